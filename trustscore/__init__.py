@@ -1,0 +1,8 @@
+"""trustscore: how far can you trust an LLM's answer?"""
+
+from trustscore.config import Config, ConfigError
+from trustscore.types import Sample, Signal, Span, TrustScore, Usage
+
+__version__ = "0.1.0"
+
+__all__ = ["Config", "ConfigError", "Sample", "Signal", "Span", "TrustScore", "Usage", "__version__"]

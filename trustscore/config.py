@@ -1,0 +1,113 @@
+"""One configuration for the whole SDK, read from TOML (or built in code).
+
+    [endpoints.judge]
+    base_url = "http://127.0.0.1:8000/v1"
+    model = "lynx-8b"
+    api_key_env = "VLLM_API_KEY"
+
+    [judges.lynx]
+    endpoint = "judge"
+
+Each part owns its section's model (``trustscore.llm.config``, ``trustscore.judges.config``, ...);
+this module only composes them and checks the references between them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from trustscore.fusion.config import FusionConfig
+from trustscore.grounding.config import GroundingConfig
+from trustscore.judges.config import JudgesConfig
+from trustscore.llm.config import CacheConfig, EndpointConfig
+from trustscore.whitebox.config import WhiteboxConfig
+
+__all__ = ["Config", "ConfigError", "LimitsConfig"]
+
+
+class ConfigError(ValueError):
+    """The configuration is invalid; the message names the field and the fix."""
+
+
+class LimitsConfig(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    score_budget_s: float = Field(
+        default=120.0, gt=0, description="overall deadline for one score(); late signals are reported missing"
+    )
+    max_concurrent_samples: int = Field(default=64, ge=1, description="samples in flight in score_many")
+
+
+class Config(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)
+    judges: JudgesConfig = Field(default_factory=JudgesConfig)
+    whitebox: WhiteboxConfig = Field(default_factory=WhiteboxConfig)
+    grounding: GroundingConfig = Field(default_factory=GroundingConfig)
+    fusion: FusionConfig = Field(default_factory=FusionConfig)
+    cache: CacheConfig = Field(default_factory=CacheConfig)
+    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+
+    @model_validator(mode="after")
+    def _references(self) -> Config:
+        for name, judge in self.judges.enabled().items():
+            if judge.endpoint not in self.endpoints:
+                known = ", ".join(sorted(self.endpoints)) or "none defined"
+                raise ValueError(
+                    f"judges.{name}.endpoint = {judge.endpoint!r} is not an entry under [endpoints] "
+                    f"(known: {known}); add [endpoints.{judge.endpoint}] or fix the name"
+                )
+        return self
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Config:
+        """Read a TOML file. Relative paths inside it are taken from the file's folder."""
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ConfigError(f"config file {path} does not exist") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"config file {path} is not valid TOML: {e}") from None
+        return cls.from_dict(data, base_dir=path.parent)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], *, base_dir: Path | None = None) -> Config:
+        try:
+            cfg = cls.model_validate(data)
+        except ValidationError as e:
+            raise ConfigError(_explain(e)) from None
+        return cfg._resolve_paths(base_dir) if base_dir is not None else cfg
+
+    def _resolve_paths(self, base: Path) -> Config:
+        def fix(p: Path | None) -> Path | None:
+            return p if p is None or p.is_absolute() else (base / p)
+
+        return self.model_copy(
+            update={
+                "whitebox": self.whitebox.model_copy(
+                    update={"model_path": fix(self.whitebox.model_path),
+                            "redeep_profile": fix(self.whitebox.redeep_profile)}
+                ),
+                "grounding": self.grounding.model_copy(
+                    update={"embedding_model": fix(self.grounding.embedding_model)}
+                ),
+                "fusion": self.fusion.model_copy(update={"calibrator": fix(self.fusion.calibrator)}),
+            }
+        )
+
+
+def _explain(e: ValidationError) -> str:
+    lines = ["invalid trustscore config:"]
+    for err in e.errors():
+        where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown setting (check the spelling against the README's config reference)"
+        lines.append(f"  {where}: {msg}")
+    return "\n".join(lines)

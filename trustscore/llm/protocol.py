@@ -1,0 +1,209 @@
+"""The one request and result type every judge speaks, and the errors the LLM layer raises.
+
+Judges build a :class:`ChatRequest` and read a :class:`ChatResult`; they never see HTTP, retries,
+caching or rate limits. A backend maps the request to a server's dialect (vLLM or OpenAI).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+
+from trustscore.types import Usage
+
+__all__ = [
+    "Backend",
+    "ChatRequest",
+    "ChatResult",
+    "Choice",
+    "Constraint",
+    "LLM",
+    "LLMError",
+    "LLMTimeout",
+    "LLMUnreachable",
+    "BadResponse",
+    "RateLimited",
+    "ServerError",
+    "ClientError",
+    "Message",
+    "TokenLogprob",
+    "TopLogprob",
+]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Message(_Frozen):
+    role: Literal["system", "user", "assistant"]
+    content: str
+
+
+class Constraint(_Frozen):
+    """A structured-output constraint: exactly one of choice, regex or json_schema."""
+
+    choice: list[str] | None = None
+    regex: str | None = None
+    json_schema: dict[str, JsonValue] | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Constraint:
+        given = [k for k in ("choice", "regex", "json_schema") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(f"a constraint takes exactly one of choice, regex, json_schema (got {given})")
+        return self
+
+
+class ChatRequest(_Frozen):
+    """One call to a model. Chat when ``messages`` is set, raw completion when ``prompt`` is set.
+
+    Every sampling parameter is explicit: servers otherwise inherit the model's generation_config.
+    """
+
+    messages: list[Message] | None = None
+    prompt: str | None = None
+    n: int = Field(default=1, ge=1, le=128)
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(default=512, ge=1)
+    logprobs: bool = False
+    top_logprobs: int = Field(default=0, ge=0, le=20)
+    prompt_logprobs: int | None = Field(default=None, ge=0, le=20)
+    """Completions only: logprobs of the prompt tokens (vLLM extension; used for teacher forcing)."""
+    echo: bool = False
+    constraint: Constraint | None = None
+    seed: int | None = 0
+    stop: list[str] = Field(default_factory=list)
+    continue_final_message: bool = False
+    """Chat only: the last message is an assistant prefix the model continues (vLLM extension)."""
+    tag: str = ""
+    """Who asks and with what prompt version, e.g. "lynx@3f2a1c". Part of the cache key."""
+
+    @model_validator(mode="after")
+    def _one_input(self) -> ChatRequest:
+        if (self.messages is None) == (self.prompt is None):
+            raise ValueError("a ChatRequest takes either messages (chat) or prompt (completions), not both")
+        if self.continue_final_message and (not self.messages or self.messages[-1].role != "assistant"):
+            raise ValueError("continue_final_message needs an assistant message last")
+        return self
+
+    @property
+    def endpoint(self) -> Literal["chat", "completions"]:
+        return "chat" if self.messages is not None else "completions"
+
+
+class TopLogprob(_Frozen):
+    token: str
+    logprob: float
+
+
+class TokenLogprob(_Frozen):
+    token: str
+    logprob: float
+    top_logprobs: list[TopLogprob] = Field(default_factory=list)
+
+
+class Choice(_Frozen):
+    text: str
+    logprobs: list[TokenLogprob] | None = None
+    finish_reason: str | None = None
+
+
+class ChatResult(_Frozen):
+    choices: list[Choice]
+    model: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    prompt_logprobs: list[dict[str, float] | None] | None = None
+    """Completions with ``prompt_logprobs``: per prompt token, {token: logprob} (first is None)."""
+    prompt_token_strs: list[str] | None = None
+    """Completions with ``prompt_logprobs``: the prompt's own tokens, aligned with prompt_logprobs."""
+    usage: Usage = Field(default_factory=Usage)
+    """What this call cost, as the LLM client counted it (requests sent, cache hits, seconds)."""
+
+    @property
+    def text(self) -> str:
+        return self.choices[0].text if self.choices else ""
+
+
+class LLMError(Exception):
+    """The model could not answer. ``reason`` is short and safe to show in a Signal's error."""
+
+    retryable: bool = False
+
+    def __init__(self, reason: str, *, usage: Usage | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.usage = usage or Usage()
+
+
+class RateLimited(LLMError):
+    retryable = True
+
+    def __init__(self, reason: str, *, retry_after: float | None = None, usage: Usage | None = None) -> None:
+        super().__init__(reason, usage=usage)
+        self.retry_after = retry_after
+
+
+class ServerError(LLMError):
+    retryable = True
+
+    def __init__(self, reason: str, *, status: int, retry_after: float | None = None,
+                 usage: Usage | None = None) -> None:
+        super().__init__(reason, usage=usage)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class ClientError(LLMError):
+    """4xx other than 429: bad request, auth, unknown model. Retrying does not help."""
+
+    def __init__(self, reason: str, *, status: int, usage: Usage | None = None) -> None:
+        super().__init__(reason, usage=usage)
+        self.status = status
+
+
+class LLMTimeout(LLMError):
+    retryable = True
+
+
+class LLMUnreachable(LLMError):
+    retryable = True
+
+
+class BadResponse(LLMError):
+    """The server answered 200 with something that is not a valid completion."""
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """One attempt at one request: no retries, no cache, no limiter. Raises LLMError subclasses."""
+
+    async def send(self, request: ChatRequest) -> ChatResult: ...
+
+    async def aclose(self) -> None: ...
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """What a judge holds: a model behind cache, adaptive limiter, retries and deadlines."""
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]: ...
+
+    @property
+    def context_window(self) -> int:
+        """Tokens the served model accepts (prompt + completion); judges trim context to fit."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """A conservative estimate of the tokens ``text`` takes on this model."""
+        ...
+
+    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult: ...
+
