@@ -91,8 +91,12 @@ class Config(BaseModel):
         return self.model_copy(
             update={
                 "whitebox": self.whitebox.model_copy(
-                    update={"model_path": fix(self.whitebox.model_path),
-                            "redeep_profile": fix(self.whitebox.redeep_profile)}
+                    update={
+                        "model_path": fix(self.whitebox.model_path),
+                        "redeep": self.whitebox.redeep.model_copy(
+                            update={"profile": fix(self.whitebox.redeep.profile)}
+                        ),
+                    }
                 ),
                 "grounding": self.grounding.model_copy(
                     update={"embedding_model": fix(self.grounding.embedding_model)}

@@ -7,7 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["WhiteboxConfig"]
+from trustscore.whitebox.familiarity_config import FamiliarityConfig
+from trustscore.whitebox.redeep_config import RedeepConfig
+
+__all__ = ["FamiliarityConfig", "RedeepConfig", "WhiteboxConfig"]
 
 
 class WhiteboxConfig(BaseModel):
@@ -18,6 +21,5 @@ class WhiteboxConfig(BaseModel):
     model_path: Path | None = Field(default=None, description="local directory of the generator model")
     device: str = "cpu"
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
-    redeep: bool = True
-    redeep_profile: Path | None = Field(default=None, description="fitted ReDeEP profile (JSON)")
-    familiarity: bool = False
+    redeep: RedeepConfig = Field(default_factory=RedeepConfig)
+    familiarity: FamiliarityConfig = Field(default_factory=FamiliarityConfig)
