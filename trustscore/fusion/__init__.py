@@ -1,0 +1,48 @@
+"""Score fusion: calibrators, the fitted fusion model, metrics and cross-validation (numpy only).
+
+Names are imported lazily so that ``import trustscore`` (which reads :mod:`.config`) stays light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__all__ = [
+    "CalibratorError",
+    "CalibratorMismatchError",
+    "FeatureError",
+    "FitOptions",
+    "FitReport",
+    "FusionModel",
+    "fit_calibrator",
+    "load_fuser",
+    "load_model",
+    "read_scored",
+    "save_model",
+]
+
+_HOMES = {
+    "CalibratorError": "trustscore.fusion.errors",
+    "CalibratorMismatchError": "trustscore.fusion.errors",
+    "FeatureError": "trustscore.fusion.errors",
+    "FusionModel": "trustscore.fusion.model",
+    "FitOptions": "trustscore.fusion.fit",
+    "FitReport": "trustscore.fusion.fit",
+    "fit_calibrator": "trustscore.fusion.fit",
+    "load_fuser": "trustscore.fusion.store",
+    "load_model": "trustscore.fusion.store",
+    "save_model": "trustscore.fusion.store",
+    "read_scored": "trustscore.fusion.scored",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'trustscore.fusion' has no attribute {name!r}")
+    return getattr(importlib.import_module(home), name)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

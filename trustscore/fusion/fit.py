@@ -1,0 +1,324 @@
+"""Fitting a fusion model from scored rows: the library behind ``trustscore calibrate``.
+
+    rows = read_scored("scored.jsonl")
+    model, report = fit_calibrator(rows, label="hallucinated", group="source_id")
+    save_model(model, "calibration/ragtruth.json")
+
+Procedure (every split keeps a ``group`` whole):
+
+1. Optional per-signal stacking: each value feature gets its own calibrator; the logistic regression
+   is trained on that calibrator's *out-of-fold* outputs (inner grouped folds) so it never sees a
+   calibrator's in-sample optimism; the calibrator kept in the model is refitted on all rows.
+2. The L2 logistic regression over standardised features and missing indicators
+   (see :mod:`trustscore.fusion.model` for the missing-signal rule).
+   With ``monotone`` the value features' coefficients are kept non-negative.
+3. Optional post-hoc calibration of the fused probability on a separate grouped split
+   (``post_hoc_fraction`` of the rows, which the regression does not see).
+4. Held-out metrics: the whole procedure (1-3) is rerun in ``folds`` outer grouped folds; the
+   out-of-fold predictions give AUROC, ECE, ..., and F1 at thresholds chosen on training folds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict
+
+import trustscore
+from trustscore.fusion.calibrators import CalibratorKind, fit_calibrator_kind
+from trustscore.fusion.cv import Fold, grouped_kfold, grouped_split, held_out_f1, out_of_fold
+from trustscore.fusion.features import FeatureSpec, apply_transform, parse_feature
+from trustscore.fusion.logistic import fit_logistic
+from trustscore.fusion.metrics import evaluate_grouped
+from trustscore.fusion.model import (
+    FittedFeature,
+    FusionModel,
+    HeldOutMetrics,
+    LabelPolarity,
+    TrainingSummary,
+    linear_predict,
+)
+from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
+from trustscore.hashing import canonical_json, sha256_hex
+
+__all__ = ["FitOptions", "FitReport", "default_features", "fit_calibrator", "raw_features"]
+
+
+class FitOptions(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    l2: float = 1.0
+    """Ridge strength on standardised features (scikit-learn's 1/C); the intercept is free."""
+    stack: CalibratorKind | None = None
+    """Per-signal calibrator for value features, fitted out of fold (None = use values directly)."""
+    post_hoc: CalibratorKind | None = None
+    post_hoc_fraction: float = 0.25
+    folds: int = 5
+    """Outer folds for the held-out metrics (and inner folds for stacking)."""
+    seed: int = 0
+    monotone: bool = False
+    """Keep every signal-value coefficient >= 0, so a better verdict from any judge can never lower
+    the fused score (collinear judges otherwise can get negative weights). Raw features and missing
+    indicators stay unconstrained: their direction is not known in advance."""
+
+
+class FitReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    held_out: HeldOutMetrics
+    coefficients: dict[str, float]
+    """Coefficient per standardised feature ("missing:<signal>" for indicators)."""
+    oof_trust: list[float | None]
+    """Out-of-fold P(trustworthy) per input row (None where the row had no signal)."""
+    rows_without_signals: int
+
+
+def default_features(rows: Sequence[ScoredRow]) -> list[FeatureSpec]:
+    """Every signal that has a value in some row, by name, logit-transformed."""
+    names = sorted({n for r in rows for n, s in r.signals.items() if s.value is not None})
+    if not names:
+        raise ValueError("no row has any signal value: nothing to fit")
+    return [FeatureSpec(signal=n) for n in names]
+
+
+def raw_features(rows: Sequence[ScoredRow], specs: Sequence[FeatureSpec]) -> NDArray[np.float64]:
+    """Rows x features of raw numbers, NaN where the signal is missing."""
+    out = np.full((len(rows), len(specs)), np.nan)
+    for i, r in enumerate(rows):
+        for j, spec in enumerate(specs):
+            v = spec.read(r.signals)
+            if v is not None:
+                out[i, j] = v
+    return out
+
+
+def _signal_versions(rows: Sequence[ScoredRow], specs: Sequence[FeatureSpec]) -> dict[str, str | None]:
+    versions: dict[str, str | None] = {}
+    for name in dict.fromkeys(s.signal for s in specs):
+        seen = {
+            r.signals[name].version for r in rows if name in r.signals and r.signals[name].value is not None
+        }
+        if len(seen) > 1:
+            raise ValueError(
+                f"signal {name!r} comes in several versions in these rows ({sorted(map(str, seen))}); "
+                "a calibrator is tied to one version: rescore with one, or filter the rows"
+            )
+        versions[name] = next(iter(seen)) if seen else None
+    return versions
+
+
+def _stacked_column(
+    x: NDArray[np.float64], t: NDArray[np.float64], kind: CalibratorKind, folds: Sequence[Fold]
+) -> NDArray[np.float64]:
+    """Out-of-fold calibrated values of one column (NaN stays NaN)."""
+    out = np.full(x.size, np.nan)
+    for train, test in folds:
+        tr = train[~np.isnan(x[train])]
+        te = test[~np.isnan(x[test])]
+        if te.size:
+            out[te] = fit_calibrator_kind(kind, x[tr], t[tr]).predict(x[te])
+    return out
+
+
+def _fit_nonnegative(
+    design: NDArray[np.float64], t: NDArray[np.float64], l2: float, constrained: Sequence[int]
+) -> tuple[NDArray[np.float64], float]:
+    """Logistic regression with the ``constrained`` coefficients kept >= 0.
+
+    Active-set by elimination: refit without the most negative constrained column until none is
+    negative; a dropped column keeps coefficient 0 (its feature stays in the model, unused).
+    """
+    active = np.ones(design.shape[1], dtype=bool)
+    while True:
+        coef = np.zeros(design.shape[1])
+        if active.any():
+            sub, intercept = fit_logistic(design[:, active], t, l2=l2)
+            coef[active] = sub
+        else:
+            _, intercept = fit_logistic(np.zeros((t.size, 1)), t, l2=l2)
+        negative = [j for j in constrained if coef[j] < 0]
+        if not negative:
+            return coef, intercept
+        active[min(negative, key=lambda j: coef[j])] = False
+
+
+def _fit_linear(
+    raw: NDArray[np.float64],
+    t: NDArray[np.float64],
+    specs: Sequence[FeatureSpec],
+    groups: Sequence[str],
+    opts: FitOptions,
+) -> dict[str, Any]:
+    """Features, indicators, coefficients and intercept fitted on all of ``raw``."""
+    inner = grouped_kfold(groups, min(opts.folds, len(set(groups))), seed=opts.seed + 1) if opts.stack else []
+    fitted: list[FittedFeature] = []
+    columns: list[NDArray[np.float64]] = []
+    for j, spec in enumerate(specs):
+        x = raw[:, j]
+        present = ~np.isnan(x)
+        if not present.any():
+            raise ValueError(
+                f"feature {spec.key!r} has no value in any training row; drop it from --features"
+            )
+        stack = None
+        if opts.stack and spec.field == "value":
+            stack = fit_calibrator_kind(opts.stack, x[present], t[present])
+            x = _stacked_column(x, t, opts.stack, inner)
+        bounds = (float(np.nanmin(x)), float(np.nanmax(x))) if spec.transform == "clip" else None
+        tx = apply_transform(spec.transform, x, bounds)
+        center = float(np.nanmean(tx))
+        std = float(np.nanstd(tx))
+        scale = std if std > 1e-12 else 1.0
+        fitted.append(FittedFeature(spec=spec, center=center, scale=scale, bounds=bounds, stack=stack))
+        columns.append((tx - center) / scale)
+    z = np.column_stack(columns)
+    missing = np.isnan(z)
+    design = np.where(missing, 0.0, z)
+    signal_of = [s.signal for s in specs]
+    indicators = [name for name in dict.fromkeys(signal_of) if missing[:, signal_of.index(name)].any()]
+    if indicators:
+        design = np.column_stack(
+            [design, *[missing[:, signal_of.index(n)].astype(np.float64) for n in indicators]]
+        )
+    if opts.monotone:
+        value_cols = [j for j, spec in enumerate(specs) if spec.field == "value"]
+        coef, intercept = _fit_nonnegative(design, t, opts.l2, value_cols)
+    else:
+        coef, intercept = fit_logistic(design, t, l2=opts.l2)
+    return {"features": fitted, "indicators": indicators, "coef": coef.tolist(), "intercept": intercept}
+
+
+def _fit_all(
+    raw: NDArray[np.float64],
+    t: NDArray[np.float64],
+    specs: Sequence[FeatureSpec],
+    groups: Sequence[str],
+    opts: FitOptions,
+) -> dict[str, Any]:
+    """Steps 1-3 of the module docstring on these rows."""
+    if t.min() == t.max():
+        raise ValueError("the training rows hold only one label value: a calibrator needs both")
+    if opts.post_hoc is None:
+        return {**_fit_linear(raw, t, specs, groups, opts), "post_hoc": None, "post_hoc_rows": 0}
+    fit_rows, cal_rows = grouped_split(groups, opts.post_hoc_fraction, seed=opts.seed + 2)
+    params = _fit_linear(raw[fit_rows], t[fit_rows], specs, [groups[i] for i in fit_rows], opts)
+    p_cal = linear_predict(
+        params["features"], params["indicators"], params["coef"], params["intercept"], None, raw[cal_rows]
+    )
+    ok = ~np.isnan(p_cal)
+    post_hoc = fit_calibrator_kind(opts.post_hoc, p_cal[ok], t[cal_rows][ok])
+    return {**params, "post_hoc": post_hoc, "post_hoc_rows": int(ok.sum())}
+
+
+def _predict(params: dict[str, Any], raw: NDArray[np.float64]) -> NDArray[np.float64]:
+    return linear_predict(
+        params["features"], params["indicators"], params["coef"], params["intercept"], params["post_hoc"], raw
+    )
+
+
+def _data_hash(rows: Sequence[ScoredRow], labels: NDArray[np.float64], raw: NDArray[np.float64]) -> str:
+    payload = {
+        "ids": [r.id for r in rows],
+        "labels": labels.astype(int).tolist(),
+        "features": [[None if np.isnan(v) else float(v) for v in row] for row in raw],
+    }
+    return sha256_hex(canonical_json(payload))
+
+
+def fit_calibrator(
+    rows: Sequence[ScoredRow],
+    *,
+    label: str,
+    label_means: LabelPolarity = "untrustworthy",
+    group: str | None = "source_id",
+    features: Sequence[str | FeatureSpec] | None = None,
+    by: str | None = None,
+    name: str = "fused",
+    options: FitOptions | None = None,
+) -> tuple[FusionModel, FitReport]:
+    """Fit a :class:`FusionModel` on scored rows and measure it by grouped cross-validation.
+
+    ``label`` names the 0/1 column; ``label_means`` says what its 1 means (``hallucinated`` -> 1 =
+    untrustworthy). The model always predicts P(trustworthy); its held-out metrics are stated in the
+    label's own polarity (positive class = label 1). ``group`` keeps rows sharing a value (a source
+    document) on one side of every split (``None``: every row is its own group). ``by`` adds
+    per-group metrics (e.g. ``task``). ``features`` defaults to every signal's value.
+    """
+    opts = options or FitOptions()
+    specs = [
+        f if isinstance(f, FeatureSpec) else parse_feature(f) for f in (features or default_features(rows))
+    ]
+    labels = label_column(rows, label)
+    groups = group_column(rows, group) if group else [str(i) for i in range(len(rows))]
+    raw = raw_features(rows, specs)
+    versions = _signal_versions(rows, specs)
+    has_signal = ~np.isnan(raw).all(axis=1)
+    if has_signal.sum() < 2 * opts.folds:
+        raise ValueError(
+            f"only {int(has_signal.sum())} rows carry any of the features: too few for {opts.folds}-fold "
+            "cross-validation (need at least 2 rows per fold)"
+        )
+    keep = np.flatnonzero(has_signal)
+    raw_k, y_k = raw[keep], labels[keep]
+    t_k = trust_target(y_k, label_means)
+    groups_k = [groups[i] for i in keep]
+
+    folds = grouped_kfold(groups_k, opts.folds, seed=opts.seed)
+    in_sample: list[NDArray[np.float64]] = []
+
+    def fit_predict(train: NDArray[np.int64], test: NDArray[np.int64]) -> NDArray[np.float64]:
+        params = _fit_all(raw_k[train], t_k[train], specs, [groups_k[i] for i in train], opts)
+        in_sample.append(_predict(params, raw_k[train]))
+        return _predict(params, raw_k[test])
+
+    oof_trust = out_of_fold(fit_predict, folds, keep.size)
+    to_label = (lambda p: 1.0 - p) if label_means == "untrustworthy" else (lambda p: p)
+    p_label = to_label(oof_trust)
+    by_values = group_column([rows[i] for i in keep.tolist()], by) if by else None
+    report = evaluate_grouped(y_k, p_label, by_values, by=by)
+    f1_held, _ = held_out_f1(y_k, [to_label(p) for p in in_sample], p_label, folds)
+    held_out = HeldOutMetrics(
+        folds=opts.folds,
+        group=group,
+        label=label,
+        label_means=label_means,
+        report=report,
+        f1_threshold_from_training_folds=f1_held,
+    )
+
+    params = _fit_all(raw_k, t_k, specs, groups_k, opts)
+    model = FusionModel.build(
+        name=name,
+        features=params["features"],
+        signal_versions=versions,
+        indicators=params["indicators"],
+        coef=params["coef"],
+        intercept=params["intercept"],
+        post_hoc=params["post_hoc"],
+        training=TrainingSummary(
+            n=int(keep.size),
+            label=label,
+            label_means=label_means,
+            positive_rate=float(y_k.mean()),
+            data_sha256=_data_hash([rows[i] for i in keep.tolist()], y_k, raw_k),
+            group=group,
+            l2=opts.l2,
+            post_hoc_rows=params["post_hoc_rows"],
+            trustscore_version=trustscore.__version__,
+        ),
+        held_out=held_out,
+    )
+    names = [f.spec.key for f in model.features] + [f"missing:{n}" for n in model.indicators]
+    oof_full: list[float | None] = [None] * len(rows)
+    for i, p in zip(keep.tolist(), oof_trust.tolist(), strict=True):
+        oof_full[i] = p
+    fit_report = FitReport(
+        held_out=held_out,
+        coefficients=dict(zip(names, model.coef, strict=True)),
+        oof_trust=oof_full,
+        rows_without_signals=int(len(rows) - keep.size),
+    )
+    return model, fit_report

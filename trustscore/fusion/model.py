@@ -1,0 +1,260 @@
+"""The fitted fusion model: a stacked L2 logistic regression over signal features, as a Fuser.
+
+What it computes, for one sample (``P`` = P(trustworthy)):
+
+1. each feature's number is read from its signal (:class:`~trustscore.fusion.features.FeatureSpec`);
+   a value feature may first pass through its own per-signal calibrator (stacking);
+2. it is transformed (logit / clip / identity) and standardised with the training mean and
+   standard deviation;
+3. ``P = sigmoid(intercept + coef . [features, missing indicators])``, then an optional post-hoc
+   calibrator (fitted on a held-out split) maps ``P``.
+
+**Missing signals** (timed out, failed, or not run): each of their features is imputed with its
+training mean (0 after standardisation), so the absent signal contributes its *average* evidence
+instead of pulling the score towards 0 or 1. Signals that were missing in some training rows also get
+a 0/1 "missing" indicator feature, whose coefficient learns how missingness itself moved the odds
+(e.g. a judge that times out mostly on long, harder contexts). A signal never missing in training has
+no indicator: its absence at predict time is pure mean imputation. ``used`` lists only the signals
+that were present; with none present the score is ``None``.
+
+The model is persisted as JSON (never pickle), validated on load, and guarded by a SHA-256 of its
+own canonical content: an edited number with a stale hash is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from trustscore.fusion.calibrators import Calibrator
+from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError
+from trustscore.fusion.features import FeatureSpec, apply_transform
+from trustscore.fusion.fuser import FusedScore
+from trustscore.fusion.logistic import sigmoid
+from trustscore.fusion.metrics import GroupedReport, ThresholdMetrics
+from trustscore.hashing import canonical_json, sha256_hex
+from trustscore.types import Signal
+
+__all__ = [
+    "FORMAT_VERSION",
+    "CalibratorError",
+    "CalibratorMismatchError",
+    "FittedFeature",
+    "FusionModel",
+    "HeldOutMetrics",
+    "LabelPolarity",
+    "TrainingSummary",
+    "linear_predict",
+]
+
+FORMAT_VERSION = 1
+
+LabelPolarity = Literal["untrustworthy", "trustworthy"]
+"""What label 1 means: ``untrustworthy`` (a column like ``hallucinated``) or ``trustworthy`` (``correct``)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+
+class FittedFeature(_Strict):
+    spec: FeatureSpec
+    center: float
+    scale: float = Field(gt=0)
+    bounds: tuple[float, float] | None = None
+    """Training (min, max) of the raw number, for the ``clip`` transform."""
+    stack: Calibrator | None = None
+    """Per-signal calibrator applied to the value before the transform (fitted out of fold)."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FittedFeature:
+        if self.spec.transform == "clip" and self.bounds is None:
+            raise ValueError(f"feature {self.spec.key}: clip needs bounds")
+        if self.stack is not None and self.spec.field != "value":
+            raise ValueError(f"feature {self.spec.key}: only signal values can be stacked")
+        return self
+
+    def column(self, raw: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Raw numbers (NaN = missing) -> standardised feature (NaN kept)."""
+        x = raw.astype(np.float64, copy=True)
+        if self.stack is not None:
+            present = ~np.isnan(x)
+            if present.any():
+                x[present] = self.stack.predict(x[present])
+        return (apply_transform(self.spec.transform, x, self.bounds) - self.center) / self.scale
+
+
+class TrainingSummary(_Strict):
+    n: int = Field(ge=1)
+    label: str
+    label_means: LabelPolarity
+    positive_rate: float = Field(ge=0, le=1)
+    """Share of rows with label 1 (in the label's own polarity)."""
+    data_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    """Hash of the training rows' ids, labels and feature numbers."""
+    group: str | None
+    l2: float = Field(ge=0)
+    post_hoc_rows: int = Field(default=0, ge=0)
+    trustscore_version: str
+
+
+class HeldOutMetrics(_Strict):
+    """Grouped cross-validated metrics of the whole fitting procedure, in the label's polarity."""
+
+    folds: int
+    group: str | None
+    label: str
+    label_means: LabelPolarity
+    report: GroupedReport
+    f1_threshold_from_training_folds: ThresholdMetrics
+
+
+def linear_predict(
+    features: Sequence[FittedFeature],
+    indicators: Sequence[str],
+    coef: Sequence[float],
+    intercept: float,
+    post_hoc: Calibrator | None,
+    raw: NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The model's arithmetic on a raw matrix (NaN = missing); NaN where no feature is present."""
+    z = np.column_stack([f.column(raw[:, j]) for j, f in enumerate(features)])
+    missing = np.isnan(z)
+    design = np.where(missing, 0.0, z)
+    signal_of = [f.spec.signal for f in features]
+    columns = [missing[:, signal_of.index(name)].astype(np.float64) for name in indicators]
+    if columns:
+        design = np.column_stack([design, *columns])
+    p = np.asarray(sigmoid(design @ np.asarray(coef, dtype=np.float64) + intercept), dtype=np.float64)
+    if post_hoc is not None:
+        p = np.asarray(post_hoc.predict(p), dtype=np.float64)
+    p[missing.all(axis=1)] = np.nan
+    return p
+
+
+class FusionModel(_Strict):
+    format_version: Literal[1] = 1
+    kind: Literal["stacked_lr"] = "stacked_lr"
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
+    features: list[FittedFeature] = Field(min_length=1)
+    signal_versions: dict[str, str | None]
+    """The signals the model reads and the ``Signal.version`` each was fitted with."""
+    indicators: list[str] = Field(default_factory=list)
+    """Signals with a missing indicator, in the order their coefficients follow the features'."""
+    coef: list[float]
+    intercept: float
+    post_hoc: Calibrator | None = None
+    training: TrainingSummary
+    held_out: HeldOutMetrics | None = None
+    content_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FusionModel:
+        keys = [f.spec.key for f in self.features]
+        if len(set(keys)) != len(keys):
+            raise ValueError(f"duplicate features: {keys}")
+        needed = {f.spec.signal for f in self.features}
+        if needed != set(self.signal_versions):
+            raise ValueError(
+                f"signal_versions names {sorted(self.signal_versions)} but the features read {sorted(needed)}"
+            )
+        if not set(self.indicators) <= needed or len(set(self.indicators)) != len(self.indicators):
+            raise ValueError(f"indicators {self.indicators} must be distinct signals among {sorted(needed)}")
+        if len(self.coef) != len(self.features) + len(self.indicators):
+            raise ValueError(
+                f"{len(self.coef)} coefficients for {len(self.features)} features + "
+                f"{len(self.indicators)} indicators"
+            )
+        if self.content_sha256 != self.compute_hash(self.model_dump(mode="json")):
+            raise ValueError(
+                "content_sha256 does not match the file's content: it was edited after fitting; refit it"
+            )
+        return self
+
+    @staticmethod
+    def compute_hash(data: Mapping[str, Any]) -> str:
+        return sha256_hex(canonical_json({k: v for k, v in data.items() if k != "content_sha256"}))
+
+    @classmethod
+    def build(cls, **fields: Any) -> FusionModel:
+        """Construct from fields (no hash): the content hash is computed and checked here."""
+        draft = cls.model_construct(**fields, content_sha256="0" * 64).model_dump(mode="json")
+        draft["content_sha256"] = cls.compute_hash(draft)
+        return cls.model_validate(draft)
+
+    # --- persistence -------------------------------------------------------------------------
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, *, source: str = "calibrator") -> FusionModel:
+        try:
+            return cls.model_validate_json(text)
+        except ValidationError as e:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
+                for err in e.errors()[:5]
+            )
+            raise CalibratorError(f"{source} is not a valid trustscore calibrator ({problems})") from None
+
+    # --- prediction --------------------------------------------------------------------------
+
+    @property
+    def version(self) -> str:
+        return self.content_sha256[:12]
+
+    @property
+    def description(self) -> str:
+        return f"calibrator:{self.name}@{self.version}"
+
+    def check_versions(self, versions: Mapping[str, str | None]) -> None:
+        """Refuse signals produced by a different prompt/method version than the model was fitted on.
+
+        ``versions`` maps signal name -> ``Signal.version``; names the model does not read are
+        ignored, and so are signals the model was fitted without a version for.
+        """
+        for name, expected in self.signal_versions.items():
+            if name in versions and expected is not None and versions[name] != expected:
+                raise CalibratorMismatchError(
+                    f"calibrator {self.name!r} was fitted on signal {name!r} version {expected!r} but got "
+                    f"version {versions[name]!r}: the judge's prompt or method changed; refit the calibrator "
+                    "(trustscore calibrate) on scores from this version"
+                )
+
+    def raw_matrix(self, rows: Sequence[Mapping[str, Signal]]) -> NDArray[np.float64]:
+        """Rows x features of raw numbers, NaN where a signal is missing; checks versions."""
+        out = np.full((len(rows), len(self.features)), np.nan)
+        for i, signals in enumerate(rows):
+            self.check_versions({n: s.version for n, s in signals.items() if s.value is not None})
+            for j, f in enumerate(self.features):
+                v = f.spec.read(signals)
+                if v is not None:
+                    out[i, j] = v
+        return out
+
+    def predict_raw(self, raw: NDArray[np.float64]) -> NDArray[np.float64]:
+        """P(trustworthy) for a raw feature matrix (NaN = missing); NaN where nothing is present."""
+        if raw.ndim != 2 or raw.shape[1] != len(self.features):
+            raise CalibratorMismatchError(
+                f"expected {len(self.features)} feature columns "
+                f"({', '.join(f.spec.key for f in self.features)}), got shape {raw.shape}"
+            )
+        return linear_predict(self.features, self.indicators, self.coef, self.intercept, self.post_hoc, raw)
+
+    def predict(self, signals: Mapping[str, Signal]) -> FusedScore:
+        """The :class:`~trustscore.fusion.fuser.Fuser` entry point."""
+        raw = self.raw_matrix([signals])
+        p = float(self.predict_raw(raw)[0])
+        used = list(
+            dict.fromkeys(f.spec.signal for j, f in enumerate(self.features) if not np.isnan(raw[0, j]))
+        )
+        if not used:
+            return FusedScore(score=None, calibrated=True, used=[], description=self.description)
+        return FusedScore(
+            score=min(max(p, 0.0), 1.0), calibrated=True, used=used, description=self.description
+        )

@@ -1,0 +1,49 @@
+"""Reading and writing fitted fusion models as JSON files, and choosing the Scorer's Fuser."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from trustscore.fusion.config import FusionConfig
+from trustscore.fusion.fuser import DefaultFuser, Fuser
+from trustscore.fusion.model import CalibratorError, FusionModel
+
+__all__ = ["load_fuser", "load_model", "save_model"]
+
+
+def save_model(model: FusionModel, path: str | Path) -> Path:
+    """Write the model as JSON (creating the folder); returns the path written."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(model.to_json(), encoding="utf-8")
+    return path
+
+
+def load_model(path: str | Path, *, signal_versions: Mapping[str, str | None] | None = None) -> FusionModel:
+    """Read, validate and hash-check a calibrator file.
+
+    With ``signal_versions`` (signal name -> the version the running judges produce) a version
+    mismatch is refused here, at load time, rather than on the first prediction.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CalibratorError(
+            f"calibrator file {path} does not exist; fit one with `trustscore calibrate` or unset "
+            "fusion.calibrator"
+        ) from None
+    except UnicodeDecodeError:
+        raise CalibratorError(f"calibrator file {path} is not UTF-8 JSON") from None
+    model = FusionModel.from_json(text, source=f"calibrator file {path}")
+    if signal_versions is not None:
+        model.check_versions(signal_versions)
+    return model
+
+
+def load_fuser(config: FusionConfig, *, signal_versions: Mapping[str, str | None] | None = None) -> Fuser:
+    """The fitted model named by ``config.calibrator``, or :class:`DefaultFuser` when none is set."""
+    if config.calibrator is None:
+        return DefaultFuser()
+    return load_model(config.calibrator, signal_versions=signal_versions)
