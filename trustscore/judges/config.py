@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+import math
+from typing import Literal
 
-__all__ = ["JudgeConfig", "JudgesConfig"]
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+__all__ = [
+    "ChainPollConfig",
+    "JudgeConfig",
+    "JudgesConfig",
+    "LikertConfig",
+    "LynxConfig",
+    "PrometheusConfig",
+    "TLMConfig",
+]
 
 
 class JudgeConfig(BaseModel):
@@ -17,16 +28,109 @@ class JudgeConfig(BaseModel):
     timeout_s: float | None = Field(default=None, gt=0, description="deadline for this judge's calls")
 
 
+class LikertConfig(JudgeConfig):
+    max_tokens: int = Field(default=512, ge=8, description="room for the explanation and the 'Score:' line")
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_logprobs: int = Field(default=5, ge=0, le=20, description="0 = score from the text only")
+    prefill_score: bool = Field(
+        default=False,
+        description="vLLM only: skip the explanation, prefill the assistant turn with 'Score:' and constrain "
+        "the next token to a digit 1-5 (one-token answer, most graded expected score)",
+    )
+
+
+class PrometheusConfig(JudgeConfig):
+    system_prompt: Literal["fold", "system", "omit"] = Field(
+        default="fold",
+        description="fold: prepend the system prompt to the user turn (Mistral chat templates refuse a "
+        "system role); system: send it as a system message; omit: leave it out",
+    )
+    rubric: str | None = Field(
+        default=None,
+        description="a rubric in Prometheus format ('[criteria]' then 'Score 1: ...' .. 'Score 5: ...'); "
+        "default: a faithfulness-to-the-passage rubric",
+    )
+    polls: int = Field(default=1, ge=1, le=16, description="gradings drawn in one request (n) and averaged")
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    max_tokens: int = Field(default=1024, ge=16)
+    top_logprobs: int = Field(default=5, ge=0, le=20, description="0 = score from the text only")
+
+    @model_validator(mode="after")
+    def _polls_need_sampling(self) -> PrometheusConfig:
+        if self.polls > 1 and self.temperature == 0.0:
+            raise ValueError(
+                "prometheus.polls > 1 draws identical gradings at temperature 0: set temperature > 0"
+            )
+        if self.rubric is not None and "Score 5:" not in self.rubric:
+            raise ValueError(
+                "prometheus.rubric must list the levels as 'Score 1: ...' through 'Score 5: ...'"
+            )
+        return self
+
+
+class LynxConfig(JudgeConfig):
+    max_tokens: int = Field(default=600, ge=16)
+    temperature: float = Field(default=0.0, ge=0.0)
+    top_logprobs: int = Field(default=10, ge=0, le=20, description="0 = verdict from the text only (1 or 0)")
+
+
+class ChainPollConfig(JudgeConfig):
+    polls: int = Field(
+        default=5, ge=1, le=32, description="chain-of-thought verdicts drawn in one request (n)"
+    )
+    min_votes: int | None = Field(
+        default=None, ge=1, description="fewest parsed votes for a value; default ceil(polls / 2)"
+    )
+    temperature: float = Field(default=0.7, gt=0.0, description="> 0, or every poll is the same")
+    max_tokens: int = Field(default=512, ge=16)
+
+    @model_validator(mode="after")
+    def _votes_fit(self) -> ChainPollConfig:
+        if self.min_votes is not None and self.min_votes > self.polls:
+            raise ValueError(f"chainpoll.min_votes ({self.min_votes}) is above polls ({self.polls})")
+        return self
+
+    @property
+    def required_votes(self) -> int:
+        return self.min_votes if self.min_votes is not None else math.ceil(self.polls / 2)
+
+
+class TLMConfig(JudgeConfig):
+    samples: int = Field(
+        default=5, ge=0, le=20, description="answers drawn for consistency (0 = reflection only)"
+    )
+    sample_temperature: float = Field(default=1.0, gt=0.0)
+    beta: float = Field(
+        default=0.7, ge=0.0, le=1.0, description="weight of observed consistency (BSDetector)"
+    )
+    alpha: float = Field(
+        default=0.8, ge=0.0, le=1.0, description="per sample: weight of agreement vs exact match (BSDetector)"
+    )
+    consistency: Literal["llm", "similarity"] = Field(
+        default="llm",
+        description="llm: the judge says whether each sampled answer agrees with the response; similarity: "
+        "a similarity callable given to the judge's constructor (e.g. embeddings)",
+    )
+    require_context: bool = Field(
+        default=False,
+        description="True: missing signal without context; False: judge on the model's knowledge",
+    )
+    answer_max_tokens: int = Field(default=384, ge=8)
+    reflection_max_tokens: int = Field(default=384, ge=8)
+    top_logprobs: int = Field(default=5, ge=0, le=20)
+
+
 class JudgesConfig(BaseModel):
     """Which judges run, and how. Absent section = judge off."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    likert: JudgeConfig | None = None
-    prometheus: JudgeConfig | None = None
-    lynx: JudgeConfig | None = None
-    chainpoll: JudgeConfig | None = None
-    tlm: JudgeConfig | None = None
+    likert: LikertConfig | None = None
+    prometheus: PrometheusConfig | None = None
+    lynx: LynxConfig | None = None
+    chainpoll: ChainPollConfig | None = None
+    tlm: TLMConfig | None = None
 
     def enabled(self) -> dict[str, JudgeConfig]:
         out: dict[str, JudgeConfig] = {}

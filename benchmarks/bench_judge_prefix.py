@@ -1,0 +1,119 @@
+"""How much prompt prefill the shared evidence block saves for the Likert, ChainPoll and TLM judges.
+
+    .venv/bin/python -m benchmarks.bench_judge_prefix [--data ../shared/data] [--samples 200]
+
+The three judges run one after another on each RAGTruth QA sample against the in-process fake vLLM
+(trustscore.testing.MockRouter, its prefix cache modelled in 16-token blocks, as vLLM's). The server
+counts prompt tokens and the tokens it actually prefilled after its prefix cache. Two arms, side by
+side in one run on fresh servers: our prompts (evidence block first, instruction last) and the same
+prompts with the instruction moved before the evidence (what a per-judge template would do). Reported:
+prefilled tokens per sample in each arm and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import anyio
+
+from trustscore.judges import chainpoll, likert, tlm
+from trustscore.judges.chainpoll import ChainPollJudge
+from trustscore.judges.config import ChainPollConfig, LikertConfig, TLMConfig
+from trustscore.judges.evidence import evidence_messages
+from trustscore.judges.likert import LikertJudge
+from trustscore.judges.tlm import TLMJudge
+from trustscore.llm.client import LLMClient
+from trustscore.llm.config import EndpointConfig
+from trustscore.llm.protocol import Message
+from trustscore.sources import Judge
+from trustscore.testing import LatencyModel, MockRouter, judge_policy
+from trustscore.types import Sample
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def load_samples(data: Path, limit: int) -> list[Sample]:
+    path = data / "ragtruth" / "test.jsonl"
+    out: list[Sample] = []
+    with path.open(encoding="utf-8") as f:
+        for line in f:
+            row = json.loads(line)
+            if row["task"] == "QA":
+                out.append(Sample(question=row["question"], context=row["context"], response=row["response"]))
+            if len(out) == limit:
+                break
+    return out
+
+
+def instruction_first(*, question: str, context: str, answer: str, instruction: str) -> list[Message]:
+    """The counterfactual layout: same text, but the judge-specific instruction comes first."""
+    system, user = evidence_messages(question=question, context=context, answer=answer, instruction="")
+    return [system, Message(role="user", content=instruction + "\n\n" + user.content)]
+
+
+@contextmanager
+def layout(first: bool) -> Iterator[None]:
+    modules = (likert, chainpoll, tlm)
+    saved = [m.evidence_messages for m in modules]  # type: ignore[attr-defined]
+    if first:
+        for m in modules:
+            m.evidence_messages = instruction_first  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        for m, original in zip(modules, saved, strict=True):
+            m.evidence_messages = original  # type: ignore[attr-defined]
+
+
+async def run_arm(samples: list[Sample], *, first: bool) -> dict[str, float]:
+    router = MockRouter(judge_policy(), latency=LatencyModel(prefix_cache=True), max_model_len=32768)
+    llm = LLMClient(
+        EndpointConfig(base_url=router.base_url, model="fake-judge", context_window=32768),
+        transport=router.transport,
+    )
+    judges: list[Judge] = [
+        LikertJudge(LikertConfig(endpoint="j")),
+        ChainPollJudge(ChainPollConfig(endpoint="j")),
+        TLMJudge(TLMConfig(endpoint="j")),
+    ]
+    missing = 0
+    with layout(first):
+        for sample in samples:
+            for judge in judges:
+                signal = await judge.run(sample, llm)
+                missing += signal.missing
+    stats = router.stats
+    n = len(samples)
+    return {
+        "requests_per_sample": stats.requests / n,
+        "prompt_tokens_per_sample": stats.prompt_tokens / n,
+        "prefilled_tokens_per_sample": stats.prefilled_tokens / n,
+        "missing_signals": missing,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
+    ap.add_argument("--samples", type=int, default=200)
+    args = ap.parse_args()
+    if not (args.data / "ragtruth" / "test.jsonl").exists():
+        print(f"skipped: {args.data}/ragtruth/test.jsonl not found (pass --data)", file=sys.stderr)
+        return
+    samples = load_samples(args.data, args.samples)
+    shared = anyio.run(lambda: run_arm(samples, first=False))
+    first = anyio.run(lambda: run_arm(samples, first=True))
+    print(f"samples: {len(samples)} RAGTruth QA; judges: likert, chainpoll (n=5), tlm (k=5)")
+    for name, arm in (("evidence first (ours)", shared), ("instruction first", first)):
+        print(f"{name:>22}: " + ", ".join(f"{k}={v:.1f}" for k, v in arm.items()))
+    ratio = shared["prefilled_tokens_per_sample"] / first["prefilled_tokens_per_sample"]
+    print(f"prefilled tokens, ours / instruction-first: {ratio:.3f}")
+
+
+if __name__ == "__main__":
+    main()

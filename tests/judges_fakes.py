@@ -1,0 +1,89 @@
+"""A hand-written fake LLM for the judge tests: scripted results, recorded requests, no I/O."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Literal
+
+import anyio
+
+from trustscore.llm.protocol import ChatRequest, ChatResult, Choice, TokenLogprob, TopLogprob
+from trustscore.types import Usage
+
+Responder = Callable[[ChatRequest], ChatResult | Exception]
+TokenSpec = str | tuple[str, dict[str, float]]
+
+CALL_USAGE = Usage(requests=1, prompt_tokens=100, completion_tokens=20, seconds=0.5)
+
+
+class FakeLLM:
+    """Implements the LLM protocol; ``respond`` maps each request to a result or an exception to raise."""
+
+    def __init__(
+        self,
+        respond: Responder,
+        *,
+        flavour: Literal["vllm", "openai"] = "vllm",
+        context_window: int = 8192,
+    ) -> None:
+        self.respond = respond
+        self._flavour: Literal["vllm", "openai"] = flavour
+        self._context_window = context_window
+        self.requests: list[ChatRequest] = []
+
+    @property
+    def model(self) -> str:
+        return "fake-judge"
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]:
+        return self._flavour
+
+    @property
+    def context_window(self) -> int:
+        return self._context_window
+
+    def count_tokens(self, text: str) -> int:
+        return math.ceil(len(text) / 4)
+
+    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
+        self.requests.append(request)
+        await anyio.lowlevel.checkpoint()
+        out = self.respond(request)
+        if isinstance(out, Exception):
+            raise out
+        return out
+
+
+def tokens(*spec: TokenSpec) -> list[TokenLogprob]:
+    """Per-token logprobs: "text" is a sure token; ("text", {alt: prob, ...}) has top alternatives.
+
+    The generated token's own probability is the one given for it in the dict (1.0 if absent).
+    """
+    out = []
+    for item in spec:
+        if isinstance(item, str):
+            out.append(
+                TokenLogprob(token=item, logprob=0.0, top_logprobs=[TopLogprob(token=item, logprob=0.0)])
+            )
+            continue
+        text, alts = item
+        top = [TopLogprob(token=t, logprob=math.log(p)) for t, p in alts.items()]
+        out.append(TokenLogprob(token=text, logprob=math.log(alts.get(text, 1.0)), top_logprobs=top))
+    return out
+
+
+def choice(text: str, logprobs: list[TokenLogprob] | None = None, finish_reason: str = "stop") -> Choice:
+    if logprobs is not None:
+        assert "".join(t.token for t in logprobs) == text, "token texts must spell the choice text"
+    return Choice(text=text, logprobs=logprobs, finish_reason=finish_reason)
+
+
+def result(*choices: Choice | str, usage: Usage = CALL_USAGE) -> ChatResult:
+    built = [c if isinstance(c, Choice) else choice(c) for c in choices]
+    return ChatResult(choices=built, model="fake-judge", usage=usage)
+
+
+def always(out: ChatResult | Exception) -> Responder:
+    return lambda _req: out

@@ -1,0 +1,59 @@
+"""What every judge's ``run`` shares: calling the LLM while adding up usage, and failing with a reason."""
+
+from __future__ import annotations
+
+from pydantic import JsonValue
+
+from trustscore.judges.context_fit import ContextFit, PromptTooLong, fit_context
+from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
+from trustscore.types import Sample, Usage
+
+__all__ = ["CallLog", "JudgeFailure", "fitted_context", "needs_context"]
+
+
+class JudgeFailure(Exception):
+    """The judge cannot give a value; ``reason`` becomes the missing signal's error."""
+
+    def __init__(self, reason: str, *, raw: JsonValue = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.raw = raw
+
+
+class CallLog:
+    """Sends requests for one judge run and sums what they cost, failed calls included."""
+
+    def __init__(self, llm: LLM, judge: str) -> None:
+        self.llm = llm
+        self.judge = judge
+        self.usages: list[Usage] = []
+
+    async def generate(self, request: ChatRequest) -> ChatResult:
+        """The result, or JudgeFailure naming the LLM's reason. Never retries: the LLM client does."""
+        try:
+            result = await self.llm.generate(request)
+        except LLMError as e:
+            self.usages.append(e.usage)
+            raise JudgeFailure(f"{self.judge} call failed: {e.reason}") from None
+        self.usages.append(result.usage)
+        return result
+
+    @property
+    def usage(self) -> Usage:
+        return Usage.total(self.usages)
+
+
+def needs_context(sample: Sample, judge: str) -> None:
+    if not sample.has_context:
+        raise JudgeFailure(
+            f"no context: the {judge} judge checks the response against the retrieved context; "
+            f"pass context=[...] or disable judges.{judge}"
+        )
+
+
+def fitted_context(sample: Sample, llm: LLM, *, fixed_text: str, max_tokens: int) -> ContextFit:
+    """The sample's context trimmed to the judge's window (JudgeFailure when nothing can fit)."""
+    try:
+        return fit_context(list(sample.context), llm=llm, fixed_text=fixed_text, max_tokens=max_tokens)
+    except PromptTooLong as e:
+        raise JudgeFailure(str(e)) from None

@@ -1,0 +1,95 @@
+"""ChainPoll-Adherence (Friel & Sanyal 2023, arXiv 2310.18344) with our own prompt.
+
+The official prompt is not public; ours asks for claim-by-claim reasoning against the context and a
+final line ``VERDICT: supported|unsupported``. k polls come from ONE request with ``n=k`` at temperature
+> 0 (the prompt is prefilled once). Value = supported / parsed votes; a poll without a verdict abstains,
+and fewer than ``min_votes`` parsed votes make the signal missing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import JsonValue
+
+from trustscore.judges.base import CallLog, JudgeFailure, needs_context
+from trustscore.judges.config import ChainPollConfig
+from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
+from trustscore.judges.parsing import quote
+from trustscore.judges.templates import load_template, prompt_version
+from trustscore.llm.protocol import LLM, ChatRequest, Message
+from trustscore.types import Sample, Signal
+
+__all__ = ["ChainPollJudge", "build_chainpoll_messages", "parse_vote"]
+
+PARSER_RULES = "chainpoll-parser-1"
+TEMPLATES = ["evidence_system.txt", "evidence_user.txt", "chainpoll.txt"]
+_VERDICT = re.compile(r"verdict\s*\**\s*:\s*\**\s*(supported|unsupported)\b", re.IGNORECASE)
+
+
+def build_chainpoll_messages(*, question: str, context: str, answer: str) -> list[Message]:
+    return evidence_messages(
+        question=question, context=context, answer=answer, instruction=load_template("chainpoll.txt")
+    )
+
+
+def parse_vote(text: str) -> str | None:
+    """'supported' or 'unsupported' from the last VERDICT line; None (abstain) when there is none."""
+    matches = _VERDICT.findall(text)
+    return matches[-1].lower() if matches else None
+
+
+class ChainPollJudge:
+    name = "chainpoll"
+
+    def __init__(self, config: ChainPollConfig) -> None:
+        self.config = config
+        self.version = prompt_version(TEMPLATES, PARSER_RULES)
+
+    async def run(self, sample: Sample, llm: LLM) -> Signal:
+        calls = CallLog(llm, self.name)
+        try:
+            return await self._run(sample, llm, calls)
+        except JudgeFailure as e:
+            return Signal.failed(self.name, e.reason, usage=calls.usage, raw=e.raw, version=self.version)
+
+    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
+        needs_context(sample, self.name)
+        cfg = self.config
+        fit = fitted_evidence_context(
+            sample, llm, instruction=load_template("chainpoll.txt"), max_tokens=cfg.max_tokens
+        )
+        if not fit.text:
+            raise JudgeFailure("no context passage fits the judge's window")
+        request = ChatRequest(
+            messages=build_chainpoll_messages(
+                question=sample.question, context=fit.text, answer=sample.response
+            ),
+            n=cfg.polls,
+            temperature=cfg.temperature,
+            max_tokens=cfg.max_tokens,
+            tag=f"{self.name}@{self.version}",
+        )
+        result = await calls.generate(request)
+        parsed = [parse_vote(c.text) for c in result.choices]
+        votes = [v for v in parsed if v is not None]
+        abstained = len(parsed) - len(votes)
+        raw: dict[str, JsonValue] = {"votes": list(votes), "abstained": abstained}
+        if len(votes) < cfg.required_votes:
+            sample_text = next((c.text for c, v in zip(result.choices, parsed, strict=True) if v is None), "")
+            raise JudgeFailure(
+                f"only {len(votes)} of {len(parsed)} polls gave a verdict (need {cfg.required_votes}); "
+                f"an abstaining poll said: {quote(sample_text)}",
+                raw=raw,
+            )
+        supported = votes.count("supported")
+        reasons = [c.text.strip() for c, v in zip(result.choices, parsed, strict=True) if v == "unsupported"]
+        return Signal(
+            name=self.name,
+            value=supported / len(votes),
+            raw=raw,
+            explanation=(reasons[0] if reasons else None),
+            warnings=[fit.warning] if fit.warning else [],
+            usage=calls.usage,
+            version=self.version,
+        )

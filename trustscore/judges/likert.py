@@ -1,0 +1,156 @@
+"""Likert LLM-as-judge: a 1..5 confidence rating with the context shown (Cleanlab's RAG benchmark scale).
+
+Value = (E - 1) / 4 where E is the expected rating from the top logprobs at the token after the last
+"Score:" (digits 1-5, each floored at 1e-3 as cleanlab/tlm does); the text rating when there are no
+logprobs. With ``prefill_score`` on a vLLM server the assistant turn is prefilled with "Score:" and the
+next token constrained to " 1".." 5", so the rating is the first (and only) generated token.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from trustscore.judges.base import CallLog, JudgeFailure, needs_context
+from trustscore.judges.config import LikertConfig
+from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
+from trustscore.judges.parsing import (
+    RATING_FLOOR,
+    RATING_LABELS,
+    expected_rating,
+    label_distribution,
+    locate_after,
+    quote,
+    rating_digit,
+    to_unit,
+)
+from trustscore.judges.templates import load_template, prompt_version
+from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob
+from trustscore.types import Sample, Signal
+
+__all__ = ["LikertJudge", "LikertRating", "build_likert_request", "parse_likert"]
+
+PARSER_RULES = "likert-parser-1"
+TEMPLATES = ["evidence_system.txt", "evidence_user.txt", "likert.txt"]
+MARKER = "Score:"
+PREFILL_CHOICES = [" 1", " 2", " 3", " 4", " 5"]
+_TEXT_SCORE = re.compile(r"score[\s*]*[:=][\s*]*([1-5])(?![0-9])(?![.,][0-9])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class LikertRating:
+    expected: float
+    """Expected rating on 1..5 (the text rating when no logprobs were read)."""
+    rating: int
+    """The rating the judge wrote."""
+    explanation: str
+    from_logprobs: bool
+
+
+def build_likert_request(
+    *, question: str, context: str, answer: str, config: LikertConfig, prefill: bool, tag: str
+) -> ChatRequest:
+    """The chat request: shared evidence block, then the Likert instruction (then a "Score:" prefix)."""
+    messages = evidence_messages(
+        question=question, context=context, answer=answer, instruction=load_template("likert.txt")
+    )
+    wants_logprobs = config.top_logprobs > 0
+    if prefill:
+        return ChatRequest(
+            messages=[*messages, Message(role="assistant", content=MARKER)],
+            continue_final_message=True,
+            constraint=Constraint(choice=PREFILL_CHOICES),
+            max_tokens=2,
+            temperature=config.temperature,
+            logprobs=wants_logprobs,
+            top_logprobs=config.top_logprobs,
+            tag=tag,
+        )
+    return ChatRequest(
+        messages=messages,
+        max_tokens=config.max_tokens,
+        temperature=config.temperature,
+        logprobs=wants_logprobs,
+        top_logprobs=config.top_logprobs,
+        tag=tag,
+    )
+
+
+def parse_likert(choice: Choice, *, prefilled: bool = False) -> LikertRating:
+    """Read the rating after the last "Score:"; ValueError quoting the output when there is none."""
+    text = MARKER + choice.text if prefilled else choice.text
+    matches = list(_TEXT_SCORE.finditer(text))
+    if not matches:
+        raise ValueError(f"no 'Score: 1..5' in the judge's output: {quote(choice.text)}")
+    last = matches[-1]
+    rating = int(last.group(1))
+    explanation = text[: last.start()].strip()
+    explanation = re.sub(r"^\**explanation\**\s*:\s*", "", explanation, flags=re.IGNORECASE).strip()
+    tokens = choice.logprobs
+    if tokens:
+        if prefilled:
+            tokens = [TokenLogprob(token=MARKER, logprob=0.0), *tokens]
+        located = locate_after(tokens, MARKER)
+        if located is not None:
+            dist = label_distribution(located, rating_digit, floor=RATING_FLOOR, labels=RATING_LABELS)
+            if dist is not None:
+                return LikertRating(expected_rating(dist), rating, explanation, True)
+    return LikertRating(float(rating), rating, explanation, False)
+
+
+class LikertJudge:
+    name = "likert"
+
+    def __init__(self, config: LikertConfig) -> None:
+        self.config = config
+        self.version = prompt_version(TEMPLATES, PARSER_RULES, f"prefill={config.prefill_score}")
+
+    async def run(self, sample: Sample, llm: LLM) -> Signal:
+        calls = CallLog(llm, self.name)
+        try:
+            return await self._run(sample, llm, calls)
+        except JudgeFailure as e:
+            return Signal.failed(self.name, e.reason, usage=calls.usage, raw=e.raw, version=self.version)
+
+    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
+        needs_context(sample, self.name)
+        prefill = self.config.prefill_score and llm.flavour == "vllm"
+        warnings: list[str] = []
+        if self.config.prefill_score and not prefill:
+            warnings.append("prefill_score needs a vLLM server; asked for an explained score instead")
+        fit = fitted_evidence_context(
+            sample,
+            llm,
+            instruction=load_template("likert.txt") + (MARKER if prefill else ""),
+            max_tokens=2 if prefill else self.config.max_tokens,
+        )
+        if not fit.text:
+            raise JudgeFailure("no context passage fits the judge's window")
+        request = build_likert_request(
+            question=sample.question,
+            context=fit.text,
+            answer=sample.response,
+            config=self.config,
+            prefill=prefill,
+            tag=f"{self.name}@{self.version}",
+        )
+        result = await calls.generate(request)
+        if not result.choices:
+            raise JudgeFailure("the likert judge returned no choices")
+        try:
+            rating = parse_likert(result.choices[0], prefilled=prefill)
+        except ValueError as e:
+            raise JudgeFailure(str(e)) from None
+        if not rating.from_logprobs and self.config.top_logprobs > 0:
+            warnings.append("no logprobs at the rating token: used the written rating")
+        if fit.warning:
+            warnings.append(fit.warning)
+        return Signal(
+            name=self.name,
+            value=to_unit((rating.expected - 1.0) / 4.0),
+            raw=round(rating.expected, 4),
+            explanation=rating.explanation or None,
+            warnings=warnings,
+            usage=calls.usage,
+            version=self.version,
+        )

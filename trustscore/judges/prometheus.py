@@ -1,0 +1,160 @@
+"""Prometheus 2 absolute grading (prometheus-eval/prometheus-7b-v2.0, 8x7b-v2.0) with a faithfulness rubric.
+
+The template is the library's ABSOLUTE_PROMPT_WO_REF, verbatim; the context goes into the instruction
+("Passage: ... Question: ..."), as Cleanlab's benchmark did, because the library's RAG template cannot
+be filled through its own API. Mistral chat templates refuse a system role, so by default the system
+prompt is folded into the user turn with a blank line, as the prometheus-eval README does.
+
+The grade must END the output ("... [RESULT] 4", trailing whitespace/punctuation/end-of-sequence text
+tolerated): the library's parser has the same rule, so a truncated answer is not graded. Value =
+(score - 1) / 4, the score being the mean over polls of each poll's expected grade (top logprobs at the
+digit after "[RESULT]", floored like cleanlab/tlm) or its written grade without logprobs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from trustscore.judges.base import CallLog, JudgeFailure, fitted_context, needs_context
+from trustscore.judges.config import PrometheusConfig
+from trustscore.judges.parsing import (
+    RATING_FLOOR,
+    RATING_LABELS,
+    expected_rating,
+    label_distribution,
+    locate_after,
+    quote,
+    rating_digit,
+    to_unit,
+)
+from trustscore.judges.templates import fill, load_template, prompt_version
+from trustscore.llm.protocol import LLM, ChatRequest, Choice, Message
+from trustscore.types import Sample, Signal
+
+__all__ = ["PrometheusGrade", "PrometheusJudge", "build_prometheus_messages", "parse_prometheus"]
+
+PARSER_RULES = "prometheus-parser-1"
+TEMPLATES = ["prometheus_system.txt", "prometheus_instruction.txt", "prometheus_absolute.txt"]
+DEFAULT_RUBRIC = "prometheus_faithfulness_rubric.txt"
+MARKER = "[RESULT]"
+_END_TEXT = r"(?:</s>|<\|eot_id\|>|<\|im_end\|>|<\|endoftext\|>|<\|end\|>)"
+_RESULT_AT_END = re.compile(
+    r"\[RESULT\]\s*:?\s*[\[(]?\s*([1-5])\s*[\])]?(?:\s*/\s*5|\s+out\s+of\s+5)?"
+    rf"[\s.!)\]\"'*]*(?:{_END_TEXT}[\s]*)*\Z",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class PrometheusGrade:
+    expected: float
+    grade: int
+    feedback: str
+    from_logprobs: bool
+
+
+def build_prometheus_messages(
+    *, question: str, context: str, answer: str, rubric: str, system_prompt: str
+) -> list[Message]:
+    """The verbatim absolute-grading prompt, with the system prompt sent as ``system_prompt`` says."""
+    instruction = fill(load_template("prometheus_instruction.txt"), context=context, question=question)
+    user = fill(
+        load_template("prometheus_absolute.txt"), instruction=instruction, response=answer, rubric=rubric
+    )
+    system = load_template("prometheus_system.txt")
+    if system_prompt == "fold":
+        return [Message(role="user", content=system + "\n\n" + user)]
+    if system_prompt == "system":
+        return [Message(role="system", content=system), Message(role="user", content=user)]
+    return [Message(role="user", content=user)]
+
+
+def parse_prometheus(choice: Choice) -> PrometheusGrade:
+    """The grade that ends the output; ValueError quoting the output otherwise."""
+    text = choice.text
+    match = _RESULT_AT_END.search(text)
+    if match is None:
+        why = "does not end with '[RESULT] <1-5>'"
+        if choice.finish_reason == "length":
+            why += " (cut off at max_tokens)"
+        raise ValueError(f"the grading {why}: {quote(text[-300:])}")
+    grade = int(match.group(1))
+    feedback = re.sub(r"^\s*(?:###)?feedback\s*:\s*", "", text[: match.start()], flags=re.IGNORECASE).strip()
+    if choice.logprobs:
+        located = locate_after(choice.logprobs, MARKER)
+        if located is not None:
+            dist = label_distribution(located, rating_digit, floor=RATING_FLOOR, labels=RATING_LABELS)
+            if dist is not None:
+                return PrometheusGrade(expected_rating(dist), grade, feedback, True)
+    return PrometheusGrade(float(grade), grade, feedback, False)
+
+
+class PrometheusJudge:
+    name = "prometheus"
+
+    def __init__(self, config: PrometheusConfig) -> None:
+        self.config = config
+        self.rubric = config.rubric if config.rubric is not None else load_template(DEFAULT_RUBRIC)
+        self.version = prompt_version(TEMPLATES, PARSER_RULES, self.rubric, config.system_prompt)
+
+    def _messages(self, sample: Sample, context: str) -> list[Message]:
+        return build_prometheus_messages(
+            question=sample.question,
+            context=context,
+            answer=sample.response,
+            rubric=self.rubric,
+            system_prompt=self.config.system_prompt,
+        )
+
+    async def run(self, sample: Sample, llm: LLM) -> Signal:
+        calls = CallLog(llm, self.name)
+        try:
+            return await self._run(sample, llm, calls)
+        except JudgeFailure as e:
+            return Signal.failed(self.name, e.reason, usage=calls.usage, raw=e.raw, version=self.version)
+
+    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
+        needs_context(sample, self.name)
+        cfg = self.config
+        fixed = "".join(m.content for m in self._messages(sample, ""))
+        fit = fitted_context(sample, llm, fixed_text=fixed, max_tokens=cfg.max_tokens)
+        if not fit.text:
+            raise JudgeFailure("no context passage fits the judge's window")
+        request = ChatRequest(
+            messages=self._messages(sample, fit.text),
+            n=cfg.polls,
+            temperature=cfg.temperature,
+            top_p=cfg.top_p,
+            max_tokens=cfg.max_tokens,
+            logprobs=cfg.top_logprobs > 0,
+            top_logprobs=cfg.top_logprobs,
+            tag=f"{self.name}@{self.version}",
+        )
+        result = await calls.generate(request)
+        grades: list[PrometheusGrade | None] = []
+        errors: list[str] = []
+        for choice in result.choices:
+            try:
+                grades.append(parse_prometheus(choice))
+            except ValueError as e:
+                grades.append(None)
+                errors.append(str(e))
+        parsed = [g for g in grades if g is not None]
+        if not parsed:
+            raise JudgeFailure(errors[0] if errors else "the prometheus judge returned no choices")
+        mean = sum(g.expected for g in parsed) / len(parsed)
+        warnings = [f"{len(errors)} of {len(grades)} gradings unparsable: {errors[0]}"] if errors else []
+        if cfg.top_logprobs > 0 and not all(g.from_logprobs for g in parsed):
+            warnings.append("no logprobs at the grade token: used the written grade")
+        if fit.warning:
+            warnings.append(fit.warning)
+        return Signal(
+            name=self.name,
+            value=to_unit((mean - 1.0) / 4.0),
+            raw={"score": round(mean, 4), "polls": [g.grade if g else None for g in grades]},
+            explanation=parsed[0].feedback or None,
+            warnings=warnings,
+            usage=calls.usage,
+            version=self.version,
+        )
