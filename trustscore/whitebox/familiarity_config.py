@@ -1,13 +1,77 @@
-"""Settings of the Self-Familiarity signal."""
+"""Settings of the Self-Familiarity signal (Luo et al., 2023)."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = ["FamiliarityConfig"]
 
 
 class FamiliarityConfig(BaseModel):
+    """How well the generator knows the concepts in a question, measured before or after answering.
+
+    The prompts are the paper's (``soap117/Self-evaluation``); the concept score is the model's
+    probability of the concept given its own masked explanation, by teacher forcing.
+    """
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     enabled: bool = False
+    backend: Literal["auto", "local", "remote"] = Field(
+        default="auto",
+        description="local = whitebox.model_path with transformers; remote = the generator LLM through vLLM "
+        "(completions with prompt_logprobs); auto = local when model_path is set, else remote",
+    )
+    concepts: Literal["auto", "llm", "heuristic"] = Field(
+        default="auto",
+        description="concept extraction: the judge LLM, the offline heuristic, or the LLM when given",
+    )
+    max_concepts: int = Field(default=5, ge=1, description="rarest concepts scored per question")
+    common_top_n: int = Field(
+        default=10_000,
+        ge=0,
+        description="single words among this many most frequent English words are not concepts",
+    )
+    aggregation: Literal["accumulate", "min", "first"] = Field(
+        default="accumulate",
+        description="accumulate = mean weighted 1, decay, decay^2... rarest first; min; first = rarest only",
+    )
+    decay: float = Field(default=0.5, gt=0.0, le=1.0, description="weight ratio between successive concepts")
+    explain_prompt: str = 'Explain the "{concept}" within one short paragraph.'
+    infer_prompt: str = '"{explanation}" is related to what?'
+    mask: str = Field(default="...", description="what replaces the concept in its explanation")
+    explanation_max_tokens: int = Field(default=100, ge=1)
+    threshold: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="familiar when the score is at or above it (see familiarity.fit_threshold)",
+    )
+    remote_template: str = Field(
+        default="USER: {message}\nASSISTANT:",
+        description="remote backend: the served model's turn format around {message} for the teacher-forced "
+        "completion (the chat endpoint applies the real template to the explanation request)",
+    )
+
+    @field_validator("explain_prompt")
+    @classmethod
+    def _has_concept(cls, v: str) -> str:
+        if "{concept}" not in v:
+            raise ValueError("explain_prompt must contain {concept}")
+        return v
+
+    @field_validator("infer_prompt")
+    @classmethod
+    def _has_explanation(cls, v: str) -> str:
+        if "{explanation}" not in v:
+            raise ValueError("infer_prompt must contain {explanation}")
+        return v
+
+    @field_validator("remote_template")
+    @classmethod
+    def _has_message(cls, v: str) -> str:
+        if "{message}" not in v:
+            raise ValueError("remote_template must contain {message}")
+        return v
