@@ -1,0 +1,161 @@
+"""Fakes for the Scorer's tests: judges, local signals and an LLM, all scripted and observable."""
+
+from __future__ import annotations
+
+import sys
+import types
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal
+
+import anyio
+import pytest
+
+from trustscore.llm.protocol import ChatRequest, ChatResult, Choice
+from trustscore.types import Sample, Signal, Usage
+
+
+class FakeLLM:
+    """An LLM that answers "PASS", or blocks on ``gate`` when one is given; records cancellation."""
+
+    def __init__(self, model: str = "fake-judge", gate: anyio.Event | None = None) -> None:
+        self._model = model
+        self.gate = gate
+        self.calls = 0
+        self.started = anyio.Event() if gate is not None else None
+        self.cancelled = False
+        self.closed = False
+
+    @property
+    def model(self) -> str:
+        return self._model
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]:
+        return "vllm"
+
+    @property
+    def context_window(self) -> int:
+        return 8192
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
+
+    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
+        self.calls += 1
+        if self.gate is not None:
+            assert self.started is not None
+            self.started.set()
+            try:
+                await self.gate.wait()
+            except anyio.get_cancelled_exc_class():
+                self.cancelled = True
+                raise
+        return ChatResult(
+            choices=[Choice(text="PASS")],
+            prompt_tokens=10,
+            completion_tokens=1,
+            usage=Usage(requests=1, prompt_tokens=10, completion_tokens=1),
+        )
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+class FakeJudge:
+    """A judge whose verdict is scripted: a value, an exception, a delay, or an LLM call."""
+
+    version = "fake@1"
+
+    def __init__(
+        self,
+        name: str,
+        value: float | None = 0.8,
+        *,
+        delay: float = 0.0,
+        error: BaseException | None = None,
+        ask_llm: bool = False,
+        result: Any = None,
+    ) -> None:
+        self.name = name
+        self.value = value
+        self.delay = delay
+        self.error = error
+        self.ask_llm = ask_llm
+        self.result = result
+        self.seen: list[Sample] = []
+
+    async def run(self, sample: Sample, llm: Any) -> Signal:
+        self.seen.append(sample)
+        if self.delay:
+            await anyio.sleep(self.delay)
+        if self.error is not None:
+            raise self.error
+        if self.result is not None:
+            return self.result  # type: ignore[no-any-return]
+        usage = Usage(requests=1, prompt_tokens=100, completion_tokens=5)
+        if self.ask_llm:
+            out = await llm.generate(ChatRequest(prompt="judge this"))
+            return Signal(
+                name=self.name, value=1.0 if out.text == "PASS" else 0.0, raw=out.text, usage=out.usage
+            )
+        return Signal(name=self.name, value=self.value, raw=self.value, usage=usage)
+
+
+class FakeLocal:
+    """A local signal: value from a function of the sample, optional delay."""
+
+    version = "local@1"
+
+    def __init__(self, name: str, fn: Callable[[Sample], float] | None = None, *, delay: float = 0.0) -> None:
+        self.name = name
+        self.fn = fn or (lambda s: 0.5 if not s.has_context else 0.6)
+        self.delay = delay
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    async def run(self, sample: Sample) -> Signal:
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.delay:
+                await anyio.sleep(self.delay)
+            return Signal(name=self.name, value=self.fn(sample), usage=Usage(seconds=self.delay))
+        finally:
+            self.in_flight -= 1
+
+
+class FakeLLMClient(FakeLLM):
+    """Stands in for trustscore.llm.client.LLMClient: records how the Scorer built it."""
+
+    built: ClassVar[list[FakeLLMClient]] = []
+
+    def __init__(self, endpoint: Any, *, cache: Any = None, transport: Any = None) -> None:
+        super().__init__(model=endpoint.model)
+        self.endpoint = endpoint
+        self.cache = cache
+        self.transport = transport
+        FakeLLMClient.built.append(self)
+
+
+def install_module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.ModuleType:
+    """Put a fake module at ``name`` in sys.modules for the duration of one test."""
+    module = types.ModuleType(name)
+    for key, value in attrs.items():
+        setattr(module, key, value)
+    monkeypatch.setitem(sys.modules, name, module)
+    return module
+
+
+def install_fake_grounding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fake lexical and embedding grounding modules, so the default config builds without torch."""
+
+    class LexicalSupport(FakeLocal):
+        def __init__(self, config: Any) -> None:
+            super().__init__("lexical", lambda s: 0.7)
+
+    class EmbeddingGrounding(FakeLocal):
+        def __init__(self, config: Any) -> None:
+            super().__init__("embedding", lambda s: 0.9)
+
+    install_module(monkeypatch, "trustscore.grounding.lexical", LexicalSupport=LexicalSupport)
+    install_module(monkeypatch, "trustscore.grounding.embedding", EmbeddingGrounding=EmbeddingGrounding)
