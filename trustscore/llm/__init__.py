@@ -1,0 +1,91 @@
+"""The one seam to remote models: request/result types, the HTTP backend, cache, limits, client.
+
+The request/result types load eagerly; the parts that pull in httpx and diskcache (about 0.3 s of
+imports) load on first access, so ``import trustscore`` and the judges' imports stay light.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from trustscore.llm.config import CacheConfig, EndpointConfig
+from trustscore.llm.protocol import (
+    LLM,
+    Backend,
+    BadResponse,
+    ChatRequest,
+    ChatResult,
+    Choice,
+    ClientError,
+    Constraint,
+    LLMError,
+    LLMTimeout,
+    LLMUnreachable,
+    Message,
+    RateLimited,
+    ServerError,
+    TokenLogprob,
+    TopLogprob,
+)
+
+__all__ = [
+    "LLM",
+    "AdaptiveLimiter",
+    "Backend",
+    "BadResponse",
+    "CacheConfig",
+    "ChatRequest",
+    "ChatResult",
+    "Choice",
+    "ClientError",
+    "Constraint",
+    "EndpointConfig",
+    "HttpBackend",
+    "LLMClient",
+    "LLMError",
+    "LLMTimeout",
+    "LLMUnreachable",
+    "Message",
+    "RateLimited",
+    "ResponseCache",
+    "RetryPolicy",
+    "SafeDisk",
+    "ServerError",
+    "TokenLogprob",
+    "TopLogprob",
+    "UnsafeCacheEntry",
+    "UnsupportedRequest",
+    "build_request_body",
+    "cache_key",
+    "parse_response",
+]
+
+_LAZY = {
+    "AdaptiveLimiter": "trustscore.llm.limits",
+    "RetryPolicy": "trustscore.llm.limits",
+    "HttpBackend": "trustscore.llm.http",
+    "UnsupportedRequest": "trustscore.llm.http",
+    "build_request_body": "trustscore.llm.http",
+    "parse_response": "trustscore.llm.http",
+    "LLMClient": "trustscore.llm.client",
+    "ResponseCache": "trustscore.llm.cache",
+    "SafeDisk": "trustscore.llm.cache",
+    "UnsafeCacheEntry": "trustscore.llm.cache",
+    "cache_key": "trustscore.llm.cache",
+}
+
+if TYPE_CHECKING:
+    from trustscore.llm.cache import ResponseCache, SafeDisk, UnsafeCacheEntry, cache_key
+    from trustscore.llm.client import LLMClient
+    from trustscore.llm.http import HttpBackend, UnsupportedRequest, build_request_body, parse_response
+    from trustscore.llm.limits import AdaptiveLimiter, RetryPolicy
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'trustscore.llm' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value

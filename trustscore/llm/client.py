@@ -1,0 +1,205 @@
+"""LLMClient: a model behind cache, adaptive limiter, retries and deadlines. What judges hold."""
+
+from __future__ import annotations
+
+import math
+import time
+from types import TracebackType
+from typing import TYPE_CHECKING, Literal
+
+import anyio
+import httpx
+
+from trustscore.llm.cache import ResponseCache, cache_key
+from trustscore.llm.config import EndpointConfig
+from trustscore.llm.http import HttpBackend, UnsupportedRequest, unsupported_reason
+from trustscore.llm.limits import AdaptiveLimiter, RetryPolicy, is_overload
+from trustscore.llm.protocol import Backend, ChatRequest, ChatResult, LLMError, LLMTimeout
+from trustscore.types import Usage
+
+if TYPE_CHECKING:
+    import openai
+
+__all__ = ["LLMClient"]
+
+_BYTES_PER_TOKEN = 3
+
+
+class LLMClient:
+    """The :class:`~trustscore.llm.protocol.LLM` for one endpoint.
+
+    ``generate`` goes: cache lookup -> adaptive limiter slot -> one backend attempt under the
+    endpoint's per-attempt timeout -> retry (bounded, jittered, honouring Retry-After) -> cache store.
+    The returned result's ``usage`` counts requests actually sent (retries included), tokens,
+    cache hits and wall-clock seconds; a final failure raises the LLMError with that usage attached.
+    """
+
+    def __init__(
+        self,
+        endpoint: EndpointConfig,
+        backend: Backend | None = None,
+        cache: ResponseCache | None = None,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        if backend is not None and transport is not None:
+            raise ValueError("pass either backend or transport (a transport configures the built-in backend)")
+        self._endpoint = endpoint
+        self._backend: Backend = (
+            backend if backend is not None else HttpBackend(endpoint, transport=transport)
+        )
+        self._cache = cache
+        self._retry = retry if retry is not None else RetryPolicy(max_retries=endpoint.max_retries)
+        self._limiter = AdaptiveLimiter(endpoint.initial_concurrency, endpoint.max_concurrency)
+
+    @classmethod
+    def from_openai(
+        cls,
+        client: openai.AsyncOpenAI,
+        endpoint: EndpointConfig,
+        cache: ResponseCache | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+    ) -> LLMClient:
+        """Send through the caller's own AsyncOpenAI client (its base_url, key and HTTP client).
+
+        Retries stay ours: the adapter turns the openai client's own retries off.
+        """
+        from trustscore.llm.openai_adapter import OpenAIBackend
+
+        backend = OpenAIBackend(client, endpoint.flavour, endpoint.model)
+        return cls(endpoint, backend=backend, cache=cache, retry=retry)
+
+    @property
+    def endpoint(self) -> EndpointConfig:
+        return self._endpoint
+
+    @property
+    def model(self) -> str:
+        return self._endpoint.model
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]:
+        return self._endpoint.flavour
+
+    @property
+    def context_window(self) -> int:
+        return self._endpoint.context_window
+
+    @property
+    def limiter(self) -> AdaptiveLimiter:
+        return self._limiter
+
+    def count_tokens(self, text: str) -> int:
+        """ceil(UTF-8 bytes / 3): above the true count for the BPE tokenizers judges run (about 4
+        bytes per token on English, 3 bytes per CJK character that rarely splits), so trimming to
+        this estimate keeps a prompt inside the context window without needing the tokenizer."""
+        return math.ceil(len(text.encode("utf-8")) / _BYTES_PER_TOKEN)
+
+    async def generate(
+        self, request: ChatRequest, *, cache: bool | None = None, deadline_s: float | None = None
+    ) -> ChatResult:
+        """One answer for ``request``.
+
+        ``cache``: None follows the cache's mode; False neither reads nor writes for this call;
+        True is like None but fails when no cache is configured. ``deadline_s`` bounds the whole
+        call (lookups, attempts and backoff); it ends in LLMTimeout.
+        """
+        if cache is True and (self._cache is None or not self._cache.readable):
+            raise ValueError(
+                "generate(cache=True) but this client has no response cache (or its mode is 'off')"
+            )
+        reason = unsupported_reason(request, self._endpoint.flavour)
+        if reason is not None:
+            raise UnsupportedRequest(f"endpoint {self._endpoint.model!r}: {reason}")
+        store = self._cache if cache is not False else None
+        started = time.perf_counter()
+        tally = _Tally()
+        if deadline_s is None:
+            return await self._generate(request, store, tally, started)
+        with anyio.move_on_after(deadline_s):
+            return await self._generate(request, store, tally, started)
+        # Only the deadline's cancellation leaves the scope without a return or an exception.
+        raise LLMTimeout(
+            f"deadline of {deadline_s}s ran out after {tally.requests} request(s)",
+            usage=tally.usage(started),
+        )
+
+    async def _generate(
+        self, request: ChatRequest, store: ResponseCache | None, tally: _Tally, started: float
+    ) -> ChatResult:
+        try:
+            key = cache_key(self._endpoint, request) if store is not None else ""
+            if store is not None:
+                cached = await store.get(key)
+                if cached is not None:
+                    tally.cache_hits += 1
+                    return cached.model_copy(update={"usage": tally.usage(started)})
+            result = await self._send_with_retries(request, tally)
+            if store is not None:
+                await store.put(key, result)
+        except LLMError as e:
+            e.usage = tally.usage(started)
+            raise
+        tally.prompt_tokens += result.prompt_tokens
+        tally.completion_tokens += result.completion_tokens
+        return result.model_copy(update={"usage": tally.usage(started)})
+
+    async def _send_with_retries(self, request: ChatRequest, tally: _Tally) -> ChatResult:
+        retries = 0
+        while True:
+            try:
+                return await self._attempt(request, tally)
+            except LLMError as e:
+                if not self._retry.should_retry(e, retries):
+                    raise
+                await anyio.sleep(self._retry.delay(e, retries))
+                retries += 1
+
+    async def _attempt(self, request: ChatRequest, tally: _Tally) -> ChatResult:
+        async with self._limiter.slot() as permit:
+            tally.requests += 1
+            timeout_s = self._endpoint.timeout_s
+            with anyio.move_on_after(timeout_s) as attempt:
+                try:
+                    result = await self._backend.send(request)
+                except LLMError as e:
+                    if is_overload(e):
+                        permit.overloaded()
+                    raise
+            if attempt.cancelled_caught:
+                raise LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
+            permit.success()
+            return result
+
+    async def aclose(self) -> None:
+        """Close the backend (the cache may be shared: its owner closes it)."""
+        await self._backend.aclose()
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+class _Tally:
+    """What one generate() call has cost so far."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+        self.cache_hits = 0
+
+    def usage(self, started: float) -> Usage:
+        return Usage(
+            requests=self.requests,
+            prompt_tokens=self.prompt_tokens,
+            completion_tokens=self.completion_tokens,
+            cache_hits=self.cache_hits,
+            seconds=time.perf_counter() - started,
+        )

@@ -1,0 +1,184 @@
+"""Per-endpoint adaptive concurrency (AIMD) and a bounded retry policy that honours Retry-After.
+
+Everything here is anyio-only. Primitives bound to an event loop (CapacityLimiter) are created
+lazily, one per running loop, so one client object can serve several ``anyio.run`` calls (the sync
+facade) and both asyncio and trio.
+"""
+
+from __future__ import annotations
+
+import random
+import weakref
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+import anyio
+import anyio.lowlevel
+
+from trustscore.llm.protocol import LLMError, RateLimited, ServerError
+
+__all__ = ["AdaptiveLimiter", "LoopLocal", "Permit", "RetryPolicy", "is_overload"]
+
+T = TypeVar("T")
+
+
+class LoopLocal(Generic[T]):
+    """One value per running event loop, made on first use inside that loop.
+
+    Async clients and anyio primitives must never cross event loops (pooled connections bind to the
+    loop that opened them). Entries are held weakly by the loop's native token, so a finished loop
+    does not keep its objects alive through this map.
+    """
+
+    def __init__(self, factory: Callable[[], T]) -> None:
+        self._factory = factory
+        self._values: weakref.WeakKeyDictionary[object, T] = weakref.WeakKeyDictionary()
+
+    def get(self) -> T:
+        """The current loop's value (created now if this loop has none). Call inside a loop."""
+        key = _loop_key()
+        value = self._values.get(key)
+        if value is None:
+            value = self._factory()
+            self._values[key] = value
+        return value
+
+    def pop_current(self) -> T | None:
+        """Remove and return the current loop's value, if it has one."""
+        return self._values.pop(_loop_key(), None)
+
+
+def _loop_key() -> object:
+    """The running loop's native token (asyncio loop or TrioToken), stable for the loop's life.
+
+    anyio >= 4.11 wraps it in an EventLoopToken (a new wrapper per call); older releases return it bare.
+    """
+    token = anyio.lowlevel.current_token()
+    return getattr(token, "native_token", token)
+
+
+def is_overload(error: LLMError) -> bool:
+    """True for the errors that mean "send less": 429 and 503."""
+    return isinstance(error, RateLimited) or (isinstance(error, ServerError) and error.status == 503)
+
+
+@dataclass
+class Permit:
+    """A held slot of an :class:`AdaptiveLimiter`. Report how the attempt went before leaving."""
+
+    limiter: AdaptiveLimiter
+    epoch: int
+
+    def success(self) -> None:
+        self.limiter._on_success()
+
+    def overloaded(self) -> None:
+        self.limiter._on_overload(self.epoch)
+
+
+class AdaptiveLimiter:
+    """Concurrency limit that grows by one per window of successes and halves on overload.
+
+    Additive increase: after ``limit`` consecutive successes (one "round" at the current width, as in
+    TCP congestion avoidance) the limit grows by one, up to ``maximum``. Multiplicative decrease: a
+    429 or 503 halves it (floor 1). Requests already in flight when the limit was cut belong to an
+    older epoch; their overload reports are ignored, so a burst of 429s from one wave halves once
+    rather than collapsing the limit to 1.
+
+    Lowering the limit below the number of slots in use is allowed: no new slot is granted until
+    enough are released (anyio's CapacityLimiter semantics, checked on asyncio and trio).
+    """
+
+    def __init__(self, initial: int, maximum: int) -> None:
+        if initial < 1:
+            raise ValueError(f"initial concurrency must be at least 1, got {initial}")
+        if maximum < initial:
+            raise ValueError(f"maximum concurrency ({maximum}) is below the initial one ({initial})")
+        self._limit = initial
+        self._maximum = maximum
+        self._successes = 0
+        self._epoch = 0
+        self._limiters: LoopLocal[anyio.CapacityLimiter] = LoopLocal(
+            lambda: anyio.CapacityLimiter(self._limit)
+        )
+
+    @property
+    def limit(self) -> int:
+        return self._limit
+
+    @property
+    def maximum(self) -> int:
+        return self._maximum
+
+    @property
+    def in_flight(self) -> int:
+        """Slots held in the current event loop."""
+        return self._limiters.get().borrowed_tokens
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[Permit]:
+        """Wait for a slot; hold it for one attempt."""
+        limiter = self._limiters.get()
+        if limiter.total_tokens != self._limit:  # the limit moved while another loop ran
+            limiter.total_tokens = self._limit
+        borrower = object()  # one token per attempt, even when a task holds several
+        await limiter.acquire_on_behalf_of(borrower)
+        try:
+            yield Permit(self, self._epoch)
+        finally:
+            limiter.release_on_behalf_of(borrower)
+
+    def _on_success(self) -> None:
+        self._successes += 1
+        if self._successes >= self._limit:
+            self._successes = 0
+            if self._limit < self._maximum:
+                self._set_limit(self._limit + 1)
+
+    def _on_overload(self, epoch: int) -> None:
+        self._successes = 0
+        if epoch != self._epoch:
+            return
+        self._epoch += 1
+        self._set_limit(max(1, self._limit // 2))
+
+    def _set_limit(self, value: int) -> None:
+        self._limit = value
+        self._limiters.get().total_tokens = value
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Bounded retries with full-jitter exponential backoff, honouring the server's Retry-After.
+
+    Attempt ``k`` (0-based, counting retries) waits ``uniform(0, min(max_delay_s, base_delay_s * 2**k))``
+    ("full jitter", AWS Architecture Blog, "Exponential Backoff And Jitter", 2015). When the server
+    says how long to wait, that wait is used instead, capped at ``max_retry_after_s``, plus up to
+    ``base_delay_s`` of jitter so clients told the same time do not return in lockstep.
+    """
+
+    max_retries: int = 3
+    base_delay_s: float = 0.5
+    max_delay_s: float = 8.0
+    max_retry_after_s: float = 30.0
+    rng: random.Random = field(default_factory=random.Random, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {self.max_retries}")
+        if self.base_delay_s < 0 or self.max_delay_s < 0 or self.max_retry_after_s < 0:
+            raise ValueError("retry delays must be >= 0")
+
+    def should_retry(self, error: LLMError, retries_done: int) -> bool:
+        return error.retryable and retries_done < self.max_retries
+
+    def delay(self, error: LLMError, retries_done: int) -> float:
+        """Seconds to wait before retry number ``retries_done + 1``."""
+        retry_after = error.retry_after if isinstance(error, RateLimited | ServerError) else None
+        if retry_after is not None:
+            jitter = self.rng.uniform(0.0, self.base_delay_s)
+            return min(self.max_retry_after_s, max(0.0, retry_after) + jitter)
+        ceiling = min(self.max_delay_s, self.base_delay_s * 2**retries_done)
+        return self.rng.uniform(0.0, ceiling)

@@ -1,0 +1,63 @@
+"""A Backend that sends through the caller's own ``openai.AsyncOpenAI`` client.
+
+The body is the same one :func:`trustscore.llm.http.build_request_body` builds for our HTTP backend
+(one mapping, two transports); only ``model`` and ``messages``/``prompt`` travel as typed arguments,
+the rest as ``extra_body``. The openai package is an optional extra, imported only when a call is made.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal
+
+from trustscore.llm.http import build_request_body, error_for_status, parse_response
+from trustscore.llm.protocol import BadResponse, ChatRequest, ChatResult, LLMError, LLMTimeout, LLMUnreachable
+
+if TYPE_CHECKING:
+    import openai
+
+__all__ = ["OpenAIBackend"]
+
+
+class OpenAIBackend:
+    """One attempt per ``send`` through an AsyncOpenAI client whose own retries are turned off."""
+
+    def __init__(self, client: openai.AsyncOpenAI, flavour: Literal["vllm", "openai"], model: str) -> None:
+        self._client = client.with_options(max_retries=0)  # retries, backoff and deadlines are ours
+        self._flavour = flavour
+        self._model = model
+
+    async def send(self, request: ChatRequest) -> ChatResult:
+        import openai
+
+        body = build_request_body(request, model=self._model, flavour=self._flavour)
+        model = body.pop("model")
+        try:
+            if request.endpoint == "chat":
+                messages = body.pop("messages")
+                response: Any = await self._client.chat.completions.create(
+                    model=model, messages=messages, extra_body=body
+                )
+            else:
+                prompt = body.pop("prompt")
+                response = await self._client.completions.create(model=model, prompt=prompt, extra_body=body)
+        except openai.APITimeoutError as e:  # a subclass of APIConnectionError: test it first
+            raise LLMTimeout(f"openai client timed out: {e}") from None
+        except openai.APIConnectionError as e:
+            raise LLMUnreachable(f"openai client could not connect: {e}") from None
+        except openai.APIStatusError as e:  # RateLimitError, InternalServerError, ... included
+            raise _status_error(e) from None
+        except openai.APIResponseValidationError as e:
+            raise BadResponse(f"openai client could not read the response: {e}") from None
+        return parse_response(response.model_dump(mode="json"))
+
+    async def aclose(self) -> None:
+        """Nothing to release: the AsyncOpenAI client belongs to the caller, who closes it."""
+
+
+def _status_error(e: Any) -> LLMError:
+    response = e.response
+    try:
+        text = response.text
+    except Exception:  # a streamed body that was never read
+        text = str(e.message)
+    return error_for_status(e.status_code, response.headers, text)
