@@ -62,6 +62,12 @@ class Config(BaseModel):
                     f"judges.{name}.endpoint = {judge.endpoint!r} is not an entry under [endpoints] "
                     f"(known: {known}); add [endpoints.{judge.endpoint}] or fix the name"
                 )
+        familiarity = self.whitebox.familiarity
+        if familiarity.enabled and familiarity.endpoint is not None and familiarity.endpoint not in self.endpoints:
+            raise ValueError(
+                f"whitebox.familiarity.endpoint = {familiarity.endpoint!r} is not an entry under [endpoints]; "
+                f"add [endpoints.{familiarity.endpoint}] or fix the name"
+            )
         return self
 
     @classmethod

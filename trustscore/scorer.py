@@ -401,12 +401,12 @@ class Scorer:
     def _familiarity_endpoint(self) -> str | None:
         """The endpoint Self-Familiarity asks (concept extraction, remote backend), if any.
 
-        ``[whitebox.familiarity] endpoint`` when that setting exists, else the only endpoint.
+        ``[whitebox.familiarity] endpoint`` when set, else the only endpoint.
         """
         familiarity = self.config.whitebox.familiarity
         if not familiarity.enabled:
             return None
-        named: str | None = getattr(familiarity, "endpoint", None)
+        named = familiarity.endpoint
         if named is None and len(self.config.endpoints) == 1:
             named = next(iter(self.config.endpoints))
         return named
@@ -441,6 +441,31 @@ class Scorer:
         return {s.name: s.reason for s in self._sources if isinstance(s, _UnavailableSource)}
 
     # -- scoring ------------------------------------------------------------------------------
+
+    async def familiarity(self, question: str) -> Signal:
+        """Self-Familiarity of ``question`` before any response exists (pre-detection).
+
+        Returns the "familiarity" Signal: how well the generator knows the question's concepts; a
+        low value means it is likely to make things up. Needs ``[whitebox.familiarity] enabled``.
+        """
+        for source in self._sources:
+            if source.name != "familiarity":
+                continue
+            if isinstance(source, _UnavailableSource):
+                return Signal.failed(source.name, source.reason)
+            signal = source.signal if isinstance(source, _LocalSource) else None
+            check = getattr(signal, "familiarity", None)
+            if check is None:
+                raise TypeError("the 'familiarity' signal source has no familiarity(question) method")
+            try:
+                result: Signal = await check(question)
+            except LLMError as e:
+                return Signal.failed(source.name, e.reason, usage=e.usage)
+            return result
+        raise ValueError(
+            "Self-Familiarity is off: set [whitebox.familiarity] enabled = true (and whitebox.model_path "
+            "or an endpoint for the generator)"
+        )
 
     async def score(
         self,

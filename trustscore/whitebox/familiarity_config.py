@@ -19,6 +19,11 @@ class FamiliarityConfig(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     enabled: bool = False
+    endpoint: str | None = Field(
+        default=None,
+        description="entry under [endpoints] for concept extraction and, without whitebox.model_path, the "
+        "remote generator; default: the only endpoint when there is exactly one",
+    )
     backend: Literal["auto", "local", "remote"] = Field(
         default="auto",
         description="local = whitebox.model_path with transformers; remote = the generator LLM through vLLM "
