@@ -1,1 +1,82 @@
-"""pytest plugin registered through the ``pytest11`` entry point. Import-light; no autouse fixtures."""
+"""pytest plugin registered through the ``pytest11`` entry point. Import-light; no autouse fixtures.
+
+Fixtures:
+- ``fake_vllm``: a started :class:`~trustscore.testing.FakeVLLMServer` answering every trustscore
+  judge (:func:`~trustscore.testing.judge_policy`); set ``fake_vllm.policy`` to script it.
+- ``fake_vllm_factory``: ``fake_vllm_factory(policy=None, *, models=..., latency=..., ...)`` starts
+  more servers (all stopped after the test).
+- ``trustscore_router``: a :class:`~trustscore.testing.MockRouter` (no sockets) for
+  ``HttpBackend(endpoint, transport=trustscore_router.transport)``.
+- ``trustscore_live_base_url``: the real server named by ``TRUSTSCORE_LIVE_BASE_URL``.
+
+Marker: ``@pytest.mark.trustscore_live`` skips the test unless ``TRUSTSCORE_LIVE_BASE_URL`` is set.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from trustscore.testing.router import MockRouter
+    from trustscore.testing.server import FakeVLLMServer
+
+LIVE_ENV = "TRUSTSCORE_LIVE_BASE_URL"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", f"trustscore_live: needs a real vLLM server; skipped unless ${LIVE_ENV} is set"
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("trustscore_live") is not None and not os.environ.get(LIVE_ENV):
+        pytest.skip(
+            f"trustscore_live: set {LIVE_ENV} (e.g. http://127.0.0.1:8000/v1) to run against a real server"
+        )
+
+
+@pytest.fixture
+def fake_vllm_factory() -> Iterator[Callable[..., FakeVLLMServer]]:
+    """Start fake vLLM servers: ``fake_vllm_factory(policy, models=..., latency=..., max_model_len=...)``."""
+    from trustscore.testing.server import FakeVLLMServer
+
+    started: list[FakeVLLMServer] = []
+
+    def make(policy: Any = None, **kwargs: Any) -> FakeVLLMServer:
+        server = FakeVLLMServer(policy, **kwargs).start()
+        started.append(server)
+        return server
+
+    try:
+        yield make
+    finally:
+        for server in reversed(started):
+            server.stop()
+
+
+@pytest.fixture
+def fake_vllm(fake_vllm_factory: Callable[..., FakeVLLMServer]) -> FakeVLLMServer:
+    """A started fake vLLM server on 127.0.0.1 answering every trustscore judge."""
+    return fake_vllm_factory()
+
+
+@pytest.fixture
+def trustscore_router() -> MockRouter:
+    """An in-process fake vLLM (``httpx.MockTransport``) answering every trustscore judge."""
+    from trustscore.testing.router import MockRouter
+
+    return MockRouter()
+
+
+@pytest.fixture
+def trustscore_live_base_url() -> str:
+    """The base URL of a real OpenAI-compatible server (``$TRUSTSCORE_LIVE_BASE_URL``); skips when unset."""
+    url = os.environ.get(LIVE_ENV)
+    if not url:
+        pytest.skip(f"set {LIVE_ENV} to run against a real server")
+    return url

@@ -1,0 +1,103 @@
+"""An in-process fake vLLM for fast unit tests: an ``httpx.MockTransport``, no sockets.
+
+It answers with the same engine as :class:`~trustscore.testing.server.FakeVLLMServer`, so bodies
+are identical. A request the policy has no answer for raises
+:class:`~trustscore.testing.engine.UnmatchedRequest` inside the client call, like pytest-httpx.
+
+    router = MockRouter(judge_policy({"lynx": lynx_answer("FAIL", p_pass=0.1)}))
+    backend = HttpBackend(endpoint, transport=router.transport)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from trustscore.testing.engine import FakeEngine, RecordedRequest
+from trustscore.testing.faults import FaultSchedule
+from trustscore.testing.latency import LatencyModel, ServerStats
+from trustscore.testing.script import FakeRequest, Policy
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["MockRouter"]
+
+
+class MockRouter:
+    """A fake vLLM behind an ``httpx.MockTransport``. Any host works; :attr:`base_url` is a readable one."""
+
+    base_url = "http://fake-vllm.test/v1"
+
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        *,
+        models: str | Sequence[str] = "fake-judge",
+        latency: LatencyModel | None = None,
+        max_model_len: int = 8192,
+        judge_patterns: dict[str, str] | None = None,
+    ) -> None:
+        self.engine = FakeEngine(
+            policy, models=models, latency=latency, max_model_len=max_model_len, judge_patterns=judge_patterns
+        )
+        self._transport: httpx.MockTransport | None = None
+
+    @property
+    def transport(self) -> httpx.MockTransport:
+        """The transport for ``httpx.AsyncClient(transport=...)`` or ``HttpBackend(transport=...)``."""
+        if self._transport is None:
+            import httpx
+
+            self._transport = httpx.MockTransport(self._handle)
+        return self._transport
+
+    def client(self, **kwargs: object) -> httpx.AsyncClient:
+        """An ``httpx.AsyncClient`` on :attr:`transport` with :attr:`base_url` (close it after use)."""
+        import httpx
+
+        return httpx.AsyncClient(transport=self.transport, base_url=self.base_url, **kwargs)  # type: ignore[arg-type]
+
+    async def _handle(self, request: httpx.Request) -> httpx.Response:
+        import httpx
+
+        body = await request.aread()
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        response = await self.engine.handle(request.method, request.url.path, headers, body)
+        if response.disconnect:
+            raise httpx.RemoteProtocolError(
+                "Server disconnected without sending a response.", request=request
+            )
+        return httpx.Response(response.status, headers=response.headers, content=response.body)
+
+    @property
+    def policy(self) -> Policy:
+        """What answers completion requests; assign a new one to re-script the fake."""
+        return self.engine.policy
+
+    @policy.setter
+    def policy(self, policy: Policy) -> None:
+        self.engine.policy = policy
+
+    @property
+    def model(self) -> str:
+        return self.engine.models[0]
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        return self.engine.requests
+
+    @property
+    def faults(self) -> FaultSchedule:
+        return self.engine.faults
+
+    @property
+    def stats(self) -> ServerStats:
+        return self.engine.stats
+
+    @property
+    def unmatched(self) -> list[FakeRequest]:
+        return list(self.engine.unmatched)
+
+    def reset(self) -> None:
+        self.engine.reset()
