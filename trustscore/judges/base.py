@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from pydantic import JsonValue
 
 from trustscore.judges.context_fit import ContextFit, PromptTooLong, fit_context
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
-from trustscore.types import Sample, Usage
+from trustscore.types import Sample, Signal, Usage
 
-__all__ = ["CallLog", "JudgeFailure", "fitted_context", "needs_context"]
+__all__ = ["CallLog", "JudgeBase", "JudgeFailure", "fitted_context", "needs_context"]
 
 
 class JudgeFailure(Exception):
@@ -57,3 +59,23 @@ def fitted_context(sample: Sample, llm: LLM, *, fixed_text: str, max_tokens: int
         return fit_context(list(sample.context), llm=llm, fixed_text=fixed_text, max_tokens=max_tokens)
     except PromptTooLong as e:
         raise JudgeFailure(str(e)) from None
+
+
+class JudgeBase(ABC):
+    """The shared ``run``: a judge implements ``_run`` and raises JudgeFailure when it cannot answer.
+
+    The failure becomes a missing signal carrying the reason and what the calls cost so far.
+    """
+
+    name: str
+    version: str
+
+    async def run(self, sample: Sample, llm: LLM) -> Signal:
+        calls = CallLog(llm, self.name)
+        try:
+            return await self._run(sample, llm, calls)
+        except JudgeFailure as e:
+            return Signal.failed(self.name, e.reason, usage=calls.usage, raw=e.raw, version=self.version)
+
+    @abstractmethod
+    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal: ...

@@ -12,7 +12,7 @@ import re
 
 from pydantic import JsonValue
 
-from trustscore.judges.base import CallLog, JudgeFailure, needs_context
+from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, needs_context
 from trustscore.judges.config import ChainPollConfig
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import quote
@@ -39,19 +39,12 @@ def parse_vote(text: str) -> str | None:
     return matches[-1].lower() if matches else None
 
 
-class ChainPollJudge:
+class ChainPollJudge(JudgeBase):
     name = "chainpoll"
 
     def __init__(self, config: ChainPollConfig) -> None:
         self.config = config
         self.version = prompt_version(TEMPLATES, PARSER_RULES)
-
-    async def run(self, sample: Sample, llm: LLM) -> Signal:
-        calls = CallLog(llm, self.name)
-        try:
-            return await self._run(sample, llm, calls)
-        except JudgeFailure as e:
-            return Signal.failed(self.name, e.reason, usage=calls.usage, raw=e.raw, version=self.version)
 
     async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
         needs_context(sample, self.name)

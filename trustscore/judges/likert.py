@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trustscore.judges.base import CallLog, JudgeFailure, needs_context
+from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, needs_context
 from trustscore.judges.config import LikertConfig
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import (
@@ -98,19 +98,12 @@ def parse_likert(choice: Choice, *, prefilled: bool = False) -> LikertRating:
     return LikertRating(float(rating), rating, explanation, False)
 
 
-class LikertJudge:
+class LikertJudge(JudgeBase):
     name = "likert"
 
     def __init__(self, config: LikertConfig) -> None:
         self.config = config
         self.version = prompt_version(TEMPLATES, PARSER_RULES, f"prefill={config.prefill_score}")
-
-    async def run(self, sample: Sample, llm: LLM) -> Signal:
-        calls = CallLog(llm, self.name)
-        try:
-            return await self._run(sample, llm, calls)
-        except JudgeFailure as e:
-            return Signal.failed(self.name, e.reason, usage=calls.usage, raw=e.raw, version=self.version)
 
     async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
         needs_context(sample, self.name)

@@ -13,7 +13,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from trustscore.judges.base import CallLog, JudgeFailure, fitted_context, needs_context
+from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, fitted_context, needs_context
 from trustscore.judges.config import LynxConfig
 from trustscore.judges.parsing import label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
@@ -93,19 +93,12 @@ def parse_lynx(choice: Choice) -> LynxVerdict:
     return LynxVerdict(verdict, 1.0 if verdict == "PASS" else 0.0, reasoning, False)
 
 
-class LynxJudge:
+class LynxJudge(JudgeBase):
     name = "lynx"
 
     def __init__(self, config: LynxConfig) -> None:
         self.config = config
         self.version = prompt_version(TEMPLATES, PARSER_RULES)
-
-    async def run(self, sample: Sample, llm: LLM) -> Signal:
-        calls = CallLog(llm, self.name)
-        try:
-            return await self._run(sample, llm, calls)
-        except JudgeFailure as e:
-            return Signal.failed(self.name, e.reason, usage=calls.usage, raw=e.raw, version=self.version)
 
     async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
         needs_context(sample, self.name)

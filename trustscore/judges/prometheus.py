@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trustscore.judges.base import CallLog, JudgeFailure, fitted_context, needs_context
+from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, fitted_context, needs_context
 from trustscore.judges.config import PrometheusConfig
 from trustscore.judges.parsing import (
     RATING_FLOOR,
@@ -90,7 +90,7 @@ def parse_prometheus(choice: Choice) -> PrometheusGrade:
     return PrometheusGrade(float(grade), grade, feedback, False)
 
 
-class PrometheusJudge:
+class PrometheusJudge(JudgeBase):
     name = "prometheus"
 
     def __init__(self, config: PrometheusConfig) -> None:
@@ -106,13 +106,6 @@ class PrometheusJudge:
             rubric=self.rubric,
             system_prompt=self.config.system_prompt,
         )
-
-    async def run(self, sample: Sample, llm: LLM) -> Signal:
-        calls = CallLog(llm, self.name)
-        try:
-            return await self._run(sample, llm, calls)
-        except JudgeFailure as e:
-            return Signal.failed(self.name, e.reason, usage=calls.usage, raw=e.raw, version=self.version)
 
     async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
         needs_context(sample, self.name)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import anyio
 from pydantic import JsonValue
 
-from trustscore.judges.base import CallLog, JudgeFailure
+from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure
 from trustscore.judges.config import TLMConfig
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import FILLER, label_distribution, locate_after, quote, to_unit
@@ -159,7 +159,7 @@ class _Parts:
     consistency_error: str | None = None
 
 
-class TLMJudge:
+class TLMJudge(JudgeBase):
     name = "tlm"
 
     def __init__(self, config: TLMConfig, *, similarity: Similarity | None = None) -> None:
@@ -174,13 +174,6 @@ class TLMJudge:
             f"k={config.samples},beta={config.beta},alpha={config.alpha},consistency={config.consistency}"
         )
         self.version = prompt_version(TEMPLATES, PARSER_RULES, settings)
-
-    async def run(self, sample: Sample, llm: LLM) -> Signal:
-        calls = CallLog(llm, self.name)
-        try:
-            return await self._run(sample, llm, calls)
-        except JudgeFailure as e:
-            return Signal.failed(self.name, e.reason, usage=calls.usage, raw=e.raw, version=self.version)
 
     async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
         cfg = self.config
