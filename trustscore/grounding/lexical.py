@@ -1,0 +1,119 @@
+"""LexicalSupport: how much of what the response states is written somewhere in the context.
+
+Each number, name and content word of the response is looked up, after folding (case, suffixes,
+"1,000" = "1000", "five" = "5"), among the words of the context (and of the question). The
+signal is ``1 - weighted unsupported share``: numbers and names weigh 1, content words weigh by
+rarity (wordfreq Zipf frequency), because an invented rare word is far more telling than a common
+one. Millisecond-fast and model-free: the offline baseline every other signal is compared with.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+
+import anyio
+from pydantic import JsonValue
+
+from trustscore.grounding.config import GroundingConfig
+from trustscore.grounding.text import Word, support_keys, words
+from trustscore.hashing import canonical_json, short_hash
+from trustscore.types import Sample, Signal, Span, Usage
+
+__all__ = ["LexicalSupport", "word_weight"]
+
+_METHOD = "lexical-support/2"
+_KINDS = ("number", "name", "word")
+_NAME_WEIGHT_FLOOR = 0.5
+
+
+@lru_cache(maxsize=65536)
+def _rarity(word: str) -> float:
+    """0.05 for the commonest English words up to 1 for rare ones (Zipf 7 -> 0, Zipf <= 3 -> 1)."""
+    from wordfreq import zipf_frequency
+
+    return min(1.0, max(0.05, (7.0 - zipf_frequency(word, "en")) / 4.0))
+
+
+def word_weight(word: Word) -> float:
+    """How much an unsupported ``word`` counts against the response."""
+    if word.kind == "number":
+        return 1.0
+    rarity = _rarity(word.text.casefold())
+    return max(_NAME_WEIGHT_FLOOR, rarity) if word.kind == "name" else rarity
+
+
+class LexicalSupport:
+    """A :class:`~trustscore.sources.LocalSignal` named ``"lexical"`` (higher = better supported)."""
+
+    name = "lexical"
+
+    def __init__(self, config: GroundingConfig | None = None) -> None:
+        self.config = config or GroundingConfig()
+        self.version = (
+            f"{_METHOD}+{short_hash(canonical_json({'q': self.config.lexical_question_support}), 8)}"
+        )
+
+    async def run(self, sample: Sample) -> Signal:
+        return await anyio.to_thread.run_sync(self.score, sample)
+
+    def score(self, sample: Sample) -> Signal:
+        """The signal for one sample, computed in the calling thread."""
+        began = time.perf_counter()
+        if not sample.has_context:
+            return self._failed(
+                "no context: lexical support checks the response against the retrieved passages; "
+                "pass context=[...]",
+                began,
+            )
+        claimed = words(sample.response)
+        if not claimed:
+            return self._failed("the response has no content words, numbers or names to check", began)
+        supported = support_keys(sample.context_text)
+        if self.config.lexical_question_support:
+            supported = supported | support_keys(sample.question)
+
+        totals = dict.fromkeys(_KINDS, 0)
+        misses = dict.fromkeys(_KINDS, 0)
+        total_weight = missing_weight = 0.0
+        spans: list[Span] = []
+        for w in claimed:
+            weight = word_weight(w)
+            totals[w.kind] += 1
+            total_weight += weight
+            if w.key not in supported:
+                misses[w.kind] += 1
+                missing_weight += weight
+                spans.append(
+                    Span(start=w.start, end=w.end, text=w.text, score=round(weight, 4), label=w.kind)
+                )
+
+        weighted_share = missing_weight / total_weight
+        raw: dict[str, JsonValue] = {
+            "weighted_unsupported_share": round(weighted_share, 6),
+            "unsupported_share": round(sum(misses.values()) / len(claimed), 6),
+        }
+        for kind in _KINDS:
+            raw[f"{kind}s"] = totals[kind]
+            raw[f"{kind}s_unsupported"] = misses[kind]
+            # None, not 0, when the response has no word of that kind: nothing was checked.
+            raw[f"{kind}s_unsupported_share"] = (
+                round(misses[kind] / totals[kind], 6) if totals[kind] else None
+            )
+        explanation = f"{sum(misses.values())} of {len(claimed)} checked words are not in the context" + (
+            f" (numbers: {misses['number']}/{totals['number']})" if totals["number"] else ""
+        )
+        return Signal(
+            name=self.name,
+            value=min(1.0, max(0.0, 1.0 - weighted_share)),
+            raw=raw,
+            explanation=explanation,
+            spans=spans,
+            usage=Usage(seconds=time.perf_counter() - began),
+            version=self.version,
+        )
+
+    def _failed(self, reason: str, began: float) -> Signal:
+        return Signal.failed(
+            self.name, reason, usage=Usage(seconds=time.perf_counter() - began), version=self.version
+        )
