@@ -435,3 +435,18 @@ def test_judge_sections_in_the_whole_config() -> None:
     assert cfg.judges.chainpoll is not None and cfg.judges.chainpoll.required_votes == 4
     assert list(cfg.judges.enabled()) == ["chainpoll"]
     assert math.isclose(TLMConfig(endpoint="j").beta, 0.7)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), "raise"])
+async def test_tlm_a_broken_similarity_abstains_with_its_reason_never_scores_zero(bad: object) -> None:
+    def similarity(a: str, b: str) -> float:
+        if bad == "raise":
+            raise RuntimeError("embedder offline")
+        return bad  # type: ignore[return-value]
+
+    judge = build_judge("tlm", TLMConfig(endpoint="e", consistency="similarity"), similarity=similarity)
+    signal = await judge.run(SAMPLE, FakeLLM(tlm_responder()))
+    assert signal.raw["consistency"] is None  # type: ignore[index,call-overload]
+    assert signal.value == pytest.approx(0.9), "self-reflection alone, not a NaN read as 0"
+    reason = "embedder offline" if bad == "raise" else "similarity returned nan"
+    assert any("consistency missing" in w and reason in w for w in signal.warnings)

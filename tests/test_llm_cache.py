@@ -159,3 +159,18 @@ async def test_a_failed_write_is_logged_and_counted_not_raised(
     assert (cache.stores, cache.write_errors) == (0, 1)
     assert "No space left on device" in caplog.text
     cache.close()
+
+
+async def test_a_failed_read_is_a_logged_and_counted_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    cache = ResponseCache(CacheConfig(directory=tmp_path / "c"))
+
+    def locked(key: str) -> ChatResult | None:
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(cache, "_get_sync", locked)
+    assert await cache.get(cache_key(ENDPOINT, REQUEST)) is None
+    assert (cache.hits, cache.read_errors) == (0, 1)
+    assert "database is locked" in caplog.text
+    cache.close()

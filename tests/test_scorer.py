@@ -57,6 +57,16 @@ async def test_judges_reach_their_llm() -> None:
     assert r.signals["lynx"].value == 1.0 and r.signals["lynx"].raw == "PASS"
 
 
+async def test_a_failure_inside_a_judges_task_group_is_named_not_the_group() -> None:
+    scorer = make_scorer(
+        FakeJudge("fanout", error=ExceptionGroup("unhandled errors in a TaskGroup", [KeyError("votes")])),
+        FakeJudge("nested", error=ExceptionGroup("g", [ExceptionGroup("h", [RateLimited("429 x3")])])),
+    )
+    r = await scorer.score(question=Q, context=CTX, response=R)
+    assert r.signals["fanout"].error == "KeyError: 'votes'"
+    assert r.signals["nested"].error == "429 x3"
+
+
 async def test_one_failing_judge_never_loses_the_others() -> None:
     scorer = make_scorer(
         FakeJudge("boom", error=RuntimeError("parser exploded")),

@@ -117,6 +117,15 @@ def test_no_cache_turns_the_cache_off(
     assert Scorer.from_config(str(toml)).config.cache.mode == "readwrite"
 
 
+def test_paths_in_a_toml_file_are_taken_from_its_folder(tmp_path: Path) -> None:
+    toml = tmp_path / "conf" / "trustscore.toml"
+    toml.parent.mkdir()
+    toml.write_text('[cache]\ndirectory = "responses"\n[fusion]\ncalibrator = "~/cal.json"\n')
+    config = Config.from_toml(toml)
+    assert config.cache.directory == tmp_path / "conf" / "responses"
+    assert config.fusion.calibrator == Path("~/cal.json").expanduser()
+
+
 def test_judge_build_errors_become_config_errors(
     fake_clients: list[FakeLLMClient], fake_build_judge: list[tuple[str, Any]]
 ) -> None:

@@ -92,7 +92,10 @@ class Config(BaseModel):
 
     def _resolve_paths(self, base: Path) -> Config:
         def fix(p: Path | None) -> Path | None:
-            return p if p is None or p.is_absolute() else (base / p)
+            if p is None:
+                return None
+            p = p.expanduser()
+            return p if p.is_absolute() else base / p
 
         return self.model_copy(
             update={
@@ -108,6 +111,7 @@ class Config(BaseModel):
                     update={"embedding_model": fix(self.grounding.embedding_model)}
                 ),
                 "fusion": self.fusion.model_copy(update={"calibrator": fix(self.fusion.calibrator)}),
+                "cache": self.cache.model_copy(update={"directory": fix(self.cache.directory)}),
             }
         )
 

@@ -172,16 +172,25 @@ async def _run_guarded(source: _Source, sample: Sample) -> Signal:
                 signal = await source.run(sample)
     except TimeoutError:
         return Signal.failed(source.name, f"timed out after {source.timeout_s:g}s ({source.timeout_setting})")
-    except LLMError as e:
-        return Signal.failed(source.name, e.reason, usage=e.usage)
     except Exception as e:
         logger.debug("signal %s failed", source.name, exc_info=True)
-        return Signal.failed(source.name, f"{type(e).__name__}: {e}")
+        cause = _sole_cause(e)
+        if isinstance(cause, LLMError):
+            return Signal.failed(source.name, cause.reason, usage=cause.usage)
+        return Signal.failed(source.name, f"{type(cause).__name__}: {cause}")
     if not isinstance(signal, Signal):
         return Signal.failed(source.name, f"returned a {type(signal).__name__}, not a trustscore.Signal")
     if signal.name != source.name:
         signal = signal.model_copy(update={"name": source.name})
     return signal
+
+
+def _sole_cause(error: Exception) -> Exception:
+    """The one error inside (nested) single-error groups: a source that fans out with a task group
+    raises its failure wrapped, and the reason should name the failure, not the group."""
+    while isinstance(error, ExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
 
 
 # ---------------------------------------------------------------------------------------------
@@ -602,18 +611,20 @@ class Scorer:
 
     def score_sync(self, **kwargs: Any) -> TrustScore:
         """Blocking :meth:`score`; works inside a running event loop too (see trustscore.sync)."""
-        from trustscore.sync import run_sync
+        from trustscore.sync import run_sync_releasing
 
-        result: TrustScore = run_sync(self.score, **kwargs)
+        result: TrustScore = run_sync_releasing(self.score, self._close_llms, **kwargs)
         return result
 
     def score_many_sync(
         self, samples: Iterable[Sample | Mapping[str, Any]], **kwargs: Any
     ) -> list[TrustScore]:
         """Blocking :meth:`score_many`."""
-        from trustscore.sync import run_sync
+        from trustscore.sync import run_sync_releasing
 
-        result: list[TrustScore] = run_sync(self.score_many, list(samples), **kwargs)
+        result: list[TrustScore] = run_sync_releasing(
+            self.score_many, self._close_llms, list(samples), **kwargs
+        )
         return result
 
     def _budget(self, budget_s: float | None) -> float:
@@ -627,12 +638,17 @@ class Scorer:
 
     async def aclose(self) -> None:
         """Close the LLM clients and the cache this Scorer built (injected ones belong to the caller)."""
+        await self._close_llms()
+        if self._owned_cache is not None:
+            self._owned_cache.close()
+
+    async def _close_llms(self) -> None:
+        """Close the current event loop's connections of the LLM clients this Scorer built (they
+        reopen on next use)."""
         for llm in self._owned_llms:
             close = getattr(llm, "aclose", None)
             if close is not None:
                 await close()
-        if self._owned_cache is not None:
-            self._owned_cache.close()
 
     async def __aenter__(self) -> Scorer:
         return self

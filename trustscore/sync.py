@@ -22,7 +22,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from trustscore.types import TrustScore
 
-__all__ = ["run_sync", "score_sync"]
+__all__ = ["run_sync", "run_sync_releasing", "score_sync"]
 
 T = TypeVar("T")
 
@@ -63,10 +63,37 @@ _background = _BackgroundLoop()
 
 def run_sync(fn: Callable[..., Awaitable[T]], /, *args: Any, **kwargs: Any) -> T:
     """Run ``await fn(*args, **kwargs)`` to completion from synchronous code and return its result."""
+    return run_sync_releasing(fn, None, *args, **kwargs)
+
+
+def run_sync_releasing(
+    fn: Callable[..., Awaitable[T]],
+    release: Callable[[], Awaitable[None]] | None,
+    /,
+    *args: Any,
+    **kwargs: Any,
+) -> T:
+    """:func:`run_sync`, then ``await release()`` before a temporary event loop ends.
+
+    With no loop running, the call gets a loop of its own that dies with it. Anything the call
+    opened in that loop (pooled HTTP connections) must be closed there: otherwise each call leaves
+    a client and its sockets behind, kept alive by the dead loop they reference. The long-lived
+    background loop keeps its clients for the next call, so ``release`` is not run there.
+    """
     call = partial(fn, *args, **kwargs)
-    if not _event_loop_running():
+    if _event_loop_running():
+        return _background.portal().call(call)
+    if release is None:
         return anyio.run(call)
-    return _background.portal().call(call)
+
+    async def call_then_release() -> T:
+        try:
+            return await call()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await release()
+
+    return anyio.run(call_then_release)
 
 
 def score_sync(

@@ -17,6 +17,7 @@ When one part fails, the value comes from the other part alone and a warning say
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -156,6 +157,7 @@ class _Parts:
     reflection_errors: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     agreement: list[float | None] = field(default_factory=list)
+    agreement_errors: list[str] = field(default_factory=list)
     consistency_error: str | None = None
 
 
@@ -245,7 +247,11 @@ class TLMJudge(JudgeBase):
         async def score(i: int, answer: str) -> None:
             if not answer:
                 return
-            s = await self._agreement(sample, context, answer, calls)
+            try:
+                s = await self._agreement(sample, context, answer, calls)
+            except JudgeFailure as e:
+                parts.agreement_errors.append(e.reason)
+                return
             if s is not None:
                 r = 1.0 if exact_match(answer, sample.response) else 0.0
                 parts.agreement[i] = cfg.alpha * s + (1.0 - cfg.alpha) * r
@@ -255,11 +261,17 @@ class TLMJudge(JudgeBase):
                 tg.start_soon(score, i, answer)
 
     async def _agreement(self, sample: Sample, context: str, answer: str, calls: CallLog) -> float | None:
-        """s_i for one sampled answer; None when it cannot be judged (the sample abstains)."""
+        """s_i for one sampled answer; None or JudgeFailure (with the reason) when it cannot be
+        judged: the sample abstains."""
         if self.config.consistency == "similarity" and self.similarity is not None:
             similarity = self.similarity
-            value = await anyio.to_thread.run_sync(lambda: similarity(answer, sample.response))
-            return to_unit(float(value))
+            try:
+                value = float(await anyio.to_thread.run_sync(lambda: similarity(answer, sample.response)))
+            except Exception as e:  # a user's callable: any failure is this sample's abstention
+                raise JudgeFailure(f"similarity failed: {type(e).__name__}: {e}") from None
+            if not math.isfinite(value):
+                raise JudgeFailure(f"similarity returned {value}")
+            return to_unit(value)
         request = ChatRequest(
             messages=build_agreement_messages(
                 question=sample.question, context=context, answer=sample.response, other=answer
@@ -284,9 +296,9 @@ class TLMJudge(JudgeBase):
         scored = [a for a in parts.agreement if a is not None]
         consistency = sum(scored) / len(scored) if scored else None
         if cfg.samples > 0 and consistency is None:
-            why = (
-                parts.consistency_error
-                or f"none of the {len(parts.answers)} sampled answers could be compared"
+            why = parts.consistency_error or (
+                f"none of the {len(parts.answers)} sampled answers could be compared"
+                + (f": {parts.agreement_errors[0]}" if parts.agreement_errors else "")
             )
             warnings.append(f"consistency missing ({why}): value from self-reflection only")
         if reflection is not None and parts.reflection_errors:

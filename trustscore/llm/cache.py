@@ -101,6 +101,7 @@ class ResponseCache:
         self.misses = 0
         self.stores = 0
         self.write_errors = 0
+        self.read_errors = 0
 
     @property
     def config(self) -> CacheConfig:
@@ -143,10 +144,18 @@ class ResponseCache:
         self._open().set(key, result.model_dump_json(exclude={"usage"}))
 
     async def get(self, key: str) -> ChatResult | None:
-        """The stored result, or None (also when the mode is "off"). Raises UnsafeCacheEntry on tampering."""
+        """The stored result, or None (also when the mode is "off"). Raises UnsafeCacheEntry on tampering.
+
+        A failed read (database locked past its timeout, unreadable disk) is logged, counted in
+        ``read_errors`` and answered as a miss: the model is asked instead of the judge failing."""
         if not self.readable:
             return None
-        found = await anyio.to_thread.run_sync(partial(self._get_sync, key), limiter=self._limiters.get())
+        try:
+            found = await anyio.to_thread.run_sync(partial(self._get_sync, key), limiter=self._limiters.get())
+        except (OSError, sqlite3.Error, diskcache.Timeout) as e:
+            self.read_errors += 1
+            logger.warning("response cache %s: could not read an entry: %s", self._config.directory, e)
+            return None
         if found is None:
             self.misses += 1
         else:

@@ -1,0 +1,46 @@
+"""Calibrators shipped inside the package, chosen automatically by the signals a Scorer runs.
+
+A shipped calibrator applies when no ``fusion.calibrator`` is configured and the Scorer's
+*available* signals are exactly the ones the calibrator was fitted on, each with the same
+``version``. Any other signal set (judges added, a signal unavailable, a changed signal method)
+keeps the uncalibrated default mean, so a calibrator is never applied to scores it was not fitted on.
+
+``ragtruth_local.json``: lexical + embedding grounding fitted on RAGTruth (test + train_extra,
+2,920 responses); how it was fitted and how well it does held out is in ``calibration/README.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from importlib import resources
+
+from trustscore.fusion.model import FusionModel
+
+__all__ = ["shipped_calibrator", "shipped_calibrators"]
+
+
+def shipped_calibrators() -> list[FusionModel]:
+    """Every calibrator shipped in this package, validated (a corrupt file raises CalibratorError)."""
+    folder = resources.files(__name__)
+    return [
+        FusionModel.from_json(entry.read_text(encoding="utf-8"), source=f"shipped calibrator {entry.name}")
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".json")
+    ]
+
+
+def shipped_calibrator(signal_versions: Mapping[str, str | None]) -> FusionModel | None:
+    """The shipped calibrator fitted on exactly these signals at these versions, if there is one.
+
+    ``signal_versions`` maps each available signal's name to its ``version``; a signal without a
+    version never matches (nothing proves it computes what the calibrator was fitted on).
+    """
+    for model in shipped_calibrators():
+        if set(model.signal_versions) != set(signal_versions):
+            continue
+        if all(
+            signal_versions[name] is not None and signal_versions[name] == expected
+            for name, expected in model.signal_versions.items()
+        ):
+            return model
+    return None
