@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from trustscore.judges import JUDGE_NAMES, build_judge
 from trustscore.judges.chainpoll import build_chainpoll_messages
 from trustscore.judges.config import LikertConfig, LynxConfig, PrometheusConfig, TLMConfig
 from trustscore.judges.evidence import evidence_messages
@@ -169,3 +170,26 @@ def test_versions_are_stable_short_hashes_that_track_settings() -> None:
     assert len(a.version) == 12 and len(b.version) == 12
     assert TLMJudge(TLMConfig(endpoint="e")).version == b.version
     assert TLMJudge(TLMConfig(endpoint="e", beta=0.5)).version != b.version
+
+
+@pytest.mark.parametrize(
+    ("name", "changed"),
+    [
+        ("chainpoll", {"polls": 3}),
+        ("chainpoll", {"temperature": 1.0}),
+        ("likert", {"top_logprobs": 0}),
+        ("lynx", {"top_logprobs": 0}),
+        ("prometheus", {"polls": 3, "temperature": 1.0}),
+        ("tlm", {"samples": 3}),
+    ],
+)
+def test_settings_that_change_values_change_the_version(name: str, changed: dict[str, object]) -> None:
+    base = build_judge(name, {"endpoint": "e"})
+    assert build_judge(name, {"endpoint": "e", **changed}).version != base.version
+
+
+def test_where_a_judge_is_served_does_not_change_its_version() -> None:
+    for name in JUDGE_NAMES:
+        a = build_judge(name, {"endpoint": "a"})
+        b = build_judge(name, {"endpoint": "b", "timeout_s": 5.0, "enabled": True})
+        assert a.version == b.version

@@ -44,7 +44,7 @@ class ChainPollJudge(JudgeBase):
 
     def __init__(self, config: ChainPollConfig) -> None:
         self.config = config
-        self.version = prompt_version(TEMPLATES, PARSER_RULES)
+        self.version = prompt_version(TEMPLATES, PARSER_RULES, config.value_settings())
 
     async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
         needs_context(sample, self.name)

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from trustscore.hashing import canonical_json
+
 __all__ = [
     "ChainPollConfig",
     "JudgeConfig",
@@ -26,6 +28,15 @@ class JudgeConfig(BaseModel):
     endpoint: str = Field(description="name of an entry under [endpoints]")
     enabled: bool = True
     timeout_s: float | None = Field(default=None, gt=0, description="deadline for this judge's calls")
+
+    def value_settings(self) -> str:
+        """The settings that can change the judge's values, as canonical JSON.
+
+        Part of the judge's version, so a calibrator fitted with one setting (e.g. 5 polls, or
+        logprob-weighted scores) is refused for another. Where the judge is served and how long it
+        may take do not change its values and are left out.
+        """
+        return canonical_json(self.model_dump(mode="json", exclude={"endpoint", "enabled", "timeout_s"}))
 
 
 class LikertConfig(JudgeConfig):

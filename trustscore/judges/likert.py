@@ -103,7 +103,7 @@ class LikertJudge(JudgeBase):
 
     def __init__(self, config: LikertConfig) -> None:
         self.config = config
-        self.version = prompt_version(TEMPLATES, PARSER_RULES, f"prefill={config.prefill_score}")
+        self.version = prompt_version(TEMPLATES, PARSER_RULES, config.value_settings())
 
     async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
         needs_context(sample, self.name)

@@ -96,7 +96,7 @@ class PrometheusJudge(JudgeBase):
     def __init__(self, config: PrometheusConfig) -> None:
         self.config = config
         self.rubric = config.rubric if config.rubric is not None else load_template(DEFAULT_RUBRIC)
-        self.version = prompt_version(TEMPLATES, PARSER_RULES, self.rubric, config.system_prompt)
+        self.version = prompt_version(TEMPLATES, PARSER_RULES, self.rubric, config.value_settings())
 
     def _messages(self, sample: Sample, context: str) -> list[Message]:
         return build_prometheus_messages(

@@ -172,10 +172,7 @@ class TLMJudge(JudgeBase):
             )
         self.config = config
         self.similarity = similarity
-        settings = (
-            f"k={config.samples},beta={config.beta},alpha={config.alpha},consistency={config.consistency}"
-        )
-        self.version = prompt_version(TEMPLATES, PARSER_RULES, settings)
+        self.version = prompt_version(TEMPLATES, PARSER_RULES, config.value_settings())
 
     async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
         cfg = self.config
