@@ -13,7 +13,7 @@ from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
 from trustscore import Config, ConfigError, Sample, Scorer, Signal, TrustScore, Usage
 from trustscore.fusion.fuser import FusedScore
-from trustscore.llm.protocol import RateLimited
+from trustscore.llm.protocol import LLM, ChatRequest, RateLimited
 
 pytestmark = pytest.mark.anyio
 
@@ -296,3 +296,30 @@ async def test_async_context_manager_closes_only_llms_it_built(tmp_path: Path) -
 async def test_duplicate_signal_names_are_refused() -> None:
     with pytest.raises(ConfigError, match="share the name"):
         make_scorer(FakeJudge("x"), local=[FakeLocal("x")])
+
+
+class _TwoCallJudge:
+    """One call that completes, then one that never does: a judge cut off half-way."""
+
+    name = "lynx"
+    version = "1"
+
+    async def run(self, sample: Sample, llm: LLM) -> Signal:
+        await llm.generate(ChatRequest(prompt="first"))
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize("cut_by", ["judge_timeout", "score_budget"])
+async def test_a_judge_cut_off_by_a_deadline_still_reports_what_its_finished_calls_cost(cut_by: str) -> None:
+    config = Config(
+        endpoints={"e": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}},
+        judges={"lynx": {"endpoint": "e", "timeout_s": 0.2 if cut_by == "judge_timeout" else None}},
+    )
+    scorer = Scorer(config, judges=[_TwoCallJudge()], local_signals=[], llms={"e": FakeLLM()})
+    budget = None if cut_by == "judge_timeout" else 0.2
+    result = await scorer.score(question="q", context=["c"], response="r", budget_s=budget)
+    signal = result.signals["lynx"]
+    assert signal.value is None and "timed out" in (signal.error or "")
+    assert signal.usage.requests == 1 and signal.usage.prompt_tokens == 10
+    assert result.usage.requests == 1

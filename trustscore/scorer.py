@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from trustscore.config import Config, ConfigError
 from trustscore.fusion.fuser import DefaultFuser, Fuser
-from trustscore.llm.protocol import LLM, LLMError
+from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
 from trustscore.sources import Judge, LocalSignal
 from trustscore.types import Sample, Signal, TrustScore, Usage
 
@@ -129,7 +129,41 @@ class _Source(ABC):
         self.timeout_setting = timeout_setting
 
     @abstractmethod
-    async def run(self, sample: Sample) -> Signal: ...
+    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
+        """The signal; LLM calls that complete on the way are recorded in ``spent``, so a run cut
+        off by a deadline still reports what it cost."""
+
+
+class _MeteredLLM:
+    """An LLM that records the usage of every completed call (failed ones included)."""
+
+    def __init__(self, llm: LLM, spent: list[Usage]) -> None:
+        self._llm = llm
+        self._spent = spent
+
+    @property
+    def model(self) -> str:
+        return self._llm.model
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]:
+        return self._llm.flavour
+
+    @property
+    def context_window(self) -> int:
+        return self._llm.context_window
+
+    def count_tokens(self, text: str) -> int:
+        return self._llm.count_tokens(text)
+
+    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
+        try:
+            result = await self._llm.generate(request, cache=cache)
+        except LLMError as e:
+            self._spent.append(e.usage)
+            raise
+        self._spent.append(result.usage)
+        return result
 
 
 class _JudgeSource(_Source):
@@ -138,8 +172,8 @@ class _JudgeSource(_Source):
         self.judge = judge
         self.llm = llm
 
-    async def run(self, sample: Sample) -> Signal:
-        return await self.judge.run(sample, self.llm)
+    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
+        return await self.judge.run(sample, _MeteredLLM(self.llm, spent))
 
 
 class _LocalSource(_Source):
@@ -147,7 +181,7 @@ class _LocalSource(_Source):
         super().__init__(signal.name, signal.version)
         self.signal = signal
 
-    async def run(self, sample: Sample) -> Signal:
+    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
         return await self.signal.run(sample)
 
 
@@ -158,20 +192,24 @@ class _UnavailableSource(_Source):
         super().__init__(name, None)
         self.reason = reason
 
-    async def run(self, sample: Sample) -> Signal:
+    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
         return Signal.failed(self.name, self.reason)
 
 
-async def _run_guarded(source: _Source, sample: Sample) -> Signal:
+async def _run_guarded(source: _Source, sample: Sample, spent: list[Usage]) -> Signal:
     """Run one source; every exception becomes a missing signal. Cancellation propagates."""
     try:
         if source.timeout_s is None:
-            signal = await source.run(sample)
+            signal = await source.run(sample, spent)
         else:
             with anyio.fail_after(source.timeout_s):
-                signal = await source.run(sample)
+                signal = await source.run(sample, spent)
     except TimeoutError:
-        return Signal.failed(source.name, f"timed out after {source.timeout_s:g}s ({source.timeout_setting})")
+        return Signal.failed(
+            source.name,
+            f"timed out after {source.timeout_s:g}s ({source.timeout_setting})",
+            usage=Usage.total(spent),
+        )
     except Exception as e:
         logger.debug("signal %s failed", source.name, exc_info=True)
         cause = _sole_cause(e)
@@ -495,9 +533,10 @@ class Scorer:
         budget = self._budget(budget_s)
         started = time.perf_counter()
         finished: dict[str, Signal] = {}
+        spent: dict[str, list[Usage]] = {s.name: [] for s in self._sources}
 
         async def run_one(source: _Source) -> None:
-            finished[source.name] = await _run_guarded(source, sample)
+            finished[source.name] = await _run_guarded(source, sample, spent[source.name])
 
         with anyio.move_on_after(budget):
             async with anyio.create_task_group() as tg:
@@ -505,7 +544,7 @@ class Scorer:
                     tg.start_soon(run_one, source)
         timed_out = f"timed out after {budget:g}s budget"
         signals = {
-            s.name: finished[s.name] if s.name in finished else Signal.failed(s.name, timed_out)
+            s.name: finished.get(s.name) or Signal.failed(s.name, timed_out, usage=Usage.total(spent[s.name]))
             for s in self._sources
         }
         fused = self._fuser.predict(signals)
