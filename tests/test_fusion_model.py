@@ -304,3 +304,25 @@ def test_monotone_keeps_every_judge_weight_non_negative() -> None:
     grid = np.linspace(0.05, 0.95, 19)
     scores = [mono.predict({"a": _sig("a", 0.6), "b": _sig("b", float(v))}).score for v in grid]
     assert np.all(np.diff(np.asarray(scores, dtype=float)) >= 0)
+
+
+def test_stacking_a_signal_present_in_one_class_only_names_the_feature(rows: list[ScoredRow]) -> None:
+    """A judge that only answered on trustworthy rows cannot get a per-signal calibrator: say which."""
+    partial = [
+        r.model_copy(
+            update={
+                "signals": {
+                    **r.signals,
+                    "sparse": Signal(
+                        name="sparse",
+                        value=None if r.fields["hallucinated"] else 0.7,
+                        error="timeout" if r.fields["hallucinated"] else None,
+                        version="v1",
+                    ),
+                }
+            }
+        )
+        for r in rows
+    ]
+    with pytest.raises(ValueError, match=r"feature 'sparse\|logit'.*drop --stack or this feature"):
+        fit_calibrator(partial, label="hallucinated", options=FitOptions(stack="platt"))

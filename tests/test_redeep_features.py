@@ -3,6 +3,7 @@ explicit logit lens and divergence formulas), on Llama and Qwen2."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -276,3 +277,27 @@ def test_split_text_respects_size_and_boundaries() -> None:
     assert text[spans[0][0] : spans[0][1]] == "First sentence here."
     assert "".join(text[a:b] for a, b in spans).replace(" ", "") == "".join(text.split())
     assert split_text("   ", 10) == []
+
+
+def test_sliding_window_attention_matches_naive_reference(tmp_path: Path) -> None:
+    """Mistral (and Qwen2's sliding layers) hide keys beyond the window; the recomputed rows must too."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = save_tiny_model(tmp_path / "mistral", model_type="mistral", num_layers=3)
+    enc = encode_sample(AutoTokenizer.from_pretrained(path, local_files_only=True), SAMPLE)
+    keys = [i for i, c in enumerate(enc.context_token_mask) if c]
+    # The last response position sees only the second half of the context keys.
+    window = enc.n_tokens - 1 - keys[len(keys) // 2] + 1
+    config = json.loads((path / "config.json").read_text())
+    config["sliding_window"] = window
+    (path / "config.json").write_text(json.dumps(config))
+    loaded = load_model(path)
+    eager = AutoModelForCausalLM.from_pretrained(
+        path, local_files_only=True, attn_implementation="eager"
+    ).eval()
+    assert eager.config.sliding_window == window
+    for mode in ("jsd", "legacy"):
+        recipe = FeatureRecipe(heads=HEADS, layers=LAYERS, pks_mode=mode)  # type: ignore[arg-type]
+        got = extract_features(loaded, SAMPLE, recipe, position_chunk=7)
+        ref = _reference(eager, loaded, SAMPLE, recipe)
+        np.testing.assert_allclose(got.ecs, ref["ecs"], atol=2e-5)

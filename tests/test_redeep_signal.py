@@ -220,3 +220,49 @@ async def test_cancellation_propagates_and_frees_the_model(model_path: Path) -> 
     assert scope.cancelled_caught
     after = await signal.run(SAMPLE)
     assert after.value is not None
+
+
+def test_label_units_marks_units_overlapping_an_annotated_span() -> None:
+    from trustscore.whitebox.fit import label_units
+
+    units = [(0, 3), (4, 9), (10, 14), (14, 15)]
+    assert label_units(units, [(5, 6)]).tolist() == [0, 1, 0, 0]
+    assert label_units(units, [(9, 10), (14, 40)]).tolist() == [0, 0, 0, 1]  # touching is not overlapping
+    assert label_units(units, []).tolist() == [0, 0, 0, 0]
+
+
+async def test_collect_features_then_fit_gives_a_profile_the_signal_scores_with(
+    model_path: Path, tmp_path: Path
+) -> None:
+    from trustscore.whitebox.fit import collect_features, fit_logistic_profile
+
+    loaded = load_model(model_path)
+    recipe = FeatureRecipe(heads=((0, 1), (1, 2), (1, 3)), layers=(0, 1))
+    samples = [SAMPLE.model_copy(update={"id": f"r{i}"}) for i in range(4)]
+    bad = SAMPLE.response.index("by aliens")
+    hallucinated = [[(bad, bad + len("by aliens"))], [], [(bad, bad + 2)], []]
+    data = collect_features(loaded, samples, hallucinated, recipe, groups=["s0", "s0", "s1", "s1"])
+    one = extract_features(loaded, SAMPLE, recipe)
+    assert data.n == 4 * one.n_units and data.heads == recipe.heads and data.layers == recipe.layers
+    np.testing.assert_allclose(data.ecs[: one.n_units], one.ecs)
+    flagged = [
+        SAMPLE.response[a:b] for (a, b), y in zip(one.spans, data.labels[: one.n_units], strict=True) if y
+    ]
+    assert "".join(flagged).strip() == "by aliens"
+    assert data.labels[one.n_units : 2 * one.n_units].sum() == 0
+    assert sorted(set(data.groups.tolist())) == ["s0", "s1"] and data.responses[0] == "r0"
+    with pytest.raises(ValueError, match="one entry per sample"):
+        collect_features(loaded, samples, hallucinated[:2], recipe)
+
+    profile = fit_logistic_profile(
+        data,
+        model=ModelIdentity.from_hf_config(loaded.config),
+        level="token",
+        pks_mode="jsd",
+        split="test fixture",
+        n_folds=2,
+    )
+    profile.save(tmp_path / "p.json")
+    signal = RedeepSignal(model_path=model_path, profile=RedeepProfile.load(tmp_path / "p.json"))
+    out = await signal.run(SAMPLE)
+    assert out.value is not None and 0.0 <= out.value <= 1.0, out.error

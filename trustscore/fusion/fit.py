@@ -165,8 +165,15 @@ def _fit_linear(
             )
         stack = None
         if opts.stack and spec.field == "value":
-            stack = fit_calibrator_kind(opts.stack, x[present], t[present])
-            x = _stacked_column(x, t, opts.stack, inner)
+            try:
+                stack = fit_calibrator_kind(opts.stack, x[present], t[present])
+                x = _stacked_column(x, t, opts.stack, inner)
+            except ValueError as e:
+                raise ValueError(
+                    f"feature {spec.key!r}: its {opts.stack} stacking calibrator cannot be fitted ({e}); "
+                    "the rows where this signal has a value need both labels in every fold: "
+                    "drop --stack or this feature"
+                ) from None
         bounds = (float(np.nanmin(x)), float(np.nanmax(x))) if spec.transform == "clip" else None
         tx = apply_transform(spec.transform, x, bounds)
         center = float(np.nanmean(tx))

@@ -10,21 +10,25 @@ given; callers keep their report split out of it. Two fits are offered:
 * :func:`fit_logistic_profile`: standardised ECS and PKS of *all* candidates, L2 logistic regression
   with the strength chosen by grouped inner cross-validation (mean held-out log loss).
 
-Rows are units (tokens or chunks); ``groups`` keep related rows (same source document) on one side of
-every fold; ``responses`` say which rows make up one response for response-level scores.
+Rows are units (tokens or chunks), e.g. from :func:`collect_features` over labeled samples;
+``groups`` keep related rows (same source document) on one side of every fold; ``responses`` say
+which rows make up one response for response-level scores.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from trustscore.fusion import metrics
 from trustscore.fusion.logistic import fit_logistic, sigmoid
 from trustscore.hashing import sha256_hex
+from trustscore.types import Sample
+from trustscore.whitebox.model import LoadedModel
 from trustscore.whitebox.profile import (
     Head,
     LogisticCombination,
@@ -34,6 +38,7 @@ from trustscore.whitebox.profile import (
     TrainingSummary,
     transform_pks,
 )
+from trustscore.whitebox.redeep import FeatureRecipe, extract_features
 
 __all__ = [
     "DEFAULT_BETAS",
@@ -43,10 +48,12 @@ __all__ = [
     "LogisticSelection",
     "PaperSelection",
     "auroc",
+    "collect_features",
     "feature_aurocs",
     "fit_logistic_profile",
     "fit_paper_profile",
     "grouped_folds",
+    "label_units",
     "pearson",
     "response_scores",
     "select_logistic",
@@ -165,27 +172,64 @@ class FeatureSet:
         return sha256_hex(b"\x1e".join(parts))
 
 
+def label_units(
+    unit_spans: Sequence[tuple[int, int]], hallucinated: Sequence[tuple[int, int]]
+) -> NDArray[np.int64]:
+    """1 for each unit (``[start, end)`` characters in the response) overlapping an annotated
+    hallucinated span, else 0: RAGTruth-style character labels turned into token/chunk labels."""
+    return np.array(
+        [int(any(s < b and a < e for a, b in hallucinated)) for s, e in unit_spans], dtype=np.int64
+    )
+
+
+def collect_features(
+    loaded: LoadedModel,
+    samples: Sequence[Sample],
+    hallucinated: Sequence[Sequence[tuple[int, int]]],
+    recipe: FeatureRecipe,
+    *,
+    groups: Sequence[str] | None = None,
+    **extract: Any,
+) -> FeatureSet:
+    """The training rows for a fit: ``recipe``'s features of every sample, each unit labeled (blocking).
+
+    ``hallucinated[i]`` are the annotated spans of ``samples[i].response``; responses are keyed by
+    ``Sample.id`` (else their index); ``groups`` (e.g. source ids, one per sample) default to the
+    responses. ``extract`` is passed to :func:`~trustscore.whitebox.redeep.extract_features`
+    (``embed`` for chunk level, ``system_prompt``, ...). Use ``candidate_recipe`` to extract every
+    candidate head and layer, then let the fit choose among them.
+    """
+    if len(hallucinated) != len(samples) or (groups is not None and len(groups) != len(samples)):
+        raise ValueError("hallucinated (and groups, when given) need one entry per sample")
+    ecs, pks, labels, unit_groups, responses = [], [], [], [], []
+    for i, sample in enumerate(samples):
+        features = extract_features(loaded, sample, recipe, **extract)
+        key = sample.id if sample.id is not None else str(i)
+        ecs.append(features.ecs)
+        pks.append(features.pks)
+        labels.append(label_units(features.spans, hallucinated[i]))
+        responses += [key] * features.n_units
+        unit_groups += [groups[i] if groups is not None else key] * features.n_units
+    return FeatureSet.build(
+        np.vstack(ecs),
+        np.vstack(pks),
+        np.concatenate(labels),
+        heads=recipe.heads,
+        layers=recipe.layers,
+        groups=unit_groups,
+        responses=responses,
+    )
+
+
 # ---- metrics -------------------------------------------------------------------------------------
 
 
 def auroc(scores: ArrayLike, labels: ArrayLike) -> float:
-    """Area under the ROC curve (Mann-Whitney, ties counted half). NaN when only one class is present."""
-    s = np.asarray(scores, dtype=np.float64).ravel()
-    y = np.asarray(labels).ravel().astype(bool)
-    n_pos = int(y.sum())
-    n_neg = y.size - n_pos
-    if n_pos == 0 or n_neg == 0:
+    """:func:`trustscore.fusion.metrics.auroc` (ties count half), but NaN when only one class is present."""
+    y = np.asarray(labels).ravel()
+    if y.size == 0 or y.min() == y.max():
         return float("nan")
-    order = np.argsort(s, kind="mergesort")
-    ranks = np.empty(s.size, dtype=np.float64)
-    sorted_s = s[order]
-    # average rank within runs of ties
-    boundaries = np.flatnonzero(np.diff(sorted_s)) + 1
-    starts = np.concatenate([[0], boundaries])
-    ends = np.concatenate([boundaries, [s.size]])
-    avg = (starts + ends - 1) / 2.0 + 1.0
-    ranks[order] = np.repeat(avg, ends - starts)
-    return float((ranks[y].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+    return metrics.auroc(y, scores)
 
 
 def pearson(x: ArrayLike, y: ArrayLike) -> float:

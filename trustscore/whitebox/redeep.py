@@ -241,6 +241,18 @@ class _HeadRows:
     """[R, C] attention mass per context chunk per response position (chunk level)."""
 
 
+def _sliding_window(config: Any, layer: int) -> int | None:
+    """The attention window of ``layer`` (Mistral: every layer; Qwen2: its "sliding_attention" layers).
+
+    A query at position q sees keys k with ``q - k < window`` (transformers' sliding-window mask).
+    """
+    window = getattr(config, "sliding_window", None)
+    layer_types = getattr(config, "layer_types", None)
+    if window is None or (layer_types is not None and layer_types[layer] != "sliding_attention"):
+        return None
+    return int(window)
+
+
 def _attention_rows(
     loaded: LoadedModel,
     layer: int,
@@ -272,6 +284,7 @@ def _attention_rows(
     k_all = k_all * cos[:n_keys_total, None, :] + _rotate_half(k_all) * sin[:n_keys_total, None, :]
     scaling = float(getattr(attn, "scaling", dh**-0.5))
     key_index = torch.arange(n_keys_total, device=hidden.device)
+    window = _sliding_window(loaded.config, layer)
     out: dict[int, _HeadRows] = {}
     for head in heads:
         q_h, k_h = q_all[:, head], k_all[:, head // group]
@@ -280,11 +293,14 @@ def _attention_rows(
         for lo in range(0, len(positions), block):
             pos = positions[lo : lo + block]
             scores = (q_h[lo : lo + block] @ k_h.T) * scaling  # [b, T']
+            hidden_keys = key_index[None, :] > pos[:, None]
+            if window is not None:
+                hidden_keys = hidden_keys | (key_index[None, :] <= pos[:, None] - window)
+            scores = scores.masked_fill(hidden_keys, float("-inf"))
             if chunk_onehot is None:
                 # softmax is monotone within a row, so the top-k keys are the top-k scores.
                 tops.append(keys[scores[:, keys].topk(k, dim=-1).indices])
             else:
-                scores = scores.masked_fill(key_index[None, :] > pos[:, None], float("-inf"))
                 weights = torch.softmax(scores, dim=-1)
                 masses.append(weights @ chunk_onehot[:n_keys_total])
         if chunk_onehot is None:
