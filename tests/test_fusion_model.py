@@ -147,7 +147,17 @@ def test_a_changed_signal_version_is_refused(fitted: FusionModel, tmp_path: Path
     path = save_model(fitted, tmp_path / "m.json")
     with pytest.raises(CalibratorMismatchError, match="refit"):
         load_model(path, signal_versions={"noisy": "v9"})
-    assert load_model(path, signal_versions={"noisy": "v1", "other": "x"}) == fitted
+    running = {"noisy": "v1", "distorted": "v1", "lexical": "v1", "other": "x"}
+    assert load_model(path, signal_versions=running) == fitted
+
+
+def test_a_calibrator_reading_a_signal_the_scorer_does_not_run_is_refused(
+    fitted: FusionModel, tmp_path: Path
+) -> None:
+    path = save_model(fitted, tmp_path / "m.json")
+    not_running = r"reads signal\(s\) \['distorted', 'lexical'\] that this scorer does not run"
+    with pytest.raises(CalibratorMismatchError, match=not_running):
+        load_model(path, signal_versions={"noisy": "v1"})
 
 
 def test_a_signal_without_the_raw_feature_is_refused(fitted: FusionModel) -> None:
@@ -326,3 +336,9 @@ def test_stacking_a_signal_present_in_one_class_only_names_the_feature(rows: lis
     ]
     with pytest.raises(ValueError, match=r"feature 'sparse\|logit'.*drop --stack or this feature"):
         fit_calibrator(partial, label="hallucinated", options=FitOptions(stack="platt"))
+
+
+def test_a_null_raw_field_reads_as_missing_not_as_an_error() -> None:
+    spec = parse_feature("lexical:raw.numbers_unsupported_share")
+    signal = Signal(name="lexical", value=0.8, raw={"numbers_unsupported_share": None}, version="v1")
+    assert spec.read({"lexical": signal}) is None

@@ -51,7 +51,8 @@ class FeatureSpec(BaseModel):
         return f"{self.signal}{where}|{self.transform}"
 
     def read(self, signals: Mapping[str, Signal]) -> float | None:
-        """The untransformed number, or ``None`` when the signal is absent or missing.
+        """The untransformed number, or ``None`` when the signal is absent or missing, or its raw
+        field is null/NaN for this sample (a share over zero items, say).
 
         Raises :class:`FeatureError` when the signal has a value but its ``raw`` lacks the field or
         holds something that is not a number: that is a changed signal, not a missing one.
@@ -69,6 +70,8 @@ class FeatureSpec(BaseModel):
                     f"(its raw is {type(sig.raw).__name__}); refit the calibrator for this signal version"
                 )
             node = node[part]
+        if node is None or (isinstance(node, float) and math.isnan(node)):
+            return None  # the signal has no such number for this sample (e.g. no numbers to check)
         if isinstance(node, bool) or not isinstance(node, int | float) or not math.isfinite(node):
             raise FeatureError(
                 f"feature {self.key!r}: signal {self.signal!r} {self.field} is {node!r}, not a finite number"

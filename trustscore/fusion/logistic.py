@@ -36,7 +36,7 @@ def fit_logistic(
     if X.ndim == 1:
         X = X[:, None]
     t = np.asarray(y, dtype=np.float64).ravel()
-    n, d = X.shape
+    n = X.shape[0]
     if t.shape[0] != n:
         raise ValueError(f"x has {n} rows but y has {t.shape[0]}")
     if not np.all((t == 0) | (t == 1)):

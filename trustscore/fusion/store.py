@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from trustscore.fusion.config import FusionConfig
+from trustscore.fusion.errors import CalibratorMismatchError
 from trustscore.fusion.fuser import DefaultFuser, Fuser
 from trustscore.fusion.model import CalibratorError, FusionModel
 
@@ -23,8 +24,9 @@ def save_model(model: FusionModel, path: str | Path) -> Path:
 def load_model(path: str | Path, *, signal_versions: Mapping[str, str | None] | None = None) -> FusionModel:
     """Read, validate and hash-check a calibrator file.
 
-    With ``signal_versions`` (signal name -> the version the running judges produce) a version
-    mismatch is refused here, at load time, rather than on the first prediction.
+    With ``signal_versions`` (signal name -> the version the running signals produce) a version
+    mismatch, or a signal the model reads that is not running at all, is refused here, at load
+    time: a never-present signal would otherwise be imputed on every row under calibrated=True.
     """
     path = Path(path)
     try:
@@ -39,6 +41,13 @@ def load_model(path: str | Path, *, signal_versions: Mapping[str, str | None] | 
     model = FusionModel.from_json(text, source=f"calibrator file {path}")
     if signal_versions is not None:
         model.check_versions(signal_versions)
+        not_running = sorted(set(model.signal_versions) - set(signal_versions))
+        if not_running:
+            raise CalibratorMismatchError(
+                f"calibrator file {path} reads signal(s) {not_running} that this scorer does not run "
+                f"(it runs {sorted(signal_versions)}): enable them in the config, or fit a calibrator on "
+                "the signals you run (trustscore calibrate)"
+            )
     return model
 
 
