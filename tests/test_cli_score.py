@@ -83,6 +83,7 @@ def test_scores_a_file_and_carries_extra_fields(
     printed = capsys.readouterr().out
     assert "grounded" in printed and "flaky" in printed
     assert "scored 4, skipped 0 already done" in printed
+    assert "fusion: default:mean (uncalibrated) for 4 row(s)" in printed
 
 
 def test_resume_skips_ids_already_written(

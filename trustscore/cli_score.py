@@ -232,9 +232,12 @@ class ScoreRunSummary:
     signals: dict[str, _SignalTally] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
+    fusions: dict[str, int] = field(default_factory=dict)
+    """How many scores each fusion produced ("calibrator:ragtruth_local@...", "default:mean")."""
 
     def add(self, result: TrustScore) -> None:
         self.scored += 1
+        self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
         self.incomplete += not result.complete
         if result.score is None:
             self.no_score += 1
@@ -267,6 +270,9 @@ class ScoreRunSummary:
         table.add_section()
         table.add_row("score (fused)", str(self.scored), str(self.no_score), mean)
         console.print(table)
+        for fusion, n in self.fusions.items():
+            kind = "calibrated P(trustworthy)" if fusion.startswith("calibrator:") else "uncalibrated"
+            console.print(f"fusion: {fusion} ({kind}) for {n} row(s)")
         u = self.usage
         console.print(
             f"scored {self.scored}, skipped {self.skipped} already done, incomplete {self.incomplete}; "
