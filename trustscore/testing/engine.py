@@ -287,3 +287,46 @@ def _answers_for(request: FakeRequest, reply: Reply) -> list[FakeAnswer]:
             f"a policy must return FakeAnswer, a non-empty list of them, a Fault or None; got {reply!r}"
         )
     return [_continuation(request, base[i % len(base)]) for i in range(request.n)]
+
+
+class EngineView:
+    """What a fake exposes of its engine for scripting and assertions (the server and the router)."""
+
+    engine: FakeEngine
+
+    @property
+    def policy(self) -> Policy:
+        """What answers completion requests; assign a new one to re-script the fake."""
+        return self.engine.policy
+
+    @policy.setter
+    def policy(self, policy: Policy) -> None:
+        self.engine.policy = policy
+
+    @property
+    def model(self) -> str:
+        """The (first) served model name."""
+        return self.engine.models[0]
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        return self.engine.requests
+
+    @property
+    def faults(self) -> FaultSchedule:
+        return self.engine.faults
+
+    @property
+    def stats(self) -> ServerStats:
+        return self.engine.stats
+
+    @property
+    def unmatched(self) -> list[FakeRequest]:
+        return list(self.engine.unmatched)
+
+    @property
+    def policy_errors(self) -> list[BaseException]:
+        return list(self.engine.policy_errors)
+
+    def reset(self) -> None:
+        self.engine.reset()

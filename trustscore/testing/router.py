@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from trustscore.testing.engine import FakeEngine, RecordedRequest
-from trustscore.testing.faults import FaultSchedule
-from trustscore.testing.latency import LatencyModel, ServerStats
-from trustscore.testing.script import FakeRequest, Policy
+from trustscore.testing.engine import EngineView, FakeEngine
+from trustscore.testing.latency import LatencyModel
+from trustscore.testing.script import Policy
 
 if TYPE_CHECKING:
     import httpx
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
 __all__ = ["MockRouter"]
 
 
-class MockRouter:
+class MockRouter(EngineView):
     """A fake vLLM behind an ``httpx.MockTransport``. Any host works; :attr:`base_url` is a readable one."""
 
     base_url = "http://fake-vllm.test/v1"
@@ -69,35 +68,3 @@ class MockRouter:
                 "Server disconnected without sending a response.", request=request
             )
         return httpx.Response(response.status, headers=response.headers, content=response.body)
-
-    @property
-    def policy(self) -> Policy:
-        """What answers completion requests; assign a new one to re-script the fake."""
-        return self.engine.policy
-
-    @policy.setter
-    def policy(self, policy: Policy) -> None:
-        self.engine.policy = policy
-
-    @property
-    def model(self) -> str:
-        return self.engine.models[0]
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        return self.engine.requests
-
-    @property
-    def faults(self) -> FaultSchedule:
-        return self.engine.faults
-
-    @property
-    def stats(self) -> ServerStats:
-        return self.engine.stats
-
-    @property
-    def unmatched(self) -> list[FakeRequest]:
-        return list(self.engine.unmatched)
-
-    def reset(self) -> None:
-        self.engine.reset()

@@ -23,10 +23,9 @@ from anyio.abc import SocketAttribute, SocketStream
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from anyio.streams.stapled import MultiListener
 
-from trustscore.testing.engine import FakeEngine, RecordedRequest, UnmatchedRequest
-from trustscore.testing.faults import FaultSchedule
-from trustscore.testing.latency import LatencyModel, ServerStats
-from trustscore.testing.script import FakeRequest, Policy
+from trustscore.testing.engine import EngineView, FakeEngine, UnmatchedRequest
+from trustscore.testing.latency import LatencyModel
+from trustscore.testing.script import Policy
 from trustscore.testing.wire import WireResponse, error_response
 
 __all__ = ["FakeVLLMServer"]
@@ -34,7 +33,7 @@ __all__ = ["FakeVLLMServer"]
 _MAX_BODY = 64 * 1024 * 1024
 
 
-class FakeVLLMServer:
+class FakeVLLMServer(EngineView):
     """A fake OpenAI-compatible vLLM server on ``127.0.0.1`` (an ephemeral port by default).
 
     Use as a context manager, or call :meth:`start` / :meth:`stop`. The policy runs on the
@@ -114,43 +113,6 @@ class FakeVLLMServer:
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT/v1``: what an OpenAI client takes as ``base_url``."""
         return f"{self.url}/v1"
-
-    @property
-    def policy(self) -> Policy:
-        """What answers completion requests; assign a new one to re-script the fake."""
-        return self.engine.policy
-
-    @policy.setter
-    def policy(self, policy: Policy) -> None:
-        self.engine.policy = policy
-
-    @property
-    def model(self) -> str:
-        """The (first) served model name."""
-        return self.engine.models[0]
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        return self.engine.requests
-
-    @property
-    def faults(self) -> FaultSchedule:
-        return self.engine.faults
-
-    @property
-    def stats(self) -> ServerStats:
-        return self.engine.stats
-
-    @property
-    def unmatched(self) -> list[FakeRequest]:
-        return list(self.engine.unmatched)
-
-    @property
-    def policy_errors(self) -> list[BaseException]:
-        return list(self.engine.policy_errors)
-
-    def reset(self) -> None:
-        self.engine.reset()
 
     # -- serving ---------------------------------------------------------------------------------
 
