@@ -62,11 +62,11 @@ class Config(BaseModel):
                     f"judges.{name}.endpoint = {judge.endpoint!r} is not an entry under [endpoints] "
                     f"(known: {known}); add [endpoints.{judge.endpoint}] or fix the name"
                 )
-        familiarity = self.whitebox.familiarity
-        if familiarity.enabled and familiarity.endpoint is not None and familiarity.endpoint not in self.endpoints:
+        familiar = self.whitebox.familiarity
+        if familiar.enabled and familiar.endpoint is not None and familiar.endpoint not in self.endpoints:
             raise ValueError(
-                f"whitebox.familiarity.endpoint = {familiarity.endpoint!r} is not an entry under [endpoints]; "
-                f"add [endpoints.{familiarity.endpoint}] or fix the name"
+                f"whitebox.familiarity.endpoint = {familiar.endpoint!r} is not an entry under [endpoints]; "
+                f"add [endpoints.{familiar.endpoint}] or fix the name"
             )
         return self
 

@@ -13,20 +13,20 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from trustscore.types import Usage
 
 __all__ = [
+    "LLM",
     "Backend",
+    "BadResponse",
     "ChatRequest",
     "ChatResult",
     "Choice",
+    "ClientError",
     "Constraint",
-    "LLM",
     "LLMError",
     "LLMTimeout",
     "LLMUnreachable",
-    "BadResponse",
+    "Message",
     "RateLimited",
     "ServerError",
-    "ClientError",
-    "Message",
     "TokenLogprob",
     "TopLogprob",
 ]
