@@ -35,13 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"trustscore {__version__}")
     subcommands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
     for module_name in _COMMAND_MODULES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as e:
-            if e.name == module_name:
-                continue  # that command is not part of this build
-            raise
-        module.add_parser(subcommands)
+        importlib.import_module(module_name).add_parser(subcommands)
     return parser
 
 
