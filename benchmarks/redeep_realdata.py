@@ -120,47 +120,15 @@ def held_out(data: FeatureSet, n_splits: int, n_folds: int) -> dict[str, Any]:
         in_train = np.array([g in train_sources for g in data.groups.tolist()])
         train, test = data.subset(in_train), data.subset(~in_train)
         split = f"half of the sources (seed {1000 + seed}), grouped by source_id"
+        common: dict[str, Any] = {
+            "model": LLAMA2_7B, "level": "chunk", "pks_mode": "legacy", "split": split,
+            "n_folds": n_folds, "seed": seed,
+        }  # fmt: skip
         fits = {
-            "paper_mean": fit_paper_profile(
-                train,
-                model=LLAMA2_7B,
-                level="chunk",
-                pks_mode="legacy",
-                split=split,
-                aggregation="mean",
-                n_folds=n_folds,
-                seed=seed,
-            ),
-            "paper_max": fit_paper_profile(
-                train,
-                model=LLAMA2_7B,
-                level="chunk",
-                pks_mode="legacy",
-                split=split,
-                aggregation="max",
-                n_folds=n_folds,
-                seed=seed,
-            ),
-            "logistic_all_max": fit_logistic_profile(
-                train,
-                model=LLAMA2_7B,
-                level="chunk",
-                pks_mode="legacy",
-                split=split,
-                aggregation="max",
-                n_folds=n_folds,
-                seed=seed,
-            ),
-            "logistic_all_mean": fit_logistic_profile(
-                train,
-                model=LLAMA2_7B,
-                level="chunk",
-                pks_mode="legacy",
-                split=split,
-                aggregation="mean",
-                n_folds=n_folds,
-                seed=seed,
-            ),
+            "paper_mean": fit_paper_profile(train, aggregation="mean", **common),
+            "paper_max": fit_paper_profile(train, aggregation="max", **common),
+            "logistic_all_max": fit_logistic_profile(train, aggregation="max", **common),
+            "logistic_all_mean": fit_logistic_profile(train, aggregation="mean", **common),
         }
         for name, profile in fits.items():
             for metric, value in _evaluate(profile, test).items():
