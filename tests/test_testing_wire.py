@@ -201,8 +201,7 @@ _TEMPLATE_KINDS = {
 @pytest.mark.parametrize("name, kind", sorted(_TEMPLATE_KINDS.items()))
 def test_guess_judge_recognises_the_shipped_prompt_templates(name: str, kind: str) -> None:
     path = files("trustscore") / "prompts" / name
-    if not path.is_file():
-        pytest.skip(f"prompt template {name} is not shipped")
+    assert path.is_file(), f"prompt template {name} is not shipped: update _TEMPLATE_KINDS and JUDGE_PATTERNS"
     evidence = "Context:\nParis is in France.\n\nQuestion:\nWhere is Paris?\n\nAnswer:\nFrance.\n\n"
     assert guess_judge(evidence + path.read_text(encoding="utf-8")) == kind
 
