@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trustscore.fusion import metrics
+from trustscore.fusion.cv import grouped_kfold
 from trustscore.fusion.logistic import fit_logistic, sigmoid
 from trustscore.hashing import sha256_hex
 from trustscore.types import Sample
@@ -274,16 +275,19 @@ def feature_aurocs(data: FeatureSet) -> tuple[NDArray[np.float64], NDArray[np.fl
 
 
 def grouped_folds(groups: NDArray[np.str_], n_folds: int, seed: int) -> list[NDArray[np.bool_]]:
-    """Validation masks of ``n_folds`` folds; every group lies wholly inside one fold."""
-    unique = np.unique(groups)
-    if unique.size < n_folds:
-        raise ValueError(
-            f"{unique.size} groups cannot make {n_folds} grouped folds; lower n_folds or add data"
-        )
-    rng = np.random.default_rng(seed)
-    fold_of = dict(zip(rng.permutation(unique).tolist(), np.arange(unique.size) % n_folds, strict=True))
-    assignment = np.array([fold_of[g] for g in groups.tolist()])
-    return [assignment == k for k in range(n_folds)]
+    """Validation masks of ``n_folds`` folds; every group lies wholly inside one fold.
+
+    The folds are fusion's grouped K-fold (balanced by row count), as boolean masks.
+    """
+    n_groups = np.unique(groups).size
+    if n_groups < n_folds:
+        raise ValueError(f"{n_groups} groups cannot make {n_folds} grouped folds; lower n_folds or add data")
+    masks = []
+    for _, held_out in grouped_kfold(groups.tolist(), n_folds, seed=seed):
+        mask = np.zeros(groups.size, dtype=bool)
+        mask[held_out] = True
+        masks.append(mask)
+    return masks
 
 
 # ---- paper combination ---------------------------------------------------------------------------
