@@ -39,6 +39,7 @@ from trustscore.fusion.model import (
     HeldOutMetrics,
     LabelPolarity,
     TrainingSummary,
+    design_matrix,
     linear_predict,
 )
 from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
@@ -183,13 +184,9 @@ def _fit_linear(
         columns.append((tx - center) / scale)
     z = np.column_stack(columns)
     missing = np.isnan(z)
-    design = np.where(missing, 0.0, z)
     signal_of = [s.signal for s in specs]
     indicators = [name for name in dict.fromkeys(signal_of) if missing[:, signal_of.index(name)].any()]
-    if indicators:
-        design = np.column_stack(
-            [design, *[missing[:, signal_of.index(n)].astype(np.float64) for n in indicators]]
-        )
+    design = design_matrix(z, signal_of, indicators)
     if opts.monotone:
         value_cols = [j for j, spec in enumerate(specs) if spec.field == "value"]
         coef, intercept = _fit_nonnegative(design, t, opts.l2, value_cols)

@@ -113,6 +113,17 @@ class HeldOutMetrics(_Strict):
     f1_threshold_from_training_folds: ThresholdMetrics
 
 
+def design_matrix(
+    z: NDArray[np.float64], signal_of: Sequence[str], indicators: Sequence[str]
+) -> NDArray[np.float64]:
+    """Standardised features with missing values at 0 (the training mean), then one 0/1
+    missing-indicator column per signal in ``indicators``: the same layout in fitting and predicting."""
+    missing = np.isnan(z)
+    design = np.where(missing, 0.0, z)
+    columns = [missing[:, list(signal_of).index(name)].astype(np.float64) for name in indicators]
+    return np.column_stack([design, *columns]) if columns else design
+
+
 def linear_predict(
     features: Sequence[FittedFeature],
     indicators: Sequence[str],
@@ -124,11 +135,7 @@ def linear_predict(
     """The model's arithmetic on a raw matrix (NaN = missing); NaN where no feature is present."""
     z = np.column_stack([f.column(raw[:, j]) for j, f in enumerate(features)])
     missing = np.isnan(z)
-    design = np.where(missing, 0.0, z)
-    signal_of = [f.spec.signal for f in features]
-    columns = [missing[:, signal_of.index(name)].astype(np.float64) for name in indicators]
-    if columns:
-        design = np.column_stack([design, *columns])
+    design = design_matrix(z, [f.spec.signal for f in features], indicators)
     p = np.asarray(sigmoid(design @ np.asarray(coef, dtype=np.float64) + intercept), dtype=np.float64)
     if post_hoc is not None:
         p = np.asarray(post_hoc.predict(p), dtype=np.float64)
