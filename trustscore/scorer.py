@@ -26,7 +26,10 @@ from pydantic import ValidationError
 
 from trustscore.config import Config, ConfigError
 from trustscore.fusion.fuser import DefaultFuser, Fuser
+from trustscore.llm.accounting import UsageMeter
+from trustscore.llm.limits import AdaptiveLimiter
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
+from trustscore.llm.scheduling import SampleAdmission, Ticket, sample_ticket
 from trustscore.sources import Judge, LocalSignal
 from trustscore.types import Sample, Signal, TrustScore, Usage
 
@@ -223,6 +226,21 @@ async def _run_guarded(source: _Source, sample: Sample, spent: list[Usage]) -> S
     return signal
 
 
+def _metered(signal: Signal, meter: UsageMeter) -> Signal:
+    """``signal`` with the usage its LLM calls reported to ``meter``: every request sent, including
+    those of calls cut off by a deadline (which hand back no usage) and of signals that count their
+    own usage incompletely. LLMs that do not report to meters leave the signal's own usage."""
+    if not meter.saw_calls:
+        return signal
+    return signal.model_copy(update={"usage": meter.usage()})
+
+
+def _limiters_of(llms: Iterable[LLM]) -> list[AdaptiveLimiter]:
+    """The adaptive limiters behind these LLMs (LLMs without one do not take part in admission)."""
+    limiters = [getattr(llm, "limiter", None) for llm in llms]
+    return [limiter for limiter in limiters if isinstance(limiter, AdaptiveLimiter)]
+
+
 def _sole_cause(error: Exception) -> Exception:
     """The one error inside (nested) single-error groups: a source that fans out with a task group
     raises its failure wrapped, and the reason should name the failure, not the group."""
@@ -269,14 +287,19 @@ def _build_llms(
     if not wanted:
         return llms, unavailable, None
     from trustscore.llm.client import LLMClient
+    from trustscore.llm.limits import LimiterPool
 
     cache = None
     if config.cache.mode != "off":
         from trustscore.llm.cache import ResponseCache
 
         cache = ResponseCache(config.cache)
+    limiters = LimiterPool()
     for name in wanted:
-        llms[name] = LLMClient(config.endpoints[name], cache=cache, transport=transport)
+        endpoint = config.endpoints[name]
+        llms[name] = LLMClient(
+            endpoint, cache=cache, transport=transport, limiter=limiters.for_endpoint(endpoint)
+        )
     return llms, unavailable, cache
 
 
@@ -534,17 +557,22 @@ class Scorer:
         started = time.perf_counter()
         finished: dict[str, Signal] = {}
         spent: dict[str, list[Usage]] = {s.name: [] for s in self._sources}
+        meters = {s.name: UsageMeter() for s in self._sources}
 
         async def run_one(source: _Source) -> None:
-            finished[source.name] = await _run_guarded(source, sample, spent[source.name])
+            with meters[source.name]:
+                finished[source.name] = await _run_guarded(source, sample, spent[source.name])
 
-        with anyio.move_on_after(budget):
+        with sample_ticket(), anyio.move_on_after(budget):
             async with anyio.create_task_group() as tg:
                 for source in self._sources:
                     tg.start_soon(run_one, source)
         timed_out = f"timed out after {budget:g}s budget"
         signals = {
-            s.name: finished.get(s.name) or Signal.failed(s.name, timed_out, usage=Usage.total(spent[s.name]))
+            s.name: _metered(
+                finished.get(s.name) or Signal.failed(s.name, timed_out, usage=Usage.total(spent[s.name])),
+                meters[s.name],
+            )
             for s in self._sources
         }
         fused = self._fuser.predict(signals)
@@ -606,13 +634,13 @@ class Scorer:
         if limit < 1:
             raise ValueError(f"concurrency must be at least 1 (got {limit})")
         self._budget(budget_s)
-        limiter = anyio.CapacityLimiter(limit)
+        admission = SampleAdmission(_limiters_of(self._llms.values()), limit)
         results: list[TrustScore | Exception | None] = [None] * len(batch)
         first_error: list[Exception] = []
         bar = _ProgressBar(len(batch)) if progress else None
 
-        async def run_one(index: int, sample: Sample, cancel: anyio.CancelScope) -> None:
-            async with limiter:
+        async def run_one(index: int, sample: Sample, ticket: Ticket, cancel: anyio.CancelScope) -> None:
+            with ticket:
                 try:
                     result = await self.score_sample(sample, budget_s=budget_s)
                 except Exception as e:
@@ -637,8 +665,9 @@ class Scorer:
 
         try:
             async with anyio.create_task_group() as tg:
-                for i, sample in enumerate(batch):
-                    tg.start_soon(run_one, i, sample, tg.cancel_scope)
+                with admission.watching():
+                    for i, sample in enumerate(batch):
+                        tg.start_soon(run_one, i, sample, await admission.next(), tg.cancel_scope)
         finally:
             if bar is not None:
                 bar.stop()

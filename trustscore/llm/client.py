@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import math
-import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Literal
 
 import anyio
 import httpx
 
+from trustscore.llm.accounting import CallTally
 from trustscore.llm.cache import ResponseCache, cache_key
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.http import HttpBackend, UnsupportedRequest, unsupported_reason
 from trustscore.llm.limits import AdaptiveLimiter, RetryPolicy, is_overload
 from trustscore.llm.protocol import Backend, ChatRequest, ChatResult, LLMError, LLMTimeout
-from trustscore.types import Usage
+from trustscore.llm.scheduling import request_order
 
 if TYPE_CHECKING:
     import openai
@@ -32,6 +32,10 @@ class LLMClient:
     endpoint's per-attempt timeout -> retry (bounded, jittered, honouring Retry-After) -> cache store.
     The returned result's ``usage`` counts requests actually sent (retries included), tokens,
     cache hits and wall-clock seconds; a final failure raises the LLMError with that usage attached.
+    A call cut off by cancellation is still counted in the current
+    :class:`~trustscore.llm.accounting.UsageMeter`. Waiting requests get a slot in the order of the
+    sample they belong to (:mod:`trustscore.llm.scheduling`); ``limiter`` shares one adaptive limit
+    between clients of one server (see :class:`~trustscore.llm.limits.LimiterPool`).
     """
 
     def __init__(
@@ -42,6 +46,7 @@ class LLMClient:
         *,
         transport: httpx.AsyncBaseTransport | None = None,
         retry: RetryPolicy | None = None,
+        limiter: AdaptiveLimiter | None = None,
     ) -> None:
         if backend is not None and transport is not None:
             raise ValueError("pass either backend or transport (a transport configures the built-in backend)")
@@ -51,7 +56,11 @@ class LLMClient:
         )
         self._cache = cache
         self._retry = retry if retry is not None else RetryPolicy(max_retries=endpoint.max_retries)
-        self._limiter = AdaptiveLimiter(endpoint.initial_concurrency, endpoint.max_concurrency)
+        self._limiter = (
+            limiter
+            if limiter is not None
+            else AdaptiveLimiter(endpoint.initial_concurrency, endpoint.max_concurrency)
+        )
 
     @classmethod
     def from_openai(
@@ -114,20 +123,20 @@ class LLMClient:
         if reason is not None:
             raise UnsupportedRequest(f"endpoint {self._endpoint.model!r}: {reason}")
         store = self._cache if cache is not False else None
-        started = time.perf_counter()
-        tally = _Tally()
+        tally = CallTally()
+        order = request_order()
         if deadline_s is None:
-            return await self._generate(request, store, tally, started)
+            return await self._generate(request, store, tally, order)
         with anyio.move_on_after(deadline_s):
-            return await self._generate(request, store, tally, started)
+            return await self._generate(request, store, tally, order)
         # Only the deadline's cancellation leaves the scope without a return or an exception.
+        tally.finish()
         raise LLMTimeout(
-            f"deadline of {deadline_s}s ran out after {tally.requests} request(s)",
-            usage=tally.usage(started),
+            f"deadline of {deadline_s}s ran out after {tally.requests} request(s)", usage=tally.usage()
         )
 
     async def _generate(
-        self, request: ChatRequest, store: ResponseCache | None, tally: _Tally, started: float
+        self, request: ChatRequest, store: ResponseCache | None, tally: CallTally, order: int
     ) -> ChatResult:
         try:
             key = cache_key(self._endpoint, request) if store is not None else ""
@@ -135,30 +144,35 @@ class LLMClient:
                 cached = await store.get(key)
                 if cached is not None:
                     tally.cache_hits += 1
-                    return cached.model_copy(update={"usage": tally.usage(started)})
-            result = await self._send_with_retries(request, tally)
+                    tally.finish()
+                    return cached.model_copy(update={"usage": tally.usage()})
+            result = await self._send_with_retries(request, tally, order)
             if store is not None:
                 await store.put(key, result)
         except LLMError as e:
-            e.usage = tally.usage(started)
+            tally.finish()
+            e.usage = tally.usage()
             raise
         tally.prompt_tokens += result.prompt_tokens
         tally.completion_tokens += result.completion_tokens
-        return result.model_copy(update={"usage": tally.usage(started)})
+        tally.finish()
+        return result.model_copy(update={"usage": tally.usage()})
 
-    async def _send_with_retries(self, request: ChatRequest, tally: _Tally) -> ChatResult:
+    async def _send_with_retries(self, request: ChatRequest, tally: CallTally, order: int) -> ChatResult:
+        """Attempts until one succeeds or the policy gives up. The wait before a retry (Retry-After
+        or backoff) holds no slot; the retry then queues at its sample's age, ahead of younger work."""
         retries = 0
         while True:
             try:
-                return await self._attempt(request, tally)
+                return await self._attempt(request, tally, order)
             except LLMError as e:
                 if not self._retry.should_retry(e, retries):
                     raise
                 await anyio.sleep(self._retry.delay(e, retries))
                 retries += 1
 
-    async def _attempt(self, request: ChatRequest, tally: _Tally) -> ChatResult:
-        async with self._limiter.slot() as permit:
+    async def _attempt(self, request: ChatRequest, tally: CallTally, order: int) -> ChatResult:
+        async with self._limiter.slot(order) as permit:
             tally.requests += 1
             timeout_s = self._endpoint.timeout_s
             with anyio.move_on_after(timeout_s) as attempt:
@@ -184,22 +198,3 @@ class LLMClient:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
-
-
-class _Tally:
-    """What one generate() call has cost so far."""
-
-    def __init__(self) -> None:
-        self.requests = 0
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
-        self.cache_hits = 0
-
-    def usage(self, started: float) -> Usage:
-        return Usage(
-            requests=self.requests,
-            prompt_tokens=self.prompt_tokens,
-            completion_tokens=self.completion_tokens,
-            cache_hits=self.cache_hits,
-            seconds=time.perf_counter() - started,
-        )

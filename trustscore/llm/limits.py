@@ -1,8 +1,10 @@
-"""Per-endpoint adaptive concurrency (AIMD) and a bounded retry policy that honours Retry-After.
+"""Per-server adaptive concurrency (AIMD) and a bounded retry policy that honours Retry-After.
 
-Everything here is anyio-only. Primitives bound to an event loop (CapacityLimiter) are created
+Everything here is anyio-only. Primitives bound to an event loop (the slot gate) are created
 lazily, one per running loop, so one client object can serve several ``anyio.run`` calls (the sync
-facade) and both asyncio and trio.
+facade) and both asyncio and trio. :class:`LimiterPool` gives every client of one server URL the
+same limiter: the limit is the server's, not the model name's (the unit a per-replica limit would
+later refine).
 """
 
 from __future__ import annotations
@@ -17,9 +19,11 @@ from typing import Generic, TypeVar
 import anyio
 import anyio.lowlevel
 
+from trustscore.llm.config import EndpointConfig
 from trustscore.llm.protocol import LLMError, RateLimited, ServerError
+from trustscore.llm.scheduling import PriorityGate
 
-__all__ = ["AdaptiveLimiter", "LoopLocal", "Permit", "RetryPolicy", "is_overload"]
+__all__ = ["AdaptiveLimiter", "LimiterPool", "LoopLocal", "Permit", "RetryPolicy", "is_overload"]
 
 T = TypeVar("T")
 
@@ -88,7 +92,8 @@ class AdaptiveLimiter:
     rather than collapsing the limit to 1.
 
     Lowering the limit below the number of slots in use is allowed: no new slot is granted until
-    enough are released (anyio's CapacityLimiter semantics, checked on asyncio and trio).
+    enough are released. Waiting requests are served lowest ``order`` first (the age of the sample
+    they belong to, see :mod:`trustscore.llm.scheduling`), so work already in flight finishes first.
     """
 
     def __init__(self, initial: int, maximum: int) -> None:
@@ -100,9 +105,7 @@ class AdaptiveLimiter:
         self._maximum = maximum
         self._successes = 0
         self._epoch = 0
-        self._limiters: LoopLocal[anyio.CapacityLimiter] = LoopLocal(
-            lambda: anyio.CapacityLimiter(self._limit)
-        )
+        self._gates: LoopLocal[PriorityGate] = LoopLocal(lambda: PriorityGate(self._limit))
 
     @property
     def limit(self) -> int:
@@ -115,20 +118,24 @@ class AdaptiveLimiter:
     @property
     def in_flight(self) -> int:
         """Slots held in the current event loop."""
-        return self._limiters.get().borrowed_tokens
+        return self.gate().borrowed
+
+    def gate(self) -> PriorityGate:
+        """The current event loop's slot gate, at the current limit."""
+        gate = self._gates.get()
+        if gate.total != self._limit:  # the limit moved while another loop ran
+            gate.set_total(self._limit)
+        return gate
 
     @asynccontextmanager
-    async def slot(self) -> AsyncIterator[Permit]:
-        """Wait for a slot; hold it for one attempt."""
-        limiter = self._limiters.get()
-        if limiter.total_tokens != self._limit:  # the limit moved while another loop ran
-            limiter.total_tokens = self._limit
-        borrower = object()  # one token per attempt, even when a task holds several
-        await limiter.acquire_on_behalf_of(borrower)
+    async def slot(self, order: int) -> AsyncIterator[Permit]:
+        """Wait for a slot (lowest ``order`` first); hold it for one attempt."""
+        gate = self.gate()
+        await gate.acquire(order)
         try:
             yield Permit(self, self._epoch)
         finally:
-            limiter.release_on_behalf_of(borrower)
+            gate.release()
 
     def _on_success(self) -> None:
         self._successes += 1
@@ -138,15 +145,34 @@ class AdaptiveLimiter:
                 self._set_limit(self._limit + 1)
 
     def _on_overload(self, epoch: int) -> None:
-        self._successes = 0
-        if epoch != self._epoch:
+        if epoch != self._epoch:  # already halved for this wave: it neither halves again nor resets growth
             return
+        self._successes = 0
         self._epoch += 1
         self._set_limit(max(1, self._limit // 2))
 
     def _set_limit(self, value: int) -> None:
         self._limit = value
-        self._limiters.get().total_tokens = value
+        self._gates.get().set_total(value)
+
+
+class LimiterPool:
+    """One :class:`AdaptiveLimiter` per server URL, shared by every endpoint that points there.
+
+    Two endpoint entries naming models on one server share its capacity, so they share one limit.
+    The first endpoint seen for a URL sets the limiter's initial and maximum concurrency.
+    """
+
+    def __init__(self) -> None:
+        self._by_url: dict[str, AdaptiveLimiter] = {}
+
+    def for_endpoint(self, endpoint: EndpointConfig) -> AdaptiveLimiter:
+        url = endpoint.base_url.rstrip("/").lower()
+        limiter = self._by_url.get(url)
+        if limiter is None:
+            limiter = AdaptiveLimiter(endpoint.initial_concurrency, endpoint.max_concurrency)
+            self._by_url[url] = limiter
+        return limiter
 
 
 @dataclass(frozen=True)
