@@ -129,11 +129,12 @@ class FakeLLMClient(FakeLLM):
 
     built: ClassVar[list[FakeLLMClient]] = []
 
-    def __init__(self, endpoint: Any, *, cache: Any = None, transport: Any = None) -> None:
+    def __init__(self, endpoint: Any, *, cache: Any = None, transport: Any = None, limiter: Any = None) -> None:
         super().__init__(model=endpoint.model)
         self.endpoint = endpoint
         self.cache = cache
         self.transport = transport
+        self.limiter = limiter
         FakeLLMClient.built.append(self)
 
 

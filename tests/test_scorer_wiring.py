@@ -83,6 +83,7 @@ async def test_config_builds_one_client_per_endpoint_with_the_transport(
     assert sorted(c.endpoint.model for c in fake_clients) == ["lynx-8b", "qwen"]
     assert all(c.transport is transport for c in fake_clients)
     assert fake_clients[0].cache is fake_clients[1].cache is not None
+    assert fake_clients[0].limiter is fake_clients[1].limiter is not None, "one server URL, one limit"
     r = await scorer.score(question=Q, response=R)
     assert r.signals["lynx"].value == 1.0 and r.signals["likert"].value == 1.0
     assert all(c.calls == 1 for c in fake_clients)

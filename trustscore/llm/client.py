@@ -180,7 +180,7 @@ class LLMClient:
                     result = await self._backend.send(request)
                 except LLMError as e:
                     if is_overload(e):
-                        permit.overloaded()
+                        permit.overloaded(getattr(e, "retry_after", None))
                     raise
             if attempt.cancelled_caught:
                 raise LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")

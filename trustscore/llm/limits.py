@@ -10,6 +10,7 @@ later refine).
 from __future__ import annotations
 
 import random
+import time
 import weakref
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -21,7 +22,7 @@ import anyio.lowlevel
 
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.protocol import LLMError, RateLimited, ServerError
-from trustscore.llm.scheduling import PriorityGate
+from trustscore.llm.scheduling import PriorityGate, request_order
 
 __all__ = ["AdaptiveLimiter", "LimiterPool", "LoopLocal", "Permit", "RetryPolicy", "is_overload"]
 
@@ -78,8 +79,8 @@ class Permit:
     def success(self) -> None:
         self.limiter._on_success()
 
-    def overloaded(self) -> None:
-        self.limiter._on_overload(self.epoch)
+    def overloaded(self, retry_after: float | None = None) -> None:
+        self.limiter._on_overload(self.epoch, retry_after)
 
 
 class AdaptiveLimiter:
@@ -87,9 +88,11 @@ class AdaptiveLimiter:
 
     Additive increase: after ``limit`` consecutive successes (one "round" at the current width, as in
     TCP congestion avoidance) the limit grows by one, up to ``maximum``. Multiplicative decrease: a
-    429 or 503 halves it (floor 1). Requests already in flight when the limit was cut belong to an
-    older epoch; their overload reports are ignored, so a burst of 429s from one wave halves once
-    rather than collapsing the limit to 1.
+    429 or 503 halves it (floor 1). One congestion event halves once, as TCP cuts once per round
+    trip: requests already in flight when the limit was cut belong to an older epoch and their
+    overload reports are ignored, and so are overloads within the Retry-After the cutting answer
+    asked for (the server has said how long its overload lasts; more 429s inside that window are
+    the same overload, not a worse one).
 
     Lowering the limit below the number of slots in use is allowed: no new slot is granted until
     enough are released. Waiting requests are served lowest ``order`` first (the age of the sample
@@ -105,6 +108,7 @@ class AdaptiveLimiter:
         self._maximum = maximum
         self._successes = 0
         self._epoch = 0
+        self._quiet_until = 0.0
         self._gates: LoopLocal[PriorityGate] = LoopLocal(lambda: PriorityGate(self._limit))
 
     @property
@@ -128,10 +132,11 @@ class AdaptiveLimiter:
         return gate
 
     @asynccontextmanager
-    async def slot(self, order: int) -> AsyncIterator[Permit]:
-        """Wait for a slot (lowest ``order`` first); hold it for one attempt."""
+    async def slot(self, order: int | None = None) -> AsyncIterator[Permit]:
+        """Wait for a slot (lowest ``order`` first; default: this call's, see
+        :func:`~trustscore.llm.scheduling.request_order`); hold it for one attempt."""
         gate = self.gate()
-        await gate.acquire(order)
+        await gate.acquire(request_order() if order is None else order)
         try:
             yield Permit(self, self._epoch)
         finally:
@@ -144,11 +149,13 @@ class AdaptiveLimiter:
             if self._limit < self._maximum:
                 self._set_limit(self._limit + 1)
 
-    def _on_overload(self, epoch: int) -> None:
-        if epoch != self._epoch:  # already halved for this wave: it neither halves again nor resets growth
-            return
+    def _on_overload(self, epoch: int, retry_after: float | None) -> None:
+        now = time.monotonic()
+        if epoch != self._epoch or now < self._quiet_until:
+            return  # the overload already cut for: it neither halves again nor resets growth
         self._successes = 0
         self._epoch += 1
+        self._quiet_until = now + (retry_after or 0.0)
         self._set_limit(max(1, self._limit // 2))
 
     def _set_limit(self, value: int) -> None:
