@@ -42,7 +42,8 @@ _current: ContextVar[Ticket | None] = ContextVar("trustscore_sample_ticket", def
 
 
 class Ticket:
-    """One sample's place in line. ``with ticket:`` makes it the current sample's ticket."""
+    """One sample's place in line. ``with ticket:`` (once, in the sample's task) makes it the
+    current ticket for that task and the tasks it starts, and marks the sample done on leaving."""
 
     def __init__(self, on_change: Callable[[Ticket], None] | None = None) -> None:
         self.order = next(_orders)
