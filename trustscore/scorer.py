@@ -527,11 +527,12 @@ class Scorer:
             check = getattr(signal, "familiarity", None)
             if check is None:
                 raise TypeError("the 'familiarity' signal source has no familiarity(question) method")
-            try:
-                result: Signal = await check(question)
-            except LLMError as e:
-                return Signal.failed(source.name, e.reason, usage=e.usage)
-            return result
+            with UsageMeter() as meter:
+                try:
+                    result: Signal = await check(question)
+                except LLMError as e:
+                    result = Signal.failed(source.name, e.reason, usage=e.usage)
+            return _metered(result, meter)
         raise ValueError(
             "Self-Familiarity is off: set [whitebox.familiarity] enabled = true (and whitebox.model_path "
             "or an endpoint for the generator)"

@@ -1,0 +1,76 @@
+"""usage.requests counts every request sent: those of calls cut off by the budget (the endpoint
+hangs) and of signals that count their own usage (Self-Familiarity) included."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from trustscore import Config, Scorer
+from trustscore.testing import FakeAnswer, FakeRequest, Fault, MockRouter, judge_policy
+
+pytestmark = pytest.mark.anyio
+
+QUESTION = "Who founded the Zorblax company?"
+CONTEXT = ["Zorblax was founded by Ada Brook in 1999."]
+RESPONSE = "Ada Brook founded Zorblax."
+
+
+def config(router: MockRouter, **extra: Any) -> Config:
+    return Config.from_dict(
+        {
+            "endpoints": {"judge": {"base_url": router.base_url, "model": "fake-judge", "max_retries": 0}},
+            "grounding": {"lexical": False, "embedding": False},
+            "cache": {"mode": "off"},
+            **extra,
+        }
+    )
+
+
+def familiarity_policy(request: FakeRequest) -> FakeAnswer:
+    if '"concepts"' in request.text:
+        return FakeAnswer(text='{"concepts": ["Zorblax"]}')
+    return FakeAnswer(text="Zorblax is a company that makes widgets.")
+
+
+async def test_requests_cut_off_by_the_budget_are_counted() -> None:
+    router = MockRouter(judge_policy())
+    router.engine.faults.add(Fault.delay(5.0))  # the endpoint hangs
+    judges = {name: {"endpoint": "judge"} for name in ("lynx", "likert", "tlm")}
+    async with Scorer(config(router, judges=judges), transport=router.transport) as scorer:
+        result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE, budget_s=0.5)
+
+    assert not result.complete
+    sent = len(router.engine.completion_requests())
+    assert sent == 1 + 1 + 3, "lynx, likert, and TLM's two reflections and one sampling call"
+    assert result.usage.requests == sent
+    assert result.signals["tlm"].usage.requests == 3
+    assert result.signals["lynx"].usage.requests == 1
+
+
+async def test_familiaritys_requests_are_counted_when_the_budget_cuts_it() -> None:
+    router = MockRouter(familiarity_policy)
+    router.engine.faults.add(Fault.delay(5.0), when=lambda r: '"concepts"' not in r.text)
+    cfg = config(router, whitebox={"familiarity": {"enabled": True}})
+    async with Scorer(cfg, transport=router.transport) as scorer:
+        result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE, budget_s=0.5)
+
+    signal = result.signals["familiarity"]
+    assert signal.error and "budget" in signal.error
+    sent = len(router.engine.completion_requests())
+    assert sent >= 2, "concept extraction, then the explanation that hangs"
+    assert signal.usage.requests == sent
+
+
+async def test_familiaritys_requests_are_counted_when_a_later_call_fails() -> None:
+    router = MockRouter(familiarity_policy)
+    router.engine.faults.add(Fault.server_error(), when=lambda r: r.prompt_logprobs is not None)
+    cfg = config(router, whitebox={"familiarity": {"enabled": True}})
+    async with Scorer(cfg, transport=router.transport) as scorer:
+        signal = await scorer.familiarity(QUESTION)
+
+    assert signal.value is None and "HTTP 500" in (signal.error or "")
+    sent = len(router.engine.completion_requests())
+    assert sent >= 3, "concepts, explanation, then the failing teacher-forced call"
+    assert signal.usage.requests == sent
