@@ -215,10 +215,8 @@ async def _run_guarded(source: _Source, sample: Sample, spent: list[Usage]) -> S
         )
     except Exception as e:
         logger.debug("signal %s failed", source.name, exc_info=True)
-        cause = _sole_cause(e)
-        if isinstance(cause, LLMError):
-            return Signal.failed(source.name, cause.reason, usage=cause.usage)
-        return Signal.failed(source.name, f"{type(cause).__name__}: {cause}")
+        reason, usage = _failure(e)
+        return Signal.failed(source.name, reason, usage=usage)
     if not isinstance(signal, Signal):
         return Signal.failed(source.name, f"returned a {type(signal).__name__}, not a trustscore.Signal")
     if signal.name != source.name:
@@ -241,12 +239,27 @@ def _limiters_of(llms: Iterable[LLM]) -> list[AdaptiveLimiter]:
     return [limiter for limiter in limiters if isinstance(limiter, AdaptiveLimiter)]
 
 
-def _sole_cause(error: Exception) -> Exception:
-    """The one error inside (nested) single-error groups: a source that fans out with a task group
-    raises its failure wrapped, and the reason should name the failure, not the group."""
-    while isinstance(error, ExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
-    return error
+def _failure(error: Exception) -> tuple[str, Usage]:
+    """A readable reason (and the LLM usage) for a source's failure. A source that fans out with a
+    task group raises its failures wrapped in (nested) exception groups: the reason names the
+    failures inside, never the group ("unhandled errors in a TaskGroup")."""
+    leaves = _leaves(error)
+    reasons = list(dict.fromkeys(_reason(leaf) for leaf in leaves))
+    usage = Usage.total([leaf.usage for leaf in leaves if isinstance(leaf, LLMError)])
+    if len(leaves) == 1:
+        return reasons[0], usage
+    shown = "; ".join(reasons[:3]) + ("; ..." if len(reasons) > 3 else "")
+    return f"{len(leaves)} parallel calls failed: {shown}", usage
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _reason(error: BaseException) -> str:
+    return error.reason if isinstance(error, LLMError) else f"{type(error).__name__}: {error}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -243,23 +243,23 @@ class TLMJudge(JudgeBase):
 
         async def score(i: int, answer: str) -> None:
             if not answer:
+                parts.agreement_errors.append(f"sampled answer {i + 1} is empty")
                 return
             try:
                 s = await self._agreement(sample, context, answer, calls)
             except JudgeFailure as e:
                 parts.agreement_errors.append(e.reason)
                 return
-            if s is not None:
-                r = 1.0 if exact_match(answer, sample.response) else 0.0
-                parts.agreement[i] = cfg.alpha * s + (1.0 - cfg.alpha) * r
+            r = 1.0 if exact_match(answer, sample.response) else 0.0
+            parts.agreement[i] = cfg.alpha * s + (1.0 - cfg.alpha) * r
 
         async with anyio.create_task_group() as tg:
             for i, answer in enumerate(parts.answers):
                 tg.start_soon(score, i, answer)
 
-    async def _agreement(self, sample: Sample, context: str, answer: str, calls: CallLog) -> float | None:
-        """s_i for one sampled answer; None or JudgeFailure (with the reason) when it cannot be
-        judged: the sample abstains."""
+    async def _agreement(self, sample: Sample, context: str, answer: str, calls: CallLog) -> float:
+        """s_i for one sampled answer; JudgeFailure with the reason when it cannot be judged (the
+        sample abstains, and the reason reaches the signal's warnings)."""
         if self.config.consistency == "similarity" and self.similarity is not None:
             similarity = self.similarity
             try:
@@ -280,11 +280,19 @@ class TLMJudge(JudgeBase):
             constraint=Constraint(choice=AGREEMENT_LABELS),
             tag=f"{self.name}@{self.version}",
         )
+        result = await calls.generate(request)
+        if not result.choices:
+            raise JudgeFailure("the agreement check returned no choices")
         try:
-            result = await calls.generate(request)
-            return parse_agreement(result.choices[0]) if result.choices else None
-        except (JudgeFailure, ValueError):
-            return None
+            return parse_agreement(result.choices[0])
+        except ValueError as e:
+            hint = (
+                " (an OpenAI-flavour endpoint cannot enforce the agree/neutral/contradict choice: serve the "
+                "judge with vLLM, or set tlm.consistency = 'similarity')"
+                if calls.llm.flavour == "openai"
+                else ""
+            )
+            raise JudgeFailure(f"{e}{hint}") from None
 
     def _combine(self, parts: _Parts, calls: CallLog, warnings: list[str]) -> Signal:
         cfg = self.config
@@ -298,6 +306,12 @@ class TLMJudge(JudgeBase):
                 + (f": {parts.agreement_errors[0]}" if parts.agreement_errors else "")
             )
             warnings.append(f"consistency missing ({why}): value from self-reflection only")
+        if consistency is not None and parts.agreement_errors:
+            failed = len(parts.agreement_errors)
+            warnings.append(
+                f"{failed} of {len(parts.answers)} agreement checks failed ({parts.agreement_errors[0]}): "
+                f"consistency from the other {len(parts.answers) - failed}"
+            )
         if reflection is not None and parts.reflection_errors:
             warnings.append(f"1 of 2 self-reflections failed: {parts.reflection_errors[0]}")
         if reflection is None and parts.reflection_errors:
@@ -323,6 +337,7 @@ class TLMJudge(JudgeBase):
             "reflections": [r.letter if r else None for r in parts.reflections],
             "answers": list(parts.answers),
             "agreement": list(parts.agreement),
+            "agreement_errors": list(parts.agreement_errors),
         }
         return Signal(
             name=self.name,
