@@ -719,18 +719,22 @@ class Scorer:
     # -- lifetime -----------------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        """Close the LLM clients and the cache this Scorer built (injected ones belong to the caller)."""
-        await self._close_llms()
+        """Close the LLM clients and the cache this Scorer built (injected ones belong to the caller),
+        on every event loop they were used on, the sync facade's background loop included."""
+        for llm in self._owned_llms:
+            close = getattr(llm, "aclose", None)
+            if close is not None:
+                await close()
         if self._owned_cache is not None:
             self._owned_cache.close()
 
     async def _close_llms(self) -> None:
         """Close the current event loop's connections of the LLM clients this Scorer built (they
-        reopen on next use)."""
+        reopen on next use): run before a temporary loop of a sync call ends."""
         for llm in self._owned_llms:
-            close = getattr(llm, "aclose", None)
-            if close is not None:
-                await close()
+            release = getattr(llm, "release_loop", None)
+            if release is not None:
+                await release()
 
     async def __aenter__(self) -> Scorer:
         return self

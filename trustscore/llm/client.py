@@ -188,8 +188,16 @@ class LLMClient:
             return result
 
     async def aclose(self) -> None:
-        """Close the backend (the cache may be shared: its owner closes it)."""
+        """Close the backend, on every event loop it was used on (the cache may be shared: its owner
+        closes it)."""
         await self._backend.aclose()
+
+    async def release_loop(self) -> None:
+        """Close only the current event loop's connections (they reopen on next use): for a loop
+        that is about to end while the client lives on."""
+        release = getattr(self._backend, "release_loop", None)
+        if release is not None:
+            await release()
 
     async def __aenter__(self) -> LLMClient:
         return self

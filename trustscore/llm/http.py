@@ -18,6 +18,7 @@ import httpx
 
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.limits import LoopLocal
+from trustscore.llm.loops import close_on_loop
 from trustscore.llm.protocol import (
     BadResponse,
     ChatRequest,
@@ -48,6 +49,8 @@ __all__ = [
 Flavour = Literal["vllm", "openai"]
 
 _MAX_ERROR_CHARS = 300
+_CLOSE_ELSEWHERE_S = 5.0
+"""How long aclose() waits for another event loop to close its client (it may be blocked on us)."""
 
 # vLLM fills any sampling parameter a request leaves out from the model's generation_config.json
 # (vLLM PR #12622; see research/judges.md section 8). These are the neutral values we always send.
@@ -399,8 +402,19 @@ class HttpBackend:
             raise BadResponse(f"HTTP {response.status_code} with a body that is not JSON") from None
         return parse_response(data)
 
-    async def aclose(self) -> None:
-        """Close the current event loop's HTTP client (clients of finished loops are dropped with them)."""
+    async def release_loop(self) -> None:
+        """Close the current event loop's HTTP client (a new one opens on next use in this loop)."""
         client = self._clients.pop_current()
         if client is not None:
             await client.aclose()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of every event loop this backend was used on, each on its own loop:
+        this one's here, a live loop's (the sync facade's background portal, another thread's) there.
+        A client whose loop has ended cannot be closed any more; it is dropped."""
+        here = LoopLocal.current_key()
+        for loop, client in self._clients.pop_all():
+            if loop is here:
+                await client.aclose()
+            else:
+                await close_on_loop(loop, client.aclose, timeout_s=_CLOSE_ELSEWHERE_S)

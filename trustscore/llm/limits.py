@@ -54,6 +54,18 @@ class LoopLocal(Generic[T]):
         """Remove and return the current loop's value, if it has one."""
         return self._values.pop(_loop_key(), None)
 
+    def pop_all(self) -> list[tuple[object, T]]:
+        """Remove and return every loop's value, with that loop's native token (asyncio loop or
+        TrioToken), so each can be closed on its own loop."""
+        items = list(self._values.items())
+        self._values.clear()
+        return items
+
+    @staticmethod
+    def current_key() -> object:
+        """The running loop's native token."""
+        return _loop_key()
+
 
 def _loop_key() -> object:
     """The running loop's native token (asyncio loop or TrioToken), stable for the loop's life.
