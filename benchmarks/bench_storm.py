@@ -21,7 +21,8 @@ Targets (issue 8): complete >= 95%, retried >= 90%, p99 <= budget + 0.5 s.
 
 ``--scale`` multiplies every time (Retry-After, delay, timeout, budget) for a quicker storm; the
 regular test suite runs a small scaled storm through :func:`run_storm`. Only public trustscore API is
-used, so the same file measures an older checkout: ``PYTHONPATH=/path/to/old python benchmarks/bench_storm.py``.
+used, so the same file measures an older checkout:
+``PYTHONPATH=/path/to/old python benchmarks/bench_storm.py`` (run from outside the repo).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ import hashlib
 import json
 import multiprocessing
 import random
-import statistics
 import sys
 import time
 from collections import defaultdict
@@ -172,7 +172,8 @@ class StormResult:
         return (
             f"{self.backend:7} complete {self.complete_share:6.1%} ({self.complete}/{self.samples})  "
             f"retried {self.retried_share:6.1%} ({self.retried}/{self.retryable_eligible})  "
-            f"p50 {self.p50_s:5.2f}s p99 {self.p99_s:5.2f}s max {self.max_s:5.2f}s (budget {self.budget_s:g}s)  "
+            f"p50 {self.p50_s:5.2f}s p99 {self.p99_s:5.2f}s max {self.max_s:5.2f}s "
+            f"(budget {self.budget_s:g}s)  "
             f"fused {self.fused}  tlm {self.tlm_present}  "
             f"requests usage/server {self.usage_requests}/{self.server_requests}  wall {self.wall_s:.1f}s"
         )
@@ -183,9 +184,7 @@ def _quantile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def score_storm(
-    base_url: str, model: str, n: int, scale: float
-) -> tuple[list[Any], float]:
+async def score_storm(base_url: str, model: str, n: int, scale: float) -> tuple[list[Any], float]:
     config = storm_config(base_url, model, scale=scale)
     started = time.perf_counter()
     async with Scorer.from_config(config) as scorer:
@@ -263,7 +262,9 @@ class ServerProcess(AbstractContextManager["ServerProcess"]):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--backends", nargs="+", default=["asyncio", "trio"], choices=["asyncio", "trio"])
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every time in the storm")

@@ -21,7 +21,9 @@ SAMPLE = Sample(
 SAMPLED = ["Shakespeare.", "William Shakespeare.", "Marlowe.", "Shakespeare wrote it.", "It was Shakespeare."]
 
 
-def responder(agreement: ChatResult | Exception, *, for_other: str | None = None):  # type: ignore[no-untyped-def]
+def responder(  # type: ignore[no-untyped-def]
+    agreement: ChatResult | Exception, *, for_other: str | None = None
+):
     """Reflections say A, sampling draws SAMPLED; agreement checks get ``agreement`` (only the check
     of the sampled answer ``for_other`` when given; the others agree)."""
 

@@ -171,7 +171,8 @@ async def test_admission_caps_running_samples_and_frees_a_place_when_one_ends() 
 
 def test_one_limiter_per_server_url() -> None:
     pool = LimiterPool()
-    a = pool.for_endpoint(EndpointConfig(base_url="http://gpu-1:8000/v1", model="lynx", initial_concurrency=4))
+    first = EndpointConfig(base_url="http://gpu-1:8000/v1", model="lynx", initial_concurrency=4)
+    a = pool.for_endpoint(first)
     b = pool.for_endpoint(EndpointConfig(base_url="http://GPU-1:8000/v1/", model="qwen"))
     c = pool.for_endpoint(EndpointConfig(base_url="http://gpu-2:8000/v1", model="lynx"))
     assert a is b and a is not c

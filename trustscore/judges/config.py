@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trustscore.hashing import canonical_json
+from trustscore.llm.protocol import MAX_TEMPERATURE
 
 __all__ = [
     "ChainPollConfig",
@@ -18,6 +19,9 @@ __all__ = [
     "PrometheusConfig",
     "TLMConfig",
 ]
+
+
+_TEMP = "[0, 2], the range vLLM and the OpenAI API accept"
 
 
 class JudgeConfig(BaseModel):
@@ -41,7 +45,9 @@ class JudgeConfig(BaseModel):
 
 class LikertConfig(JudgeConfig):
     max_tokens: int = Field(default=512, ge=8, description="room for the explanation and the 'Score:' line")
-    temperature: float = Field(default=0.0, ge=0.0)
+    temperature: float = Field(
+        default=0.0, ge=0.0, le=MAX_TEMPERATURE, allow_inf_nan=False, description=_TEMP
+    )
     top_logprobs: int = Field(default=5, ge=0, le=20, description="0 = score from the text only")
     prefill_score: bool = Field(
         default=False,
@@ -62,8 +68,10 @@ class PrometheusConfig(JudgeConfig):
         "default: a faithfulness-to-the-passage rubric",
     )
     polls: int = Field(default=1, ge=1, le=16, description="gradings drawn in one request (n) and averaged")
-    temperature: float = Field(default=0.0, ge=0.0)
-    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    temperature: float = Field(
+        default=0.0, ge=0.0, le=MAX_TEMPERATURE, allow_inf_nan=False, description=_TEMP
+    )
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0, allow_inf_nan=False)
     max_tokens: int = Field(default=1024, ge=16)
     top_logprobs: int = Field(default=5, ge=0, le=20, description="0 = score from the text only")
 
@@ -82,7 +90,9 @@ class PrometheusConfig(JudgeConfig):
 
 class LynxConfig(JudgeConfig):
     max_tokens: int = Field(default=600, ge=16)
-    temperature: float = Field(default=0.0, ge=0.0)
+    temperature: float = Field(
+        default=0.0, ge=0.0, le=MAX_TEMPERATURE, allow_inf_nan=False, description=_TEMP
+    )
     top_logprobs: int = Field(default=10, ge=0, le=20, description="0 = verdict from the text only (1 or 0)")
 
 
@@ -93,7 +103,13 @@ class ChainPollConfig(JudgeConfig):
     min_votes: int | None = Field(
         default=None, ge=1, description="fewest parsed votes for a value; default ceil(polls / 2)"
     )
-    temperature: float = Field(default=0.7, gt=0.0, description="> 0, or every poll is the same")
+    temperature: float = Field(
+        default=0.7,
+        gt=0.0,
+        le=MAX_TEMPERATURE,
+        allow_inf_nan=False,
+        description="(0, 2]: > 0, or every poll is the same",
+    )
     max_tokens: int = Field(default=512, ge=16)
 
     @model_validator(mode="after")
@@ -111,7 +127,9 @@ class TLMConfig(JudgeConfig):
     samples: int = Field(
         default=5, ge=0, le=20, description="answers drawn for consistency (0 = reflection only)"
     )
-    sample_temperature: float = Field(default=1.0, gt=0.0)
+    sample_temperature: float = Field(
+        default=1.0, gt=0.0, le=MAX_TEMPERATURE, allow_inf_nan=False, description="(0, 2], as vLLM accepts"
+    )
     beta: float = Field(
         default=0.7, ge=0.0, le=1.0, description="weight of observed consistency (BSDetector)"
     )

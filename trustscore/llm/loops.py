@@ -13,7 +13,9 @@ import anyio.to_thread
 __all__ = ["close_on_loop"]
 
 
-async def close_on_loop(native_token: object, close: Callable[[], Awaitable[Any]], *, timeout_s: float) -> bool:
+async def close_on_loop(
+    native_token: object, close: Callable[[], Awaitable[Any]], *, timeout_s: float
+) -> bool:
     """``await close()`` on the loop ``native_token`` names (an asyncio loop or a TrioToken), waiting
     in a worker thread so the calling loop keeps running. False when that loop has ended (nothing can
     run there any more) or did not finish within ``timeout_s`` (e.g. it is blocked waiting for us)."""

@@ -56,6 +56,12 @@ class Constraint(_Frozen):
         return self
 
 
+MAX_TEMPERATURE = 2.0
+"""vLLM rejects temperatures outside [0, 2] (SamplingParams._verify_args: "temperature must be in
+[0, 2]"), as does the OpenAI API; top_p must be in (0, 1], and greedy sampling (temperature 0)
+allows only n = 1."""
+
+
 class ChatRequest(_Frozen):
     """One call to a model. Chat when ``messages`` is set, raw completion when ``prompt`` is set.
 
@@ -65,8 +71,8 @@ class ChatRequest(_Frozen):
     messages: list[Message] | None = None
     prompt: str | None = None
     n: int = Field(default=1, ge=1, le=128)
-    temperature: float = Field(default=0.0, ge=0.0)
-    top_p: float = Field(default=1.0, gt=0.0, le=1.0)
+    temperature: float = Field(default=0.0, ge=0.0, le=MAX_TEMPERATURE, allow_inf_nan=False)
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0, allow_inf_nan=False)
     max_tokens: int = Field(default=512, ge=1)
     logprobs: bool = False
     top_logprobs: int = Field(default=0, ge=0, le=20)
@@ -87,6 +93,11 @@ class ChatRequest(_Frozen):
             raise ValueError("a ChatRequest takes either messages (chat) or prompt (completions), not both")
         if self.continue_final_message and (not self.messages or self.messages[-1].role != "assistant"):
             raise ValueError("continue_final_message needs an assistant message last")
+        if self.n > 1 and self.temperature == 0.0:
+            raise ValueError(
+                f"n={self.n} choices at temperature 0 would all be the same (and vLLM rejects greedy "
+                "sampling with n > 1): set temperature > 0 or n = 1"
+            )
         return self
 
     @property
