@@ -224,13 +224,18 @@ async def _run_guarded(source: _Source, sample: Sample, spent: list[Usage]) -> S
     return signal
 
 
-def _metered(signal: Signal, meter: UsageMeter) -> Signal:
-    """``signal`` with the usage its LLM calls reported to ``meter``: every request sent, including
-    those of calls cut off by a deadline (which hand back no usage) and of signals that count their
-    own usage incompletely. LLMs that do not report to meters leave the signal's own usage."""
+def _metered(signal: Signal, meter: UsageMeter, *, finished: bool = True) -> Signal:
+    """``signal`` with the requests, tokens and cache hits its LLM calls reported to ``meter``: every
+    request sent, including those of calls cut off by a deadline (which hand back no usage) and of
+    signals that count their own usage incompletely. ``seconds`` stays the signal's own measure when
+    it ``finished``; for a signal cut off, it is the time its calls ran. LLMs that do not report to
+    meters leave the signal's own usage."""
     if not meter.saw_calls:
         return signal
-    return signal.model_copy(update={"usage": meter.usage()})
+    usage = meter.usage()
+    if finished:
+        usage = usage.model_copy(update={"seconds": signal.usage.seconds})
+    return signal.model_copy(update={"usage": usage})
 
 
 def _limiters_of(llms: Iterable[LLM]) -> list[AdaptiveLimiter]:
@@ -586,6 +591,7 @@ class Scorer:
             s.name: _metered(
                 finished.get(s.name) or Signal.failed(s.name, timed_out, usage=Usage.total(spent[s.name])),
                 meters[s.name],
+                finished=s.name in finished,
             )
             for s in self._sources
         }
