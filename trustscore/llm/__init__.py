@@ -46,6 +46,7 @@ __all__ = [
     "LLMError",
     "LLMTimeout",
     "LLMUnreachable",
+    "LimiterPool",
     "Message",
     "RateLimited",
     "ResponseCache",
@@ -56,6 +57,7 @@ __all__ = [
     "TopLogprob",
     "UnsafeCacheEntry",
     "UnsupportedRequest",
+    "UsageMeter",
     "build_request_body",
     "cache_key",
     "parse_response",
@@ -64,6 +66,8 @@ __all__ = [
 _LAZY = {
     "AdaptiveLimiter": "trustscore.llm.limits",
     "RetryPolicy": "trustscore.llm.limits",
+    "LimiterPool": "trustscore.llm.limits",
+    "UsageMeter": "trustscore.llm.accounting",
     "HttpBackend": "trustscore.llm.http",
     "UnsupportedRequest": "trustscore.llm.http",
     "build_request_body": "trustscore.llm.http",
@@ -79,7 +83,8 @@ if TYPE_CHECKING:
     from trustscore.llm.cache import ResponseCache, SafeDisk, UnsafeCacheEntry, cache_key
     from trustscore.llm.client import LLMClient
     from trustscore.llm.http import HttpBackend, UnsupportedRequest, build_request_body, parse_response
-    from trustscore.llm.limits import AdaptiveLimiter, RetryPolicy
+    from trustscore.llm.accounting import UsageMeter
+    from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy
 
 
 def __getattr__(name: str) -> Any:
