@@ -11,7 +11,7 @@ import anyio
 import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
-from trustscore import Config, ConfigError, Sample, Scorer, Signal, TrustScore, Usage
+from trustscore import Config, ConfigError, InputError, Sample, Scorer, Signal, TrustScore, Usage
 from trustscore.fusion.fuser import FusedScore
 from trustscore.llm.protocol import LLM, ChatRequest, RateLimited
 
@@ -216,7 +216,7 @@ async def test_score_many_validates_everything_first_with_the_index() -> None:
     scorer = make_scorer(local=[local])
     with pytest.raises(ValueError, match=r"samples\[1\]\.question"):
         await scorer.score_many([{"question": Q, "response": R}, {"response": R}])
-    with pytest.raises(TypeError, match=r"samples\[0\] is a str"):
+    with pytest.raises(InputError, match=r"samples\[0\] is a str"):
         await scorer.score_many(["just text"])  # type: ignore[list-item]
     assert local.max_in_flight == 0
     with pytest.raises(ValueError, match="concurrency must be at least 1"):

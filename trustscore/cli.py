@@ -12,8 +12,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from trustscore import __version__
-from trustscore.config import ConfigError
+from trustscore._version import __version__
+from trustscore.errors import ConfigError, InputError
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -24,7 +24,7 @@ _COMMAND_MODULES = (
 )
 
 
-class UsageError(ValueError):
+class UsageError(InputError):
     """Bad input to a command (file, line, flag): printed as one line, exit status 2."""
 
 
@@ -45,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         status: int = args.run(args)
-    except (UsageError, ConfigError) as e:
+    except (InputError, ConfigError) as e:  # UsageError is an InputError
         print(f"trustscore: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

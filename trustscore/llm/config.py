@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from trustscore.errors import EndpointUnavailable
+
 __all__ = ["CacheConfig", "EndpointConfig"]
 
 
@@ -48,7 +50,7 @@ class EndpointConfig(BaseModel):
             return None
         key = os.environ.get(self.api_key_env)
         if not key:
-            raise ValueError(
+            raise EndpointUnavailable(
                 f"endpoint {self.model!r}: api_key_env names ${self.api_key_env}, which is not set; "
                 f"export it or remove api_key_env"
             )
@@ -65,6 +67,12 @@ class CacheConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    mode: Literal["off", "read", "readwrite"] = "readwrite"
-    directory: Path = Field(default_factory=_default_cache_dir)
-    size_limit_bytes: int = Field(default=2**30, ge=2**20)
+    mode: Literal["off", "read", "readwrite"] = Field(
+        default="readwrite", description="read: use cached answers but store none; off: no cache"
+    )
+    directory: Path = Field(
+        default_factory=_default_cache_dir,
+        description="where answers are stored; default $XDG_CACHE_HOME/trustscore/responses "
+        "(~/.cache/trustscore/responses)",
+    )
+    size_limit_bytes: int = Field(default=2**30, ge=2**20, description="oldest answers are evicted beyond it")
