@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from trustscore import Config
-from trustscore.cli_score import read_input
+from trustscore.cli.score import read_input
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

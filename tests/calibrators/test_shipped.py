@@ -17,7 +17,7 @@ from trustscore.types import Sample, Signal
 
 pytestmark = pytest.mark.anyio
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 PACKAGED = REPO / "trustscore" / "calibrators" / "ragtruth_local.json"
 DOCUMENTED = REPO / "calibration" / "ragtruth_local.json"
 EXAMPLES = REPO / "examples" / "rag_samples.jsonl"

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from trustscore import cli_calibrate, cli_eval
+from trustscore.cli import calibrate as cli_calibrate
+from trustscore.cli import eval as cli_eval
 from trustscore.fusion.store import load_model
-from trustscore.fusion.synthetic import make_scored_rows, write_scored_jsonl
+from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
 
 
 def _cli(*argv: str) -> int:
@@ -162,7 +163,7 @@ def test_the_trustscore_command_reads_rows_written_by_trustscore_score(
 ) -> None:
     """Rows in the exact shape ``trustscore score`` writes (TrustScore dump + carried fields)."""
     from trustscore.cli import main
-    from trustscore.cli_score import result_row
+    from trustscore.cli.score import result_row
     from trustscore.fusion.scored import rows_from_dicts
     from trustscore.types import TrustScore
 

@@ -10,7 +10,7 @@ import anyio
 import pytest
 from scorer_fakes import FakeLocal
 
-import trustscore.cli_score as cli_score
+import trustscore.cli.score as cli_score
 from trustscore import Config, Sample, Scorer, Signal
 from trustscore.cli import main
 

@@ -19,7 +19,7 @@ from trustscore.fusion.metrics import auroc
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, label_column, rows_from_dicts
 from trustscore.fusion.store import load_model, save_model
-from trustscore.fusion.synthetic import make_scored_rows
+from trustscore.testing.synthetic import make_scored_rows
 from trustscore.types import Signal
 
 FEATURES = ["distorted", "noisy", "lexical:raw.numbers_unsupported|clip"]

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from importlib.resources import files
 
 import pytest
 from pydantic import JsonValue, ValidationError
 
+from trustscore.judges.templates import prompts_folder
 from trustscore.llm.protocol import Constraint
 from trustscore.testing import FakeAnswer, Fault, FaultSchedule, guess_judge, judge_policy, lynx_answer
 from trustscore.testing.constraints import UnsupportedConstraint, apply_constraint, minimal_regex_match
@@ -200,7 +200,7 @@ _TEMPLATE_KINDS = {
 
 @pytest.mark.parametrize("name, kind", sorted(_TEMPLATE_KINDS.items()))
 def test_guess_judge_recognises_the_shipped_prompt_templates(name: str, kind: str) -> None:
-    path = files("trustscore") / "prompts" / name
+    path = prompts_folder() / name
     assert path.is_file(), f"prompt template {name} is not shipped: update _TEMPLATE_KINDS and JUDGE_PATTERNS"
     evidence = "Context:\nParis is in France.\n\nQuestion:\nWhere is Paris?\n\nAnswer:\nFrance.\n\n"
     assert guess_judge(evidence + path.read_text(encoding="utf-8")) == kind

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 import torch
 
+from trustscore.testing.tiny import save_tiny_model
 from trustscore.whitebox import heads as heads_module
 from trustscore.whitebox.heads import (
     CopyingHeads,
@@ -17,7 +18,6 @@ from trustscore.whitebox.heads import (
     score_copying_heads,
 )
 from trustscore.whitebox.model import LoadedModel, load_model
-from trustscore.whitebox.tiny import save_tiny_model
 
 PLANTED = (1, 2)
 

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from trustscore.sources import LocalSignal
+from trustscore.testing.tiny import save_tiny_model
 from trustscore.types import Sample, Signal
 from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.model import WhiteboxModelError, load_model
@@ -32,7 +33,6 @@ from trustscore.whitebox.redeep import (
     extract_features,
 )
 from trustscore.whitebox.redeep_config import RedeepConfig
-from trustscore.whitebox.tiny import save_tiny_model
 
 pytestmark = pytest.mark.anyio
 

@@ -14,6 +14,7 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from trustscore.testing.tiny import save_tiny_model
 from trustscore.types import Sample
 from trustscore.whitebox.model import LoadedModel, encode_sample, load_model
 from trustscore.whitebox.redeep import (
@@ -24,7 +25,6 @@ from trustscore.whitebox.redeep import (
     legacy_divergence_sum,
     split_text,
 )
-from trustscore.whitebox.tiny import save_tiny_model
 
 SAMPLE = Sample(
     question="Where is the Eiffel Tower, and how tall is it?",

@@ -14,7 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from trustscore.cli_eval import add_label_arguments
+from trustscore.cli.eval import add_label_arguments
 from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.model import CalibratorError
 from trustscore.fusion.report import macro_table, metrics_table, polarity_note

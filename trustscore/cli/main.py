@@ -1,8 +1,10 @@
-"""The ``trustscore`` command line. Each subcommand lives in its own module and registers itself.
+"""The ``trustscore`` command line. Each subcommand lives in its own module of this package.
 
 A subcommand module defines ``add_parser(subcommands)``: it adds its parser to the argparse
 sub-parsers object and sets ``run=<function(args) -> exit code>`` as the parser's default. Adding a
-command = one module plus one line in ``_COMMAND_MODULES``.
+command = one module in ``trustscore/cli/`` plus one line in ``_COMMAND_MODULES``. Subcommands are
+imported only when the parser is built, and import nothing from here (UsageError is in
+:mod:`trustscore.cli.usage`), so there is no import cycle.
 """
 
 from __future__ import annotations
@@ -13,19 +15,16 @@ import sys
 from collections.abc import Sequence
 
 from trustscore._version import __version__
+from trustscore.cli.usage import UsageError
 from trustscore.errors import ConfigError, InputError
 
 __all__ = ["UsageError", "build_parser", "main"]
 
 _COMMAND_MODULES = (
-    "trustscore.cli_score",
-    "trustscore.cli_eval",
-    "trustscore.cli_calibrate",
+    "trustscore.cli.score",
+    "trustscore.cli.eval",
+    "trustscore.cli.calibrate",
 )
-
-
-class UsageError(InputError):
-    """Bad input to a command (file, line, flag): printed as one line, exit status 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:

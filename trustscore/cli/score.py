@@ -26,7 +26,7 @@ from typing import IO, Any
 
 import anyio
 
-from trustscore.cli import UsageError
+from trustscore.cli.usage import UsageError
 from trustscore.hashing import canonical_json, short_hash
 from trustscore.scorer import Scorer, validate_sample
 from trustscore.types import Sample, TrustScore, Usage
