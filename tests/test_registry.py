@@ -219,3 +219,18 @@ def test_a_factory_whose_imports_fail_makes_the_signal_missing_with_the_install_
     scorer = Scorer(config)
     assert "No module named 'gpu_thing'" in scorer.unavailable["needs_gpu"]
     assert scorer.unavailable["needs_gpu"].endswith("install it with pip install gpu-thing")
+
+
+def test_a_config_with_registered_sections_round_trips_through_json() -> None:
+    register_length()
+    config = Config.from_dict(
+        {
+            "endpoints": {"e": ENDPOINT},
+            "judges": {"lynx": {"endpoint": "e", "max_tokens": 99}},
+            "signals": {"length": {"max_words": 4}},
+        }
+    )
+    data = config.model_dump(mode="json")
+    assert data["judges"]["lynx"]["max_tokens"] == 99 and data["signals"]["length"]["max_words"] == 4
+    again = Config.model_validate(data)
+    assert again == config and isinstance(again.signals.get("length"), LengthConfig)

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
 
 from trustscore.errors import CONFIG_REFERENCE, ConfigError
 from trustscore.fusion.config import FusionConfig
@@ -65,7 +65,7 @@ class SignalsConfig(BaseModel):
     [whitebox]."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
-    __pydantic_extra__: dict[str, BaseModel] = Field(init=False)
+    __pydantic_extra__: dict[str, SerializeAsAny[BaseModel]] = Field(init=False)
 
     @model_validator(mode="before")
     @classmethod

@@ -6,7 +6,7 @@ import math
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
 from trustscore.hashing import canonical_json
 
@@ -141,7 +141,7 @@ class JudgesConfig(BaseModel):
     """
 
     model_config = ConfigDict(frozen=True, extra="allow")
-    __pydantic_extra__: dict[str, JudgeConfig] = Field(init=False)
+    __pydantic_extra__: dict[str, SerializeAsAny[JudgeConfig]] = Field(init=False)
 
     @model_validator(mode="before")
     @classmethod
