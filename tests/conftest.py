@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
+from scorer_fakes import FakeLLMClient, install_module
 
 
 @pytest.fixture(params=["asyncio", "trio"])
@@ -27,3 +29,21 @@ def signal_registry() -> Iterator[None]:
         registry._broken_entry_points.clear()
         registry._broken_entry_points.update(saved[1])
         registry._plugins_loaded = True
+
+
+@pytest.fixture
+def fake_clients(monkeypatch: pytest.MonkeyPatch) -> list[FakeLLMClient]:
+    """LLMClient and ResponseCache replaced by recording fakes; returns the clients built."""
+    FakeLLMClient.built = []
+    install_module(monkeypatch, "trustscore.llm.client", LLMClient=FakeLLMClient)
+
+    class ResponseCache:
+        def __init__(self, config: Any) -> None:
+            self.config = config
+            self.closed = False
+
+        def close(self) -> None:
+            self.closed = True
+
+    install_module(monkeypatch, "trustscore.llm.cache", ResponseCache=ResponseCache)
+    return FakeLLMClient.built

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import tomllib
 from pathlib import Path
 
@@ -48,3 +49,12 @@ def test_from_openai_uses_the_clients_own_base_url() -> None:
     assert llm.model == "gpt-test" and llm.flavour == "openai" and llm.context_window == 4096
     with pytest.raises(trustscore.ConfigError, match="from_openai: context_window"):
         trustscore.from_openai(client, "gpt-test", context_window=1)
+
+
+@pytest.mark.parametrize(
+    "package", ["trustscore.llm", "trustscore.fusion", "trustscore.testing", "trustscore.judges"]
+)
+def test_the_documented_subpackages_keep_their_promises(package: str) -> None:
+    module = importlib.import_module(package)
+    missing = [name for name in module.__all__ if getattr(module, name, None) is None]
+    assert module.__all__ and missing == []

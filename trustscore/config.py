@@ -133,11 +133,15 @@ class Config(BaseModel):
     @classmethod
     def from_toml(cls, path: str | Path) -> Config:
         """Read a TOML file. Relative paths inside it are taken from the file's folder."""
+        if not isinstance(path, str | Path):
+            raise ConfigError(f"a config file is named by a path (got {type(path).__name__})")
         path = Path(path)
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise ConfigError(f"config file {path} does not exist") from None
+        except IsADirectoryError:
+            raise ConfigError(f"config file {path} is a folder; name the TOML file in it") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"config file {path} is not valid TOML: {e}") from None
         return cls.from_dict(data, base_dir=path.parent)

@@ -239,6 +239,9 @@ class Scorer:
         """
         if isinstance(samples, str | bytes | Mapping | Sample) or not isinstance(samples, Iterable):
             raise InputError(f"samples must be a list of samples (got {type(samples).__name__})")
+        if on_result is not None and not callable(on_result):
+            got = type(on_result).__name__
+            raise InputError(f"on_result must be a function of (index, result) (got {got})")
         batch = [coerce_sample(item, i) for i, item in enumerate(samples)]
         limit = check_concurrency(concurrency, self.config.limits.max_concurrent_samples)
         check_budget(budget_s, self.config.limits.score_budget_s)

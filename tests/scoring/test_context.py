@@ -6,18 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scorer_fakes import FakeLLM, FakeLLMClient, install_module
+from scorer_fakes import FakeLLM, FakeLLMClient
 
 from trustscore import Config, ConfigError, EndpointUnavailable, SignalContext
 
 ENDPOINT = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
-
-
-@pytest.fixture
-def fake_clients(monkeypatch: pytest.MonkeyPatch) -> list[FakeLLMClient]:
-    FakeLLMClient.built = []
-    install_module(monkeypatch, "trustscore.llm.client", LLMClient=FakeLLMClient)
-    return FakeLLMClient.built
 
 
 def test_an_endpoint_is_built_once_with_the_shared_cache_and_the_transport(
@@ -31,8 +24,10 @@ def test_an_endpoint_is_built_once_with_the_shared_cache_and_the_transport(
     assert ctx.llm("a") is ctx.llm("a") and ctx.llm("b") is not ctx.llm("a")
     assert [c.transport for c in fake_clients] == [transport, transport]
     assert fake_clients[0].cache is fake_clients[1].cache is ctx.cache is not None
+    assert ctx.cache.config is config.cache
     assert ctx.limits is config.limits and ctx.endpoint_names == ["a", "b"]
     ctx.close_cache()
+    assert ctx.cache.closed
 
 
 def test_injected_llms_win_and_no_cache_is_built_when_it_is_off(fake_clients: list[FakeLLMClient]) -> None:

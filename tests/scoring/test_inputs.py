@@ -3,6 +3,7 @@ bare TypeError, AttributeError or a message from deep inside."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -56,6 +57,7 @@ async def test_score_refuses_bad_arguments_with_an_input_error(
         ([], {"concurrency": "4"}, r"concurrency must be a whole number \(got str '4'\)"),
         ([], {"concurrency": 0}, r"concurrency must be at least 1 \(got 0\)"),
         ([], {"budget_s": "1"}, r"budget_s must be a number of seconds"),
+        ([], {"on_result": "print"}, r"on_result must be a function of \(index, result\) \(got str\)"),
     ],
 )
 async def test_score_many_refuses_bad_arguments_before_scoring(
@@ -81,6 +83,13 @@ def test_the_scorer_refuses_a_config_path_and_non_lists() -> None:
         Scorer(Config(), llms=[object()])  # type: ignore[arg-type]
     with pytest.raises(InputError, match=r"signals\[0\] is a object: a signal source needs a name"):
         Scorer(Config(), signals=[object()])  # type: ignore[list-item]
+
+
+def test_config_files_are_named_by_a_path(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"a config file is named by a path \(got int\)"):
+        Scorer.from_config(123)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match=r"is a folder; name the TOML file in it"):
+        Scorer.from_config(tmp_path)
 
 
 async def test_familiarity_of_a_signal_without_the_check_is_a_config_error() -> None:

@@ -26,23 +26,6 @@ Q, R = "Who wrote Dune?", "Frank Herbert wrote Dune."
 
 
 @pytest.fixture
-def fake_clients(monkeypatch: pytest.MonkeyPatch) -> list[FakeLLMClient]:
-    FakeLLMClient.built = []
-    install_module(monkeypatch, "trustscore.llm.client", LLMClient=FakeLLMClient)
-
-    class ResponseCache:
-        def __init__(self, config: Any) -> None:
-            self.config = config
-            self.closed = False
-
-        def close(self) -> None:
-            self.closed = True
-
-    install_module(monkeypatch, "trustscore.llm.cache", ResponseCache=ResponseCache)
-    return FakeLLMClient.built
-
-
-@pytest.fixture
 def fake_build_judge(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
     """The built-in judges' registrations with factories that record their call and build fakes."""
     calls: list[tuple[str, Any]] = []
