@@ -11,7 +11,7 @@ import pytest
 from trustscore import Config
 from trustscore.cli.score import read_input
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 @pytest.mark.parametrize("name", ["trustscore.vllm.toml", "trustscore.openai.toml"])
