@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from trustscore import Config, ConfigError
-from trustscore.config import ENV_OVERRIDES
+from trustscore.config import ENV_DEFAULTS, ENV_OVERRIDES
 
 ENDPOINT = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
 
@@ -15,7 +15,6 @@ ENDPOINT = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
 def test_each_documented_variable_overrides_its_setting(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("TRUSTSCORE_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("TRUSTSCORE_SCORE_BUDGET_S", "7.5")
     monkeypatch.setenv("TRUSTSCORE_MAX_CONCURRENT_SAMPLES", "3")
     monkeypatch.setenv("TRUSTSCORE_ENDPOINT_JUDGE_2_BASE_URL", "https://judges.internal/v1")
@@ -25,12 +24,12 @@ def test_each_documented_variable_overrides_its_setting(
         '[limits]\nscore_budget_s = 60\n[cache]\nmode = "read"\n'
     )
     config = Config.from_toml(toml)
-    assert config.cache.directory == tmp_path / "cache" and config.cache.mode == "read"
+    assert config.cache.mode == "read"
     assert config.limits.score_budget_s == 7.5 and config.limits.max_concurrent_samples == 3
     assert config.endpoints["judge-2"].base_url == "https://judges.internal/v1"
     assert config.endpoints["judge-2"].model == "m"
     assert Config().limits.score_budget_s == 7.5  # the code-built default config too
-    assert set(ENV_OVERRIDES) == {
+    assert set(ENV_OVERRIDES) | set(ENV_DEFAULTS) == {
         "TRUSTSCORE_CACHE_DIR",
         "TRUSTSCORE_SCORE_BUDGET_S",
         "TRUSTSCORE_MAX_CONCURRENT_SAMPLES",
@@ -38,12 +37,14 @@ def test_each_documented_variable_overrides_its_setting(
     }
 
 
-def test_a_relative_cache_dir_is_taken_from_the_working_directory(
+def test_the_cache_dir_variable_is_the_default_a_configured_folder_wins_over(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("TRUSTSCORE_CACHE_DIR", "here")
-    assert Config().cache.directory == tmp_path / "here"
+    monkeypatch.setenv("TRUSTSCORE_CACHE_DIR", str(tmp_path / "env"))
+    assert Config().cache.directory == tmp_path / "env"
+    toml = tmp_path / "trustscore.toml"
+    toml.write_text('[cache]\ndirectory = "mine"\n')
+    assert Config.from_toml(toml).cache.directory == tmp_path / "mine"
 
 
 def test_an_override_of_a_section_given_as_a_model_keeps_its_other_settings(

@@ -35,7 +35,8 @@ def test_the_reference_covers_every_section_and_the_environment() -> None:
     ):
         assert f"[{heading[1:-1]}]" in text and f"# {heading}" in text, heading
     assert "| `score_budget_s` | float | `120.0` | overall deadline for one score()" in text
-    assert "`TRUSTSCORE_ENDPOINT_<NAME>_BASE_URL` | `endpoints.<name>.base_url`" in text
+    assert "`TRUSTSCORE_ENDPOINT_<NAME>_BASE_URL` | `endpoints.<name>.base_url` | override" in text
+    assert "`TRUSTSCORE_CACHE_DIR` | `cache.directory` | default" in text
     assert "- `lexical`: `[grounding]`" in text
 
 

@@ -32,19 +32,23 @@ from trustscore.errors import CONFIG_REFERENCE, ConfigError
 from trustscore.fusion.config import FusionConfig
 from trustscore.grounding.config import GroundingConfig
 from trustscore.judges.config import JudgesConfig
-from trustscore.llm.config import CacheConfig, EndpointConfig
+from trustscore.llm.config import CACHE_DIR_ENV, CacheConfig, EndpointConfig
 from trustscore.whitebox.config import WhiteboxConfig
 
-__all__ = ["ENV_OVERRIDES", "Config", "ConfigError", "LimitsConfig", "SignalsConfig"]
+__all__ = ["ENV_DEFAULTS", "ENV_OVERRIDES", "Config", "ConfigError", "LimitsConfig", "SignalsConfig"]
 
 ENV_OVERRIDES: dict[str, str] = {
-    "TRUSTSCORE_CACHE_DIR": "cache.directory",
     "TRUSTSCORE_SCORE_BUDGET_S": "limits.score_budget_s",
     "TRUSTSCORE_MAX_CONCURRENT_SAMPLES": "limits.max_concurrent_samples",
     "TRUSTSCORE_ENDPOINT_<NAME>_BASE_URL": "endpoints.<name>.base_url",
 }
-"""Environment variables that override a setting of every Config built (``<NAME>``: the endpoint's
-name upper-cased, other characters than letters and digits as ``_``). Documented in docs/config.md."""
+"""Environment variables that override a setting of every Config built, the file's value included
+(``<NAME>``: the endpoint's name upper-cased, other characters than letters and digits as ``_``).
+Documented in docs/config.md."""
+
+ENV_DEFAULTS: dict[str, str] = {CACHE_DIR_ENV: "cache.directory"}
+"""Environment variables that give a setting's default: a value in the file wins. The cache folder is
+one, so a test fixture or a deployment can move every cache that is not explicitly placed."""
 
 _ENDPOINT_PREFIX, _ENDPOINT_SUFFIX = "TRUSTSCORE_ENDPOINT_", "_BASE_URL"
 
@@ -185,10 +189,7 @@ def _with_env_overrides(data: Mapping[str, Any], environ: Mapping[str, str]) -> 
     out = dict(data)
     for var, path in ENV_OVERRIDES.items():
         if "<" not in path and environ.get(var):
-            value = environ[var]
-            if path == "cache.directory":
-                value = os.path.abspath(os.path.expanduser(value))
-            _put(out, path.split("."), value)
+            _put(out, path.split("."), environ[var])
     endpoints = _plain(out.get("endpoints") or {})
     for var, value in environ.items():
         if not (var.startswith(_ENDPOINT_PREFIX) and var.endswith(_ENDPOINT_SUFFIX)) or not value:

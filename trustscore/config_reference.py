@@ -16,7 +16,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from trustscore.config import ENV_OVERRIDES, Config, JudgesConfig, SignalsConfig
+from trustscore.config import ENV_DEFAULTS, ENV_OVERRIDES, Config, JudgesConfig, SignalsConfig
 from trustscore.llm.config import EndpointConfig
 from trustscore.registry import registered_signals
 
@@ -55,13 +55,15 @@ def _env_section() -> str:
     lines = [
         "## Environment overrides",
         "",
-        "Settings people change per deployment can be set from the environment; a variable wins over",
-        "the file. A value that does not fit the setting is refused like one from the file.",
+        "Settings people change per deployment can be set from the environment. An override wins over",
+        "the file; a default applies where the file does not give the setting. A value that does not",
+        "fit the setting is refused like one from the file.",
         "",
-        "| variable | setting |",
-        "|---|---|",
+        "| variable | setting | |",
+        "|---|---|---|",
     ]
-    lines += [f"| `{var}` | `{setting}` |" for var, setting in ENV_OVERRIDES.items()]
+    lines += [f"| `{var}` | `{setting}` | override |" for var, setting in ENV_OVERRIDES.items()]
+    lines += [f"| `{var}` | `{setting}` | default |" for var, setting in ENV_DEFAULTS.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trustscore.errors import EndpointUnavailable
 
-__all__ = ["CacheConfig", "EndpointConfig"]
+__all__ = ["CACHE_DIR_ENV", "CacheConfig", "EndpointConfig"]
 
 
 class EndpointConfig(BaseModel):
@@ -57,7 +57,15 @@ class EndpointConfig(BaseModel):
         return key
 
 
+CACHE_DIR_ENV = "TRUSTSCORE_CACHE_DIR"
+
+
 def _default_cache_dir() -> Path:
+    """``$TRUSTSCORE_CACHE_DIR`` (the test kit's fixtures point it at a temp dir), else
+    ``$XDG_CACHE_HOME/trustscore/responses``, else ``~/.cache/trustscore/responses``."""
+    own = os.environ.get(CACHE_DIR_ENV)
+    if own:
+        return Path(own)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "trustscore" / "responses"
 
@@ -72,7 +80,7 @@ class CacheConfig(BaseModel):
     )
     directory: Path = Field(
         default_factory=_default_cache_dir,
-        description="where answers are stored; default $XDG_CACHE_HOME/trustscore/responses "
-        "(~/.cache/trustscore/responses)",
+        description="where answers are stored; default $TRUSTSCORE_CACHE_DIR, else "
+        "$XDG_CACHE_HOME/trustscore/responses (~/.cache/trustscore/responses)",
     )
     size_limit_bytes: int = Field(default=2**30, ge=2**20, description="oldest answers are evicted beyond it")
