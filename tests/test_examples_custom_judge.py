@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from trustscore import registered_signals
+from trustscore.fusion.fuser import DefaultFuser
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "custom_judge.py"
 
@@ -26,5 +27,5 @@ def test_the_custom_judge_example_registers_runs_and_is_fused(capsys: pytest.Cap
     assert result.used_signals == ["yes_no", "lexical"]
     assert result.signals["yes_no"].value == pytest.approx(0.8, abs=1e-6)
     assert result.signals["yes_no"].raw == "yes"
-    assert result.score == pytest.approx((0.8 + result.signals["lexical"].value) / 2)
+    assert result.score == pytest.approx(DefaultFuser().predict(result.signals).score)
     assert "yes_no = 0.80" in capsys.readouterr().out
