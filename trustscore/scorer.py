@@ -16,6 +16,7 @@ import logging
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -25,6 +26,7 @@ from anyio.lowlevel import RunVar
 from pydantic import ValidationError
 
 from trustscore.config import Config, ConfigError
+from trustscore.deadline import BudgetExceeded, Deadline, bound
 from trustscore.fusion.fuser import DefaultFuser, Fuser
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
 from trustscore.sources import Judge, LocalSignal
@@ -204,6 +206,8 @@ async def _run_guarded(source: _Source, sample: Sample, spent: list[Usage]) -> S
         else:
             with anyio.fail_after(source.timeout_s):
                 signal = await source.run(sample, spent)
+    except BudgetExceeded:
+        raise  # blocking work stopped by the score budget: the caller reports it as cut
     except TimeoutError:
         return Signal.failed(
             source.name,
@@ -221,6 +225,13 @@ async def _run_guarded(source: _Source, sample: Sample, spent: list[Usage]) -> S
     if signal.name != source.name:
         signal = signal.model_copy(update={"name": source.name})
     return signal
+
+
+async def _cancel_when_cancelled(deadline: Deadline) -> None:
+    try:
+        await anyio.sleep_forever()
+    finally:
+        deadline.cancel()
 
 
 def _sole_cause(error: Exception) -> Exception:
@@ -535,13 +546,21 @@ class Scorer:
         finished: dict[str, Signal] = {}
         spent: dict[str, list[Usage]] = {s.name: [] for s in self._sources}
 
+        deadline = Deadline(budget)
+
         async def run_one(source: _Source) -> None:
-            finished[source.name] = await _run_guarded(source, sample, spent[source.name])
+            with suppress(BudgetExceeded), bound(deadline):
+                finished[source.name] = await _run_guarded(source, sample, spent[source.name])
 
         with anyio.move_on_after(budget):
-            async with anyio.create_task_group() as tg:
-                for source in self._sources:
-                    tg.start_soon(run_one, source)
+            async with anyio.create_task_group() as watch:
+                # Worker threads cannot be interrupted: when this scope is cancelled (budget over, or
+                # the caller cancelled) the watcher tells them through the deadline they check.
+                watch.start_soon(_cancel_when_cancelled, deadline)
+                async with anyio.create_task_group() as tg:
+                    for source in self._sources:
+                        tg.start_soon(run_one, source)
+                watch.cancel_scope.cancel()
         timed_out = f"timed out after {budget:g}s budget"
         signals = {
             s.name: finished.get(s.name) or Signal.failed(s.name, timed_out, usage=Usage.total(spent[s.name]))

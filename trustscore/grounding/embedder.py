@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from trustscore.deadline import checkpoint
+from trustscore.quiet import quiet_model_loading
+
 if TYPE_CHECKING:
     import torch
 
@@ -121,10 +124,15 @@ class Embedder:
         self.threads = threads
         self._torch = torch
         try:
-            self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-            self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
+            with quiet_model_loading():
+                self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+                self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
         except (OSError, ValueError) as e:
             raise EmbedderError(f"cannot load the embedding model from {path}: {e}") from None
+        # The score budget reaches inside a forward pass: every leaf module checks it first.
+        for module in self._model.modules():
+            if next(module.children(), None) is None:
+                module.register_forward_pre_hook(_checkpoint_hook)
         self.dim: int = int(self._model.config.hidden_size)
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -174,6 +182,7 @@ class Embedder:
             parts = []
             with torch.inference_mode():
                 for i in range(0, len(texts), batch_size):
+                    checkpoint()  # the score budget can stop a long encode between batches
                     batch = self._tokenizer(
                         texts[i : i + batch_size],
                         padding=True,
@@ -187,6 +196,10 @@ class Embedder:
         finally:
             if self.threads is not None:
                 torch.set_num_threads(previous_threads)
+
+
+def _checkpoint_hook(module: Any, args: Any) -> None:
+    checkpoint()
 
 
 def _mean_pool_normalise(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

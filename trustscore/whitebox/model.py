@@ -21,6 +21,7 @@ import anyio
 from anyio.lowlevel import RunVar
 
 from trustscore.hashing import short_hash
+from trustscore.quiet import quiet_model_loading
 from trustscore.types import Sample
 
 if TYPE_CHECKING:
@@ -188,9 +189,10 @@ def load_model(path: str | Path, *, device: str = "cpu", dtype: str = "float32")
                 f"the tokenizer in {path} is not a fast tokenizer: ReDeEP needs character offsets "
                 "(save a tokenizer.json next to the model)"
             )
-        model = AutoModelForCausalLM.from_pretrained(
-            path, local_files_only=True, dtype=torch_dtype, attn_implementation="sdpa"
-        )
+        with quiet_model_loading():
+            model = AutoModelForCausalLM.from_pretrained(
+                path, local_files_only=True, dtype=torch_dtype, attn_implementation="sdpa"
+            )
         layout = layout_for(str(model.config.model_type))
         model = model.to(device).eval()  # type: ignore[arg-type]  # transformers' stub types .to oddly
         loaded = LoadedModel(model=model, tokenizer=tokenizer, layout=layout, path=path, key=key)

