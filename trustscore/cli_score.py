@@ -29,7 +29,7 @@ import anyio
 from trustscore.cli import UsageError
 from trustscore.hashing import canonical_json, short_hash
 from trustscore.scorer import Scorer, validate_sample
-from trustscore.types import Sample, TrustScore, Usage
+from trustscore.types import Sample, TrustScore, Usage, find_bad_text, text_problem
 
 __all__ = [
     "InputRow",
@@ -161,6 +161,14 @@ def _parse_row(path: Path, number: int, line: str) -> InputRow:
     if clashes:
         raise UsageError(f"{where}: field(s) {clashes} would be overwritten by the result; rename them")
     carried = {k: v for k, v in data.items() if k not in SAMPLE_FIELDS}
+    # Checked here so the message names the JSONL field; a lone surrogate would otherwise abort
+    # the output write of this row and of every resume after it.
+    for key, value in carried.items():
+        shown = key.encode("utf-8", "backslashreplace").decode()
+        if problem := text_problem(key):
+            raise UsageError(f"{where}: field name {shown!r} {problem}")
+        if found := find_bad_text(value, f"field {shown!r}"):
+            raise UsageError(f"{where}: {found}")
     fields = {k: data[k] for k in SAMPLE_FIELDS if k in data}
     if isinstance(fields.get("id"), int) and not isinstance(fields["id"], bool):
         fields["id"] = str(fields["id"])

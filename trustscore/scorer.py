@@ -17,6 +17,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from contextlib import suppress
+from contextvars import ContextVar
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -28,7 +29,7 @@ from pydantic import ValidationError
 from trustscore.config import Config, ConfigError
 from trustscore.deadline import BudgetExceeded, Deadline, bound
 from trustscore.fusion.fuser import DefaultFuser, Fuser
-from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
+from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, ClientError, LLMError
 from trustscore.sources import Judge, LocalSignal
 from trustscore.types import Sample, Signal, TrustScore, Usage
 
@@ -163,6 +164,8 @@ class _MeteredLLM:
             result = await self._llm.generate(request, cache=cache)
         except LLMError as e:
             self._spent.append(e.usage)
+            if _rerun_may_fix(e):
+                _note_transient(e.reason)
             raise
         self._spent.append(result.usage)
         return result
@@ -188,14 +191,35 @@ class _LocalSource(_Source):
 
 
 class _UnavailableSource(_Source):
-    """A configured signal that could not be set up (missing API key, missing extra): always missing."""
+    """A configured signal that could not be set up (missing API key, missing extra): always missing.
 
-    def __init__(self, name: str, reason: str) -> None:
+    ``transient``: a rerun may fix it without changing the config (an API key not exported yet).
+    """
+
+    def __init__(self, name: str, reason: str, *, transient: bool = False) -> None:
         super().__init__(name, None)
         self.reason = reason
+        self.transient = transient
 
     async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
+        if self.transient:
+            _note_transient(self.reason)
         return Signal.failed(self.name, self.reason)
+
+
+# Why the signals of the running source failed in ways a rerun may fix (set per source by the Scorer).
+_transient: ContextVar[list[str] | None] = ContextVar("trustscore_transient_failures", default=None)
+
+
+def _note_transient(reason: str) -> None:
+    seen = _transient.get()
+    if seen is not None:
+        seen.append(reason)
+
+
+def _rerun_may_fix(error: LLMError) -> bool:
+    """Transport and credential failures: the server was down, busy or slow, or refused the key."""
+    return error.retryable or (isinstance(error, ClientError) and error.status in (401, 403))
 
 
 async def _run_guarded(source: _Source, sample: Sample, spent: list[Usage]) -> Signal:
@@ -209,6 +233,7 @@ async def _run_guarded(source: _Source, sample: Sample, spent: list[Usage]) -> S
     except BudgetExceeded:
         raise  # blocking work stopped by the score budget: the caller reports it as cut
     except TimeoutError:
+        _note_transient("timeout")
         return Signal.failed(
             source.name,
             f"timed out after {source.timeout_s:g}s ({source.timeout_setting})",
@@ -273,7 +298,7 @@ def _build_llms(
         try:
             config.endpoints[name].api_key()
         except ValueError as e:
-            unavailable[name] = str(e)
+            unavailable[name] = str(e)  # an unset key: a rerun after exporting it fixes this
             logger.warning("endpoints.%s is unavailable: %s", name, e)
         else:
             wanted.append(name)
@@ -476,7 +501,7 @@ class Scorer:
                 f"or pass llms={{endpoint_name: llm}}"
             )
         if endpoint in unavailable:
-            return _UnavailableSource(judge.name, unavailable[endpoint])
+            return _UnavailableSource(judge.name, unavailable[endpoint], transient=True)
         if endpoint not in self._llms:
             raise ConfigError(
                 f"judge {judge.name!r} uses endpoint {endpoint!r}, "
@@ -548,9 +573,15 @@ class Scorer:
 
         deadline = Deadline(budget)
 
+        transient: dict[str, list[str]] = {s.name: [] for s in self._sources}
+
         async def run_one(source: _Source) -> None:
-            with suppress(BudgetExceeded), bound(deadline):
-                finished[source.name] = await _run_guarded(source, sample, spent[source.name])
+            token = _transient.set(transient[source.name])
+            try:
+                with suppress(BudgetExceeded), bound(deadline):
+                    finished[source.name] = await _run_guarded(source, sample, spent[source.name])
+            finally:
+                _transient.reset(token)
 
         with anyio.move_on_after(budget):
             async with anyio.create_task_group() as watch:
@@ -567,6 +598,12 @@ class Scorer:
             for s in self._sources
         }
         fused = self._fuser.predict(signals)
+        # Cut by the budget, or missing for a reason a rerun may fix (server down or busy, no key).
+        incomplete = [
+            name
+            for name, signal in signals.items()
+            if name not in finished or (signal.missing and transient[name])
+        ]
         return TrustScore(
             score=fused.score,
             calibrated=fused.calibrated,
@@ -575,7 +612,8 @@ class Scorer:
             fusion=fused.description,
             usage=Usage.total([s.usage for s in signals.values()]),
             seconds=time.perf_counter() - started,
-            complete=len(finished) == len(self._sources),
+            complete=not incomplete,
+            incomplete_signals=incomplete,
             sample_id=sample.id,
         )
 
