@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.markup import escape
 
 from trustscore.cli_eval import add_label_arguments
 from trustscore.fusion.fit import FitOptions, fit_calibrator
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         )
         path = save_model(model, args.output)
     except (ValueError, CalibratorError) as e:
-        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        err.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False)
         return 2
     held = report.held_out
     out.print(

@@ -451,6 +451,7 @@ class Scorer:
         if duplicates:
             raise ConfigError(f"two signal sources share the name(s) {duplicates}; give each a unique name")
         self._sources = sources
+        self._judge_names = [j.name for j in judges]
         self._fuser = (
             fuser if fuser is not None else _load_fuser(self.config, {s.name: s.version for s in sources})
         )
@@ -517,6 +518,11 @@ class Scorer:
     def signal_names(self) -> list[str]:
         """The signals every result carries, in order."""
         return [s.name for s in self._sources]
+
+    @property
+    def judge_names(self) -> list[str]:
+        """The signals that are LLM judges."""
+        return list(self._judge_names)
 
     @property
     def unavailable(self) -> dict[str, str]:
