@@ -191,4 +191,4 @@ def test_eval_ci_prints_cluster_bootstrap_intervals(scored: Path, capsys: pytest
     assert _cli("eval", str(scored), "--ci", "--cluster", "source_id") == 0
     out = capsys.readouterr().out
     oracle_line = next(line for line in out.splitlines() if "oracle" in line)
-    assert re.search(r"0\.\d{3} \[0\.\d{3}, 0\.\d{3}\]", oracle_line)
+    assert re.search(r"0\.\d{3} +0\.\d{3}-0\.\d{3}", oracle_line)  # AUROC, then its 95% CI column
