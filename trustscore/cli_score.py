@@ -288,7 +288,7 @@ class ScoreRunSummary:
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
     fusions: dict[str, int] = field(default_factory=dict)
-    """How many scores each fusion produced ("calibrator:ragtruth_local@...", "default:mean")."""
+    """How many scores each fusion produced ("calibrator:ragtruth_local@...", "default:logodds")."""
     kept_incomplete: int = 0
     """Incomplete rows of an earlier run left as they are (no --retry-incomplete)."""
     judges: list[str] = field(default_factory=list)

@@ -255,7 +255,7 @@ class TrustScore(_Frozen):
     used_signals: list[str]
     """The signals that fed ``score``, in the order the fuser read them."""
     fusion: str
-    """What produced ``score``: "default:mean" or "calibrator:<name>@<version>"."""
+    """What produced ``score``: "default:logodds" or "calibrator:<name>@<version>"."""
     usage: Usage = Field(default_factory=Usage)
     seconds: float = 0.0
     complete: bool = True
