@@ -24,7 +24,7 @@ def test_a_lynx_fail_pulls_the_score_down_against_lexical_and_embedding() -> Non
     assert fused.description == "default:logodds" and fused.used == ["lynx", "lexical", "embedding"]
 
 
-@pytest.mark.parametrize(("lexical", "embedding"), itertools.product([0.0, 0.5, 0.9, 1.0], repeat=2))
+@pytest.mark.parametrize(("lexical", "embedding"), list(itertools.product([0.0, 0.5, 0.9, 1.0], repeat=2)))
 def test_a_confident_judge_decides_the_side_of_one_half(lexical: float, embedding: float) -> None:
     fail = DefaultFuser().predict(signals(lynx=0.09, lexical=lexical, embedding=embedding)).score
     ok = DefaultFuser().predict(signals(lynx=0.91, lexical=lexical, embedding=embedding)).score
