@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["CacheConfig", "EndpointConfig"]
+__all__ = ["CACHE_DIR_ENV", "CacheConfig", "EndpointConfig"]
 
 
 class EndpointConfig(BaseModel):
@@ -24,8 +24,8 @@ class EndpointConfig(BaseModel):
     )
     model_identity: str | None = Field(
         default=None,
-        description="what the weights are (HF id@revision or a hash); part of the cache key. "
-        "Defaults to the served model name.",
+        description="what the weights are (HF id@revision or a hash); part of the cache key, shared by "
+        "replicas that set the same value. Defaults to the served model name at base_url.",
     )
     context_window: int = Field(default=8192, ge=256, description="--max-model-len of the server")
     timeout_s: float = Field(default=60.0, gt=0, description="deadline for one HTTP attempt")
@@ -55,7 +55,15 @@ class EndpointConfig(BaseModel):
         return key
 
 
+CACHE_DIR_ENV = "TRUSTSCORE_CACHE_DIR"
+
+
 def _default_cache_dir() -> Path:
+    """``$TRUSTSCORE_CACHE_DIR`` (the test kit's fixtures point it at a temp dir), else
+    ``$XDG_CACHE_HOME/trustscore/responses``, else ``~/.cache/trustscore/responses``."""
+    own = os.environ.get(CACHE_DIR_ENV)
+    if own:
+        return Path(own)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "trustscore" / "responses"
 
