@@ -20,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from trustscore.files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.fusion.config import FusionConfig
 from trustscore.grounding.config import GroundingConfig
 from trustscore.judges.config import JudgesConfig
@@ -43,7 +44,8 @@ class LimitsConfig(BaseModel):
 
 
 class Config(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # The endpoint sections may hold a pasted API key: validation errors never echo input values.
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
 
     endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)
     judges: JudgesConfig = Field(default_factory=JudgesConfig)
@@ -74,10 +76,11 @@ class Config(BaseModel):
     def from_toml(cls, path: str | Path) -> Config:
         """Read a TOML file. Relative paths inside it are taken from the file's folder."""
         path = Path(path)
+        text = read_capped_text(path, what="config file", limit=MAX_CONFIG_BYTES, error=ConfigError)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"config file {path} does not exist") from None
+            data = tomllib.loads(text)
+        except RecursionError:
+            raise ConfigError(f"config file {path} nests tables or arrays too deeply") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"config file {path} is not valid TOML: {e}") from None
         return cls.from_dict(data, base_dir=path.parent)

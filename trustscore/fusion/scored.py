@@ -82,6 +82,8 @@ def read_scored(path: str | Path) -> list[ScoredRow]:
                 data = json.loads(line)
             except json.JSONDecodeError as e:
                 raise ValueError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
+            except RecursionError:
+                raise ValueError(f"{path}:{lineno}: JSON nested too deeply to be a scored row") from None
             rows.append(_row(data, f"{path}:{lineno}"))
     if not rows:
         raise ValueError(f"scored file {path} has no rows")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from trustscore.deadline import checkpoint
+from trustscore.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
 from trustscore.quiet import quiet_model_loading
 
 if TYPE_CHECKING:
@@ -212,7 +212,10 @@ def _mean_pool_normalise(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tens
 def _configured_max_length(path: Path) -> int:
     cfg_file = path / "sentence_bert_config.json"
     if cfg_file.is_file():
-        cfg: dict[str, Any] = json.loads(cfg_file.read_text(encoding="utf-8"))
+        text = read_capped_text(
+            cfg_file, what="embedding model config", limit=MAX_CONFIG_BYTES, error=EmbedderError
+        )
+        cfg: dict[str, Any] = loads_json(text, what=str(cfg_file), error=EmbedderError)
         if isinstance(cfg.get("max_seq_length"), int):
             return int(cfg["max_seq_length"])
     return _DEFAULT_MAX_LENGTH
