@@ -68,6 +68,15 @@ async def test_a_5_mb_response_returns_within_the_budget(embedding: object) -> N
     assert set(result.missing) == {"lexical", "embedding"}  # type: ignore[attr-defined]
 
 
+async def test_a_5_mb_context_returns_within_the_budget(embedding: object) -> None:
+    context = [SENTENCE * (5_000_000 // len(SENTENCE))]
+    sample = Sample(question="Where did they go?", context=context, response=SENTENCE * 3)
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport(), embedding])  # type: ignore[list-item]
+    elapsed, result = await _score(scorer, sample, 1.0)
+    assert elapsed < 1.0 + SLACK_S
+    assert not result.complete  # type: ignore[attr-defined]
+
+
 async def test_cancelling_the_caller_stops_the_worker_thread() -> None:
     response = SENTENCE * (900_000 // len(SENTENCE.split()))
     sample = Sample(question="q", context=["Settlers moved in 1847."], response=response)

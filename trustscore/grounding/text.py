@@ -143,12 +143,12 @@ def context_units(passage: str) -> list[str]:
     if stripped[:1] in "{[":
         try:
             data = json.loads(stripped)
-        except ValueError:
-            data = None
-        if isinstance(data, (dict, list)):
-            out: list[str] = []
-            _flatten(data, "", out)
-            return out
+            if isinstance(data, (dict, list)):
+                out: list[str] = []
+                _flatten(data, "", out)
+                return out
+        except (ValueError, RecursionError):
+            pass  # not JSON, or nested too deeply to flatten: read it as text
     return [p.text for p in split_sentences(passage)]
 
 
@@ -351,10 +351,10 @@ def support_keys(text: str) -> frozenset[str]:
     Memoised: the responses that share a context look it up once.
     """
     keys: set[str] = set()
-    for n, match in enumerate(_WORD.findall(text)):
+    for n, match in enumerate(_WORD.finditer(text)):
         if n % 4096 == 0:
             checkpoint()
-        keys.add(_surface_key(match))
+        keys.add(_surface_key(match.groups("")))
     for m in _CAMEL_WORD.finditer(text):
         parts = _CAMEL_PART.findall(m.group())
         keys.update(fold(p) for p in parts)
