@@ -21,13 +21,14 @@ from trustscore.grounding.text import split_sentences
 from trustscore.types import Sample
 
 SENTENCE = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen river to Brindale. "
+FIVE_MB = SENTENCE * (5_000_000 // len(SENTENCE))
 
 
 def inputs() -> dict[str, Sample]:
     q = "Where did the settlers go?"
     return {
-        "5 MB response": Sample(question=q, context=[SENTENCE], response=SENTENCE * (5_000_000 // len(SENTENCE))),
-        "5 MB context": Sample(question=q, context=[SENTENCE * (5_000_000 // len(SENTENCE))], response=SENTENCE),
+        "5 MB response": Sample(question=q, context=[SENTENCE], response=FIVE_MB),
+        "5 MB context": Sample(question=q, context=[FIVE_MB], response=SENTENCE),
         "900k-word response": Sample(
             question=q, context=[SENTENCE], response=SENTENCE * (900_000 // len(SENTENCE.split()))
         ),
@@ -42,7 +43,9 @@ def _stats(xs: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=1.0)
     args = parser.parse_args()

@@ -35,7 +35,8 @@ def test_key_names_the_server_unless_a_model_identity_is_shared() -> None:
     elsewhere = EndpointConfig(base_url="http://b.local:9000/v1", model="judge")
     assert cache_key(elsewhere, REQUEST) != base  # same served name, maybe other weights
     same_weights = {"model": "judge", "model_identity": "org/judge@abc123"}
-    replicas = [EndpointConfig(base_url=u, **same_weights) for u in ("http://a.local/v1", "http://b.local/v1")]
+    urls = ("http://a.local/v1", "http://b.local/v1")
+    replicas = [EndpointConfig(base_url=u, **same_weights) for u in urls]
     assert cache_key(replicas[0], REQUEST) == cache_key(replicas[1], REQUEST)
     changed = [
         REQUEST.model_copy(update={"temperature": 0.7}),

@@ -49,4 +49,6 @@ def loads_json(text: str, *, what: str, error: type[Exception]) -> Any:
     except json.JSONDecodeError as e:
         raise error(f"{what} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
     except RecursionError:
-        raise error(f"{what} nests JSON deeper than trustscore reads; it is not a file trustscore wrote") from None
+        raise error(
+            f"{what} nests JSON deeper than trustscore reads; it is not a file trustscore wrote"
+        ) from None

@@ -298,7 +298,7 @@ def _build_llms(
         try:
             config.endpoints[name].api_key()
         except ValueError as e:
-            unavailable[name] = str(e)  # an unset key: a rerun after exporting it fixes this
+            unavailable[name] = str(e)
             logger.warning("endpoints.%s is unavailable: %s", name, e)
         else:
             wanted.append(name)
@@ -578,7 +578,6 @@ class Scorer:
         spent: dict[str, list[Usage]] = {s.name: [] for s in self._sources}
 
         deadline = Deadline(budget)
-
         transient: dict[str, list[str]] = {s.name: [] for s in self._sources}
 
         async def run_one(source: _Source) -> None:

@@ -208,7 +208,9 @@ class Sample(_Frozen):
     @classmethod
     def _clean_passages(cls, v: list[str]) -> list[str]:
         if len(v) > MAX_PASSAGES:
-            raise ValueError(f"has {len(v)} passages; at most {MAX_PASSAGES} are accepted (merge or drop some)")
+            raise ValueError(
+                f"has {len(v)} passages; at most {MAX_PASSAGES} are accepted (merge or drop some)"
+            )
         for i, passage in enumerate(v):
             if problem := text_problem(passage):
                 raise ValueError(f"passage {i} {problem}")

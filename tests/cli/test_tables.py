@@ -19,7 +19,8 @@ from trustscore.fusion.synthetic import make_scored_rows, write_scored_jsonl
 
 @pytest.fixture(scope="module")
 def scored(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_scored_jsonl(tmp_path_factory.mktemp("scored") / "scored.jsonl", make_scored_rows(40, seed=3))
+    path = tmp_path_factory.mktemp("scored") / "scored.jsonl"
+    return write_scored_jsonl(path, make_scored_rows(40, seed=3))
 
 
 def _eval(*argv: str) -> int:

@@ -18,7 +18,8 @@ KEYS = [
 
 @pytest.mark.parametrize("key", KEYS)
 def test_a_key_in_api_key_env_is_refused_without_echoing_it(key: str) -> None:
-    data = {"endpoints": {"judge": {"base_url": "http://127.0.0.1:8000/v1", "model": "m", "api_key_env": key}}}
+    endpoint = {"base_url": "http://127.0.0.1:8000/v1", "model": "m", "api_key_env": key}
+    data = {"endpoints": {"judge": endpoint}}
     with pytest.raises(ConfigError) as from_dict:
         Config.from_dict(data)
     with pytest.raises(ValidationError) as direct:

