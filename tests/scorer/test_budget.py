@@ -20,8 +20,10 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.anyio
 
 SENTENCE = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen river to Brindale. "
-# Slack for a loaded shared 2-core box; without cancellation these runs took 6.7 s and 62 s.
-SLACK_S = 2.0
+# Generous slack for a loaded shared CI box (unloaded, the overshoot is about 0.1-0.4 s: see
+# benchmarks/bench_budget.py). Without cancellation these runs took 6.7 s, 62 s and (5 MB) forever,
+# and every test below also checks that the cut signal is reported missing and incomplete.
+SLACK_S = 4.0
 
 
 async def _score(scorer: Scorer, sample: Sample, budget: float) -> tuple[float, TrustScore]:
