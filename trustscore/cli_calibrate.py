@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         )
         path = save_model(model, args.output)
     except (ValueError, CalibratorError) as e:
-        err.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False)
+        err.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
         return 2
     held = report.held_out
     out.print(

@@ -61,3 +61,14 @@ def test_the_plots_hint_names_the_extra(
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the extra were not installed
     assert _eval(str(scored), "--plots", str(tmp_path / "plots")) == 2
     assert "pip install 'trustscore[plots]'" in capsys.readouterr().err
+
+
+def test_eval_file_errors_are_one_line_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "scored.jsonl"
+    bad.write_bytes(b'{"id": "a", "x": "\xff"}\n')
+    assert _eval(str(bad)) == 2
+    assert capsys.readouterr().err == f"error: scored file {bad} is not UTF-8 text (byte 18)\n"
+    assert _eval(str(tmp_path)) == 2
+    assert "is a directory" in capsys.readouterr().err

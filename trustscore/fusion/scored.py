@@ -73,18 +73,23 @@ def read_scored(path: str | Path) -> list[ScoredRow]:
     path = Path(path)
     if not path.exists():
         raise ValueError(f"scored file {path} does not exist")
+    if path.is_dir():
+        raise ValueError(f"scored file {path} is a directory; give the JSONL file `trustscore score` wrote")
     rows: list[ScoredRow] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
-            except RecursionError:
-                raise ValueError(f"{path}:{lineno}: JSON nested too deeply to be a scored row") from None
-            rows.append(_row(data, f"{path}:{lineno}"))
+    try:
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        raise ValueError(f"scored file {path} is not UTF-8 text (byte {e.start})") from None
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
+        except RecursionError:
+            raise ValueError(f"{path}:{lineno}: JSON nested too deeply to be a scored row") from None
+        rows.append(_row(data, f"{path}:{lineno}"))
     if not rows:
         raise ValueError(f"scored file {path} has no rows")
     return rows
