@@ -322,11 +322,12 @@ class ScoreRunSummary:
                 tally.total += signal.value
 
     def print(self, file: IO[str] | None = None) -> None:
+        from rich import box
         from rich.console import Console
         from rich.table import Table
 
         console = Console(file=file)
-        table = Table(title=f"trustscore score -> {self.output}")
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
         table.add_column("signal")
         table.add_column("n", justify="right")
         table.add_column("missing", justify="right")
@@ -338,20 +339,24 @@ class ScoreRunSummary:
         mean = f"{self.score_total / scored_with_value:.3f}" if scored_with_value else "-"
         table.add_section()
         table.add_row("score (fused)", str(self.scored), str(self.no_score), mean)
+        # Plain lines are never wrapped (soft_wrap): a redirected log keeps one line per fact.
+        console.print(f"trustscore score -> {self.output}", soft_wrap=True, highlight=False)
         console.print(table)
         for fusion, n in self.fusions.items():
             kind = "calibrated P(trustworthy)" if fusion.startswith("calibrator:") else "uncalibrated"
-            console.print(f"fusion: {fusion} ({kind}) for {n} row(s)")
+            console.print(f"fusion: {fusion} ({kind}) for {n} row(s)", soft_wrap=True)
         u = self.usage
         if self.kept_incomplete:
             console.print(
                 f"kept {self.kept_incomplete} incomplete row(s) of an earlier run; "
-                "rerun with --retry-incomplete to score them again"
+                "rerun with --retry-incomplete to score them again",
+                soft_wrap=True,
             )
         console.print(
             f"scored {self.scored}, skipped {self.skipped} already done, incomplete {self.incomplete}; "
             f"requests {u.requests}, tokens {u.prompt_tokens} prompt + {u.completion_tokens} completion, "
-            f"cache hits {u.cache_hits}; {self.seconds:.1f}s"
+            f"cache hits {u.cache_hits}; {self.seconds:.1f}s",
+            soft_wrap=True,
         )
 
 

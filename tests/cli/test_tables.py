@@ -72,3 +72,21 @@ def test_eval_file_errors_are_one_line_naming_the_file(
     assert capsys.readouterr().err == f"error: scored file {bad} is not UTF-8 text (byte 18)\n"
     assert _eval(str(tmp_path)) == 2
     assert "is a directory" in capsys.readouterr().err
+
+
+def test_the_score_summary_keeps_one_line_per_fact_when_redirected() -> None:
+    from trustscore.cli_score import ScoreRunSummary
+    from trustscore.types import Signal, TrustScore, Usage
+
+    summary = ScoreRunSummary(output=Path("/a/rather/long/path/to/the/results/of/this/run/scored.jsonl"))
+    signals = {n: Signal(name=n, value=0.5) for n in ("likert", "prometheus", "lynx", "chainpoll", "tlm")}
+    summary.add(
+        TrustScore(score=0.5, calibrated=False, signals=signals, used_signals=list(signals),
+                   fusion="default:logodds", usage=Usage(requests=12, prompt_tokens=123456))
+    )
+    buffer = io.StringIO()
+    summary.print(buffer)  # a file, not a terminal: rich assumes 80 columns
+    lines = buffer.getvalue().splitlines()
+    assert any(line.startswith("scored 1, skipped 0 already done") and "cache hits 0" in line for line in lines)
+    table = [line for line in lines if line.split()[:1] in (["lynx"], ["signal"], ["score"])]
+    assert table and all(len(line) <= 80 for line in table)
