@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trustscore.deadline import checkpoint
+from trustscore.deadline import check_in_every_leaf, checkpoint
 from trustscore.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
 from trustscore.quiet import quiet_model_loading
 
@@ -129,10 +129,7 @@ class Embedder:
                 self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
         except (OSError, ValueError) as e:
             raise EmbedderError(f"cannot load the embedding model from {path}: {e}") from None
-        # The score budget reaches inside a forward pass: every leaf module checks it first.
-        for module in self._model.modules():
-            if next(module.children(), None) is None:
-                module.register_forward_pre_hook(_checkpoint_hook)
+        check_in_every_leaf(self._model)  # the score budget reaches inside a forward pass
         self.dim: int = int(self._model.config.hidden_size)
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -196,10 +193,6 @@ class Embedder:
         finally:
             if self.threads is not None:
                 torch.set_num_threads(previous_threads)
-
-
-def _checkpoint_hook(module: Any, args: Any) -> None:
-    checkpoint()
 
 
 def _mean_pool_normalise(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

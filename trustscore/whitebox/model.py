@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.lowlevel import RunVar
 
+from trustscore.deadline import check_in_every_leaf
 from trustscore.hashing import short_hash
 from trustscore.quiet import quiet_model_loading
 from trustscore.types import Sample
@@ -195,6 +196,7 @@ def load_model(path: str | Path, *, device: str = "cpu", dtype: str = "float32")
             )
         layout = layout_for(str(model.config.model_type))
         model = model.to(device).eval()  # type: ignore[arg-type]  # transformers' stub types .to oddly
+        check_in_every_leaf(model)  # the score budget reaches inside a forward pass
         loaded = LoadedModel(model=model, tokenizer=tokenizer, layout=layout, path=path, key=key)
         _registry[key] = loaded
         return loaded
