@@ -240,8 +240,10 @@ async def _run_guarded(source: _Source, sample: Sample, spent: list[Usage]) -> S
             usage=Usage.total(spent),
         )
     except Exception as e:
-        logger.debug("signal %s failed", source.name, exc_info=True)
         cause = _sole_cause(e)
+        if isinstance(cause, BudgetExceeded):
+            raise cause from None  # cut inside a task group of the source: still a budget cut
+        logger.debug("signal %s failed", source.name, exc_info=True)
         if isinstance(cause, LLMError):
             return Signal.failed(source.name, cause.reason, usage=cause.usage)
         return Signal.failed(source.name, f"{type(cause).__name__}: {cause}")

@@ -98,3 +98,24 @@ async def test_a_signal_that_finishes_in_time_is_complete() -> None:
     scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport()])
     result = await scorer.score_sample(sample, budget_s=30)
     assert result.complete and result.signals["lexical"].value == pytest.approx(1.0)
+
+
+async def test_a_cut_inside_a_sources_own_task_group_is_still_a_budget_cut() -> None:
+    from trustscore.deadline import checkpoint
+    from trustscore.types import Signal
+
+    class FanOut:
+        name, version = "fanout", "1"
+
+        async def run(self, sample: Sample) -> Signal:
+            def spin() -> None:
+                while True:
+                    checkpoint()
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(anyio.to_thread.run_sync, spin)
+            raise AssertionError("unreachable")
+
+    scorer = Scorer(Config(), judges=[], local_signals=[FanOut()])
+    result = await scorer.score_sample(Sample(question="q", context=["c"], response="r"), budget_s=0.3)
+    assert not result.complete and result.signals["fanout"].error == "timed out after 0.3s budget"
