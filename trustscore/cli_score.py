@@ -187,6 +187,13 @@ def read_input(path: Path) -> list[InputRow]:
 def _parse_row(path: Path, number: int, line: str) -> InputRow:
     where = f"{path}:{number}"
     try:
+        return _parse_object(where, number, line)
+    except RecursionError:
+        raise UsageError(f"{where}: JSON nested too deeply to be a sample") from None
+
+
+def _parse_object(where: str, number: int, line: str) -> InputRow:
+    try:
         data = json.loads(line)
     except json.JSONDecodeError as e:
         raise UsageError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None

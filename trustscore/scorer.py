@@ -80,6 +80,8 @@ def validate_sample(data: Mapping[str, Any], *, where: str = "") -> Sample:
         return Sample.model_validate(data)
     except ValidationError as e:
         raise ValueError(_explain_sample_error(e, where)) from None
+    except RecursionError:
+        raise ValueError(f"invalid sample: {where}metadata is nested too deeply") from None
 
 
 def _explain_sample_error(e: ValidationError, where: str) -> str:
