@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
 
 from trustscore.errors import CONFIG_REFERENCE, ConfigError
+from trustscore.files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.fusion.config import FusionConfig
 from trustscore.grounding.config import GroundingConfig
 from trustscore.judges.config import JudgesConfig
@@ -90,7 +91,8 @@ class SignalsConfig(BaseModel):
 class Config(BaseModel):
     """The whole configuration: every section, with defaults that run offline (local signals only)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # The endpoint sections may hold a pasted API key: validation errors never echo input values.
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
 
     endpoints: dict[str, EndpointConfig] = Field(
         default_factory=dict, description="OpenAI-compatible servers by name; judges name one"
@@ -140,12 +142,11 @@ class Config(BaseModel):
         if not isinstance(path, str | Path):
             raise ConfigError(f"a config file is named by a path (got {type(path).__name__})")
         path = Path(path)
+        text = read_capped_text(path, what="config file", limit=MAX_CONFIG_BYTES, error=ConfigError)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"config file {path} does not exist") from None
-        except IsADirectoryError:
-            raise ConfigError(f"config file {path} is a folder; name the TOML file in it") from None
+            data = tomllib.loads(text)
+        except RecursionError:
+            raise ConfigError(f"config file {path} nests tables or arrays too deeply") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"config file {path} is not valid TOML: {e}") from None
         return cls.from_dict(data, base_dir=path.parent)

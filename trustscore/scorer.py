@@ -6,15 +6,18 @@
 Every signal runs in its own task of one anyio task group; a source that raises becomes a missing
 signal with the reason (:mod:`trustscore.scoring.runners`). An overall time budget
 (``limits.score_budget_s``) bounds the whole call: signals still running when it ends are reported
-missing and the result is marked incomplete. Building the sources from the config lives in
-:mod:`trustscore.scoring.wiring`, input checks in :mod:`~trustscore.scoring.inputs`, batches in
-:mod:`~trustscore.scoring.batch` and the blocking facade in :mod:`trustscore.sync`.
+missing and the result is marked incomplete. Local signals work in worker threads no event loop can
+interrupt, so the budget is also a :class:`~trustscore.deadline.Deadline` they check between chunks.
+Building the sources from the config lives in :mod:`trustscore.scoring.wiring`, input checks in
+:mod:`~trustscore.scoring.inputs`, batches in :mod:`~trustscore.scoring.batch` and the blocking
+facade in :mod:`trustscore.sync`.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, overload
@@ -23,6 +26,7 @@ import anyio
 from anyio.lowlevel import RunVar
 
 from trustscore.config import Config
+from trustscore.deadline import BudgetExceeded, Deadline, bound
 from trustscore.errors import ConfigError, InputError, LLMError
 from trustscore.fusion.fuser import Fuser
 from trustscore.scoring.batch import ResultCallback, score_batch
@@ -34,7 +38,7 @@ from trustscore.scoring.inputs import (
     make_sample,
     validate_sample,
 )
-from trustscore.scoring.runners import LocalSource, Source, UnavailableSource, run_guarded
+from trustscore.scoring.runners import LocalSource, Source, UnavailableSource, run_guarded, transient_failures
 from trustscore.scoring.wiring import build_sources, load_fuser
 from trustscore.sources import FamiliarityCheck, Judge, LocalSignal
 from trustscore.types import Sample, Signal, TrustScore, Usage
@@ -115,6 +119,11 @@ class Scorer:
         return [s.name for s in self._sources]
 
     @property
+    def judge_names(self) -> list[str]:
+        """The signals that are LLM judges."""
+        return [s.name for s in self._sources if s.is_judge]
+
+    @property
     def unavailable(self) -> dict[str, str]:
         """Configured signals that cannot run in this environment, and why."""
         return {s.name: s.reason for s in self._sources if isinstance(s, UnavailableSource)}
@@ -171,19 +180,38 @@ class Scorer:
         finished: dict[str, Signal] = {}
         spent: dict[str, list[Usage]] = {s.name: [] for s in self._sources}
 
+        deadline = Deadline(budget)
+        transient: dict[str, list[str]] = {s.name: [] for s in self._sources}
+
         async def run_one(source: Source) -> None:
-            finished[source.name] = await run_guarded(source, sample, spent[source.name])
+            token = transient_failures.set(transient[source.name])
+            try:
+                with suppress(BudgetExceeded), bound(deadline):
+                    finished[source.name] = await run_guarded(source, sample, spent[source.name])
+            finally:
+                transient_failures.reset(token)
 
         with anyio.move_on_after(budget):
-            async with anyio.create_task_group() as tg:
-                for source in self._sources:
-                    tg.start_soon(run_one, source)
+            async with anyio.create_task_group() as watch:
+                # Worker threads cannot be interrupted: when this scope is cancelled (budget over, or
+                # the caller cancelled) the watcher tells them through the deadline they check.
+                watch.start_soon(_cancel_when_cancelled, deadline)
+                async with anyio.create_task_group() as tg:
+                    for source in self._sources:
+                        tg.start_soon(run_one, source)
+                watch.cancel_scope.cancel()
         timed_out = f"timed out after {budget:g}s budget"
         signals = {
             s.name: finished.get(s.name) or Signal.failed(s.name, timed_out, usage=Usage.total(spent[s.name]))
             for s in self._sources
         }
         fused = self._fuser.predict(signals)
+        # Cut by the budget, or missing for a reason a rerun may fix (server down or busy, no key).
+        incomplete = [
+            name
+            for name, signal in signals.items()
+            if name not in finished or (signal.missing and transient[name])
+        ]
         return TrustScore(
             score=fused.score,
             calibrated=fused.calibrated,
@@ -192,7 +220,8 @@ class Scorer:
             fusion=fused.description,
             usage=Usage.total([s.usage for s in signals.values()]),
             seconds=time.perf_counter() - started,
-            complete=len(finished) == len(self._sources),
+            complete=not incomplete,
+            incomplete_signals=incomplete,
             sample_id=sample.id,
         )
 
@@ -292,6 +321,13 @@ class Scorer:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+async def _cancel_when_cancelled(deadline: Deadline) -> None:
+    try:
+        await anyio.sleep_forever()
+    finally:
+        deadline.cancel()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -133,7 +133,7 @@ async def test_with_a_judge_added_the_default_mean_is_used() -> None:
         llms={"judge": FakeLLM()},
     )
     result = await scorer.score(question="q", context=["c"], response="r")
-    assert result.calibrated is False and result.fusion == "default:mean"
+    assert result.calibrated is False and result.fusion == "default:logodds"
 
 
 async def test_a_changed_signal_version_falls_back_to_the_default_mean() -> None:
@@ -141,7 +141,7 @@ async def test_a_changed_signal_version_falls_back_to_the_default_mean() -> None
     result = await Scorer(Config(), local_signals=local_pair(versions, grounded=True)).score(
         question="q", context=["c"], response="r"
     )
-    assert result.calibrated is False and result.fusion == "default:mean"
+    assert result.calibrated is False and result.fusion == "default:logodds"
 
 
 def test_offline_default_scores_the_examples_calibrated(tmp_path: Path) -> None:

@@ -175,14 +175,14 @@ def test_the_trustscore_command_reads_rows_written_by_trustscore_score(
             calibrated=False,
             signals=signals,
             used_signals=[n for n, s in signals.items() if s.value is not None],
-            fusion="default:mean",
+            fusion="default:logodds",
         )
         written.append(result_row(row.id or "", result, dict(row.fields)))
-    assert written[0]["fusion"] == "default:mean" and "usage" in written[0]["signals"]["oracle"]
+    assert written[0]["fusion"] == "default:logodds" and "usage" in written[0]["signals"]["oracle"]
     path = write_scored_jsonl(tmp_path / "scored.jsonl", written)
     assert main(["eval", str(path), "--by", "task"]) == 0
     out = capsys.readouterr().out
-    assert "uncalibrated: default:mean" in out and "macro mean over task" in out
+    assert "uncalibrated: default:logodds" in out and "macro mean over task" in out
     cal = tmp_path / "cal.json"
     assert main(["calibrate", str(path), "-o", str(cal), "--folds", "3"]) == 0
     assert load_model(cal).training.n == len(written)
@@ -192,4 +192,4 @@ def test_eval_ci_prints_cluster_bootstrap_intervals(scored: Path, capsys: pytest
     assert _cli("eval", str(scored), "--ci", "--cluster", "source_id") == 0
     out = capsys.readouterr().out
     oracle_line = next(line for line in out.splitlines() if "oracle" in line)
-    assert re.search(r"0\.\d{3} \[0\.\d{3}, 0\.\d{3}\]", oracle_line)
+    assert re.search(r"0\.\d{3} +0\.\d{3}-0\.\d{3}", oracle_line)  # AUROC, then its 95% CI column

@@ -74,7 +74,7 @@ def test_scores_a_file_and_carries_extra_fields(
     s0, s1 = got["s0"], got["s1"]
     assert s0["score"] == 1.0 and s1["score"] == pytest.approx(0.2)
     assert s0["label"] == 0 and s1["label"] == 1 and s0["task"] == "QA"
-    assert s0["used_signals"] == ["grounded"] and s0["fusion"] == "default:mean"
+    assert s0["used_signals"] == ["grounded"] and s0["fusion"] == "default:logodds"
     assert s0["signals"]["grounded"]["value"] == 1.0
     assert s0["signals"]["flaky"]["value"] is None
     assert s0["signals"]["flaky"]["error"] == "ZeroDivisionError: division by zero"
@@ -83,7 +83,7 @@ def test_scores_a_file_and_carries_extra_fields(
     printed = capsys.readouterr().out
     assert "grounded" in printed and "flaky" in printed
     assert "scored 4, skipped 0 already done" in printed
-    assert "fusion: default:mean (uncalibrated) for 4 row(s)" in printed
+    assert "fusion: default:logodds (uncalibrated) for 4 row(s)" in printed
 
 
 def test_resume_skips_ids_already_written(

@@ -4,6 +4,7 @@ against the test kit's fake vLLM (loopback server and in-process router), on asy
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from e2e_helpers import (
@@ -92,8 +93,9 @@ async def test_all_five_judges_score_from_logprobs_and_count_usage(kit: Kit) -> 
         "votes": ["supported", "unsupported", "supported", "unsupported", "supported"],
         "abstained": 0,
     }
-    assert result.fusion == "default:mean" and not result.calibrated
-    assert result.score == pytest.approx(sum(EXPECTED.values()) / len(EXPECTED))
+    assert result.fusion == "default:logodds" and not result.calibrated
+    mean_log_odds = sum(math.log(v / (1 - v)) for v in EXPECTED.values()) / len(EXPECTED)
+    assert result.score == pytest.approx(1 / (1 + math.exp(-mean_log_odds)))  # judges weigh the same
     assert not any(s.warnings for s in result.signals.values()), "every value came from logprobs"
 
     # Usage: every HTTP request the server saw is counted once, and attributed to its judge.

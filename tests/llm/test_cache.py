@@ -29,11 +29,15 @@ RESULT = ChatResult(
 )
 
 
-def test_key_ignores_base_url_but_not_what_changes_the_answer() -> None:
+def test_key_names_the_server_unless_a_model_identity_is_shared() -> None:
     base = cache_key(ENDPOINT, REQUEST)
     assert len(base) == 64 and int(base, 16) >= 0
-    replica = EndpointConfig(base_url="http://b.local:9000/v1", model="judge")
-    assert cache_key(replica, REQUEST) == base
+    elsewhere = EndpointConfig(base_url="http://b.local:9000/v1", model="judge")
+    assert cache_key(elsewhere, REQUEST) != base  # same served name, maybe other weights
+    same_weights = {"model": "judge", "model_identity": "org/judge@abc123"}
+    urls = ("http://a.local/v1", "http://b.local/v1")
+    replicas = [EndpointConfig(base_url=u, **same_weights) for u in urls]
+    assert cache_key(replicas[0], REQUEST) == cache_key(replicas[1], REQUEST)
     changed = [
         REQUEST.model_copy(update={"temperature": 0.7}),
         REQUEST.model_copy(update={"top_p": 0.9}),

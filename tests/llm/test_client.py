@@ -239,12 +239,18 @@ async def test_second_identical_call_is_served_from_cache(tmp_path: Path) -> Non
     assert second.text == first.text == "FAIL"
     assert (second.usage.requests, second.usage.cache_hits, second.usage.prompt_tokens) == (0, 1, 0)
     assert first.usage.cache_hits == 0 and cache.hits == 1
-    # another replica of the same model shares the entry
-    replica = LLMClient(
-        EndpointConfig(base_url="http://other:1/v1", model="judge"),
-        cache=cache,
-        transport=Server(httpx.Response(500)).transport,
-    )
+    # another server with the same served name does not replay it (it may hold other weights) ...
+    other = Server(ok("PASS", 7, 1))
+    elsewhere = LLMClient(EndpointConfig(base_url="http://other:1/v1", model="judge"), cache=cache,
+                          transport=other.transport, retry=FAST_RETRY)
+    assert (await elsewhere.generate(REQUEST)).text == "PASS" and len(other.requests) == 1
+    # ... but replicas that declare the same model_identity share entries
+    same = {"model": "judge", "model_identity": "org/judge@v1"}
+    first_replica = LLMClient(EndpointConfig(base_url="http://r1:1/v1", **same), cache=cache,
+                              transport=Server(ok("FAIL", 7, 1)).transport)
+    await first_replica.generate(REQUEST)
+    replica = LLMClient(EndpointConfig(base_url="http://r2:1/v1", **same), cache=cache,
+                        transport=Server(httpx.Response(500)).transport)
     assert (await replica.generate(REQUEST)).text == "FAIL"
     # a different sampling parameter is a different entry
     await llm.generate(REQUEST.model_copy(update={"temperature": 0.5}))

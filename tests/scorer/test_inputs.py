@@ -88,7 +88,7 @@ def test_the_scorer_refuses_a_config_path_and_non_lists() -> None:
 def test_config_files_are_named_by_a_path(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"a config file is named by a path \(got int\)"):
         Scorer.from_config(123)  # type: ignore[arg-type]
-    with pytest.raises(ConfigError, match=r"is a folder; name the TOML file in it"):
+    with pytest.raises(ConfigError, match=r"is a directory; give the path of the file"):
         Scorer.from_config(tmp_path)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -42,8 +43,9 @@ async def test_fuses_every_signal_in_source_order() -> None:
     r = await scorer.score(question=Q, context=CTX, response=R, id="s1")
     assert list(r.signals) == ["lynx", "likert", "lexical"]
     assert r.used_signals == ["lynx", "likert", "lexical"]
-    assert r.score == pytest.approx((1.0 + 0.5 + 0.6) / 3)
-    assert r.calibrated is False and r.fusion == "default:mean"
+    # Weighted log-odds pool: judges weigh 1, lexical 0.25; 1.0 is clipped to 0.99 (odds 99).
+    assert r.score == pytest.approx(1 / (1 + math.exp(-(math.log(99) + 0.25 * math.log(1.5)) / 2.25)))
+    assert r.calibrated is False and r.fusion == "default:logodds"
     assert r.complete is True and r.sample_id == "s1"
     assert r.usage.requests == 2 and r.usage.prompt_tokens == 200
     assert r.signals["lynx"].raw == 1.0 and r.signals["lynx"].error is None
@@ -125,7 +127,8 @@ async def test_per_judge_timeout_names_the_setting() -> None:
     scorer = make_scorer(FakeJudge("lynx", delay=30), FakeJudge("likert", 0.5), config=config)
     r = await scorer.score(question=Q, context=CTX, response=R)
     assert r.signals["lynx"].error == "timed out after 0.1s (judges.lynx.timeout_s)"
-    assert r.complete is True and r.signals["likert"].value == 0.5
+    # A timed-out judge may answer on a rerun: the row is not complete (resume rescans it).
+    assert r.complete is False and r.incomplete_signals == ["lynx"] and r.signals["likert"].value == 0.5
 
 
 @pytest.mark.parametrize("budget", [0, -1.0])

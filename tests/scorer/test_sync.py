@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import math
 import threading
 
 import httpx
@@ -93,7 +94,8 @@ def test_module_level_score_sync_in_and_out_of_a_loop(monkeypatch: pytest.Monkey
         return trustscore.score_sync(question=Q, context=["Dune is by Frank Herbert."], response=R)
 
     inside = asyncio.run(cell())
-    assert outside.score == inside.score == pytest.approx(0.8)
+    # Equal weights: the pooled odds are the geometric mean of the odds 7/3 and 9.
+    assert outside.score == inside.score == pytest.approx(math.sqrt(21) / (1 + math.sqrt(21)))
     assert outside.used_signals == ["lexical", "embedding"]
 
 

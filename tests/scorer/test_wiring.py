@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -229,7 +230,8 @@ async def test_module_level_score_uses_one_default_scorer_per_event_loop(
 ) -> None:
     install_fake_grounding(monkeypatch)
     r = await trustscore.score(question=Q, context=["Dune is by Frank Herbert."], response=R)
-    assert r.used_signals == ["lexical", "embedding"] and r.score == pytest.approx(0.8)
+    pooled = math.sqrt(21) / (1 + math.sqrt(21))  # log-odds pool of 0.7 and 0.9 (equal weights)
+    assert r.used_signals == ["lexical", "embedding"] and r.score == pytest.approx(pooled)
     assert default_scorer() is default_scorer()
     mine = default_scorer()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from trustscore.cli.eval import add_label_arguments
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
         )
         path = save_model(model, args.output)
     except (ValueError, CalibratorError) as e:
-        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        err.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
         return 2
     held = report.held_out
     out.print(

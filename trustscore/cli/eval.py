@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
 from trustscore.fusion.evaluation import FUSED, evaluate_scored
 from trustscore.fusion.report import macro_table, metrics_table, polarity_note
@@ -71,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             cluster=None if str(args.cluster).lower() == "none" else args.cluster,
         )
     except ValueError as e:
-        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        err.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
         return 2
     out.print(f"{args.scored}: {result.rows} rows", highlight=False)
     out.print(polarity_note(args.label, args.label_means), highlight=False)
@@ -97,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 n_bins=args.bins,
             )
         except RuntimeError as e:
-            err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+            err.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
             return 2
         out.print("wrote " + ", ".join(str(p) for p in paths), highlight=False)
     return 0

@@ -47,6 +47,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InputError, ConfigError) as e:  # UsageError is an InputError
         print(f"trustscore: error: {e}", file=sys.stderr)
         return 2
+    except OSError as e:  # disk full, read-only, not a file: one line naming the path, no traceback
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"trustscore: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("trustscore: interrupted", file=sys.stderr)
         return 130

@@ -10,14 +10,21 @@ number (nothing is silently skipped, so an evaluation never quietly loses rows).
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
 ``id``, ``score``, ``calibrated``, ``fusion``, ``used_signals``, ``signals`` ({name: Signal}),
-``usage``, ``complete``, ``seconds``, then the carried-through fields. Re-running with the same
-output file skips the ids already in it, so an interrupted run resumes where it stopped.
+``usage``, ``complete``, ``incomplete_signals``, ``seconds``, then the carried-through fields.
+
+Resume: re-running with the same output file skips the ids whose row is complete, so an
+interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
+reason a rerun may fix (cut by the budget; judge server unreachable, overloaded or slow; API key
+unset or refused). Incomplete rows are kept and counted; ``--retry-incomplete`` drops them from the
+output and scores those samples again. When every judge failed on every row for such a reason the
+run exits with status 1 and says why. The output may not be the input file.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -29,7 +36,7 @@ import anyio
 from trustscore.cli.usage import UsageError
 from trustscore.hashing import canonical_json, short_hash
 from trustscore.scorer import Scorer, validate_sample
-from trustscore.types import Sample, TrustScore, Usage
+from trustscore.types import Sample, TrustScore, Usage, find_bad_text, text_problem
 
 __all__ = [
     "InputRow",
@@ -37,6 +44,7 @@ __all__ = [
     "add_parser",
     "build_scorer",
     "done_ids",
+    "previous_rows",
     "read_input",
     "result_row",
     "score_file",
@@ -52,6 +60,7 @@ RESULT_FIELDS = (
     "signals",
     "usage",
     "complete",
+    "incomplete_signals",
     "seconds",
 )
 
@@ -74,6 +83,11 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     parser.add_argument("--budget", type=float, metavar="SECONDS", help="time budget per sample")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--retry-incomplete",
+        action="store_true",
+        help="score again the samples whose earlier row is incomplete (replacing those rows)",
+    )
     parser.set_defaults(run=run)
     return parser
 
@@ -91,6 +105,7 @@ def build_scorer(config: Path | None, *, no_cache: bool) -> Scorer:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_output_path(args.input, args.output)
     rows = read_input(args.input)
     if args.budget is not None and not args.budget > 0:
         raise UsageError(f"--budget must be a positive number of seconds (got {args.budget})")
@@ -105,11 +120,31 @@ def run(args: argparse.Namespace) -> int:
                 concurrency=args.concurrency,
                 budget_s=args.budget,
                 progress=not args.no_progress,
+                retry_incomplete=args.retry_incomplete,
             )
 
     summary = anyio.run(go)
     summary.print()
+    if summary.judges_down():
+        print(
+            f"trustscore: error: every judge failed on all {summary.scored} scored row(s) for a transport "
+            f"or credential reason, e.g. {summary.judge_failure}; the rows are kept as incomplete: start "
+            "the server (or export the API key), then rerun with --retry-incomplete",
+            file=sys.stderr,
+        )
+        return 1
     return 0
+
+
+def check_output_path(input_path: Path, output: Path) -> None:
+    """Refuse an output that is a directory or the input file itself (resuming it would score nothing)."""
+    if output.is_dir():
+        raise UsageError(f"-o {output} is a directory; give the path of a JSONL file to write")
+    same = output.resolve() == input_path.resolve()
+    if not same and output.exists() and input_path.exists():
+        same = output.samefile(input_path)
+    if same:
+        raise UsageError(f"-o {output} is the input file; write the results to another file")
 
 
 # -- input ------------------------------------------------------------------------------------
@@ -152,6 +187,13 @@ def read_input(path: Path) -> list[InputRow]:
 def _parse_row(path: Path, number: int, line: str) -> InputRow:
     where = f"{path}:{number}"
     try:
+        return _parse_object(where, number, line)
+    except RecursionError:
+        raise UsageError(f"{where}: JSON nested too deeply to be a sample") from None
+
+
+def _parse_object(where: str, number: int, line: str) -> InputRow:
+    try:
         data = json.loads(line)
     except json.JSONDecodeError as e:
         raise UsageError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
@@ -161,6 +203,14 @@ def _parse_row(path: Path, number: int, line: str) -> InputRow:
     if clashes:
         raise UsageError(f"{where}: field(s) {clashes} would be overwritten by the result; rename them")
     carried = {k: v for k, v in data.items() if k not in SAMPLE_FIELDS}
+    # Checked here so the message names the JSONL field; a lone surrogate would otherwise abort
+    # the output write of this row and of every resume after it.
+    for key, value in carried.items():
+        shown = key.encode("utf-8", "backslashreplace").decode()
+        if problem := text_problem(key):
+            raise UsageError(f"{where}: field name {shown!r} {problem}")
+        if found := find_bad_text(value, f"field {shown!r}"):
+            raise UsageError(f"{where}: {found}")
     fields = {k: data[k] for k in SAMPLE_FIELDS if k in data}
     if isinstance(fields.get("id"), int) and not isinstance(fields["id"], bool):
         fields["id"] = str(fields["id"])
@@ -180,9 +230,15 @@ def _parse_row(path: Path, number: int, line: str) -> InputRow:
 
 
 def done_ids(path: Path) -> set[str]:
-    """Ids already in an earlier run's output. A torn last line (the run was killed mid-write) is cut off."""
+    """Ids whose row in an earlier run's output is complete (see :func:`previous_rows`)."""
+    return {i for i, complete in previous_rows(path).items() if complete}
+
+
+def previous_rows(path: Path) -> dict[str, bool]:
+    """Id -> complete, for each row of an earlier run's output. A torn last line (the run was killed
+    mid-write) is cut off. A row written before ``complete`` existed counts as complete."""
     if not path.exists():
-        return set()
+        return {}
     raw = path.read_bytes()
     if raw and not raw.endswith(b"\n"):
         keep = raw.rfind(b"\n") + 1
@@ -190,14 +246,20 @@ def done_ids(path: Path) -> set[str]:
         with path.open("r+b") as f:
             f.truncate(keep)
         raw = raw[:keep]
-    ids: set[str] = set()
-    for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UsageError(
+            f"{path}: byte {e.start} is not UTF-8, so this is not a trustscore output; write to a new file"
+        ) from None
+    ids: dict[str, bool] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
-            ids.add(str(row["id"]))
-        except (json.JSONDecodeError, KeyError, TypeError):
+            ids[str(row["id"])] = row.get("complete", True) is True
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError, RecursionError):
             raise UsageError(
                 f"{path}:{number}: not a trustscore result row; "
                 "fix or remove that line, or write to a new file"
@@ -233,9 +295,23 @@ class ScoreRunSummary:
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
     fusions: dict[str, int] = field(default_factory=dict)
-    """How many scores each fusion produced ("calibrator:ragtruth_local@...", "default:mean")."""
+    """How many scores each fusion produced ("calibrator:ragtruth_local@...", "default:logodds")."""
+    kept_incomplete: int = 0
+    """Incomplete rows of an earlier run left as they are (no --retry-incomplete)."""
+    judges: list[str] = field(default_factory=list)
+    judges_down_rows: int = 0
+    """Scored rows on which every judge failed for a transport or credential reason."""
+    judge_failure: str = ""
+    """One such failure's reason, for the message."""
+
+    def judges_down(self) -> bool:
+        """Whether every judge failed on every scored row for a reason a rerun may fix."""
+        return bool(self.judges) and self.scored > 0 and self.judges_down_rows == self.scored
 
     def add(self, result: TrustScore) -> None:
+        if self.judges and all(j in result.incomplete_signals for j in self.judges):
+            self.judges_down_rows += 1
+            self.judge_failure = self.judge_failure or (result.signals[self.judges[0]].error or "")
         self.scored += 1
         self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
         self.incomplete += not result.complete
@@ -253,11 +329,12 @@ class ScoreRunSummary:
                 tally.total += signal.value
 
     def print(self, file: IO[str] | None = None) -> None:
+        from rich import box
         from rich.console import Console
         from rich.table import Table
 
         console = Console(file=file)
-        table = Table(title=f"trustscore score -> {self.output}")
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
         table.add_column("signal")
         table.add_column("n", justify="right")
         table.add_column("missing", justify="right")
@@ -269,15 +346,24 @@ class ScoreRunSummary:
         mean = f"{self.score_total / scored_with_value:.3f}" if scored_with_value else "-"
         table.add_section()
         table.add_row("score (fused)", str(self.scored), str(self.no_score), mean)
+        # Plain lines are never wrapped (soft_wrap): a redirected log keeps one line per fact.
+        console.print(f"trustscore score -> {self.output}", soft_wrap=True, highlight=False)
         console.print(table)
         for fusion, n in self.fusions.items():
             kind = "calibrated P(trustworthy)" if fusion.startswith("calibrator:") else "uncalibrated"
-            console.print(f"fusion: {fusion} ({kind}) for {n} row(s)")
+            console.print(f"fusion: {fusion} ({kind}) for {n} row(s)", soft_wrap=True)
         u = self.usage
+        if self.kept_incomplete:
+            console.print(
+                f"kept {self.kept_incomplete} incomplete row(s) of an earlier run; "
+                "rerun with --retry-incomplete to score them again",
+                soft_wrap=True,
+            )
         console.print(
             f"scored {self.scored}, skipped {self.skipped} already done, incomplete {self.incomplete}; "
             f"requests {u.requests}, tokens {u.prompt_tokens} prompt + {u.completion_tokens} completion, "
-            f"cache hits {u.cache_hits}; {self.seconds:.1f}s"
+            f"cache hits {u.cache_hits}; {self.seconds:.1f}s",
+            soft_wrap=True,
         )
 
 
@@ -289,21 +375,41 @@ async def score_file(
     concurrency: int | None = None,
     budget_s: float | None = None,
     progress: bool = True,
+    retry_incomplete: bool = False,
 ) -> ScoreRunSummary:
-    """Score the rows whose id is not in ``output`` yet, appending one flushed line per result."""
+    """Score the rows that have no complete row in ``output`` yet, appending one flushed line per result.
+
+    Incomplete earlier rows are kept (and their samples skipped) unless ``retry_incomplete``, which
+    removes them from ``output`` first and scores those samples again.
+    """
     started = time.perf_counter()
-    done = done_ids(output)
-    todo = [r for r in rows if r.sample.id not in done]
-    summary = ScoreRunSummary(output=output, skipped=len(rows) - len(todo))
-    output.parent.mkdir(parents=True, exist_ok=True)
-    with output.open("a", encoding="utf-8") as out:
+    previous = previous_rows(output)
+    incomplete = {i for i, complete in previous.items() if not complete}
+    if retry_incomplete and incomplete:
+        _drop_rows(output, incomplete)
+        previous = {i: c for i, c in previous.items() if c}
+    todo = [r for r in rows if r.sample.id not in previous]
+    summary = ScoreRunSummary(
+        output=output,
+        skipped=sum(1 for r in rows if previous.get(r.sample.id or "") is True),
+        kept_incomplete=sum(1 for r in rows if previous.get(r.sample.id or "") is False),
+        judges=scorer.judge_names,
+    )
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        out = output.open("a", encoding="utf-8")
+    except OSError as e:
+        raise _write_error(output, e) from None
+    with out:
 
         def write(index: int, result: TrustScore) -> None:
             row = todo[index]
-            out.write(
-                json.dumps(result_row(row.sample.id or "", result, row.carried), ensure_ascii=False) + "\n"
-            )
-            out.flush()
+            line = json.dumps(result_row(row.sample.id or "", result, row.carried), ensure_ascii=False)
+            try:
+                out.write(line + "\n")
+                out.flush()
+            except OSError as e:
+                raise _write_error(output, e) from None
             summary.add(result)
 
         await scorer.score_many(
@@ -315,3 +421,24 @@ async def score_file(
         )
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _write_error(path: Path, error: OSError) -> OSError:
+    """The error as one line naming the output file (disk full and read-only have no filename)."""
+    return OSError(error.errno, f"cannot write the results: {error.strerror or error}", str(path))
+
+
+def _drop_rows(path: Path, ids: set[str]) -> None:
+    """Rewrite ``path`` without the rows of ``ids`` (atomically: a crash leaves the old file)."""
+    kept = [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines(keepends=True)
+        if line.strip() and str(json.loads(line)["id"]) not in ids
+    ]
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text("".join(kept), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise _write_error(path, e) from None

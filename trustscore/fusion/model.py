@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from trustscore.files import MAX_JSON_BYTES
 from trustscore.fusion.calibrators import Calibrator
 from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.features import FeatureSpec, apply_transform
@@ -200,6 +201,8 @@ class FusionModel(_Strict):
 
     @classmethod
     def from_json(cls, text: str, *, source: str = "calibrator") -> FusionModel:
+        if len(text) > MAX_JSON_BYTES:
+            raise CalibratorError(f"{source} holds {len(text):,} characters; a calibrator is far smaller")
         try:
             return cls.model_validate_json(text)
         except ValidationError as e:

@@ -17,6 +17,7 @@ import anyio.lowlevel
 import numpy as np
 from pydantic import JsonValue
 
+from trustscore.deadline import checkpoint
 from trustscore.grounding.config import GroundingConfig
 from trustscore.grounding.embedder import Embedder, EmbedderError, load_embedder
 from trustscore.grounding.text import Piece, context_units, split_long, split_sentences
@@ -148,6 +149,7 @@ class EmbeddingGrounding:
         cfg = self.config
         texts: list[str] = []
         for passage in passages:
+            checkpoint()  # the score budget can stop a huge context here
             units = [
                 part.text
                 for u in context_units(passage)

@@ -50,6 +50,8 @@ def validate_sample(data: Mapping[str, Any], *, where: str = "") -> Sample:
         return Sample.model_validate(data)
     except ValidationError as e:
         raise InputError(_explain_sample_error(e, where)) from None
+    except RecursionError:
+        raise InputError(f"invalid sample: {where}metadata is nested too deeply") from None
 
 
 def coerce_sample(item: Any, index: int) -> Sample:

@@ -82,7 +82,7 @@ def _configured_judge(spec: SignalSpec, section: JudgeConfig, ctx: SignalContext
     try:
         judge = spec.build(section, ctx)
     except ImportError as e:
-        return _missing_extra(spec, e)
+        return _missing_extra(spec, e, judge=True)
     except (ValueError, OSError) as e:
         raise ConfigError(f"{spec.section}: {e}") from e
     if judge is None:
@@ -107,9 +107,9 @@ def _bind_judge(
             )
     try:
         llm = ctx.llm(endpoint)
-    except EndpointUnavailable as e:
+    except EndpointUnavailable as e:  # an unset key: a rerun after exporting it fixes this
         logger.warning("judge %s is unavailable: %s", judge.name, e)
-        return UnavailableSource(judge.name, str(e))
+        return UnavailableSource(judge.name, str(e), judge=True, transient=True)
     return JudgeSource(judge, llm, timeout_s)
 
 
@@ -120,7 +120,7 @@ def _configured_local(spec: SignalSpec, ctx: SignalContext) -> Source | None:
     try:
         signal = spec.build(section, ctx)
     except ImportError as e:
-        return _missing_extra(spec, e)
+        return _missing_extra(spec, e, judge=False)
     except (ValueError, OSError) as e:
         raise ConfigError(f"{spec.section}: {e}") from e
     return None if signal is None else LocalSource(signal)  # type: ignore[arg-type]
@@ -138,16 +138,17 @@ def _section(ctx: SignalContext, path: str) -> BaseModel | None:
     return node
 
 
-def _missing_extra(spec: SignalSpec, error: ImportError) -> Source:
+def _missing_extra(spec: SignalSpec, error: ImportError, *, judge: bool) -> Source:
     hint = f"; install it with {spec.install_hint}" if spec.install_hint else ""
     reason = f"{spec.name} signal is enabled but cannot be loaded ({error}){hint}"
     logger.warning("%s", reason)
-    return UnavailableSource(spec.name, reason)
+    return UnavailableSource(spec.name, reason, judge=judge)
 
 
 def load_fuser(ctx: SignalContext, signal_versions: Mapping[str, str | None]) -> Fuser:
     """The configured calibrator (checked against these signal versions); else the shipped calibrator
-    fitted on exactly these signals and versions (trustscore.calibrators); else the default mean."""
+    fitted on exactly these signals and versions (trustscore.calibrators); else the default fuser
+    (a weighted log-odds pool)."""
     fusion = ctx.config.fusion
     if fusion.calibrator is None:
         from trustscore.calibrators import shipped_calibrator
