@@ -91,6 +91,7 @@ async def test_all_five_judges_score_from_logprobs_and_count_usage(kit: Kit) -> 
     assert result.signals["chainpoll"].raw == {
         "votes": ["supported", "unsupported", "supported", "unsupported", "supported"],
         "abstained": 0,
+        "verdict_paths": {"free": 5, "constrained": 0},
     }
     assert result.fusion == "default:mean" and not result.calibrated
     assert result.score == pytest.approx(sum(EXPECTED.values()) / len(EXPECTED))
