@@ -87,7 +87,12 @@ class VLLMEngine:
             "--dtype", "float32",
             *(extra_args or []),
         ]
-        env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1")}
+        env = {
+            **os.environ,
+            "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1"),
+            # Enables POST /reset_prefix_cache, so a benchmark can start each arm from a cold cache.
+            "VLLM_SERVER_DEV_MODE": "1",
+        }
         env.pop("PYTHONPATH", None)  # the engine runs in its own environment, not the worktree's
         process = ServerProcess.launch(argv, port=port, log=Path(log), env=env)
         try:
@@ -107,6 +112,11 @@ class VLLMEngine:
         response = httpx.get(f"http://127.0.0.1:{self.process.port}/metrics", timeout=30)
         response.raise_for_status()
         return parse_metrics(response.text)
+
+    def reset_prefix_cache(self) -> None:
+        import httpx
+
+        httpx.post(f"http://127.0.0.1:{self.process.port}/reset_prefix_cache", timeout=60).raise_for_status()
 
     def stop(self) -> None:
         self.process.stop()
