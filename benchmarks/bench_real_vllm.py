@@ -7,12 +7,13 @@ trustscore.testing (or uses ``--base-url`` of a running vLLM). The engine's weig
 what the judges say means nothing; what is measured is what the engine computes.
 
 (a) Prefix reuse. RAGTruth QA samples go through the three judges that share the evidence block
-    (Likert, ChainPoll n=5, TLM k=5 with its agreement checks and the constrained verdicts), one sample
-    at a time, in two arms in one run: our prompts (evidence first, instruction last) and the same
-    prompts with the instruction moved first. Per sample the engine's own counters
-    (``vllm:prefix_cache_queries_total`` and ``..._hits_total``) give prompt tokens sent and tokens
-    computed (sent - hit); they are divided by the sample's context length in this model's tokens
-    (``/tokenize``). Target: computed <= 1.3x one context with the evidence first.
+    (Likert, ChainPoll n=5, TLM k=5 with its agreement checks, and the constrained verdicts), one sample
+    at a time from a cold prefix cache, in two layouts in one run: our prompts (evidence first,
+    instruction last) and the same prompts with the instruction moved first. The engine's own counters
+    (``vllm:prefix_cache_queries_total`` / ``..._hits_total``) give the prompt tokens sent and computed
+    (sent - hit). Each sample is also run with its context replaced by a one-line placeholder: the
+    difference in computed tokens, divided by the context's length in this model's tokens
+    (``/tokenize``), is how many times the context was prefilled. Target: one prefill per prompt family.
 (b) Client CPU per request. The judge requests of (a) are replayed (same bodies, cache off) through
     LLMClient.generate and through bare httpx posts, alternating, ``--rounds`` times; CPU seconds of
     this process per request, min/median/max over rounds and the median ratio.
@@ -53,27 +54,18 @@ BUDGET = 32
 
 
 class Recorder:
-    """An LLM that sends one request at a time, recording it and the prompt tokens the engine computed
-    for it (prefix-cache counters read before and after), for the attribution and the replay (b)."""
+    """An LLM that forwards every request and records it (for the replay of part b)."""
 
     def __init__(self, llm: LLMClient, base_url: str) -> None:
         self.llm = llm
-        self.base_url = base_url
         self.requests: list[ChatRequest] = []
-        self.computed: list[float] = []
-        self._lock = anyio.Lock()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.llm, name)
 
     async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
-        async with self._lock:
-            q0, h0 = counters(self.base_url)
-            result = await self.llm.generate(request, cache=cache)
-            q1, h1 = counters(self.base_url)
         self.requests.append(request)
-        self.computed.append((q1 - q0) - (h1 - h0))
-        return result
+        return await self.llm.generate(request, cache=cache)
 
 
 def judges() -> list[Judge]:
@@ -97,46 +89,50 @@ def reset_prefix_cache(base_url: str) -> None:
     r.raise_for_status()
 
 
-def context_tokens(base_url: str, sample: Sample) -> int:
-    body = {"model": MODEL, "prompt": sample.context_text, "add_special_tokens": False}
+def context_tokens(base_url: str, text: str) -> int:
+    body = {"model": MODEL, "prompt": text, "add_special_tokens": False}
     r = httpx.post(base_url.removesuffix("/v1") + "/tokenize", json=body, timeout=30)
     r.raise_for_status()
     return int(r.json()["count"])
 
 
-async def run_arm(base_url: str, samples: list[Sample], *, first: bool) -> tuple[list[dict[str, float]], list[ChatRequest]]:
+PLACEHOLDER = "No context."
+
+
+async def run_arm(
+    base_url: str, samples: list[Sample], *, first: bool
+) -> tuple[list[dict[str, float]], list[ChatRequest]]:
     endpoint = EndpointConfig(base_url=base_url, model=MODEL, context_window=8192, max_retries=0)
     rows: list[dict[str, float]] = []
-    reset_prefix_cache(base_url)
     async with LLMClient(endpoint) as client:
         llm = Recorder(client, base_url)
         with layout(first):
             for sample in samples:
-                q0, h0 = counters(base_url)
-                sent0 = len(llm.requests)
-                missing = 0
-                for judge in judges():
-                    missing += (await judge.run(sample, llm)).missing  # type: ignore[arg-type]
-                q1, h1 = counters(base_url)
-                ctx = context_tokens(base_url, sample)
-                rows.append({
-                    "context": ctx, "sent": q1 - q0, "computed": (q1 - q0) - (h1 - h0),
-                    "requests": len(llm.requests) - sent0, "missing": missing,
-                    # requests that computed at least half a context: the context was prefilled again
-                    "context_prefills": sum(c >= ctx / 2 for c in llm.computed[sent0:]),
-                })
+                row: dict[str, float] = {"context": context_tokens(base_url, sample.context_text)}
+                row["placeholder"] = context_tokens(base_url, PLACEHOLDER)
+                for label, s in (("", sample), ("bare_", sample.model_copy(update={"context": (PLACEHOLDER,)}))):
+                    reset_prefix_cache(base_url)
+                    q0, h0 = counters(base_url)
+                    sent0 = len(llm.requests)
+                    missing = 0
+                    for judge in judges():
+                        missing += (await judge.run(s, llm)).missing  # type: ignore[arg-type]
+                    q1, h1 = counters(base_url)
+                    row |= {label + "sent": q1 - q0, label + "computed": (q1 - q0) - (h1 - h0),
+                            label + "requests": len(llm.requests) - sent0, label + "missing": missing}
+                rows.append(row)
     return rows, llm.requests
 
 
 def summarise(rows: list[dict[str, float]]) -> dict[str, Any]:
-    ratio = [r["computed"] / r["context"] for r in rows]
-    sent = [r["sent"] / r["context"] for r in rows]
+    prefills = [(r["computed"] - r["bare_computed"]) / (r["context"] - r["placeholder"]) for r in rows]
     return {
-        "computed_over_context": _mmm(ratio),
-        "sent_over_context": _mmm(sent),
-        "context_prefills_per_sample": _mmm([r["context_prefills"] for r in rows]),
+        "context_tokens": _mmm([r["context"] for r in rows]),
+        "context_prefills_per_sample": _mmm(prefills),
+        "computed_over_context": _mmm([r["computed"] / r["context"] for r in rows]),
+        "sent_over_context": _mmm([r["sent"] / r["context"] for r in rows]),
         "requests_per_sample": statistics.median(r["requests"] for r in rows),
-        "missing_signals": sum(r["missing"] for r in rows),
+        "missing_signals": sum(r["missing"] + r["bare_missing"] for r in rows),
     }
 
 

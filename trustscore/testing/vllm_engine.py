@@ -85,6 +85,9 @@ class VLLMEngine:
             # ("CPU Generator does not use offset"); every later request then fails.
             "--no-enable-chunked-prefill",
             "--dtype", "float32",
+            # vLLM's GPU default; the CPU build defaults to 128-token blocks, and prefix caching reuses
+            # whole blocks only, which would blur what the prefix-reuse benchmark measures.
+            "--block-size", "16",
             *(extra_args or []),
         ]
         env = {
