@@ -110,7 +110,8 @@ async def run_arm(
             for sample in samples:
                 row: dict[str, float] = {"context": context_tokens(base_url, sample.context_text)}
                 row["placeholder"] = context_tokens(base_url, PLACEHOLDER)
-                for label, s in (("", sample), ("bare_", sample.model_copy(update={"context": (PLACEHOLDER,)}))):
+                bare = sample.model_copy(update={"context": (PLACEHOLDER,)})
+                for label, s in (("", sample), ("bare_", bare)):
                     reset_prefix_cache(base_url)
                     q0, h0 = counters(base_url)
                     sent0 = len(llm.requests)
@@ -184,7 +185,8 @@ def main() -> None:
     base_url = args.base_url
     if base_url is None:
         tmp = Path(tempfile.mkdtemp(prefix="bench-vllm-"))
-        engine = VLLMEngine.start(build_tiny_vllm_model(tmp / "model"), served_name=MODEL, log=tmp / "vllm.log")
+        model = build_tiny_vllm_model(tmp / "model")
+        engine = VLLMEngine.start(model, served_name=MODEL, log=tmp / "vllm.log")
         base_url = engine.base_url
     try:
         shared_rows, recorded = anyio.run(lambda: run_arm(base_url, samples, first=False))
@@ -195,7 +197,7 @@ def main() -> None:
             engine.stop()
     report = {
         "samples": len(samples),
-        "judges": "likert, chainpoll (n=5), tlm (k=5), reasoning budget %d tokens" % BUDGET,
+        "judges": f"likert, chainpoll (n=5), tlm (k=5), reasoning budget {BUDGET} tokens",
         "evidence_first": summarise(shared_rows),
         "instruction_first": summarise(first_rows),
         "client_cpu": cpu,

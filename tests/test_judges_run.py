@@ -96,7 +96,7 @@ async def test_likert_llm_error_is_a_missing_signal_with_reason_and_usage(error:
 
 async def test_likert_unparsable_output_is_missing_and_quotes_the_judge() -> None:
     signal = await LikertJudge(LikertConfig(endpoint="e")).run(
-        SAMPLE, FakeLLM(always(result("I cannot rate.")))
+        SAMPLE, FakeLLM(always(result("I cannot rate.")), flavour="openai")  # vLLM would be asked to continue
     )
     assert signal.missing and "I cannot rate." in (signal.error or "") and signal.usage == CALL_USAGE
 

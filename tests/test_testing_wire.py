@@ -143,9 +143,11 @@ def test_render_choice_masks_verdicts_outside_a_choice_constraint() -> None:
 def test_parse_refuses_what_vllm_0_32_refuses_in_continuations_choices_and_lengths() -> None:
     user = [{"role": "user", "content": "x"}]
     cont = [*user, {"role": "assistant", "content": "Score:"}]
-    with pytest.raises(WireError, match="Cannot set both `continue_final_message` and `add_generation_prompt`"):
+    with pytest.raises(WireError, match="Cannot set both `continue_final_message` and `add_generation"):
         _request({"model": "m", "messages": cont, "continue_final_message": True})  # the default is true
-    ok = _request({"model": "m", "messages": cont, "continue_final_message": True, "add_generation_prompt": False})
+    ok = _request(
+        {"model": "m", "messages": cont, "continue_final_message": True, "add_generation_prompt": False}
+    )
     assert ok.continue_final_message
     with pytest.raises(WireError, match="cannot be an empty list"):
         _request({"model": "m", "messages": user, "structured_outputs": {"choice": []}})

@@ -34,7 +34,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--config", type=Path, required=True, help="trustscore TOML; endpoints name model_identity")
+    p.add_argument(
+        "--config", type=Path, required=True, help="trustscore TOML whose endpoints name model_identity"
+    )
     p.add_argument("--gpus", type=int, default=None, help="GPUs to lay the servers over (default: detected)")
     p.add_argument("--dry-run", action="store_true", help="print the exact commands and exit")
     p.add_argument("--log-dir", type=Path, default=Path("vllm-logs"), help="one log file per server")

@@ -32,7 +32,7 @@ from urllib.parse import urlsplit
 from trustscore.config import Config, ConfigError
 from trustscore.serve_process import ServerExited, ServerProcess, port_is_free
 
-__all__ = ["ServerPlan", "ServeError", "launch_all", "plan_servers", "ready_config", "serve"]
+__all__ = ["ServeError", "ServerPlan", "launch_all", "plan_servers", "ready_config", "serve"]
 
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "0.0.0.0", "::1"}
 MEMORY_SHARE = 0.9
@@ -126,7 +126,9 @@ def plan_servers(config: Config, *, gpus: int) -> list[ServerPlan]:
         plan.max_model_len = max(plan.max_model_len, endpoint.context_window)
     plans = list(groups.values())
     if not plans:
-        raise ServeError("no endpoint in the config has a local base_url (127.0.0.1 / localhost): nothing to serve")
+        raise ServeError(
+            "no endpoint in the config has a local base_url (127.0.0.1 / localhost): nothing to serve"
+        )
     _lay_out(plans, gpus)
     return plans
 
@@ -291,7 +293,8 @@ def serve(
             for plan, proc in zip(plans, processes, strict=True):
                 if not proc.alive():
                     raise ServerExited(
-                        f"the server for {', '.join(plan.endpoints)} exited with code {proc.popen.returncode}; "
+                        f"the server for {', '.join(plan.endpoints)} exited with code "
+                        f"{proc.popen.returncode}; "
                         f"see {proc.log}"
                     )
             time.sleep(1.0)

@@ -7,6 +7,7 @@ first, SIGKILL for whatever is left after a grace period.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -60,12 +61,23 @@ class ServerProcess:
 
     @classmethod
     def launch(
-        cls, argv: list[str], *, port: int, log: Path, env: dict[str, str] | None = None, host: str = "127.0.0.1"
+        cls,
+        argv: list[str],
+        *,
+        port: int,
+        log: Path,
+        env: dict[str, str] | None = None,
+        host: str = "127.0.0.1",
     ) -> ServerProcess:
         log.parent.mkdir(parents=True, exist_ok=True)
         out = log.open("ab")
         popen = subprocess.Popen(
-            argv, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env, start_new_session=True
+            argv,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            start_new_session=True,  # its own process group: stop() signals vLLM's workers too
         )
         return cls(popen, port, log, host, out)
 
@@ -91,7 +103,9 @@ class ServerProcess:
             except httpx.HTTPError:
                 pass
             time.sleep(1.0)
-        raise ServerExited(f"server not healthy after {timeout_s:.0f}s; log {self.log}:\n{_log_tail(self.log)}")
+        raise ServerExited(
+            f"server not healthy after {timeout_s:.0f}s; log {self.log}:\n{_log_tail(self.log)}"
+        )
 
     def alive(self) -> bool:
         return self.popen.poll() is None
@@ -104,23 +118,17 @@ class ServerProcess:
             pgid = None
         if pgid is not None:
             _signal_group(pgid, signal.SIGTERM)
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 self.popen.wait(timeout=grace_s)
-            except subprocess.TimeoutExpired:
-                pass
             # Engine workers can outlive the API server process: kill what is left of the group.
             _signal_group(pgid, signal.SIGKILL)
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL cannot be ignored
             self.popen.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:  # pragma: no cover - SIGKILL cannot be ignored
-            pass
         if self._log_file is not None:
             self._log_file.close()
             self._log_file = None
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass

@@ -96,7 +96,8 @@ def test_gpu_layouts(tmp_path: Path, gpus: int, layout: list[tuple[list[int], in
 
 
 def test_dry_run_prints_the_exact_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["serve", "--config", str(write(tmp_path)), "--gpus", "4", "--dry-run", "--python", "/opt/py"])
+    config = str(write(tmp_path))
+    code = main(["serve", "--config", config, "--gpus", "4", "--dry-run", "--python", "/opt/py"])
     assert code == 0
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 3
@@ -131,7 +132,9 @@ def test_bad_configs_name_the_field_and_the_fix(tmp_path: Path) -> None:
         plan_servers(Config.from_toml(write(tmp_path, only_remote)), gpus=0)
 
 
-def test_the_cli_reports_a_bad_config_as_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_reports_a_bad_config_as_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     no_weights = FLEET.replace('model_identity = "Qwen/Qwen2.5-7B-Instruct"\n', "")
     assert main(["serve", "--config", str(write(tmp_path, no_weights)), "--dry-run"]) == 2
     assert "model_identity is not set" in capsys.readouterr().err
@@ -187,7 +190,8 @@ def test_serve_starts_the_fleet_scores_through_it_and_stops_without_leftovers(tm
     config.write_text(
         f'[endpoints.judge]\nbase_url = "http://127.0.0.1:{port}/v1"\nmodel = "judge"\n'
         f'model_identity = "{model}"\ncontext_window = 4096\n\n'
-        '[judges.likert]\nendpoint = "judge"\nmax_tokens = 16\n[judges.lynx]\nendpoint = "judge"\nmax_tokens = 16\n'
+        '[judges.likert]\nendpoint = "judge"\nmax_tokens = 16\n'
+        '[judges.lynx]\nendpoint = "judge"\nmax_tokens = 16\n'
         '[judges.prometheus]\nenabled = false\nendpoint = "judge"\n[judges.chainpoll]\nenabled = false\n'
         'endpoint = "judge"\n[judges.tlm]\nenabled = false\nendpoint = "judge"\n'
         '[grounding]\nlexical = false\nembedding = false\n[cache]\nmode = "off"\n',

@@ -69,7 +69,8 @@ async def test_openai_servers_get_no_continuation_and_the_signal_is_missing() ->
 
 
 async def test_a_failed_continuation_is_missing_with_both_reasons() -> None:
-    llm = FakeLLM(two_step(result(RAMBLE), ServerError("503 overloaded", status=503, usage=Usage(requests=1))))
+    failed = ServerError("503 overloaded", status=503, usage=Usage(requests=1))
+    llm = FakeLLM(two_step(result(RAMBLE), failed))
     signal = await LynxJudge(LynxConfig(endpoint="e")).run(SAMPLE, llm)
     assert signal.missing and "SCORE" in (signal.error or "") and "503 overloaded" in (signal.error or "")
     assert signal.usage.requests == 2
@@ -78,7 +79,8 @@ async def test_a_failed_continuation_is_missing_with_both_reasons() -> None:
 async def test_prometheus_polls_each_get_their_own_continuation_and_paths_are_counted() -> None:
     cfg = PrometheusConfig(endpoint="e", polls=3, temperature=0.8)
     grade = tokens(("2", {"2": 0.5, "3": 0.5}))
-    llm = FakeLLM(two_step(result("ok [RESULT] 4", "rambling", "cut [RESULT] maybe"), result(choice("2", grade))))
+    free = result("ok [RESULT] 4", "rambling", "cut [RESULT] maybe")
+    llm = FakeLLM(two_step(free, result(choice("2", grade))))
     signal = await PrometheusJudge(cfg).run(SAMPLE, llm)
     assert signal.raw == {"score": pytest.approx((4 + 2.5 + 2.5) / 3, abs=0.01), "polls": [4, 2, 2],
                           "verdict_paths": {"free": 1, "constrained": 2}}

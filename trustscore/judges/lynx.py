@@ -31,7 +31,9 @@ _REASONING = re.compile(r"""["']?REASONING["']?\s*:\s*\[(.*?)\]""", re.IGNORECAS
 _PASS_PIECE = re.compile(r"(?:P|PA|PAS|PASS(?:ED)?)[^A-Z]*")
 _FAIL_PIECE = re.compile(r"(?:F|FA|FAI|FAIL(?:ED)?)[^A-Z]*")
 _SCORE_MARKERS = ['"SCORE":', "'SCORE':", "SCORE:"]
-VERDICT = VerdictSpec(parse=lambda c: parse_lynx(c), marker='\n"SCORE": ', choices=["PASS", "FAIL"], cut='"SCORE"')
+VERDICT = VerdictSpec(
+    parse=lambda c: parse_lynx(c), marker='\n"SCORE": ', choices=["PASS", "FAIL"], cut='"SCORE"'
+)
 
 
 @dataclass(frozen=True)

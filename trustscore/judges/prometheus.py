@@ -93,7 +93,9 @@ def parse_prometheus(choice: Choice) -> PrometheusGrade:
     return PrometheusGrade(float(grade), grade, feedback, False)
 
 
-VERDICT = VerdictSpec(parse=lambda c: parse_prometheus(c), marker="\n[RESULT] ", choices=RATING_LABELS, cut=MARKER)
+VERDICT = VerdictSpec(
+    parse=lambda c: parse_prometheus(c), marker="\n[RESULT] ", choices=RATING_LABELS, cut=MARKER
+)
 
 
 class PrometheusJudge(JudgeBase):

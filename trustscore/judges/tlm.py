@@ -228,7 +228,9 @@ class TLMJudge(JudgeBase):
         except JudgeFailure as e:
             parts.reflection_errors.append(e.reason)
             return
-        [done] = await with_verdicts(result.choices[:1], request, REFLECTION_VERDICT, llm=calls.llm, calls=calls)
+        [done] = await with_verdicts(
+            result.choices[:1], request, REFLECTION_VERDICT, llm=calls.llm, calls=calls
+        )
         if done.value is None:
             parts.reflection_errors.append(done.error or "no verdict")
             return

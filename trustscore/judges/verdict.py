@@ -23,7 +23,14 @@ import anyio
 from trustscore.judges.base import CallLog, JudgeFailure
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob
 
-__all__ = ["CONSTRAINED_WARNING", "VERDICT_MAX_TOKENS", "Verdicted", "VerdictSpec", "verdict_paths", "with_verdicts"]
+__all__ = [
+    "CONSTRAINED_WARNING",
+    "VERDICT_MAX_TOKENS",
+    "VerdictSpec",
+    "Verdicted",
+    "verdict_paths",
+    "with_verdicts",
+]
 
 T = TypeVar("T")
 Path = Literal["free", "constrained"]

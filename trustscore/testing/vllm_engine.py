@@ -85,9 +85,10 @@ class VLLMEngine:
             # ("CPU Generator does not use offset"); every later request then fails.
             "--no-enable-chunked-prefill",
             "--dtype", "float32",
-            # vLLM's GPU default; the CPU build defaults to 128-token blocks, and prefix caching reuses
-            # whole blocks only, which would blur what the prefix-reuse benchmark measures.
-            "--block-size", "16",
+            # Prefix caching reuses whole KV blocks only. The CPU build defaults to 128-token blocks
+            # (GPUs: 16), which blurs what the prefix-reuse benchmark measures; its attention takes
+            # multiples of 32 ("No common block size for 16"), so 32 is the closest to a GPU.
+            "--block-size", "32",
             *(extra_args or []),
         ]
         env = {

@@ -324,7 +324,6 @@ def render_choice(request: FakeRequest, answer: FakeAnswer, keep_tokens: int | N
     for i, tok in enumerate(tokens):
         if i == verdict_at:
             lead = tok[: len(tok) - len(tok.lstrip())]
-            lp = dist_map[tok.strip()]
             top = [(lead + v, p) for v, p in dist][:k]
         else:
             top = [(tok, answer.token_logprob)][:k]
