@@ -14,6 +14,7 @@ import pytest
 from e2e_helpers import CONTEXT, JUDGES, QUESTION, RESPONSE, Kit, closed_port_url, judge_kind, make_kit
 
 from trustscore import TrustScore
+from trustscore.judges.verdict import CONSTRAINED_WARNING
 from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, Fault, judge_policy
 
 pytestmark = pytest.mark.anyio
@@ -123,26 +124,34 @@ async def test_budget_from_the_config_applies_too(kit: Kit) -> None:
 
 
 async def test_malformed_and_truncated_judge_output_is_missing_never_zero(kit: Kit) -> None:
-    babble = "I have read the document carefully and the answer seems fine to me."
-    kit.engine.policy = judge_policy(
-        {
-            "lynx": FakeAnswer(text=babble),
-            "chainpoll": FakeAnswer(text="Hmm, hard to say."),
-        }
-    )
     kit.engine.faults.add(Fault.truncated(keep_tokens=4), when=is_judge("likert"))
     kit.engine.faults.add(Fault.malformed_json(), when=is_judge("prometheus"))
     result = await score(kit, endpoint={"max_retries": 1})
 
-    assert_fused_from_the_rest(result, {"likert", "prometheus", "lynx", "chainpoll"})
+    assert_fused_from_the_rest(result, {"prometheus"})
     errors = {name: result.signals[name].error or "" for name in result.missing}
-    assert "no 'Score: 1..5'" in errors["likert"] and "Explanation" in errors["likert"], errors["likert"]
+    # The truncated explanation never reached "Score:": its score came as a constrained continuation.
+    likert = result.signals["likert"]
+    assert CONSTRAINED_WARNING in likert.warnings and likert.usage.requests == 2
     assert "not JSON" in errors["prometheus"]
     assert result.signals["prometheus"].usage.requests == 1, "a 200 with a broken body is not retried"
-    assert "SCORE" in errors["lynx"] and "seems fine to me" in errors["lynx"]
-    assert "0 of 5 polls" in errors["chainpoll"] and "hard to say" in errors["chainpoll"]
-    assert result.signals["chainpoll"].raw == {"votes": [], "abstained": 5}
-    assert result.used_signals == ["tlm"] and result.score == result.signals["tlm"].value
+
+
+async def test_rambling_output_gets_its_verdict_as_a_constrained_continuation(kit: Kit) -> None:
+    babble = "I have read the document carefully and the answer seems fine to me."
+    kit.engine.policy = judge_policy(
+        {"lynx": FakeAnswer(text=babble), "chainpoll": FakeAnswer(text="Hmm, hard to say.")}
+    )
+    result = await score(kit)
+    assert not result.missing
+    lynx, chainpoll = result.signals["lynx"], result.signals["chainpoll"]
+    assert CONSTRAINED_WARNING in lynx.warnings and lynx.usage.requests == 2
+    assert isinstance(chainpoll.raw, dict) and chainpoll.raw["verdict_paths"] == {"free": 0, "constrained": 5}
+    assert chainpoll.raw["abstained"] == 0 and chainpoll.usage.requests == 1 + 5
+    follow = [b for b in kit.bodies() if b.get("continue_final_message")]
+    lynx_follow = [b for b in follow if b["messages"][-1]["content"].endswith('"SCORE": ')]
+    assert len(lynx_follow) == 1 and lynx_follow[0]["messages"][-1]["content"].startswith(babble)
+    assert lynx_follow[0]["structured_outputs"] == {"choice": ["PASS", "FAIL"]}
 
 
 async def test_a_judge_answering_nothing_usable_at_all_is_missing(kit: Kit) -> None:

@@ -96,7 +96,7 @@ async def test_likert_llm_error_is_a_missing_signal_with_reason_and_usage(error:
 
 async def test_likert_unparsable_output_is_missing_and_quotes_the_judge() -> None:
     signal = await LikertJudge(LikertConfig(endpoint="e")).run(
-        SAMPLE, FakeLLM(always(result("I cannot rate.")))
+        SAMPLE, FakeLLM(always(result("I cannot rate.")), flavour="openai")  # vLLM would be asked to continue
     )
     assert signal.missing and "I cannot rate." in (signal.error or "") and signal.usage == CALL_USAGE
 
@@ -165,7 +165,11 @@ async def test_prometheus_single_grade_logprob_weighted() -> None:
     signal = await judge.run(SAMPLE, llm)
     assert signal.value == pytest.approx(expected_value({5: 0.9, 4: 0.1}))
     assert signal.value is not None
-    assert signal.raw == {"score": pytest.approx(1 + 4 * signal.value, abs=1e-4), "polls": [5]}
+    assert signal.raw == {
+        "score": pytest.approx(1 + 4 * signal.value, abs=1e-4),
+        "polls": [5],
+        "verdict_paths": {"free": 1, "constrained": 0},
+    }
     assert signal.explanation == "Every claim is in the passage."
     (req,) = llm.requests
     assert req.temperature == 0.0 and req.n == 1 and req.tag == f"prometheus@{judge.version}"
@@ -175,17 +179,18 @@ async def test_prometheus_single_grade_logprob_weighted() -> None:
 
 async def test_prometheus_polls_average_parsed_grades_and_warn_about_the_rest() -> None:
     cfg = PrometheusConfig(endpoint="e", polls=3, temperature=0.8)
-    llm = FakeLLM(always(result("ok [RESULT] 4", "fine [RESULT] 2", "[RESULT] 5 because")))
+    # An OpenAI server cannot continue an output, so the third poll stays ungraded.
+    llm = FakeLLM(always(result("ok [RESULT] 4", "fine [RESULT] 2", "[RESULT] 5 because")), flavour="openai")
     signal = await PrometheusJudge(cfg).run(SAMPLE, llm)
     assert llm.requests[0].n == 3 and llm.requests[0].temperature == 0.8
     assert signal.value == pytest.approx((3.0 - 1) / 4)
-    assert signal.raw == {"score": 3.0, "polls": [4, 2, None]}
+    assert signal.raw == {"score": 3.0, "polls": [4, 2, None], "verdict_paths": {"free": 2, "constrained": 0}}
     assert any("1 of 3 gradings unparsable" in w for w in signal.warnings)
 
 
 async def test_prometheus_all_unparsable_or_error_is_missing() -> None:
     signal = await PrometheusJudge(PrometheusConfig(endpoint="e")).run(
-        SAMPLE, FakeLLM(always(result(choice("The response is", finish_reason="length"))))
+        SAMPLE, FakeLLM(always(result(choice("The response is", finish_reason="length"))), flavour="openai")
     )
     assert signal.missing and "cut off" in (signal.error or "")
     signal = await PrometheusJudge(PrometheusConfig(endpoint="e")).run(
@@ -226,7 +231,8 @@ async def test_lynx_without_logprobs_is_binary_and_warns() -> None:
 
 
 async def test_lynx_garbage_is_missing_not_fail() -> None:
-    signal = await LynxJudge(LynxConfig(endpoint="e")).run(SAMPLE, FakeLLM(always(result("As an AI model"))))
+    llm = FakeLLM(always(result("As an AI model")), flavour="openai")
+    signal = await LynxJudge(LynxConfig(endpoint="e")).run(SAMPLE, llm)
     assert signal.missing and "As an AI model" in (signal.error or "")
 
 
@@ -241,21 +247,31 @@ async def test_chainpoll_share_of_supported_votes_with_abstentions() -> None:
         "VERDICT: supported",
         "I am not sure",
     ]
-    llm = FakeLLM(always(result(*polls)))
+    llm = FakeLLM(always(result(*polls)), flavour="openai")
     judge = ChainPollJudge(ChainPollConfig(endpoint="e"))
     signal = await judge.run(SAMPLE, llm)
     assert signal.value == 0.75
-    assert signal.raw == {"votes": ["supported", "supported", "unsupported", "supported"], "abstained": 1}
+    assert signal.raw == {
+        "votes": ["supported", "supported", "unsupported", "supported"],
+        "abstained": 1,
+        "verdict_paths": {"free": 4, "constrained": 0},
+    }
     assert signal.explanation == "claim 2 missing\nVERDICT: unsupported"
     (req,) = llm.requests
     assert req.n == 5 and req.temperature == 0.7 and req.tag == f"chainpoll@{judge.version}"
 
 
 async def test_chainpoll_too_few_votes_is_missing_with_the_votes_in_raw() -> None:
-    llm = FakeLLM(always(result("VERDICT: supported", "VERDICT: unsupported", "hmm", "well", "")))
+    llm = FakeLLM(
+        always(result("VERDICT: supported", "VERDICT: unsupported", "hmm", "well", "")), flavour="openai"
+    )
     signal = await ChainPollJudge(ChainPollConfig(endpoint="e")).run(SAMPLE, llm)
     assert signal.missing and "only 2 of 5 polls" in (signal.error or "") and "need 3" in (signal.error or "")
-    assert signal.raw == {"votes": ["supported", "unsupported"], "abstained": 3}
+    assert signal.raw == {
+        "votes": ["supported", "unsupported"],
+        "abstained": 3,
+        "verdict_paths": {"free": 2, "constrained": 0},
+    }
 
 
 async def test_chainpoll_error_is_missing() -> None:

@@ -135,7 +135,28 @@ def test_render_choice_masks_verdicts_outside_a_choice_constraint() -> None:
     assert choice.text == "PASS"
     _, lp, top = choice.logprobs[0]
     assert lp == pytest.approx(math.log(0.6))
-    assert {t for t, _ in top} == {"PASS", "FAIL"}
+    # As vLLM: k entries, the allowed ones renormalised, the rest masked at -9999.
+    assert len(top) == 5 and {t for t, p in top if p > -9999.0} == {"PASS", "FAIL"}
+    assert [p for _, p in top[2:]] == [-9999.0] * 3
+
+
+def test_parse_refuses_what_vllm_0_32_refuses_in_continuations_choices_and_lengths() -> None:
+    user = [{"role": "user", "content": "x"}]
+    cont = [*user, {"role": "assistant", "content": "Score:"}]
+    with pytest.raises(WireError, match="Cannot set both `continue_final_message` and `add_generation"):
+        _request({"model": "m", "messages": cont, "continue_final_message": True})  # the default is true
+    ok = _request(
+        {"model": "m", "messages": cont, "continue_final_message": True, "add_generation_prompt": False}
+    )
+    assert ok.continue_final_message
+    with pytest.raises(WireError, match="cannot be an empty list"):
+        _request({"model": "m", "messages": user, "structured_outputs": {"choice": []}})
+    with pytest.raises(WireError, match="cannot be greater than max_model_len=4096") as info:
+        parse_completion_request(
+            "chat", json.dumps({"model": "m", "messages": user, "max_tokens": 5000}).encode(), {}, 0, ["m"],
+            guess_judge, 4096,
+        )
+    assert info.value.status == 400 and info.value.param == "max_tokens"
 
 
 @pytest.mark.parametrize(
@@ -235,4 +256,4 @@ def test_choice_constraint_matches_verdicts_up_to_whitespace() -> None:
     choice = render_choice(req, answer)
     assert choice.text == " 4"
     _, lp, top = choice.logprobs[0]
-    assert lp == pytest.approx(math.log(0.6)) and [t for t, _ in top] == [" 4", " 5"]
+    assert lp == pytest.approx(math.log(0.6)) and [t for t, p in top if p > -9999.0] == [" 4", " 5"]

@@ -24,6 +24,7 @@ _COMMAND_MODULES = (
     "trustscore.cli.score",
     "trustscore.cli.eval",
     "trustscore.cli.calibrate",
+    "trustscore.cli.serve",
 )
 
 
