@@ -60,7 +60,7 @@ _QA = (
     'necessary information to answer the question, please reply with: "Unable to answer based on given '
     'passages."\noutput:'
 )
-_SUMMARY = "Summarize the following text:\n{context}\noutput:\n"
+_SUMMARY = "Summarize the following text:\n{context}\noutput:"
 _PASSAGE_WORD = "passage"
 _NO_CONTEXT = "no context: LettuceDetect checks the response against the passages; pass context=[...]"
 
