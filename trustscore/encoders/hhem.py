@@ -113,7 +113,10 @@ class HHEMSignal:
         self.config = config or HHEMConfig()
         knobs = self.config.model_dump(exclude={"batch_size", "device", "local_files_only"})
         self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
-        self._key = f"hhem|{describe_source(self.config.model)}|{self.config.device}"
+        self._key = (
+            f"hhem|{describe_source(self.config.model)}|{describe_source(self.config.foundation)}"
+            f"|{self.config.device}"
+        )
 
     def load(self) -> _Loaded:
         """Load (once per process) the checkpoint; logs which weights are used. Blocking."""
@@ -138,7 +141,12 @@ class HHEMSignal:
         if not state:
             raise EncoderLoadError(f"{weights} has no '{_PREFIX}*' tensors: it is not an HHEM-2.1 checkpoint")
         model = T5ForTokenClassification(t5_config)
-        missing, unexpected = model.load_state_dict(state, strict=False)
+        try:
+            missing, unexpected = model.load_state_dict(state, strict=False)
+        except RuntimeError as e:  # tensor shapes differ from the foundation's config
+            raise EncoderLoadError(
+                f"{weights} does not fit the T5 of {cfg.foundation!r} (check signals.hhem.foundation): {e}"
+            ) from e
         # The encoder's embedding is the shared one (tied), so the file may omit it.
         missing = [k for k in missing if k != "transformer.encoder.embed_tokens.weight"]
         if missing or unexpected:
