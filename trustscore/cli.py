@@ -21,6 +21,7 @@ _COMMAND_MODULES = (
     "trustscore.cli_score",
     "trustscore.cli_eval",
     "trustscore.cli_calibrate",
+    "trustscore.cli_train",
 )
 
 

@@ -74,6 +74,10 @@ class LettuceDetectConfig(BaseModel):
         description="LettuceDetect checkpoint: a local directory or a hub id "
         "(e.g. KRLabs/lettucedect-large-modernbert-en-v1)"
     )
+    adapter: str | None = Field(
+        default=None,
+        description="a LoRA adapter directory (written by `trustscore train-detector`) applied on `model`",
+    )
     max_length: int = Field(default=4096, ge=16, description="tokens per window (the checkpoints read 4096)")
     template: Literal["qa", "summary"] = Field(
         default="qa", description="the reference's QA prompt (question + passages) or its summary prompt"
@@ -177,7 +181,10 @@ class LettuceDetectSignal:
         self.config = config
         knobs = config.model_dump(exclude={"batch_size", "device", "local_files_only"})
         self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
-        self._key = f"lettucedetect|{describe_source(config.model)}|{config.device}"
+        self._key = (
+            f"lettucedetect|{describe_source(config.model)}|{config.adapter and describe_source(config.adapter)}"
+            f"|{config.device}"
+        )
 
     def load(self) -> _Loaded:
         """Load (once per process) the checkpoint; logs which weights are used. Blocking."""
@@ -196,6 +203,16 @@ class LettuceDetectSignal:
                 f"signals.lettucedetect.model = {self.config.model!r} could not be loaded ({e}); "
                 "give a saved LettuceDetect checkpoint directory or a reachable hub id"
             ) from e
+        if self.config.adapter is not None:
+            from peft import PeftModel
+
+            try:
+                model = PeftModel.from_pretrained(model, self.config.adapter, **opts).merge_and_unload()
+            except (OSError, ValueError) as e:
+                raise EncoderLoadError(
+                    f"signals.lettucedetect.adapter = {self.config.adapter!r} could not be applied ({e})"
+                ) from e
+            source += f" + adapter {describe_source(self.config.adapter)}"
         if not getattr(tokenizer, "is_fast", False):
             raise EncoderLoadError(f"the tokenizer of {source} is not a fast tokenizer (offsets are needed)")
         if model.config.num_labels != 2:
