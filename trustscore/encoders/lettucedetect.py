@@ -191,13 +191,16 @@ class LettuceDetectSignal:
         return cached_load(self._key, self._load)
 
     def _load(self) -> _Loaded:
+        import torch
         from transformers import AutoModelForTokenClassification, AutoTokenizer
 
         source = describe_source(self.config.model)
         opts = {"local_files_only": self.config.local_files_only}
         try:
             tokenizer = AutoTokenizer.from_pretrained(self.config.model, **opts)
-            model = AutoModelForTokenClassification.from_pretrained(self.config.model, **opts)
+            model = AutoModelForTokenClassification.from_pretrained(
+                self.config.model, dtype=torch.float32, **opts
+            )
         except OSError as e:
             raise EncoderLoadError(
                 f"signals.lettucedetect.model = {self.config.model!r} could not be loaded ({e}); "

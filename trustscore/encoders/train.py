@@ -149,14 +149,16 @@ def _log(msg: str) -> None:
 
 
 def _build_model(options: TrainOptions, resume_from: Path | None) -> Any:
+    import torch
     from transformers import AutoModelForTokenClassification
 
+    # Trained in float32 whatever the checkpoint's dtype (transformers would otherwise keep a half checkpoint's).
     if not options.lora:
         source = str(resume_from) if resume_from else options.base
-        return AutoModelForTokenClassification.from_pretrained(source, num_labels=2)
+        return AutoModelForTokenClassification.from_pretrained(source, num_labels=2, dtype=torch.float32)
     from peft import LoraConfig, PeftModel, TaskType, get_peft_model
 
-    base = AutoModelForTokenClassification.from_pretrained(options.base, num_labels=2)
+    base = AutoModelForTokenClassification.from_pretrained(options.base, num_labels=2, dtype=torch.float32)
     if resume_from:
         return PeftModel.from_pretrained(base, str(resume_from), is_trainable=True)
     lora = LoraConfig(task_type=TaskType.TOKEN_CLS, r=options.lora_r, lora_alpha=options.lora_alpha,
@@ -276,6 +278,8 @@ def train_detector(
             ids[k, :n], labels[k, :n], mask[k, :n] = torch.tensor(e["input_ids"]), torch.tensor(e["labels"]), 1
         dev = options.device
         loss = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), labels=labels.to(dev)).loss
+        if not torch.isfinite(loss):
+            raise ValueError(f"the training loss is not finite at step {state['step'] + 1}: lower --learning-rate")
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         optimizer.step()
