@@ -21,6 +21,7 @@ import math
 import random
 import sys
 import time
+import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -161,8 +162,13 @@ def _build_model(options: TrainOptions, resume_from: Path | None) -> Any:
     base = AutoModelForTokenClassification.from_pretrained(options.base, num_labels=2, dtype=torch.float32)
     if resume_from:
         return PeftModel.from_pretrained(base, str(resume_from), is_trainable=True)
+    from peft.utils.constants import TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING as DEFAULT_TARGETS
+
+    # peft's usual targets for known encoders (BERT: query, value); every linear layer otherwise. The
+    # classifier is trained in full (peft's token-classification task saves it beside the adapter).
+    targets = DEFAULT_TARGETS.get(base.config.model_type, "all-linear")
     lora = LoraConfig(task_type=TaskType.TOKEN_CLS, r=options.lora_r, lora_alpha=options.lora_alpha,
-                      lora_dropout=0.1)
+                      lora_dropout=0.1, target_modules=targets, exclude_modules=["classifier"])
     return get_peft_model(base, lora)
 
 
@@ -243,8 +249,10 @@ def train_detector(
     )
     if resume:
         _load_optimizer(optimizer, ckpt / "optimizer.safetensors")
-        for _ in range(state["step"]):
-            scheduler.step()
+        with warnings.catch_warnings():  # replaying the schedule "before optimizer.step()" is intended
+            warnings.simplefilter("ignore")
+            for _ in range(state["step"]):
+                scheduler.step()
         log(f"train-detector: resumed at step {state['step']} of {total}")
 
     def order(epoch: int) -> list[int]:
@@ -277,6 +285,7 @@ def train_detector(
             n = len(e["input_ids"])
             ids[k, :n], labels[k, :n], mask[k, :n] = torch.tensor(e["input_ids"]), torch.tensor(e["labels"]), 1
         dev = options.device
+        torch.manual_seed(options.seed * 1_000_003 + state["step"])  # dropout masks do not depend on resuming
         loss = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), labels=labels.to(dev)).loss
         if not torch.isfinite(loss):
             raise ValueError(f"the training loss is not finite at step {state['step'] + 1}: lower --learning-rate")
