@@ -48,9 +48,16 @@ def main() -> None:
 
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:
-        path = save_tiny_model(Path(tmp) / "m", hidden_size=args.hidden, num_layers=args.layers,
-                               num_heads=args.heads, num_kv_heads=args.heads, intermediate_size=args.mlp,
-                               max_positions=2 * args.prompt_tokens + args.new_tokens + 256, vocab_size=32000)
+        path = save_tiny_model(
+            Path(tmp) / "m",
+            hidden_size=args.hidden,
+            num_layers=args.layers,
+            num_heads=args.heads,
+            num_kv_heads=args.heads,
+            intermediate_size=args.mlp,
+            max_positions=2 * args.prompt_tokens + args.new_tokens + 256,
+            vocab_size=32000,
+        )
         loaded = load_for_aarf(path, device=args.device, dtype=args.dtype)
         tok = loaded.tokenizer
         passage = "The river flows north through the valley and the Eiffel Tower is in Paris. "
@@ -62,17 +69,25 @@ def main() -> None:
         layers = list(range(0, args.layers, 3))
         n = len(heads) + len(layers)
         profile = RedeepProfile(
-            model=ModelIdentity.from_hf_config(loaded.config), level="token", pks_mode="jsd", heads=heads,
+            model=ModelIdentity.from_hf_config(loaded.config),
+            level="token",
+            pks_mode="jsd",
+            heads=heads,
             layers=layers,
-            combination=LogisticCombination(mean=[0.0] * n, scale=[1.0] * n, coef=[0.1] * n, intercept=0.0, l2=1.0),
+            combination=LogisticCombination(
+                mean=[0.0] * n, scale=[1.0] * n, coef=[0.1] * n, intercept=0.0, l2=1.0
+            ),
             training=TrainingSummary(n=1, positive_rate=0.5, data_sha256="0" * 64, split="benchmark"),
         )
-        ids = tok(build_prompt(tok, sample), add_special_tokens=False, return_tensors="pt").input_ids.to(args.device)
+        ids = tok(build_prompt(tok, sample), add_special_tokens=False, return_tensors="pt").input_ids.to(
+            args.device
+        )
 
         def plain() -> int:
             with torch.no_grad():
-                out = loaded.model.generate(ids, max_new_tokens=args.new_tokens, min_new_tokens=args.new_tokens,
-                                            do_sample=False)
+                out = loaded.model.generate(
+                    ids, max_new_tokens=args.new_tokens, min_new_tokens=args.new_tokens, do_sample=False
+                )
             return out.shape[1] - ids.shape[1]
 
         def aarf(threshold: float) -> int:
@@ -92,13 +107,18 @@ def main() -> None:
                 if args.device != "cpu":
                     torch.cuda.synchronize()
                 per_token[name].append((time.perf_counter() - began) / max(1, count))
-        print(f"model: random llama hidden {args.hidden}, {args.layers} layers, {args.heads} heads, "
-              f"{args.dtype} on {args.device}; prompt {ids.shape[1]} tokens, {args.new_tokens} new; "
-              f"{len(heads)} heads, {len(layers)} layers read")
+        print(
+            f"model: random llama hidden {args.hidden}, {args.layers} layers, {args.heads} heads, "
+            f"{args.dtype} on {args.device}; prompt {ids.shape[1]} tokens, {args.new_tokens} new; "
+            f"{len(heads)} heads, {len(layers)} layers read"
+        )
         base = statistics.median(per_token["generate"])
         for name, times in per_token.items():
-            print(f"{name:12s} ms/token min/median/max {1e3 * min(times):.2f}/{1e3 * statistics.median(times):.2f}/"
-                  f"{1e3 * max(times):.2f}  median ratio to generate {statistics.median(times) / base:.2f}x")
+            print(
+                f"{name:12s} ms/token min/median/max {1e3 * min(times):.2f}/"
+                f"{1e3 * statistics.median(times):.2f}/{1e3 * max(times):.2f}  "
+                f"median ratio to generate {statistics.median(times) / base:.2f}x"
+            )
 
 
 if __name__ == "__main__":

@@ -18,15 +18,25 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
-        "train-detector", help="fine-tune a hallucination token classifier on labeled spans",
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        "train-detector",
+        help="fine-tune a hallucination token classifier on labeled spans",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("data", type=Path, nargs="+", help="JSONL rows with question, context, response, spans")
-    p.add_argument("-o", "--output", type=Path, required=True, help="directory for checkpoint, detector, report")
-    p.add_argument("--extra-train", type=Path, action="append", default=[],
-                   help="JSONL rows always used for training, never held out (repeatable)")
-    p.add_argument("--base", default=None,
-                   help="encoder checkpoint to fine-tune (default: the bundled all-MiniLM-L6-v2)")
+    p.add_argument(
+        "-o", "--output", type=Path, required=True, help="directory for checkpoint, detector, report"
+    )
+    p.add_argument(
+        "--extra-train",
+        type=Path,
+        action="append",
+        default=[],
+        help="JSONL rows always used for training, never held out (repeatable)",
+    )
+    p.add_argument(
+        "--base", default=None, help="encoder checkpoint to fine-tune (default: the bundled all-MiniLM-L6-v2)"
+    )
     p.add_argument("--full", action="store_true", help="fine-tune every weight instead of a LoRA adapter")
     p.add_argument("--max-length", type=int, default=512)
     p.add_argument("--epochs", type=float, default=1.0)
@@ -54,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
 
         from trustscore.encoders.train import TrainOptions, lexical_baseline, train_detector
     except ImportError as e:
-        raise UsageError(f"train-detector needs the training extra: pip install 'trustscore[train]' ({e})") from e
+        raise UsageError(
+            f"train-detector needs the training extra: pip install 'trustscore[train]' ({e})"
+        ) from e
     if args.threads:
         torch.set_num_threads(args.threads)
     base = args.base
@@ -64,10 +76,19 @@ def run(args: argparse.Namespace) -> int:
         base = str(bundled_model_path())
     try:
         options = TrainOptions(
-            base=base, max_length=args.max_length, lora=not args.full, lora_r=args.lora_r,
-            lora_alpha=2 * args.lora_r, epochs=args.epochs, batch_size=args.batch_size,
-            learning_rate=args.learning_rate, heldout_fraction=args.heldout_fraction, group=args.group,
-            seed=args.seed, max_minutes=args.max_minutes, checkpoint_every=args.checkpoint_every,
+            base=base,
+            max_length=args.max_length,
+            lora=not args.full,
+            lora_r=args.lora_r,
+            lora_alpha=2 * args.lora_r,
+            epochs=args.epochs,
+            batch_size=args.batch_size,
+            learning_rate=args.learning_rate,
+            heldout_fraction=args.heldout_fraction,
+            group=args.group,
+            seed=args.seed,
+            max_minutes=args.max_minutes,
+            checkpoint_every=args.checkpoint_every,
             device=args.device,
         )
     except ValidationError as e:
@@ -76,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise UsageError(f"{path}: no such file")
     try:
-        report = train_detector(args.data, args.output, options, extra_train=args.extra_train, baseline=lexical_baseline)
+        report = train_detector(
+            args.data, args.output, options, extra_train=args.extra_train, baseline=lexical_baseline
+        )
     except ValueError as e:
         raise UsageError(str(e)) from e
     print(json.dumps({"training": report["training"], "heldout": report["heldout"]}, indent=1))

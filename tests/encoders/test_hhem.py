@@ -35,11 +35,18 @@ def _by_hand(dirs: tuple[Path, Path], premise: str, hypothesis: str) -> float:
     foundation, hhem = dirs
     tensors = load_file(str(hhem / "model.safetensors"))
     encoder = T5EncoderModel(T5Config.from_pretrained(foundation)).eval()
-    encoder.load_state_dict({k.removeprefix("t5.transformer."): v for k, v in tensors.items()
-                             if k.startswith("t5.transformer.")}, strict=False)
+    encoder.load_state_dict(
+        {k.removeprefix("t5.transformer."): v for k, v in tensors.items() if k.startswith("t5.transformer.")},
+        strict=False,
+    )
     tok = AutoTokenizer.from_pretrained(foundation)
-    ids = tok("<pad> Determine if the hypothesis is true given the premise?\n\nPremise: " + premise
-              + "\n\nHypothesis: " + hypothesis, return_tensors="pt")
+    ids = tok(
+        "<pad> Determine if the hypothesis is true given the premise?\n\nPremise: "
+        + premise
+        + "\n\nHypothesis: "
+        + hypothesis,
+        return_tensors="pt",
+    )
     assert ids["input_ids"][0, 0].item() == tok.pad_token_id  # the head reads the literal <pad>
     with torch.no_grad():
         first = encoder(**ids).last_hidden_state[0, 0]
@@ -80,7 +87,9 @@ def test_long_context_is_windowed_and_the_best_window_kept(dirs: tuple[Path, Pat
 
 def test_batched_samples_score_as_alone(dirs: tuple[Path, Path]) -> None:
     sig = _signal(dirs, batch_size=8)
-    other = Sample(question="Who won two Nobel prizes?", context=CONTEXT * 3, response="Marie Curie did, twice.")
+    other = Sample(
+        question="Who won two Nobel prizes?", context=CONTEXT * 3, response="Marie Curie did, twice."
+    )
     empty = Sample(question="q", response="no context")
     together = sig.score_batch([SAMPLE, other, empty])
     assert together[0].value == pytest.approx(sig.score_batch([SAMPLE])[0].value, abs=1e-5)
@@ -98,5 +107,7 @@ async def test_weights_that_do_not_fit_the_foundation_are_a_missing_signal(
     assert signal.missing and "signals.hhem.foundation" in (signal.error or "")
     no_weights = HHEMSignal(HHEMConfig(model=str(tmp_path), foundation=str(dirs[0]), local_files_only=True))
     assert "model.safetensors" in ((await no_weights.run(SAMPLE)).error or "")
-    ok = await build_hhem(HHEMConfig(model=str(dirs[1]), foundation=str(dirs[0]), local_files_only=True)).run(SAMPLE)
+    ok = await build_hhem(HHEMConfig(model=str(dirs[1]), foundation=str(dirs[0]), local_files_only=True)).run(
+        SAMPLE
+    )
     assert not ok.missing and 0.0 <= (ok.value or 0) <= 1.0

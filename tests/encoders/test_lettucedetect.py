@@ -39,8 +39,9 @@ def _signal(checkpoint: Path, **kw: object) -> LettuceDetectSignal:
 
 def _reference(checkpoint: Path, max_length: int):  # type: ignore[no-untyped-def]
     ref = pytest.importorskip("lettucedetect.models.inference")
-    return ref.HallucinationDetector(method="transformer", model_path=str(checkpoint), max_length=max_length,
-                                     device="cpu")
+    return ref.HallucinationDetector(
+        method="transformer", model_path=str(checkpoint), max_length=max_length, device="cpu"
+    )
 
 
 @pytest.mark.parametrize("max_length", [4096, 320], ids=["one-window", "passage-windows"])
@@ -51,7 +52,9 @@ def test_token_probabilities_and_spans_match_the_reference(checkpoint: Path, max
     ref_tokens = ref.predict(PASSAGES, ANSWER, QUESTION, output_format="tokens")
     ref_spans = ref.predict(PASSAGES, ANSWER, QUESTION, output_format="spans")
     ours = sig.token_scores([sample])[0]
-    groups = plan_windows(sig.load().tokenizer, PASSAGES, QUESTION, ANSWER, max_length=max_length, template="qa")
+    groups = plan_windows(
+        sig.load().tokenizer, PASSAGES, QUESTION, ANSWER, max_length=max_length, template="qa"
+    )
     assert ours.windows == len(groups) == (1 if max_length == 4096 else len(groups))
     if max_length != 4096:
         assert ours.windows > 1, "the short window must force several passage groups"
@@ -61,7 +64,9 @@ def test_token_probabilities_and_spans_match_the_reference(checkpoint: Path, max
     assert ours.probs == pytest.approx([t["prob"] for t in ref_tokens[:-1]], abs=1e-5)
     assert ref_spans, "the random checkpoint must flag something for the span comparison to mean anything"
     signal = sig.score_batch([sample])[0]
-    assert [(s.start, s.end, s.text) for s in signal.spans] == [(r["start"], r["end"], r["text"]) for r in ref_spans]
+    assert [(s.start, s.end, s.text) for s in signal.spans] == [
+        (r["start"], r["end"], r["text"]) for r in ref_spans
+    ]
     assert [s.score for s in signal.spans] == pytest.approx([r["confidence"] for r in ref_spans], abs=1e-5)
     for span in signal.spans:
         assert ANSWER[span.start : span.end] == span.text
@@ -71,8 +76,12 @@ def test_token_probabilities_and_spans_match_the_reference(checkpoint: Path, max
 
 def test_prompt_is_the_reference_template(checkpoint: Path) -> None:
     utils = pytest.importorskip("lettucedetect.detectors.prompt_utils")
-    assert format_prompt(PASSAGES, QUESTION, "qa") == utils.PromptUtils.format_context(PASSAGES, QUESTION, "en")
-    assert format_prompt(PASSAGES, QUESTION, "summary") == utils.PromptUtils.format_context(PASSAGES, None, "en")
+    assert format_prompt(PASSAGES, QUESTION, "qa") == utils.PromptUtils.format_context(
+        PASSAGES, QUESTION, "en"
+    )
+    assert format_prompt(PASSAGES, QUESTION, "summary") == utils.PromptUtils.format_context(
+        PASSAGES, None, "en"
+    )
 
 
 def test_a_passage_longer_than_a_window_is_cut_not_truncated(checkpoint: Path) -> None:
@@ -107,9 +116,9 @@ async def test_run_reports_an_answer_too_long_for_the_window_as_missing(checkpoi
     sig = _signal(checkpoint, max_length=64)
     signal = await sig.run(Sample(question=QUESTION, context=PASSAGES, response=ANSWER * 3))
     assert signal.missing and "max_length" in (signal.error or "")
-    ok = await build_lettucedetect(LettuceDetectConfig(model=str(checkpoint), local_files_only=True)).score_many(
-        [Sample(question=QUESTION, context=PASSAGES, response=ANSWER)] * 2
-    )
+    ok = await build_lettucedetect(
+        LettuceDetectConfig(model=str(checkpoint), local_files_only=True)
+    ).score_many([Sample(question=QUESTION, context=PASSAGES, response=ANSWER)] * 2)
     assert all(not s.missing and s.version and s.version.startswith("lettucedetect/") for s in ok)
 
 

@@ -1,4 +1,4 @@
-"""train-detector: rows, grouped split, labels, resumable training and the held-out report, on a tiny ModernBERT."""
+"""train-detector on a tiny ModernBERT: rows, grouped split, labels, resumable training, held-out report."""
 
 from __future__ import annotations
 
@@ -29,13 +29,23 @@ CONTEXT = "The Eiffel Tower is in Paris, the capital of France. Marie Curie won 
 def _rows(n_groups: int = 6) -> list[dict]:
     rows = []
     for g in range(n_groups):
-        for k, (response, spans) in enumerate([
-            ("The tower is in Paris.", []),
-            ("The tower is in Rome.", [{"start": 16, "end": 20}]),
-        ]):
-            rows.append({"id": f"r{g}-{k}", "source_id": f"s{g}", "task": "QA" if g % 2 else "Summary",
-                         "question": "Where is the tower?", "context": [CONTEXT], "response": response,
-                         "spans": spans})
+        for k, (response, spans) in enumerate(
+            [
+                ("The tower is in Paris.", []),
+                ("The tower is in Rome.", [{"start": 16, "end": 20}]),
+            ]
+        ):
+            rows.append(
+                {
+                    "id": f"r{g}-{k}",
+                    "source_id": f"s{g}",
+                    "task": "QA" if g % 2 else "Summary",
+                    "question": "Where is the tower?",
+                    "context": [CONTEXT],
+                    "response": response,
+                    "spans": spans,
+                }
+            )
     return rows
 
 
@@ -77,7 +87,9 @@ def test_labels_mark_answer_tokens_on_a_span_and_mask_the_prompt(base: Path) -> 
     from transformers import AutoTokenizer
 
     tok = AutoTokenizer.from_pretrained(base)
-    row = LabeledRow(Sample(question="Where?", context=[CONTEXT], response="The tower is in Rome."), [(16, 20)], "g", "QA")
+    row = LabeledRow(
+        Sample(question="Where?", context=[CONTEXT], response="The tower is in Rome."), [(16, 20)], "g", "QA"
+    )
     enc = encode_row(tok, row, 512)
     assert enc is not None
     full = tok(format_prompt([CONTEXT], "Where?", "qa"), row.sample.response, return_offsets_mapping=True)
@@ -95,12 +107,25 @@ def test_training_resumes_to_the_same_weights_and_reports(tmp_path: Path, base: 
 
     data = _write(tmp_path / "d.jsonl", _rows(6))
     extra = _write(tmp_path / "extra.jsonl", [{**r, "source_id": "x" + r["source_id"]} for r in _rows(2)])
-    opts = TrainOptions(base=str(base), max_length=512, epochs=2, batch_size=4, learning_rate=1e-3,
-                        heldout_fraction=0.4, checkpoint_every=1, seed=3)
+    opts = TrainOptions(
+        base=str(base),
+        max_length=512,
+        epochs=2,
+        batch_size=4,
+        learning_rate=1e-3,
+        heldout_fraction=0.4,
+        checkpoint_every=1,
+        seed=3,
+    )
     logs: list[str] = []
     once = train_detector([data], tmp_path / "once", opts, extra_train=[extra], log=logs.append)
-    stopped = train_detector([data], tmp_path / "twice", opts.model_copy(update={"max_minutes": 1e-9}),
-                             extra_train=[extra], log=logs.append)
+    stopped = train_detector(
+        [data],
+        tmp_path / "twice",
+        opts.model_copy(update={"max_minutes": 1e-9}),
+        extra_train=[extra],
+        log=logs.append,
+    )
     assert stopped["training"]["stopped_early"] and stopped["training"]["steps"] == 1
     twice = train_detector([data], tmp_path / "twice", opts, extra_train=[extra], log=logs.append)
     assert any("resumed at step 1" in line for line in logs)
@@ -109,7 +134,10 @@ def test_training_resumes_to_the_same_weights_and_reports(tmp_path: Path, base: 
     b = load_file(str(tmp_path / "twice/detector/adapter_model.safetensors"))
     assert a.keys() == b.keys() and all((a[k] - b[k]).abs().max() < 1e-6 for k in a)
     split = once["split"]
-    assert split["train_rows_used"] == split["train_rows"] and split["train_rows"] + split["heldout_rows"] == 12 + 4
+    assert (
+        split["train_rows_used"] == split["train_rows"]
+        and split["train_rows"] + split["heldout_rows"] == 12 + 4
+    )
     held = once["heldout"]
     assert held["pooled"]["rows"] == once["split"]["heldout_rows"] > 0
     preds = (tmp_path / "once/detector/heldout_predictions.jsonl").read_text().splitlines()
@@ -117,8 +145,13 @@ def test_training_resumes_to_the_same_weights_and_reports(tmp_path: Path, base: 
     summary = json.loads((tmp_path / "once/detector/training_summary.json").read_text())
     assert len(summary["data_sha256"]) == 64
     with pytest.raises(ValueError, match="other options or data"):
-        train_detector([data], tmp_path / "once", opts.model_copy(update={"learning_rate": 2e-3}),
-                       extra_train=[extra], log=logs.append)
+        train_detector(
+            [data],
+            tmp_path / "once",
+            opts.model_copy(update={"learning_rate": 2e-3}),
+            extra_train=[extra],
+            log=logs.append,
+        )
 
 
 def test_summarize_counts_tokens_examples_and_the_baseline() -> None:
@@ -141,5 +174,8 @@ def test_cli_reports_bad_input_as_a_usage_error(tmp_path: Path, capsys: pytest.C
     assert main(["train-detector", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "out")]) == 2
     assert "missing.jsonl: no such file" in capsys.readouterr().err
     data = _write(tmp_path / "d.jsonl", _rows(2))
-    assert main(["train-detector", str(data), "-o", str(tmp_path / "o"), "--base", "x", "--batch-size", "0"]) == 2
+    assert (
+        main(["train-detector", str(data), "-o", str(tmp_path / "o"), "--base", "x", "--batch-size", "0"])
+        == 2
+    )
     assert "batch_size" in capsys.readouterr().err

@@ -1,12 +1,10 @@
-"""AARF on a tiny random Llama: exactly the named heads and layers, by exactly the factors, only past the threshold."""
+"""AARF on a tiny random Llama: the named heads and layers, by the exact factors, only past the threshold."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
-torch = pytest.importorskip("torch")
 
 from trustscore.types import Sample
 from trustscore.whitebox.aarf import AARFSettings, Intervention, generate_with_aarf, load_for_aarf
@@ -19,8 +17,13 @@ from trustscore.whitebox.profile import (
 )
 from trustscore.whitebox.tiny import save_tiny_model
 
-SAMPLE = Sample(question="Where does the river flow?", context=["The river flows north through the valley."],
-                response="(ignored)")
+torch = pytest.importorskip("torch")
+
+SAMPLE = Sample(
+    question="Where does the river flow?",
+    context=["The river flows north through the valley."],
+    response="(ignored)",
+)
 HEADS = [(0, 1), (1, 3)]
 LAYERS = [1]
 
@@ -31,16 +34,24 @@ def loaded(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped
 
 
 def _plain_greedy(loaded, n: int) -> list[int]:  # type: ignore[no-untyped-def]
-    ids = loaded.tokenizer(build_prompt(loaded.tokenizer, SAMPLE), add_special_tokens=False,
-                           return_tensors="pt").input_ids
+    ids = loaded.tokenizer(
+        build_prompt(loaded.tokenizer, SAMPLE), add_special_tokens=False, return_tensors="pt"
+    ).input_ids
     out = loaded.model.generate(ids, max_new_tokens=n, do_sample=False, eos_token_id=None)
     return out[0, ids.shape[1] :].tolist()
 
 
 def test_below_the_threshold_generation_is_plain_greedy(loaded) -> None:  # type: ignore[no-untyped-def]
     seen = []
-    result = generate_with_aarf(loaded, SAMPLE, heads=HEADS, layers=LAYERS, score_fn=lambda e, p: 0.1,
-                                settings=AARFSettings(threshold=0.4, max_new_tokens=8), on_step=seen.append)
+    result = generate_with_aarf(
+        loaded,
+        SAMPLE,
+        heads=HEADS,
+        layers=LAYERS,
+        score_fn=lambda e, p: 0.1,
+        settings=AARFSettings(threshold=0.4, max_new_tokens=8),
+        on_step=seen.append,
+    )
     assert [s.token_id for s in result.steps] == _plain_greedy(loaded, 8)
     assert result.intervened_steps == [] and seen == result.steps
 
@@ -48,8 +59,14 @@ def test_below_the_threshold_generation_is_plain_greedy(loaded) -> None:  # type
 def test_intervenes_on_exactly_the_steps_whose_score_passes(loaded) -> None:  # type: ignore[no-untyped-def]
     script = [0.1, 0.5, 0.4, 0.9, 0.0, 0.0, 0.0, 0.95]
     calls = iter(script)
-    result = generate_with_aarf(loaded, SAMPLE, heads=HEADS, layers=LAYERS, score_fn=lambda e, p: next(calls),
-                                settings=AARFSettings(threshold=0.4, max_new_tokens=8))
+    result = generate_with_aarf(
+        loaded,
+        SAMPLE,
+        heads=HEADS,
+        layers=LAYERS,
+        score_fn=lambda e, p: next(calls),
+        settings=AARFSettings(threshold=0.4, max_new_tokens=8),
+    )
     assert [s.score for s in result.steps] == script
     assert result.intervened_steps == [1, 3]  # 0.4 is not above; the last step has no next token to steer
     plain = _plain_greedy(loaded, 8)
@@ -60,11 +77,18 @@ def test_intervenes_on_exactly_the_steps_whose_score_passes(loaded) -> None:  # 
 
 def test_the_intervened_pass_equals_a_forward_with_the_hooks_on(loaded) -> None:  # type: ignore[no-untyped-def]
     scores = iter([1.0, 0.0])
-    result = generate_with_aarf(loaded, SAMPLE, heads=HEADS, layers=LAYERS, score_fn=lambda e, p: next(scores),
-                                settings=AARFSettings(alpha=3.0, beta=0.5, max_new_tokens=2))
+    result = generate_with_aarf(
+        loaded,
+        SAMPLE,
+        heads=HEADS,
+        layers=LAYERS,
+        score_fn=lambda e, p: next(scores),
+        settings=AARFSettings(alpha=3.0, beta=0.5, max_new_tokens=2),
+    )
     assert result.intervened_steps == [0]
-    ids = loaded.tokenizer(build_prompt(loaded.tokenizer, SAMPLE), add_special_tokens=False,
-                           return_tensors="pt").input_ids
+    ids = loaded.tokenizer(
+        build_prompt(loaded.tokenizer, SAMPLE), add_special_tokens=False, return_tensors="pt"
+    ).input_ids
     first = result.steps[0].token_id
     full = torch.cat([ids, torch.tensor([[first]])], dim=1)
     with torch.no_grad():
@@ -87,7 +111,9 @@ def test_hooks_scale_exactly_the_named_heads_and_layers(loaded, legacy: bool) ->
         return lambda _m, args: store.__setitem__(name, args[0].detach().clone())
 
     def post(store: dict, name: str):  # type: ignore[no-untyped-def]
-        return lambda _m, _a, out: store.__setitem__(name, (out[0] if isinstance(out, tuple) else out).detach().clone())
+        return lambda _m, _a, out: store.__setitem__(
+            name, (out[0] if isinstance(out, tuple) else out).detach().clone()
+        )
 
     def sublayer(layer: int):  # type: ignore[no-untyped-def]
         return loaded.layers[layer].self_attn if legacy else loaded.layers[layer].mlp
@@ -99,7 +125,9 @@ def test_hooks_scale_exactly_the_named_heads_and_layers(loaded, legacy: bool) ->
     try:
         with Intervention(loaded, HEADS, LAYERS, alpha, beta, legacy=legacy) as iv:
             for layer in range(loaded.n_layers):
-                handles.append(loaded.attention(layer).o_proj.register_forward_pre_hook(pre(after, f"o{layer}")))
+                handles.append(
+                    loaded.attention(layer).o_proj.register_forward_pre_hook(pre(after, f"o{layer}"))
+                )
                 handles.append(sublayer(layer).register_forward_hook(post(after, f"f{layer}")))
             with torch.no_grad():
                 loaded.model(input_ids=ids)
@@ -114,7 +142,10 @@ def test_hooks_scale_exactly_the_named_heads_and_layers(loaded, legacy: bool) ->
         for head in range(loaded.n_heads):
             sl = slice(head * d, (head + 1) * d)
             factor = alpha if (layer, head) in HEADS else 1.0
-            assert torch.equal(after[f"o{layer}"][..., sl], before[f"o{layer}"][..., sl] * factor), (layer, head)
+            assert torch.equal(after[f"o{layer}"][..., sl], before[f"o{layer}"][..., sl] * factor), (
+                layer,
+                head,
+            )
         factor = beta if layer in LAYERS else 1.0
         assert torch.equal(after[f"f{layer}"], before[f"f{layer}"] * factor), layer
     assert not any(after[f"o{layer}"].equal(before[f"o{layer}"]) for layer in {h[0] for h in HEADS})
@@ -122,10 +153,14 @@ def test_hooks_scale_exactly_the_named_heads_and_layers(loaded, legacy: bool) ->
 
 def _profile(loaded, level: str = "token") -> RedeepProfile:  # type: ignore[no-untyped-def]
     return RedeepProfile(
-        model=ModelIdentity.from_hf_config(loaded.config), level=level, pks_mode="jsd", heads=[(2, 0)],
+        model=ModelIdentity.from_hf_config(loaded.config),
+        level=level,
+        pks_mode="jsd",
+        heads=[(2, 0)],
         layers=[0, 2],
-        combination=LogisticCombination(mean=[0.5, 0.0, 0.0], scale=[0.2, 1e-4, 1e-4], coef=[-2.0, 1.0, 1.0],
-                                        intercept=0.0, l2=1.0),
+        combination=LogisticCombination(
+            mean=[0.5, 0.0, 0.0], scale=[0.2, 1e-4, 1e-4], coef=[-2.0, 1.0, 1.0], intercept=0.0, l2=1.0
+        ),
         training=TrainingSummary(n=10, positive_rate=0.5, data_sha256="0" * 64, split="test fixture"),
     )
 

@@ -93,4 +93,6 @@ async def run_in_worker(
     except Exception as e:  # a source reports why it cannot answer; only cancellation propagates
         logger.warning("%s failed: %s", name, e)
         usage = Usage(seconds=time.perf_counter() - began)
-        return [Signal.failed(name, f"{type(e).__name__}: {e}", usage=usage, version=version) for _ in samples]
+        return [
+            Signal.failed(name, f"{type(e).__name__}: {e}", usage=usage, version=version) for _ in samples
+        ]

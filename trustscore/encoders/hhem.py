@@ -43,7 +43,9 @@ __all__ = ["PROMPT", "HHEMConfig", "HHEMSignal", "build_hhem", "premise_windows"
 logger = logging.getLogger("trustscore.encoders")
 
 _METHOD = "hhem-2.1-open/1"
-PROMPT = "<pad> Determine if the hypothesis is true given the premise?\n\nPremise: {text1}\n\nHypothesis: {text2}"
+PROMPT = (
+    "<pad> Determine if the hypothesis is true given the premise?\n\nPremise: {text1}\n\nHypothesis: {text2}"
+)
 """HHEM-2.1-Open's input template (its ``HHEMv2Config.prompt``); the head reads the first token."""
 _WEIGHTS_FILE = "model.safetensors"
 _PREFIX = "t5."
@@ -156,8 +158,9 @@ class HHEMSignal:
             )
         model.to(cfg.device).eval()
         loaded = _Loaded(tokenizer, model, fingerprint(model))
-        logger.info("hhem: loaded %s on %s (weights %s)", weights, describe_source(cfg.foundation),
-                    loaded.fingerprint)
+        logger.info(
+            "hhem: loaded %s on %s (weights %s)", weights, describe_source(cfg.foundation), loaded.fingerprint
+        )
         return loaded
 
     async def run(self, sample: Sample) -> Signal:
@@ -209,21 +212,35 @@ class HHEMSignal:
         scores = dict(zip(order, self.consistency([pairs[j] for j in order], check_cancelled), strict=True))
         each = Usage(seconds=(time.perf_counter() - began) / max(1, len(samples)))
         out = []
-        for i, s in enumerate(samples):
+        for i in range(len(samples)):
             mine = [scores[j] for j in range(len(pairs)) if owners[j] == i]
             if not mine:
-                out.append(Signal.failed(
-                    self.name, "no context: HHEM judges the response against the context; pass context=[...]",
-                    usage=each, version=self.version))
+                out.append(
+                    Signal.failed(
+                        self.name,
+                        "no context: HHEM judges the response against the context; pass context=[...]",
+                        usage=each,
+                        version=self.version,
+                    )
+                )
                 continue
             best = max(mine)
-            out.append(Signal(
-                name=self.name, value=best, usage=each, version=self.version,
-                raw={"consistency": round(best, 6), "windows": [round(x, 6) for x in mine],
-                     "weights": loaded.fingerprint},
-                explanation=f"P(consistent) = {best:.2f}" + (f" (best of {len(mine)} windows)" if len(mine) > 1 else ""),
-                warnings=[f"context read in {len(mine)} windows"] if len(mine) > 1 else [],
-            ))
+            out.append(
+                Signal(
+                    name=self.name,
+                    value=best,
+                    usage=each,
+                    version=self.version,
+                    raw={
+                        "consistency": round(best, 6),
+                        "windows": [round(x, 6) for x in mine],
+                        "weights": loaded.fingerprint,
+                    },
+                    explanation=f"P(consistent) = {best:.2f}"
+                    + (f" (best of {len(mine)} windows)" if len(mine) > 1 else ""),
+                    warnings=[f"context read in {len(mine)} windows"] if len(mine) > 1 else [],
+                )
+            )
         return out
 
 

@@ -182,7 +182,8 @@ class LettuceDetectSignal:
         knobs = config.model_dump(exclude={"batch_size", "device", "local_files_only"})
         self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
         self._key = (
-            f"lettucedetect|{describe_source(config.model)}|{config.adapter and describe_source(config.adapter)}"
+            f"lettucedetect|{describe_source(config.model)}"
+            f"|{config.adapter and describe_source(config.adapter)}"
             f"|{config.device}"
         )
 
@@ -271,9 +272,7 @@ class LettuceDetectSignal:
                 ids[row, : len(e["input_ids"])] = torch.tensor(e["input_ids"])
                 mask[row, : len(e["input_ids"])] = 1
             with torch.no_grad():
-                logits = loaded.model(
-                    input_ids=ids.to(cfg.device), attention_mask=mask.to(cfg.device)
-                ).logits
+                logits = loaded.model(input_ids=ids.to(cfg.device), attention_mask=mask.to(cfg.device)).logits
             probs = torch.softmax(logits.float(), dim=-1)[..., 1].cpu()
             for row, j in enumerate(chunk):
                 i, e = jobs[j]
@@ -281,8 +280,11 @@ class LettuceDetectSignal:
                 per_sample[i].append([float(probs[row, k]) for k in answer_pos])
                 offsets[i] = [tuple(e["offset_mapping"][k]) for k in answer_pos]  # same in every window
         return [
-            TokenScores(offsets=offsets[i], probs=[max(col) for col in zip(*per_sample[i], strict=True)],
-                        windows=len(per_sample[i]))
+            TokenScores(
+                offsets=offsets[i],
+                probs=[max(col) for col in zip(*per_sample[i], strict=True)],
+                windows=len(per_sample[i]),
+            )
             for i in range(len(samples))
         ]
 
@@ -310,8 +312,12 @@ class LettuceDetectSignal:
         return Signal(
             name=self.name,
             value=1.0 - worst,
-            raw={"max_token_prob": round(worst, 6), "tokens": len(ts.probs), "windows": ts.windows,
-                 "weights": weights},
+            raw={
+                "max_token_prob": round(worst, 6),
+                "tokens": len(ts.probs),
+                "windows": ts.windows,
+                "weights": weights,
+            },
             explanation=f"{len(spans)} unsupported span(s); highest token probability {worst:.2f}",
             warnings=[f"context read in {ts.windows} windows"] if ts.windows > 1 else [],
             spans=spans,

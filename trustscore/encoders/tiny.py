@@ -29,24 +29,37 @@ def build_bert_style_tokenizer(*, vocab_size: int = 400) -> Any:
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
-        vocab_size=vocab_size, special_tokens=specials,
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False,
+        vocab_size=vocab_size,
+        special_tokens=specials,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
     )
     tok.train_from_iterator(TINY_CORPUS * 4, trainer=trainer)
     cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
     tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
         special_tokens=[("[CLS]", cls), ("[SEP]", sep)],
     )
     return PreTrainedTokenizerFast(
-        tokenizer_object=tok, pad_token="[PAD]", unk_token="[UNK]", cls_token="[CLS]",
-        sep_token="[SEP]", mask_token="[MASK]",
+        tokenizer_object=tok,
+        pad_token="[PAD]",
+        unk_token="[UNK]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
     )
 
 
 def save_tiny_lettucedetect(
-    path: str | Path, *, hidden_size: int = 32, num_layers: int = 2, max_positions: int = 512, seed: int = 0,
-    num_heads: int = 2, intermediate_size: int = 64,
+    path: str | Path,
+    *,
+    hidden_size: int = 32,
+    num_layers: int = 2,
+    max_positions: int = 512,
+    seed: int = 0,
+    num_heads: int = 2,
+    intermediate_size: int = 64,
 ) -> Path:
     """A random ModernBERT token classifier (labels: supported, hallucinated) and its tokenizer."""
     import torch
@@ -54,12 +67,20 @@ def save_tiny_lettucedetect(
 
     tokenizer = build_bert_style_tokenizer()
     config = ModernBertConfig(
-        vocab_size=len(tokenizer), hidden_size=hidden_size, intermediate_size=intermediate_size,
-        num_hidden_layers=num_layers, num_attention_heads=num_heads,
-        max_position_embeddings=max_positions, pad_token_id=tokenizer.pad_token_id,
-        cls_token_id=tokenizer.cls_token_id, sep_token_id=tokenizer.sep_token_id,
-        bos_token_id=tokenizer.cls_token_id, eos_token_id=tokenizer.sep_token_id,
-        num_labels=2, global_attn_every_n_layers=2, local_attention=64,
+        vocab_size=len(tokenizer),
+        hidden_size=hidden_size,
+        intermediate_size=intermediate_size,
+        num_hidden_layers=num_layers,
+        num_attention_heads=num_heads,
+        max_position_embeddings=max_positions,
+        pad_token_id=tokenizer.pad_token_id,
+        cls_token_id=tokenizer.cls_token_id,
+        sep_token_id=tokenizer.sep_token_id,
+        bos_token_id=tokenizer.cls_token_id,
+        eos_token_id=tokenizer.sep_token_id,
+        num_labels=2,
+        global_attn_every_n_layers=2,
+        local_attention=64,
     )
     torch.manual_seed(seed)
     model = ModernBertForTokenClassification(config).eval()
@@ -79,16 +100,21 @@ def _t5_tokenizer() -> Any:
     trainer = trainers.UnigramTrainer(
         vocab_size=300, special_tokens=["<pad>", "</s>", "<unk>"], unk_token="<unk>", show_progress=False
     )
-    tok.train_from_iterator(TINY_CORPUS * 4 + ["Determine if the hypothesis is true given the premise?"],
-                            trainer=trainer)
+    tok.train_from_iterator(
+        TINY_CORPUS * 4 + ["Determine if the hypothesis is true given the premise?"], trainer=trainer
+    )
     eos = tok.token_to_id("</s>")
     tok.post_processor = processors.TemplateProcessing(
         single="$A </s>", pair="$A </s> $B </s>", special_tokens=[("</s>", eos)]
     )
-    return PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=tok, pad_token="<pad>", eos_token="</s>", unk_token="<unk>"
+    )
 
 
-def save_tiny_hhem(path: str | Path, *, d_model: int = 32, num_layers: int = 2, seed: int = 0) -> tuple[Path, Path]:
+def save_tiny_hhem(
+    path: str | Path, *, d_model: int = 32, num_layers: int = 2, seed: int = 0
+) -> tuple[Path, Path]:
     """Save ``(foundation_dir, hhem_dir)``: a random T5 config + tokenizer, and HHEM-layout weights."""
     import torch
     from safetensors.torch import save_file
@@ -97,9 +123,16 @@ def save_tiny_hhem(path: str | Path, *, d_model: int = 32, num_layers: int = 2, 
     path = Path(path)
     tokenizer = _t5_tokenizer()
     config = T5Config(
-        vocab_size=len(tokenizer), d_model=d_model, d_kv=8, d_ff=64, num_layers=num_layers, num_heads=4,
-        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
-        decoder_start_token_id=tokenizer.pad_token_id, feed_forward_proj="gated-gelu",
+        vocab_size=len(tokenizer),
+        d_model=d_model,
+        d_kv=8,
+        d_ff=64,
+        num_layers=num_layers,
+        num_heads=4,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        decoder_start_token_id=tokenizer.pad_token_id,
+        feed_forward_proj="gated-gelu",
     )
     foundation, hhem = path / "foundation", path / "hhem"
     config.save_pretrained(foundation)
@@ -108,7 +141,10 @@ def save_tiny_hhem(path: str | Path, *, d_model: int = 32, num_layers: int = 2, 
     config.num_labels = 2
     model = T5ForTokenClassification(config).eval()
     hhem.mkdir(parents=True, exist_ok=True)
-    state = {f"t5.{k}": v.contiguous() for k, v in model.state_dict().items()
-             if k != "transformer.encoder.embed_tokens.weight"}  # tied to transformer.shared
+    state = {
+        f"t5.{k}": v.contiguous()
+        for k, v in model.state_dict().items()
+        if k != "transformer.encoder.embed_tokens.weight"
+    }  # tied to transformer.shared
     save_file(state, str(hhem / "model.safetensors"))
     return foundation, hhem

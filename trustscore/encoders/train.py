@@ -64,7 +64,9 @@ class TrainOptions(BaseModel):
     group: str = "source_id"
     seed: int = 0
     checkpoint_every: int = Field(default=50, ge=1)
-    max_minutes: float | None = Field(default=None, gt=0, description="stop training (and checkpoint) after this")
+    max_minutes: float | None = Field(
+        default=None, gt=0, description="stop training (and checkpoint) after this"
+    )
     device: str = "cpu"
 
 
@@ -89,17 +91,25 @@ def read_rows(path: Path, group: str) -> list[LabeledRow]:
         where = f"{path}:{n}"
         try:
             obj = json.loads(line)
-            sample = Sample(question=obj.get("question", ""), context=obj.get("context", []),
-                            response=obj["response"], id=str(obj.get("id") or f"{path.name}:{n}"))
+            sample = Sample(
+                question=obj.get("question", ""),
+                context=obj.get("context", []),
+                response=obj["response"],
+                id=str(obj.get("id") or f"{path.name}:{n}"),
+            )
         except (json.JSONDecodeError, KeyError, ValueError) as e:
-            raise ValueError(f"{where}: not a labeled row ({e}); need question, context, response, spans") from e
+            raise ValueError(
+                f"{where}: not a labeled row ({e}); need question, context, response, spans"
+            ) from e
         if "spans" not in obj:
             raise ValueError(f"{where}: no 'spans' (character offsets of unsupported text; [] when none)")
         spans = []
         for s in obj["spans"]:
             start, end = int(s["start"]), int(s["end"])
             if not 0 <= start <= end <= len(sample.response):
-                raise ValueError(f"{where}: span [{start}, {end}) is outside the response ({len(sample.response)} chars)")
+                raise ValueError(
+                    f"{where}: span [{start}, {end}) is outside the response ({len(sample.response)} chars)"
+                )
             spans.append((start, end))
         if group not in obj:
             raise ValueError(f"{where}: no '{group}' column to group the split by (pass --group)")
@@ -107,7 +117,9 @@ def read_rows(path: Path, group: str) -> list[LabeledRow]:
     return rows
 
 
-def split_by_group(rows: Sequence[LabeledRow], fraction: float, seed: int) -> tuple[list[LabeledRow], list[LabeledRow]]:
+def split_by_group(
+    rows: Sequence[LabeledRow], fraction: float, seed: int
+) -> tuple[list[LabeledRow], list[LabeledRow]]:
     """(train, held-out): a group is held out when its seeded hash falls below ``fraction``."""
 
     def held(group: str) -> bool:
@@ -120,12 +132,17 @@ def split_by_group(rows: Sequence[LabeledRow], fraction: float, seed: int) -> tu
 
 
 def encode_row(tokenizer: Any, row: LabeledRow, max_length: int) -> dict[str, list[int]] | None:
-    """Input ids and token labels (-100 off the answer, 1 on a span); None if the answer alone does not fit."""
+    """Input ids and labels (-100 off the answer, 1 on a span); None when the answer alone does not fit."""
     s = row.sample
     if len(tokenizer(s.response, add_special_tokens=False)["input_ids"]) + 4 > max_length:
         return None
-    enc = tokenizer(format_prompt(list(s.context), s.question, "qa"), s.response, truncation="only_first",
-                    max_length=max_length, return_offsets_mapping=True)
+    enc = tokenizer(
+        format_prompt(list(s.context), s.question, "qa"),
+        s.response,
+        truncation="only_first",
+        max_length=max_length,
+        return_offsets_mapping=True,
+    )
     seq = enc.sequence_ids()
     if 0 not in seq:
         return None
@@ -153,7 +170,7 @@ def _build_model(options: TrainOptions, resume_from: Path | None) -> Any:
     import torch
     from transformers import AutoModelForTokenClassification
 
-    # Trained in float32 whatever the checkpoint's dtype (transformers would otherwise keep a half checkpoint's).
+    # Trained in float32 whatever the checkpoint's dtype (transformers would keep a half checkpoint's).
     if not options.lora:
         source = str(resume_from) if resume_from else options.base
         return AutoModelForTokenClassification.from_pretrained(source, num_labels=2, dtype=torch.float32)
@@ -167,8 +184,14 @@ def _build_model(options: TrainOptions, resume_from: Path | None) -> Any:
     # peft's usual targets for known encoders (BERT: query, value); every linear layer otherwise. The
     # classifier is trained in full (peft's token-classification task saves it beside the adapter).
     targets = DEFAULT_TARGETS.get(base.config.model_type, "all-linear")
-    lora = LoraConfig(task_type=TaskType.TOKEN_CLS, r=options.lora_r, lora_alpha=options.lora_alpha,
-                      lora_dropout=0.1, target_modules=targets, exclude_modules=["classifier"])
+    lora = LoraConfig(
+        task_type=TaskType.TOKEN_CLS,
+        r=options.lora_r,
+        lora_alpha=options.lora_alpha,
+        lora_dropout=0.1,
+        target_modules=targets,
+        exclude_modules=["classifier"],
+    )
     return get_peft_model(base, lora)
 
 
@@ -179,7 +202,9 @@ def _save_optimizer(optimizer: Any, path: Path) -> None:
     for i, group in enumerate(optimizer.param_groups):
         for j, p in enumerate(group["params"]):
             for k, v in optimizer.state.get(p, {}).items():
-                tensors[f"{i}.{j}.{k}"] = v.detach().reshape(-1).clone() if v.dim() == 0 else v.detach().clone()
+                tensors[f"{i}.{j}.{k}"] = (
+                    v.detach().reshape(-1).clone() if v.dim() == 0 else v.detach().clone()
+                )
     save_file(tensors, str(path))
 
 
@@ -219,15 +244,25 @@ def train_detector(
     train = [r for p in extra_train for r in read_rows(p, options.group)] + train
     held_groups = {r.group for r in heldout}
     if overlap := {r.group for r in train} & held_groups:
-        raise ValueError(f"{len(overlap)} group(s) are both in --extra-train and held out, e.g. {sorted(overlap)[:3]}")
+        raise ValueError(
+            f"{len(overlap)} group(s) are both in --extra-train and held out, e.g. {sorted(overlap)[:3]}"
+        )
     if not train or not heldout:
-        raise ValueError(f"the split left {len(train)} training and {len(heldout)} held-out rows; change --heldout-fraction")
-    fingerprint = {"options": options.model_dump(exclude={"max_minutes", "checkpoint_every"}),
-                   "data": data_hash([*data, *extra_train])}
+        raise ValueError(
+            f"the split left {len(train)} training and {len(heldout)} held-out rows: "
+            "change --heldout-fraction"
+        )
+    fingerprint = {
+        "options": options.model_dump(exclude={"max_minutes", "checkpoint_every"}),
+        "data": data_hash([*data, *extra_train]),
+    }
     tokenizer = AutoTokenizer.from_pretrained(options.base)
     encoded = [e for r in train if (e := encode_row(tokenizer, r, options.max_length)) is not None]
-    log(f"train-detector: {len(encoded)} training rows ({len(train) - len(encoded)} skipped: answer too long), "
-        f"{len(heldout)} held-out rows in {len(held_groups)} groups")
+    log(
+        f"train-detector: {len(encoded)} training rows "
+        f"({len(train) - len(encoded)} skipped: answer too long), "
+        f"{len(heldout)} held-out rows in {len(held_groups)} groups"
+    )
 
     ckpt = output / _CHECKPOINT
     state: dict[str, Any] = {"step": 0, "losses": [], "train_seconds": 0.0}
@@ -276,19 +311,27 @@ def train_detector(
     stopped_early = False
     while state["step"] < total:
         epoch, within = divmod(state["step"], steps_per_epoch)
-        batch = [encoded[i] for i in order(epoch)[within * options.batch_size : (within + 1) * options.batch_size]]
+        batch = [
+            encoded[i] for i in order(epoch)[within * options.batch_size : (within + 1) * options.batch_size]
+        ]
         width = max(len(e["input_ids"]) for e in batch)
         ids = torch.full((len(batch), width), pad, dtype=torch.long)
         labels = torch.full((len(batch), width), -100, dtype=torch.long)
         mask = torch.zeros((len(batch), width), dtype=torch.long)
         for k, e in enumerate(batch):
             n = len(e["input_ids"])
-            ids[k, :n], labels[k, :n], mask[k, :n] = torch.tensor(e["input_ids"]), torch.tensor(e["labels"]), 1
+            ids[k, :n], labels[k, :n], mask[k, :n] = (
+                torch.tensor(e["input_ids"]),
+                torch.tensor(e["labels"]),
+                1,
+            )
         dev = options.device
         torch.manual_seed(options.seed * 1_000_003 + state["step"])  # dropout masks do not depend on resuming
         loss = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), labels=labels.to(dev)).loss
         if not torch.isfinite(loss):
-            raise ValueError(f"the training loss is not finite at step {state['step'] + 1}: lower --learning-rate")
+            raise ValueError(
+                f"the training loss is not finite at step {state['step'] + 1}: lower --learning-rate"
+            )
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         optimizer.step()
@@ -300,8 +343,10 @@ def train_detector(
         if state["step"] % 10 == 0 or state["step"] == total:
             recent = state["losses"][-10:]
             eta = elapsed / state["step"] * (total - state["step"])
-            log(f"train-detector: step {state['step']}/{total} loss {sum(recent) / len(recent):.4f} "
-                f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left")
+            log(
+                f"train-detector: step {state['step']}/{total} loss {sum(recent) / len(recent):.4f} "
+                f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left"
+            )
         over = options.max_minutes is not None and elapsed > options.max_minutes * 60
         if state["step"] % options.checkpoint_every == 0 or state["step"] == total or over:
             state["train_seconds"] = elapsed
@@ -315,19 +360,35 @@ def train_detector(
     detector = output / _DETECTOR
     model.save_pretrained(detector)
     tokenizer.save_pretrained(detector)
-    signal = LettuceDetectSignal(LettuceDetectConfig(
-        model=options.base if options.lora else str(detector), adapter=str(detector) if options.lora else None,
-        max_length=options.max_length, local_files_only=True, device=options.device))
+    signal = LettuceDetectSignal(
+        LettuceDetectConfig(
+            model=options.base if options.lora else str(detector),
+            adapter=str(detector) if options.lora else None,
+            max_length=options.max_length,
+            local_files_only=True,
+            device=options.device,
+        )
+    )
     report: dict[str, Any] = {
         "options": options.model_dump(),
-        "data": [str(p) for p in data], "extra_train": [str(p) for p in extra_train],
+        "data": [str(p) for p in data],
+        "extra_train": [str(p) for p in extra_train],
         "data_sha256": fingerprint["data"],
-        "split": {"train_rows": len(train), "train_rows_used": len(encoded), "heldout_rows": len(heldout),
-                  "heldout_groups": len(held_groups)},
-        "training": {"steps": state["step"], "planned_steps": total, "stopped_early": stopped_early,
-                     "seconds": round(state["train_seconds"], 1), "torch_threads": torch.get_num_threads(),
-                     "final_loss": (sum(state["losses"][-20:]) / max(1, len(state["losses"][-20:]))),
-                     "trainable_parameters": sum(p.numel() for p in params)},
+        "split": {
+            "train_rows": len(train),
+            "train_rows_used": len(encoded),
+            "heldout_rows": len(heldout),
+            "heldout_groups": len(held_groups),
+        },
+        "training": {
+            "steps": state["step"],
+            "planned_steps": total,
+            "stopped_early": stopped_early,
+            "seconds": round(state["train_seconds"], 1),
+            "torch_threads": torch.get_num_threads(),
+            "final_loss": (sum(state["losses"][-20:]) / max(1, len(state["losses"][-20:]))),
+            "trainable_parameters": sum(p.numel() for p in params),
+        },
     }
     predictions = predict_rows(signal, heldout, log=log)
     with (detector / "heldout_predictions.jsonl").open("w") as f:
@@ -353,8 +414,13 @@ def _f1(tp: int, fp: int, fn: int) -> float | None:
     return None if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
 
 
-def predict_rows(signal: LettuceDetectSignal, rows: Sequence[LabeledRow], *, batch: int = 16,
-                 log: Callable[[str], None] = _log) -> list[dict[str, Any]]:
+def predict_rows(
+    signal: LettuceDetectSignal,
+    rows: Sequence[LabeledRow],
+    *,
+    batch: int = 16,
+    log: Callable[[str], None] = _log,
+) -> list[dict[str, Any]]:
     """Per held-out row: its label, the detector's max token probability and token-level counts."""
     out: list[dict[str, Any]] = []
     threshold = signal.config.threshold
@@ -372,13 +438,18 @@ def predict_rows(signal: LettuceDetectSignal, rows: Sequence[LabeledRow], *, bat
         for row, ts in scored:
             gold = [any(b > s and a < e for s, e in row.spans) for a, b in ts.offsets]
             pred = [p > threshold for p in ts.probs]
-            out.append({
-                "id": row.sample.id, "task": row.task, "hallucinated": row.hallucinated,
-                "score": max(ts.probs), "windows": ts.windows,
-                "tp": sum(g and p for g, p in zip(gold, pred, strict=True)),
-                "fp": sum(p and not g for g, p in zip(gold, pred, strict=True)),
-                "fn": sum(g and not p for g, p in zip(gold, pred, strict=True)),
-            })
+            out.append(
+                {
+                    "id": row.sample.id,
+                    "task": row.task,
+                    "hallucinated": row.hallucinated,
+                    "score": max(ts.probs),
+                    "windows": ts.windows,
+                    "tp": sum(g and p for g, p in zip(gold, pred, strict=True)),
+                    "fp": sum(p and not g for g, p in zip(gold, pred, strict=True)),
+                    "fn": sum(g and not p for g, p in zip(gold, pred, strict=True)),
+                }
+            )
         log(f"train-detector: evaluated {len(out)}/{len(rows)} held-out rows")
     return out
 
@@ -388,7 +459,9 @@ def _f1(tp: int, fp: int, fn: int) -> float | None:
 
 
 def summarize(
-    predictions: Sequence[dict[str, Any]], baseline: dict[str, float | None] | None = None, threshold: float = 0.5
+    predictions: Sequence[dict[str, Any]],
+    baseline: dict[str, float | None] | None = None,
+    threshold: float = 0.5,
 ) -> dict[str, Any]:
     """Token F1, example F1 and AUROC, pooled, per task and macro over tasks, beside the baseline's AUROC."""
     from trustscore.fusion.metrics import auroc
@@ -400,16 +473,22 @@ def summarize(
         y = [int(it["hallucinated"]) for it in items]
         ex = [int(it["score"] > threshold) for it in items]
         out = {
-            "rows": len(items), "hallucinated": sum(y),
+            "rows": len(items),
+            "hallucinated": sum(y),
             "token_f1": _f1(*(sum(it[k] for it in items) for k in ("tp", "fp", "fn"))),
-            "example_f1": _f1(sum(a & b for a, b in zip(y, ex, strict=True)),
-                              sum((1 - a) & b for a, b in zip(y, ex, strict=True)),
-                              sum(a & (1 - b) for a, b in zip(y, ex, strict=True))),
+            "example_f1": _f1(
+                sum(a & b for a, b in zip(y, ex, strict=True)),
+                sum((1 - a) & b for a, b in zip(y, ex, strict=True)),
+                sum(a & (1 - b) for a, b in zip(y, ex, strict=True)),
+            ),
             "auroc": safe_auroc(y, [it["score"] for it in items]),
         }
         if baseline is not None:
-            both = [(int(it["hallucinated"]), it["score"], baseline[it["id"]]) for it in items
-                    if baseline.get(it["id"]) is not None]
+            both = [
+                (int(it["hallucinated"]), it["score"], baseline[it["id"]])
+                for it in items
+                if baseline.get(it["id"]) is not None
+            ]
             out["baseline_rows"] = len(both)
             out["auroc_on_baseline_rows"] = safe_auroc([b[0] for b in both], [b[1] for b in both])
             out["baseline_auroc"] = safe_auroc([b[0] for b in both], [b[2] for b in both])  # type: ignore[misc]
@@ -417,7 +496,9 @@ def summarize(
 
     tasks = sorted({p["task"] for p in predictions})
     per_task = {t: metrics([p for p in predictions if p["task"] == t]) for t in tasks}
-    keys = ["token_f1", "example_f1", "auroc"] + (["auroc_on_baseline_rows", "baseline_auroc"] if baseline else [])
+    keys = ["token_f1", "example_f1", "auroc"] + (
+        ["auroc_on_baseline_rows", "baseline_auroc"] if baseline else []
+    )
 
     def macro(key: str) -> float | None:
         vals = [m[key] for m in per_task.values() if m.get(key) is not None]

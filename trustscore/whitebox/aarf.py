@@ -1,4 +1,4 @@
-"""AARF, "Add Attention, Reduce FFN" (ReDeEP, Sun et al., ICLR 2025, §4.3): generation under a gated intervention.
+"""AARF, "Add Attention, Reduce FFN" (ReDeEP, Sun et al., ICLR 2025, §4.3): gated intervention in generation.
 
 Greedy decoding with a KV cache. Each generated token is fed back once as usual; that forward
 also yields the token's ReDeEP features (ECS of the profile's copying heads, PKS of its layers,
@@ -53,11 +53,19 @@ ScoreFn = Callable[[dict[Head, float], dict[int, float]], float]
 class AARFSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    alpha: float = Field(default=5.0, ge=1.0, description="factor on the copying heads' outputs (paper: 5 or 2)")
-    beta: float = Field(default=0.2, gt=0.0, le=1.0, description="factor on the knowledge FFNs' outputs (paper: 0.2 or 0.5)")
-    threshold: float = Field(default=0.4, description="intervene on a step whose token score H_t exceeds this")
+    alpha: float = Field(
+        default=5.0, ge=1.0, description="factor on the copying heads' outputs (paper: 5 or 2)"
+    )
+    beta: float = Field(
+        default=0.2, gt=0.0, le=1.0, description="factor on the knowledge FFNs' outputs (paper: 0.2 or 0.5)"
+    )
+    threshold: float = Field(
+        default=0.4, description="intervene on a step whose token score H_t exceeds this"
+    )
     max_new_tokens: int = Field(default=256, ge=1)
-    legacy: bool = Field(default=False, description="scale the F layers' attention output, as the released code does")
+    legacy: bool = Field(
+        default=False, description="scale the F layers' attention output, as the released code does"
+    )
 
 
 @dataclass(frozen=True)
@@ -108,7 +116,9 @@ class Intervention:
         for layer, heads in by_layer.items():
             o_proj = self.loaded.attention(layer).o_proj
 
-            def scale_heads(_m: Any, args: tuple[Any, ...], heads: list[int] = heads) -> tuple[Any, ...] | None:
+            def scale_heads(
+                _m: Any, args: tuple[Any, ...], heads: list[int] = heads
+            ) -> tuple[Any, ...] | None:
                 if not self.active:
                     return None
                 x = args[0].clone()
@@ -146,12 +156,21 @@ def load_for_aarf(path: str | Path, *, device: str = "cpu", dtype: str = "float3
     path = Path(path).expanduser().resolve()
     torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
     tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(
-        path, local_files_only=True, dtype=torch_dtype, attn_implementation="eager"
-    ).to(device).eval()
+    model = (
+        AutoModelForCausalLM.from_pretrained(
+            path, local_files_only=True, dtype=torch_dtype, attn_implementation="eager"
+        )
+        .to(device)
+        .eval()
+    )
     layout = layout_for(model.config.model_type)
-    return LoadedModel(model=model, tokenizer=tokenizer, layout=layout, path=path,
-                       key=model_key(path, device=device, dtype=dtype) + "|eager")
+    return LoadedModel(
+        model=model,
+        tokenizer=tokenizer,
+        layout=layout,
+        path=path,
+        key=model_key(path, device=device, dtype=dtype) + "|eager",
+    )
 
 
 def _context_positions(tokenizer: Any, prompt: str, sample: Sample) -> tuple[list[int], list[int]]:
@@ -165,8 +184,11 @@ def _context_positions(tokenizer: Any, prompt: str, sample: Sample) -> tuple[lis
         if start >= 0:
             ranges.append((start, start + len(passage)))
             cursor = start + len(passage)
-    positions = [i for i, (a, b) in enumerate(enc["offset_mapping"])
-                 if b > a and any(b > s and a < e for s, e in ranges)]
+    positions = [
+        i
+        for i, (a, b) in enumerate(enc["offset_mapping"])
+        if b > a and any(b > s and a < e for s, e in ranges)
+    ]
     return list(enc["input_ids"]), positions
 
 
@@ -202,7 +224,9 @@ def generate_with_aarf(
         raise ValueError("AARF needs copying heads or knowledge layers: give a profile or heads=/layers=")
     for layer, head in heads:
         if not (0 <= layer < loaded.n_layers and 0 <= head < loaded.n_heads):
-            raise ValueError(f"head ({layer}, {head}) is outside the model ({loaded.n_layers} x {loaded.n_heads})")
+            raise ValueError(
+                f"head ({layer}, {head}) is outside the model ({loaded.n_layers} x {loaded.n_heads})"
+            )
     for layer in layers:
         if not 0 <= layer < loaded.n_layers:
             raise ValueError(f"layer {layer} is outside the model ({loaded.n_layers} layers)")
@@ -219,7 +243,9 @@ def generate_with_aarf(
     prompt = build_prompt(tok, sample)
     prompt_ids, context_pos = _context_positions(tok, prompt, sample)
     if not context_pos and not legacy_features:
-        raise ValueError("no context tokens in the prompt: AARF steers the model towards the retrieved context")
+        raise ValueError(
+            "no context tokens in the prompt: AARF steers the model towards the retrieved context"
+        )
     key_pos = list(range(len(prompt_ids))) if legacy_features else context_pos
     k = max(1, int(top_k_fraction * len(key_pos)))
     device = loaded.device
@@ -252,13 +278,19 @@ def generate_with_aarf(
 
     steps: list[AARFStep] = []
     eos = tok.eos_token_id
-    with loaded.lock, torch.no_grad(), Intervention(loaded, heads, layers, settings.alpha, settings.beta,
-                                                    settings.legacy) as intervention:
-        handles = [loaded.pre_ffn_norm(layer).register_forward_pre_hook(capture_mid(layer))
-                   for layer in feature_layers]
+    with (
+        loaded.lock,
+        torch.no_grad(),
+        Intervention(loaded, heads, layers, settings.alpha, settings.beta, settings.legacy) as intervention,
+    ):
+        handles = [
+            loaded.pre_ffn_norm(layer).register_forward_pre_hook(capture_mid(layer))
+            for layer in feature_layers
+        ]
         try:
-            out = loaded.model(input_ids=torch.tensor([prompt_ids], device=device), use_cache=True,
-                               output_hidden_states=True)
+            out = loaded.model(
+                input_ids=torch.tensor([prompt_ids], device=device), use_cache=True, output_hidden_states=True
+            )
             prompt_states = out.hidden_states[-1][0].float()
             cache = out.past_key_values
             logits = out.logits[0, -1]
@@ -268,8 +300,13 @@ def generate_with_aarf(
                     break
                 length = cache.get_seq_length()
                 fed = torch.tensor([[token]], device=device)
-                out = loaded.model(input_ids=fed, past_key_values=cache, use_cache=True,
-                                   output_attentions=True, output_hidden_states=True)
+                out = loaded.model(
+                    input_ids=fed,
+                    past_key_values=cache,
+                    use_cache=True,
+                    output_attentions=True,
+                    output_hidden_states=True,
+                )
                 score = float(score_fn(*features(out)))
                 if not math.isfinite(score):
                     raise ValueError(f"the token score of step {index} is not finite")
@@ -295,8 +332,15 @@ def generate_with_aarf(
 
 
 @contextmanager
-def intervention_on(loaded: LoadedModel, heads: Sequence[Head], layers: Sequence[int], *, alpha: float,
-                    beta: float, legacy: bool = False) -> Iterator[Intervention]:
+def intervention_on(
+    loaded: LoadedModel,
+    heads: Sequence[Head],
+    layers: Sequence[int],
+    *,
+    alpha: float,
+    beta: float,
+    legacy: bool = False,
+) -> Iterator[Intervention]:
     """The intervention switched on for every forward inside the block (for tests and ablations)."""
     with Intervention(loaded, heads, layers, alpha, beta, legacy) as iv:
         iv.active = True
