@@ -135,7 +135,7 @@ def main() -> None:
                 Sample(
                     question="Where is the tower?",
                     context=[" ".join(words[k : k + n])],
-                    response="The tower is in Paris, and Marie Curie won three Nobel prizes in 1920.",
+                    response="The tower is in Paris, and Marie Curie won three Nobel prizes in 1920. " * 3,
                 )
                 for k in range(args.samples)
             ]
