@@ -42,7 +42,7 @@ def _lettucedetect(tmp: Path, size: str, device: str):  # type: ignore[no-untype
     from transformers import ModernBertConfig, ModernBertForTokenClassification
 
     from trustscore.encoders.lettucedetect import LettuceDetectConfig, LettuceDetectSignal
-    from trustscore.encoders.tiny import build_bert_style_tokenizer
+    from trustscore.testing.tiny_encoders import build_bert_style_tokenizer
 
     tok = build_bert_style_tokenizer()
     cfg = ModernBertConfig(
@@ -68,7 +68,7 @@ def _hhem(tmp: Path, device: str):  # type: ignore[no-untyped-def]
     from transformers import T5Config, T5ForTokenClassification
 
     from trustscore.encoders.hhem import HHEMConfig, HHEMSignal
-    from trustscore.encoders.tiny import save_tiny_hhem
+    from trustscore.testing.tiny_encoders import save_tiny_hhem
 
     foundation, hhem = save_tiny_hhem(tmp)
     config = T5Config.from_pretrained(foundation)

@@ -9,7 +9,7 @@ import pytest
 pytest.importorskip("transformers")
 
 from trustscore.encoders.hhem import PROMPT, HHEMConfig, HHEMSignal, build_hhem, premise_windows
-from trustscore.encoders.tiny import save_tiny_hhem
+from trustscore.testing.tiny_encoders import save_tiny_hhem
 from trustscore.types import Sample
 
 CONTEXT = ["The Eiffel Tower is in Paris, the capital of France.", "Marie Curie won two Nobel prizes."]

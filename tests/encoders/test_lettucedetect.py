@@ -16,7 +16,7 @@ from trustscore.encoders.lettucedetect import (
     format_prompt,
     plan_windows,
 )
-from trustscore.encoders.tiny import save_tiny_lettucedetect
+from trustscore.testing.tiny_encoders import save_tiny_lettucedetect
 from trustscore.types import Sample
 
 QUESTION = "Where is the Eiffel Tower and who won two Nobel prizes?"

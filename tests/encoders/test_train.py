@@ -11,7 +11,7 @@ pytest.importorskip("peft")
 
 from trustscore.cli import main
 from trustscore.encoders.lettucedetect import format_prompt
-from trustscore.encoders.tiny import save_tiny_lettucedetect
+from trustscore.testing.tiny_encoders import save_tiny_lettucedetect
 from trustscore.encoders.train import (
     LabeledRow,
     TrainOptions,

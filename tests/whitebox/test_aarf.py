@@ -15,7 +15,7 @@ from trustscore.whitebox.profile import (
     RedeepProfile,
     TrainingSummary,
 )
-from trustscore.whitebox.tiny import save_tiny_model
+from trustscore.testing.tiny import save_tiny_model
 
 torch = pytest.importorskip("torch")
 

@@ -4,10 +4,8 @@ the response is supported (LettuceDetect, HHEM-2.1-Open).
 Importing this package is cheap: torch and transformers are imported when a model is loaded.
 """
 
-# TODO(lead, at merge with trustscore/registry.py): register both as local signals, e.g.
-#   register_signal("lettucedetect", config=LettuceDetectConfig, kind="local")(build_lettucedetect)
-#   register_signal("hhem", config=HHEMConfig, kind="local")(build_hhem)
-# (TOML sections [signals.lettucedetect] / [signals.hhem]; both factories ignore ctx.)
+# Registration with the signal registry: trustscore/encoders/signals.py ([signals.lettucedetect],
+# [signals.hhem]).
 
 from trustscore.encoders.hhem import HHEMConfig, HHEMSignal, build_hhem
 from trustscore.encoders.lettucedetect import LettuceDetectConfig, LettuceDetectSignal, build_lettucedetect

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict
 
-import trustscore
+from trustscore._version import __version__
 from trustscore.fusion.calibrators import CalibratorKind, fit_calibrator_kind
 from trustscore.fusion.cv import Fold, grouped_kfold, grouped_split, held_out_f1, out_of_fold
 from trustscore.fusion.features import FeatureSpec, apply_transform, parse_feature
@@ -311,7 +311,7 @@ def fit_calibrator(
             group=group,
             l2=opts.l2,
             post_hoc_rows=params["post_hoc_rows"],
-            trustscore_version=trustscore.__version__,
+            trustscore_version=__version__,
         ),
         held_out=held_out,
     )
