@@ -90,10 +90,13 @@ def _signals_section(field: FieldInfo) -> str:
         "of the model the signal registered. The built-in local signals read shared sections instead:",
         "",
     ]
+    own: list[str] = []
     for name, spec in registered_signals("local").items():
         if spec.origin.startswith("trustscore."):
             lines.append(f"- `{name}`: `[{spec.section}]`")
-    return "\n".join(lines) + "\n"
+            if spec.own_section:
+                own.append(_model_section(f"signals.{name}", spec.config, None, level=3))
+    return "\n".join(lines) + "\n" + ("\n" + "\n".join(own) if own else "")
 
 
 def _model_section(path: str, model: type[BaseModel], description: str | None, level: int = 2) -> str:

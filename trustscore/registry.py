@@ -52,6 +52,7 @@ _BUILTIN_MODULES = (
     "trustscore.judges",
     "trustscore.grounding.signals",
     "trustscore.whitebox.signals",
+    "trustscore.encoders.signals",
 )
 """Modules whose import registers the built-in signals, in the order results list them."""
 

@@ -25,6 +25,7 @@ _COMMAND_MODULES = (
     "trustscore.cli.eval",
     "trustscore.cli.calibrate",
     "trustscore.cli.serve",
+    "trustscore.cli.train",
 )
 
 
