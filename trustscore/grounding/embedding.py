@@ -5,6 +5,16 @@ context sentences; its *support* is the best similarity it finds. The per-senten
 aggregated into the signal (``GroundingConfig.embedding_aggregate``; by default the lower
 quartile, chosen on RAGTruth train_extra) and clipped into [0, 1]. ``raw`` carries every aggregate so a fused
 model can use several, and the weakest sentences come back as spans.
+
+**Short answers are judged as claims.** A sentence of fewer than ``embedding_claim_words`` words
+("1998.", "Paris, I think.") has little meaning of its own: alone it matches nothing, so a correct short
+answer scored lower than a long invented sentence. Such a sentence is embedded together with the
+question ("When did the bridge open? 1998."), the claim it actually makes. ``raw["plain_*"]`` keeps the
+aggregates of the sentences embedded alone, so the two can be compared on the same run.
+
+**Negation.** ``raw["negation_mismatch"]`` is the share of response sentences whose negation
+("not", "never", "no", "n't", ...) disagrees with the context window they match best: embeddings
+barely move when a "not" is added, so this is the one meaning change they would otherwise miss.
 """
 
 from __future__ import annotations
@@ -19,13 +29,13 @@ from pydantic import JsonValue
 
 from trustscore.grounding.config import GroundingConfig
 from trustscore.grounding.embedder import Embedder, EmbedderError, load_embedder
-from trustscore.grounding.text import Piece, context_units, split_long, split_sentences
+from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.hashing import canonical_json, short_hash
 from trustscore.types import Sample, Signal, Span, Usage
 
 __all__ = ["EmbeddingGrounding", "aggregate_similarities"]
 
-_METHOD = "embedding-grounding/1"
+_METHOD = "embedding-grounding/2"
 _SOFTMIN_TEMPERATURE = 0.1
 
 
@@ -74,6 +84,7 @@ class EmbeddingGrounding:
             "aggregate": cfg.embedding_aggregate,
             "low": cfg.embedding_low_similarity,
             "max_words": cfg.max_words_per_chunk,
+            "claim_words": cfg.embedding_claim_words,
         }
         self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
         self._limiter: anyio.CapacityLimiter | None = None
@@ -113,20 +124,39 @@ class EmbeddingGrounding:
         chunks = self._chunks(sample.context)
         if not chunks.texts:
             return self._failed("the context has no sentence with a word or number in it", began)
+        claims = [self._claim(sample.question, s.text) for s in sentences]
+        short = [i for i, s in enumerate(sentences) if claims[i] != s.text]
+        extra = [claims[i] for i in short]
         try:
             embedder = self.embedder()
-            vectors = embedder.encode([s.text for s in sentences] + chunks.texts, cfg.embedding_batch_size)
+            texts = [s.text for s in sentences] + extra + chunks.texts
+            vectors = embedder.encode(texts, cfg.embedding_batch_size)
         except EmbedderError as e:
             return self._failed(f"embedding model unavailable: {e}", began)
 
-        resp, ctx = vectors[: len(sentences)], vectors[len(sentences) :]
-        sims = resp @ ctx.T
+        n = len(sentences)
+        plain, ctx = vectors[:n], vectors[n + len(short) :]
+        claim_vectors = plain.copy()
+        if short:
+            claim_vectors[short] = vectors[n : n + len(short)]
+        plain_best = (plain @ ctx.T).max(axis=1)
+        sims = claim_vectors @ ctx.T
         best = sims.max(axis=1)
+        match = sims.argmax(axis=1)
         parts = aggregate_similarities(best, cfg.embedding_low_similarity)
+        mismatch = [
+            has_negation(sentences[i].text) != has_negation(chunks.texts[int(match[i])]) for i in range(n)
+        ]
         raw: dict[str, JsonValue] = {
             **{k: round(v, 6) for k, v in parts.items()},
+            **{
+                f"plain_{k}": round(v, 6)
+                for k, v in aggregate_similarities(plain_best, cfg.embedding_low_similarity).items()
+            },
+            "negation_mismatch": round(float(np.mean(mismatch)), 6),
             "sentence_similarity": [round(float(b), 4) for b in best],
-            "sentences": len(sentences),
+            "sentences": n,
+            "claims_with_question": len(short),
             "chunks": len(chunks.texts),
         }
         weakest = self._weakest_spans(sentences, best)
@@ -143,6 +173,12 @@ class EmbeddingGrounding:
             usage=Usage(seconds=time.perf_counter() - began),
             version=self.version,
         )
+
+    def _claim(self, question: str, sentence: str) -> str:
+        """The text embedded for a response sentence: itself, or question + sentence when short."""
+        if not question.strip() or len(sentence.split()) >= self.config.embedding_claim_words:
+            return sentence
+        return f"{question.strip()} {sentence}"
 
     def _chunks(self, passages: list[str]) -> _Chunks:
         cfg = self.config

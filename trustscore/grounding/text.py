@@ -369,3 +369,11 @@ def _surface_key(match: tuple[str, str]) -> str:
 def _opens_after_colon_or_bullet(text: str, previous_end: int, start: int) -> bool:
     gap = text[max(previous_end, 0) : start]
     return previous_end < 0 or any(c in gap for c in ":\n•*")
+
+
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n't\b", re.I)
+
+
+def has_negation(text: str) -> bool:
+    """Whether ``text`` negates something ("not", "never", "no", "n't", "without", ...)."""
+    return _NEGATION.search(text.replace("\u2019", "'")) is not None
