@@ -175,8 +175,8 @@ def factscore(mirrors: Path) -> Iterator[Row]:
 
 
 def sample_by_group(rows: list[Row], cap: int, seed: int) -> list[Row]:
-    """Whole documents, in a seeded random order, until ``cap`` rows; at most 3 rows per document
-    so one long article cannot fill a domain."""
+    """Whole documents, in a seeded random order, until ``cap`` rows; at most 8 rows per document
+    (so one article cannot fill a domain, while each embedded context serves several rows)."""
     groups: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
         groups[r["source_id"]].append(r)
@@ -187,7 +187,7 @@ def sample_by_group(rows: list[Row], cap: int, seed: int) -> list[Row]:
     for k in keys:
         members = sorted(groups[k], key=lambda r: r["id"])
         rng.shuffle(members)
-        out.extend(members[: max(1, min(3, cap - len(out)))])
+        out.extend(members[: max(1, min(8, cap - len(out)))])
         if len(out) >= cap:
             break
     return out
@@ -216,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS)
     parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--per-domain", type=int, default=240)
+    parser.add_argument("--per-domain", type=int, default=200)
     args = parser.parse_args(argv)
     try:
         rows = build(args.data, args.mirrors, args.per_domain)

@@ -53,6 +53,7 @@ RESULT_FIELDS = (
     "usage",
     "complete",
     "seconds",
+    "domain",
 )
 
 
@@ -234,11 +235,22 @@ class ScoreRunSummary:
     seconds: float = 0.0
     fusions: dict[str, int] = field(default_factory=dict)
     """How many scores each fusion produced ("calibrator:ragtruth_local@...", "default:mean")."""
+    domain_checked: int = 0
+    outside_domain: int = 0
+    outside_reasons: dict[str, int] = field(default_factory=dict)
+    """How often each checked dimension put a row outside the calibration domain."""
 
     def add(self, result: TrustScore) -> None:
         self.scored += 1
         self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
         self.incomplete += not result.complete
+        if result.domain is not None:
+            self.domain_checked += 1
+            if not result.domain.inside:
+                self.outside_domain += 1
+                for reason in result.domain.reasons:
+                    what = reason.split(";")[0].rsplit(" is ", 1)[0].rsplit(" has ", 1)[0]
+                    self.outside_reasons[what] = self.outside_reasons.get(what, 0) + 1
         if result.score is None:
             self.no_score += 1
         else:
@@ -273,6 +285,13 @@ class ScoreRunSummary:
         for fusion, n in self.fusions.items():
             kind = "calibrated P(trustworthy)" if fusion.startswith("calibrator:") else "uncalibrated"
             console.print(f"fusion: {fusion} ({kind}) for {n} row(s)")
+        if self.domain_checked:
+            share = self.outside_domain / self.domain_checked
+            why = ", ".join(f"{k}: {v}" for k, v in sorted(self.outside_reasons.items(), key=lambda kv: -kv[1]))
+            console.print(
+                f"outside the calibration domain: {self.outside_domain} of {self.domain_checked} row(s) "
+                f"({share:.1%}; scored but not claimed calibrated)" + (f" - {why}" if why else "")
+            )
         u = self.usage
         console.print(
             f"scored {self.scored}, skipped {self.skipped} already done, incomplete {self.incomplete}; "

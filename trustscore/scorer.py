@@ -548,9 +548,14 @@ class Scorer:
             for s in self._sources
         }
         fused = self._fuser.predict(signals)
+        # A fitted model with a recorded calibration domain says whether this sample lies inside it;
+        # outside, the score stands but is not claimed calibrated.
+        check = getattr(self._fuser, "domain_check", None)
+        domain = check(sample, signals) if check is not None and fused.score is not None else None
         return TrustScore(
             score=fused.score,
-            calibrated=fused.calibrated,
+            calibrated=fused.calibrated and (domain is None or domain.inside),
+            domain=domain,
             signals=signals,
             used_signals=list(fused.used),
             fusion=fused.description,

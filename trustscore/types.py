@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictStr, field_validator, model_validator
 
-__all__ = ["Sample", "Signal", "Span", "TrustScore", "Usage"]
+__all__ = ["DomainCheck", "Sample", "Signal", "Span", "TrustScore", "Usage"]
 
 
 class _Frozen(BaseModel):
@@ -140,6 +140,22 @@ class Sample(_Frozen):
         return any(p.strip() for p in self.context)
 
 
+class DomainCheck(_Frozen):
+    """Whether a sample looks like the data its calibrator was fitted on.
+
+    ``inside`` is False when any checked number (a feature the calibrator reads, or the response's
+    or context's length in words) lies beyond the tails of the calibration data; ``reasons`` says
+    which, e.g. "response has 2 words; calibration data's 0.5th percentile is 9". Outside, the
+    score is still returned but ``TrustScore.calibrated`` is False: the calibration was never
+    measured on data like it.
+    """
+
+    inside: bool
+    reasons: list[str] = Field(default_factory=list)
+    calibrator: str
+    """Which calibrator's domain (``calibrator:<name>@<version>``)."""
+
+
 class TrustScore(_Frozen):
     """The fused verdict on one sample.
 
@@ -160,6 +176,8 @@ class TrustScore(_Frozen):
     complete: bool = True
     """False when the time budget ran out before every signal finished."""
     sample_id: str | None = None
+    domain: DomainCheck | None = None
+    """Inside the calibrator's domain or not (None when no calibrator with a recorded domain ran)."""
 
     @property
     def missing(self) -> dict[str, str]:
