@@ -1,11 +1,11 @@
 """Build the multi-domain labeled corpus the shipped calibrator is fitted and checked on.
 
     .venv/bin/python -m calibration.build_corpus [--data ../shared/data] [--mirrors /work/.mirror]
-        [-o .cache-data/corpus/corpus.jsonl] [--per-domain 240]
+        [-o .cache-data/corpus/corpus.jsonl] [--per-domain 200]
 
 Reads public snapshots already on disk (``git show`` on bare mirrors, as the project's ``fetch`` tool
 leaves them) and RAGTruth from ``../shared/data``; writes one JSONL row per (context, response) with
-``id``, ``domain``, ``source_id`` (the group key: rows sharing a document share it), ``question``,
+``id``, ``dataset`` (the domain), ``source_id`` (the group key: rows sharing a document share it), ``question``,
 ``context``, ``response``, ``hallucinated`` (true = not faithful) and ``licence``. The corpus is
 written OUTSIDE the repository (default ``.cache-data/corpus/``, gitignored) and never committed.
 
@@ -92,7 +92,7 @@ def ragtruth(data: Path) -> Iterator[Row]:
             r = json.loads(line)
             yield {
                 "id": r["id"],
-                "domain": f"ragtruth_{r['task'].lower()}",
+                "dataset": f"ragtruth_{r['task'].lower()}",
                 "source_id": f"ragtruth-{r['source_id']}",
                 "question": r["question"],
                 "context": r["context"],
@@ -118,7 +118,7 @@ def frank_cnndm(mirrors: Path) -> Iterator[Row]:
                 continue
             yield {
                 "id": f"frank-{doc_hash[:12]}-{a['model_name']}",
-                "domain": "frank_cnndm",
+                "dataset": "frank_cnndm",
                 "source_id": f"frank-{doc_hash}",
                 "question": _SUMMARY_QUESTION,
                 "context": [doc["article"]],
@@ -135,7 +135,7 @@ def summac_cut(mirrors: Path, name: str, licence: str) -> Iterator[Row]:
         document = r["document"]
         yield {
             "id": f"{name}-{key}",
-            "domain": name,
+            "dataset": name,
             "source_id": f"{name}-" + hashlib.sha256(document.encode()).hexdigest()[:16],
             "question": _CLAIM_QUESTION if name == "factcc" else _SUMMARY_QUESTION,
             "context": [document],
@@ -164,7 +164,7 @@ def factscore(mirrors: Path) -> Iterator[Row]:
                         continue
                     yield {
                         "id": f"factscore-{generator}-{b}-{q}-{f}",
-                        "domain": "factscore",
+                        "dataset": "factscore",
                         "source_id": f"factscore-{generator}-{b}",
                         "question": question,
                         "context": context,
@@ -204,7 +204,7 @@ def build(data: Path, mirrors: Path, per_domain: int, seed: int = 0) -> list[Row
     ]
     for source in sources:
         for r in source:
-            by_domain[r["domain"]].append(r)
+            by_domain[r["dataset"]].append(r)
     out: list[Row] = []
     for domain in sorted(by_domain):
         out.extend(sample_by_group(by_domain[domain], per_domain, seed))
@@ -227,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     args.output.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
-        counts[r["domain"]][0] += 1
-        counts[r["domain"]][1] += int(r["hallucinated"])
+        counts[r["dataset"]][0] += 1
+        counts[r["dataset"]][1] += int(r["hallucinated"])
     for domain, (n, pos) in sorted(counts.items()):
         print(f"{domain:20s} {n:4d} rows, {pos / n:.0%} hallucinated")
     print(f"wrote {len(rows)} rows to {args.output}")
