@@ -188,11 +188,11 @@ def in_domain(rows: Sequence[ScoredRow], folds: int = 5) -> dict[str, Any]:
     groups = [str(r.fields[GROUP]) for r in pool]
     p = np.full(len(pool), np.nan)
     ins = np.zeros(len(pool), dtype=bool)
-    for k, fold in enumerate(grouped_kfold(groups, folds, seed=0)):
-        model = fit([pool[i] for i in fold.train], data_name=f"fold {k}")
-        test_rows = [pool[i] for i in fold.test]
-        p[fold.test] = p_hallucinated(model, test_rows)
-        ins[fold.test] = inside(model, test_rows)
+    for k, (train, test) in enumerate(grouped_kfold(groups, folds, seed=0)):
+        model = fit([pool[i] for i in train], data_name=f"fold {k}")
+        test_rows = [pool[i] for i in test]
+        p[test] = p_hallucinated(model, test_rows)
+        ins[test] = inside(model, test_rows)
     dom = np.array([str(r.fields["dataset"]) for r in pool])
     per = {
         d: {

@@ -87,3 +87,13 @@ def test_the_prior_weight_is_part_of_the_version() -> None:
     assert LexicalSupport().version != LexicalSupport(GroundingConfig(lexical_prior_weight=0.0)).version
     with pytest.raises(ValueError):
         GroundingConfig(lexical_prior_weight=-1.0)
+
+
+def test_a_bare_number_answer_is_checked_not_taken_for_a_list_marker() -> None:
+    from trustscore.grounding.text import words
+
+    assert [w.key for w in words("1998.")] == ["1998"]
+    assert [w.kind for w in words("1. Paris\n2. Rome")] == ["word", "word"], "list markers still skipped"
+    right = LexicalSupport().score(Sample(question=QUESTION, context=CONTEXT, response="1998."))
+    wrong = LexicalSupport().score(Sample(question=QUESTION, context=CONTEXT, response="1989."))
+    assert right.value == 1.0 and wrong.value is not None and wrong.value < 0.6

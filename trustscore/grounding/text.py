@@ -308,8 +308,12 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
 
 
 def _is_list_marker(text: str, start: int, end: int) -> bool:
-    """A "1." or "2)" opening a line numbers a list item; it claims nothing."""
+    """A "1." or "2)" opening a line numbers a list item; it claims nothing. A number alone on its
+    line ("1998." as the whole answer) is a claim, not a marker: a marker has an item after it."""
     if text[end : end + 1] not in (".", ")"):
+        return False
+    rest = text[end + 1 :].split("\n", 1)[0]
+    if not rest.strip():
         return False
     i = start - 1
     while i >= 0 and text[i] in " \t":
