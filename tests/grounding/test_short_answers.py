@@ -33,10 +33,14 @@ def test_a_short_answer_is_judged_with_its_question(embedder) -> None:  # type: 
     assert claims.version != alone.version
 
 
-def test_a_long_sentence_is_embedded_alone(embedder) -> None:  # type: ignore[no-untyped-def]
-    smp = Sample(question=QUESTION, context=CONTEXT, response="The footbridge opened to the public in May 1998.")
-    s = EmbeddingGrounding(embedder=embedder).score(smp)
-    assert s.raw["claims_with_question"] == 0 and s.raw["q25"] == s.raw["plain_q25"]
+def test_long_answers_and_their_short_sentences_are_embedded_alone(embedder) -> None:  # type: ignore[no-untyped-def]
+    signal = EmbeddingGrounding(embedder=embedder)
+    for response in (
+        "The footbridge opened to the public in May 1998.",
+        "Sure! The footbridge opened to the public in May 1998. Here it is.",
+    ):
+        s = signal.score(Sample(question=QUESTION, context=CONTEXT, response=response))
+        assert s.raw["claims_with_question"] == 0 and s.raw["q25"] == s.raw["plain_q25"]
 
 
 def test_a_negated_claim_is_a_negation_mismatch(embedder) -> None:  # type: ignore[no-untyped-def]

@@ -40,8 +40,8 @@ class GroundingConfig(BaseModel):
     embedding_claim_words: int = Field(
         default=5,
         ge=1,
-        description="a response sentence with fewer words than this is embedded with the question in "
-        "front of it (the claim a short answer makes); alone, correct short answers match nothing",
+        description="a response with fewer words than this is embedded with the question in front of it "
+        "(the claim a short answer makes); alone, correct short answers match nothing",
     )
     embedding_low_similarity: float = Field(
         default=0.5,

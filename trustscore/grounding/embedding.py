@@ -6,11 +6,13 @@ aggregated into the signal (``GroundingConfig.embedding_aggregate``; by default 
 quartile, chosen on RAGTruth train_extra) and clipped into [0, 1]. ``raw`` carries every aggregate so a fused
 model can use several, and the weakest sentences come back as spans.
 
-**Short answers are judged as claims.** A sentence of fewer than ``embedding_claim_words`` words
+**Short answers are judged as claims.** A response of fewer than ``embedding_claim_words`` words
 ("1998.", "Paris, I think.") has little meaning of its own: alone it matches nothing, so a correct short
-answer scored lower than a long invented sentence. Such a sentence is embedded together with the
-question ("When did the bridge open? 1998."), the claim it actually makes. ``raw["plain_*"]`` keeps the
-aggregates of the sentences embedded alone, so the two can be compared on the same run.
+answer scored lower than a long invented sentence. Such a response is embedded together with the
+question ("When did the bridge open? 1998."), the claim it actually makes. Only whole short responses:
+prefixing the short sentences of a long answer ("Sure!", "Here are the steps:") lifted the unfaithful
+answers too and cost 0.06 AUROC on RAGTruth QA. ``raw["plain_*"]`` keeps the aggregates of the sentences
+embedded alone, so the two can be compared on the same run.
 
 **Negation.** ``raw["negation_mismatch"]`` is the share of response sentences whose negation
 ("not", "never", "no", "n't", ...) disagrees with the context window they match best: embeddings
@@ -35,7 +37,7 @@ from trustscore.types import Sample, Signal, Span, Usage
 
 __all__ = ["EmbeddingGrounding", "aggregate_similarities"]
 
-_METHOD = "embedding-grounding/2"
+_METHOD = "embedding-grounding/3"
 _SOFTMIN_TEMPERATURE = 0.1
 
 
@@ -124,7 +126,8 @@ class EmbeddingGrounding:
         chunks = self._chunks(sample.context)
         if not chunks.texts:
             return self._failed("the context has no sentence with a word or number in it", began)
-        claims = [self._claim(sample.question, s.text) for s in sentences]
+        short_answer = len(sample.response.split()) < cfg.embedding_claim_words and bool(sample.question.strip())
+        claims = [f"{sample.question.strip()} {s.text}" if short_answer else s.text for s in sentences]
         short = [i for i, s in enumerate(sentences) if claims[i] != s.text]
         extra = [claims[i] for i in short]
         try:
@@ -173,12 +176,6 @@ class EmbeddingGrounding:
             usage=Usage(seconds=time.perf_counter() - began),
             version=self.version,
         )
-
-    def _claim(self, question: str, sentence: str) -> str:
-        """The text embedded for a response sentence: itself, or question + sentence when short."""
-        if not question.strip() or len(sentence.split()) >= self.config.embedding_claim_words:
-            return sentence
-        return f"{question.strip()} {sentence}"
 
     def _chunks(self, passages: list[str]) -> _Chunks:
         cfg = self.config
