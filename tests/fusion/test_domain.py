@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from trustscore.cli import main as cli_main
-from trustscore.fusion.domain import PROBS, CalibrationDomain, describe_domain, lengths_of, outside_count
+from trustscore.fusion.domain import PROBS, _ordinal, CalibrationDomain, describe_domain, lengths_of, outside_count
 from trustscore.fusion.fit import fit_calibrator
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, rows_from_dicts
@@ -62,12 +62,12 @@ def test_a_two_word_answer_is_outside_with_the_reason(fitted: FusionModel) -> No
     assert d is not None
     lo, _ = d.bounds(d.dimensions[2])
     reasons = d.check({"response_words": 2.0, "context_words": 200.0})
-    assert reasons == [f"response has 2 words; calibration data's {d.tail * 100:g}th percentile is {lo:.0f}"]
+    assert reasons == [f"response has 2 words; calibration data's {_ordinal(d.tail)} is {lo:.0f}"]
     assert d.check({"response_words": 20.0, "context_words": 200.0}) == []
     assert d.check({"response_words": None, "context_words": float("nan")}) == [], "absent numbers not checked"
     far = d.check({"context_words": 5000.0})
     _, hi = d.bounds(d.dimensions[3])
-    assert far == [f"context has 5000 words; calibration data's {(1 - d.tail) * 100:g}th percentile is {hi:.0f}"]
+    assert far == [f"context has 5000 words; calibration data's {_ordinal(1 - d.tail)} is {hi:.0f}"]
 
 
 def test_the_tail_is_the_widest_keeping_in_sample_alarms_under_five_percent() -> None:
@@ -195,3 +195,11 @@ def test_write_scored_jsonl_rows_round_trip_the_lengths(tmp_path: Path) -> None:
     rows = with_lengths(make_scored_rows(3, seed=1))
     back = rows_from_dicts(json.loads(x) for x in write_scored_jsonl(tmp_path / "s.jsonl", rows).read_text().splitlines())
     assert lengths_of(back[0].fields, [])["response_words"] == len(rows[0]["response"].split())
+
+
+@pytest.mark.parametrize(
+    ("p", "text"),
+    [(0.01, "1st"), (0.99, "99th"), (0.995, "99.5th"), (0.0025, "0.25th"), (0.025, "2.5th"), (0.5, "50th")],
+)
+def test_percentiles_read_as_english(p: float, text: str) -> None:
+    assert _ordinal(p) == f"{text} percentile"

@@ -66,9 +66,12 @@ class Dimension(_Strict):
 
 
 def _ordinal(p: float) -> str:
-    pct = p * 100
-    text = f"{pct:.2f}".rstrip("0").rstrip(".")
-    return f"{text}th percentile"
+    """0.01 -> "1st percentile", 0.995 -> "99.5th percentile", 0.0025 -> "0.25th percentile"."""
+    text = f"{p * 100:.2f}".rstrip("0").rstrip(".")
+    suffix = "th"
+    if "." not in text and not 11 <= int(text) % 100 <= 13:
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(int(text) % 10, "th")
+    return f"{text}{suffix} percentile"
 
 
 def _fmt(v: float) -> str:
