@@ -234,7 +234,7 @@ class ScoreRunSummary:
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
     fusions: dict[str, int] = field(default_factory=dict)
-    """How many scores each fusion produced ("calibrator:ragtruth_local@...", "default:mean")."""
+    """How many scores each fusion produced ("calibrator:local_multidomain@...", "default:mean")."""
     domain_checked: int = 0
     outside_domain: int = 0
     outside_reasons: dict[str, int] = field(default_factory=dict)
