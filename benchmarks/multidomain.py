@@ -9,8 +9,9 @@ Reads the scored corpus only (never rescores). Positive class = hallucinated; EC
 bins. Training data for every fit: the domains whose licence lets the result ship
 (``calibration.build_corpus.SHIPPABLE``) minus the held-out one; ``factscore`` is never trained on.
 
-1. **Signals per domain** (no fitting, raw AUROC): the bag-of-words baseline (lexical ``raw.unsupported_share``:
-   share of the response's content words, numbers and names absent from context + question), lexical and
+1. **Signals per domain** (no fitting, raw AUROC): the bag-of-words baseline (lexical
+   ``raw.unsupported_share``: share of the response's content words, numbers and names absent from
+   context + question), lexical and
    embedding before and after this version's changes (both read from the same run: the signals report
    the old aggregate beside the new), and the negation mismatch.
 2. **Leave one domain out**: for each domain, the fused model fitted on the others, AUROC and ECE on it,
@@ -185,6 +186,13 @@ def _ece(y: NDArray[np.float64], p: NDArray[np.float64]) -> float | None:
     return ece(y[ok], p[ok], n_bins=ECE_BINS, strategy="mass").value if ok.sum() >= ECE_BINS else None
 
 
+def _training(rows: Sequence[ScoredRow], held_out: str) -> list[int]:
+    """Indices of the shippable rows outside the held-out domain."""
+    return [
+        i for i, r in enumerate(rows) if r.fields["dataset"] != held_out and r.fields["dataset"] in SHIPPABLE
+    ]
+
+
 def compare_candidates(rows: Sequence[ScoredRow]) -> dict[str, dict[str, float | None]]:
     """{candidate: {held-out domain: AUROC, ..., "macro": ...}} leave one domain out."""
     y = label_column(rows, LABEL)
@@ -193,8 +201,7 @@ def compare_candidates(rows: Sequence[ScoredRow]) -> dict[str, dict[str, float |
         per: dict[str, float | None] = {}
         for d in domains_of(rows):
             test = [i for i, r in enumerate(rows) if r.fields["dataset"] == d]
-            train = [i for i, r in enumerate(rows) if r.fields["dataset"] != d and r.fields["dataset"] in SHIPPABLE]
-            model = fit([rows[i] for i in train], features=features)
+            model = fit([rows[i] for i in _training(rows, d)], features=features)
             per[d] = _auroc(y[test], p_hallucinated(model, [rows[i] for i in test]))
         vals = [v for v in per.values() if v is not None]
         per["macro"] = float(np.mean(vals)) if vals else None
@@ -208,7 +215,7 @@ def leave_one_domain_out(rows: Sequence[ScoredRow]) -> dict[str, dict[str, Any]]
     out: dict[str, dict[str, Any]] = {}
     for d in domains_of(rows):
         test = [i for i, r in enumerate(rows) if r.fields["dataset"] == d]
-        train = [i for i, r in enumerate(rows) if r.fields["dataset"] != d and r.fields["dataset"] in SHIPPABLE]
+        train = _training(rows, d)
         model = fit([rows[i] for i in train], data_name=f"corpus without {d}")
         test_rows = [rows[i] for i in test]
         p = p_hallucinated(model, test_rows)
@@ -277,7 +284,7 @@ def few_labels(rows: Sequence[ScoredRow]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for d in domains_of(rows):
         test = [i for i, r in enumerate(rows) if r.fields["dataset"] == d]
-        train = [i for i, r in enumerate(rows) if r.fields["dataset"] != d and r.fields["dataset"] in SHIPPABLE]
+        train = _training(rows, d)
         base = fit([rows[i] for i in train], data_name=f"corpus without {d}")
         dom_rows = [rows[i] for i in test]
         y = y_all[test]
@@ -332,7 +339,9 @@ def report(result: dict[str, Any]) -> str:
         lines.append(f"| {name} | " + " | ".join(_f(per[d]) for d in doms) + f" | {_f(per['macro'])} |")
     lodo = result["lodo"]
     lines.append("\n## Leave one domain out: fused model fitted on the other (shippable) domains")
-    lines.append("| held-out domain | n | halluc. | AUROC | baseline | diff | ECE | outside share | ECE inside |")
+    lines.append(
+        "| held-out domain | n | halluc. | AUROC | baseline | diff | ECE | outside share | ECE inside |"
+    )
     lines.append("|---|---|---|---|---|---|---|---|---|")
     for d, m in lodo.items():
         diff = None if m["auroc"] is None or m["baseline_auroc"] is None else m["auroc"] - m["baseline_auroc"]
@@ -364,8 +373,12 @@ def report(result: dict[str, Any]) -> str:
         for key, per in result["candidates"].items():
             lines.append(f"| {key} | " + " | ".join(_f(per[d]) for d in doms) + f" | {_f(per['macro'])} |")
     if "adapt" in result:
-        lines.append("\n## Few labels: LODO model adapted with n rows of the held-out domain (median [min, max])")
-        lines.append("| domain | base ECE | base AUROC | n | ECE adapted | ECE base same rows | AUROC adapted |")
+        lines.append(
+            "\n## Few labels: LODO model adapted with n rows of the held-out domain (median [min, max])"
+        )
+        lines.append(
+            "| domain | base ECE | base AUROC | n | ECE adapted | ECE base same rows | AUROC adapted |"
+        )
         lines.append("|---|---|---|---|---|---|---|")
         for d, per in result["adapt"].items():
             for n in [k for k in per if k != "base"]:
@@ -395,7 +408,9 @@ def run(rows: Sequence[ScoredRow], *, adapt: bool, candidates: bool = False) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--scored", type=Path, default=DEFAULT_SCORED)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--adapt", action="store_true", help="also run the few-label benchmark")

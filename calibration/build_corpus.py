@@ -5,19 +5,26 @@
 
 Reads public snapshots already on disk (``git show`` on bare mirrors, as the project's ``fetch`` tool
 leaves them) and RAGTruth from ``../shared/data``; writes one JSONL row per (context, response) with
-``id``, ``dataset`` (the domain), ``source_id`` (the group key: rows sharing a document share it), ``question``,
-``context``, ``response``, ``hallucinated`` (true = not faithful) and ``licence``. The corpus is
+``id``, ``dataset`` (the domain), ``source_id`` (the group key: rows sharing a document share it),
+``question``, ``context``, ``response``, ``hallucinated`` (true = not faithful) and ``licence``. The corpus is
 written OUTSIDE the repository (default ``.cache-data/corpus/``, gitignored) and never committed.
 
 Domains, sources and licences (the licence travels with every row):
 
-| domain | source | licence |
-|---|---|---|
-| ragtruth_qa / ragtruth_summary / ragtruth_data2txt | RAGTruth test + train_extra in ``../shared/data/ragtruth`` (ParticleMedia/RAGTruth) | MIT |
-| frank_cnndm | artidoro/frank: labels ``80a88fb12c:data/human_annotations.json``, texts ``cb46ad1e98:data/articles-wbertscore-json/`` (CNN/DM part; Factuality == 1.0 is faithful) | MIT |
-| xsumfaith | tingofurro/summac PR 15 (``46056e54e3:data/xsumfaith.json``, validation cut of XSumFaith, google-research-datasets/xsum_hallucination_annotations) | CC BY 4.0 |
-| factcc | tingofurro/summac PR 15 (``46056e54e3:data/factcc.json``, FactCC validation cut) | BSD-3-Clause (FactCC); summac repo Apache-2.0 |
-| factscore | amazon-science/Query-Conditioned-NLI ``e255f49bb2:data/factscore_*.json``: one atomic fact of a generated biography as a short answer to its question, Wikipedia passages as context ("contradiction" = hallucinated) | upstream FActScore MIT; the QC-NLI repo's LICENSE.txt says CC BY-NC 4.0 (its README says CC BY 4.0): **evaluation only, never in the shipped fit** |
+- ``ragtruth_qa`` / ``ragtruth_summary`` / ``ragtruth_data2txt``: RAGTruth test + train_extra in
+  ``../shared/data/ragtruth`` (ParticleMedia/RAGTruth). Licence: MIT.
+- ``frank_cnndm``: artidoro/frank, labels ``80a88fb12c:data/human_annotations.json``, texts
+  ``cb46ad1e98:data/articles-wbertscore-json/`` (the CNN/DM part; Factuality == 1.0 is faithful).
+  Licence: MIT.
+- ``xsumfaith``: tingofurro/summac PR 15 (``46056e54e3:data/xsumfaith.json``), the validation cut of
+  XSumFaith (google-research-datasets/xsum_hallucination_annotations). Licence: CC BY 4.0.
+- ``factcc``: tingofurro/summac PR 15 (``46056e54e3:data/factcc.json``), the FactCC validation cut.
+  Licence: BSD-3-Clause (FactCC); the summac repository is Apache-2.0.
+- ``factscore``: amazon-science/Query-Conditioned-NLI ``e255f49bb2:data/factscore_*.json``: one atomic
+  fact of a generated biography as a short answer to its question, Wikipedia passages as context
+  ("contradiction" = hallucinated). Licence: upstream FActScore MIT, but the QC-NLI repository's
+  LICENSE.txt says CC BY-NC 4.0 (its README says CC BY 4.0): **evaluation only, never in the shipped
+  fit**.
 
 Per-domain sizes are capped (``--per-domain``), sampled by whole documents with a fixed seed, so the
 CPU cost of scoring stays small. Three public sets are reserved for the project's own held-out check
@@ -109,7 +116,8 @@ def frank_cnndm(mirrors: Path) -> Iterator[Row]:
     for a in annotations:
         if a["dataset"] == "cnndm":
             wanted[a["hash"]].append(a)
-    present = {name.removesuffix(".json") for name in _git_ls(mirrors, repo, texts_at, "data/articles-wbertscore-json")}
+    listed = _git_ls(mirrors, repo, texts_at, "data/articles-wbertscore-json")
+    present = {name.removesuffix(".json") for name in listed}
     for doc_hash in sorted(set(wanted) & present):
         doc = json.loads(_git_show(mirrors, repo, texts_at, f"data/articles-wbertscore-json/{doc_hash}.json"))
         for a in wanted[doc_hash]:
@@ -212,7 +220,9 @@ def build(data: Path, mirrors: Path, per_domain: int, seed: int = 0) -> list[Row
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS)
     parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUT)

@@ -2,7 +2,8 @@
 
     .venv/bin/python -m calibration.build_corpus            # writes .cache-data/corpus/corpus.jsonl
     .venv/bin/trustscore score .cache-data/corpus/corpus.jsonl -o .cache-data/corpus/scored.jsonl
-    .venv/bin/python -m calibration.fit_local_multidomain   # writes trustscore/calibrators/local_multidomain.json
+    .venv/bin/python -m calibration.fit_local_multidomain
+        # writes trustscore/calibrators/local_multidomain.json
 
 Fits ``trustscore.fusion.fit_calibrator`` over ``benchmarks.multidomain.FEATURES`` on the rows of the
 domains whose licence lets the result ship (``calibration.build_corpus.SHIPPABLE``: RAGTruth QA /
@@ -36,7 +37,9 @@ NAME = "local_multidomain"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--scored", type=Path, default=DEFAULT_SCORED)
     parser.add_argument("-o", "--output", type=Path, default=SHIPPED)
     args = parser.parse_args(argv)
@@ -45,10 +48,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = [r for r in read_scored(args.scored) if r.fields.get("dataset") in SHIPPABLE]
     expected = default_signal_versions()
-    stale = sorted({f"{n}: {s.version}" for r in rows for n, s in r.signals.items() if s.version != expected.get(n)})
+    stale = sorted(
+        {f"{n}: {s.version}" for r in rows for n, s in r.signals.items() if s.version != expected.get(n)}
+    )
     if stale:
-        print(f"error: {args.scored} was scored by other signal versions ({', '.join(stale[:4])}); the code runs "
-              f"{expected}: rescore the corpus first")
+        print(
+            f"error: {args.scored} was scored by other signal versions ({', '.join(stale[:4])}); "
+            f"the code runs {expected}: rescore the corpus first"
+        )
         return 2
     datasets = sorted({str(r.fields["dataset"]) for r in rows})
     model, report = fit_calibrator(
@@ -68,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         f"pooled {held.pooled.auroc:.3f}, ECE(10 bins, mass) {held.pooled.ece_mass:.3f}"
     )
     assert model.domain is not None
-    print(f"calibration domain: tail {model.domain.tail}, in-sample alarms {model.domain.in_sample_alarm_rate:.1%}")
+    d = model.domain
+    print(f"calibration domain: tail {d.tail}, in-sample alarms {d.in_sample_alarm_rate:.1%}")
     path = save_model(model, args.output)
     print(f"wrote {path} ({model.description})")
     return 0

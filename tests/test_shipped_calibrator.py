@@ -93,7 +93,8 @@ def test_the_packaged_file_records_its_calibration_domain() -> None:
     d = model.domain
     assert d is not None and d.n == model.training.n
     assert d.data_sha256 == model.training.data_sha256
-    assert "factcc" in d.data_name and "factscore" not in d.data_name, "FActScore (NC licence) is never fitted on"
+    assert "factcc" in d.data_name
+    assert "factscore" not in d.data_name, "FActScore (NC licence) is never fitted on"
     assert [x.name for x in d.dimensions][-2:] == ["response_words", "context_words"]
     assert d.in_sample_alarm_rate <= 0.05
 

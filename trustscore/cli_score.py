@@ -287,7 +287,8 @@ class ScoreRunSummary:
             console.print(f"fusion: {fusion} ({kind}) for {n} row(s)")
         if self.domain_checked:
             share = self.outside_domain / self.domain_checked
-            why = ", ".join(f"{k}: {v}" for k, v in sorted(self.outside_reasons.items(), key=lambda kv: -kv[1]))
+            counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])
+            why = ", ".join(f"{k}: {v}" for k, v in counts)
             console.print(
                 f"outside the calibration domain: {self.outside_domain} of {self.domain_checked} row(s) "
                 f"({share:.1%}; scored but not claimed calibrated)" + (f" - {why}" if why else "")

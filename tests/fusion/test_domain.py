@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from trustscore.cli import main as cli_main
-from trustscore.fusion.domain import PROBS, _ordinal, CalibrationDomain, describe_domain, lengths_of, outside_count
+from trustscore.fusion.domain import (
+    PROBS,
+    CalibrationDomain,
+    _ordinal,
+    describe_domain,
+    lengths_of,
+    outside_count,
+)
 from trustscore.fusion.fit import fit_calibrator
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, rows_from_dicts
@@ -40,18 +47,27 @@ def rows() -> list[ScoredRow]:
 
 @pytest.fixture(scope="module")
 def fitted(rows: list[ScoredRow]) -> FusionModel:
-    model, _ = fit_calibrator(rows, label="hallucinated", features=FEATURES, name="syn", data_name="syn.jsonl")
+    model, _ = fit_calibrator(
+        rows, label="hallucinated", features=FEATURES, name="syn", data_name="syn.jsonl"
+    )
     return model
 
 
-def test_the_fit_records_quantiles_lengths_base_rate_and_data(fitted: FusionModel, rows: list[ScoredRow]) -> None:
+def test_the_fit_records_quantiles_lengths_base_rate_and_data(
+    fitted: FusionModel, rows: list[ScoredRow]
+) -> None:
     d = fitted.domain
     assert d is not None
     assert d.data_name == "syn.jsonl" and d.data_sha256 == fitted.training.data_sha256
     assert d.n == len(rows)
     assert d.base_rate == pytest.approx(1 - fitted.training.positive_rate)
     names = [x.name for x in d.dimensions]
-    assert names == ["distorted|logit", "lexical:raw.numbers_unsupported|clip", "response_words", "context_words"]
+    assert names == [
+        "distorted|logit",
+        "lexical:raw.numbers_unsupported|clip",
+        "response_words",
+        "context_words",
+    ]
     lo, hi = d.bounds(d.dimensions[2])
     assert 10 <= lo <= hi <= 40
     assert d.in_sample_alarm_rate <= 0.05
@@ -64,7 +80,8 @@ def test_a_two_word_answer_is_outside_with_the_reason(fitted: FusionModel) -> No
     reasons = d.check({"response_words": 2.0, "context_words": 200.0})
     assert reasons == [f"response has 2 words; calibration data's {_ordinal(d.tail)} is {lo:.0f}"]
     assert d.check({"response_words": 20.0, "context_words": 200.0}) == []
-    assert d.check({"response_words": None, "context_words": float("nan")}) == [], "absent numbers not checked"
+    absent = {"response_words": None, "context_words": float("nan")}
+    assert d.check(absent) == [], "absent numbers are not checked"
     far = d.check({"context_words": 5000.0})
     _, hi = d.bounds(d.dimensions[3])
     assert far == [f"context has 5000 words; calibration data's {_ordinal(1 - d.tail)} is {hi:.0f}"]
@@ -158,7 +175,8 @@ async def test_no_domain_check_without_a_recorded_domain(fitted: FusionModel) ->
     bare = FusionModel.model_validate(data)
     r = await scorer_for(bare).score(question="q", context=["c"], response="It opened.")
     assert r.domain is None and r.calibrated is True
-    r = await Scorer(local_signals=[Replay("distorted", 0.5)]).score(question="q", context=["c"], response="x y")
+    plain = Scorer(local_signals=[Replay("distorted", 0.5)])
+    r = await plain.score(question="q", context=["c"], response="x y")
     assert r.domain is None
 
 
@@ -168,17 +186,21 @@ def test_outside_count_reads_scored_rows() -> None:
 
 
 def test_cli_score_and_eval_report_the_share_outside(
-    fitted: FusionModel, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    fitted: FusionModel,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from trustscore import cli_score
 
     path = save_model(fitted, tmp_path / "syn.json")
-    monkeypatch.setattr(cli_score, "build_scorer", lambda config, no_cache: scorer_for(FusionModel.from_json(path.read_text())))
+    model = FusionModel.from_json(path.read_text())
+    monkeypatch.setattr(cli_score, "build_scorer", lambda config, no_cache: scorer_for(model))
     inp = tmp_path / "in.jsonl"
     ctx = " ".join(["ctx"] * 200)
     lines = [
-        {"id": "a", "question": "q", "context": [ctx], "response": " ".join(["word"] * 20), "hallucinated": False},
-        {"id": "b", "question": "q", "context": [ctx], "response": "Short one.", "hallucinated": True},
+        {"id": "a", "question": "q", "context": [ctx], "response": " ".join(["w"] * 20), "hallucinated": 0},
+        {"id": "b", "question": "q", "context": [ctx], "response": "Short one.", "hallucinated": 1},
     ]
     inp.write_text("".join(json.dumps(x) + "\n" for x in lines))
     out = tmp_path / "scored.jsonl"
@@ -193,7 +215,8 @@ def test_cli_score_and_eval_report_the_share_outside(
 
 def test_write_scored_jsonl_rows_round_trip_the_lengths(tmp_path: Path) -> None:
     rows = with_lengths(make_scored_rows(3, seed=1))
-    back = rows_from_dicts(json.loads(x) for x in write_scored_jsonl(tmp_path / "s.jsonl", rows).read_text().splitlines())
+    text = write_scored_jsonl(tmp_path / "s.jsonl", rows).read_text()
+    back = rows_from_dicts(json.loads(x) for x in text.splitlines())
     assert lengths_of(back[0].fields, [])["response_words"] == len(rows[0]["response"].split())
 
 

@@ -33,7 +33,7 @@ def test_a_short_answer_is_judged_with_its_question(embedder) -> None:  # type: 
     assert claims.version != alone.version
 
 
-def test_long_answers_and_their_short_sentences_are_embedded_alone(embedder) -> None:  # type: ignore[no-untyped-def]
+def test_long_answers_and_short_sentences_embed_alone(embedder) -> None:  # type: ignore[no-untyped-def]
     signal = EmbeddingGrounding(embedder=embedder)
     for response in (
         "The footbridge opened to the public in May 1998.",
@@ -45,7 +45,9 @@ def test_long_answers_and_their_short_sentences_are_embedded_alone(embedder) -> 
 
 def test_a_negated_claim_is_a_negation_mismatch(embedder) -> None:  # type: ignore[no-untyped-def]
     signal = EmbeddingGrounding(embedder=embedder)
-    same = signal.score(Sample(question=QUESTION, context=CONTEXT, response="The footbridge opened in May 1998."))
+    same = signal.score(
+        Sample(question=QUESTION, context=CONTEXT, response="The footbridge opened in May 1998.")
+    )
     flipped = signal.score(
         Sample(question=QUESTION, context=CONTEXT, response="The footbridge did not open in May 1998.")
     )
@@ -75,7 +77,9 @@ def test_lexical_does_not_sink_a_short_exact_answer() -> None:
     plain = LexicalSupport(GroundingConfig(lexical_prior_weight=0.0)).score(smp)
     assert s.raw["weighted_unsupported_share"] == plain.raw["weighted_unsupported_share"] > 0
     assert plain.value is not None and s.value is not None and s.value > plain.value
-    invented = LexicalSupport().score(Sample(question=QUESTION, context=CONTEXT, response="It opened in 1989."))
+    invented = LexicalSupport().score(
+        Sample(question=QUESTION, context=CONTEXT, response="It opened in 1989.")
+    )
     assert invented.value is not None and invented.value < s.value, "a wrong number still costs"
     assert invented.raw["numbers_unsupported"] == 1
 

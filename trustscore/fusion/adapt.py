@@ -7,7 +7,8 @@ the evidence should be trusted here. So the base model's features, transforms an
 kept, and its coefficients are refitted by maximum a posteriori logistic regression with a Gaussian
 prior *centred on the base model*:
 
-    minimise  sum_i logloss(t_i, x_i . w + b) + coef_prior/2 ||w - w_base||^2 + intercept_prior/2 (b - b_base)^2
+    minimise  sum_i logloss(t_i, x_i . w + b)
+              + coef_prior/2 ||w - w_base||^2 + intercept_prior/2 (b - b_base)^2
 
 With few labels mostly the intercept moves (the prior on it is weak: a base-rate shift is what a
 small sample measures best); as labels accumulate the coefficients follow the data. The defaults were

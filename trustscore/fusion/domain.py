@@ -41,7 +41,9 @@ __all__ = [
     "outside_count",
 ]
 
-PROBS: tuple[float, ...] = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.5, 0.95, 0.975, 0.99, 0.995, 0.9975, 0.999)
+PROBS: tuple[float, ...] = (
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.5, 0.95, 0.975, 0.99, 0.995, 0.9975, 0.999
+)
 """The quantiles kept per dimension."""
 TAILS: tuple[float, ...] = (0.025, 0.01, 0.005, 0.0025, 0.001)
 """Candidate per-dimension tails, widest first (each ``t`` and ``1 - t`` are in :data:`PROBS`)."""
@@ -96,7 +98,9 @@ class CalibrationDomain(_Strict):
             raise ValueError(f"tail {self.tail} and {1 - self.tail} must both be among probs {self.probs}")
         for d in self.dimensions:
             if len(d.quantiles) != len(self.probs):
-                raise ValueError(f"dimension {d.name}: {len(d.quantiles)} quantiles for {len(self.probs)} probs")
+                raise ValueError(
+                    f"dimension {d.name}: {len(d.quantiles)} quantiles for {len(self.probs)} probs"
+                )
             if any(b < a for a, b in zip(d.quantiles, d.quantiles[1:], strict=False)):
                 raise ValueError(f"dimension {d.name}: quantiles must not decrease")
         return self
@@ -149,7 +153,8 @@ def describe_domain(
         if not ok.any():
             continue
         q = np.quantile(x[ok], PROBS, method="linear")
-        dims.append(Dimension(name=name, quantiles=[float(v) for v in np.maximum.accumulate(q)], present=int(ok.sum())))
+        quantiles = [float(v) for v in np.maximum.accumulate(q)]
+        dims.append(Dimension(name=name, quantiles=quantiles, present=int(ok.sum())))
         present[name] = x
     n = len(trust)
     chosen, rate = TAILS[-1], 1.0

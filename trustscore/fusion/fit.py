@@ -46,7 +46,15 @@ from trustscore.fusion.model import (
 from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
 from trustscore.hashing import canonical_json, sha256_hex
 
-__all__ = ["FitOptions", "FitReport", "data_hash", "default_features", "domain_of", "fit_calibrator", "raw_features"]
+__all__ = [
+    "FitOptions",
+    "FitReport",
+    "data_hash",
+    "default_features",
+    "domain_of",
+    "fit_calibrator",
+    "raw_features",
+]
 
 
 class FitOptions(BaseModel):

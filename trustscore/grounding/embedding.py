@@ -126,8 +126,9 @@ class EmbeddingGrounding:
         chunks = self._chunks(sample.context)
         if not chunks.texts:
             return self._failed("the context has no sentence with a word or number in it", began)
-        short_answer = len(sample.response.split()) < cfg.embedding_claim_words and bool(sample.question.strip())
-        claims = [f"{sample.question.strip()} {s.text}" if short_answer else s.text for s in sentences]
+        question = sample.question.strip()
+        short_answer = bool(question) and len(sample.response.split()) < cfg.embedding_claim_words
+        claims = [f"{question} {s.text}" if short_answer else s.text for s in sentences]
         short = [i for i, s in enumerate(sentences) if claims[i] != s.text]
         extra = [claims[i] for i in short]
         try:
