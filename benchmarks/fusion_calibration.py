@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.fusion_calibration                 # synthetic rows with known answers
     .venv/bin/python -m benchmarks.fusion_calibration --scored S.jsonl --label hallucinated --by task
 
-On synthetic rows (``trustscore.fusion.synthetic``) the data is split by source into train and
+On synthetic rows (``trustscore.testing.synthetic``) the data is split by source into train and
 test; every option is fitted on train and measured on test in the same run. With ``--scored`` (the
 output of ``trustscore score``, e.g. on RAGTruth) the figures are grouped cross-validated instead.
 """
@@ -21,7 +21,7 @@ from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.fuser import DefaultFuser
 from trustscore.fusion.metrics import evaluate
 from trustscore.fusion.scored import ScoredRow, label_column, read_scored, rows_from_dicts
-from trustscore.fusion.synthetic import make_scored_rows
+from trustscore.testing.synthetic import make_scored_rows
 from trustscore.types import Signal
 
 OPTIONS: dict[str, FitOptions] = {

@@ -13,7 +13,7 @@ figures (leave one domain out, in-domain false alarms, few labels) come from
 ``python -m benchmarks.multidomain``; the figures stored in the file are 5-fold CV grouped by document
 over the same rows (in-domain).
 
-Refit when a grounding signal's version changes (``tests/test_shipped_calibrator.py`` fails until then):
+Refit when a grounding signal's version changes (``tests/calibrators/test_shipped.py`` fails until then):
 the scored corpus must be rescored first, and this script refuses a scored file whose signal versions
 differ from the code's.
 """

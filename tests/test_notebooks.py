@@ -44,6 +44,7 @@ def test_notebook_is_committed_without_outputs(path: Path) -> None:
     assert cleared, "clear the outputs before committing"
 
 
+@pytest.mark.slow  # about a minute each; CI runs it as its own command (see .ci/run)
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_notebook_runs_on_small_data(path: Path, kernel_of_this_interpreter: str) -> None:
     nb = nbformat.read(path, as_version=4)

@@ -17,7 +17,7 @@ from trustscore.fusion.metrics import ece
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, label_column, rows_from_dicts
 from trustscore.fusion.store import load_model, save_model
-from trustscore.fusion.synthetic import make_scored_rows, write_scored_jsonl
+from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
 
 FEATURES = ["distorted", "lexical:raw.numbers_unsupported|clip"]
 

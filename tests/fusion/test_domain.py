@@ -22,7 +22,7 @@ from trustscore.fusion.fit import fit_calibrator
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, rows_from_dicts
 from trustscore.fusion.store import save_model
-from trustscore.fusion.synthetic import make_scored_rows, write_scored_jsonl
+from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
 from trustscore.scorer import Scorer
 from trustscore.types import Sample, Signal
 
@@ -191,7 +191,7 @@ def test_cli_score_and_eval_report_the_share_outside(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from trustscore import cli_score
+    import trustscore.cli.score as cli_score
 
     path = save_model(fitted, tmp_path / "syn.json")
     model = FusionModel.from_json(path.read_text())

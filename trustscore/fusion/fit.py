@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict
 
-import trustscore
+from trustscore._version import __version__
 from trustscore.fusion.calibrators import CalibratorKind, fit_calibrator_kind
 from trustscore.fusion.cv import Fold, grouped_kfold, grouped_split, held_out_f1, out_of_fold
 from trustscore.fusion.domain import LENGTHS, CalibrationDomain, describe_domain, lengths_of
@@ -339,7 +339,7 @@ def fit_calibrator(
             group=group,
             l2=opts.l2,
             post_hoc_rows=params["post_hoc_rows"],
-            trustscore_version=trustscore.__version__,
+            trustscore_version=__version__,
         ),
         held_out=held_out,
         domain=domain_of([rows[i] for i in keep.tolist()], specs, raw_k, t_k, data_name or name, data_sha256),

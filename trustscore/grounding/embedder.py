@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from trustscore.errors import ModelLoadError
+
 if TYPE_CHECKING:
     import torch
 
@@ -37,7 +39,7 @@ BUNDLED_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fa
 _DEFAULT_MAX_LENGTH = 256  # all-MiniLM-L6-v2's sentence_bert_config.json max_seq_length
 
 
-class EmbedderError(RuntimeError):
+class EmbedderError(ModelLoadError, RuntimeError):
     """The embedding model cannot be found, verified or loaded; the message says how to fix it."""
 
 

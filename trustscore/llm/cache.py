@@ -21,6 +21,7 @@ import anyio
 import diskcache  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
+from trustscore.errors import TrustscoreError
 from trustscore.hashing import canonical_json, sha256_hex
 from trustscore.llm.config import CacheConfig, EndpointConfig
 from trustscore.llm.limits import LoopLocal
@@ -36,7 +37,7 @@ logger = logging.getLogger(__name__)
 _THREADS_PER_LOOP = 4  # SQLite reads take microseconds; a few threads keep the event loop free
 
 
-class UnsafeCacheEntry(RuntimeError):
+class UnsafeCacheEntry(TrustscoreError, RuntimeError):
     """A cache row is not what trustscore writes (pickled or not a ChatResult): refuse to load it."""
 
 

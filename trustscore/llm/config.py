@@ -8,7 +8,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-__all__ = ["CacheConfig", "EndpointConfig"]
+from trustscore.errors import EndpointUnavailable
+
+__all__ = ["CACHE_DIR_ENV", "CacheConfig", "EndpointConfig"]
 
 
 class EndpointConfig(BaseModel):
@@ -48,14 +50,22 @@ class EndpointConfig(BaseModel):
             return None
         key = os.environ.get(self.api_key_env)
         if not key:
-            raise ValueError(
+            raise EndpointUnavailable(
                 f"endpoint {self.model!r}: api_key_env names ${self.api_key_env}, which is not set; "
                 f"export it or remove api_key_env"
             )
         return key
 
 
+CACHE_DIR_ENV = "TRUSTSCORE_CACHE_DIR"
+
+
 def _default_cache_dir() -> Path:
+    """``$TRUSTSCORE_CACHE_DIR`` (the test kit's fixtures point it at a temp dir), else
+    ``$XDG_CACHE_HOME/trustscore/responses``, else ``~/.cache/trustscore/responses``."""
+    own = os.environ.get(CACHE_DIR_ENV)
+    if own:
+        return Path(own)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "trustscore" / "responses"
 
@@ -65,6 +75,12 @@ class CacheConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    mode: Literal["off", "read", "readwrite"] = "readwrite"
-    directory: Path = Field(default_factory=_default_cache_dir)
-    size_limit_bytes: int = Field(default=2**30, ge=2**20)
+    mode: Literal["off", "read", "readwrite"] = Field(
+        default="readwrite", description="read: use cached answers but store none; off: no cache"
+    )
+    directory: Path = Field(
+        default_factory=_default_cache_dir,
+        description="where answers are stored; default $TRUSTSCORE_CACHE_DIR, else "
+        "$XDG_CACHE_HOME/trustscore/responses (~/.cache/trustscore/responses)",
+    )
+    size_limit_bytes: int = Field(default=2**30, ge=2**20, description="oldest answers are evicted beyond it")

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.lowlevel import RunVar
 
+from trustscore.errors import ModelLoadError
 from trustscore.hashing import short_hash
 from trustscore.types import Sample
 
@@ -41,7 +42,7 @@ __all__ = [
 ]
 
 
-class WhiteboxModelError(ValueError):
+class WhiteboxModelError(ModelLoadError, ValueError):
     """The local model cannot be used as asked; the message names the setting and the fix."""
 
 

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from trustscore.errors import ProfileError
 from trustscore.fusion.logistic import sigmoid
 from trustscore.hashing import canonical_json, sha256_hex
 
@@ -43,10 +44,6 @@ __all__ = [
 SCHEMA_VERSION = 1
 
 Head = tuple[int, int]
-
-
-class ProfileError(ValueError):
-    """A profile file cannot be used: unreadable, tampered, wrong schema, or fitted for another model."""
 
 
 class _Frozen(BaseModel):
