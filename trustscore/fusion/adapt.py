@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-import trustscore
+from trustscore._version import __version__
 from trustscore.fusion.domain import CalibrationDomain, Dimension
 from trustscore.fusion.errors import CalibratorError
 from trustscore.fusion.fit import data_hash, domain_of
@@ -155,7 +155,7 @@ def adapt_model(
             data_sha256=data_sha256,
             group=None,
             l2=coef_prior,
-            trustscore_version=trustscore.__version__,
+            trustscore_version=__version__,
         ),
         held_out=None,
         domain=domain,
