@@ -283,7 +283,9 @@ class ScoreRunSummary:
         table.add_row("score (fused)", str(self.scored), str(self.no_score), mean)
         console.print(table)
         for fusion, n in self.fusions.items():
-            kind = "calibrated P(trustworthy)" if fusion.startswith("calibrator:") else "uncalibrated"
+            kind = "uncalibrated"
+            if fusion.startswith("calibrator:"):
+                kind = "calibrated P(trustworthy)" + (" inside its domain" if self.domain_checked else "")
             console.print(f"fusion: {fusion} ({kind}) for {n} row(s)")
         if self.domain_checked:
             share = self.outside_domain / self.domain_checked
