@@ -98,13 +98,6 @@ def _value(row: ScoredRow, signal: str) -> float | None:
     return None if sig is None else sig.value
 
 
-def _stale(row: ScoredRow) -> bool:
-    """Rows of the cached corpus whose negation mismatch predates the last embedding change (marked
-    when their embedding parts were rebuilt from the stored ``plain_*`` aggregates)."""
-    sig = row.signals.get("embedding")
-    return sig is not None and isinstance(sig.raw, dict) and sig.raw.get("negation_mismatch_stale") is True
-
-
 def _neg(v: float | None) -> float | None:
     return None if v is None else -v
 
@@ -115,7 +108,7 @@ SINGLE: dict[str, Callable[[ScoredRow], float | None]] = {
     "lexical now (smoothed share)": lambda r: _neg(_value(r, "lexical")),
     "embedding before (sentences alone, q25)": lambda r: _neg(_raw(r, "embedding", "plain_q25")),
     "embedding now (short answers as claims, q25)": lambda r: _neg(_value(r, "embedding")),
-    "negation mismatch": lambda r: None if _stale(r) else _raw(r, "embedding", "negation_mismatch"),
+    "negation mismatch": lambda r: _raw(r, "embedding", "negation_mismatch"),
 }
 """Each oriented so that higher = more likely hallucinated."""
 
