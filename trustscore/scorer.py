@@ -212,9 +212,14 @@ class Scorer:
             for name, signal in signals.items()
             if name not in finished or (signal.missing and transient[name])
         ]
+        # A fitted model with a recorded calibration domain says whether this sample lies inside it;
+        # outside, the score stands but is not claimed calibrated.
+        check = getattr(self._fuser, "domain_check", None)
+        domain = check(sample, signals) if check is not None and fused.score is not None else None
         return TrustScore(
             score=fused.score,
-            calibrated=fused.calibrated,
+            calibrated=fused.calibrated and (domain is None or domain.inside),
+            domain=domain,
             signals=signals,
             used_signals=list(fused.used),
             fusion=fused.description,

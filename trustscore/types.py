@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictStr, field_v
 __all__ = [
     "MAX_PASSAGES",
     "MAX_SAMPLE_CHARS",
+    "DomainCheck",
     "Sample",
     "Signal",
     "Span",
@@ -243,6 +244,22 @@ class Sample(_Frozen):
         return any(p.strip() for p in self.context)
 
 
+class DomainCheck(_Frozen):
+    """Whether a sample looks like the data its calibrator was fitted on.
+
+    ``inside`` is False when any checked number (a feature the calibrator reads, or the response's
+    or context's length in words) lies beyond the tails of the calibration data; ``reasons`` says
+    which, e.g. "response has 2 words; calibration data's 0.5th percentile is 9". Outside, the
+    score is still returned but ``TrustScore.calibrated`` is False: the calibration was never
+    measured on data like it.
+    """
+
+    inside: bool
+    reasons: list[str] = Field(default_factory=list)
+    calibrator: str
+    """Which calibrator's domain (``calibrator:<name>@<version>``)."""
+
+
 class TrustScore(_Frozen):
     """The fused verdict on one sample.
 
@@ -267,6 +284,8 @@ class TrustScore(_Frozen):
     unreachable, overloaded or slow; API key unset or refused). A rerun may give them a value; a
     signal missing for a reason of the sample itself (no context) is not listed."""
     sample_id: str | None = None
+    domain: DomainCheck | None = None
+    """Inside the calibrator's domain or not (None when no calibrator with a recorded domain ran)."""
 
     @property
     def missing(self) -> dict[str, str]:

@@ -1,4 +1,5 @@
-"""The shipped RAGTruth calibrator: valid, tied to the default signals, and used by the offline default."""
+"""The shipped multi-domain calibrator: valid, tied to the default signals, used by the offline default,
+and honest about its calibration domain."""
 
 from __future__ import annotations
 
@@ -18,8 +19,10 @@ from trustscore.types import Sample, Signal
 pytestmark = pytest.mark.anyio
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGED = REPO / "trustscore" / "calibrators" / "ragtruth_local.json"
-DOCUMENTED = REPO / "calibration" / "ragtruth_local.json"
+PACKAGED = REPO / "trustscore" / "calibrators" / "local_multidomain.json"
+DOCUMENTED = REPO / "calibration" / "local_multidomain.json"
+RESPONSE = " ".join(["The footbridge opened to the public in May 1998 after two years of work."] * 3)
+CONTEXT = [" ".join(["The Eastfield footbridge over the Marr river opened to the public in May 1998."] * 20)]
 EXAMPLES = REPO / "examples" / "rag_samples.jsonl"
 
 
@@ -49,6 +52,7 @@ def embedding_raw(similarity: float) -> dict[str, float | int]:
         "frac_low": 0.0 if similarity > 0.6 else 0.5,
         "sentences": 2,
         "chunks": 6,
+        "negation_mismatch": 0.0,
     }
 
 
@@ -59,6 +63,9 @@ def lexical_raw(unsupported: float) -> dict[str, float | int]:
         "words": 12,
         "numbers": 1,
         "names": 2,
+        "numbers_unsupported_share": unsupported,
+        "response_words": len(RESPONSE.split()),
+        "context_words": len(CONTEXT[0].split()),
     }
 
 
@@ -73,12 +80,23 @@ def local_pair(versions: dict[str, str], *, grounded: bool) -> list[ScriptedLoca
 
 def test_the_packaged_file_loads_and_validates() -> None:
     model = load_model(PACKAGED)
-    assert model.name == "ragtruth_local"
-    assert model.training.n == 2920 and model.training.label == "hallucinated"
+    assert model.name == "local_multidomain"
+    assert model.training.n == 1200 and model.training.label == "hallucinated"
     assert model.training.group == "source_id"
     assert model.held_out is not None and model.held_out.report.macro["auroc"] is not None
-    assert model.held_out.report.macro["auroc"] > 0.6
-    assert [m.name for m in shipped_calibrators()] == ["ragtruth_local"]
+    assert model.held_out.report.macro["auroc"] > 0.7
+    assert [m.name for m in shipped_calibrators()] == ["local_multidomain"]
+
+
+def test_the_packaged_file_records_its_calibration_domain() -> None:
+    model = load_model(PACKAGED)
+    d = model.domain
+    assert d is not None and d.n == model.training.n
+    assert d.data_sha256 == model.training.data_sha256
+    assert "factcc" in d.data_name
+    assert "factscore" not in d.data_name, "FActScore (NC licence) is never fitted on"
+    assert [x.name for x in d.dimensions][-2:] == ["response_words", "context_words"]
+    assert d.in_sample_alarm_rate <= 0.05
 
 
 def test_the_documented_copy_is_the_packaged_file() -> None:
@@ -113,14 +131,21 @@ def test_superset_of_signals_gets_no_shipped_calibrator() -> None:
 async def test_default_signal_set_is_calibrated_and_ranks_grounded_higher() -> None:
     versions = default_versions()
     good = await Scorer(Config(), local_signals=local_pair(versions, grounded=True)).score(
-        question="q", context=["c"], response="r"
+        question="q", context=CONTEXT, response=RESPONSE
     )
     bad = await Scorer(Config(), local_signals=local_pair(versions, grounded=False)).score(
-        question="q", context=["c"], response="r"
+        question="q", context=CONTEXT, response=RESPONSE
     )
+    assert good.domain is not None and good.domain.inside, good.domain
     assert good.calibrated and bad.calibrated
-    assert good.fusion.startswith("calibrator:ragtruth_local@")
+    assert good.fusion.startswith("calibrator:local_multidomain@")
     assert good.score is not None and bad.score is not None and good.score > bad.score
+    short = await Scorer(Config(), local_signals=local_pair(versions, grounded=True)).score(
+        question="q", context=CONTEXT, response="1998."
+    )
+    assert short.domain is not None and not short.domain.inside
+    assert short.calibrated is False and short.score == good.score
+    assert short.domain.reasons[0].startswith("response has 1 words; calibration data's")
 
 
 async def test_with_a_judge_added_the_default_mean_is_used() -> None:
@@ -149,7 +174,8 @@ def test_offline_default_scores_the_examples_calibrated(tmp_path: Path) -> None:
     assert cli_main(["score", str(EXAMPLES), "-o", str(out), "--no-progress"]) == 0
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 12
-    assert all(r["calibrated"] is True for r in rows)
+    assert all(r["domain"] is not None for r in rows)
+    assert all(r["calibrated"] is r["domain"]["inside"] for r in rows), "outside the domain: not calibrated"
     assert {r["fusion"] for r in rows} == {load_model(PACKAGED).description}
     assert all(r["used_signals"] == ["lexical", "embedding"] for r in rows)
     assert all(0.0 <= r["score"] <= 1.0 for r in rows)

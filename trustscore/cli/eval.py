@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from trustscore.fusion.domain import outside_count
 from trustscore.fusion.evaluation import FUSED, evaluate_scored
 from trustscore.fusion.report import macro_table, metrics_table, polarity_note
 from trustscore.fusion.scored import read_scored
@@ -77,6 +78,13 @@ def run(args: argparse.Namespace) -> int:
     out.print(f"{args.scored}: {result.rows} rows", highlight=False)
     out.print(polarity_note(args.label, args.label_means), highlight=False)
     out.print(f"'{FUSED}' is each row's score ({result.fused_description}).", highlight=False)
+    checked, outside = outside_count([r.fields for r in rows])
+    if checked:
+        out.print(
+            f"outside the calibration domain: {outside} of {checked} rows ({outside / checked:.1%}); "
+            "their scores are not claimed calibrated",
+            highlight=False,
+        )
     names = list(result.reports)
     out.print(metrics_table("pooled", {n: result.reports[n].pooled for n in names}))
     if args.by:

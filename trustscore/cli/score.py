@@ -62,6 +62,7 @@ RESULT_FIELDS = (
     "complete",
     "incomplete_signals",
     "seconds",
+    "domain",
 )
 
 
@@ -295,7 +296,7 @@ class ScoreRunSummary:
     usage: Usage = field(default_factory=Usage)
     seconds: float = 0.0
     fusions: dict[str, int] = field(default_factory=dict)
-    """How many scores each fusion produced ("calibrator:ragtruth_local@...", "default:logodds")."""
+    """How many scores each fusion produced ("calibrator:local_multidomain@...", "default:logodds")."""
     kept_incomplete: int = 0
     """Incomplete rows of an earlier run left as they are (no --retry-incomplete)."""
     judges: list[str] = field(default_factory=list)
@@ -307,6 +308,10 @@ class ScoreRunSummary:
     def judges_down(self) -> bool:
         """Whether every judge failed on every scored row for a reason a rerun may fix."""
         return bool(self.judges) and self.scored > 0 and self.judges_down_rows == self.scored
+    domain_checked: int = 0
+    outside_domain: int = 0
+    outside_reasons: dict[str, int] = field(default_factory=dict)
+    """How often each checked dimension put a row outside the calibration domain."""
 
     def add(self, result: TrustScore) -> None:
         if self.judges and all(j in result.incomplete_signals for j in self.judges):
@@ -315,6 +320,13 @@ class ScoreRunSummary:
         self.scored += 1
         self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
         self.incomplete += not result.complete
+        if result.domain is not None:
+            self.domain_checked += 1
+            if not result.domain.inside:
+                self.outside_domain += 1
+                for reason in result.domain.reasons:
+                    what = reason.split(";")[0].rsplit(" is ", 1)[0].rsplit(" has ", 1)[0]
+                    self.outside_reasons[what] = self.outside_reasons.get(what, 0) + 1
         if result.score is None:
             self.no_score += 1
         else:
@@ -350,8 +362,19 @@ class ScoreRunSummary:
         console.print(f"trustscore score -> {self.output}", soft_wrap=True, highlight=False)
         console.print(table)
         for fusion, n in self.fusions.items():
-            kind = "calibrated P(trustworthy)" if fusion.startswith("calibrator:") else "uncalibrated"
+            kind = "uncalibrated"
+            if fusion.startswith("calibrator:"):
+                kind = "calibrated P(trustworthy)" + (" inside its domain" if self.domain_checked else "")
             console.print(f"fusion: {fusion} ({kind}) for {n} row(s)", soft_wrap=True)
+        if self.domain_checked:
+            share = self.outside_domain / self.domain_checked
+            counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])
+            why = ", ".join(f"{k}: {v}" for k, v in counts)
+            console.print(
+                f"outside the calibration domain: {self.outside_domain} of {self.domain_checked} row(s) "
+                f"({share:.1%}; scored but not claimed calibrated)" + (f" - {why}" if why else ""),
+                soft_wrap=True,
+            )
         u = self.usage
         if self.kept_incomplete:
             console.print(

@@ -41,6 +41,9 @@ SIGNAL_WEIGHTS: Mapping[str, float] = MappingProxyType(
         "tlm": 1.0,
         # ReDeEP is a fitted logistic model on the generator's internals: a probability, less direct.
         "redeep": 0.5,
+        # Trained detectors (token classifier, cross-encoder): probabilities, but of their own training data.
+        "lettucedetect": 0.5,
+        "hhem": 0.5,
         # Grounding and familiarity values are similarity / support shares, not probabilities.
         "lexical": 0.25,
         "embedding": 0.25,

@@ -324,8 +324,12 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
 
 
 def _is_list_marker(text: str, start: int, end: int) -> bool:
-    """A "1." or "2)" opening a line numbers a list item; it claims nothing."""
+    """A "1." or "2)" opening a line numbers a list item; it claims nothing. A number alone on its
+    line ("1998." as the whole answer) is a claim, not a marker: a marker has an item after it."""
     if text[end : end + 1] not in (".", ")"):
+        return False
+    rest = text[end + 1 :].split("\n", 1)[0]
+    if not rest.strip():
         return False
     i = start - 1
     while i >= 0 and text[i] in " \t":
@@ -389,3 +393,11 @@ def _surface_key(match: tuple[str, str]) -> str:
 def _opens_after_colon_or_bullet(text: str, previous_end: int, start: int) -> bool:
     gap = text[max(previous_end, 0) : start]
     return previous_end < 0 or any(c in gap for c in ":\n•*")
+
+
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n't\b", re.I)
+
+
+def has_negation(text: str) -> bool:
+    """Whether ``text`` negates something ("not", "never", "no", "n't", "without", ...)."""
+    return _NEGATION.search(text.replace("\u2019", "'")) is not None
