@@ -89,4 +89,4 @@ def test_config_files_are_capped_and_decoded_with_a_clear_error(tmp_path: Path) 
 
 def test_the_cap_leaves_room_for_real_files() -> None:
     assert MAX_JSON_BYTES >= 16 * 2**20
-    assert os.path.getsize(Path(__file__).parents[2] / "trustscore/calibrators/ragtruth_local.json") < 2**20
+    assert os.path.getsize(Path(__file__).parents[2] / "trustscore/calibrators/local_multidomain.json") < 2**20
