@@ -28,6 +28,8 @@ import anyio
 
 from trustscore.cli import UsageError
 from trustscore.hashing import canonical_json, short_hash
+from trustscore.ray.command import add_arguments as add_ray_arguments
+from trustscore.ray.command import run_ray
 from trustscore.scorer import Scorer, validate_sample
 from trustscore.types import Sample, TrustScore, Usage
 
@@ -74,6 +76,7 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     parser.add_argument("--budget", type=float, metavar="SECONDS", help="time budget per sample")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_ray_arguments(parser)
     parser.set_defaults(run=run)
     return parser
 
@@ -91,6 +94,10 @@ def build_scorer(config: Path | None, *, no_cache: bool) -> Scorer:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ray:
+        return run_ray(args)
+    if args.address is not None or args.actors is not None:
+        raise UsageError("--address and --actors only apply with --ray")
     rows = read_input(args.input)
     if args.budget is not None and not args.budget > 0:
         raise UsageError(f"--budget must be a positive number of seconds (got {args.budget})")
