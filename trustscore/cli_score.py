@@ -96,8 +96,8 @@ def build_scorer(config: Path | None, *, no_cache: bool) -> Scorer:
 def run(args: argparse.Namespace) -> int:
     if args.ray:
         return run_ray(args)
-    if args.address is not None or args.actors is not None:
-        raise UsageError("--address and --actors only apply with --ray")
+    if args.address is not None or args.actors is not None or args.batch_size is not None:
+        raise UsageError("--address, --actors and --batch-size only apply with --ray")
     rows = read_input(args.input)
     if args.budget is not None and not args.budget > 0:
         raise UsageError(f"--budget must be a positive number of seconds (got {args.budget})")
