@@ -58,7 +58,13 @@ def local_ray() -> Iterator[str]:
 
 def rows(n: int, *, without_id: int = 0) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = [
-        {"id": f"r{i}", "question": f"{QUESTION} (case {i})", "context": CONTEXT, "response": RESPONSE, "label": i % 2}
+        {
+            "id": f"r{i}",
+            "question": f"{QUESTION} (case {i})",
+            "context": CONTEXT,
+            "response": RESPONSE,
+            "label": i % 2,
+        }
         for i in range(n)
     ]
     for i in range(without_id):  # the id is the hash of the content, as in the local command
@@ -74,8 +80,14 @@ def write_config(tmp_path: Path, base_url: str, **endpoint: Any) -> Path:
     return path
 
 
+def score_local(source: Path, output: Path, config: Path) -> int:
+    return main(["score", str(source), "-o", str(output), "--config", str(config), "--no-progress"])
+
+
 def score_ray(source: Path, output: Path, config: Path, *extra: str) -> int:
-    return main(["score", str(source), "-o", str(output), "--config", str(config), "--ray", "--no-progress", *extra])
+    return main(
+        ["score", str(source), "-o", str(output), "--config", str(config), "--ray", "--no-progress", *extra]
+    )
 
 
 def by_id(result_rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -99,7 +111,17 @@ def assert_same_results(local: dict[str, dict[str, Any]], remote: dict[str, dict
         }, "carried fields differ"
 
 
-RESULT_KEYS = {"score", "calibrated", "fusion", "used_signals", "signals", "usage", "complete", "seconds", "id"}
+RESULT_KEYS = {
+    "score",
+    "calibrated",
+    "fusion",
+    "used_signals",
+    "signals",
+    "usage",
+    "complete",
+    "seconds",
+    "id",
+}
 
 
 def test_same_results_as_the_local_command_jsonl_and_parquet(
@@ -107,7 +129,7 @@ def test_same_results_as_the_local_command_jsonl_and_parquet(
 ) -> None:
     config = write_config(tmp_path, fake_vllm.base_url)
     source = write_jsonl(tmp_path / "in.jsonl", rows(12, without_id=2))
-    assert main(["score", str(source), "-o", str(tmp_path / "local.jsonl"), "--config", str(config), "--no-progress"]) == 0
+    assert score_local(source, tmp_path / "local.jsonl", config) == 0
     local = by_id(read_jsonl(tmp_path / "local.jsonl"))
     assert len(local) == 14 and all(r["complete"] and r["score"] is not None for r in local.values())
 
@@ -119,11 +141,14 @@ def test_same_results_as_the_local_command_jsonl_and_parquet(
     # a local run of that same input.
     pq.write_table(table, tmp_path / "in.parquet")
     as_strings = write_jsonl(tmp_path / "in-strings.jsonl", table.to_pylist())
-    assert main(["score", str(as_strings), "-o", str(tmp_path / "local2.jsonl"), "--config", str(config), "--no-progress"]) == 0
+    assert score_local(as_strings, tmp_path / "local2.jsonl", config) == 0
     assert score_ray(tmp_path / "in.parquet", tmp_path / "out.parquet", config, "--actors", "1") == 0
     scored = pq.read_table(tmp_path / "out.parquet")
     assert set(scored.column_names) >= {"id", "score", "complete", "error", "result"}
-    assert_same_results(by_id(read_jsonl(tmp_path / "local2.jsonl")), by_id(output_rows(str(tmp_path / "out.parquet"), "parquet")))
+    assert_same_results(
+        by_id(read_jsonl(tmp_path / "local2.jsonl")),
+        by_id(output_rows(str(tmp_path / "out.parquet"), "parquet")),
+    )
 
 
 def test_invalid_rows_are_written_with_their_reason_and_skipped_on_rerun(
@@ -132,7 +157,9 @@ def test_invalid_rows_are_written_with_their_reason_and_skipped_on_rerun(
     config = write_config(tmp_path, fake_vllm.base_url)
     source = tmp_path / "in.jsonl"
     good = [json.dumps(r) for r in rows(2)]
-    source.write_text("\n".join([good[0], "{not json", json.dumps({"id": "bad", "question": "q"}), good[1]]) + "\n")
+    source.write_text(
+        "\n".join([good[0], "{not json", json.dumps({"id": "bad", "question": "q"}), good[1]]) + "\n"
+    )
     assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1") == 0
     out = by_id(output_rows(str(tmp_path / "out.jsonl"), "jsonl"))
     assert len(out) == 4
@@ -218,10 +245,9 @@ def test_resume_after_the_driver_is_killed(local_ray: str, tmp_path: Path) -> No
         config = write_config(tmp_path, server.base_url)
         source = write_jsonl(tmp_path / "in.jsonl", rows(24))
         output = tmp_path / "out.jsonl"
-        command = [
-            sys.executable, "-m", "trustscore.cli", "score", str(source), "-o", str(output), "--config",
-            str(config), "--ray", "--address", local_ray, "--actors", "1", "--batch-size", "4", "--no-progress",
-        ]  # fmt: skip
+        command = [sys.executable, "-m", "trustscore.cli", "score", str(source), "-o", str(output)]
+        command += ["--config", str(config), "--ray", "--address", local_ray, "--actors", "1"]
+        command += ["--batch-size", "4", "--no-progress"]
         driver = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
             _wait_for(lambda: output.exists() and any(output.iterdir()), 120, "the first part file")

@@ -1,9 +1,11 @@
-"""The Ray Data actor: one Scorer per actor process, loaded once, scoring one batch at a time.
+"""The Ray Data actor: one Scorer per actor process, loaded once, scoring the batches Ray hands it.
 
-Ray calls ``__call__`` from a plain thread, but the Scorer's LLM clients hold pooled connections
-bound to the event loop they first ran on. So the actor keeps one event loop alive for its whole
-life (an anyio blocking portal in a thread of its own), builds the Scorer on it, and runs every
-batch's ``score_many`` there: connections and the response cache are reused across batches.
+Ray calls ``__call__`` from plain threads (several at once, see ``CALLS_PER_ACTOR``), but the
+Scorer's LLM clients hold pooled connections bound to the event loop they first ran on. So the
+actor keeps one event loop alive for its whole life (an anyio blocking portal in a thread of its
+own), builds the Scorer on it, and runs every batch's ``score_many`` there (the portal is
+thread-safe; the Scorer serves concurrent calls): connections and the response cache are reused
+across batches.
 
 A sample whose scoring raises is returned as a row with its reason (``score_many`` with
 ``return_exceptions=True``); a failing signal was already a missing signal with its reason. If the

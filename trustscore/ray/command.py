@@ -29,8 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--ray", action="store_true", help="score on a Ray cluster (OUT is a directory of part files)"
     )
-    group.add_argument("--address", help="Ray cluster to join (default: start a local one; 'auto': this node's)")
-    group.add_argument("--actors", type=_positive_int, help="scoring actors, one CPU each (default: CPUs - 1)")
+    group.add_argument(
+        "--address", help="Ray cluster to join (default: start a local one; 'auto': this node's)"
+    )
+    group.add_argument(
+        "--actors", type=_positive_int, help="scoring actors, one CPU each (default: CPUs - 1)"
+    )
     group.add_argument(
         "--batch-size",
         type=_positive_int,

@@ -7,14 +7,14 @@
 
 Ray Data streams: blocks flow read -> prepare -> score -> write with backpressure, so memory stays
 bounded whatever the input size. Each actor holds one Scorer (models, calibrator, LLM clients,
-loaded once) and runs ``score_many`` on one batch at a time; within a batch the Scorer's own limits
-(``limits.max_concurrent_samples``, per-endpoint concurrency) apply, so N actors put up to N times
-that many requests in flight against the judge servers.
+loaded once) and runs ``score_many`` on up to ``CALLS_PER_ACTOR`` batches at once; within a batch
+the Scorer's own limits (``limits.max_concurrent_samples``) apply, and every batch of an actor
+shares its endpoints' concurrency limits.
 
 Fault tolerance is Ray's: an actor that dies mid-batch is restarted and the batch is run again on
-it (Ray Data's default ``max_restarts=-1``; each batch at most ``BATCH_RETRIES`` more times, then the run fails and a
-rerun resumes). A sample that raises inside ``score_many`` is not a batch failure: it is written
-with its reason.
+it (Ray Data's default ``max_restarts=-1``; each batch at most ``BATCH_RETRIES`` more times, then
+the run fails and a rerun resumes). A sample that raises inside ``score_many`` is not a batch
+failure: it is written with its reason.
 """
 
 from __future__ import annotations
@@ -34,11 +34,23 @@ from trustscore.ray.rows import PreparedRow, prepare_line, prepare_record
 if TYPE_CHECKING:
     import ray.data
 
-__all__ = ["BATCH_RETRIES", "prepare_lines", "prepare_records", "score_dataset", "score_prepared"]
+__all__ = [
+    "BATCH_RETRIES",
+    "CALLS_PER_ACTOR",
+    "prepare_lines",
+    "prepare_records",
+    "score_dataset",
+    "score_prepared",
+]
 
 BATCH_RETRIES = 3
 """Re-runs of one batch after its actor died, before the run fails (Ray's default is unlimited: a
 batch that kills every actor it lands on would loop forever)."""
+
+CALLS_PER_ACTOR = 4
+"""Batches one actor scores at once (threads calling into its one event loop and Scorer, which serves
+concurrent calls). With one call at a time an actor idles at the tail of every batch, and its
+in-flight samples can never exceed one batch."""
 
 PREPARED_SCHEMA = pa.schema([("id", pa.string()), ("sample", pa.string()), ("error", pa.string())])
 
@@ -95,7 +107,9 @@ def score_prepared(
     cfg = config if isinstance(config, Config) else (Config.from_toml(config) if config else Config())
     with warnings.catch_warnings():
         # Ray 2.60 has no named parameter for max_task_retries yet; its default (-1) retries forever.
-        warnings.filterwarnings("ignore", message="`ray_remote_args` is deprecated", category=DeprecationWarning)
+        warnings.filterwarnings(
+            "ignore", message="`ray_remote_args` is deprecated", category=DeprecationWarning
+        )
         return _score_stage(prepared, cfg, actors, batch_size, concurrency, budget_s, no_cache)
 
 
@@ -121,7 +135,9 @@ def _score_stage(
         },
         batch_size=batch_size,
         batch_format="pyarrow",
-        compute=ray.data.ActorPoolStrategy(size=actors),
+        compute=ray.data.ActorPoolStrategy(
+            size=actors, max_concurrent_calls_per_actor=CALLS_PER_ACTOR, enable_true_multi_threading=True
+        ),
         num_cpus=1,
         max_task_retries=BATCH_RETRIES,
     )

@@ -130,7 +130,9 @@ def _parquet_ids(fs: pafs.FileSystem, path: str) -> list[str]:
         fs.delete_file(path)
         return []
     if "id" not in names:
-        raise UsageError(f"{path}: has no id column, so it is not trustscore output; write to a new directory")
+        raise UsageError(
+            f"{path}: has no id column, so it is not trustscore output; write to a new directory"
+        )
     table = pq.read_table(path, columns=["id"], filesystem=fs)
     return [str(v) for v in table.column("id").to_pylist()]
 
