@@ -12,8 +12,12 @@ Ray arms join one local Ray started here (started once: cluster start-up is not 
     server's capacity used (busy slot-seconds / (wall x slots)), and the client CPU per request
     (the local command's own CPU; for Ray the actors' CPU plus the driver's).
 (b) Memory: peak resident memory (VmHWM) of the driver and of each actor while scoring
-    ``--memory-samples`` small samples (one judge and the lexical signal), for each size given:
-    bounded memory means the peaks do not grow with the input.
+    ``--memory-samples`` small samples with the lexical signal (no judge: 100,000 judge calls take
+    longer than this 2-core box can give), for each size given: bounded memory means the peaks do
+    not grow with the input.
+(c) Client CPU per judge request, in this process (no start-up): ``score_many`` over ``--samples``
+    samples against a zero-latency server. This is what an actor core spends per request, the
+    figure the scale-out paper model in the README uses.
 
 The box is shared and has 2 cores: the report prints the load average, and ratios within one run
 are what to read.
@@ -86,6 +90,7 @@ class Watcher:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._t0 = time.perf_counter()
+        self._old = set(_actor_pids())  # actors of an earlier run, still being torn down
 
     def __enter__(self) -> Watcher:
         self._thread.start()
@@ -97,7 +102,7 @@ class Watcher:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            pids = _actor_pids() + ([self.driver] if self.driver else [])
+            pids = [p for p in _actor_pids() if p not in self._old] + ([self.driver] if self.driver else [])
             for pid in pids:
                 cpu, hwm, rss = _cpu_s(pid), _status_kb(pid, "VmHWM"), _status_kb(pid, "VmRSS")
                 if cpu is not None:
@@ -225,15 +230,14 @@ def bench_throughput(
     work: Path,
     ray_address: str,
     n: int,
-    slots_list: Sequence[int],
-    overhead_s: float,
+    settings: Sequence[tuple[int, float]],
     repeats: int,
     judges: Sequence[str],
 ) -> list[dict[str, Any]]:
     source = write_samples(work / "throughput.jsonl", n)
     arms: list[tuple[str, int | None]] = [("local", None), ("ray-1-actor", 1), ("ray-2-actors", 2)]
     out = []
-    for slots in slots_list:
+    for slots, overhead_s in settings:
         server = ServerProcess(LatencyModel(capacity=slots, overhead_s=overhead_s))
         try:
             config = write_config(work / f"t{slots}.toml", server, judges, lexical=False)
@@ -301,7 +305,7 @@ def bench_memory(work: Path, ray_address: str, sizes: Sequence[int]) -> list[dic
     server = ServerProcess(None)  # no latency: the pipeline, not the server, is what is measured
     out = []
     try:
-        config = write_config(work / "memory.toml", server, ["likert"], lexical=True)
+        config = write_config(work / "memory.toml", server, [], lexical=True)
         for n in sizes:
             print(f"  memory, {n} samples", file=sys.stderr)
             source = write_small_samples(work / f"small-{n}.jsonl", n)
@@ -340,6 +344,48 @@ def _deciles(series: list[tuple[float, float]]) -> list[float]:
     return [round(b, 1) for b in buckets]
 
 
+# -- (c) client CPU per request ----------------------------------------------------------------
+
+
+def bench_client_cpu(n: int, repeats: int) -> dict[str, Any]:
+    """CPU seconds this process spends per judge request, for one judge and for all five."""
+    import anyio
+
+    from benchmarks.bench_judges import JUDGES, ensemble_config
+    from trustscore import Scorer
+
+    server = ServerProcess(None)
+    out: dict[str, Any] = {}
+    try:
+        samples = make_samples(n)
+        for label, judges in (("likert", ("likert",)), ("five judges", JUDGES)):
+            config = ensemble_config(server, judges, slots=256)
+            per_request = []
+            for _ in range(repeats):
+                server.ask("reset")
+
+                async def run(cfg: Any = config) -> None:
+                    async with Scorer(cfg) as scorer:
+                        await scorer.score_many(samples)
+
+                cpu0 = time.process_time()
+                anyio.run(run)
+                cpu = time.process_time() - cpu0
+                per_request.append(1000 * cpu / server.ask("stats")["requests"])
+            out[label] = {
+                "samples": n,
+                "requests_per_sample": server.ask("stats")["requests"] / n,
+                "client_cpu_ms_per_request": {
+                    "min": min(per_request),
+                    "median": statistics.median(per_request),
+                    "max": max(per_request),
+                },
+            }
+    finally:
+        server.stop()
+    return out
+
+
 # -- report --------------------------------------------------------------------------------------
 
 
@@ -360,6 +406,11 @@ def print_report(result: dict[str, Any]) -> None:
         for name, arm in setting["arms"].items():
             rate, used = _fmt(arm["requests_per_s"], ".0f"), _fmt(arm["capacity_used"], ".0%")
             print(f"    {name:<14} {rate:<24} {used:<20} {_fmt(arm['client_cpu_ms_per_request'], '.2f')}")
+    for label, c in result.get("client_cpu", {}).items():
+        print(
+            f"\n(c) client CPU per request, {label} ({c['requests_per_sample']:.0f} requests a sample): "
+            f"{_fmt(c['client_cpu_ms_per_request'], '.2f')} ms"
+        )
     for m in result.get("memory", []):
         print(
             f"\n(b) {m['samples']} samples ({m['rows_written']} rows written, {m['samples_per_s']:.0f}/s): "
@@ -385,9 +436,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=2000, help="samples per throughput run")
     ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds of the throughput arms")
-    ap.add_argument("--slots", default="16,64,256", help="server service slots, one throughput setting each")
-    ap.add_argument("--overhead-s", type=float, default=0.1, help="server seconds per request")
-    ap.add_argument("--judges", default="likert,lynx", help="judges in the throughput runs")
+    ap.add_argument(
+        "--settings",
+        default="16x0.5,256x0.1",
+        help="server settings, SLOTSxSECONDS each: one bound by the server, one by the client",
+    )
+    ap.add_argument("--judges", default="likert", help="judges in the throughput runs")
     ap.add_argument("--memory-samples", default="10000,100000", help="sizes of the memory runs")
     ap.add_argument(
         "--ray-cpus",
@@ -395,7 +449,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=3,
         help="logical CPUs of the local Ray (2 actors + 1 for read/write tasks)",
     )
-    ap.add_argument("--skip", choices=("throughput", "memory"), help="leave one part out")
+    ap.add_argument("--cpu-samples", type=int, default=200, help="samples per run of (c)")
+    ap.add_argument(
+        "--only", choices=("throughput", "memory", "cpu"), help="run one part (default: all three)"
+    )
     ap.add_argument("--work", type=Path, default=REPO / "out" / "bench_scale")
     ap.add_argument("--out", type=Path, default=REPO / "out" / "bench_scale.json")
     args = ap.parse_args(argv)
@@ -404,14 +461,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     cluster = _ray(args.ray_cpus)
     address = next(cluster)
     try:
-        if args.skip != "throughput":
+        if args.only in (None, "cpu"):
+            print("(c) client CPU ...", file=sys.stderr)
+            result["client_cpu"] = bench_client_cpu(args.cpu_samples, args.repeats)
+        if args.only in (None, "throughput"):
             print("(a) throughput ...", file=sys.stderr)
-            slots = [int(s) for s in args.slots.split(",")]
+            settings = [(int(a), float(b)) for a, b in (x.split("x") for x in args.settings.split(","))]
             judges = [j for j in args.judges.split(",") if j]
             result["throughput"] = bench_throughput(
-                args.work, address, args.samples, slots, args.overhead_s, args.repeats, judges
+                args.work, address, args.samples, settings, args.repeats, judges
             )
-        if args.skip != "memory":
+        if args.only in (None, "memory"):
             print("(b) memory ...", file=sys.stderr)
             result["memory"] = bench_memory(
                 args.work, address, [int(s) for s in args.memory_samples.split(",")]
