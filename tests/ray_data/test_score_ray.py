@@ -39,6 +39,7 @@ from e2e_helpers import (  # noqa: E402
     write_jsonl,
 )
 
+from trustscore import Config  # noqa: E402
 from trustscore.cli import main  # noqa: E402
 from trustscore.ray.files import existing_ids, output_rows  # noqa: E402
 from trustscore.testing import FakeVLLMServer, LatencyModel, judge_policy  # noqa: E402
@@ -266,3 +267,16 @@ def test_resume_after_the_driver_is_killed(local_ray: str, tmp_path: Path) -> No
         assert rescored <= 24 - len(first), "rows already written were scored again"
     finally:
         server.stop()
+
+
+def test_score_dataset_from_python(local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path) -> None:
+    import trustscore.ray
+
+    config = ensemble_dict(fake_vllm.base_url)
+    ds = ray.data.from_items(rows(5))
+    scored = trustscore.ray.score_dataset(ds, Config.from_dict(config), actors=1, skip_ids={"r4"})
+    out = by_id([json.loads(r["result"]) | {"typed": r} for r in scored.take_all()])
+    assert set(out) == {"r0", "r1", "r2", "r3"}
+    for row in out.values():
+        assert row["typed"]["score"] == row["score"] and row["typed"]["error"] is None
+        assert row["label"] in (0, 1) and list(row["signals"]) == list(JUDGES)
