@@ -4,7 +4,9 @@
 
 IN is a JSONL file or a Parquet file (or a directory of them, named ``*.jsonl`` / ``*.parquet``),
 local or on any filesystem Ray reads (``s3://``, ``gs://``, ...). OUT is a directory of part
-files in the format its name says. Without ``--address`` a local Ray is started on this machine.
+files in the format its name says. Without ``--address`` a local Ray is started on this machine; on
+a cluster of several nodes IN and OUT must be storage every node sees (Ray reads and writes part
+files on whichever node runs the task).
 The Ray path parses rows exactly as the local command does, but it streams: an invalid row does not
 stop the run, it is written out with ``error`` set and no score. Ids must be unique as in the local
 command; the Ray path does not check it (that takes a pass over the whole input).
