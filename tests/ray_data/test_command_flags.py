@@ -29,3 +29,21 @@ def test_the_command_line_does_not_import_ray_until_asked() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_retry_incomplete_with_ray_is_refused_with_the_way_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"question": "q", "response": "r"}\n', encoding="utf-8")
+    assert main(["score", str(source), "-o", str(tmp_path / "out"), "--ray", "--retry-incomplete"]) == 2
+    assert "without --ray" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+def test_ray_output_equal_to_the_input_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"question": "q", "response": "r"}\n', encoding="utf-8")
+    assert main(["score", str(source), "-o", str(source), "--ray"]) == 2
+    assert "is the input" in capsys.readouterr().err
+    assert source.read_text(encoding="utf-8") == '{"question": "q", "response": "r"}\n'

@@ -52,8 +52,19 @@ def _positive_int(text: str) -> int:
 
 
 def run_ray(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from trustscore.cli import UsageError
 
+    if args.retry_incomplete:
+        raise UsageError(
+            "--retry-incomplete is not supported with --ray yet (the output is a directory of part files "
+            "written by many workers): score the incomplete rows again without --ray, or into a new directory"
+        )
+    source_text, output_text = str(args.input), str(args.output)
+    local = "://" not in source_text and "://" not in output_text
+    if source_text == output_text or (local and Path(source_text).resolve() == Path(output_text).resolve()):
+        raise UsageError(f"-o {output_text} is the input; write the results to a new directory")
     try:
         import ray
         import ray.data
@@ -61,8 +72,6 @@ def run_ray(args: argparse.Namespace) -> int:
         raise UsageError(
             "--ray needs Ray Data: pip install 'trustscore[ray]' (or bash scripts/setup --ray)"
         ) from None
-    from pathlib import Path
-
     from trustscore.config import Config
     from trustscore.ray.dataset import prepare_lines, prepare_records, score_prepared
     from trustscore.ray.files import JsonlSink, as_location, count_rows, existing_ids, format_of

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from trustscore.cli import UsageError
-from trustscore.cli_score import _parse_row, result_row
+from trustscore.cli.score import _parse_row, result_row
 from trustscore.hashing import short_hash
 from trustscore.types import Sample, TrustScore
 
