@@ -246,7 +246,8 @@ def test_import_trustscore_stays_light() -> None:
     code = (
         "import sys, trustscore\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('torch', 'transformers', 'openai', 'sklearn', 'matplotlib', 'numpy', 'httpx', 'diskcache'))\n"
+        "('torch', 'transformers', 'openai', 'sklearn', 'matplotlib', 'numpy', 'httpx', 'diskcache', "
+        "'ray', 'pyarrow', 'pandas'))\n"
         "print(heavy)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

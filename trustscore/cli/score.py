@@ -35,6 +35,8 @@ import anyio
 
 from trustscore.cli.usage import UsageError
 from trustscore.hashing import canonical_json, short_hash
+from trustscore.ray.command import add_arguments as add_ray_arguments
+from trustscore.ray.command import run_ray
 from trustscore.scorer import Scorer, validate_sample
 from trustscore.types import Sample, TrustScore, Usage, find_bad_text, text_problem
 
@@ -89,6 +91,7 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="score again the samples whose earlier row is incomplete (replacing those rows)",
     )
+    add_ray_arguments(parser)
     parser.set_defaults(run=run)
     return parser
 
@@ -106,6 +109,10 @@ def build_scorer(config: Path | None, *, no_cache: bool) -> Scorer:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ray:
+        return run_ray(args)
+    if args.address is not None or args.actors is not None or args.batch_size is not None:
+        raise UsageError("--address, --actors and --batch-size only apply with --ray")
     check_output_path(args.input, args.output)
     rows = read_input(args.input)
     if args.budget is not None and not args.budget > 0:
