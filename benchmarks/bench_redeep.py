@@ -47,9 +47,9 @@ def _rss_kib(field: str) -> int:
 
 
 def _sample_of(loaded: Any, n_tokens: int) -> Any:
+    from trustscore.testing.tiny import TINY_CORPUS
     from trustscore.types import Sample
     from trustscore.whitebox.model import encode_sample
-    from trustscore.whitebox.tiny import TINY_CORPUS
 
     response_target = n_tokens // 8
     response = ""
@@ -116,7 +116,7 @@ def child(mode: str, model_dir: Path, n_tokens: int, repeats: int, threads: int)
 
 
 def build_model(directory: Path) -> Path:
-    from trustscore.whitebox.tiny import save_tiny_model
+    from trustscore.testing.tiny import save_tiny_model
 
     return save_tiny_model(
         directory / "llama-134m", hidden_size=768, num_layers=12, num_heads=12, num_kv_heads=12,

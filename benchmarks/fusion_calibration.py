@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.fusion_calibration                 # synthetic rows with known answers
     .venv/bin/python -m benchmarks.fusion_calibration --scored S.jsonl --label hallucinated --by task
 
-On synthetic rows (``trustscore.fusion.synthetic``) the data is split by source into train and
+On synthetic rows (``trustscore.testing.synthetic``) the data is split by source into train and
 test; every option is fitted on train and measured on test in the same run. With ``--scored`` (the
 output of ``trustscore score``, e.g. on RAGTruth) the figures are grouped cross-validated instead.
 """
@@ -21,7 +21,7 @@ from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.fuser import DefaultFuser
 from trustscore.fusion.metrics import evaluate
 from trustscore.fusion.scored import ScoredRow, label_column, read_scored, rows_from_dicts
-from trustscore.fusion.synthetic import make_scored_rows
+from trustscore.testing.synthetic import make_scored_rows
 from trustscore.types import Signal
 
 OPTIONS: dict[str, FitOptions] = {
@@ -63,8 +63,8 @@ def synthetic(n_sources: int, seed: int) -> None:
     print("  scores evaluated as P(hallucinated) = 1 - P(trustworthy)")
     print(_line("oracle signal", y, 1 - np.array([s["oracle"].value for s in signals])))
     default = DefaultFuser()
-    print(_line("default:mean", y, 1 - _scores(signals, default)))
-    print(_line("default:mean, judge lost", y, 1 - _scores(lost, default)))
+    print(_line("default:logodds", y, 1 - _scores(signals, default)))
+    print(_line("default:logodds, judge lost", y, 1 - _scores(lost, default)))
     for name, opts in OPTIONS.items():
         t0 = time.perf_counter()
         model, _ = fit_calibrator(train, label="hallucinated", features=features, options=opts)
@@ -76,14 +76,14 @@ def synthetic(n_sources: int, seed: int) -> None:
     one = signals[0]
     reps = 2000
     timings = {}
-    for name, fuser in (("default:mean", default), ("stacked_lr", model)):
+    for name, fuser in (("default:logodds", default), ("stacked_lr", model)):
         t0 = time.perf_counter()
         for _ in range(reps):
             fuser.predict(one)
         timings[name] = (time.perf_counter() - t0) / reps * 1e6
-    ratio = timings["stacked_lr"] / timings["default:mean"]
+    ratio = timings["stacked_lr"] / timings["default:logodds"]
     print(
-        f"  predict per sample: default:mean {timings['default:mean']:.1f} us, stacked_lr "
+        f"  predict per sample: default:logodds {timings['default:logodds']:.1f} us, stacked_lr "
         f"{timings['stacked_lr']:.1f} us (ratio {ratio:.1f}x, same run)"
     )
 

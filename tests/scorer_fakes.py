@@ -129,13 +129,18 @@ class FakeLLMClient(FakeLLM):
 
     built: ClassVar[list[FakeLLMClient]] = []
 
-    def __init__(self, endpoint: Any, *, cache: Any = None, transport: Any = None, limiter: Any = None) -> None:
+    def __init__(
+        self, endpoint: Any, *, cache: Any = None, transport: Any = None, limiter: Any = None
+    ) -> None:
         super().__init__(model=endpoint.model)
         self.endpoint = endpoint
         self.cache = cache
         self.transport = transport
         self.limiter = limiter
         FakeLLMClient.built.append(self)
+
+    async def release_loop(self) -> None:
+        """Like LLMClient's: the sync facade calls it before a temporary loop ends (no connections here)."""
 
 
 def install_module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> types.ModuleType:

@@ -1,22 +1,92 @@
-"""trustscore: how far can you trust an LLM's answer?"""
+"""trustscore: how far can you trust an LLM's answer?
 
-from trustscore.config import Config, ConfigError
+The names in ``__all__`` are the promised public surface (tests/test_public_api.py holds it);
+everything else lives in documented subpackages (``trustscore.llm``, ``trustscore.judges``,
+``trustscore.fusion``, ``trustscore.testing``) or is an implementation detail.
+Names that need httpx or numpy load on first access, so ``import trustscore`` stays light.
+"""
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+from trustscore._version import __version__
+from trustscore.config import Config
+from trustscore.errors import (
+    CalibratorError,
+    ConfigError,
+    EndpointUnavailable,
+    InputError,
+    LLMError,
+    ModelLoadError,
+    ProfileError,
+    TrustscoreError,
+)
+from trustscore.judges.config import JudgeConfig
+from trustscore.llm.protocol import LLM
+from trustscore.registry import SignalSpec, register_signal, registered_signals
 from trustscore.scorer import Scorer, score
+from trustscore.scoring.context import SignalContext
+from trustscore.sources import FamiliarityCheck, Judge, LocalSignal
 from trustscore.sync import score_sync
 from trustscore.types import Sample, Signal, Span, TrustScore, Usage
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from trustscore.fusion.fuser import DefaultFuser, FusedScore, Fuser
+    from trustscore.llm.client import LLMClient
+    from trustscore.llm.openai_adapter import from_openai
 
 __all__ = [
+    "LLM",
+    "CalibratorError",
     "Config",
     "ConfigError",
+    "DefaultFuser",
+    "EndpointUnavailable",
+    "FamiliarityCheck",
+    "FusedScore",
+    "Fuser",
+    "InputError",
+    "Judge",
+    "JudgeConfig",
+    "LLMClient",
+    "LLMError",
+    "LocalSignal",
+    "ModelLoadError",
+    "ProfileError",
     "Sample",
     "Scorer",
     "Signal",
+    "SignalContext",
+    "SignalSpec",
     "Span",
     "TrustScore",
+    "TrustscoreError",
     "Usage",
     "__version__",
+    "from_openai",
+    "register_signal",
+    "registered_signals",
     "score",
     "score_sync",
 ]
+
+_LAZY = {
+    "DefaultFuser": "trustscore.fusion.fuser",
+    "FusedScore": "trustscore.fusion.fuser",
+    "Fuser": "trustscore.fusion.fuser",
+    "LLMClient": "trustscore.llm.client",
+    "from_openai": "trustscore.llm.openai_adapter",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'trustscore' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -8,29 +8,50 @@
     [judges.lynx]
     endpoint = "judge"
 
+    [signals.my_signal]          # a registered local signal's own section
+    threshold = 0.3
+
 Each part owns its section's model (``trustscore.llm.config``, ``trustscore.judges.config``, ...);
-this module only composes them and checks the references between them.
+``[judges.<name>]`` and ``[signals.<name>]`` are validated by the models their signals registered
+(:mod:`trustscore.registry`). This module only composes them and checks the references between
+them. Every setting is described in docs/config.md, generated from the models' descriptions.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
 
+from trustscore.errors import CONFIG_REFERENCE, ConfigError
+from trustscore.files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.fusion.config import FusionConfig
 from trustscore.grounding.config import GroundingConfig
 from trustscore.judges.config import JudgesConfig
-from trustscore.llm.config import CacheConfig, EndpointConfig
+from trustscore.llm.config import CACHE_DIR_ENV, CacheConfig, EndpointConfig
 from trustscore.whitebox.config import WhiteboxConfig
 
-__all__ = ["Config", "ConfigError", "LimitsConfig"]
+__all__ = ["ENV_DEFAULTS", "ENV_OVERRIDES", "Config", "ConfigError", "LimitsConfig", "SignalsConfig"]
 
+ENV_OVERRIDES: dict[str, str] = {
+    "TRUSTSCORE_SCORE_BUDGET_S": "limits.score_budget_s",
+    "TRUSTSCORE_MAX_CONCURRENT_SAMPLES": "limits.max_concurrent_samples",
+    "TRUSTSCORE_ENDPOINT_<NAME>_BASE_URL": "endpoints.<name>.base_url",
+}
+"""Environment variables that override a setting of every Config built, the file's value included
+(``<NAME>``: the endpoint's name upper-cased, other characters than letters and digits as ``_``).
+Documented in docs/config.md."""
 
-class ConfigError(ValueError):
-    """The configuration is invalid; the message names the field and the fix."""
+ENV_DEFAULTS: dict[str, str] = {CACHE_DIR_ENV: "cache.directory"}
+"""Environment variables that give a setting's default: a value in the file wins. The cache folder is
+one, so a test fixture or a deployment can move every cache that is not explicitly placed."""
+
+_ENDPOINT_PREFIX, _ENDPOINT_SUFFIX = "TRUSTSCORE_ENDPOINT_", "_BASE_URL"
 
 
 class LimitsConfig(BaseModel):
@@ -42,16 +63,61 @@ class LimitsConfig(BaseModel):
     max_concurrent_samples: int = Field(default=64, ge=1, description="samples in flight in score_many")
 
 
-class Config(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class SignalsConfig(BaseModel):
+    """Registered local signals with their own section: one ``[signals.<name>]`` table each, validated
+    by the model the signal registered. A present table turns the signal on (``enabled = false``
+    turns it off when its model has that field). The built-in local signals read [grounding] and
+    [whitebox]."""
 
-    endpoints: dict[str, EndpointConfig] = Field(default_factory=dict)
-    judges: JudgesConfig = Field(default_factory=JudgesConfig)
-    whitebox: WhiteboxConfig = Field(default_factory=WhiteboxConfig)
-    grounding: GroundingConfig = Field(default_factory=GroundingConfig)
-    fusion: FusionConfig = Field(default_factory=FusionConfig)
-    cache: CacheConfig = Field(default_factory=CacheConfig)
-    limits: LimitsConfig = Field(default_factory=LimitsConfig)
+    model_config = ConfigDict(frozen=True, extra="allow")
+    __pydantic_extra__: dict[str, SerializeAsAny[BaseModel]] = Field(init=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve(cls, data: Any) -> Any:
+        if isinstance(data, SignalsConfig):
+            return data
+        if not isinstance(data, Mapping):
+            raise ValueError("[signals] must be a table of [signals.<name>] sections")
+        from trustscore.registry import resolve_section
+
+        return {name: resolve_section("local", str(name), raw) for name, raw in data.items()}
+
+    def get(self, name: str) -> BaseModel | None:
+        """The section of local signal ``name``; None when it is not configured."""
+        return (self.__pydantic_extra__ or {}).get(name)
+
+
+class Config(BaseModel):
+    """The whole configuration: every section, with defaults that run offline (local signals only)."""
+
+    # The endpoint sections may hold a pasted API key: validation errors never echo input values.
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
+
+    endpoints: dict[str, EndpointConfig] = Field(
+        default_factory=dict, description="OpenAI-compatible servers by name; judges name one"
+    )
+    judges: JudgesConfig = Field(
+        default_factory=JudgesConfig, description="one [judges.<name>] table per judge that runs"
+    )
+    signals: SignalsConfig = Field(
+        default_factory=SignalsConfig,
+        description="one [signals.<name>] table per registered local signal with its own section",
+    )
+    whitebox: WhiteboxConfig = Field(
+        default_factory=WhiteboxConfig, description="the local generator model read from inside"
+    )
+    grounding: GroundingConfig = Field(
+        default_factory=GroundingConfig, description="the fast CPU grounding signals"
+    )
+    fusion: FusionConfig = Field(default_factory=FusionConfig, description="how signals become one score")
+    cache: CacheConfig = Field(default_factory=CacheConfig, description="the on-disk LLM response cache")
+    limits: LimitsConfig = Field(default_factory=LimitsConfig, description="time and concurrency limits")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _environment(cls, data: Any) -> Any:
+        return _with_env_overrides(data, os.environ) if isinstance(data, Mapping) else data
 
     @model_validator(mode="after")
     def _references(self) -> Config:
@@ -73,11 +139,14 @@ class Config(BaseModel):
     @classmethod
     def from_toml(cls, path: str | Path) -> Config:
         """Read a TOML file. Relative paths inside it are taken from the file's folder."""
+        if not isinstance(path, str | Path):
+            raise ConfigError(f"a config file is named by a path (got {type(path).__name__})")
         path = Path(path)
+        text = read_capped_text(path, what="config file", limit=MAX_CONFIG_BYTES, error=ConfigError)
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ConfigError(f"config file {path} does not exist") from None
+            data = tomllib.loads(text)
+        except RecursionError:
+            raise ConfigError(f"config file {path} nests tables or arrays too deeply") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"config file {path} is not valid TOML: {e}") from None
         return cls.from_dict(data, base_dir=path.parent)
@@ -116,12 +185,70 @@ class Config(BaseModel):
         )
 
 
+def _with_env_overrides(data: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
+    """``data`` with the TRUSTSCORE_* variables set in ``environ`` written over their settings."""
+    out = dict(data)
+    for var, path in ENV_OVERRIDES.items():
+        if "<" not in path and environ.get(var):
+            _put(out, path.split("."), environ[var])
+    endpoints = _plain(out.get("endpoints") or {})
+    for var, value in environ.items():
+        if not (var.startswith(_ENDPOINT_PREFIX) and var.endswith(_ENDPOINT_SUFFIX)) or not value:
+            continue
+        key = var[len(_ENDPOINT_PREFIX) : -len(_ENDPOINT_SUFFIX)]
+        names = [n for n in endpoints if _env_name(n) == key]
+        if not names and endpoints:  # a config without endpoints (the offline default) ignores them
+            known = ", ".join(sorted(endpoints))
+            raise ValueError(
+                f"${var} names endpoint {key!r}, which is not under [endpoints] (known: {known})"
+            )
+        if names:
+            _put(out, ["endpoints", names[0], "base_url"], value)
+    return out
+
+
+def _env_name(endpoint: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "_", endpoint).upper()
+
+
+def _plain(node: Any) -> dict[str, Any]:
+    """A section as a dict of the settings it was given (a model instance keeps only those)."""
+    if isinstance(node, BaseModel):
+        return {k: getattr(node, k) for k in node.model_fields_set}
+    return dict(node)
+
+
+def _put(data: dict[str, Any], path: list[str], value: str) -> None:
+    head, *rest = path
+    if not rest:
+        data[head] = value
+        return
+    child = _plain(data.get(head) or {})
+    _put(child, rest, value)
+    data[head] = child
+
+
+def _env_source(loc: tuple[int | str, ...]) -> str:
+    """The variable a setting's bad value came from, when it came from the environment."""
+    where = [str(p) for p in loc]
+    for var, path in ENV_OVERRIDES.items():
+        parts = path.split(".")
+        if "<" in path and where[:1] == ["endpoints"] and where[2:] in ([], ["base_url"]) and len(where) > 1:
+            var = f"{_ENDPOINT_PREFIX}{_env_name(where[1])}{_ENDPOINT_SUFFIX}"
+            return f" (from ${var})" if os.environ.get(var) else ""
+        if parts == where and os.environ.get(var):
+            return f" (from ${var})"
+    return ""
+
+
 def _explain(e: ValidationError) -> str:
     lines = ["invalid trustscore config:"]
     for err in e.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"]
+        where += _env_source(err["loc"])
+        msg = str(err["msg"]).removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            msg = "unknown setting (check the spelling against the README's config reference)"
+            msg = "unknown setting (check the spelling)"
         lines.append(f"  {where}: {msg}")
+    lines.append(f"every setting is described in {CONFIG_REFERENCE}")
     return "\n".join(lines)

@@ -1,419 +1,68 @@
-"""The Scorer: runs every configured signal on a sample concurrently, then fuses them into one score.
+"""The Scorer: runs every signal on a sample concurrently, then fuses them into one score.
 
     scorer = Scorer.from_config("trustscore.toml")
     result = await scorer.score(question=q, context=[p1, p2], response=r)
 
-Every signal runs in its own task of one anyio task group. A source that raises becomes a missing
-signal with the reason; only cancellation propagates, so one failing judge never loses the others.
-An overall time budget (``limits.score_budget_s``) bounds the whole call: signals still running when
-it ends are reported missing and the result is marked incomplete.
+Every signal runs in its own task of one anyio task group; a source that raises becomes a missing
+signal with the reason (:mod:`trustscore.scoring.runners`). An overall time budget
+(``limits.score_budget_s``) bounds the whole call: signals still running when it ends are reported
+missing and the result is marked incomplete. Local signals work in worker threads no event loop can
+interrupt, so the budget is also a :class:`~trustscore.deadline.Deadline` they check between chunks.
+Building the sources from the config lives in :mod:`trustscore.scoring.wiring`, input checks in
+:mod:`~trustscore.scoring.inputs`, batches in :mod:`~trustscore.scoring.batch` and the blocking
+facade in :mod:`trustscore.sync`.
 """
 
 from __future__ import annotations
 
-import inspect
-import logging
 import time
-from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
 from anyio.lowlevel import RunVar
-from pydantic import ValidationError
 
-from trustscore.config import Config, ConfigError
-from trustscore.fusion.fuser import DefaultFuser, Fuser
+from trustscore.config import Config
+from trustscore.deadline import BudgetExceeded, Deadline, bound
+from trustscore.errors import ConfigError, InputError, LLMError
+from trustscore.fusion.fuser import Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.limits import AdaptiveLimiter
-from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
-from trustscore.llm.scheduling import SampleAdmission, Ticket, sample_ticket
-from trustscore.sources import Judge, LocalSignal
+from trustscore.llm.scheduling import sample_ticket
+from trustscore.scoring.batch import ResultCallback, score_batch
+from trustscore.scoring.context import SignalContext
+from trustscore.scoring.inputs import (
+    check_budget,
+    check_concurrency,
+    coerce_sample,
+    make_sample,
+    validate_sample,
+)
+from trustscore.scoring.runners import LocalSource, Source, UnavailableSource, run_guarded, transient_failures
+from trustscore.scoring.wiring import build_sources, load_fuser
+from trustscore.sources import FamiliarityCheck, Judge, LocalSignal
 from trustscore.types import Sample, Signal, TrustScore, Usage
 
 if TYPE_CHECKING:
     import httpx
 
-    from trustscore.llm.cache import ResponseCache
+    from trustscore.llm.protocol import LLM
 
 __all__ = ["ResultCallback", "Scorer", "default_scorer", "make_sample", "score", "validate_sample"]
-
-logger = logging.getLogger("trustscore")
-
-ResultCallback = Callable[[int, TrustScore], Awaitable[None] | None]
-"""Called as each sample of ``score_many`` finishes, in completion order, with its input index."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Input validation
-
-
-_FIELD_FIXES = {
-    "question": "pass the user's question as a string",
-    "context": "pass the retrieved passages as a string or a list of strings",
-    "response": "pass the model's answer text as a non-empty string",
-    "id": "pass the sample id as a string (or leave it out)",
-    "metadata": "pass metadata as a dict",
-}
-
-
-def make_sample(
-    *,
-    question: Any,
-    response: Any,
-    context: Any = None,
-    id: Any = None,
-    metadata: Mapping[str, Any] | None = None,
-) -> Sample:
-    """Build a :class:`Sample`, turning pydantic's errors into one ValueError naming field and fix."""
-    data: dict[str, Any] = {"question": question, "context": context, "response": response, "id": id}
-    if metadata is not None:
-        data["metadata"] = dict(metadata)
-    return validate_sample(data, where="")
-
-
-def validate_sample(data: Mapping[str, Any], *, where: str = "") -> Sample:
-    """A :class:`Sample` from a dict; errors name the field (prefixed by ``where``) and the fix."""
-    try:
-        return Sample.model_validate(data)
-    except ValidationError as e:
-        raise ValueError(_explain_sample_error(e, where)) from None
-
-
-def _explain_sample_error(e: ValidationError, where: str) -> str:
-    lines = []
-    for err in e.errors():
-        loc = [str(p) for p in err["loc"]]
-        field = loc[0] if loc else "(sample)"
-        path = field + "".join(f"[{p}]" for p in loc[1:])
-        msg = str(err["msg"]).removeprefix("Value error, ")
-        if err["type"] == "missing":
-            msg = "is required"
-        elif err["type"] == "extra_forbidden":
-            msg = "is not a Sample field"
-        fix = _FIELD_FIXES.get(field, "see trustscore.Sample for the fields")
-        lines.append(f"{where}{path}: {msg} (got {_describe(err.get('input'))}); {fix}")
-    return "invalid sample: " + "; ".join(lines)
-
-
-def _describe(value: Any) -> str:
-    if value is None:
-        return "None"
-    text = repr(value)
-    return f"{type(value).__name__} {text[:40] + '...' if len(text) > 40 else text}"
-
-
-def _coerce_sample(item: Sample | Mapping[str, Any], index: int) -> Sample:
-    if isinstance(item, Sample):
-        return item
-    if isinstance(item, Mapping):
-        return validate_sample(item, where=f"samples[{index}].")
-    raise TypeError(
-        f"samples[{index}] is a {type(item).__name__}; pass a trustscore.Sample or a dict with "
-        f"question, context and response"
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# Signal sources as the Scorer runs them
-
-
-class _Source(ABC):
-    """One named signal the Scorer runs: a judge bound to its LLM, a local signal, or a placeholder."""
-
-    def __init__(
-        self, name: str, version: str | None, timeout_s: float | None = None, timeout_setting: str = ""
-    ) -> None:
-        self.name = name
-        self.version = version
-        self.timeout_s = timeout_s
-        self.timeout_setting = timeout_setting
-
-    @abstractmethod
-    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
-        """The signal; LLM calls that complete on the way are recorded in ``spent``, so a run cut
-        off by a deadline still reports what it cost."""
-
-
-class _MeteredLLM:
-    """An LLM that records the usage of every completed call (failed ones included)."""
-
-    def __init__(self, llm: LLM, spent: list[Usage]) -> None:
-        self._llm = llm
-        self._spent = spent
-
-    @property
-    def model(self) -> str:
-        return self._llm.model
-
-    @property
-    def flavour(self) -> Literal["vllm", "openai"]:
-        return self._llm.flavour
-
-    @property
-    def context_window(self) -> int:
-        return self._llm.context_window
-
-    def count_tokens(self, text: str) -> int:
-        return self._llm.count_tokens(text)
-
-    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
-        try:
-            result = await self._llm.generate(request, cache=cache)
-        except LLMError as e:
-            self._spent.append(e.usage)
-            raise
-        self._spent.append(result.usage)
-        return result
-
-
-class _JudgeSource(_Source):
-    def __init__(self, judge: Judge, llm: LLM, timeout_s: float | None) -> None:
-        super().__init__(judge.name, judge.version, timeout_s, f"judges.{judge.name}.timeout_s")
-        self.judge = judge
-        self.llm = llm
-
-    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
-        return await self.judge.run(sample, _MeteredLLM(self.llm, spent))
-
-
-class _LocalSource(_Source):
-    def __init__(self, signal: LocalSignal) -> None:
-        super().__init__(signal.name, signal.version)
-        self.signal = signal
-
-    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
-        return await self.signal.run(sample)
-
-
-class _UnavailableSource(_Source):
-    """A configured signal that could not be set up (missing API key, missing extra): always missing."""
-
-    def __init__(self, name: str, reason: str) -> None:
-        super().__init__(name, None)
-        self.reason = reason
-
-    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
-        return Signal.failed(self.name, self.reason)
-
-
-async def _run_guarded(source: _Source, sample: Sample, spent: list[Usage]) -> Signal:
-    """Run one source; every exception becomes a missing signal. Cancellation propagates."""
-    try:
-        if source.timeout_s is None:
-            signal = await source.run(sample, spent)
-        else:
-            with anyio.fail_after(source.timeout_s):
-                signal = await source.run(sample, spent)
-    except TimeoutError:
-        return Signal.failed(
-            source.name,
-            f"timed out after {source.timeout_s:g}s ({source.timeout_setting})",
-            usage=Usage.total(spent),
-        )
-    except Exception as e:
-        logger.debug("signal %s failed", source.name, exc_info=True)
-        reason, usage = _failure(e)
-        return Signal.failed(source.name, reason, usage=usage)
-    if not isinstance(signal, Signal):
-        return Signal.failed(source.name, f"returned a {type(signal).__name__}, not a trustscore.Signal")
-    if signal.name != source.name:
-        signal = signal.model_copy(update={"name": source.name})
-    return signal
-
-
-def _metered(signal: Signal, meter: UsageMeter, *, finished: bool = True) -> Signal:
-    """``signal`` with the requests, tokens and cache hits its LLM calls reported to ``meter``: every
-    request sent, including those of calls cut off by a deadline (which hand back no usage) and of
-    signals that count their own usage incompletely. ``seconds`` stays the signal's own measure when
-    it ``finished``; for a signal cut off, it is the time its calls ran. LLMs that do not report to
-    meters leave the signal's own usage."""
-    if not meter.saw_calls:
-        return signal
-    usage = meter.usage()
-    if finished:
-        usage = usage.model_copy(update={"seconds": signal.usage.seconds})
-    return signal.model_copy(update={"usage": usage})
-
-
-def _limiters_of(llms: Iterable[LLM]) -> list[AdaptiveLimiter]:
-    """The adaptive limiters behind these LLMs (LLMs without one do not take part in admission)."""
-    limiters = [getattr(llm, "limiter", None) for llm in llms]
-    return [limiter for limiter in limiters if isinstance(limiter, AdaptiveLimiter)]
-
-
-def _failure(error: Exception) -> tuple[str, Usage]:
-    """A readable reason (and the LLM usage) for a source's failure. A source that fans out with a
-    task group raises its failures wrapped in (nested) exception groups: the reason names the
-    failures inside, never the group ("unhandled errors in a TaskGroup")."""
-    leaves = _leaves(error)
-    reasons = list(dict.fromkeys(_reason(leaf) for leaf in leaves))
-    usage = Usage.total([leaf.usage for leaf in leaves if isinstance(leaf, LLMError)])
-    if len(leaves) == 1:
-        return reasons[0], usage
-    shown = "; ".join(reasons[:3]) + ("; ..." if len(reasons) > 3 else "")
-    return f"{len(leaves)} parallel calls failed: {shown}", usage
-
-
-def _leaves(error: BaseException) -> list[BaseException]:
-    if isinstance(error, BaseExceptionGroup):
-        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
-    return [error]
-
-
-def _reason(error: BaseException) -> str:
-    return error.reason if isinstance(error, LLMError) else f"{type(error).__name__}: {error}"
-
-
-# ---------------------------------------------------------------------------------------------
-# Building sources from a Config (imports are lazy: heavy modules load only when enabled)
-
-
-_EXTRA_FOR = {"embedding": "embed", "redeep": "whitebox", "familiarity": "whitebox"}
-_SECTION_OF = {
-    "lexical": "grounding",
-    "embedding": "grounding",
-    "redeep": "whitebox.redeep",
-    "familiarity": "whitebox.familiarity",
-}
-
-
-def _build_llms(
-    config: Config,
-    names: Iterable[str],
-    transport: httpx.AsyncBaseTransport | None,
-) -> tuple[dict[str, LLM], dict[str, str], ResponseCache | None]:
-    """One LLM client per named endpoint, sharing one response cache (unless the cache is off).
-
-    Endpoints whose API key is missing are reported as unavailable instead of built.
-    """
-    llms: dict[str, LLM] = {}
-    unavailable: dict[str, str] = {}
-    wanted: list[str] = []
-    for name in dict.fromkeys(names):
-        if name not in config.endpoints:
-            continue
-        try:
-            config.endpoints[name].api_key()
-        except ValueError as e:
-            unavailable[name] = str(e)
-            logger.warning("endpoints.%s is unavailable: %s", name, e)
-        else:
-            wanted.append(name)
-    if not wanted:
-        return llms, unavailable, None
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.limits import LimiterPool
-
-    cache = None
-    if config.cache.mode != "off":
-        from trustscore.llm.cache import ResponseCache
-
-        cache = ResponseCache(config.cache)
-    limiters = LimiterPool()
-    for name in wanted:
-        endpoint = config.endpoints[name]
-        llms[name] = LLMClient(
-            endpoint, cache=cache, transport=transport, limiter=limiters.for_endpoint(endpoint)
-        )
-    return llms, unavailable, cache
-
-
-def _build_judge(name: str, config: Config) -> Judge:
-    from trustscore.judges import build_judge
-
-    try:
-        return build_judge(name, getattr(config.judges, name))
-    except (KeyError, ValueError) as e:
-        raise ConfigError(f"judges.{name}: {e}") from e
-
-
-def _local_signal_factories(
-    config: Config, familiarity_llm: LLM | None
-) -> dict[str, Callable[[], LocalSignal]]:
-    """The local signals the config enables, by registry name, each as a lazy constructor."""
-    factories: dict[str, Callable[[], LocalSignal]] = {}
-    if config.grounding.lexical:
-
-        def lexical() -> LocalSignal:
-            from trustscore.grounding.lexical import LexicalSupport
-
-            return LexicalSupport(config.grounding)
-
-        factories["lexical"] = lexical
-    if config.grounding.embedding:
-
-        def embedding() -> LocalSignal:
-            from trustscore.grounding.embedding import EmbeddingGrounding
-
-            return EmbeddingGrounding(config.grounding)
-
-        factories["embedding"] = embedding
-    whitebox = config.whitebox
-    if whitebox.model_path is not None and whitebox.redeep.enabled:
-
-        def redeep() -> LocalSignal:
-            from trustscore.whitebox.redeep import RedeepSignal
-
-            return RedeepSignal.from_config(whitebox)
-
-        factories["redeep"] = redeep
-    if whitebox.familiarity.enabled:
-
-        def familiarity() -> LocalSignal:
-            from trustscore.whitebox.familiarity import FamiliaritySignal
-
-            return FamiliaritySignal.from_config(whitebox, familiarity_llm)
-
-        factories["familiarity"] = familiarity
-    return factories
-
-
-def _build_local_sources(config: Config, familiarity_llm: LLM | None) -> list[_Source]:
-    sources: list[_Source] = []
-    for key, factory in _local_signal_factories(config, familiarity_llm).items():
-        try:
-            sources.append(_LocalSource(factory()))
-        except (ValueError, OSError) as e:
-            raise ConfigError(f"{_SECTION_OF[key]}: {e}") from e
-        except ImportError as e:
-            extra = _EXTRA_FOR.get(key)
-            hint = f"; install it with pip install 'trustscore[{extra}]'" if extra else ""
-            reason = f"{key} signal is enabled but cannot be loaded ({e}){hint}"
-            logger.warning("%s", reason)
-            sources.append(_UnavailableSource(key, reason))
-    return sources
-
-
-def _load_fuser(config: Config, signal_versions: Mapping[str, str | None]) -> Fuser:
-    """The configured calibrator (checked against these signal versions); else the shipped calibrator
-    fitted on exactly these signals and versions (trustscore.calibrators); else the default mean."""
-    if config.fusion.calibrator is None:
-        from trustscore.calibrators import shipped_calibrator
-
-        return shipped_calibrator(signal_versions) or DefaultFuser()
-    from trustscore.fusion import load_fuser
-
-    try:
-        fuser: Fuser = load_fuser(config.fusion, signal_versions=signal_versions)
-    except ValueError as e:
-        raise ConfigError(f"fusion.calibrator: {e}") from e
-    return fuser
-
-
-# ---------------------------------------------------------------------------------------------
-# The Scorer
 
 
 class Scorer:
     """Scores samples with the configured judges and local signals, fused into one TrustScore.
 
-    Everything can be injected instead of built from ``config``: ``judges`` (each bound to the LLM
-    of its ``[judges.<name>].endpoint``, or to the only LLM when there is one), ``local_signals``,
-    ``llms`` (by endpoint name) and ``fuser``. ``transport`` (an httpx transport) is handed to every
-    LLM client the Scorer builds: this is how the test kit's router plugs in.
+    ``signals`` adds sources (judges or local signals) to the configured ones. To replace the
+    configured ones instead, pass ``judges=[...]`` and/or ``local_signals=[...]`` (``[]`` = none).
+    An injected judge is bound to the LLM of its ``[judges.<name>].endpoint``, or to the only LLM.
+    ``llms`` (by endpoint name) and ``fuser`` replace what the config would build; ``transport``
+    (an httpx transport) is handed to every LLM client the Scorer builds: this is how the test
+    kit's router plugs in.
 
     A Scorer holds no per-call state: one instance may serve many concurrent ``score`` calls.
     Use ``async with Scorer(...)`` (or ``await scorer.aclose()``) to close the LLM clients it built.
@@ -423,41 +72,32 @@ class Scorer:
         self,
         config: Config | None = None,
         *,
+        signals: Sequence[Judge | LocalSignal] = (),
         judges: Sequence[Judge] | None = None,
         local_signals: Sequence[LocalSignal] | None = None,
         llms: Mapping[str, LLM] | None = None,
         fuser: Fuser | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
+        if config is not None and not isinstance(config, Config):
+            raise InputError(
+                f"config is a {type(config).__name__}; pass a trustscore.Config "
+                "(Scorer.from_config(path) reads a TOML file)"
+            )
+        for field, given in (("signals", signals), ("judges", judges), ("local_signals", local_signals)):
+            if given is not None and (isinstance(given, str | bytes) or not isinstance(given, Sequence)):
+                raise InputError(f"{field} must be a list of signal sources (got {type(given).__name__})")
+        if llms is not None and not isinstance(llms, Mapping):
+            raise InputError(f"llms must be a dict of endpoint name -> LLM (got {type(llms).__name__})")
         self.config = config if config is not None else Config()
-        given_llms = dict(llms or {})
-        if judges is None:
-            judges = [_build_judge(name, self.config) for name in self.config.judges.enabled()]
-        judge_endpoints = [self._endpoint_name_for(j.name, given_llms) for j in judges]
-        familiarity_endpoint = self._familiarity_endpoint() if local_signals is None else None
-        wanted = [*judge_endpoints, familiarity_endpoint]
-        built, unavailable, self._owned_cache = _build_llms(
-            self.config, [n for n in wanted if n is not None and n not in given_llms], transport
+        self._context = SignalContext(self.config, llms=llms, transport=transport)
+        self._sources = build_sources(
+            self._context, judges=judges, local_signals=local_signals, extra=signals
         )
-        self._owned_llms = list(built.values())
-        self._llms: dict[str, LLM] = {**built, **given_llms}
-
-        sources = [
-            self._judge_source(judge, endpoint, unavailable)
-            for judge, endpoint in zip(judges, judge_endpoints, strict=True)
-        ]
-        if local_signals is not None:
-            sources.extend(_LocalSource(s) for s in local_signals)
-        else:
-            familiarity_llm = self._llms.get(familiarity_endpoint) if familiarity_endpoint else None
-            sources.extend(_build_local_sources(self.config, familiarity_llm))
-        names = [s.name for s in sources]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
-        if duplicates:
-            raise ConfigError(f"two signal sources share the name(s) {duplicates}; give each a unique name")
-        self._sources = sources
         self._fuser = (
-            fuser if fuser is not None else _load_fuser(self.config, {s.name: s.version for s in sources})
+            fuser
+            if fuser is not None
+            else load_fuser(self._context, {s.name: s.version for s in self._sources})
         )
 
     @classmethod
@@ -474,48 +114,6 @@ class Scorer:
             cfg = cfg.model_copy(update={"cache": cfg.cache.model_copy(update={"mode": "off"})})
         return cls(cfg, transport=transport)
 
-    # -- wiring helpers -----------------------------------------------------------------------
-
-    def _endpoint_name_for(self, judge_name: str, given_llms: Mapping[str, LLM]) -> str | None:
-        judge_cfg = getattr(self.config.judges, judge_name, None)
-        if judge_cfg is not None:
-            endpoint: str = judge_cfg.endpoint
-            return endpoint
-        candidates = set(given_llms) | set(self.config.endpoints)
-        if len(candidates) == 1:
-            return next(iter(candidates))
-        return None
-
-    def _familiarity_endpoint(self) -> str | None:
-        """The endpoint Self-Familiarity asks (concept extraction, remote backend), if any.
-
-        ``[whitebox.familiarity] endpoint`` when set, else the only endpoint.
-        """
-        familiarity = self.config.whitebox.familiarity
-        if not familiarity.enabled:
-            return None
-        named = familiarity.endpoint
-        if named is None and len(self.config.endpoints) == 1:
-            named = next(iter(self.config.endpoints))
-        return named
-
-    def _judge_source(self, judge: Judge, endpoint: str | None, unavailable: Mapping[str, str]) -> _Source:
-        if endpoint is None:
-            raise ConfigError(
-                f'judge {judge.name!r} has no LLM: add [judges.{judge.name}] endpoint = "..." to the config '
-                f"or pass llms={{endpoint_name: llm}}"
-            )
-        if endpoint in unavailable:
-            return _UnavailableSource(judge.name, unavailable[endpoint])
-        if endpoint not in self._llms:
-            raise ConfigError(
-                f"judge {judge.name!r} uses endpoint {endpoint!r}, "
-                "which is neither in [endpoints] nor in llms="
-            )
-        judge_cfg = getattr(self.config.judges, judge.name, None)
-        timeout = judge_cfg.timeout_s if judge_cfg is not None else None
-        return _JudgeSource(judge, self._llms[endpoint], timeout)
-
     # -- introspection ------------------------------------------------------------------------
 
     @property
@@ -524,9 +122,14 @@ class Scorer:
         return [s.name for s in self._sources]
 
     @property
+    def judge_names(self) -> list[str]:
+        """The signals that are LLM judges."""
+        return [s.name for s in self._sources if s.is_judge]
+
+    @property
     def unavailable(self) -> dict[str, str]:
         """Configured signals that cannot run in this environment, and why."""
-        return {s.name: s.reason for s in self._sources if isinstance(s, _UnavailableSource)}
+        return {s.name: s.reason for s in self._sources if isinstance(s, UnavailableSource)}
 
     # -- scoring ------------------------------------------------------------------------------
 
@@ -536,25 +139,26 @@ class Scorer:
         Returns the "familiarity" Signal: how well the generator knows the question's concepts; a
         low value means it is likely to make things up. Needs ``[whitebox.familiarity] enabled``.
         """
-        for source in self._sources:
-            if source.name != "familiarity":
-                continue
-            if isinstance(source, _UnavailableSource):
-                return Signal.failed(source.name, source.reason)
-            signal = source.signal if isinstance(source, _LocalSource) else None
-            check = getattr(signal, "familiarity", None)
-            if check is None:
-                raise TypeError("the 'familiarity' signal source has no familiarity(question) method")
-            with UsageMeter() as meter:
-                try:
-                    result: Signal = await check(question)
-                except LLMError as e:
-                    result = Signal.failed(source.name, e.reason, usage=e.usage)
-            return _metered(result, meter)
-        raise ValueError(
-            "Self-Familiarity is off: set [whitebox.familiarity] enabled = true (and whitebox.model_path "
-            "or an endpoint for the generator)"
-        )
+        if not isinstance(question, str) or not question.strip():
+            raise InputError(f"question must be a non-empty string (got {type(question).__name__})")
+        source = next((s for s in self._sources if s.name == "familiarity"), None)
+        if source is None:
+            raise ConfigError(
+                "Self-Familiarity is off: set [whitebox.familiarity] enabled = true (and whitebox.model_path "
+                "or an endpoint for the generator)"
+            )
+        if isinstance(source, UnavailableSource):
+            return Signal.failed(source.name, source.reason)
+        if not (isinstance(source, LocalSource) and isinstance(source.signal, FamiliarityCheck)):
+            raise ConfigError(
+                "the 'familiarity' signal cannot check a question alone (no familiarity(question))"
+            )
+        with UsageMeter() as meter:
+            try:
+                result: Signal = await source.signal.familiarity(question)
+            except LLMError as e:
+                result = Signal.failed(source.name, e.reason, usage=e.usage)
+        return _metered(result, meter)
 
     async def score(
         self,
@@ -566,26 +170,43 @@ class Scorer:
         metadata: Mapping[str, Any] | None = None,
         budget_s: float | None = None,
     ) -> TrustScore:
-        """Score one answer. Input errors raise ValueError naming the field; signal failures do not raise."""
+        """Score one answer. Bad input raises InputError naming the field; signal failures do not raise."""
         sample = make_sample(question=question, context=context, response=response, id=id, metadata=metadata)
         return await self.score_sample(sample, budget_s=budget_s)
 
     async def score_sample(self, sample: Sample, *, budget_s: float | None = None) -> TrustScore:
         """Score a validated :class:`Sample` within the time budget (default ``limits.score_budget_s``)."""
-        budget = self._budget(budget_s)
+        if not isinstance(sample, Sample):
+            raise InputError(
+                f"sample is a {type(sample).__name__}; pass a trustscore.Sample (or use score())"
+            )
+        budget = check_budget(budget_s, self.config.limits.score_budget_s)
         started = time.perf_counter()
         finished: dict[str, Signal] = {}
         spent: dict[str, list[Usage]] = {s.name: [] for s in self._sources}
+
         meters = {s.name: UsageMeter() for s in self._sources}
+        deadline = Deadline(budget)
+        transient: dict[str, list[str]] = {s.name: [] for s in self._sources}
 
-        async def run_one(source: _Source) -> None:
-            with meters[source.name]:
-                finished[source.name] = await _run_guarded(source, sample, spent[source.name])
+        async def run_one(source: Source) -> None:
+            token = transient_failures.set(transient[source.name])
+            try:
+                with meters[source.name], suppress(BudgetExceeded), bound(deadline):
+                    finished[source.name] = await run_guarded(source, sample, spent[source.name])
+            finally:
+                transient_failures.reset(token)
 
+        # The ticket gives this sample's LLM requests their place in line: older samples first.
         with sample_ticket(), anyio.move_on_after(budget):
-            async with anyio.create_task_group() as tg:
-                for source in self._sources:
-                    tg.start_soon(run_one, source)
+            async with anyio.create_task_group() as watch:
+                # Worker threads cannot be interrupted: when this scope is cancelled (budget over, or
+                # the caller cancelled) the watcher tells them through the deadline they check.
+                watch.start_soon(_cancel_when_cancelled, deadline)
+                async with anyio.create_task_group() as tg:
+                    for source in self._sources:
+                        tg.start_soon(run_one, source)
+                watch.cancel_scope.cancel()
         timed_out = f"timed out after {budget:g}s budget"
         signals = {
             s.name: _metered(
@@ -596,15 +217,27 @@ class Scorer:
             for s in self._sources
         }
         fused = self._fuser.predict(signals)
+        # Cut by the budget, or missing for a reason a rerun may fix (server down or busy, no key).
+        incomplete = [
+            name
+            for name, signal in signals.items()
+            if name not in finished or (signal.missing and transient[name])
+        ]
+        # A fitted model with a recorded calibration domain says whether this sample lies inside it;
+        # outside, the score stands but is not claimed calibrated.
+        check = getattr(self._fuser, "domain_check", None)
+        domain = check(sample, signals) if check is not None and fused.score is not None else None
         return TrustScore(
             score=fused.score,
-            calibrated=fused.calibrated,
+            calibrated=fused.calibrated and (domain is None or domain.inside),
+            domain=domain,
             signals=signals,
             used_signals=list(fused.used),
             fusion=fused.description,
             usage=Usage.total([s.usage for s in signals.values()]),
             seconds=time.perf_counter() - started,
-            complete=len(finished) == len(self._sources),
+            complete=not incomplete,
+            incomplete_signals=incomplete,
             sample_id=sample.id,
         )
 
@@ -645,63 +278,37 @@ class Scorer:
         """Score many samples, at most ``concurrency`` at a time (default ``limits.max_concurrent_samples``).
 
         Results come back in input order. Every sample is validated before any is scored; an invalid
-        one raises ValueError naming its index. Signal failures never raise (they are missing
+        one raises InputError naming its index. Signal failures never raise (they are missing
         signals); an unexpected error in one sample raises, or is returned in its place with
         ``return_exceptions=True``. ``on_result(index, result)`` is called as each sample finishes.
         """
-        batch = [_coerce_sample(item, i) for i, item in enumerate(samples)]
-        limit = concurrency if concurrency is not None else self.config.limits.max_concurrent_samples
-        if limit < 1:
-            raise ValueError(f"concurrency must be at least 1 (got {limit})")
-        self._budget(budget_s)
-        admission = SampleAdmission(_limiters_of(self._llms.values()), limit)
-        results: list[TrustScore | Exception | None] = [None] * len(batch)
-        first_error: list[Exception] = []
-        bar = _ProgressBar(len(batch)) if progress else None
+        if isinstance(samples, str | bytes | Mapping | Sample) or not isinstance(samples, Iterable):
+            raise InputError(f"samples must be a list of samples (got {type(samples).__name__})")
+        if on_result is not None and not callable(on_result):
+            got = type(on_result).__name__
+            raise InputError(f"on_result must be a function of (index, result) (got {got})")
+        batch = [coerce_sample(item, i) for i, item in enumerate(samples)]
+        limit = check_concurrency(concurrency, self.config.limits.max_concurrent_samples)
+        check_budget(budget_s, self.config.limits.score_budget_s)
 
-        async def run_one(index: int, sample: Sample, ticket: Ticket, cancel: anyio.CancelScope) -> None:
-            with ticket:
-                try:
-                    result = await self.score_sample(sample, budget_s=budget_s)
-                except Exception as e:
-                    if not return_exceptions:
-                        first_error.append(e)
-                        cancel.cancel()
-                        return
-                    results[index] = e
-                else:
-                    results[index] = result
-                    try:
-                        if on_result is not None:
-                            maybe = on_result(index, result)
-                            if inspect.isawaitable(maybe):
-                                await maybe
-                    except Exception as e:
-                        first_error.append(e)
-                        cancel.cancel()
-                        return
-            if bar is not None:
-                bar.advance()
+        async def score_one(sample: Sample) -> TrustScore:
+            return await self.score_sample(sample, budget_s=budget_s)
 
-        try:
-            async with anyio.create_task_group() as tg:
-                with admission.watching():
-                    for i, sample in enumerate(batch):
-                        tg.start_soon(run_one, i, sample, await admission.next(), tg.cancel_scope)
-        finally:
-            if bar is not None:
-                bar.stop()
-        if first_error:
-            raise first_error[0]
-        if return_exceptions:
-            return [r for r in results if r is not None]
-        return [r for r in results if isinstance(r, TrustScore)]
+        return await score_batch(
+            score_one,
+            batch,
+            limiters=_limiters_of(self._context.llms),
+            limit=limit,
+            progress=progress,
+            return_exceptions=return_exceptions,
+            on_result=on_result,
+        )
 
     def score_sync(self, **kwargs: Any) -> TrustScore:
         """Blocking :meth:`score`; works inside a running event loop too (see trustscore.sync)."""
         from trustscore.sync import run_sync_releasing
 
-        result: TrustScore = run_sync_releasing(self.score, self._close_llms, **kwargs)
+        result: TrustScore = run_sync_releasing(self.score, self._context.release_clients, **kwargs)
         return result
 
     def score_many_sync(
@@ -710,37 +317,20 @@ class Scorer:
         """Blocking :meth:`score_many`."""
         from trustscore.sync import run_sync_releasing
 
+        if isinstance(samples, str | bytes | Mapping | Sample) or not isinstance(samples, Iterable):
+            raise InputError(f"samples must be a list of samples (got {type(samples).__name__})")
         result: list[TrustScore] = run_sync_releasing(
-            self.score_many, self._close_llms, list(samples), **kwargs
+            self.score_many, self._context.release_clients, list(samples), **kwargs
         )
         return result
-
-    def _budget(self, budget_s: float | None) -> float:
-        if budget_s is None:
-            return self.config.limits.score_budget_s
-        if not budget_s > 0:
-            raise ValueError(f"budget_s must be a positive number of seconds (got {budget_s!r})")
-        return float(budget_s)
 
     # -- lifetime -----------------------------------------------------------------------------
 
     async def aclose(self) -> None:
         """Close the LLM clients and the cache this Scorer built (injected ones belong to the caller),
         on every event loop they were used on, the sync facade's background loop included."""
-        for llm in self._owned_llms:
-            close = getattr(llm, "aclose", None)
-            if close is not None:
-                await close()
-        if self._owned_cache is not None:
-            self._owned_cache.close()
-
-    async def _close_llms(self) -> None:
-        """Close the current event loop's connections of the LLM clients this Scorer built (they
-        reopen on next use): run before a temporary loop of a sync call ends."""
-        for llm in self._owned_llms:
-            release = getattr(llm, "release_loop", None)
-            if release is not None:
-                await release()
+        await self._context.aclose_clients()
+        self._context.close_cache()
 
     async def __aenter__(self) -> Scorer:
         return self
@@ -751,35 +341,31 @@ class Scorer:
         await self.aclose()
 
 
-class _ProgressBar:
-    """A rich progress bar on stderr (rich is imported only when a bar is asked for)."""
+async def _cancel_when_cancelled(deadline: Deadline) -> None:
+    try:
+        await anyio.sleep_forever()
+    finally:
+        deadline.cancel()
 
-    def __init__(self, total: int) -> None:
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
 
-        self._progress = Progress(
-            "[progress.description]{task.description}",
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=Console(stderr=True),
-        )
-        self._task = self._progress.add_task("scoring", total=total)
-        self._progress.start()
+def _metered(signal: Signal, meter: UsageMeter, *, finished: bool = True) -> Signal:
+    """``signal`` with the requests, tokens and cache hits its LLM calls reported to ``meter``: every
+    request sent, including those of calls cut off by a deadline (which hand back no usage) and of
+    signals that count their own usage incompletely. ``seconds`` stays the signal's own measure when
+    it ``finished``; for a signal cut off, it is the time its calls ran. LLMs that do not report to
+    meters leave the signal's own usage."""
+    if not meter.saw_calls:
+        return signal
+    usage = meter.usage()
+    if finished:
+        usage = usage.model_copy(update={"seconds": signal.usage.seconds})
+    return signal.model_copy(update={"usage": usage})
 
-    def advance(self) -> None:
-        self._progress.advance(self._task)
 
-    def stop(self) -> None:
-        self._progress.stop()
+def _limiters_of(llms: Iterable[LLM]) -> list[AdaptiveLimiter]:
+    """The adaptive limiters behind these LLMs (LLMs without one do not take part in admission)."""
+    limiters = [getattr(llm, "limiter", None) for llm in llms]
+    return [limiter for limiter in limiters if isinstance(limiter, AdaptiveLimiter)]
 
 
 # ---------------------------------------------------------------------------------------------

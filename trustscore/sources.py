@@ -1,5 +1,7 @@
 """The two kinds of signal source the Scorer runs: LLM judges and local (in-process) signals.
 
+Built-in and third-party sources alike are built by the factories of :mod:`trustscore.registry`.
+
 Both return a :class:`~trustscore.types.Signal`; a source that cannot answer returns a missing
 signal with its reason instead of raising. Only cancellation propagates.
 """
@@ -11,7 +13,7 @@ from typing import Protocol, runtime_checkable
 from trustscore.llm.protocol import LLM
 from trustscore.types import Sample, Signal
 
-__all__ = ["Judge", "LocalSignal"]
+__all__ = ["FamiliarityCheck", "Judge", "LocalSignal"]
 
 
 @runtime_checkable
@@ -39,3 +41,11 @@ class LocalSignal(Protocol):
     version: str
 
     async def run(self, sample: Sample) -> Signal: ...
+
+
+@runtime_checkable
+class FamiliarityCheck(LocalSignal, Protocol):
+    """A local signal that can also judge a question alone, before any response exists
+    (Self-Familiarity): what :meth:`trustscore.Scorer.familiarity` calls."""
+
+    async def familiarity(self, question: str) -> Signal: ...

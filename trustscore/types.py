@@ -6,11 +6,23 @@ file written by ``trustscore score`` can be re-read for calibration without re-c
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictStr, field_validator, model_validator
 
-__all__ = ["Sample", "Signal", "Span", "TrustScore", "Usage"]
+__all__ = [
+    "MAX_PASSAGES",
+    "MAX_SAMPLE_CHARS",
+    "DomainCheck",
+    "Sample",
+    "Signal",
+    "Span",
+    "TrustScore",
+    "Usage",
+    "find_bad_text",
+    "text_problem",
+]
 
 
 class _Frozen(BaseModel):
@@ -101,11 +113,67 @@ class Signal(_Frozen):
         return cls(name=name, value=None, error=error, usage=usage or Usage(), raw=raw, version=version)
 
 
+MAX_SAMPLE_CHARS = 10_000_000
+"""Most characters one sample may hold (question + every passage + response + metadata strings)."""
+MAX_PASSAGES = 10_000
+"""Most context passages one sample may hold."""
+
+# Lone surrogates cannot be encoded as UTF-8 (every judge request and every output line would
+# fail); C0 control characters other than tab, line feed, form feed and carriage return are
+# never text. Both are refused rather than replaced, so a caller learns the input is damaged.
+_BAD_TEXT = re.compile(r"[\ud800-\udfff\x00-\x08\x0b\x0e-\x1f]")
+
+
+def text_problem(text: str) -> str | None:
+    """Why ``text`` cannot be scored (a lone surrogate or a control character), or None."""
+    m = _BAD_TEXT.search(text)
+    if m is None:
+        return None
+    char = m.group()
+    what = "a lone surrogate (invalid Unicode)" if "\ud800" <= char <= "\udfff" else "a control character"
+    return (
+        f"contains {what} U+{ord(char):04X} at character {m.start()}; "
+        "remove it or decode the source text with errors='replace'"
+    )
+
+
+def find_bad_text(value: Any, path: str) -> str | None:
+    """The first string (key or value) inside ``value`` that :func:`text_problem` refuses, as
+    ``"<path>: <problem>"``; None when every string is clean. Walks dicts, lists and tuples."""
+    if isinstance(value, str):
+        problem = text_problem(value)
+        return f"{path}: {problem}" if problem else None
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if isinstance(k, str) and (problem := text_problem(k)):
+                return f"{path} key {k.encode('utf-8', 'backslashreplace').decode()!r}: {problem}"
+            if found := find_bad_text(v, f"{path}[{k!r}]"):
+                return found
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            if found := find_bad_text(v, f"{path}[{i}]"):
+                return found
+    return None
+
+
+def _chars(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value)
+    if isinstance(value, dict):
+        return sum(_chars(k) + _chars(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return sum(_chars(v) for v in value)
+    return 0
+
+
 class Sample(_Frozen):
     """One thing to score: a question, the retrieved context, and the response to judge.
 
     ``context`` accepts one string or a list of passages; it is stored as a list. Fields must be
-    real strings: numbers or ``None`` are refused with an error naming the field.
+    real strings: numbers or ``None`` are refused with an error naming the field. Text holding a
+    lone surrogate or a control character (other than tab, newline, form feed, carriage return)
+    is refused, as is a sample over :data:`MAX_SAMPLE_CHARS` characters or
+    :data:`MAX_PASSAGES` passages.
     """
 
     question: StrictStr
@@ -130,6 +198,42 @@ class Sample(_Frozen):
             raise ValueError("response is empty: there is nothing to score (pass the model's answer text)")
         return v
 
+    @field_validator("question", "response", "id")
+    @classmethod
+    def _clean_text(cls, v: str | None) -> str | None:
+        if v is not None and (problem := text_problem(v)):
+            raise ValueError(problem)
+        return v
+
+    @field_validator("context")
+    @classmethod
+    def _clean_passages(cls, v: list[str]) -> list[str]:
+        if len(v) > MAX_PASSAGES:
+            raise ValueError(
+                f"has {len(v)} passages; at most {MAX_PASSAGES} are accepted (merge or drop some)"
+            )
+        for i, passage in enumerate(v):
+            if problem := text_problem(passage):
+                raise ValueError(f"passage {i} {problem}")
+        return v
+
+    @field_validator("metadata")
+    @classmethod
+    def _clean_metadata(cls, v: dict[str, Any]) -> dict[str, Any]:
+        if problem := find_bad_text(v, "value at "):
+            raise ValueError(problem)
+        return v
+
+    @model_validator(mode="after")
+    def _not_too_big(self) -> Sample:
+        total = _chars([self.question, self.response, *self.context]) + _chars(self.metadata)
+        if total > MAX_SAMPLE_CHARS:
+            raise ValueError(
+                f"sample holds {total:,} characters; at most {MAX_SAMPLE_CHARS:,} are accepted "
+                "(question + context + response + metadata): trim the context or split the response"
+            )
+        return self
+
     @property
     def context_text(self) -> str:
         """The passages joined the way every judge shows them."""
@@ -138,6 +242,22 @@ class Sample(_Frozen):
     @property
     def has_context(self) -> bool:
         return any(p.strip() for p in self.context)
+
+
+class DomainCheck(_Frozen):
+    """Whether a sample looks like the data its calibrator was fitted on.
+
+    ``inside`` is False when any checked number (a feature the calibrator reads, or the response's
+    or context's length in words) lies beyond the tails of the calibration data; ``reasons`` says
+    which, e.g. "response has 2 words; calibration data's 0.5th percentile is 9". Outside, the
+    score is still returned but ``TrustScore.calibrated`` is False: the calibration was never
+    measured on data like it.
+    """
+
+    inside: bool
+    reasons: list[str] = Field(default_factory=list)
+    calibrator: str
+    """Which calibrator's domain (``calibrator:<name>@<version>``)."""
 
 
 class TrustScore(_Frozen):
@@ -154,12 +274,18 @@ class TrustScore(_Frozen):
     used_signals: list[str]
     """The signals that fed ``score``, in the order the fuser read them."""
     fusion: str
-    """What produced ``score``: "default:mean" or "calibrator:<name>@<version>"."""
+    """What produced ``score``: "default:logodds" or "calibrator:<name>@<version>"."""
     usage: Usage = Field(default_factory=Usage)
     seconds: float = 0.0
     complete: bool = True
-    """False when the time budget ran out before every signal finished."""
+    """False when a signal is missing for a reason a rerun may fix: see ``incomplete_signals``."""
+    incomplete_signals: list[str] = Field(default_factory=list)
+    """Signals cut by the time budget or missing for a transport or credential reason (server
+    unreachable, overloaded or slow; API key unset or refused). A rerun may give them a value; a
+    signal missing for a reason of the sample itself (no context) is not listed."""
     sample_id: str | None = None
+    domain: DomainCheck | None = None
+    """Inside the calibrator's domain or not (None when no calibrator with a recorded domain ran)."""
 
     @property
     def missing(self) -> dict[str, str]:

@@ -3,10 +3,12 @@
 A shipped calibrator applies when no ``fusion.calibrator`` is configured and the Scorer's
 *available* signals are exactly the ones the calibrator was fitted on, each with the same
 ``version``. Any other signal set (judges added, a signal unavailable, a changed signal method)
-keeps the uncalibrated default mean, so a calibrator is never applied to scores it was not fitted on.
+keeps the uncalibrated default (log-odds) fusion, so a calibrator is never applied to scores it
+was not fitted on.
 
-``ragtruth_local.json``: lexical + embedding grounding fitted on RAGTruth (test + train_extra,
-2,920 responses); how it was fitted and how well it does held out is in ``calibration/README.md``.
+``local_multidomain.json``: lexical + embedding grounding fitted on 1,200 responses from six public
+sets (RAGTruth QA / Summary / Data2txt, FRANK, XSumFaith, FactCC); how it was fitted, its calibration
+domain, and how well it does on domains it never saw is in ``calibration/README.md``.
 """
 
 from __future__ import annotations

@@ -9,12 +9,14 @@ import importlib
 from typing import Any
 
 __all__ = [
+    "CalibrationDomain",
     "CalibratorError",
     "CalibratorMismatchError",
     "FeatureError",
     "FitOptions",
     "FitReport",
     "FusionModel",
+    "adapt_model",
     "fit_calibrator",
     "load_fuser",
     "load_model",
@@ -23,6 +25,8 @@ __all__ = [
 ]
 
 _HOMES = {
+    "CalibrationDomain": "trustscore.fusion.domain",
+    "adapt_model": "trustscore.fusion.adapt",
     "CalibratorError": "trustscore.fusion.errors",
     "CalibratorMismatchError": "trustscore.fusion.errors",
     "FeatureError": "trustscore.fusion.errors",

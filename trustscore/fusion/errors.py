@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
+from trustscore.errors import CalibratorError
+
 __all__ = ["CalibratorError", "CalibratorMismatchError", "FeatureError"]
-
-
-class CalibratorError(ValueError):
-    """A calibrator file is unreadable, of the wrong schema, or tampered with."""
 
 
 class CalibratorMismatchError(CalibratorError):

@@ -27,9 +27,10 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict
 
-import trustscore
+from trustscore._version import __version__
 from trustscore.fusion.calibrators import CalibratorKind, fit_calibrator_kind
 from trustscore.fusion.cv import Fold, grouped_kfold, grouped_split, held_out_f1, out_of_fold
+from trustscore.fusion.domain import LENGTHS, CalibrationDomain, describe_domain, lengths_of
 from trustscore.fusion.features import FeatureSpec, apply_transform, parse_feature
 from trustscore.fusion.logistic import fit_logistic
 from trustscore.fusion.metrics import evaluate_grouped
@@ -45,7 +46,15 @@ from trustscore.fusion.model import (
 from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
 from trustscore.hashing import canonical_json, sha256_hex
 
-__all__ = ["FitOptions", "FitReport", "default_features", "fit_calibrator", "raw_features"]
+__all__ = [
+    "FitOptions",
+    "FitReport",
+    "data_hash",
+    "default_features",
+    "domain_of",
+    "fit_calibrator",
+    "raw_features",
+]
 
 
 class FitOptions(BaseModel):
@@ -223,13 +232,29 @@ def _predict(params: dict[str, Any], raw: NDArray[np.float64]) -> NDArray[np.flo
     )
 
 
-def _data_hash(rows: Sequence[ScoredRow], labels: NDArray[np.float64], raw: NDArray[np.float64]) -> str:
+def data_hash(rows: Sequence[ScoredRow], labels: NDArray[np.float64], raw: NDArray[np.float64]) -> str:
     payload = {
         "ids": [r.id for r in rows],
         "labels": labels.astype(int).tolist(),
         "features": [[None if np.isnan(v) else float(v) for v in row] for row in raw],
     }
     return sha256_hex(canonical_json(payload))
+
+
+def domain_of(
+    rows: Sequence[ScoredRow],
+    specs: Sequence[FeatureSpec],
+    raw: NDArray[np.float64],
+    trust: NDArray[np.float64],
+    data_name: str,
+    data_sha256: str,
+) -> CalibrationDomain:
+    """The calibration domain of these rows: their feature numbers and lengths in words."""
+    columns = {spec.key: raw[:, j] for j, spec in enumerate(specs)}
+    lengths = [lengths_of(r.fields, [s.raw for s in r.signals.values()]) for r in rows]
+    for k in LENGTHS:
+        columns[k] = np.array([np.nan if row[k] is None else row[k] for row in lengths], dtype=np.float64)
+    return describe_domain(columns, trust, data_name=data_name, data_sha256=data_sha256)
 
 
 def fit_calibrator(
@@ -242,6 +267,7 @@ def fit_calibrator(
     by: str | None = None,
     name: str = "fused",
     options: FitOptions | None = None,
+    data_name: str | None = None,
 ) -> tuple[FusionModel, FitReport]:
     """Fit a :class:`FusionModel` on scored rows and measure it by grouped cross-validation.
 
@@ -250,6 +276,7 @@ def fit_calibrator(
     label's own polarity (positive class = label 1). ``group`` keeps rows sharing a value (a source
     document) on one side of every split (``None``: every row is its own group). ``by`` adds
     per-group metrics (e.g. ``task``). ``features`` defaults to every signal's value.
+    ``data_name`` (default: ``name``) names the calibration data in the model's recorded domain.
     """
     opts = options or FitOptions()
     specs = [
@@ -294,6 +321,7 @@ def fit_calibrator(
     )
 
     params = _fit_all(raw_k, t_k, specs, groups_k, opts)
+    data_sha256 = data_hash([rows[i] for i in keep.tolist()], y_k, raw_k)
     model = FusionModel.build(
         name=name,
         features=params["features"],
@@ -307,13 +335,14 @@ def fit_calibrator(
             label=label,
             label_means=label_means,
             positive_rate=float(y_k.mean()),
-            data_sha256=_data_hash([rows[i] for i in keep.tolist()], y_k, raw_k),
+            data_sha256=data_sha256,
             group=group,
             l2=opts.l2,
             post_hoc_rows=params["post_hoc_rows"],
-            trustscore_version=trustscore.__version__,
+            trustscore_version=__version__,
         ),
         held_out=held_out,
+        domain=domain_of([rows[i] for i in keep.tolist()], specs, raw_k, t_k, data_name or name, data_sha256),
     )
     names = [f.spec.key for f in model.features] + [f"missing:{n}" for n in model.indicators]
     oof_full: list[float | None] = [None] * len(rows)

@@ -1,15 +1,18 @@
-"""The Fuser contract (signals -> one score) and the default, uncalibrated combination."""
+"""The Fuser contract (signals -> one score) and the default, uncalibrated combination (a weighted
+log-odds pool)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
 from trustscore.types import Signal
 
-__all__ = ["DefaultFuser", "FusedScore", "Fuser"]
+__all__ = ["CLIP", "OTHER_WEIGHT", "SIGNAL_WEIGHTS", "DefaultFuser", "FusedScore", "Fuser"]
 
 
 class FusedScore(BaseModel):
@@ -20,7 +23,7 @@ class FusedScore(BaseModel):
     used: list[str]
     """The signals that fed ``score``."""
     description: str
-    """"default:mean" or "calibrator:<name>@<version>"."""
+    """"default:logodds" or "calibrator:<name>@<version>"."""
 
 
 @runtime_checkable
@@ -28,20 +31,63 @@ class Fuser(Protocol):
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore: ...
 
 
-class DefaultFuser:
-    """The uncalibrated default: the plain mean of the available signal values.
+SIGNAL_WEIGHTS: Mapping[str, float] = MappingProxyType(
+    {
+        # LLM judges answer "is the response supported?" and their value is meant as that probability.
+        "likert": 1.0,
+        "prometheus": 1.0,
+        "lynx": 1.0,
+        "chainpoll": 1.0,
+        "tlm": 1.0,
+        # ReDeEP is a fitted logistic model on the generator's internals: a probability, less direct.
+        "redeep": 0.5,
+        # Trained detectors (token classifier, cross-encoder): probabilities, but of their own training data.
+        "lettucedetect": 0.5,
+        "hhem": 0.5,
+        # Grounding and familiarity values are similarity / support shares, not probabilities.
+        "lexical": 0.25,
+        "embedding": 0.25,
+        "familiarity": 0.25,
+    }
+)
+"""Per-signal weights of the uncalibrated default fusion (see :class:`DefaultFuser`)."""
+OTHER_WEIGHT = 0.5
+"""Weight of a signal not in :data:`SIGNAL_WEIGHTS` (a third-party signal)."""
+CLIP = 0.01
+"""Values are clipped into [CLIP, 1 - CLIP] before taking log-odds, so 0 and 1 stay finite."""
 
-    Every signal is already oriented "higher = more trustworthy" in [0, 1], so the mean is a
-    usable ranking score; it is *not* a probability (``calibrated=False``). Missing signals are
-    left out, never counted as 0; with no signal at all the score is ``None``.
+
+class DefaultFuser:
+    """The uncalibrated default: a weighted log-odds pool of the available signal values.
+
+    ``score = sigmoid(sum_i w_i * logit(v_i) / sum_i w_i)`` over the present signals, with each
+    value clipped into [0.01, 0.99] and the weights of :data:`SIGNAL_WEIGHTS` (judges 1, ReDeEP 0.5,
+    grounding and familiarity 0.25, other signals 0.5). In log-odds a confident verdict is far from
+    0, so it is not averaged away the way a plain mean averages it: a judge at 0.09 or lower keeps
+    the score below 0.5 even when both default grounding signals say 1.0 (Lynx 0.07 with lexical
+    1.0 and embedding 0.56 gives 0.285, where the plain mean gave 0.544). One signal alone gives its
+    own value. The result ranks; it is *not* a calibrated probability
+    (``calibrated=False``): fit a calibrator for that. Missing signals are left out, never counted
+    as 0; with no signal at all the score is ``None``.
     """
 
-    description = "default:mean"
+    description = "default:logodds"
+
+    def __init__(self, weights: Mapping[str, float] = SIGNAL_WEIGHTS) -> None:
+        self.weights = weights
 
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore:
         used = [name for name, s in signals.items() if s.value is not None]
         if not used:
             return FusedScore(score=None, calibrated=False, used=[], description=self.description)
-        values = [signals[n].value for n in used]
-        score = sum(v for v in values if v is not None) / len(used)
+        if len(used) == 1:
+            only = signals[used[0]].value
+            return FusedScore(score=only, calibrated=False, used=used, description=self.description)
+        total = pooled = 0.0
+        for name in used:
+            value = min(1.0 - CLIP, max(CLIP, float(signals[name].value or 0.0)))
+            weight = self.weights.get(name, OTHER_WEIGHT)
+            pooled += weight * math.log(value / (1.0 - value))
+            total += weight
+        score = 1.0 / (1.0 + math.exp(-pooled / total))
         return FusedScore(score=score, calibrated=False, used=used, description=self.description)

@@ -30,14 +30,16 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from trustscore.files import MAX_JSON_BYTES
 from trustscore.fusion.calibrators import Calibrator
+from trustscore.fusion.domain import CalibrationDomain
 from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.features import FeatureSpec, apply_transform
 from trustscore.fusion.fuser import FusedScore
 from trustscore.fusion.logistic import sigmoid
 from trustscore.fusion.metrics import GroupedReport, ThresholdMetrics
 from trustscore.hashing import canonical_json, sha256_hex
-from trustscore.types import Signal
+from trustscore.types import DomainCheck, Sample, Signal
 
 __all__ = [
     "FORMAT_VERSION",
@@ -157,6 +159,8 @@ class FusionModel(_Strict):
     post_hoc: Calibrator | None = None
     training: TrainingSummary
     held_out: HeldOutMetrics | None = None
+    domain: CalibrationDomain | None = None
+    """What the calibration data looked like (None in files fitted before domains were recorded)."""
     content_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
     @model_validator(mode="after")
@@ -184,7 +188,9 @@ class FusionModel(_Strict):
 
     @staticmethod
     def compute_hash(data: Mapping[str, Any]) -> str:
-        return sha256_hex(canonical_json({k: v for k, v in data.items() if k != "content_sha256"}))
+        # A file from before ``domain`` existed has no such key: its hash must not change.
+        kept = {k: v for k, v in data.items() if k != "content_sha256" and not (k == "domain" and v is None)}
+        return sha256_hex(canonical_json(kept))
 
     @classmethod
     def build(cls, **fields: Any) -> FusionModel:
@@ -200,6 +206,8 @@ class FusionModel(_Strict):
 
     @classmethod
     def from_json(cls, text: str, *, source: str = "calibrator") -> FusionModel:
+        if len(text) > MAX_JSON_BYTES:
+            raise CalibratorError(f"{source} holds {len(text):,} characters; a calibrator is far smaller")
         try:
             return cls.model_validate_json(text)
         except ValidationError as e:
@@ -265,3 +273,14 @@ class FusionModel(_Strict):
         return FusedScore(
             score=min(max(p, 0.0), 1.0), calibrated=True, used=used, description=self.description
         )
+
+    def domain_check(self, sample: Sample, signals: Mapping[str, Signal]) -> DomainCheck | None:
+        """Whether ``sample`` (with its ``signals``) lies inside the calibration domain; None when
+        this model has no recorded domain."""
+        if self.domain is None:
+            return None
+        values: dict[str, float | None] = {f.spec.key: f.spec.read(signals) for f in self.features}
+        values["response_words"] = float(len(sample.response.split()))
+        values["context_words"] = float(len(sample.context_text.split())) if sample.has_context else None
+        reasons = self.domain.check(values)
+        return DomainCheck(inside=not reasons, reasons=reasons, calibrator=self.description)

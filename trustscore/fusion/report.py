@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
+from rich import box
+from rich.console import Group
 from rich.table import Table
 
 from trustscore.fusion.metrics import GroupedReport, MetricReport
@@ -28,39 +30,36 @@ def polarity_note(label: str, label_means: LabelPolarity) -> str:
     )
 
 
-def metrics_table(title: str, reports: Mapping[str, MetricReport]) -> Table:
-    """One row per scored source (a signal or the fused score)."""
+def _table(title: str, columns: Sequence[str]) -> Table:
+    """A table that stays readable in 80 columns and in a redirected file: no vertical rules, numbers
+    never wrap or get cut, long source names fold onto a second line."""
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+    for col in columns:
+        if col == "source":
+            table.add_column(col, overflow="fold", max_width=18)
+        else:
+            table.add_column(col, justify="right", no_wrap=True)
+    return table
+
+
+def metrics_table(title: str, reports: Mapping[str, MetricReport]) -> Group:
+    """One row per scored source (a signal or the fused score), in two tables of at most 80 columns:
+    ranking (AUROC with its 95% CI, PR-AUC, best F1), then calibration and the fixed threshold."""
     first = next(iter(reports.values()), None)
     bins = first.ece_bins if first else 10
     thr = first.f1_at_threshold.threshold if first else 0.5
-    table = Table(title=title, title_justify="left")
-    for col in (
-        "source",
-        "n",
-        "pos",
-        "AUROC",
-        "PR-AUC",
-        f"ECE w/{bins}",
-        f"ECE m/{bins}",
-        "Brier",
-        "LogLoss",
-        f"F1@{thr:g}",
-        "P@thr",
-        "R@thr",
-        "best F1 (thr)",
-    ):
-        table.add_column(col, justify="left" if col == "source" else "right")
+    ranking = _table(title, ("source", "n", "pos", "AUROC", "95% CI", "PR-AUC", "best F1", "at thr"))
+    calibration = _table(
+        f"{title}: calibration, threshold {thr:g}",
+        ("source", f"ECE w/{bins}", f"ECE m/{bins}", "Brier", "LogLoss", f"F1@{thr:g}", "P@thr", "R@thr"),
+    )
     for name, r in reports.items():
-        auroc = _f(r.auroc)
-        if r.auroc_ci is not None:
-            auroc += f" [{r.auroc_ci.low:.3f}, {r.auroc_ci.high:.3f}]"
-        best = "n/a" if r.f1_best is None else f"{r.f1_best.f1:.3f} ({r.f1_best.threshold:.3f})"
-        table.add_row(
+        ci = "n/a" if r.auroc_ci is None else f"{r.auroc_ci.low:.3f}-{r.auroc_ci.high:.3f}"
+        best = r.f1_best
+        best_f1, best_thr = ("n/a", "n/a") if best is None else (_f(best.f1), _f(best.threshold))
+        ranking.add_row(name, str(r.n), str(r.positives), _f(r.auroc), ci, _f(r.pr_auc), best_f1, best_thr)
+        calibration.add_row(
             name,
-            str(r.n),
-            str(r.positives),
-            auroc,
-            _f(r.pr_auc),
             _f(r.ece_width),
             _f(r.ece_mass),
             _f(r.brier),
@@ -68,19 +67,17 @@ def metrics_table(title: str, reports: Mapping[str, MetricReport]) -> Table:
             _f(r.f1_at_threshold.f1),
             _f(r.f1_at_threshold.precision),
             _f(r.f1_at_threshold.recall),
-            best,
         )
-    return table
+    return Group(ranking, calibration)
 
 
-def macro_table(title: str, reports: Mapping[str, GroupedReport]) -> Table:
-    """Unweighted mean over groups, one row per scored source."""
-    fields = ("auroc", "pr_auc", "ece_width", "ece_mass", "brier", "log_loss", "f1", "best_f1")
-    table = Table(title=title, title_justify="left")
-    table.add_column("source")
-    table.add_column("groups", justify="right")
-    for f in fields:
-        table.add_column(f, justify="right")
-    for name, g in reports.items():
-        table.add_row(name, str(len(g.groups)), *(_f(g.macro[f]) for f in fields))
-    return table
+def macro_table(title: str, reports: Mapping[str, GroupedReport]) -> Group:
+    """Unweighted mean over groups, one row per scored source (two tables of at most 80 columns)."""
+    halves = (("auroc", "pr_auc", "f1", "best_f1"), ("ece_width", "ece_mass", "brier", "log_loss"))
+    tables = []
+    for i, fields in enumerate(halves):
+        table = _table(title if i == 0 else f"{title} (calibration)", ("source", "groups", *fields))
+        for name, g in reports.items():
+            table.add_row(name, str(len(g.groups)), *(_f(g.macro[f]) for f in fields))
+        tables.append(table)
+    return Group(*tables)

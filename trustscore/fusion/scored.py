@@ -15,6 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from trustscore.errors import InputError
 from trustscore.fusion.model import LabelPolarity
 from trustscore.types import Signal
 
@@ -36,23 +37,23 @@ class ScoredRow(BaseModel):
 
 def _row(data: Any, where: str) -> ScoredRow:
     if not isinstance(data, dict):
-        raise ValueError(f"{where}: expected a JSON object per line, got {type(data).__name__}")
+        raise InputError(f"{where}: expected a JSON object per line, got {type(data).__name__}")
     raw_signals = data.get("signals")
     if not isinstance(raw_signals, dict):
-        raise ValueError(f"{where}: no 'signals' object; is this the output of `trustscore score`?")
+        raise InputError(f"{where}: no 'signals' object; is this the output of `trustscore score`?")
     signals: dict[str, Signal] = {}
     for name, sig in raw_signals.items():
         if not isinstance(sig, dict):
-            raise ValueError(f"{where}: signals.{name} is not an object")
+            raise InputError(f"{where}: signals.{name} is not an object")
         try:
             signals[name] = Signal.model_validate({"name": name, **sig})
         except ValidationError as e:
-            raise ValueError(
+            raise InputError(
                 f"{where}: signals.{name} is not a valid signal: {e.errors()[0]['msg']}"
             ) from None
     score = data.get("score")
     if score is not None and (isinstance(score, bool) or not isinstance(score, int | float)):
-        raise ValueError(f"{where}: score must be a number or null, got {score!r}")
+        raise InputError(f"{where}: score must be a number or null, got {score!r}")
     row_id = data.get("id")
     return ScoredRow(
         id=None if row_id is None else str(row_id),
@@ -72,19 +73,26 @@ def read_scored(path: str | Path) -> list[ScoredRow]:
     """Read a scored JSONL file; blank lines are skipped, anything else malformed is an error."""
     path = Path(path)
     if not path.exists():
-        raise ValueError(f"scored file {path} does not exist")
+        raise InputError(f"scored file {path} does not exist")
+    if path.is_dir():
+        raise InputError(f"scored file {path} is a directory; give the JSONL file `trustscore score` wrote")
     rows: list[ScoredRow] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
-            rows.append(_row(data, f"{path}:{lineno}"))
+    try:
+        lines = path.read_bytes().decode("utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        raise InputError(f"scored file {path} is not UTF-8 text (byte {e.start})") from None
+    for lineno, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
+        except RecursionError:
+            raise InputError(f"{path}:{lineno}: JSON nested too deeply to be a scored row") from None
+        rows.append(_row(data, f"{path}:{lineno}"))
     if not rows:
-        raise ValueError(f"scored file {path} has no rows")
+        raise InputError(f"scored file {path} has no rows")
     return rows
 
 
@@ -111,7 +119,7 @@ def label_column(rows: Sequence[ScoredRow], label: str) -> NDArray[np.float64]:
     if bad:
         shown = ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else "")
         known = ", ".join(sorted({k for r in rows[:50] for k in r.fields})) or "none"
-        raise ValueError(
+        raise InputError(
             f"{len(bad)} rows have no 0/1 (or true/false) value in label column {label!r} ({shown}); "
             f"columns present: {known}"
         )
@@ -127,7 +135,7 @@ def group_column(rows: Sequence[ScoredRow], column: str) -> list[str]:
     """The group key of every row (as text); refuses rows that lack it."""
     missing = [r.id or f"row {i + 1}" for i, r in enumerate(rows) if r.fields.get(column) is None]
     if missing:
-        raise ValueError(
+        raise InputError(
             f"{len(missing)} rows have no {column!r} field ({', '.join(missing[:5])}); "
             "pick a column every row has, or carry it through `trustscore score`"
         )

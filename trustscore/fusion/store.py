@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+from trustscore.files import MAX_JSON_BYTES, read_capped_text
 from trustscore.fusion.config import FusionConfig
 from trustscore.fusion.errors import CalibratorMismatchError
 from trustscore.fusion.fuser import DefaultFuser, Fuser
@@ -29,15 +30,12 @@ def load_model(path: str | Path, *, signal_versions: Mapping[str, str | None] | 
     time: a never-present signal would otherwise be imputed on every row under calibrated=True.
     """
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         raise CalibratorError(
             f"calibrator file {path} does not exist; fit one with `trustscore calibrate` or unset "
             "fusion.calibrator"
-        ) from None
-    except UnicodeDecodeError:
-        raise CalibratorError(f"calibrator file {path} is not UTF-8 JSON") from None
+        )
+    text = read_capped_text(path, what="calibrator file", limit=MAX_JSON_BYTES, error=CalibratorError)
     model = FusionModel.from_json(text, source=f"calibrator file {path}")
     if signal_versions is not None:
         model.check_versions(signal_versions)

@@ -37,6 +37,12 @@ class GroundingConfig(BaseModel):
         "best macro AUROC of min / mean / q25 / softmin on RAGTruth train_extra (0.664 vs 0.656 for "
         "the mean; benchmarks/bench_grounding.py)",
     )
+    embedding_claim_words: int = Field(
+        default=5,
+        ge=1,
+        description="a response with fewer words than this is embedded with the question in front of it "
+        "(the claim a short answer makes); alone, correct short answers match nothing",
+    )
     embedding_low_similarity: float = Field(
         default=0.5,
         ge=-1.0,
@@ -57,6 +63,13 @@ class GroundingConfig(BaseModel):
     )
     lexical_question_support: bool = Field(
         default=True, description="words the question itself contains count as supported, not invented"
+    )
+    lexical_prior_weight: float = Field(
+        default=1.0,
+        ge=0.0,
+        description="weight of supported evidence added to every response before the unsupported share is "
+        "taken, so a two-word answer with one unmatched word is not scored as if half of a long answer "
+        "were invented (0 = the plain weighted share)",
     )
 
     @field_validator("embedding_windows")

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
-import json
 import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from trustscore.deadline import check_in_every_leaf, checkpoint
+from trustscore.errors import ModelLoadError
+from trustscore.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
+from trustscore.quiet import quiet_model_loading
 
 if TYPE_CHECKING:
     import torch
@@ -37,7 +41,7 @@ BUNDLED_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fa
 _DEFAULT_MAX_LENGTH = 256  # all-MiniLM-L6-v2's sentence_bert_config.json max_seq_length
 
 
-class EmbedderError(RuntimeError):
+class EmbedderError(ModelLoadError, RuntimeError):
     """The embedding model cannot be found, verified or loaded; the message says how to fix it."""
 
 
@@ -121,10 +125,12 @@ class Embedder:
         self.threads = threads
         self._torch = torch
         try:
-            self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-            self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
+            with quiet_model_loading():
+                self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+                self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
         except (OSError, ValueError) as e:
             raise EmbedderError(f"cannot load the embedding model from {path}: {e}") from None
+        check_in_every_leaf(self._model)  # the score budget reaches inside a forward pass
         self.dim: int = int(self._model.config.hidden_size)
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -174,6 +180,7 @@ class Embedder:
             parts = []
             with torch.inference_mode():
                 for i in range(0, len(texts), batch_size):
+                    checkpoint()  # the score budget can stop a long encode between batches
                     batch = self._tokenizer(
                         texts[i : i + batch_size],
                         padding=True,
@@ -199,7 +206,10 @@ def _mean_pool_normalise(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tens
 def _configured_max_length(path: Path) -> int:
     cfg_file = path / "sentence_bert_config.json"
     if cfg_file.is_file():
-        cfg: dict[str, Any] = json.loads(cfg_file.read_text(encoding="utf-8"))
+        text = read_capped_text(
+            cfg_file, what="embedding model config", limit=MAX_CONFIG_BYTES, error=EmbedderError
+        )
+        cfg: dict[str, Any] = loads_json(text, what=str(cfg_file), error=EmbedderError)
         if isinstance(cfg.get("max_seq_length"), int):
             return int(cfg["max_seq_length"])
     return _DEFAULT_MAX_LENGTH

@@ -5,6 +5,18 @@ context sentences; its *support* is the best similarity it finds. The per-senten
 aggregated into the signal (``GroundingConfig.embedding_aggregate``; by default the lower
 quartile, chosen on RAGTruth train_extra) and clipped into [0, 1]. ``raw`` carries every aggregate so a fused
 model can use several, and the weakest sentences come back as spans.
+
+**Short answers are judged as claims.** A response of fewer than ``embedding_claim_words`` words
+("1998.", "Paris, I think.") has little meaning of its own: alone it matches nothing, so a correct short
+answer scored lower than a long invented sentence. Such a response is embedded together with the
+question ("When did the bridge open? 1998."), the claim it actually makes. Only whole short responses:
+prefixing the short sentences of a long answer ("Sure!", "Here are the steps:") lifted the unfaithful
+answers too and cost 0.06 AUROC on RAGTruth QA. ``raw["plain_*"]`` keeps the aggregates of the sentences
+embedded alone, so the two can be compared on the same run.
+
+**Negation.** ``raw["negation_mismatch"]`` is the share of response sentences whose negation
+("not", "never", "no", "n't", ...) disagrees with the context window they match best: embeddings
+barely move when a "not" is added, so this is the one meaning change they would otherwise miss.
 """
 
 from __future__ import annotations
@@ -17,15 +29,16 @@ import anyio.lowlevel
 import numpy as np
 from pydantic import JsonValue
 
+from trustscore.deadline import checkpoint
 from trustscore.grounding.config import GroundingConfig
 from trustscore.grounding.embedder import Embedder, EmbedderError, load_embedder
-from trustscore.grounding.text import Piece, context_units, split_long, split_sentences
+from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.hashing import canonical_json, short_hash
 from trustscore.types import Sample, Signal, Span, Usage
 
 __all__ = ["EmbeddingGrounding", "aggregate_similarities"]
 
-_METHOD = "embedding-grounding/1"
+_METHOD = "embedding-grounding/3"
 _SOFTMIN_TEMPERATURE = 0.1
 
 
@@ -74,6 +87,7 @@ class EmbeddingGrounding:
             "aggregate": cfg.embedding_aggregate,
             "low": cfg.embedding_low_similarity,
             "max_words": cfg.max_words_per_chunk,
+            "claim_words": cfg.embedding_claim_words,
         }
         self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
         self._limiter: anyio.CapacityLimiter | None = None
@@ -113,20 +127,41 @@ class EmbeddingGrounding:
         chunks = self._chunks(sample.context)
         if not chunks.texts:
             return self._failed("the context has no sentence with a word or number in it", began)
+        question = sample.question.strip()
+        short_answer = bool(question) and len(sample.response.split()) < cfg.embedding_claim_words
+        claims = [f"{question} {s.text}" if short_answer else s.text for s in sentences]
+        short = [i for i, s in enumerate(sentences) if claims[i] != s.text]
+        extra = [claims[i] for i in short]
         try:
             embedder = self.embedder()
-            vectors = embedder.encode([s.text for s in sentences] + chunks.texts, cfg.embedding_batch_size)
+            texts = [s.text for s in sentences] + extra + chunks.texts
+            vectors = embedder.encode(texts, cfg.embedding_batch_size)
         except EmbedderError as e:
             return self._failed(f"embedding model unavailable: {e}", began)
 
-        resp, ctx = vectors[: len(sentences)], vectors[len(sentences) :]
-        sims = resp @ ctx.T
+        n = len(sentences)
+        plain, ctx = vectors[:n], vectors[n + len(short) :]
+        claim_vectors = plain.copy()
+        if short:
+            claim_vectors[short] = vectors[n : n + len(short)]
+        plain_best = (plain @ ctx.T).max(axis=1)
+        sims = claim_vectors @ ctx.T
         best = sims.max(axis=1)
+        match = sims.argmax(axis=1)
         parts = aggregate_similarities(best, cfg.embedding_low_similarity)
+        mismatch = [
+            has_negation(sentences[i].text) != has_negation(chunks.texts[int(match[i])]) for i in range(n)
+        ]
         raw: dict[str, JsonValue] = {
             **{k: round(v, 6) for k, v in parts.items()},
+            **{
+                f"plain_{k}": round(v, 6)
+                for k, v in aggregate_similarities(plain_best, cfg.embedding_low_similarity).items()
+            },
+            "negation_mismatch": round(float(np.mean(mismatch)), 6),
             "sentence_similarity": [round(float(b), 4) for b in best],
-            "sentences": len(sentences),
+            "sentences": n,
+            "claims_with_question": len(short),
             "chunks": len(chunks.texts),
         }
         weakest = self._weakest_spans(sentences, best)
@@ -148,6 +183,7 @@ class EmbeddingGrounding:
         cfg = self.config
         texts: list[str] = []
         for passage in passages:
+            checkpoint()  # the score budget can stop a huge context here
             units = [
                 part.text
                 for u in context_units(passage)

@@ -5,6 +5,11 @@ Each number, name and content word of the response is looked up, after folding (
 signal is ``1 - weighted unsupported share``: numbers and names weigh 1, content words weigh by
 rarity (wordfreq Zipf frequency), because an invented rare word is far more telling than a common
 one. Millisecond-fast and model-free: the offline baseline every other signal is compared with.
+
+The share is taken after adding ``lexical_prior_weight`` of supported evidence to every response:
+a plain share puts a short exact answer with one unmatched word ("approximately 1998") at 50%
+unsupported, as low as a long answer that invents half of what it says. ``raw`` keeps the plain share
+(``weighted_unsupported_share``) and the response and context lengths in words.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from functools import lru_cache
 import anyio
 from pydantic import JsonValue
 
+from trustscore.deadline import checkpoint
 from trustscore.grounding.config import GroundingConfig
 from trustscore.grounding.text import Word, support_keys, words
 from trustscore.hashing import canonical_json, short_hash
@@ -22,7 +28,7 @@ from trustscore.types import Sample, Signal, Span, Usage
 
 __all__ = ["LexicalSupport", "word_weight"]
 
-_METHOD = "lexical-support/2"
+_METHOD = "lexical-support/3"
 _KINDS = ("number", "name", "word")
 _NAME_WEIGHT_FLOOR = 0.5
 
@@ -51,7 +57,13 @@ class LexicalSupport:
     def __init__(self, config: GroundingConfig | None = None) -> None:
         self.config = config or GroundingConfig()
         self.version = (
-            f"{_METHOD}+{short_hash(canonical_json({'q': self.config.lexical_question_support}), 8)}"
+            f"{_METHOD}+"
+            + short_hash(
+                canonical_json(
+                    {"q": self.config.lexical_question_support, "prior": self.config.lexical_prior_weight}
+                ),
+                8,
+            )
         )
 
     async def run(self, sample: Sample) -> Signal:
@@ -77,7 +89,9 @@ class LexicalSupport:
         misses = dict.fromkeys(_KINDS, 0)
         total_weight = missing_weight = 0.0
         spans: list[Span] = []
-        for w in claimed:
+        for n, w in enumerate(claimed):
+            if n % 4096 == 0:
+                checkpoint()  # the score budget can stop a huge response here
             weight = word_weight(w)
             totals[w.kind] += 1
             total_weight += weight
@@ -89,8 +103,12 @@ class LexicalSupport:
                 )
 
         weighted_share = missing_weight / total_weight
+        smoothed_share = missing_weight / (total_weight + self.config.lexical_prior_weight)
         raw: dict[str, JsonValue] = {
+            "smoothed_unsupported_share": round(smoothed_share, 6),
             "weighted_unsupported_share": round(weighted_share, 6),
+            "response_words": len(sample.response.split()),
+            "context_words": len(sample.context_text.split()),
             "unsupported_share": round(sum(misses.values()) / len(claimed), 6),
         }
         for kind in _KINDS:
@@ -105,7 +123,7 @@ class LexicalSupport:
         )
         return Signal(
             name=self.name,
-            value=min(1.0, max(0.0, 1.0 - weighted_share)),
+            value=min(1.0, max(0.0, 1.0 - smoothed_share)),
             raw=raw,
             explanation=explanation,
             spans=spans,

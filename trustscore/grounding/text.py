@@ -13,6 +13,8 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any, Literal
 
+from trustscore.deadline import checkpoint
+
 __all__ = [
     "STOPWORDS",
     "Piece",
@@ -64,7 +66,9 @@ _ABBREVIATIONS = frozenset(
     )
 )
 _SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)|\n+")
-_LAST_WORD = re.compile(r"(\S+)$")
+# The longest word that can matter before a dot ("sept", "e.g", "(dr"): looking further back is
+# wasted work, and looking back unboundedly made splitting quadratic on long unbroken text.
+_LOOKBACK = 16
 
 
 def split_sentences(text: str) -> list[Piece]:
@@ -75,16 +79,26 @@ def split_sentences(text: str) -> list[Piece]:
     """
     pieces: list[Piece] = []
     start = 0
-    for m in _SENTENCE_END.finditer(text):
-        if m.group().startswith(".") and not m.group().startswith("\n"):
-            before = _LAST_WORD.search(text, 0, m.start())
-            last = before.group(1).lower().lstrip("(\"'“‘") if before else ""
-            if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha()):
-                continue
+    for n, m in enumerate(_SENTENCE_END.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
+        if m.group().startswith(".") and _after_abbreviation(text, m.start()):
+            continue
         _append_trimmed(text, start, m.end(), pieces)
         start = m.end()
     _append_trimmed(text, start, len(text), pieces)
     return pieces
+
+
+def _after_abbreviation(text: str, dot: int) -> bool:
+    """Whether the word just before ``text[dot]`` is an abbreviation or a single letter."""
+    i = dot
+    while i > 0 and dot - i <= _LOOKBACK and not text[i - 1].isspace():
+        i -= 1
+    if dot - i > _LOOKBACK:
+        return False
+    last = text[i:dot].lower().lstrip("(\"'“‘")
+    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
 
 
 def _append_trimmed(text: str, start: int, end: int, out: list[Piece]) -> None:
@@ -129,12 +143,12 @@ def context_units(passage: str) -> list[str]:
     if stripped[:1] in "{[":
         try:
             data = json.loads(stripped)
-        except ValueError:
-            data = None
-        if isinstance(data, (dict, list)):
-            out: list[str] = []
-            _flatten(data, "", out)
-            return out
+            if isinstance(data, (dict, list)):
+                out: list[str] = []
+                _flatten(data, "", out)
+                return out
+        except (ValueError, RecursionError):
+            pass  # not JSON, or nested too deeply to flatten: read it as text
     return [p.text for p in split_sentences(passage)]
 
 
@@ -283,7 +297,9 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
     sentence_starts = {p.start for p in split_sentences(text)} if kinds else set()
     out: list[Word] = []
     previous_end = -1
-    for m in _WORD.finditer(text):
+    for n, m in enumerate(_WORD.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
         s, e, surface = m.start(), m.end(), m.group()
         if m.group("num") is not None:
             if _is_list_marker(text, s, e):
@@ -308,8 +324,12 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
 
 
 def _is_list_marker(text: str, start: int, end: int) -> bool:
-    """A "1." or "2)" opening a line numbers a list item; it claims nothing."""
+    """A "1." or "2)" opening a line numbers a list item; it claims nothing. A number alone on its
+    line ("1998." as the whole answer) is a claim, not a marker: a marker has an item after it."""
     if text[end : end + 1] not in (".", ")"):
+        return False
+    rest = text[end + 1 :].split("\n", 1)[0]
+    if not rest.strip():
         return False
     i = start - 1
     while i >= 0 and text[i] in " \t":
@@ -334,7 +354,11 @@ def support_keys(text: str) -> frozenset[str]:
     time with its am / pm (17:30 -> "5", "pm"): the ways a writer rephrases a record.
     Memoised: the responses that share a context look it up once.
     """
-    keys = {_surface_key(m) for m in _WORD.findall(text)}
+    keys: set[str] = set()
+    for n, match in enumerate(_WORD.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
+        keys.add(_surface_key(match.groups("")))
     for m in _CAMEL_WORD.finditer(text):
         parts = _CAMEL_PART.findall(m.group())
         keys.update(fold(p) for p in parts)
@@ -369,3 +393,11 @@ def _surface_key(match: tuple[str, str]) -> str:
 def _opens_after_colon_or_bullet(text: str, previous_end: int, start: int) -> bool:
     gap = text[max(previous_end, 0) : start]
     return previous_end < 0 or any(c in gap for c in ":\n•*")
+
+
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n't\b", re.I)
+
+
+def has_negation(text: str) -> bool:
+    """Whether ``text`` negates something ("not", "never", "no", "n't", "without", ...)."""
+    return _NEGATION.search(text.replace("\u2019", "'")) is not None

@@ -3,7 +3,9 @@
 The official prompt is not public; ours asks for claim-by-claim reasoning against the context and a
 final line ``VERDICT: supported|unsupported``. k polls come from ONE request with ``n=k`` at temperature
 > 0 (the prompt is prefilled once). Value = supported / parsed votes; a poll without a verdict abstains,
-and fewer than ``min_votes`` parsed votes make the signal missing.
+and fewer than ``min_votes`` parsed votes make the signal missing. On a vLLM server a poll without a
+verdict line is continued with "VERDICT:" and a constrained supported|unsupported (judges/verdict.py),
+so a poll abstains only when that fails too; ``raw.verdict_paths`` counts both paths.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from trustscore.judges.config import ChainPollConfig
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import quote
 from trustscore.judges.templates import load_template, prompt_version
-from trustscore.llm.protocol import LLM, ChatRequest, Message
+from trustscore.judges.verdict import VerdictSpec, verdict_paths, with_verdicts
+from trustscore.llm.protocol import LLM, ChatRequest, Choice, Message
 from trustscore.types import Sample, Signal
 
 __all__ = ["ChainPollJudge", "build_chainpoll_messages", "parse_vote"]
 
-PARSER_RULES = "chainpoll-parser-1"
+PARSER_RULES = "chainpoll-parser-2"
 TEMPLATES = ["evidence_system.txt", "evidence_user.txt", "chainpoll.txt"]
 _VERDICT = re.compile(r"verdict\s*\**\s*:\s*\**\s*(supported|unsupported)\b", re.IGNORECASE)
 
@@ -37,6 +40,18 @@ def parse_vote(text: str) -> str | None:
     """'supported' or 'unsupported' from the last VERDICT line; None (abstain) when there is none."""
     matches = _VERDICT.findall(text)
     return matches[-1].lower() if matches else None
+
+
+def _vote_or_raise(choice: Choice) -> str:
+    vote = parse_vote(choice.text)
+    if vote is None:
+        raise ValueError(f"no 'VERDICT: supported|unsupported' line: {quote(choice.text)}")
+    return vote
+
+
+VERDICT = VerdictSpec(
+    parse=_vote_or_raise, marker="\nVERDICT: ", choices=["supported", "unsupported"], cut="VERDICT"
+)
 
 
 class ChainPollJudge(JudgeBase):
@@ -64,10 +79,15 @@ class ChainPollJudge(JudgeBase):
             tag=f"{self.name}@{self.version}",
         )
         result = await calls.generate(request)
-        parsed = [parse_vote(c.text) for c in result.choices]
+        done = await with_verdicts(result.choices, request, VERDICT, llm=llm, calls=calls)
+        parsed = [d.value for d in done]
         votes = [v for v in parsed if v is not None]
         abstained = len(parsed) - len(votes)
-        raw: dict[str, JsonValue] = {"votes": list(votes), "abstained": abstained}
+        raw: dict[str, JsonValue] = {
+            "votes": list(votes),
+            "abstained": abstained,
+            "verdict_paths": dict(verdict_paths(done)),
+        }
         if len(votes) < cfg.required_votes:
             sample_text = next((c.text for c, v in zip(result.choices, parsed, strict=True) if v is None), "")
             raise JudgeFailure(

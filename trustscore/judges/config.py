@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
 from trustscore.hashing import canonical_json
 from trustscore.llm.protocol import MAX_TEMPERATURE
@@ -151,20 +152,30 @@ class TLMConfig(JudgeConfig):
 
 
 class JudgesConfig(BaseModel):
-    """Which judges run, and how. Absent section = judge off."""
+    """Which judges run, and how: one ``[judges.<name>]`` table per judge, validated by the model
+    its registration names (:mod:`trustscore.registry`). Absent table = judge off.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    Read a judge's section as ``config.judges.get("lynx")`` (or ``config.judges.lynx`` when present).
+    """
 
-    likert: LikertConfig | None = None
-    prometheus: PrometheusConfig | None = None
-    lynx: LynxConfig | None = None
-    chainpoll: ChainPollConfig | None = None
-    tlm: TLMConfig | None = None
+    model_config = ConfigDict(frozen=True, extra="allow")
+    __pydantic_extra__: dict[str, SerializeAsAny[JudgeConfig]] = Field(init=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve(cls, data: Any) -> Any:
+        if isinstance(data, JudgesConfig):
+            return data
+        if not isinstance(data, Mapping):
+            raise ValueError("[judges] must be a table of [judges.<name>] sections")
+        from trustscore.registry import resolve_section
+
+        return {name: resolve_section("judge", str(name), raw) for name, raw in data.items()}
+
+    def get(self, name: str) -> JudgeConfig | None:
+        """The section of judge ``name``; None when it is not configured."""
+        return (self.__pydantic_extra__ or {}).get(name)
 
     def enabled(self) -> dict[str, JudgeConfig]:
-        out: dict[str, JudgeConfig] = {}
-        for name in type(self).model_fields:
-            cfg = getattr(self, name)
-            if cfg is not None and cfg.enabled:
-                out[name] = cfg
-        return out
+        """The configured judges that are not ``enabled = false``, by name."""
+        return {name: cfg for name, cfg in (self.__pydantic_extra__ or {}).items() if cfg.enabled}

@@ -3,7 +3,9 @@
 Value = (E - 1) / 4 where E is the expected rating from the top logprobs at the token after the last
 "Score:" (digits 1-5, each floored at 1e-3 as cleanlab/tlm does); the text rating when there are no
 logprobs. With ``prefill_score`` on a vLLM server the assistant turn is prefilled with "Score:" and the
-next token constrained to " 1".." 5", so the rating is the first (and only) generated token.
+next token constrained to " 1".." 5", so the rating is the first (and only) generated token. Without
+the prefill, an explained answer that never writes its score is continued with "Score:" and a
+constrained digit on a vLLM server (judges/verdict.py).
 """
 
 from __future__ import annotations
@@ -25,12 +27,13 @@ from trustscore.judges.parsing import (
     to_unit,
 )
 from trustscore.judges.templates import load_template, prompt_version
+from trustscore.judges.verdict import CONSTRAINED_WARNING, VerdictSpec, with_verdicts
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob
 from trustscore.types import Sample, Signal
 
 __all__ = ["LikertJudge", "LikertRating", "build_likert_request", "parse_likert"]
 
-PARSER_RULES = "likert-parser-1"
+PARSER_RULES = "likert-parser-2"
 TEMPLATES = ["evidence_system.txt", "evidence_user.txt", "likert.txt"]
 MARKER = "Score:"
 PREFILL_CHOICES = [" 1", " 2", " 3", " 4", " 5"]
@@ -98,6 +101,9 @@ def parse_likert(choice: Choice, *, prefilled: bool = False) -> LikertRating:
     return LikertRating(float(rating), rating, explanation, False)
 
 
+VERDICT = VerdictSpec(parse=lambda c: parse_likert(c), marker="\nScore: ", choices=RATING_LABELS, cut=MARKER)
+
+
 class LikertJudge(JudgeBase):
     name = "likert"
 
@@ -130,10 +136,18 @@ class LikertJudge(JudgeBase):
         result = await calls.generate(request)
         if not result.choices:
             raise JudgeFailure("the likert judge returned no choices")
-        try:
-            rating = parse_likert(result.choices[0], prefilled=prefill)
-        except ValueError as e:
-            raise JudgeFailure(str(e)) from None
+        if prefill:
+            try:
+                rating = parse_likert(result.choices[0], prefilled=True)
+            except ValueError as e:
+                raise JudgeFailure(str(e)) from None
+        else:
+            [done] = await with_verdicts(result.choices[:1], request, VERDICT, llm=llm, calls=calls)
+            if done.value is None:
+                raise JudgeFailure(done.error or "no rating")
+            rating = done.value
+            if done.path == "constrained":
+                warnings.append(CONSTRAINED_WARNING)
         if not rating.from_logprobs and self.config.top_logprobs > 0:
             warnings.append("no logprobs at the rating token: used the written rating")
         if fit.warning:

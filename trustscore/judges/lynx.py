@@ -4,7 +4,8 @@ Lynx answers in pseudo-JSON (``"SCORE": PASS`` unquoted, ``"REASONING": ['...', 
 so the output is read with tolerant patterns, never ``json.loads``. Value = P(PASS) at the verdict token
 after the last ``"SCORE":``: the probability of every PASS variant (" PASS", "Pass", '"PASS', "PA") over
 PASS + FAIL variants; 1 or 0 from the text when the server gives no logprobs. Unparsable output is a
-missing signal (NeMo Guardrails would call it a FAIL; we do not guess).
+missing signal (NeMo Guardrails would call it a FAIL; we do not guess). On a vLLM server an output
+without a verdict is continued with ``"SCORE":`` and a constrained PASS|FAIL (judges/verdict.py).
 """
 
 from __future__ import annotations
@@ -17,18 +18,22 @@ from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, fitted_cont
 from trustscore.judges.config import LynxConfig
 from trustscore.judges.parsing import label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
+from trustscore.judges.verdict import CONSTRAINED_WARNING, VerdictSpec, with_verdicts
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Message
 from trustscore.types import Sample, Signal
 
 __all__ = ["LynxJudge", "LynxVerdict", "build_lynx_messages", "parse_lynx", "verdict_label"]
 
-PARSER_RULES = "lynx-parser-1"
+PARSER_RULES = "lynx-parser-2"
 TEMPLATES = ["lynx.txt"]
 _SCORE = re.compile(r"""["']?SCORE["']?\s*:\s*["']?\s*(PASS|FAIL)\b""", re.IGNORECASE)
 _REASONING = re.compile(r"""["']?REASONING["']?\s*:\s*\[(.*?)\]""", re.IGNORECASE | re.DOTALL)
 _PASS_PIECE = re.compile(r"(?:P|PA|PAS|PASS(?:ED)?)[^A-Z]*")
 _FAIL_PIECE = re.compile(r"(?:F|FA|FAI|FAIL(?:ED)?)[^A-Z]*")
 _SCORE_MARKERS = ['"SCORE":', "'SCORE':", "SCORE:"]
+VERDICT = VerdictSpec(
+    parse=lambda c: parse_lynx(c), marker='\n"SCORE": ', choices=["PASS", "FAIL"], cut='"SCORE"'
+)
 
 
 @dataclass(frozen=True)
@@ -118,11 +123,11 @@ class LynxJudge(JudgeBase):
         result = await calls.generate(request)
         if not result.choices:
             raise JudgeFailure("the lynx judge returned no choices")
-        try:
-            verdict = parse_lynx(result.choices[0])
-        except ValueError as e:
-            raise JudgeFailure(str(e)) from None
-        warnings = []
+        [done] = await with_verdicts(result.choices[:1], request, VERDICT, llm=llm, calls=calls)
+        if done.value is None:
+            raise JudgeFailure(done.error or "no verdict")
+        verdict = done.value
+        warnings = [CONSTRAINED_WARNING] if done.path == "constrained" else []
         if cfg.top_logprobs > 0 and not verdict.from_logprobs:
             warnings.append("no logprobs at the verdict token: value is 1 or 0 from the text")
         if fit.warning:

@@ -8,7 +8,9 @@ prompt is folded into the user turn with a blank line, as the prometheus-eval RE
 The grade must END the output ("... [RESULT] 4", trailing whitespace/punctuation/end-of-sequence text
 tolerated): the library's parser has the same rule, so a truncated answer is not graded. Value =
 (score - 1) / 4, the score being the mean over polls of each poll's expected grade (top logprobs at the
-digit after "[RESULT]", floored like cleanlab/tlm) or its written grade without logprobs.
+digit after "[RESULT]", floored like cleanlab/tlm) or its written grade without logprobs. On a vLLM
+server a poll without a final grade is continued with "[RESULT]" and a constrained digit
+(judges/verdict.py); ``raw.verdict_paths`` counts how each poll's grade was obtained.
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ from trustscore.judges.parsing import (
     to_unit,
 )
 from trustscore.judges.templates import fill, load_template, prompt_version
+from trustscore.judges.verdict import VerdictSpec, verdict_paths, with_verdicts
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Message
 from trustscore.types import Sample, Signal
 
 __all__ = ["PrometheusGrade", "PrometheusJudge", "build_prometheus_messages", "parse_prometheus"]
 
-PARSER_RULES = "prometheus-parser-1"
+PARSER_RULES = "prometheus-parser-2"
 TEMPLATES = ["prometheus_system.txt", "prometheus_instruction.txt", "prometheus_absolute.txt"]
 DEFAULT_RUBRIC = "prometheus_faithfulness_rubric.txt"
 MARKER = "[RESULT]"
@@ -90,6 +93,11 @@ def parse_prometheus(choice: Choice) -> PrometheusGrade:
     return PrometheusGrade(float(grade), grade, feedback, False)
 
 
+VERDICT = VerdictSpec(
+    parse=lambda c: parse_prometheus(c), marker="\n[RESULT] ", choices=RATING_LABELS, cut=MARKER
+)
+
+
 class PrometheusJudge(JudgeBase):
     name = "prometheus"
 
@@ -125,14 +133,9 @@ class PrometheusJudge(JudgeBase):
             tag=f"{self.name}@{self.version}",
         )
         result = await calls.generate(request)
-        grades: list[PrometheusGrade | None] = []
-        errors: list[str] = []
-        for choice in result.choices:
-            try:
-                grades.append(parse_prometheus(choice))
-            except ValueError as e:
-                grades.append(None)
-                errors.append(str(e))
+        done = await with_verdicts(result.choices, request, VERDICT, llm=llm, calls=calls)
+        grades = [d.value for d in done]
+        errors = [d.error for d in done if d.value is None and d.error]
         parsed = [g for g in grades if g is not None]
         if not parsed:
             raise JudgeFailure(errors[0] if errors else "the prometheus judge returned no choices")
@@ -145,7 +148,11 @@ class PrometheusJudge(JudgeBase):
         return Signal(
             name=self.name,
             value=to_unit((mean - 1.0) / 4.0),
-            raw={"score": round(mean, 4), "polls": [g.grade if g else None for g in grades]},
+            raw={
+                "score": round(mean, 4),
+                "polls": [g.grade if g else None for g in grades],
+                "verdict_paths": verdict_paths(done),
+            },
             explanation=parsed[0].feedback or None,
             warnings=warnings,
             usage=calls.usage,

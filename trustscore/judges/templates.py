@@ -1,22 +1,38 @@
-"""Judge prompt templates: data files in ``trustscore/prompts``, filled in one pass, versioned by content."""
+"""Judge prompt templates: data files in the top-level ``prompts/`` folder, filled in one pass,
+versioned by content. The wheel ships the folder as ``trustscore/prompts`` (hatch force-include)."""
 
 from __future__ import annotations
 
 import re
 from functools import cache
 from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
 
 from trustscore.hashing import short_hash
 
-__all__ = ["fill", "load_template", "prompt_version"]
+__all__ = ["fill", "load_template", "prompt_version", "prompts_folder"]
 
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 
 
 @cache
+def prompts_folder() -> Traversable:
+    """The templates: the package resource ``trustscore/prompts`` of an installed wheel, else the
+    ``prompts/`` folder beside the package in a source checkout (editable install, PYTHONPATH)."""
+    shipped = files("trustscore") / "prompts"
+    if shipped.is_dir():
+        return shipped
+    checkout = Path(__file__).resolve().parents[2] / "prompts"
+    if checkout.is_dir():
+        return checkout
+    raise FileNotFoundError(f"trustscore's prompt templates are in neither {shipped} nor {checkout}")
+
+
+@cache
 def load_template(name: str) -> str:
-    """The template file ``trustscore/prompts/<name>`` exactly as shipped (no stripping)."""
-    return (files("trustscore") / "prompts" / name).read_bytes().decode("utf-8")
+    """The template file ``prompts/<name>`` exactly as shipped (no stripping)."""
+    return (prompts_folder() / name).read_bytes().decode("utf-8")
 
 
 def fill(template: str, **values: str) -> str:

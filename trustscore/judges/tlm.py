@@ -30,6 +30,7 @@ from trustscore.judges.config import TLMConfig
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import FILLER, label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
+from trustscore.judges.verdict import VERDICT_MAX_TOKENS, Verdicted, VerdictSpec, verdict_paths, with_verdicts
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message
 from trustscore.types import Sample, Signal
 
@@ -48,7 +49,7 @@ __all__ = [
 Similarity = Callable[[str, str], float]
 """similarity(sampled_answer, response) in [0, 1]; may block (it runs in a worker thread)."""
 
-PARSER_RULES = "tlm-parser-1"
+PARSER_RULES = "tlm-parser-2"
 REFLECTIONS = ["tlm_reflection_1.txt", "tlm_reflection_2.txt"]
 TEMPLATES = [
     "evidence_system.txt",
@@ -146,6 +147,11 @@ def parse_agreement(choice: Choice) -> float:
     return 0.0 if label == "contradict" else 1.0
 
 
+REFLECTION_VERDICT = VerdictSpec(
+    parse=lambda c: parse_reflection(c), marker="\nanswer: ", choices=list(LETTER_SCORES), cut="answer:"
+)
+
+
 def exact_match(a: str, b: str) -> bool:
     """Equal after lower-casing and dropping punctuation and spacing (BSDetector's indicator)."""
     return _NORMALISE.sub(" ", a.lower()).strip() == _NORMALISE.sub(" ", b.lower()).strip()
@@ -155,6 +161,7 @@ def exact_match(a: str, b: str) -> bool:
 class _Parts:
     reflections: list[Reflection | None] = field(default_factory=lambda: [None, None])
     reflection_errors: list[str] = field(default_factory=list)
+    reflection_paths: list[Verdicted[Reflection]] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     agreement: list[float | None] = field(default_factory=list)
     agreement_errors: list[str] = field(default_factory=list)
@@ -218,11 +225,17 @@ class TLMJudge(JudgeBase):
             result = await calls.generate(request)
             if not result.choices:
                 raise JudgeFailure("self-reflection returned no choices")
-            parts.reflections[which] = parse_reflection(result.choices[0])
         except JudgeFailure as e:
             parts.reflection_errors.append(e.reason)
-        except ValueError as e:
-            parts.reflection_errors.append(str(e))
+            return
+        [done] = await with_verdicts(
+            result.choices[:1], request, REFLECTION_VERDICT, llm=calls.llm, calls=calls
+        )
+        if done.value is None:
+            parts.reflection_errors.append(done.error or "no verdict")
+            return
+        parts.reflections[which] = done.value
+        parts.reflection_paths.append(done)
 
     async def _consistency(self, sample: Sample, context: str, calls: CallLog, parts: _Parts) -> None:
         cfg = self.config
@@ -274,7 +287,7 @@ class TLMJudge(JudgeBase):
                 question=sample.question, context=context, answer=sample.response, other=answer
             ),
             temperature=0.0,
-            max_tokens=3,
+            max_tokens=VERDICT_MAX_TOKENS,  # a real tokenizer splits "contradict" into several tokens
             logprobs=self.config.top_logprobs > 0,
             top_logprobs=self.config.top_logprobs,
             constraint=Constraint(choice=AGREEMENT_LABELS),
@@ -338,6 +351,7 @@ class TLMJudge(JudgeBase):
             "answers": list(parts.answers),
             "agreement": list(parts.agreement),
             "agreement_errors": list(parts.agreement_errors),
+            "verdict_paths": dict(verdict_paths(parts.reflection_paths)),
         }
         return Signal(
             name=self.name,

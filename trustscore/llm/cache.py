@@ -21,6 +21,7 @@ import anyio
 import diskcache  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
+from trustscore.errors import TrustscoreError
 from trustscore.hashing import canonical_json, sha256_hex
 from trustscore.llm.config import CacheConfig, EndpointConfig
 from trustscore.llm.limits import LoopLocal
@@ -36,7 +37,7 @@ logger = logging.getLogger(__name__)
 _THREADS_PER_LOOP = 4  # SQLite reads take microseconds; a few threads keep the event loop free
 
 
-class UnsafeCacheEntry(RuntimeError):
+class UnsafeCacheEntry(TrustscoreError, RuntimeError):
     """A cache row is not what trustscore writes (pickled or not a ChatResult): refuse to load it."""
 
 
@@ -68,14 +69,16 @@ class SafeDisk(diskcache.Disk):  # type: ignore[misc]
 def cache_key(endpoint: EndpointConfig, request: ChatRequest) -> str:
     """sha256 over everything that changes the answer.
 
-    In: schema version, flavour (the body differs by dialect), what the weights are
-    (``model_identity``, else the served name), and the full request (messages or prompt, every
-    sampling parameter, constraint, tag). Out: ``base_url``, so replicas of one model share entries.
+    In: schema version, flavour (the body differs by dialect), which server answers, and the full
+    request (messages or prompt, every sampling parameter, constraint, tag). The server is
+    ``model_identity`` when set (what the weights are: replicas that set the same one share
+    entries), else the served name *and* ``base_url``: two servers that merely share a model name
+    (two fakes in a test suite, two fine-tunes served as "judge") never replay each other's answers.
     """
     material = {
         "schema": CACHE_SCHEMA_VERSION,
         "flavour": endpoint.flavour,
-        "model": endpoint.model_identity or endpoint.model,
+        "model": endpoint.model_identity or f"{endpoint.model}@{endpoint.base_url.rstrip('/')}",
         "kind": request.endpoint,
         "request": request.model_dump(mode="json"),
     }

@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-__all__ = ["CacheConfig", "EndpointConfig"]
+from trustscore.errors import EndpointUnavailable
+
+__all__ = ["CACHE_DIR_ENV", "CacheConfig", "EndpointConfig"]
 
 
 class EndpointConfig(BaseModel):
     """One OpenAI-compatible server (one served model)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # A key pasted into the wrong field must never be echoed back by a validation error.
+    model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
 
     base_url: str = Field(description="e.g. http://127.0.0.1:8000/v1")
     model: str = Field(description="the served model name (vllm serve --served-model-name)")
@@ -24,8 +28,8 @@ class EndpointConfig(BaseModel):
     )
     model_identity: str | None = Field(
         default=None,
-        description="what the weights are (HF id@revision or a hash); part of the cache key. "
-        "Defaults to the served model name.",
+        description="what the weights are (HF id@revision or a hash); part of the cache key, shared by "
+        "replicas that set the same value. Defaults to the served model name at base_url.",
     )
     context_window: int = Field(default=8192, ge=256, description="--max-model-len of the server")
     timeout_s: float = Field(default=60.0, gt=0, description="deadline for one HTTP attempt")
@@ -33,6 +37,17 @@ class EndpointConfig(BaseModel):
     initial_concurrency: int = Field(default=16, ge=1)
     max_concurrency: int = Field(default=256, ge=1, description="ceiling for the adaptive (AIMD) limiter")
     headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _a_variable_name_not_a_key(cls, v: str | None) -> str | None:
+        if v is not None and not _looks_like_env_name(v):
+            raise ValueError(
+                "is not an environment variable name; it looks like an API key itself (not shown). "
+                'Export the key (export MY_API_KEY=...) and set api_key_env = "MY_API_KEY"; '
+                "if that was a real key, rotate it"
+            )
+        return v
 
     @model_validator(mode="after")
     def _check(self) -> EndpointConfig:
@@ -48,14 +63,36 @@ class EndpointConfig(BaseModel):
             return None
         key = os.environ.get(self.api_key_env)
         if not key:
-            raise ValueError(
+            raise EndpointUnavailable(
                 f"endpoint {self.model!r}: api_key_env names ${self.api_key_env}, which is not set; "
                 f"export it or remove api_key_env"
             )
         return key
 
 
+CACHE_DIR_ENV = "TRUSTSCORE_CACHE_DIR"
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+_KEY_PREFIXES = ("sk-", "sk_", "hf_", "gsk_", "ghp_", "github_pat_", "xai-", "xox", "AIza", "AKIA", "pk-")
+
+
+def _looks_like_env_name(value: str) -> bool:
+    """An environment variable name, not a secret: an identifier, no known key prefix, and not a long
+    mixed-case-and-digit run (names are words joined by underscores; keys are random)."""
+    if not _ENV_NAME.fullmatch(value) or value.startswith(_KEY_PREFIXES):
+        return False
+    random_looking = all(any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit))
+    longest_part = max(len(part) for part in value.split("_"))
+    return not (len(value) >= 20 and random_looking) and longest_part < 32
+
+
 def _default_cache_dir() -> Path:
+    """``$TRUSTSCORE_CACHE_DIR`` (the test kit's fixtures point it at a temp dir), else
+    ``$XDG_CACHE_HOME/trustscore/responses``, else ``~/.cache/trustscore/responses``."""
+    own = os.environ.get(CACHE_DIR_ENV)
+    if own:
+        return Path(own)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "trustscore" / "responses"
 
@@ -65,6 +102,12 @@ class CacheConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    mode: Literal["off", "read", "readwrite"] = "readwrite"
-    directory: Path = Field(default_factory=_default_cache_dir)
-    size_limit_bytes: int = Field(default=2**30, ge=2**20)
+    mode: Literal["off", "read", "readwrite"] = Field(
+        default="readwrite", description="read: use cached answers but store none; off: no cache"
+    )
+    directory: Path = Field(
+        default_factory=_default_cache_dir,
+        description="where answers are stored; default $TRUSTSCORE_CACHE_DIR, else "
+        "$XDG_CACHE_HOME/trustscore/responses (~/.cache/trustscore/responses)",
+    )
+    size_limit_bytes: int = Field(default=2**30, ge=2**20, description="oldest answers are evicted beyond it")

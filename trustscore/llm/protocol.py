@@ -10,6 +10,7 @@ from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
+from trustscore.errors import LLMError
 from trustscore.types import Usage
 
 __all__ = [
@@ -137,17 +138,6 @@ class ChatResult(_Frozen):
     @property
     def text(self) -> str:
         return self.choices[0].text if self.choices else ""
-
-
-class LLMError(Exception):
-    """The model could not answer. ``reason`` is short and safe to show in a Signal's error."""
-
-    retryable: bool = False
-
-    def __init__(self, reason: str, *, usage: Usage | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.usage = usage or Usage()
 
 
 class RateLimited(LLMError):

@@ -190,6 +190,7 @@ class FakeEngine:
                 index,
                 self.models,
                 lambda text: guess_judge(text, self.judge_patterns),
+                self.max_model_len,
             )
         except WireError as e:
             return error_response(e.status, e.err_type, e.message, e.param)

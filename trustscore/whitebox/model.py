@@ -20,7 +20,10 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.lowlevel import RunVar
 
+from trustscore.deadline import check_in_every_leaf
+from trustscore.errors import ModelLoadError
 from trustscore.hashing import short_hash
+from trustscore.quiet import quiet_model_loading
 from trustscore.types import Sample
 
 if TYPE_CHECKING:
@@ -41,7 +44,7 @@ __all__ = [
 ]
 
 
-class WhiteboxModelError(ValueError):
+class WhiteboxModelError(ModelLoadError, ValueError):
     """The local model cannot be used as asked; the message names the setting and the fix."""
 
 
@@ -188,11 +191,13 @@ def load_model(path: str | Path, *, device: str = "cpu", dtype: str = "float32")
                 f"the tokenizer in {path} is not a fast tokenizer: ReDeEP needs character offsets "
                 "(save a tokenizer.json next to the model)"
             )
-        model = AutoModelForCausalLM.from_pretrained(
-            path, local_files_only=True, dtype=torch_dtype, attn_implementation="sdpa"
-        )
+        with quiet_model_loading():
+            model = AutoModelForCausalLM.from_pretrained(
+                path, local_files_only=True, dtype=torch_dtype, attn_implementation="sdpa"
+            )
         layout = layout_for(str(model.config.model_type))
         model = model.to(device).eval()  # type: ignore[arg-type]  # transformers' stub types .to oddly
+        check_in_every_leaf(model)  # the score budget reaches inside a forward pass
         loaded = LoadedModel(model=model, tokenizer=tokenizer, layout=layout, path=path, key=key)
         _registry[key] = loaded
         return loaded

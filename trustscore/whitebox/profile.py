@@ -26,6 +26,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from trustscore.errors import ProfileError
+from trustscore.files import MAX_JSON_BYTES, loads_json, read_capped_text
 from trustscore.fusion.logistic import sigmoid
 from trustscore.hashing import canonical_json, sha256_hex
 
@@ -43,10 +45,6 @@ __all__ = [
 SCHEMA_VERSION = 1
 
 Head = tuple[int, int]
-
-
-class ProfileError(ValueError):
-    """A profile file cannot be used: unreadable, tampered, wrong schema, or fitted for another model."""
 
 
 class _Frozen(BaseModel):
@@ -291,10 +289,9 @@ class RedeepProfile(_Frozen):
 
     @classmethod
     def from_json(cls, text: str, *, source: str = "profile") -> RedeepProfile:
-        try:
-            doc = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise ProfileError(f"{source} is not valid JSON: {e}") from None
+        if len(text) > MAX_JSON_BYTES:
+            raise ProfileError(f"{source} holds {len(text):,} characters; a ReDeEP profile is far smaller")
+        doc = loads_json(text, what=source, error=ProfileError)
         if (
             not isinstance(doc, dict)
             or set(doc) != {"checksum", "profile"}
@@ -323,8 +320,5 @@ class RedeepProfile(_Frozen):
     @classmethod
     def load(cls, path: str | Path) -> RedeepProfile:
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise ProfileError(f"ReDeEP profile {path} does not exist") from None
+        text = read_capped_text(path, what="ReDeEP profile", limit=MAX_JSON_BYTES, error=ProfileError)
         return cls.from_json(text, source=f"ReDeEP profile {path}")

@@ -1,0 +1,86 @@
+"""Fit the shipped offline calibrator (lexical + embedding grounding) on the multi-domain corpus.
+
+    .venv/bin/python -m calibration.build_corpus            # writes .cache-data/corpus/corpus.jsonl
+    .venv/bin/trustscore score .cache-data/corpus/corpus.jsonl -o .cache-data/corpus/scored.jsonl
+    .venv/bin/python -m calibration.fit_local_multidomain
+        # writes trustscore/calibrators/local_multidomain.json
+
+Fits ``trustscore.fusion.fit_calibrator`` over ``benchmarks.multidomain.FEATURES`` on the rows of the
+domains whose licence lets the result ship (``calibration.build_corpus.SHIPPABLE``: RAGTruth QA /
+Summary / Data2txt, FRANK CNN/DM, XSumFaith and FactCC; FActScore is never fitted on), grouped by
+source document. The model records its calibration domain (``trustscore.fusion.domain``). The held-out
+figures (leave one domain out, in-domain false alarms, few labels) come from
+``python -m benchmarks.multidomain``; the figures stored in the file are 5-fold CV grouped by document
+over the same rows (in-domain).
+
+Refit when a grounding signal's version changes (``tests/calibrators/test_shipped.py`` fails until then):
+the scored corpus must be rescored first, and this script refuses a scored file whose signal versions
+differ from the code's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from benchmarks.fusion_realdata import default_signal_versions
+from benchmarks.multidomain import DEFAULT_SCORED, FEATURES, GROUP, LABEL
+from calibration.build_corpus import SHIPPABLE
+from trustscore.fusion.fit import FitOptions, fit_calibrator
+from trustscore.fusion.scored import read_scored
+from trustscore.fusion.store import save_model
+
+REPO = Path(__file__).resolve().parent.parent
+SHIPPED = REPO / "trustscore" / "calibrators" / "local_multidomain.json"
+NAME = "local_multidomain"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--scored", type=Path, default=DEFAULT_SCORED)
+    parser.add_argument("-o", "--output", type=Path, default=SHIPPED)
+    args = parser.parse_args(argv)
+    if not args.scored.exists():
+        print(f"SKIP: {args.scored} not found; build and score the corpus first (see the docstring)")
+        return 0
+    rows = [r for r in read_scored(args.scored) if r.fields.get("dataset") in SHIPPABLE]
+    expected = default_signal_versions()
+    stale = sorted(
+        {f"{n}: {s.version}" for r in rows for n, s in r.signals.items() if s.version != expected.get(n)}
+    )
+    if stale:
+        print(
+            f"error: {args.scored} was scored by other signal versions ({', '.join(stale[:4])}); "
+            f"the code runs {expected}: rescore the corpus first"
+        )
+        return 2
+    datasets = sorted({str(r.fields["dataset"]) for r in rows})
+    model, report = fit_calibrator(
+        rows,
+        label=LABEL,
+        group=GROUP,
+        features=FEATURES,
+        by="dataset",
+        name=NAME,
+        options=FitOptions(),
+        data_name=f"trustscore multi-domain corpus ({', '.join(datasets)}; {len(rows)} rows)",
+    )
+    held = report.held_out.report
+    print(f"{len(rows)} rows from {datasets}; features {[f.spec.key for f in model.features]}")
+    print(
+        f"5-fold CV grouped by {GROUP} (in-domain): AUROC macro over datasets {held.macro['auroc']:.3f}, "
+        f"pooled {held.pooled.auroc:.3f}, ECE(10 bins, mass) {held.pooled.ece_mass:.3f}"
+    )
+    assert model.domain is not None
+    d = model.domain
+    print(f"calibration domain: tail {d.tail}, in-sample alarms {d.in_sample_alarm_rate:.1%}")
+    path = save_model(model, args.output)
+    print(f"wrote {path} ({model.description})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""The shipped multi-domain calibrator: valid, tied to the default signals, used by the offline default,
+and honest about its calibration domain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from trustscore import Config, Scorer
+from trustscore.calibrators import shipped_calibrator, shipped_calibrators
+from trustscore.cli import main as cli_main
+from trustscore.fusion.store import load_model
+from trustscore.grounding import EmbeddingGrounding, GroundingConfig, LexicalSupport
+from trustscore.types import Sample, Signal
+
+pytestmark = pytest.mark.anyio
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGED = REPO / "trustscore" / "calibrators" / "local_multidomain.json"
+DOCUMENTED = REPO / "calibration" / "local_multidomain.json"
+RESPONSE = " ".join(["The footbridge opened to the public in May 1998 after two years of work."] * 3)
+CONTEXT = [" ".join(["The Eastfield footbridge over the Marr river opened to the public in May 1998."] * 20)]
+EXAMPLES = REPO / "examples" / "rag_samples.jsonl"
+
+
+def default_versions() -> dict[str, str]:
+    config = GroundingConfig()
+    return {s.name: s.version for s in (LexicalSupport(config), EmbeddingGrounding(config))}
+
+
+class ScriptedLocal:
+    """A local signal replaying a fixed Signal under a chosen name and version."""
+
+    def __init__(self, name: str, version: str, value: float, raw: Any) -> None:
+        self.name = name
+        self.version = version
+        self._signal = Signal(name=name, value=value, raw=raw, version=version)
+
+    async def run(self, sample: Sample) -> Signal:
+        return self._signal
+
+
+def embedding_raw(similarity: float) -> dict[str, float | int]:
+    return {
+        "min": similarity - 0.1,
+        "mean": similarity,
+        "q25": similarity - 0.05,
+        "softmin": similarity - 0.08,
+        "frac_low": 0.0 if similarity > 0.6 else 0.5,
+        "sentences": 2,
+        "chunks": 6,
+        "negation_mismatch": 0.0,
+    }
+
+
+def lexical_raw(unsupported: float) -> dict[str, float | int]:
+    return {
+        "weighted_unsupported_share": unsupported,
+        "unsupported_share": unsupported,
+        "words": 12,
+        "numbers": 1,
+        "names": 2,
+        "numbers_unsupported_share": unsupported,
+        "response_words": len(RESPONSE.split()),
+        "context_words": len(CONTEXT[0].split()),
+    }
+
+
+def local_pair(versions: dict[str, str], *, grounded: bool) -> list[ScriptedLocal]:
+    share = 0.05 if grounded else 0.6
+    similarity = 0.85 if grounded else 0.3
+    return [
+        ScriptedLocal("lexical", versions["lexical"], 1 - share, lexical_raw(share)),
+        ScriptedLocal("embedding", versions["embedding"], similarity, embedding_raw(similarity)),
+    ]
+
+
+def test_the_packaged_file_loads_and_validates() -> None:
+    model = load_model(PACKAGED)
+    assert model.name == "local_multidomain"
+    assert model.training.n == 1200 and model.training.label == "hallucinated"
+    assert model.training.group == "source_id"
+    assert model.held_out is not None and model.held_out.report.macro["auroc"] is not None
+    assert model.held_out.report.macro["auroc"] > 0.7
+    assert [m.name for m in shipped_calibrators()] == ["local_multidomain"]
+
+
+def test_the_packaged_file_records_its_calibration_domain() -> None:
+    model = load_model(PACKAGED)
+    d = model.domain
+    assert d is not None and d.n == model.training.n
+    assert d.data_sha256 == model.training.data_sha256
+    assert "factcc" in d.data_name
+    assert "factscore" not in d.data_name, "FActScore (NC licence) is never fitted on"
+    assert [x.name for x in d.dimensions][-2:] == ["response_words", "context_words"]
+    assert d.in_sample_alarm_rate <= 0.05
+
+
+def test_the_documented_copy_is_the_packaged_file() -> None:
+    assert DOCUMENTED.resolve() == PACKAGED.resolve()
+
+
+def test_fitted_on_the_signals_and_versions_the_default_scorer_runs() -> None:
+    model = load_model(PACKAGED)
+    assert model.signal_versions == default_versions()
+    scorer = Scorer(Config())
+    assert scorer.signal_names == ["lexical", "embedding"]
+    assert shipped_calibrator(default_versions()) == model
+
+
+@pytest.mark.parametrize(
+    "versions",
+    [
+        {"lexical": "lexical-support/0+old"},
+        {"lexical": None, "embedding": None},
+        {"lexical": "x", "embedding": "y", "lynx": "z"},
+    ],
+    ids=["subset", "no-versions", "other-versions"],
+)
+def test_no_shipped_calibrator_for_other_signal_sets(versions: dict[str, str | None]) -> None:
+    assert shipped_calibrator(versions) is None
+
+
+def test_superset_of_signals_gets_no_shipped_calibrator() -> None:
+    assert shipped_calibrator({**default_versions(), "lynx": "lynx@1"}) is None
+
+
+async def test_default_signal_set_is_calibrated_and_ranks_grounded_higher() -> None:
+    versions = default_versions()
+    good = await Scorer(Config(), local_signals=local_pair(versions, grounded=True)).score(
+        question="q", context=CONTEXT, response=RESPONSE
+    )
+    bad = await Scorer(Config(), local_signals=local_pair(versions, grounded=False)).score(
+        question="q", context=CONTEXT, response=RESPONSE
+    )
+    assert good.domain is not None and good.domain.inside, good.domain
+    assert good.calibrated and bad.calibrated
+    assert good.fusion.startswith("calibrator:local_multidomain@")
+    assert good.score is not None and bad.score is not None and good.score > bad.score
+    short = await Scorer(Config(), local_signals=local_pair(versions, grounded=True)).score(
+        question="q", context=CONTEXT, response="1998."
+    )
+    assert short.domain is not None and not short.domain.inside
+    assert short.calibrated is False and short.score == good.score
+    assert short.domain.reasons[0].startswith("response has 1 words; calibration data's")
+
+
+async def test_with_a_judge_added_the_default_mean_is_used() -> None:
+    from scorer_fakes import FakeJudge, FakeLLM
+
+    scorer = Scorer(
+        Config(),
+        judges=[FakeJudge("lynx", 1.0)],
+        local_signals=local_pair(default_versions(), grounded=True),
+        llms={"judge": FakeLLM()},
+    )
+    result = await scorer.score(question="q", context=["c"], response="r")
+    assert result.calibrated is False and result.fusion == "default:logodds"
+
+
+async def test_a_changed_signal_version_falls_back_to_the_default_mean() -> None:
+    versions = {**default_versions(), "embedding": "embedding-grounding/2+changed"}
+    result = await Scorer(Config(), local_signals=local_pair(versions, grounded=True)).score(
+        question="q", context=["c"], response="r"
+    )
+    assert result.calibrated is False and result.fusion == "default:logodds"
+
+
+def test_offline_default_scores_the_examples_calibrated(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    assert cli_main(["score", str(EXAMPLES), "-o", str(out), "--no-progress"]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert len(rows) == 12
+    assert all(r["domain"] is not None for r in rows)
+    assert all(r["calibrated"] is r["domain"]["inside"] for r in rows), "outside the domain: not calibrated"
+    assert {r["fusion"] for r in rows} == {load_model(PACKAGED).description}
+    assert all(r["used_signals"] == ["lexical", "embedding"] for r in rows)
+    assert all(0.0 <= r["score"] <= 1.0 for r in rows)
+    hallucinated = [r["score"] for r in rows if r["hallucinated"]]
+    faithful = [r["score"] for r in rows if not r["hallucinated"]]
+    assert sum(faithful) / len(faithful) > sum(hallucinated) / len(hallucinated)

@@ -1,0 +1,222 @@
+"""``trustscore score``: JSONL in and out, carried fields, resume, bad input, summary."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from scorer_fakes import FakeLocal
+
+import trustscore.cli.score as cli_score
+from trustscore import Config, Sample, Scorer, Signal
+from trustscore.cli import main
+
+CTX = ["Dune is a 1965 novel by Frank Herbert."]
+
+
+class Counting(FakeLocal):
+    """Scores 1.0 when the response names Herbert, else 0.2; counts what it saw."""
+
+    def __init__(self) -> None:
+        super().__init__("grounded", lambda s: 1.0 if "Herbert" in s.response else 0.2)
+        self.seen: list[str | None] = []
+
+    async def run(self, sample: Sample) -> Signal:
+        self.seen.append(sample.id)
+        return await super().run(sample)
+
+
+@pytest.fixture
+def signal(monkeypatch: pytest.MonkeyPatch) -> Counting:
+    counting = Counting()
+
+    def build(config: Path | None, *, no_cache: bool) -> Scorer:
+        return Scorer(Config(), judges=[], local_signals=[counting, FakeLocal("flaky", lambda s: 1 / 0)])
+
+    monkeypatch.setattr(cli_score, "build_scorer", build)
+    return counting
+
+
+def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def rows(n: int, start: int = 0) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": f"s{i}",
+            "question": "Who wrote Dune?",
+            "context": CTX,
+            "response": "Frank Herbert." if i % 2 == 0 else "Isaac Asimov.",
+            "label": i % 2,
+            "task": "QA",
+        }
+        for i in range(start, start + n)
+    ]
+
+
+def test_scores_a_file_and_carries_extra_fields(
+    signal: Counting, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", rows(4))
+    out = tmp_path / "out" / "scored.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
+    got = {r["id"]: r for r in read_jsonl(out)}
+    assert set(got) == {"s0", "s1", "s2", "s3"}
+    s0, s1 = got["s0"], got["s1"]
+    assert s0["score"] == 1.0 and s1["score"] == pytest.approx(0.2)
+    assert s0["label"] == 0 and s1["label"] == 1 and s0["task"] == "QA"
+    assert s0["used_signals"] == ["grounded"] and s0["fusion"] == "default:logodds"
+    assert s0["signals"]["grounded"]["value"] == 1.0
+    assert s0["signals"]["flaky"]["value"] is None
+    assert s0["signals"]["flaky"]["error"] == "ZeroDivisionError: division by zero"
+    assert s0["complete"] is True and s0["calibrated"] is False
+    assert set(s0) >= {"usage", "seconds"} and "question" not in s0 and "response" not in s0
+    printed = capsys.readouterr().out
+    assert "grounded" in printed and "flaky" in printed
+    assert "scored 4, skipped 0 already done" in printed
+    assert "fusion: default:logodds (uncalibrated) for 4 row(s)" in printed
+
+
+def test_resume_skips_ids_already_written(
+    signal: Counting, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", rows(3))
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
+    write_jsonl(src, rows(5))
+    signal.seen.clear()
+    assert main(["score", str(src), "-o", str(out), "--no-progress", "--concurrency", "2"]) == 0
+    assert sorted(signal.seen) == ["s3", "s4"]
+    assert sorted(r["id"] for r in read_jsonl(out)) == ["s0", "s1", "s2", "s3", "s4"]
+    assert "scored 2, skipped 3 already done" in capsys.readouterr().out
+
+
+def test_a_torn_last_line_is_dropped_and_rescored(signal: Counting, tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", rows(2))
+    out = tmp_path / "out.jsonl"
+    out.write_text(json.dumps({"id": "s0", "score": 1.0}) + "\n" + '{"id": "s1", "sco', encoding="utf-8")
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
+    assert signal.seen == ["s1"]
+    assert [r["id"] for r in read_jsonl(out)] == ["s0", "s1"]
+
+
+def test_rows_without_id_get_a_stable_content_id(signal: Counting, tmp_path: Path) -> None:
+    data = [{k: v for k, v in r.items() if k != "id"} for r in rows(2)]
+    src = write_jsonl(tmp_path / "in.jsonl", data)
+    out = tmp_path / "out.jsonl"
+    main(["score", str(src), "-o", str(out), "--no-progress"])
+    ids = [r["id"] for r in read_jsonl(out)]
+    assert len(ids) == 2 and all(len(i) == 16 for i in ids) and ids[0] != ids[1]
+    signal.seen.clear()
+    main(["score", str(src), "-o", str(out), "--no-progress"])
+    assert signal.seen == []
+
+
+def test_integer_ids_are_accepted_as_text(signal: Counting, tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", [{**rows(1)[0], "id": 7}])
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
+    assert read_jsonl(out)[0]["id"] == "7"
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (['{"question": "q", "response": "r"}', "{not json"], r"in.jsonl:2: not valid JSON"),
+        (['{"question": "q", "response": ""}'], r"in.jsonl:1: invalid sample: response: response is empty"),
+        (['{"question": "q"}'], r"in.jsonl:1: invalid sample: response: is required"),
+        (['["q", "r"]'], r"in.jsonl:1: expected a JSON object"),
+        (
+            [
+                '{"id": "a", "question": "q", "response": "r"}',
+                "",
+                '{"id": "a", "question": "q", "response": "s"}',
+            ],
+            r"in.jsonl:3: id 'a' already used on line 1",
+        ),
+        (
+            ['{"question": "q", "response": "r", "score": 1}'],
+            r"in.jsonl:1: field\(s\) \['score'\] would be overwritten",
+        ),
+        ([""], r"has no samples"),
+    ],
+)
+def test_bad_input_stops_before_scoring_with_the_line_number(
+    signal: Counting, tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: list[str], expected: str
+) -> None:
+    src = tmp_path / "in.jsonl"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("trustscore: error: ")
+    import re
+
+    assert re.search(expected, err), err
+    assert signal.seen == [] and not out.exists()
+
+
+def test_a_foreign_output_file_is_refused(
+    signal: Counting, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", rows(1))
+    out = tmp_path / "out.jsonl"
+    out.write_text("hello\n", encoding="utf-8")
+    assert main(["score", str(src), "-o", str(out)]) == 2
+    assert "out.jsonl:1: not a trustscore result row" in capsys.readouterr().err
+
+
+def test_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["score", str(tmp_path / "nope.jsonl"), "-o", str(tmp_path / "o.jsonl")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:
+        main(["score", "in.jsonl", "-o", "o.jsonl", "--concurrency", "0"])
+    assert exit_info.value.code == 2
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    src = write_jsonl(tmp_path / "in.jsonl", rows(1))
+    assert (
+        main(["score", str(src), "-o", str(tmp_path / "o.jsonl"), "--config", str(tmp_path / "x.toml")]) == 2
+    )
+    assert "config file" in capsys.readouterr().err
+
+
+pytest_anyio = pytest.mark.anyio
+
+
+@pytest_anyio
+async def test_an_interrupted_run_keeps_the_rows_it_finished(tmp_path: Path) -> None:
+    class StuckOnS2(FakeLocal):
+        async def run(self, sample: Sample) -> Signal:
+            if sample.id == "s2":
+                await anyio.sleep_forever()
+            return Signal(name=self.name, value=0.5)
+
+    scorer = Scorer(Config(), judges=[], local_signals=[StuckOnS2("x")])
+    src = write_jsonl(tmp_path / "in.jsonl", rows(4))
+    out = tmp_path / "out.jsonl"
+    with anyio.move_on_after(0.5):
+        await cli_score.score_file(cli_score.read_input(src), out, scorer, progress=False, concurrency=4)
+    assert sorted(r["id"] for r in read_jsonl(out)) == ["s0", "s1", "s3"]
+
+
+def test_lexical_only_config_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("trustscore.grounding.lexical")
+    config = tmp_path / "trustscore.toml"
+    config.write_text("[grounding]\nlexical = true\nembedding = false\n", encoding="utf-8")
+    src = write_jsonl(tmp_path / "in.jsonl", rows(2))
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--config", str(config), "--no-progress"]) == 0
+    got = {r["id"]: r for r in read_jsonl(out)}
+    assert got["s0"]["used_signals"] == ["lexical"]
+    assert got["s0"]["score"] > got["s1"]["score"]

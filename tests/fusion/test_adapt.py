@@ -1,0 +1,108 @@
+"""Few-label recalibration: ``adapt_model`` and ``trustscore calibrate --adapt``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.fusion.test_domain import with_lengths
+from trustscore.cli import main as cli_main
+from trustscore.fusion.adapt import adapt_model, map_logistic
+from trustscore.fusion.errors import CalibratorError
+from trustscore.fusion.fit import FitOptions, fit_calibrator
+from trustscore.fusion.metrics import ece
+from trustscore.fusion.model import FusionModel
+from trustscore.fusion.scored import ScoredRow, label_column, rows_from_dicts
+from trustscore.fusion.store import load_model, save_model
+from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
+
+FEATURES = ["distorted", "lexical:raw.numbers_unsupported|clip"]
+
+
+@pytest.fixture(scope="module")
+def base() -> FusionModel:
+    rows = rows_from_dicts(with_lengths(make_scored_rows(80, seed=5)))
+    model, _ = fit_calibrator(rows, label="hallucinated", features=FEATURES, name="base", data_name="a.jsonl")
+    return model
+
+
+def shifted(n_sources: int, seed: int) -> list[dict]:
+    """The same signals, but twice as many hallucinations: flip half of the trustworthy labels."""
+    rows = with_lengths(make_scored_rows(n_sources, seed=seed), seed=seed)
+    rng = np.random.default_rng(seed)
+    for r in rows:
+        if not r["hallucinated"] and rng.random() < 0.5:
+            r["hallucinated"] = True
+    return rows
+
+
+def _ece(model: FusionModel, rows: list[ScoredRow]) -> float:
+    p = 1 - model.predict_raw(model.raw_matrix([r.signals for r in rows]))
+    return ece(label_column(rows, "hallucinated"), p, n_bins=10, strategy="mass").value
+
+
+def test_fifty_labels_of_a_shifted_domain_repair_calibration(base: FusionModel) -> None:
+    few = rows_from_dicts(shifted(9, seed=21))[:50]
+    test = rows_from_dicts(shifted(80, seed=22))
+    adapted = adapt_model(base, few, data_name="b.jsonl")
+    assert _ece(adapted, test) < _ece(base, test) - 0.05
+    assert adapted.intercept < base.intercept, "more hallucinations: lower P(trustworthy) everywhere"
+    assert adapted.features == base.features and adapted.indicators == base.indicators
+    assert adapted.training.n == 50 and adapted.name == "base.adapted"
+    assert adapted.domain is not None and base.domain is not None
+    assert adapted.domain.data_name == "a.jsonl + b.jsonl"
+    for old, new in zip(base.domain.dimensions, adapted.domain.dimensions, strict=True):
+        lo_old, hi_old = base.domain.bounds(old)
+        lo_new, hi_new = adapted.domain.bounds(new)
+        assert lo_new <= lo_old and hi_new >= hi_old, "the adapted domain covers the base one"
+
+
+def test_the_prior_holds_the_coefficients_near_the_base_with_few_labels(base: FusionModel) -> None:
+    few = rows_from_dicts(shifted(9, seed=23))[:25]
+    many = rows_from_dicts(shifted(200, seed=24))
+    near = adapt_model(base, few)
+    far = adapt_model(base, many)
+    move = lambda m: float(np.abs(np.subtract(m.coef, base.coef)).sum())  # noqa: E731
+    assert move(near) < move(far)
+    strong = adapt_model(base, few, coef_prior=1e6, intercept_prior=1e6)
+    assert np.allclose(strong.coef, base.coef, atol=1e-3) and abs(strong.intercept - base.intercept) < 1e-3
+
+
+def test_map_logistic_with_no_prior_matches_plain_maximum_likelihood() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 2))
+    t = (rng.random(400) < 1 / (1 + np.exp(-(x @ [1.5, -1.0] + 0.3)))).astype(float)
+    w, b = map_logistic(x, t, np.zeros(2), 0.0, coef_prior=1e-9, intercept_prior=1e-9)
+    assert np.allclose(w, [1.5, -1.0], atol=0.35) and abs(b - 0.3) < 0.35
+
+
+def test_refusals_name_the_problem(base: FusionModel) -> None:
+    rows = rows_from_dicts(make_scored_rows(3, seed=1))[:5]
+    with pytest.raises(ValueError, match="at least 10"):
+        adapt_model(base, rows)
+    data = rows_from_dicts(make_scored_rows(60, seed=2))
+    with_post_hoc, _ = fit_calibrator(
+        data, label="hallucinated", features=FEATURES, options=FitOptions(post_hoc="platt")
+    )
+    with pytest.raises(CalibratorError, match="post-hoc"):
+        adapt_model(with_post_hoc, data)
+
+
+def test_cli_calibrate_adapt_writes_a_loadable_model(
+    base: FusionModel, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base_path = save_model(base, tmp_path / "base.json")
+    labeled = write_scored_jsonl(tmp_path / "labeled.jsonl", shifted(12, seed=31)[:60])
+    out = tmp_path / "new.json"
+    assert cli_main(["calibrate", "--adapt", str(base_path), str(labeled), "-o", str(out)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "60 labeled rows" in text and "in-sample" in text and "intercept" in text
+    model = load_model(out)
+    assert model.name == "new" and model.domain is not None
+    assert "labeled.jsonl" in model.domain.data_name
+    assert cli_main(["calibrate", "--adapt", str(tmp_path / "nope.json"), str(labeled), "-o", str(out)]) == 2
+    assert "does not exist" in " ".join(capsys.readouterr().err.split())
+    json.loads(out.read_text())

@@ -1,0 +1,52 @@
+"""Sentence splitting and word finding stay linear in the text length (they were quadratic)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from trustscore.deadline import BudgetExceeded, Deadline, bound
+from trustscore.grounding.text import split_sentences, support_keys, words
+
+# Many dots, few line breaks: the shape that made the abbreviation look-back scan from the start.
+PARAGRAPH = "Dr. Smith paid 1,200 dollars on Jan. 5. It rained in the U.S. that week, e.g. in Ohio. "
+
+
+def test_split_sentences_on_300_kb_is_fast() -> None:
+    text = PARAGRAPH * (300_000 // len(PARAGRAPH))
+    began = time.perf_counter()
+    pieces = split_sentences(text)
+    elapsed = time.perf_counter() - began
+    # Linear: ~0.2 s here; the quadratic version took minutes on this input.
+    assert elapsed < 5, f"split_sentences took {elapsed:.1f}s on {len(text)} chars"
+    assert len(pieces) == 2 * (300_000 // len(PARAGRAPH))
+    assert pieces[0].text == "Dr. Smith paid 1,200 dollars on Jan. 5."
+
+
+def test_abbreviation_rules_survive_the_bounded_look_back() -> None:
+    text = "See (e.g. page 3) now. A very-long-hyphenated-word-beyond-sixteen. Next one."
+    assert [p.text for p in split_sentences(text)] == [
+        "See (e.g. page 3) now.",
+        "A very-long-hyphenated-word-beyond-sixteen.",
+        "Next one.",
+    ]
+    assert [p.text for p in split_sentences("Word .Then more")] == ["Word .Then more"]
+
+
+@pytest.mark.parametrize(
+    "work",
+    [
+        lambda t: split_sentences(t),
+        lambda t: words(t),
+        lambda t: support_keys(t + " unique-key-for-the-cache"),
+    ],
+    ids=["split_sentences", "words", "support_keys"],
+)
+def test_text_work_stops_at_an_expired_deadline(work: object) -> None:
+    text = PARAGRAPH * 5000
+    deadline = Deadline(60)
+    deadline.cancel()
+    with bound(deadline), pytest.raises(BudgetExceeded):
+        work(text)  # type: ignore[operator]
+    work(text)  # type: ignore[operator]  # unbound: runs to the end

@@ -1,0 +1,66 @@
+"""Output directories of ``score --ray``: formats from names, URIs, and the repair a resume does."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.ray
+pa = pytest.importorskip("pyarrow")
+pq = pytest.importorskip("pyarrow.parquet")
+pytest.importorskip("ray")
+
+from trustscore.cli import UsageError  # noqa: E402
+from trustscore.ray.files import as_location, count_rows, existing_ids, format_of  # noqa: E402
+
+
+def test_formats_come_from_the_name() -> None:
+    assert format_of("s3://b/logs.parquet/", role="input") == "parquet"
+    assert format_of("/data/in.JSONL", role="input") == "jsonl"
+    with pytest.raises(UsageError, match=r"output /data/out: .*\.jsonl or \.parquet"):
+        format_of("/data/out", role="output")
+
+
+def test_a_uri_folded_by_argparse_is_restored() -> None:
+    assert as_location(Path("s3://bucket/logs.parquet")) == "s3://bucket/logs.parquet"
+    assert as_location(Path("file:///tmp/x.jsonl")) == "file:///tmp/x.jsonl"
+    assert as_location(Path("relative/in.jsonl")) == "relative/in.jsonl"
+
+
+def test_a_torn_jsonl_line_is_cut_and_its_row_left_to_score(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    out.mkdir()
+    (out / "a_000000.jsonl").write_text(json.dumps({"id": "r1"}) + "\n" + '{"id": "r2", "sco')
+    (out / "b_000000.jsonl").write_text(json.dumps({"id": "r3"}) + "\n")
+    assert existing_ids(str(out), "jsonl") == {"r1", "r3"}
+    assert (out / "a_000000.jsonl").read_text() == json.dumps({"id": "r1"}) + "\n"
+    assert count_rows(str(out), "jsonl") == 2
+
+
+def test_a_parquet_file_cut_short_is_removed(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    out.mkdir()
+    pq.write_table(pa.table({"id": ["r1", "r2"]}), out / "a.parquet")
+    whole = (out / "a.parquet").read_bytes()
+    (out / "b.parquet").write_bytes(whole[: len(whole) // 2])
+    assert existing_ids(str(out), "parquet") == {"r1", "r2"}
+    assert sorted(p.name for p in out.iterdir()) == ["a.parquet"]
+
+
+def test_foreign_output_is_refused_not_touched(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    out.mkdir()
+    pq.write_table(pa.table({"name": ["x"]}), out / "a.parquet")
+    with pytest.raises(UsageError, match="no id column"):
+        existing_ids(str(out), "parquet")
+    jsonl = tmp_path / "out.jsonl"
+    jsonl.mkdir()
+    (jsonl / "a.jsonl").write_text("hello\n")
+    with pytest.raises(UsageError, match=r"a\.jsonl:1: not a trustscore result row"):
+        existing_ids(str(jsonl), "jsonl")
+    file_output = tmp_path / "single.jsonl"
+    file_output.write_text("")
+    with pytest.raises(UsageError, match="is a file"):
+        existing_ids(str(file_output), "jsonl")

@@ -1,0 +1,41 @@
+"""The shipped examples stay valid: configs parse, the sample file is good `trustscore score` input."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from trustscore import Config
+from trustscore.cli.score import read_input
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+@pytest.mark.parametrize("name", ["trustscore.vllm.toml", "trustscore.openai.toml"])
+def test_example_configs_parse(name: str) -> None:
+    config = Config.from_toml(EXAMPLES / name)
+    assert config.judges.enabled()
+    assert all(j.endpoint in config.endpoints for j in config.judges.enabled().values())
+
+
+def test_example_samples_are_valid_score_input() -> None:
+    rows = read_input(EXAMPLES / "rag_samples.jsonl")
+    assert len(rows) == 12
+    labels = [r.carried["hallucinated"] for r in rows]
+    assert 4 <= sum(labels) <= 8
+    assert all(len(r.sample.context) >= 1 for r in rows)
+
+
+@pytest.mark.slow
+def test_quickstart_runs_offline() -> None:
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / "quickstart.py")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    assert "score_sync:" in out.stdout and "ex12" in out.stdout

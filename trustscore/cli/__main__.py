@@ -1,0 +1,5 @@
+import sys
+
+from trustscore.cli.main import main
+
+sys.exit(main())

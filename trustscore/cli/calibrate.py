@@ -1,0 +1,189 @@
+"""``trustscore calibrate SCORED.jsonl -o calibration/NAME.json [--label hallucinated] [--group source_id]``.
+
+Fits the fused model (stacked L2 logistic regression over signal features, see
+``trustscore.fusion.fit``) on the output of ``trustscore score``, prints its grouped
+cross-validated metrics, and writes the calibrator JSON that ``fusion.calibrator`` loads.
+
+``trustscore calibrate --adapt BASE.json LABELED.jsonl -o NEW.json`` instead recalibrates an existing
+model on a few labeled rows of your domain (50-500; ``trustscore.fusion.adapt``): the base model's
+coefficients are refitted under a prior centred on them, so mostly the intercept moves.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from trustscore.cli.eval import add_label_arguments
+from trustscore.fusion.fit import FitOptions, fit_calibrator
+from trustscore.fusion.model import CalibratorError
+from trustscore.fusion.report import macro_table, metrics_table, polarity_note
+from trustscore.fusion.scored import read_scored
+from trustscore.fusion.store import save_model
+
+__all__ = ["add_parser", "run"]
+
+_KINDS = ("platt", "temperature", "beta", "isotonic")
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    p: argparse.ArgumentParser = subparsers.add_parser(
+        "calibrate",
+        help="fit a calibrated fusion model on a scored JSONL",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("scored", type=Path, help="JSONL written by `trustscore score`")
+    p.add_argument("-o", "--output", type=Path, required=True, help="calibrator JSON to write")
+    p.add_argument(
+        "--adapt",
+        type=Path,
+        default=None,
+        metavar="BASE.json",
+        help="recalibrate this fitted model on the (few) labeled rows of SCORED instead of fitting anew",
+    )
+    add_label_arguments(p)
+    p.add_argument(
+        "--group",
+        default="source_id",
+        help="column whose rows stay on one side of every split (default source_id; 'none' = per row)",
+    )
+    p.add_argument(
+        "--features",
+        nargs="+",
+        default=None,
+        metavar="FEATURE",
+        help="SIGNAL[:raw.PATH][|TRANSFORM], e.g. lynx 'lexical:raw.numbers_unsupported|clip' "
+        "(default: every signal's value, logit)",
+    )
+    p.add_argument("--by", default=None, help="also report held-out metrics per value of this column")
+    p.add_argument("--name", default=None, help="calibrator name (default: the output file's stem)")
+    p.add_argument("--l2", type=float, default=1.0, help="ridge strength on standardised features")
+    p.add_argument("--stack", choices=_KINDS, default=None, help="per-signal calibrator, fitted out of fold")
+    p.add_argument(
+        "--post-hoc", choices=_KINDS, default=None, help="calibrate the fused score on a held-out split"
+    )
+    p.add_argument("--post-hoc-fraction", type=float, default=0.25)
+    p.add_argument(
+        "--monotone",
+        action="store_true",
+        help="keep every signal's weight >= 0 (a better verdict never lowers the score)",
+    )
+    p.add_argument("--folds", type=int, default=5)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(run=run)
+    return p
+
+
+def run_adapt(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from trustscore.fusion.adapt import adapt_model
+    from trustscore.fusion.metrics import evaluate
+    from trustscore.fusion.scored import label_column
+    from trustscore.fusion.store import load_model
+
+    out = Console()
+    err = Console(stderr=True)
+    try:
+        base = load_model(args.adapt)
+        rows = read_scored(args.scored)
+        model = adapt_model(
+            base,
+            rows,
+            label=args.label,
+            label_means=args.label_means,
+            name=args.name or args.output.stem,
+            data_name=args.scored.name,
+        )
+        labels = label_column(rows, args.label)
+        raw = base.raw_matrix([r.signals for r in rows])
+        before, after = base.predict_raw(raw), model.predict_raw(raw)
+        ok = ~np.isnan(before)
+        if args.label_means == "untrustworthy":
+            before, after = 1.0 - before, 1.0 - after
+        path = save_model(model, args.output)
+    except (ValueError, CalibratorError) as e:
+        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        return 2
+    out.print(f"{args.scored}: {model.training.n} labeled rows; adapted {base.description}", highlight=False)
+    out.print(polarity_note(args.label, args.label_means), highlight=False)
+    out.print(
+        metrics_table(
+            "on the adaptation rows themselves (in-sample: not a held-out estimate)",
+            {base.name: evaluate(labels[ok], before[ok]), model.name: evaluate(labels[ok], after[ok])},
+        )
+    )
+    out.print(f"intercept {base.intercept:+.3f} -> {model.intercept:+.3f}", highlight=False)
+    out.print(f"wrote {path} ({model.description})", highlight=False)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.adapt is not None:
+        return run_adapt(args)
+    out = Console()
+    err = Console(stderr=True)
+    group = None if str(args.group).lower() == "none" else args.group
+    name = args.name or args.output.stem
+    try:
+        rows = read_scored(args.scored)
+        options = FitOptions(
+            l2=args.l2,
+            stack=args.stack,
+            post_hoc=args.post_hoc,
+            post_hoc_fraction=args.post_hoc_fraction,
+            folds=args.folds,
+            monotone=args.monotone,
+            seed=args.seed,
+        )
+        model, report = fit_calibrator(
+            rows,
+            label=args.label,
+            label_means=args.label_means,
+            group=group,
+            features=args.features,
+            by=args.by,
+            name=name,
+            options=options,
+            data_name=args.scored.name,
+        )
+        path = save_model(model, args.output)
+    except (ValueError, CalibratorError) as e:
+        err.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
+        return 2
+    held = report.held_out
+    out.print(
+        f"{args.scored}: {model.training.n} rows fitted"
+        + (
+            f", {report.rows_without_signals} without any feature skipped"
+            if report.rows_without_signals
+            else ""
+        ),
+        highlight=False,
+    )
+    out.print(polarity_note(args.label, args.label_means), highlight=False)
+    split = f"grouped by {group}" if group else "rows split individually"
+    out.print(metrics_table(f"held-out ({held.folds}-fold, {split})", {model.name: held.report.pooled}))
+    if args.by:
+        out.print(metrics_table(f"held-out by {args.by}", held.report.groups))
+        out.print(macro_table(f"held-out macro mean over {args.by}", {model.name: held.report}))
+    f1 = held.f1_threshold_from_training_folds
+    out.print(
+        f"F1 with thresholds chosen on training folds: {f1.f1:.3f} "
+        f"(precision {f1.precision:.3f}, recall {f1.recall:.3f}, mean threshold {f1.threshold:.3f})",
+        highlight=False,
+    )
+    coefs = Table(title="coefficients (standardised features; + = more trustworthy)", title_justify="left")
+    coefs.add_column("feature")
+    coefs.add_column("coef", justify="right")
+    for feature, c in report.coefficients.items():
+        coefs.add_row(feature, f"{c:+.3f}")
+    out.print(coefs)
+    out.print(f"wrote {path} ({model.description})", highlight=False)
+    return 0

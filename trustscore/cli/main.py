@@ -1,0 +1,63 @@
+"""The ``trustscore`` command line. Each subcommand lives in its own module of this package.
+
+A subcommand module defines ``add_parser(subcommands)``: it adds its parser to the argparse
+sub-parsers object and sets ``run=<function(args) -> exit code>`` as the parser's default. Adding a
+command = one module in ``trustscore/cli/`` plus one line in ``_COMMAND_MODULES``. Subcommands are
+imported only when the parser is built, and import nothing from here (UsageError is in
+:mod:`trustscore.cli.usage`), so there is no import cycle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from trustscore._version import __version__
+from trustscore.cli.usage import UsageError
+from trustscore.errors import ConfigError, InputError
+
+__all__ = ["UsageError", "build_parser", "main"]
+
+_COMMAND_MODULES = (
+    "trustscore.cli.score",
+    "trustscore.cli.eval",
+    "trustscore.cli.calibrate",
+    "trustscore.cli.serve",
+    "trustscore.cli.train",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trustscore", description="How far can you trust an LLM's answer? Score, evaluate, calibrate."
+    )
+    parser.add_argument("--version", action="version", version=f"trustscore {__version__}")
+    subcommands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
+    for module_name in _COMMAND_MODULES:
+        importlib.import_module(module_name).add_parser(subcommands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; returns the exit status (0 ok, 1 failed, 2 bad input or config, 130 interrupted)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        status: int = args.run(args)
+    except (InputError, ConfigError) as e:  # UsageError is an InputError
+        print(f"trustscore: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # disk full, read-only, not a file: one line naming the path, no traceback
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"trustscore: error: {where}{e.strerror or e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("trustscore: interrupted", file=sys.stderr)
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,474 @@
+"""``trustscore score IN.jsonl -o OUT.jsonl``: score a file of samples, resumably.
+
+Input: one JSON object a line with ``question``, ``response``, optional ``context`` (a string or a
+list of passages) and optional ``id``. Every other field (label, task, source_id, ...) is carried
+through untouched into the output row, so ``trustscore eval`` can read labels later. A row without
+``id`` gets the hash of its question, context and response as its id.
+
+The whole input is checked before anything is scored: a bad line stops the run with its line
+number (nothing is silently skipped, so an evaluation never quietly loses rows).
+
+Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
+``id``, ``score``, ``calibrated``, ``fusion``, ``used_signals``, ``signals`` ({name: Signal}),
+``usage``, ``complete``, ``incomplete_signals``, ``seconds``, then the carried-through fields.
+
+Resume: re-running with the same output file skips the ids whose row is complete, so an
+interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
+reason a rerun may fix (cut by the budget; judge server unreachable, overloaded or slow; API key
+unset or refused). Incomplete rows are kept and counted; ``--retry-incomplete`` drops them from the
+output and scores those samples again. When every judge failed on every row for such a reason the
+run exits with status 1 and says why. The output may not be the input file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+import anyio
+
+from trustscore.cli.usage import UsageError
+from trustscore.hashing import canonical_json, short_hash
+from trustscore.ray.command import add_arguments as add_ray_arguments
+from trustscore.ray.command import run_ray
+from trustscore.scorer import Scorer, validate_sample
+from trustscore.types import Sample, TrustScore, Usage, find_bad_text, text_problem
+
+__all__ = [
+    "InputRow",
+    "ScoreRunSummary",
+    "add_parser",
+    "build_scorer",
+    "done_ids",
+    "previous_rows",
+    "read_input",
+    "result_row",
+    "score_file",
+]
+
+SAMPLE_FIELDS = ("question", "context", "response", "id")
+RESULT_FIELDS = (
+    "id",
+    "score",
+    "calibrated",
+    "fusion",
+    "used_signals",
+    "signals",
+    "usage",
+    "complete",
+    "incomplete_signals",
+    "seconds",
+    "domain",
+)
+
+
+def add_parser(subcommands: Any) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = subcommands.add_parser(
+        "score",
+        help="score a JSONL file of samples (resumable)",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("input", type=Path, help="JSONL: question, context, response[, id, any other fields]")
+    parser.add_argument(
+        "-o", "--output", type=Path, required=True, help="JSONL results, appended (resumable)"
+    )
+    parser.add_argument(
+        "--config", type=Path, help="trustscore.toml (default: local signals only, no judges)"
+    )
+    parser.add_argument("--concurrency", type=_positive_int, help="samples in flight (default: from config)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    parser.add_argument("--budget", type=float, metavar="SECONDS", help="time budget per sample")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--retry-incomplete",
+        action="store_true",
+        help="score again the samples whose earlier row is incomplete (replacing those rows)",
+    )
+    add_ray_arguments(parser)
+    parser.set_defaults(run=run)
+    return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (got {value})")
+    return value
+
+
+def build_scorer(config: Path | None, *, no_cache: bool) -> Scorer:
+    """The Scorer a run uses (a seam: tests replace it with one made of fakes)."""
+    return Scorer.from_config(config, no_cache=no_cache)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.ray:
+        return run_ray(args)
+    if args.address is not None or args.actors is not None or args.batch_size is not None:
+        raise UsageError("--address, --actors and --batch-size only apply with --ray")
+    check_output_path(args.input, args.output)
+    rows = read_input(args.input)
+    if args.budget is not None and not args.budget > 0:
+        raise UsageError(f"--budget must be a positive number of seconds (got {args.budget})")
+    scorer = build_scorer(args.config, no_cache=args.no_cache)
+
+    async def go() -> ScoreRunSummary:
+        async with scorer:
+            return await score_file(
+                rows,
+                args.output,
+                scorer,
+                concurrency=args.concurrency,
+                budget_s=args.budget,
+                progress=not args.no_progress,
+                retry_incomplete=args.retry_incomplete,
+            )
+
+    summary = anyio.run(go)
+    summary.print()
+    if summary.judges_down():
+        print(
+            f"trustscore: error: every judge failed on all {summary.scored} scored row(s) for a transport "
+            f"or credential reason, e.g. {summary.judge_failure}; the rows are kept as incomplete: start "
+            "the server (or export the API key), then rerun with --retry-incomplete",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def check_output_path(input_path: Path, output: Path) -> None:
+    """Refuse an output that is a directory or the input file itself (resuming it would score nothing)."""
+    if output.is_dir():
+        raise UsageError(f"-o {output} is a directory; give the path of a JSONL file to write")
+    same = output.resolve() == input_path.resolve()
+    if not same and output.exists() and input_path.exists():
+        same = output.samefile(input_path)
+    if same:
+        raise UsageError(f"-o {output} is the input file; write the results to another file")
+
+
+# -- input ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InputRow:
+    line: int
+    sample: Sample
+    carried: dict[str, Any]
+    """Fields other than question/context/response/id, copied into the output row as they are."""
+
+
+def read_input(path: Path) -> list[InputRow]:
+    """Read and validate every line; the first problem raises UsageError with its line number."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"input file {path} does not exist") from None
+    except UnicodeDecodeError as e:
+        raise UsageError(f"input file {path} is not UTF-8 text ({e})") from None
+    rows: list[InputRow] = []
+    first_line_of: dict[str, int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        row = _parse_row(path, number, line)
+        previous = first_line_of.setdefault(row.sample.id or "", number)
+        if previous != number:
+            raise UsageError(
+                f"{path}:{number}: id {row.sample.id!r} already used on line {previous}; ids must be unique "
+                f"(they are how an interrupted run resumes)"
+            )
+        rows.append(row)
+    if not rows:
+        raise UsageError(f"input file {path} has no samples (expected one JSON object a line)")
+    return rows
+
+
+def _parse_row(path: Path, number: int, line: str) -> InputRow:
+    where = f"{path}:{number}"
+    try:
+        return _parse_object(where, number, line)
+    except RecursionError:
+        raise UsageError(f"{where}: JSON nested too deeply to be a sample") from None
+
+
+def _parse_object(where: str, number: int, line: str) -> InputRow:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise UsageError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{where}: expected a JSON object with question, context and response")
+    clashes = [k for k in data if k in RESULT_FIELDS and k != "id"]
+    if clashes:
+        raise UsageError(f"{where}: field(s) {clashes} would be overwritten by the result; rename them")
+    carried = {k: v for k, v in data.items() if k not in SAMPLE_FIELDS}
+    # Checked here so the message names the JSONL field; a lone surrogate would otherwise abort
+    # the output write of this row and of every resume after it.
+    for key, value in carried.items():
+        shown = key.encode("utf-8", "backslashreplace").decode()
+        if problem := text_problem(key):
+            raise UsageError(f"{where}: field name {shown!r} {problem}")
+        if found := find_bad_text(value, f"field {shown!r}"):
+            raise UsageError(f"{where}: {found}")
+    fields = {k: data[k] for k in SAMPLE_FIELDS if k in data}
+    if isinstance(fields.get("id"), int) and not isinstance(fields["id"], bool):
+        fields["id"] = str(fields["id"])
+    try:
+        sample = validate_sample({**fields, "metadata": carried}, where="")
+    except ValueError as e:
+        raise UsageError(f"{where}: {e}") from None
+    if sample.id is None:
+        content = canonical_json(
+            {"question": sample.question, "context": sample.context, "response": sample.response}
+        )
+        sample = sample.model_copy(update={"id": short_hash(content, 16)})
+    return InputRow(line=number, sample=sample, carried=carried)
+
+
+# -- output -----------------------------------------------------------------------------------
+
+
+def done_ids(path: Path) -> set[str]:
+    """Ids whose row in an earlier run's output is complete (see :func:`previous_rows`)."""
+    return {i for i, complete in previous_rows(path).items() if complete}
+
+
+def previous_rows(path: Path) -> dict[str, bool]:
+    """Id -> complete, for each row of an earlier run's output. A torn last line (the run was killed
+    mid-write) is cut off. A row written before ``complete`` existed counts as complete."""
+    if not path.exists():
+        return {}
+    raw = path.read_bytes()
+    if raw and not raw.endswith(b"\n"):
+        keep = raw.rfind(b"\n") + 1
+        print(f"trustscore: {path}: dropping an incomplete last line (interrupted write)", file=sys.stderr)
+        with path.open("r+b") as f:
+            f.truncate(keep)
+        raw = raw[:keep]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UsageError(
+            f"{path}: byte {e.start} is not UTF-8, so this is not a trustscore output; write to a new file"
+        ) from None
+    ids: dict[str, bool] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            ids[str(row["id"])] = row.get("complete", True) is True
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError, RecursionError):
+            raise UsageError(
+                f"{path}:{number}: not a trustscore result row; "
+                "fix or remove that line, or write to a new file"
+            ) from None
+    return ids
+
+
+def result_row(sample_id: str, result: TrustScore, carried: dict[str, Any]) -> dict[str, Any]:
+    dumped = result.model_dump(mode="json")
+    row = {"id": sample_id, **{k: dumped[k] for k in RESULT_FIELDS if k != "id"}}
+    row.update(carried)
+    return row
+
+
+@dataclass
+class _SignalTally:
+    n: int = 0
+    missing: int = 0
+    total: float = 0.0
+
+
+@dataclass
+class ScoreRunSummary:
+    """What one run did: rows scored and skipped, per-signal coverage, cost."""
+
+    output: Path
+    skipped: int = 0
+    scored: int = 0
+    incomplete: int = 0
+    no_score: int = 0
+    score_total: float = 0.0
+    signals: dict[str, _SignalTally] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    seconds: float = 0.0
+    fusions: dict[str, int] = field(default_factory=dict)
+    """How many scores each fusion produced ("calibrator:local_multidomain@...", "default:logodds")."""
+    kept_incomplete: int = 0
+    """Incomplete rows of an earlier run left as they are (no --retry-incomplete)."""
+    judges: list[str] = field(default_factory=list)
+    judges_down_rows: int = 0
+    """Scored rows on which every judge failed for a transport or credential reason."""
+    judge_failure: str = ""
+    """One such failure's reason, for the message."""
+
+    def judges_down(self) -> bool:
+        """Whether every judge failed on every scored row for a reason a rerun may fix."""
+        return bool(self.judges) and self.scored > 0 and self.judges_down_rows == self.scored
+    domain_checked: int = 0
+    outside_domain: int = 0
+    outside_reasons: dict[str, int] = field(default_factory=dict)
+    """How often each checked dimension put a row outside the calibration domain."""
+
+    def add(self, result: TrustScore) -> None:
+        if self.judges and all(j in result.incomplete_signals for j in self.judges):
+            self.judges_down_rows += 1
+            self.judge_failure = self.judge_failure or (result.signals[self.judges[0]].error or "")
+        self.scored += 1
+        self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
+        self.incomplete += not result.complete
+        if result.domain is not None:
+            self.domain_checked += 1
+            if not result.domain.inside:
+                self.outside_domain += 1
+                for reason in result.domain.reasons:
+                    what = reason.split(";")[0].rsplit(" is ", 1)[0].rsplit(" has ", 1)[0]
+                    self.outside_reasons[what] = self.outside_reasons.get(what, 0) + 1
+        if result.score is None:
+            self.no_score += 1
+        else:
+            self.score_total += result.score
+        self.usage = self.usage + result.usage
+        for name, signal in result.signals.items():
+            tally = self.signals.setdefault(name, _SignalTally())
+            tally.n += 1
+            if signal.value is None:
+                tally.missing += 1
+            else:
+                tally.total += signal.value
+
+    def print(self, file: IO[str] | None = None) -> None:
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+
+        console = Console(file=file)
+        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
+        table.add_column("signal")
+        table.add_column("n", justify="right")
+        table.add_column("missing", justify="right")
+        table.add_column("mean value", justify="right")
+        for name, t in self.signals.items():
+            present = t.n - t.missing
+            table.add_row(name, str(t.n), str(t.missing), f"{t.total / present:.3f}" if present else "-")
+        scored_with_value = self.scored - self.no_score
+        mean = f"{self.score_total / scored_with_value:.3f}" if scored_with_value else "-"
+        table.add_section()
+        table.add_row("score (fused)", str(self.scored), str(self.no_score), mean)
+        # Plain lines are never wrapped (soft_wrap): a redirected log keeps one line per fact.
+        console.print(f"trustscore score -> {self.output}", soft_wrap=True, highlight=False)
+        console.print(table)
+        for fusion, n in self.fusions.items():
+            kind = "uncalibrated"
+            if fusion.startswith("calibrator:"):
+                kind = "calibrated P(trustworthy)" + (" inside its domain" if self.domain_checked else "")
+            console.print(f"fusion: {fusion} ({kind}) for {n} row(s)", soft_wrap=True)
+        if self.domain_checked:
+            share = self.outside_domain / self.domain_checked
+            counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])
+            why = ", ".join(f"{k}: {v}" for k, v in counts)
+            console.print(
+                f"outside the calibration domain: {self.outside_domain} of {self.domain_checked} row(s) "
+                f"({share:.1%}; scored but not claimed calibrated)" + (f" - {why}" if why else ""),
+                soft_wrap=True,
+            )
+        u = self.usage
+        if self.kept_incomplete:
+            console.print(
+                f"kept {self.kept_incomplete} incomplete row(s) of an earlier run; "
+                "rerun with --retry-incomplete to score them again",
+                soft_wrap=True,
+            )
+        console.print(
+            f"scored {self.scored}, skipped {self.skipped} already done, incomplete {self.incomplete}; "
+            f"requests {u.requests}, tokens {u.prompt_tokens} prompt + {u.completion_tokens} completion, "
+            f"cache hits {u.cache_hits}; {self.seconds:.1f}s",
+            soft_wrap=True,
+        )
+
+
+async def score_file(
+    rows: list[InputRow],
+    output: Path,
+    scorer: Scorer,
+    *,
+    concurrency: int | None = None,
+    budget_s: float | None = None,
+    progress: bool = True,
+    retry_incomplete: bool = False,
+) -> ScoreRunSummary:
+    """Score the rows that have no complete row in ``output`` yet, appending one flushed line per result.
+
+    Incomplete earlier rows are kept (and their samples skipped) unless ``retry_incomplete``, which
+    removes them from ``output`` first and scores those samples again.
+    """
+    started = time.perf_counter()
+    previous = previous_rows(output)
+    incomplete = {i for i, complete in previous.items() if not complete}
+    if retry_incomplete and incomplete:
+        _drop_rows(output, incomplete)
+        previous = {i: c for i, c in previous.items() if c}
+    todo = [r for r in rows if r.sample.id not in previous]
+    summary = ScoreRunSummary(
+        output=output,
+        skipped=sum(1 for r in rows if previous.get(r.sample.id or "") is True),
+        kept_incomplete=sum(1 for r in rows if previous.get(r.sample.id or "") is False),
+        judges=scorer.judge_names,
+    )
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        out = output.open("a", encoding="utf-8")
+    except OSError as e:
+        raise _write_error(output, e) from None
+    with out:
+
+        def write(index: int, result: TrustScore) -> None:
+            row = todo[index]
+            line = json.dumps(result_row(row.sample.id or "", result, row.carried), ensure_ascii=False)
+            try:
+                out.write(line + "\n")
+                out.flush()
+            except OSError as e:
+                raise _write_error(output, e) from None
+            summary.add(result)
+
+        await scorer.score_many(
+            [r.sample for r in todo],
+            progress=progress,
+            concurrency=concurrency,
+            budget_s=budget_s,
+            on_result=write,
+        )
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _write_error(path: Path, error: OSError) -> OSError:
+    """The error as one line naming the output file (disk full and read-only have no filename)."""
+    return OSError(error.errno, f"cannot write the results: {error.strerror or error}", str(path))
+
+
+def _drop_rows(path: Path, ids: set[str]) -> None:
+    """Rewrite ``path`` without the rows of ``ids`` (atomically: a crash leaves the old file)."""
+    kept = [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines(keepends=True)
+        if line.strip() and str(json.loads(line)["id"]) not in ids
+    ]
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        tmp.write_text("".join(kept), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise _write_error(path, e) from None

@@ -1,0 +1,20 @@
+"""Local encoder signals: fine-tuned cross-encoders that read (context, response) and say how well
+the response is supported (LettuceDetect, HHEM-2.1-Open).
+
+Importing this package is cheap: torch and transformers are imported when a model is loaded.
+"""
+
+# Registration with the signal registry: trustscore/encoders/signals.py ([signals.lettucedetect],
+# [signals.hhem]).
+
+from trustscore.encoders.hhem import HHEMConfig, HHEMSignal, build_hhem
+from trustscore.encoders.lettucedetect import LettuceDetectConfig, LettuceDetectSignal, build_lettucedetect
+
+__all__ = [
+    "HHEMConfig",
+    "HHEMSignal",
+    "LettuceDetectConfig",
+    "LettuceDetectSignal",
+    "build_hhem",
+    "build_lettucedetect",
+]

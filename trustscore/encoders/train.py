@@ -1,0 +1,507 @@
+"""Train a LettuceDetect-style hallucination token classifier on labeled spans.
+
+Rows are our JSONL (``question``, ``context``, ``response``, ``spans`` = character offsets into
+the response, a group column such as ``source_id``). Each row becomes LettuceDetect's input
+(:func:`~trustscore.encoders.lettucedetect.format_prompt` + the response as the second segment,
+context truncated to ``max_length``); answer tokens are labeled 1 when they overlap a span, every
+other token is left out of the loss (-100).
+
+The split is by group: every row of one source is on the same side, so the held-out report never
+scores a response whose source the detector saw in training. Training checkpoints every
+``checkpoint_every`` steps (weights as safetensors, optimizer moments as safetensors, counters as
+JSON: nothing is pickled) and resumes from the last one. The held-out report scores the rows with
+the same windowed inference as the ``lettucedetect`` signal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+import sys
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from trustscore.encoders.lettucedetect import LettuceDetectConfig, LettuceDetectSignal, format_prompt
+from trustscore.types import Sample
+
+__all__ = [
+    "LabeledRow",
+    "TrainOptions",
+    "encode_row",
+    "lexical_baseline",
+    "predict_rows",
+    "read_rows",
+    "split_by_group",
+    "summarize",
+    "train_detector",
+]
+
+_CHECKPOINT = "checkpoint"
+_DETECTOR = "detector"
+
+
+class TrainOptions(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    base: str = Field(description="encoder checkpoint to fine-tune (directory or hub id)")
+    max_length: int = Field(default=512, ge=32)
+    lora: bool = True
+    lora_r: int = Field(default=8, ge=1)
+    lora_alpha: int = Field(default=16, ge=1)
+    epochs: float = Field(default=1.0, gt=0)
+    batch_size: int = Field(default=8, ge=1)
+    learning_rate: float = Field(default=5e-4, gt=0)
+    warmup_fraction: float = Field(default=0.06, ge=0, lt=1)
+    heldout_fraction: float = Field(default=0.5, gt=0, lt=1)
+    group: str = "source_id"
+    seed: int = 0
+    checkpoint_every: int = Field(default=50, ge=1)
+    max_minutes: float | None = Field(
+        default=None, gt=0, description="stop training (and checkpoint) after this"
+    )
+    device: str = "cpu"
+
+
+@dataclass(frozen=True)
+class LabeledRow:
+    sample: Sample
+    spans: list[tuple[int, int]]
+    group: str
+    task: str
+
+    @property
+    def hallucinated(self) -> bool:
+        return bool(self.spans)
+
+
+def read_rows(path: Path, group: str) -> list[LabeledRow]:
+    """Labeled rows of one JSONL file; a bad line raises ``ValueError`` naming the file, line and field."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            obj = json.loads(line)
+            sample = Sample(
+                question=obj.get("question", ""),
+                context=obj.get("context", []),
+                response=obj["response"],
+                id=str(obj.get("id") or f"{path.name}:{n}"),
+            )
+        except (json.JSONDecodeError, KeyError, ValueError) as e:
+            raise ValueError(
+                f"{where}: not a labeled row ({e}); need question, context, response, spans"
+            ) from e
+        if "spans" not in obj:
+            raise ValueError(f"{where}: no 'spans' (character offsets of unsupported text; [] when none)")
+        spans = []
+        for s in obj["spans"]:
+            start, end = int(s["start"]), int(s["end"])
+            if not 0 <= start <= end <= len(sample.response):
+                raise ValueError(
+                    f"{where}: span [{start}, {end}) is outside the response ({len(sample.response)} chars)"
+                )
+            spans.append((start, end))
+        if group not in obj:
+            raise ValueError(f"{where}: no '{group}' column to group the split by (pass --group)")
+        rows.append(LabeledRow(sample, spans, str(obj[group]), str(obj.get("task", "all"))))
+    return rows
+
+
+def split_by_group(
+    rows: Sequence[LabeledRow], fraction: float, seed: int
+) -> tuple[list[LabeledRow], list[LabeledRow]]:
+    """(train, held-out): a group is held out when its seeded hash falls below ``fraction``."""
+
+    def held(group: str) -> bool:
+        digest = hashlib.sha256(f"{seed}|{group}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64 < fraction
+
+    train = [r for r in rows if not held(r.group)]
+    heldout = [r for r in rows if held(r.group)]
+    return train, heldout
+
+
+def encode_row(tokenizer: Any, row: LabeledRow, max_length: int) -> dict[str, list[int]] | None:
+    """Input ids and labels (-100 off the answer, 1 on a span); None when the answer alone does not fit."""
+    s = row.sample
+    if len(tokenizer(s.response, add_special_tokens=False)["input_ids"]) + 4 > max_length:
+        return None
+    enc = tokenizer(
+        format_prompt(list(s.context), s.question, "qa"),
+        s.response,
+        truncation="only_first",
+        max_length=max_length,
+        return_offsets_mapping=True,
+    )
+    seq = enc.sequence_ids()
+    if 0 not in seq:
+        return None
+    labels = []
+    for sid, (a, b) in zip(seq, enc["offset_mapping"], strict=True):
+        if sid != 1:
+            labels.append(-100)
+        else:
+            labels.append(int(any(b > start and a < end for start, end in row.spans)))
+    return {"input_ids": list(enc["input_ids"]), "labels": labels}
+
+
+def data_hash(paths: Sequence[Path]) -> str:
+    h = hashlib.sha256()
+    for p in paths:
+        h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _build_model(options: TrainOptions, resume_from: Path | None) -> Any:
+    import torch
+    from transformers import AutoModelForTokenClassification
+
+    # Trained in float32 whatever the checkpoint's dtype (transformers would keep a half checkpoint's).
+    if not options.lora:
+        source = str(resume_from) if resume_from else options.base
+        return AutoModelForTokenClassification.from_pretrained(source, num_labels=2, dtype=torch.float32)
+    from peft import LoraConfig, PeftModel, TaskType, get_peft_model
+
+    base = AutoModelForTokenClassification.from_pretrained(options.base, num_labels=2, dtype=torch.float32)
+    if resume_from:
+        return PeftModel.from_pretrained(base, str(resume_from), is_trainable=True)
+    from peft.utils.constants import TRANSFORMERS_MODELS_TO_LORA_TARGET_MODULES_MAPPING as DEFAULT_TARGETS
+
+    # peft's usual targets for known encoders (BERT: query, value); every linear layer otherwise. The
+    # classifier is trained in full (peft's token-classification task saves it beside the adapter).
+    targets = DEFAULT_TARGETS.get(base.config.model_type, "all-linear")
+    lora = LoraConfig(
+        task_type=TaskType.TOKEN_CLS,
+        r=options.lora_r,
+        lora_alpha=options.lora_alpha,
+        lora_dropout=0.1,
+        target_modules=targets,
+        exclude_modules=["classifier"],
+    )
+    return get_peft_model(base, lora)
+
+
+def _save_optimizer(optimizer: Any, path: Path) -> None:
+    from safetensors.torch import save_file
+
+    tensors = {}
+    for i, group in enumerate(optimizer.param_groups):
+        for j, p in enumerate(group["params"]):
+            for k, v in optimizer.state.get(p, {}).items():
+                tensors[f"{i}.{j}.{k}"] = (
+                    v.detach().reshape(-1).clone() if v.dim() == 0 else v.detach().clone()
+                )
+    save_file(tensors, str(path))
+
+
+def _load_optimizer(optimizer: Any, path: Path) -> None:
+    from safetensors.torch import load_file
+
+    tensors = load_file(str(path))
+    for i, group in enumerate(optimizer.param_groups):
+        for j, p in enumerate(group["params"]):
+            state = {k.split(".", 2)[2]: v for k, v in tensors.items() if k.startswith(f"{i}.{j}.")}
+            if "step" in state:
+                state["step"] = state["step"].reshape(())
+            if state:
+                optimizer.state[p] = state
+
+
+def train_detector(
+    data: Sequence[Path],
+    output: Path,
+    options: TrainOptions,
+    *,
+    extra_train: Sequence[Path] = (),
+    baseline: Callable[[Sample], float | None] | None = None,
+    log: Callable[[str], None] = _log,
+) -> dict[str, Any]:
+    """Train, checkpoint, resume, save the detector under ``output/detector`` and report on held-out rows.
+
+    ``baseline`` (sample -> P(hallucinated), e.g. :func:`lexical_baseline`) is scored on the same
+    held-out rows for comparison; the per-row predictions go to ``detector/heldout_predictions.jsonl``.
+    """
+    import torch
+    from transformers import AutoTokenizer
+
+    began = time.perf_counter()
+    rows = [r for p in data for r in read_rows(p, options.group)]
+    train, heldout = split_by_group(rows, options.heldout_fraction, options.seed)
+    train = [r for p in extra_train for r in read_rows(p, options.group)] + train
+    held_groups = {r.group for r in heldout}
+    if overlap := {r.group for r in train} & held_groups:
+        raise ValueError(
+            f"{len(overlap)} group(s) are both in --extra-train and held out, e.g. {sorted(overlap)[:3]}"
+        )
+    if not train or not heldout:
+        raise ValueError(
+            f"the split left {len(train)} training and {len(heldout)} held-out rows: "
+            "change --heldout-fraction"
+        )
+    fingerprint = {
+        "options": options.model_dump(exclude={"max_minutes", "checkpoint_every"}),
+        "data": data_hash([*data, *extra_train]),
+    }
+    tokenizer = AutoTokenizer.from_pretrained(options.base)
+    encoded = [e for r in train if (e := encode_row(tokenizer, r, options.max_length)) is not None]
+    log(
+        f"train-detector: {len(encoded)} training rows "
+        f"({len(train) - len(encoded)} skipped: answer too long), "
+        f"{len(heldout)} held-out rows in {len(held_groups)} groups"
+    )
+
+    ckpt = output / _CHECKPOINT
+    state: dict[str, Any] = {"step": 0, "losses": [], "train_seconds": 0.0}
+    resume = (ckpt / "state.json").is_file()
+    if resume:
+        state = json.loads((ckpt / "state.json").read_text())
+        if state["fingerprint"] != fingerprint:
+            raise ValueError(f"{ckpt} was written with other options or data: use another -o or delete it")
+    torch.manual_seed(options.seed)
+    model = _build_model(options, ckpt / "model" if resume else None).to(options.device)
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=options.learning_rate, weight_decay=0.01)
+    steps_per_epoch = math.ceil(len(encoded) / options.batch_size)
+    total = max(1, round(steps_per_epoch * options.epochs))
+    warmup = int(total * options.warmup_fraction)
+    scheduler = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / max(1, warmup), max(0.0, (total - s) / max(1, total - warmup)))
+    )
+    if resume:
+        _load_optimizer(optimizer, ckpt / "optimizer.safetensors")
+        with warnings.catch_warnings():  # replaying the schedule "before optimizer.step()" is intended
+            warnings.simplefilter("ignore")
+            for _ in range(state["step"]):
+                scheduler.step()
+        log(f"train-detector: resumed at step {state['step']} of {total}")
+
+    def order(epoch: int) -> list[int]:
+        idx = list(range(len(encoded)))
+        random.Random(options.seed * 1000 + epoch).shuffle(idx)
+        return idx
+
+    def save_checkpoint() -> None:
+        tmp = output / (_CHECKPOINT + ".tmp")
+        model.save_pretrained(tmp / "model")
+        _save_optimizer(optimizer, tmp / "optimizer.safetensors")
+        (tmp / "state.json").write_text(json.dumps({**state, "fingerprint": fingerprint}))
+        if ckpt.exists():
+            import shutil
+
+            shutil.rmtree(ckpt)
+        tmp.rename(ckpt)
+
+    pad = tokenizer.pad_token_id or 0
+    leg_start = time.perf_counter()
+    stopped_early = False
+    while state["step"] < total:
+        epoch, within = divmod(state["step"], steps_per_epoch)
+        batch = [
+            encoded[i] for i in order(epoch)[within * options.batch_size : (within + 1) * options.batch_size]
+        ]
+        width = max(len(e["input_ids"]) for e in batch)
+        ids = torch.full((len(batch), width), pad, dtype=torch.long)
+        labels = torch.full((len(batch), width), -100, dtype=torch.long)
+        mask = torch.zeros((len(batch), width), dtype=torch.long)
+        for k, e in enumerate(batch):
+            n = len(e["input_ids"])
+            ids[k, :n], labels[k, :n], mask[k, :n] = (
+                torch.tensor(e["input_ids"]),
+                torch.tensor(e["labels"]),
+                1,
+            )
+        dev = options.device
+        torch.manual_seed(options.seed * 1_000_003 + state["step"])  # dropout masks do not depend on resuming
+        loss = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), labels=labels.to(dev)).loss
+        if not torch.isfinite(loss):
+            raise ValueError(
+                f"the training loss is not finite at step {state['step'] + 1}: lower --learning-rate"
+            )
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(params, 1.0)
+        optimizer.step()
+        scheduler.step()
+        optimizer.zero_grad()
+        state["step"] += 1
+        state["losses"].append(round(loss.item(), 5))
+        elapsed = state["train_seconds"] + time.perf_counter() - leg_start
+        if state["step"] % 10 == 0 or state["step"] == total:
+            recent = state["losses"][-10:]
+            eta = elapsed / state["step"] * (total - state["step"])
+            log(
+                f"train-detector: step {state['step']}/{total} loss {sum(recent) / len(recent):.4f} "
+                f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left"
+            )
+        over = options.max_minutes is not None and elapsed > options.max_minutes * 60
+        if state["step"] % options.checkpoint_every == 0 or state["step"] == total or over:
+            state["train_seconds"] = elapsed
+            leg_start = time.perf_counter()
+            save_checkpoint()
+        if over:
+            stopped_early = state["step"] < total
+            log(f"train-detector: time budget of {options.max_minutes} min reached at step {state['step']}")
+            break
+
+    detector = output / _DETECTOR
+    model.save_pretrained(detector)
+    tokenizer.save_pretrained(detector)
+    signal = LettuceDetectSignal(
+        LettuceDetectConfig(
+            model=options.base if options.lora else str(detector),
+            adapter=str(detector) if options.lora else None,
+            max_length=options.max_length,
+            local_files_only=True,
+            device=options.device,
+        )
+    )
+    report: dict[str, Any] = {
+        "options": options.model_dump(),
+        "data": [str(p) for p in data],
+        "extra_train": [str(p) for p in extra_train],
+        "data_sha256": fingerprint["data"],
+        "split": {
+            "train_rows": len(train),
+            "train_rows_used": len(encoded),
+            "heldout_rows": len(heldout),
+            "heldout_groups": len(held_groups),
+        },
+        "training": {
+            "steps": state["step"],
+            "planned_steps": total,
+            "stopped_early": stopped_early,
+            "seconds": round(state["train_seconds"], 1),
+            "torch_threads": torch.get_num_threads(),
+            "final_loss": (sum(state["losses"][-20:]) / max(1, len(state["losses"][-20:]))),
+            "trainable_parameters": sum(p.numel() for p in params),
+        },
+    }
+    predictions = predict_rows(signal, heldout, log=log)
+    with (detector / "heldout_predictions.jsonl").open("w") as f:
+        f.writelines(json.dumps(p) + "\n" for p in predictions)
+    by_id = {r.sample.id: r for r in heldout}
+    base_scores = {p["id"]: baseline(by_id[p["id"]].sample) for p in predictions} if baseline else None
+    report["heldout"] = summarize(predictions, base_scores)
+    report["heldout"]["not_scored"] = len(heldout) - len(predictions)
+    report["total_seconds"] = round(time.perf_counter() - began, 1)
+    (detector / "training_summary.json").write_text(json.dumps(report, indent=1))
+    return report
+
+
+def lexical_baseline(sample: Sample) -> float | None:
+    """P(hallucinated) by the lexical signal: 1 - its value (None when it is missing)."""
+    from trustscore.grounding.lexical import LexicalSupport
+
+    signal = LexicalSupport().score(sample)
+    return None if signal.value is None else 1.0 - signal.value
+
+
+def _f1(tp: int, fp: int, fn: int) -> float | None:
+    return None if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
+
+
+def predict_rows(
+    signal: LettuceDetectSignal,
+    rows: Sequence[LabeledRow],
+    *,
+    batch: int = 16,
+    log: Callable[[str], None] = _log,
+) -> list[dict[str, Any]]:
+    """Per held-out row: its label, the detector's max token probability and token-level counts."""
+    out: list[dict[str, Any]] = []
+    threshold = signal.config.threshold
+    for start in range(0, len(rows), batch):
+        chunk = rows[start : start + batch]
+        try:
+            scored = list(zip(chunk, signal.token_scores([r.sample for r in chunk]), strict=True))
+        except ValueError:  # some answer does not fit a window: score the others one by one
+            scored = []
+            for r in chunk:
+                try:
+                    scored.append((r, signal.token_scores([r.sample])[0]))
+                except ValueError as e:
+                    log(f"train-detector: held-out row {r.sample.id} not scored: {e}")
+        for row, ts in scored:
+            gold = [any(b > s and a < e for s, e in row.spans) for a, b in ts.offsets]
+            pred = [p > threshold for p in ts.probs]
+            out.append(
+                {
+                    "id": row.sample.id,
+                    "task": row.task,
+                    "hallucinated": row.hallucinated,
+                    "score": max(ts.probs),
+                    "windows": ts.windows,
+                    "tp": sum(g and p for g, p in zip(gold, pred, strict=True)),
+                    "fp": sum(p and not g for g, p in zip(gold, pred, strict=True)),
+                    "fn": sum(g and not p for g, p in zip(gold, pred, strict=True)),
+                }
+            )
+        log(f"train-detector: evaluated {len(out)}/{len(rows)} held-out rows")
+    return out
+
+
+def _f1(tp: int, fp: int, fn: int) -> float | None:
+    return None if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
+
+
+def summarize(
+    predictions: Sequence[dict[str, Any]],
+    baseline: dict[str, float | None] | None = None,
+    threshold: float = 0.5,
+) -> dict[str, Any]:
+    """Token F1, example F1 and AUROC, pooled, per task and macro over tasks, beside the baseline's AUROC."""
+    from trustscore.fusion.metrics import auroc
+
+    def safe_auroc(y: list[int], p: list[float]) -> float | None:
+        return auroc(y, p) if 0 < sum(y) < len(y) else None
+
+    def metrics(items: list[dict[str, Any]]) -> dict[str, Any]:
+        y = [int(it["hallucinated"]) for it in items]
+        ex = [int(it["score"] > threshold) for it in items]
+        out = {
+            "rows": len(items),
+            "hallucinated": sum(y),
+            "token_f1": _f1(*(sum(it[k] for it in items) for k in ("tp", "fp", "fn"))),
+            "example_f1": _f1(
+                sum(a & b for a, b in zip(y, ex, strict=True)),
+                sum((1 - a) & b for a, b in zip(y, ex, strict=True)),
+                sum(a & (1 - b) for a, b in zip(y, ex, strict=True)),
+            ),
+            "auroc": safe_auroc(y, [it["score"] for it in items]),
+        }
+        if baseline is not None:
+            both = [
+                (int(it["hallucinated"]), it["score"], baseline[it["id"]])
+                for it in items
+                if baseline.get(it["id"]) is not None
+            ]
+            out["baseline_rows"] = len(both)
+            out["auroc_on_baseline_rows"] = safe_auroc([b[0] for b in both], [b[1] for b in both])
+            out["baseline_auroc"] = safe_auroc([b[0] for b in both], [b[2] for b in both])  # type: ignore[misc]
+        return out
+
+    tasks = sorted({p["task"] for p in predictions})
+    per_task = {t: metrics([p for p in predictions if p["task"] == t]) for t in tasks}
+    keys = ["token_f1", "example_f1", "auroc"] + (
+        ["auroc_on_baseline_rows", "baseline_auroc"] if baseline else []
+    )
+
+    def macro(key: str) -> float | None:
+        vals = [m[key] for m in per_task.values() if m.get(key) is not None]
+        return sum(vals) / len(vals) if vals and len(vals) == len(per_task) else None
+
+    return {"pooled": metrics(list(predictions)), "per_task": per_task, "macro": {k: macro(k) for k in keys}}

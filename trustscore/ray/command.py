@@ -1,0 +1,134 @@
+"""``trustscore score IN -o OUT --ray``: the local command's flags, run on a Ray cluster.
+
+    trustscore score logs.parquet -o scored.parquet --ray --address auto --actors 16
+
+IN is a JSONL file or a Parquet file (or a directory of them, named ``*.jsonl`` / ``*.parquet``),
+local or on any filesystem Ray reads (``s3://``, ``gs://``, ...). OUT is a directory of part
+files in the format its name says. Without ``--address`` a local Ray is started on this machine; on
+a cluster of several nodes IN and OUT must be storage every node sees (Ray reads and writes part
+files on whichever node runs the task).
+The Ray path parses rows exactly as the local command does, but it streams: an invalid row does not
+stop the run, it is written out with ``error`` set and no score. Ids must be unique as in the local
+command; the Ray path does not check it (that takes a pass over the whole input).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+__all__ = ["add_arguments", "run_ray"]
+
+DEFAULT_BATCH_SIZE = 64
+"""Samples per actor call: enough to keep ``max_concurrent_samples`` busy for most of a batch, few
+enough that a batch lost with its actor costs little and output files appear steadily."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("Ray (the [ray] extra)")
+    group.add_argument(
+        "--ray", action="store_true", help="score on a Ray cluster (OUT is a directory of part files)"
+    )
+    group.add_argument(
+        "--address", help="Ray cluster to join (default: start a local one; 'auto': this node's)"
+    )
+    group.add_argument(
+        "--actors", type=_positive_int, help="scoring actors, one CPU each (default: CPUs - 1)"
+    )
+    group.add_argument(
+        "--batch-size",
+        type=_positive_int,
+        help=f"samples per actor call, the unit Ray retries (default {DEFAULT_BATCH_SIZE})",
+    )
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (got {value})")
+    return value
+
+
+def run_ray(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from trustscore.cli import UsageError
+
+    if args.retry_incomplete:
+        raise UsageError(
+            "--retry-incomplete is not supported with --ray yet (the output is a directory of part files "
+            "written by many workers): score the incomplete rows again without --ray, or into a new directory"
+        )
+    source_text, output_text = str(args.input), str(args.output)
+    local = "://" not in source_text and "://" not in output_text
+    if source_text == output_text or (local and Path(source_text).resolve() == Path(output_text).resolve()):
+        raise UsageError(f"-o {output_text} is the input; write the results to a new directory")
+    try:
+        import ray
+        import ray.data
+    except ImportError:
+        raise UsageError(
+            "--ray needs Ray Data: pip install 'trustscore[ray]' (or bash scripts/setup --ray)"
+        ) from None
+    from trustscore.config import Config
+    from trustscore.ray.dataset import prepare_lines, prepare_records, score_prepared
+    from trustscore.ray.files import JsonlSink, as_location, count_rows, existing_ids, format_of
+
+    source, output = as_location(args.input), as_location(args.output)
+    in_format = format_of(source, role="input")
+    out_format = format_of(output, role="output")
+    if "://" not in source and not Path(source).exists():
+        raise UsageError(f"input {source} does not exist")
+    if args.budget is not None and not args.budget > 0:
+        raise UsageError(f"--budget must be a positive number of seconds (got {args.budget})")
+    config = Config.from_toml(args.config) if args.config else Config()
+
+    started = time.perf_counter()
+    done = existing_ids(output, out_format)
+    before = len(done)
+    own_ray = not ray.is_initialized()
+    if own_ray:
+        ray.init(address=args.address, log_to_driver=False)
+    try:
+        ray.data.DataContext.get_current().enable_progress_bars = not args.no_progress
+        actors = args.actors or _default_actors(ray.cluster_resources())
+        skip = {"skip": frozenset(done)}
+        if in_format == "jsonl":
+            prepared = ray.data.read_text(source).map_batches(
+                prepare_lines, batch_format="pyarrow", fn_kwargs=skip
+            )
+        else:
+            prepared = ray.data.read_parquet(source).map_batches(
+                prepare_records, batch_format="pyarrow", fn_kwargs=skip
+            )
+        del done
+        scored = score_prepared(
+            prepared,
+            config,
+            actors=actors,
+            batch_size=args.batch_size or DEFAULT_BATCH_SIZE,
+            concurrency=args.concurrency,
+            budget_s=args.budget,
+            no_cache=args.no_cache,
+        )
+        if out_format == "jsonl":
+            scored.write_datasink(JsonlSink(output))
+        else:
+            scored.write_parquet(output)
+    finally:
+        if own_ray:
+            ray.shutdown()
+    total = count_rows(output, out_format)
+    print(
+        f"trustscore score --ray: {total - before} row(s) scored, {before} already done, "
+        f"{actors} actor(s), {time.perf_counter() - started:.1f}s -> {output}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _default_actors(resources: dict[str, Any]) -> int:
+    """One CPU is left to Ray Data's read, prepare and write tasks."""
+    return max(1, int(resources.get("CPU", 1)) - 1)

@@ -1,0 +1,167 @@
+"""Input and output locations of ``trustscore score --ray``: formats, the JSONL sink, resume.
+
+The output is a directory (Ray writes one file per block, from whichever node scored it): JSONL
+files whose lines are exactly the local CLI's result rows, or Parquet files with the typed columns
+and that same row as ``result``. Re-running with the same output directory reads the ids already
+there and scores only the rest; new files are added beside the old ones.
+
+A run killed mid-write can leave one file cut short. Resume repairs it before reading: a JSONL file
+loses its torn last line (that row is scored again), an unreadable Parquet file is removed (its rows
+are scored again). Nothing else in the directory is touched.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from typing import Literal
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+from ray.data.block import BlockAccessor
+from ray.data.datasource import BlockBasedFileDatasink
+
+from trustscore.cli import UsageError
+
+__all__ = ["Format", "JsonlSink", "as_location", "count_rows", "existing_ids", "format_of", "output_rows"]
+
+Format = Literal["jsonl", "parquet"]
+
+_PARQUET = (".parquet", ".pq")
+_JSONL = (".jsonl", ".json", ".ndjson")
+
+
+def as_location(path: Path | str) -> str:
+    """The location as Ray and pyarrow take it. argparse hands over a Path, which folds the ``//`` of
+    a URI (``s3://b/k`` -> ``s3:/b/k``); put it back."""
+    text = str(path)
+    match = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]+):/(?!/)(.*)$", text)
+    if match is None:
+        return text
+    scheme, rest = match.groups()
+    return f"file:///{rest}" if scheme == "file" else f"{scheme}://{rest}"
+
+
+def format_of(location: str, *, role: str) -> Format:
+    """Parquet when the name ends in .parquet/.pq, JSONL for .jsonl/.json/.ndjson."""
+    name = location.rstrip("/").lower()
+    if name.endswith(_PARQUET):
+        return "parquet"
+    if name.endswith(_JSONL):
+        return "jsonl"
+    raise UsageError(
+        f"{role} {location}: cannot tell the format from the name; end it in .jsonl or .parquet "
+        f"(a directory works too: in.parquet/ holding part files)"
+    )
+
+
+class JsonlSink(BlockBasedFileDatasink):
+    """Writes the ``result`` column, one JSON line per row: the local CLI's format."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, file_format="jsonl")
+
+    def write_block_to_file(self, block: BlockAccessor, file: pa.NativeFile) -> None:
+        lines = block.to_arrow().column("result").to_pylist()
+        file.write(("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def _filesystem(location: str) -> tuple[pafs.FileSystem, str]:
+    if "://" in location:
+        return pafs.FileSystem.from_uri(location)
+    return pafs.LocalFileSystem(), str(Path(location).absolute())
+
+
+def _data_files(fs: pafs.FileSystem, root: str) -> list[str]:
+    info = fs.get_file_info(root)
+    if info.type == pafs.FileType.NotFound:
+        return []
+    if info.type == pafs.FileType.File:
+        raise UsageError(f"output {root} is a file; --ray writes a directory of part files: name a directory")
+    selector = pafs.FileSelector(root, recursive=True)
+    return sorted(
+        f.path
+        for f in fs.get_file_info(selector)
+        if f.type == pafs.FileType.File and not Path(f.path).name.startswith((".", "_"))
+    )
+
+
+def existing_ids(location: str, fmt: Format) -> set[str]:
+    """Ids already written under the output directory, after repairing a file cut short."""
+    fs, root = _filesystem(location)
+    ids: set[str] = set()
+    for path in _data_files(fs, root):
+        ids.update(_jsonl_ids(fs, path) if fmt == "jsonl" else _parquet_ids(fs, path))
+    return ids
+
+
+def _jsonl_ids(fs: pafs.FileSystem, path: str) -> list[str]:
+    import json
+
+    with fs.open_input_stream(path) as f:
+        raw = f.read()
+    if raw and not raw.endswith(b"\n"):
+        keep = raw[: raw.rfind(b"\n") + 1]
+        print(f"trustscore: {path}: dropping an incomplete last line (interrupted write)", file=sys.stderr)
+        with fs.open_output_stream(path) as f:
+            f.write(keep)
+        raw = keep
+    ids = []
+    for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            ids.append(str(json.loads(line)["id"]))
+        except (json.JSONDecodeError, KeyError, TypeError):
+            raise UsageError(
+                f"{path}:{number}: not a trustscore result row; remove that file or write to a new directory"
+            ) from None
+    return ids
+
+
+def _parquet_ids(fs: pafs.FileSystem, path: str) -> list[str]:
+    try:
+        with fs.open_input_file(path) as f:
+            names = pq.ParquetFile(f).schema_arrow.names
+    except pa.ArrowInvalid as e:  # no footer: the writer was killed
+        print(f"trustscore: {path}: removing an unreadable file (interrupted write: {e})", file=sys.stderr)
+        fs.delete_file(path)
+        return []
+    if "id" not in names:
+        raise UsageError(
+            f"{path}: has no id column, so it is not trustscore output; write to a new directory"
+        )
+    table = pq.read_table(path, columns=["id"], filesystem=fs)
+    return [str(v) for v in table.column("id").to_pylist()]
+
+
+def output_rows(location: str, fmt: Format) -> list[dict[str, object]]:
+    """Every result row under the output directory (for the summary and for tests)."""
+    import json
+
+    fs, root = _filesystem(location)
+    rows: list[dict[str, object]] = []
+    for path in _data_files(fs, root):
+        if fmt == "jsonl":
+            with fs.open_input_stream(path) as f:
+                rows.extend(json.loads(line) for line in f.read().decode("utf-8").splitlines() if line)
+        else:
+            table = pq.read_table(path, columns=["result"], filesystem=fs)
+            rows.extend(json.loads(text) for text in table.column("result").to_pylist())
+    return rows
+
+
+def count_rows(location: str, fmt: Format) -> int:
+    """Rows under the output directory, file by file (no id set held in memory)."""
+    fs, root = _filesystem(location)
+    total = 0
+    for path in _data_files(fs, root):
+        if fmt == "jsonl":
+            with fs.open_input_stream(path) as f:
+                total += f.read().count(b"\n")
+        else:
+            with fs.open_input_file(path) as f:
+                total += pq.ParquetFile(f).metadata.num_rows
+    return total

@@ -1,0 +1,111 @@
+"""What a signal's factory gets: the whole Config, the named LLM endpoints, the response cache.
+
+LLM clients are built on first request for an endpoint and shared by every signal that asks for it;
+they share one response cache, built with the first client (none when ``[cache] mode = "off"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from trustscore.errors import ConfigError
+
+if TYPE_CHECKING:
+    import httpx
+
+    from trustscore.config import Config, LimitsConfig
+    from trustscore.llm.cache import ResponseCache
+    from trustscore.llm.client import LLMClient
+    from trustscore.llm.limits import LimiterPool
+    from trustscore.llm.protocol import LLM
+
+__all__ = ["SignalContext"]
+
+
+class SignalContext:
+    """Given to every signal factory (see :func:`trustscore.register_signal`).
+
+    ``llm(name)`` is the client of ``[endpoints.<name>]`` (or the LLM injected under that name);
+    it raises :class:`~trustscore.errors.EndpointUnavailable` when the endpoint's API key is not set,
+    and :class:`~trustscore.errors.ConfigError` for a name that is not configured.
+    """
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        llms: Mapping[str, LLM] | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if config is None:
+            from trustscore.config import Config
+
+            config = Config()
+        self.config = config
+        self._given: dict[str, LLM] = dict(llms or {})
+        self._built: dict[str, LLMClient] = {}
+        self._transport = transport
+        self._cache: ResponseCache | None = None
+        self._limiters: LimiterPool | None = None
+
+    @property
+    def limits(self) -> LimitsConfig:
+        return self.config.limits
+
+    @property
+    def endpoint_names(self) -> list[str]:
+        """Every endpoint a signal may ask for: the configured ones and the injected ones."""
+        return list(dict.fromkeys([*self.config.endpoints, *self._given]))
+
+    @property
+    def llms(self) -> list[LLM]:
+        """The LLMs handed out so far (built and injected), e.g. for admission control."""
+        return [*self._built.values(), *self._given.values()]
+
+    @property
+    def cache(self) -> ResponseCache | None:
+        """The response cache the LLM clients share; None when the cache is off."""
+        if self._cache is None and self.config.cache.mode != "off":
+            from trustscore.llm.cache import ResponseCache
+
+            self._cache = ResponseCache(self.config.cache)
+        return self._cache
+
+    def llm(self, endpoint: str) -> LLM:
+        if endpoint in self._given:
+            return self._given[endpoint]
+        if endpoint in self._built:
+            return self._built[endpoint]
+        settings = self.config.endpoints.get(endpoint)
+        if settings is None:
+            known = ", ".join(self.endpoint_names) or "none defined"
+            raise ConfigError(
+                f"endpoint {endpoint!r} is neither under [endpoints] nor in llms= (known: {known}); "
+                f"add [endpoints.{endpoint}] or fix the name"
+            )
+        settings.api_key()  # EndpointUnavailable before anything is built
+        from trustscore.llm.client import LLMClient
+        from trustscore.llm.limits import LimiterPool
+
+        if self._limiters is None:
+            self._limiters = LimiterPool()  # endpoints on one server share its adaptive limit
+        limiter = self._limiters.for_endpoint(settings)
+        client = LLMClient(settings, cache=self.cache, transport=self._transport, limiter=limiter)
+        self._built[endpoint] = client
+        return client
+
+    async def aclose_clients(self) -> None:
+        """Close the clients built here, on every event loop they were used on."""
+        for client in self._built.values():
+            await client.aclose()
+
+    async def release_clients(self) -> None:
+        """Close only the current event loop's connections of the clients built here (they reopen on
+        next use): run before a temporary loop of a sync call ends."""
+        for client in self._built.values():
+            await client.release_loop()
+
+    def close_cache(self) -> None:
+        if self._cache is not None:
+            self._cache.close()

@@ -1,0 +1,186 @@
+"""One signal source as the Scorer runs it: a judge bound to its LLM, a local signal, or a placeholder
+for one that cannot run here. Whatever a source raises becomes a missing signal with the reason;
+only cancellation propagates, so one failing judge never loses the others."""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from contextvars import ContextVar
+from typing import Literal
+
+import anyio
+
+from trustscore.deadline import BudgetExceeded
+from trustscore.errors import LLMError
+from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, ClientError
+from trustscore.sources import Judge, LocalSignal
+from trustscore.types import Sample, Signal, Usage
+
+__all__ = ["JudgeSource", "LocalSource", "Source", "UnavailableSource", "run_guarded", "transient_failures"]
+
+logger = logging.getLogger("trustscore")
+
+
+class Source(ABC):
+    """One named signal the Scorer runs."""
+
+    is_judge = False
+
+    def __init__(
+        self, name: str, version: str | None, timeout_s: float | None = None, timeout_setting: str = ""
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.timeout_s = timeout_s
+        self.timeout_setting = timeout_setting
+
+    @abstractmethod
+    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
+        """The signal; LLM calls that complete on the way are recorded in ``spent``, so a run cut
+        off by a deadline still reports what it cost."""
+
+
+class _MeteredLLM:
+    """An LLM that records the usage of every completed call (failed ones included)."""
+
+    def __init__(self, llm: LLM, spent: list[Usage]) -> None:
+        self._llm = llm
+        self._spent = spent
+
+    @property
+    def model(self) -> str:
+        return self._llm.model
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]:
+        return self._llm.flavour
+
+    @property
+    def context_window(self) -> int:
+        return self._llm.context_window
+
+    def count_tokens(self, text: str) -> int:
+        return self._llm.count_tokens(text)
+
+    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
+        try:
+            result = await self._llm.generate(request, cache=cache)
+        except LLMError as e:
+            self._spent.append(e.usage)
+            if _rerun_may_fix(e):
+                _note_transient(e.reason)
+            raise
+        self._spent.append(result.usage)
+        return result
+
+
+class JudgeSource(Source):
+    is_judge = True
+
+    def __init__(self, judge: Judge, llm: LLM, timeout_s: float | None) -> None:
+        super().__init__(judge.name, judge.version, timeout_s, f"judges.{judge.name}.timeout_s")
+        self.judge = judge
+        self.llm = llm
+
+    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
+        return await self.judge.run(sample, _MeteredLLM(self.llm, spent))
+
+
+class LocalSource(Source):
+    def __init__(self, signal: LocalSignal) -> None:
+        super().__init__(signal.name, signal.version)
+        self.signal = signal
+
+    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
+        return await self.signal.run(sample)
+
+
+class UnavailableSource(Source):
+    """A configured signal that could not be set up (missing API key, missing extra): always missing.
+
+    ``judge``: it stands for an LLM judge. ``transient``: a rerun may fix it without changing the
+    config (an API key not exported yet).
+    """
+
+    def __init__(self, name: str, reason: str, *, judge: bool, transient: bool = False) -> None:
+        super().__init__(name, None)
+        self.reason = reason
+        self.is_judge = judge
+        self.transient = transient
+
+    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
+        if self.transient:
+            _note_transient(self.reason)
+        return Signal.failed(self.name, self.reason)
+
+
+transient_failures: ContextVar[list[str] | None] = ContextVar("trustscore_transient_failures", default=None)
+"""Why the signals of the running source failed in ways a rerun may fix (set per source by the Scorer)."""
+
+
+def _note_transient(reason: str) -> None:
+    seen = transient_failures.get()
+    if seen is not None:
+        seen.append(reason)
+
+
+def _rerun_may_fix(error: LLMError) -> bool:
+    """Transport and credential failures: the server was down, busy or slow, or refused the key."""
+    return error.retryable or (isinstance(error, ClientError) and error.status in (401, 403))
+
+
+async def run_guarded(source: Source, sample: Sample, spent: list[Usage]) -> Signal:
+    """Run one source; every exception becomes a missing signal. Cancellation propagates."""
+    try:
+        if source.timeout_s is None:
+            signal = await source.run(sample, spent)
+        else:
+            with anyio.fail_after(source.timeout_s):
+                signal = await source.run(sample, spent)
+    except BudgetExceeded:
+        raise  # blocking work stopped by the score budget: the caller reports it as cut
+    except TimeoutError:
+        _note_transient("timeout")
+        return Signal.failed(
+            source.name,
+            f"timed out after {source.timeout_s:g}s ({source.timeout_setting})",
+            usage=Usage.total(spent),
+        )
+    except Exception as e:
+        leaves = _leaves(e)
+        cut = next((leaf for leaf in leaves if isinstance(leaf, BudgetExceeded)), None)
+        if cut is not None:
+            raise cut from None  # cut inside a task group of the source: still a budget cut
+        logger.debug("signal %s failed", source.name, exc_info=True)
+        reason, usage = _failure(leaves)
+        return Signal.failed(source.name, reason, usage=usage)
+    if not isinstance(signal, Signal):
+        return Signal.failed(source.name, f"returned a {type(signal).__name__}, not a trustscore.Signal")
+    if signal.name != source.name:
+        signal = signal.model_copy(update={"name": source.name})
+    return signal
+
+
+def _failure(leaves: list[BaseException]) -> tuple[str, Usage]:
+    """A readable reason (and the LLM usage) for a source's failure, from the errors it raised. A
+    source that fans out with a task group raises its failures wrapped in (nested) exception groups:
+    the reason names the failures inside (:func:`_leaves`), never the group ("unhandled errors in a
+    TaskGroup")."""
+    reasons = list(dict.fromkeys(_reason(leaf) for leaf in leaves))
+    usage = Usage.total([leaf.usage for leaf in leaves if isinstance(leaf, LLMError)])
+    if len(leaves) == 1:
+        return reasons[0], usage
+    shown = "; ".join(reasons[:3]) + ("; ..." if len(reasons) > 3 else "")
+    return f"{len(leaves)} parallel calls failed: {shown}", usage
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The errors inside (nested) exception groups; ``[error]`` for a plain one."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _reason(error: BaseException) -> str:
+    return error.reason if isinstance(error, LLMError) else f"{type(error).__name__}: {error}"

@@ -1,0 +1,347 @@
+"""AARF, "Add Attention, Reduce FFN" (ReDeEP, Sun et al., ICLR 2025, §4.3): gated intervention in generation.
+
+Greedy decoding with a KV cache. Each generated token is fed back once as usual; that forward
+also yields the token's ReDeEP features (ECS of the profile's copying heads, PKS of its layers,
+read at the token's own position) and its hallucination score ``H_t``. When ``H_t > threshold`` the
+same step is run again from the same cache with the intervention on, and the next token comes from
+that second pass (this is how the released code reuses its cache; the paper only says the step is
+intervened). The intervention, as the paper defines it:
+
+* the output of every copying head in A is multiplied by ``alpha`` (> 1): its d_head-wide slice of
+  the attention output, before ``o_proj``;
+* the FFN (MLP) output of every layer in F is multiplied by ``beta`` (in (0, 1]).
+
+``legacy=True`` reproduces the released code instead, which scales the **attention-sublayer
+output** of the layers in F (not their FFN); its head scaling of post-softmax weights without
+renormalisation equals the head-output scaling above. Defaults are the paper's values for RAGTruth
+with Llama-2-7B/13B (Appendix I): alpha 5, beta 0.2, threshold 0.4.
+
+Attention weights of the fed token come from eager attention (one query row per layer and step),
+so the model is loaded with ``attn_implementation="eager"``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from trustscore.types import Sample
+from trustscore.whitebox.model import LoadedModel, build_prompt, layout_for, model_key
+from trustscore.whitebox.profile import ModelIdentity, RedeepProfile
+from trustscore.whitebox.redeep import jensen_shannon, legacy_divergence_sum
+
+__all__ = [
+    "AARFResult",
+    "AARFSettings",
+    "AARFStep",
+    "Intervention",
+    "generate_with_aarf",
+    "intervention_on",
+    "load_for_aarf",
+]
+
+Head = tuple[int, int]
+ScoreFn = Callable[[dict[Head, float], dict[int, float]], float]
+
+
+class AARFSettings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    alpha: float = Field(
+        default=5.0, ge=1.0, description="factor on the copying heads' outputs (paper: 5 or 2)"
+    )
+    beta: float = Field(
+        default=0.2, gt=0.0, le=1.0, description="factor on the knowledge FFNs' outputs (paper: 0.2 or 0.5)"
+    )
+    threshold: float = Field(
+        default=0.4, description="intervene on a step whose token score H_t exceeds this"
+    )
+    max_new_tokens: int = Field(default=256, ge=1)
+    legacy: bool = Field(
+        default=False, description="scale the F layers' attention output, as the released code does"
+    )
+
+
+@dataclass(frozen=True)
+class AARFStep:
+    """One generated token: its score, and whether the step that fed it was re-run under the intervention."""
+
+    index: int
+    token_id: int
+    text: str
+    score: float
+    intervened: bool
+
+
+@dataclass(frozen=True)
+class AARFResult:
+    text: str
+    steps: list[AARFStep]
+    heads: list[Head]
+    layers: list[int]
+    settings: AARFSettings
+
+    @property
+    def intervened_steps(self) -> list[int]:
+        return [s.index for s in self.steps if s.intervened]
+
+
+@dataclass(eq=False)
+class Intervention:
+    """Hooks that scale the named heads' outputs and the named layers' FFN (or, legacy, attention) outputs.
+
+    Installed once; they act only while ``active`` is True.
+    """
+
+    loaded: LoadedModel
+    heads: Sequence[Head]
+    layers: Sequence[int]
+    alpha: float
+    beta: float
+    legacy: bool = False
+    active: bool = False
+    _handles: list[Any] = field(default_factory=list)
+
+    def __enter__(self) -> Intervention:
+        d = self.loaded.head_dim
+        by_layer: dict[int, list[int]] = {}
+        for layer, head in self.heads:
+            by_layer.setdefault(layer, []).append(head)
+        for layer, heads in by_layer.items():
+            o_proj = self.loaded.attention(layer).o_proj
+
+            def scale_heads(
+                _m: Any, args: tuple[Any, ...], heads: list[int] = heads
+            ) -> tuple[Any, ...] | None:
+                if not self.active:
+                    return None
+                x = args[0].clone()
+                for h in heads:
+                    x[..., h * d : (h + 1) * d] *= self.alpha
+                return (x, *args[1:])
+
+            self._handles.append(o_proj.register_forward_pre_hook(scale_heads))
+        for layer in self.layers:
+            block = self.loaded.layers[layer]
+            target = block.self_attn if self.legacy else block.mlp
+
+            def scale_output(_m: Any, _args: Any, output: Any) -> Any:
+                if not self.active:
+                    return None
+                if isinstance(output, tuple):
+                    return (output[0] * self.beta, *output[1:])
+                return output * self.beta
+
+            self._handles.append(target.register_forward_hook(scale_output))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for h in self._handles:
+            h.remove()
+        self._handles.clear()
+        self.active = False
+
+
+def load_for_aarf(path: str | Path, *, device: str = "cpu", dtype: str = "float32") -> LoadedModel:
+    """Load a local causal LM with eager attention (AARF reads one attention row per step)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    path = Path(path).expanduser().resolve()
+    torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = (
+        AutoModelForCausalLM.from_pretrained(
+            path, local_files_only=True, dtype=torch_dtype, attn_implementation="eager"
+        )
+        .to(device)
+        .eval()
+    )
+    layout = layout_for(model.config.model_type)
+    return LoadedModel(
+        model=model,
+        tokenizer=tokenizer,
+        layout=layout,
+        path=path,
+        key=model_key(path, device=device, dtype=dtype) + "|eager",
+    )
+
+
+def _context_positions(tokenizer: Any, prompt: str, sample: Sample) -> tuple[list[int], list[int]]:
+    """Prompt token ids, and the positions of tokens that overlap a context passage."""
+    enc = tokenizer(prompt, add_special_tokens=False, return_offsets_mapping=True)
+    ranges, cursor = [], 0
+    for passage in sample.context:
+        if not passage.strip():
+            continue
+        start = prompt.find(passage, cursor)
+        if start >= 0:
+            ranges.append((start, start + len(passage)))
+            cursor = start + len(passage)
+    positions = [
+        i
+        for i, (a, b) in enumerate(enc["offset_mapping"])
+        if b > a and any(b > s and a < e for s, e in ranges)
+    ]
+    return list(enc["input_ids"]), positions
+
+
+def generate_with_aarf(
+    loaded: LoadedModel,
+    sample: Sample,
+    *,
+    profile: RedeepProfile | None = None,
+    heads: Sequence[Head] | None = None,
+    layers: Sequence[int] | None = None,
+    score_fn: ScoreFn | None = None,
+    settings: AARFSettings | None = None,
+    on_step: Callable[[AARFStep], None] | None = None,
+) -> AARFResult:
+    """Answer ``sample`` (its question and context; its response is ignored) under AARF.
+
+    Heads A and layers F come from ``profile`` unless given. The token score is
+    ``score_fn(ecs_by_head, pks_by_layer)``, by default the profile's
+    :meth:`~trustscore.whitebox.profile.RedeepProfile.hallucination_probability`; features are read
+    for the profile's heads and layers (or, without a profile, for A and F). ``on_step`` sees every
+    token as it is generated. Blocking.
+    """
+    import torch
+
+    settings = settings or AARFSettings()
+    if profile is not None:
+        if profile.level != "token":
+            raise ValueError("AARF scores every generated token: give a token-level ReDeEP profile")
+        profile.check_model(ModelIdentity.from_hf_config(loaded.config))
+    heads = list(heads if heads is not None else (profile.heads if profile else []))
+    layers = list(layers if layers is not None else (profile.layers if profile else []))
+    if not heads and not layers:
+        raise ValueError("AARF needs copying heads or knowledge layers: give a profile or heads=/layers=")
+    for layer, head in heads:
+        if not (0 <= layer < loaded.n_layers and 0 <= head < loaded.n_heads):
+            raise ValueError(
+                f"head ({layer}, {head}) is outside the model ({loaded.n_layers} x {loaded.n_heads})"
+            )
+    for layer in layers:
+        if not 0 <= layer < loaded.n_layers:
+            raise ValueError(f"layer {layer} is outside the model ({loaded.n_layers} layers)")
+    if score_fn is None:
+        if profile is None:
+            raise ValueError("without a profile, pass score_fn(ecs_by_head, pks_by_layer) -> H_t")
+        score_fn = profile.hallucination_probability
+    feature_heads = list(profile.heads) if profile else heads
+    feature_layers = list(profile.layers) if profile else layers
+    legacy_features = profile is not None and profile.pks_mode == "legacy"
+    top_k_fraction = profile.top_k_fraction if profile else 0.1
+
+    tok = loaded.tokenizer
+    prompt = build_prompt(tok, sample)
+    prompt_ids, context_pos = _context_positions(tok, prompt, sample)
+    if not context_pos and not legacy_features:
+        raise ValueError(
+            "no context tokens in the prompt: AARF steers the model towards the retrieved context"
+        )
+    key_pos = list(range(len(prompt_ids))) if legacy_features else context_pos
+    k = max(1, int(top_k_fraction * len(key_pos)))
+    device = loaded.device
+    key_index = torch.tensor(key_pos, device=device)
+    mids: dict[int, Any] = {}
+
+    def capture_mid(layer: int) -> Callable[..., None]:
+        def hook(_m: Any, args: tuple[Any, ...]) -> None:
+            mids[layer] = args[0][0, -1]
+
+        return hook
+
+    def features(out: Any) -> tuple[dict[Head, float], dict[int, float]]:
+        last = out.hidden_states[-1][0, -1].float()
+        ecs = {}
+        for layer, head in feature_heads:
+            row = out.attentions[layer][0, head, -1, key_index].float()
+            top = row.topk(min(k, row.numel())).indices
+            pooled = prompt_states[key_index[top]].mean(dim=0)
+            ecs[(layer, head)] = float(torch.nn.functional.cosine_similarity(pooled, last, dim=0))
+        pks = {}
+        for layer in feature_layers:
+            before = loaded.logit_lens(mids[layer][None])
+            after = loaded.logit_lens(out.hidden_states[layer + 1][0, -1][None])
+            if legacy_features:
+                pks[layer] = float(legacy_divergence_sum(before, after)[0]) / before.shape[-1] * 1e6
+            else:
+                pks[layer] = float(jensen_shannon(before, after)[0])
+        return ecs, pks
+
+    steps: list[AARFStep] = []
+    eos = tok.eos_token_id
+    with (
+        loaded.lock,
+        torch.no_grad(),
+        Intervention(loaded, heads, layers, settings.alpha, settings.beta, settings.legacy) as intervention,
+    ):
+        handles = [
+            loaded.pre_ffn_norm(layer).register_forward_pre_hook(capture_mid(layer))
+            for layer in feature_layers
+        ]
+        try:
+            out = loaded.model(
+                input_ids=torch.tensor([prompt_ids], device=device), use_cache=True, output_hidden_states=True
+            )
+            prompt_states = out.hidden_states[-1][0].float()
+            cache = out.past_key_values
+            logits = out.logits[0, -1]
+            for index in range(settings.max_new_tokens):
+                token = int(logits.argmax())
+                if token == eos:
+                    break
+                length = cache.get_seq_length()
+                fed = torch.tensor([[token]], device=device)
+                out = loaded.model(
+                    input_ids=fed,
+                    past_key_values=cache,
+                    use_cache=True,
+                    output_attentions=True,
+                    output_hidden_states=True,
+                )
+                score = float(score_fn(*features(out)))
+                if not math.isfinite(score):
+                    raise ValueError(f"the token score of step {index} is not finite")
+                last_step = index + 1 == settings.max_new_tokens
+                intervened = score > settings.threshold and not last_step
+                if intervened:
+                    cache.crop(length - cache.get_seq_length())  # negative: drop the step just run
+                    intervention.active = True
+                    try:
+                        out = loaded.model(input_ids=fed, past_key_values=cache, use_cache=True)
+                    finally:
+                        intervention.active = False
+                step = AARFStep(index, token, tok.decode([token]), score, intervened)
+                steps.append(step)
+                if on_step is not None:
+                    on_step(step)
+                logits = out.logits[0, -1]
+        finally:
+            for h in handles:
+                h.remove()
+    text = tok.decode([s.token_id for s in steps], skip_special_tokens=True)
+    return AARFResult(text=text, steps=steps, heads=heads, layers=layers, settings=settings)
+
+
+@contextmanager
+def intervention_on(
+    loaded: LoadedModel,
+    heads: Sequence[Head],
+    layers: Sequence[int],
+    *,
+    alpha: float,
+    beta: float,
+    legacy: bool = False,
+) -> Iterator[Intervention]:
+    """The intervention switched on for every forward inside the block (for tests and ablations)."""
+    with Intervention(loaded, heads, layers, alpha, beta, legacy) as iv:
+        iv.active = True
+        yield iv
