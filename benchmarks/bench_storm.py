@@ -10,7 +10,9 @@ every sample has a 10 s budget; concurrency is the default (limits.max_concurren
 endpoint's initial/max concurrency untouched).
 
 Reported, per event loop:
-- complete: samples whose every judge finished (a value or a reason) inside the budget;
+- complete: samples with ``TrustScore.complete``: no judge cut by the budget, and none missing for a
+  reason a rerun may fix (its server still failing with 429/5xx/timeouts after the retries);
+- in budget: samples where no judge was cut by the budget (each has a value or a reason);
 - retried: retryable faults (429, 500, 503, timeout, dropped connection) that were followed by a
   retry of the same request, out of those that were still allowed one (the 4th attempt of a call
   gets none). Read from the server's request log: a call's attempts share one request body (the
@@ -149,6 +151,7 @@ class StormResult:
     backend: str
     samples: int
     complete: int
+    in_budget: int
     fused: int
     tlm_present: int
     retried: int
@@ -172,6 +175,7 @@ class StormResult:
     def line(self) -> str:
         return (
             f"{self.backend:7} complete {self.complete_share:6.1%} ({self.complete}/{self.samples})  "
+            f"in budget {self.in_budget / self.samples:6.1%}  "
             f"retried {self.retried_share:6.1%} ({self.retried}/{self.retryable_eligible})  "
             f"p50 {self.p50_s:5.2f}s p99 {self.p99_s:5.2f}s max {self.max_s:5.2f}s "
             f"(budget {self.budget_s:g}s)  "
@@ -206,6 +210,7 @@ def summarise(
         backend=backend,
         samples=len(results),
         complete=sum(r.complete for r in results),
+        in_budget=sum(not _cut_by_budget(r) for r in results),
         fused=sum(r.score is not None for r in results),
         tlm_present=sum(r.signals["tlm"].value is not None for r in results),
         retried=retried,
@@ -217,6 +222,14 @@ def summarise(
         wall_s=wall_s,
         usage_requests=sum(r.usage.requests for r in results),
         server_requests=len(entries),
+    )
+
+
+def _cut_by_budget(result: Any) -> bool:
+    """A judge is missing with the Scorer's budget reason ("timed out after Ns budget")."""
+    return any(
+        (s.error or "").startswith("timed out after") and (s.error or "").endswith("s budget")
+        for s in result.signals.values()
     )
 
 
