@@ -24,7 +24,7 @@ import anyio
 from trustscore.judges import chainpoll, likert, tlm
 from trustscore.judges.chainpoll import ChainPollJudge
 from trustscore.judges.config import ChainPollConfig, LikertConfig, TLMConfig
-from trustscore.judges.evidence import evidence_messages
+from trustscore.judges.evidence import evidence_messages, question_messages
 from trustscore.judges.likert import LikertJudge
 from trustscore.judges.tlm import TLMJudge
 from trustscore.llm.client import LLMClient
@@ -56,18 +56,25 @@ def instruction_first(*, question: str, context: str, answer: str, instruction: 
     return [system, Message(role="user", content=instruction + "\n\n" + user.content)]
 
 
+def question_instruction_first(*, question: str, context: str, instruction: str) -> list[Message]:
+    """The same for TLM's answer sampling (no answer shown): instruction, then context and question."""
+    system, user = question_messages(question=question, context=context, instruction="")
+    return [system, Message(role="user", content=instruction + "\n\n" + user.content)]
+
+
 @contextmanager
 def layout(first: bool) -> Iterator[None]:
-    modules = (likert, chainpoll, tlm)
-    saved = [m.evidence_messages for m in modules]  # type: ignore[attr-defined]
+    swaps = [(likert, "evidence_messages", instruction_first), (chainpoll, "evidence_messages", instruction_first),
+             (tlm, "evidence_messages", instruction_first), (tlm, "question_messages", question_instruction_first)]
+    saved = [getattr(m, name) for m, name, _ in swaps]
     if first:
-        for m in modules:
-            m.evidence_messages = instruction_first  # type: ignore[attr-defined]
+        for m, name, swap in swaps:
+            setattr(m, name, swap)
     try:
         yield
     finally:
-        for m, original in zip(modules, saved, strict=True):
-            m.evidence_messages = original  # type: ignore[attr-defined]
+        for (m, name, _), original in zip(swaps, saved, strict=True):
+            setattr(m, name, original)
 
 
 async def run_arm(samples: list[Sample], *, first: bool) -> dict[str, float]:
