@@ -64,8 +64,8 @@ def question_instruction_first(*, question: str, context: str, instruction: str)
 
 @contextmanager
 def layout(first: bool) -> Iterator[None]:
-    swaps = [(likert, "evidence_messages", instruction_first), (chainpoll, "evidence_messages", instruction_first),
-             (tlm, "evidence_messages", instruction_first), (tlm, "question_messages", question_instruction_first)]
+    swaps = [(m, "evidence_messages", instruction_first) for m in (likert, chainpoll, tlm)]
+    swaps.append((tlm, "question_messages", question_instruction_first))
     saved = [getattr(m, name) for m, name, _ in swaps]
     if first:
         for m, name, swap in swaps:

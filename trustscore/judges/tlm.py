@@ -4,8 +4,9 @@
   sure", then "are you really sure"), each scored A=1, B=0, C=0.5, as P(A) + 0.5 P(C) from the top logprobs
   at the letter after the last "answer:" when available, else from the written letter. S = their mean.
 - Observed consistency O: k answers to the original question (and context) drawn in ONE request with
-  n=k at temperature 1.0. That prompt is the evidence block cut before the answer (the response is never
-  shown), so it shares the system message, context and question with every other evidence prompt. Each is compared with the given response: o_i = alpha * s_i + (1 - alpha) * r_i,
+  n=k at temperature 1.0; that prompt is the evidence block cut before the answer (the response is never
+  shown), so it shares the system message, context and question with the other evidence prompts. Each
+  is compared with the given response: o_i = alpha * s_i + (1 - alpha) * r_i,
   where s_i = 1 - P(contradict) from an LLM agreement question (one request per answer, run concurrently,
   each starting with the shared evidence block) or a similarity callable, and r_i = exact match after
   normalising case, spaces and punctuation. O = mean of o_i.
