@@ -15,9 +15,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import anyio
 
@@ -64,7 +65,9 @@ def question_instruction_first(*, question: str, context: str, instruction: str)
 
 @contextmanager
 def layout(first: bool) -> Iterator[None]:
-    swaps = [(m, "evidence_messages", instruction_first) for m in (likert, chainpoll, tlm)]
+    swaps: list[tuple[ModuleType, str, Callable[..., list[Message]]]] = [
+        (m, "evidence_messages", instruction_first) for m in (likert, chainpoll, tlm)
+    ]
     swaps.append((tlm, "question_messages", question_instruction_first))
     saved = [getattr(m, name) for m, name, _ in swaps]
     if first:
