@@ -7,13 +7,14 @@ The three judges run one after another on each RAGTruth QA sample against the in
 counts prompt tokens and the tokens it actually prefilled after its prefix cache. Two arms, side by
 side in one run on fresh servers: our prompts (evidence block first, instruction last) and the same
 prompts with the instruction moved before the evidence (what a per-judge template would do). Reported:
-prefilled tokens per sample in each arm and their ratio.
+prefilled tokens per sample in each arm (mean, and min/median/max over samples) and the ratio of the means.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -92,17 +93,23 @@ async def run_arm(samples: list[Sample], *, first: bool) -> dict[str, float]:
         TLMJudge(TLMConfig(endpoint="j")),
     ]
     missing = 0
+    prefilled: list[int] = []
     with layout(first):
         for sample in samples:
+            before = router.stats.prefilled_tokens
             for judge in judges:
                 signal = await judge.run(sample, llm)
                 missing += signal.missing
+            prefilled.append(router.stats.prefilled_tokens - before)
     stats = router.stats
     n = len(samples)
     return {
         "requests_per_sample": stats.requests / n,
         "prompt_tokens_per_sample": stats.prompt_tokens / n,
         "prefilled_tokens_per_sample": stats.prefilled_tokens / n,
+        "prefilled_min": min(prefilled),
+        "prefilled_median": statistics.median(prefilled),
+        "prefilled_max": max(prefilled),
         "missing_signals": missing,
     }
 
