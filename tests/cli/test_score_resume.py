@@ -12,7 +12,7 @@ import pytest
 from trustscore import Config, Scorer
 from trustscore.cli import main
 from trustscore.cli import score as cli_score
-from trustscore.testing import Fault, FakeVLLMServer
+from trustscore.testing import FakeVLLMServer, Fault
 
 ROWS = [
     {"id": f"s{i}", "question": "Who wrote Dune?", "context": ["Dune is by Frank Herbert."],
