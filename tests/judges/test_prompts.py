@@ -207,3 +207,11 @@ def test_where_a_judge_is_served_does_not_change_its_version() -> None:
         a = build_judge(name, {"endpoint": "a"})
         b = build_judge(name, {"endpoint": "b", "timeout_s": 5.0, "enabled": True})
         assert a.version == b.version
+
+
+def test_tlm_agreement_prompts_differ_only_in_the_sampled_answer_at_the_end() -> None:
+    """The k agreement checks share evidence and instruction; only the sampled answer, last, differs."""
+    one, two = (build_agreement_messages(question=Q, context=C, answer=A, other=o)[1].content
+                for o in ("Marlowe.", "Bacon."))
+    assert one.endswith("Marlowe.") and two.endswith("Bacon.")
+    assert one.removesuffix("Marlowe.") == two.removesuffix("Bacon.")
