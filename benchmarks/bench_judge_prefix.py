@@ -7,24 +7,26 @@ The three judges run one after another on each RAGTruth QA sample against the in
 counts prompt tokens and the tokens it actually prefilled after its prefix cache. Two arms, side by
 side in one run on fresh servers: our prompts (evidence block first, instruction last) and the same
 prompts with the instruction moved before the evidence (what a per-judge template would do). Reported:
-prefilled tokens per sample in each arm and their ratio.
+prefilled tokens per sample in each arm (mean, and min/median/max over samples) and the ratio of the means.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import anyio
 
 from trustscore.judges import chainpoll, likert, tlm
 from trustscore.judges.chainpoll import ChainPollJudge
 from trustscore.judges.config import ChainPollConfig, LikertConfig, TLMConfig
-from trustscore.judges.evidence import evidence_messages
+from trustscore.judges.evidence import evidence_messages, question_messages
 from trustscore.judges.likert import LikertJudge
 from trustscore.judges.tlm import TLMJudge
 from trustscore.llm.client import LLMClient
@@ -56,18 +58,27 @@ def instruction_first(*, question: str, context: str, answer: str, instruction: 
     return [system, Message(role="user", content=instruction + "\n\n" + user.content)]
 
 
+def question_instruction_first(*, question: str, context: str, instruction: str) -> list[Message]:
+    """The same for TLM's answer sampling (no answer shown): instruction, then context and question."""
+    system, user = question_messages(question=question, context=context, instruction="")
+    return [system, Message(role="user", content=instruction + "\n\n" + user.content)]
+
+
 @contextmanager
 def layout(first: bool) -> Iterator[None]:
-    modules = (likert, chainpoll, tlm)
-    saved = [m.evidence_messages for m in modules]  # type: ignore[attr-defined]
+    swaps: list[tuple[ModuleType, str, Callable[..., list[Message]]]] = [
+        (m, "evidence_messages", instruction_first) for m in (likert, chainpoll, tlm)
+    ]
+    swaps.append((tlm, "question_messages", question_instruction_first))
+    saved = [getattr(m, name) for m, name, _ in swaps]
     if first:
-        for m in modules:
-            m.evidence_messages = instruction_first  # type: ignore[attr-defined]
+        for m, name, swap in swaps:
+            setattr(m, name, swap)
     try:
         yield
     finally:
-        for m, original in zip(modules, saved, strict=True):
-            m.evidence_messages = original  # type: ignore[attr-defined]
+        for (m, name, _), original in zip(swaps, saved, strict=True):
+            setattr(m, name, original)
 
 
 async def run_arm(samples: list[Sample], *, first: bool) -> dict[str, float]:
@@ -82,17 +93,23 @@ async def run_arm(samples: list[Sample], *, first: bool) -> dict[str, float]:
         TLMJudge(TLMConfig(endpoint="j")),
     ]
     missing = 0
+    prefilled: list[int] = []
     with layout(first):
         for sample in samples:
+            before = router.stats.prefilled_tokens
             for judge in judges:
                 signal = await judge.run(sample, llm)
                 missing += signal.missing
+            prefilled.append(router.stats.prefilled_tokens - before)
     stats = router.stats
     n = len(samples)
     return {
         "requests_per_sample": stats.requests / n,
         "prompt_tokens_per_sample": stats.prompt_tokens / n,
         "prefilled_tokens_per_sample": stats.prefilled_tokens / n,
+        "prefilled_min": min(prefilled),
+        "prefilled_median": statistics.median(prefilled),
+        "prefilled_max": max(prefilled),
         "missing_signals": missing,
     }
 

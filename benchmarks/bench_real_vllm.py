@@ -131,6 +131,8 @@ def summarise(rows: list[dict[str, float]]) -> dict[str, Any]:
         "context_tokens": _mmm([r["context"] for r in rows]),
         "context_prefills_per_sample": _mmm(prefills),
         "computed_over_context": _mmm([r["computed"] / r["context"] for r in rows]),
+        # what is computed besides the context: instructions, sampled answers, re-read reasoning
+        "computed_with_placeholder_context": _mmm([r["bare_computed"] for r in rows]),
         "sent_over_context": _mmm([r["sent"] / r["context"] for r in rows]),
         "requests_per_sample": statistics.median(r["requests"] for r in rows),
         "missing_signals": sum(r["missing"] + r["bare_missing"] for r in rows),

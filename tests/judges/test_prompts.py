@@ -138,9 +138,23 @@ def test_evidence_prefix_leaves_out_context_section_when_empty() -> None:
 
 def test_tlm_answer_prompt_never_shows_the_response_being_judged() -> None:
     with_ctx = build_answer_messages(question=Q, context=C)
-    assert len(with_ctx) == 1 and C in with_ctx[0].content and Q in with_ctx[0].content
-    assert A not in with_ctx[0].content
-    assert C not in build_answer_messages(question=Q, context="")[0].content
+    assert C in with_ctx[1].content and Q in with_ctx[1].content
+    assert all(A not in m.content for m in with_ctx)
+    assert all(C not in m.content for m in build_answer_messages(question=Q, context=""))
+
+
+@pytest.mark.parametrize("context", [C, ""])
+def test_tlm_answer_prompt_shares_the_evidence_prefix_up_to_the_question(context: str) -> None:
+    """Byte-identical up to and including the question, so the engine reuses the prefilled context."""
+    sampling = build_answer_messages(question=Q, context=context)
+    reflection = build_reflection_messages(question=Q, context=context, answer=A, which=0)
+    assert sampling[0] == reflection[0]
+    header = f"Context:\n{C}\n\n" if context else ""
+    shared = f"{header}Question:\n{Q}\n\n"
+    assert sampling[1].content.startswith(shared) and reflection[1].content.startswith(shared)
+    assert sampling[1].content[len(shared) :] == load_template(
+        "tlm_answer.txt" if context else "tlm_answer_no_context.txt"
+    )
 
 
 def test_likert_prefill_request_continues_a_score_prefix_under_a_choice_constraint() -> None:
@@ -193,3 +207,11 @@ def test_where_a_judge_is_served_does_not_change_its_version() -> None:
         a = build_judge(name, {"endpoint": "a"})
         b = build_judge(name, {"endpoint": "b", "timeout_s": 5.0, "enabled": True})
         assert a.version == b.version
+
+
+def test_tlm_agreement_prompts_differ_only_in_the_sampled_answer_at_the_end() -> None:
+    """The k agreement checks share evidence and instruction; only the sampled answer, last, differs."""
+    one, two = (build_agreement_messages(question=Q, context=C, answer=A, other=o)[1].content
+                for o in ("Marlowe.", "Bacon."))
+    assert one.endswith("Marlowe.") and two.endswith("Bacon.")
+    assert one.removesuffix("Marlowe.") == two.removesuffix("Bacon.")

@@ -19,7 +19,7 @@ import pytest
 
 from trustscore import Config, Scorer
 from trustscore.judges.verdict import CONSTRAINED_WARNING
-from trustscore.testing.vllm_engine import VLLMEngine
+from trustscore.testing.vllm_engine import VLLMEngine, parse_metrics
 
 pytestmark = [pytest.mark.vllm, pytest.mark.anyio]
 
@@ -38,6 +38,7 @@ BUDGET = {
     "tlm": {"samples": 2, "answer_max_tokens": 16, "reflection_max_tokens": 24},
 }
 NO_LOGPROBS = "no logprobs"
+HITS = "vllm:prefix_cache_hits_total"
 
 
 def config_dict(base_url: str, **judges: dict[str, Any]) -> dict[str, Any]:
@@ -161,6 +162,35 @@ async def test_the_openai_client_backend_talks_to_the_engine(vllm_engine: VLLMEn
         await client.close()
     assert signal.value is not None, signal.error
     assert not any(NO_LOGPROBS in w for w in signal.warnings)
+
+
+async def test_tlm_answer_sampling_reads_the_context_from_the_prefix_cache(vllm_engine: VLLMEngine) -> None:
+    """TLM's answer prompt (no response shown) reuses the context the evidence prompts prefilled."""
+    from trustscore.judges.tlm import build_answer_messages, build_reflection_messages
+    from trustscore.llm.http import build_request_body, request_path
+    from trustscore.llm.protocol import ChatRequest
+
+    root = vllm_engine.base_url.removesuffix("/v1")
+    # a context no other test sent, so nothing of it is cached before this test
+    context = " ".join(f"Fact {i}: probe number {i} is {i * 7919 % 1000}." for i in range(40))
+    question, answer = "Which probe number is largest?", "Probe 3."
+    prompts = [build_reflection_messages(question=question, context=context, answer=answer, which=0),
+               build_answer_messages(question=question, context=context)]
+    hits = []
+    async with httpx.AsyncClient(base_url=vllm_engine.base_url, timeout=300) as http:
+        for messages in prompts:
+            before = parse_metrics((await http.get(root + "/metrics")).text)
+            request = ChatRequest(messages=messages, max_tokens=1, temperature=0.0)
+            sent = await http.post(request_path(request),
+                                   json=build_request_body(request, model="tiny-judge", flavour="vllm"))
+            assert sent.status_code == 200, sent.text
+            after = parse_metrics((await http.get(root + "/metrics")).text)
+            hits.append(after.get(HITS, 0.0) - before.get(HITS, 0.0))
+        counted = await http.post(root + "/tokenize", json={"model": "tiny-judge", "prompt": context,
+                                                            "add_special_tokens": False})
+    context_tokens = counted.json()["count"]
+    assert hits[0] < context_tokens, f"the probe context was cached before the test: {hits}"
+    assert hits[1] >= context_tokens, f"answer sampling recomputed the context: hits {hits}, {context_tokens}"
 
 
 def test_the_cli_scores_a_file_through_the_engine(vllm_engine: VLLMEngine, tmp_path: Path) -> None:

@@ -3,6 +3,9 @@
 Every prompt built here starts with the same bytes for the same sample: a system message, then a user turn
 that opens with the context, question and answer. Only the judge's instruction, appended last, differs,
 so vLLM's automatic prefix cache prefills a sample's context once for all judges served by one model.
+The order (context, question, answer) puts the longest shared part first: prompts that must not show the
+answer (TLM's answer sampling) are built by ``question_messages`` and still share every byte up to and
+including the question.
 """
 
 from __future__ import annotations
@@ -13,14 +16,36 @@ from trustscore.judges.templates import fill, load_template
 from trustscore.llm.protocol import LLM, Message
 from trustscore.types import Sample
 
-__all__ = ["EVIDENCE_RESERVE_TOKENS", "evidence_messages", "evidence_prefix", "fitted_evidence_context"]
+__all__ = [
+    "EVIDENCE_RESERVE_TOKENS",
+    "evidence_messages",
+    "evidence_prefix",
+    "fitted_evidence_context",
+    "question_messages",
+    "question_prefix",
+]
+
+
+def _split_template(context: str) -> tuple[str, str]:
+    """The evidence template cut after ``{question}`` and the blank lines that follow it: (head, tail)."""
+    template = load_template("evidence_user.txt" if context else "evidence_user_no_context.txt")
+    cut = template.index("{question}") + len("{question}")
+    cut += len(template[cut:]) - len(template[cut:].lstrip())
+    return template[:cut], template[cut:]
+
+
+def question_prefix(*, question: str, context: str) -> str:
+    """The evidence block up to and including the question (and its separator): no answer in it."""
+    head, _ = _split_template(context)
+    return fill(head, context=context, question=question)
 
 
 def evidence_prefix(*, question: str, context: str, answer: str) -> str:
-    """The user turn's opening block. An empty ``context`` leaves the Context section out."""
-    if context:
-        return fill(load_template("evidence_user.txt"), context=context, question=question, answer=answer)
-    return fill(load_template("evidence_user_no_context.txt"), question=question, answer=answer)
+    """The user turn's opening block. An empty ``context`` leaves the Context section out.
+
+    Built as ``question_prefix`` + the answer section, so it starts with exactly those bytes."""
+    _, tail = _split_template(context)
+    return question_prefix(question=question, context=context) + fill(tail, answer=answer)
 
 
 def evidence_messages(*, question: str, context: str, answer: str, instruction: str) -> list[Message]:
@@ -31,6 +56,17 @@ def evidence_messages(*, question: str, context: str, answer: str, instruction: 
             role="user",
             content=evidence_prefix(question=question, context=context, answer=answer) + instruction,
         ),
+    ]
+
+
+def question_messages(*, question: str, context: str, instruction: str) -> list[Message]:
+    """System message + (evidence block up to the question, then ``instruction``): the answer is not shown.
+
+    Byte for byte the same start as ``evidence_messages`` for the same sample, so the engine reuses the
+    prefilled context for prompts that must not see the answer."""
+    return [
+        Message(role="system", content=load_template("evidence_system.txt")),
+        Message(role="user", content=question_prefix(question=question, context=context) + instruction),
     ]
 
 

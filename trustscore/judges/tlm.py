@@ -4,7 +4,9 @@
   sure", then "are you really sure"), each scored A=1, B=0, C=0.5, as P(A) + 0.5 P(C) from the top logprobs
   at the letter after the last "answer:" when available, else from the written letter. S = their mean.
 - Observed consistency O: k answers to the original question (and context) drawn in ONE request with
-  n=k at temperature 1.0. Each is compared with the given response: o_i = alpha * s_i + (1 - alpha) * r_i,
+  n=k at temperature 1.0; that prompt is the evidence block cut before the answer (the response is never
+  shown), so it shares the system message, context and question with the other evidence prompts. Each
+  is compared with the given response: o_i = alpha * s_i + (1 - alpha) * r_i,
   where s_i = 1 - P(contradict) from an LLM agreement question (one request per answer, run concurrently,
   each starting with the shared evidence block) or a similarity callable, and r_i = exact match after
   normalising case, spaces and punctuation. O = mean of o_i.
@@ -27,7 +29,7 @@ from pydantic import JsonValue
 
 from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure
 from trustscore.judges.config import TLMConfig
-from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
+from trustscore.judges.evidence import evidence_messages, fitted_evidence_context, question_messages
 from trustscore.judges.parsing import FILLER, label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
 from trustscore.judges.verdict import VERDICT_MAX_TOKENS, Verdicted, VerdictSpec, verdict_paths, with_verdicts
@@ -49,7 +51,9 @@ __all__ = [
 Similarity = Callable[[str, str], float]
 """similarity(sampled_answer, response) in [0, 1]; may block (it runs in a worker thread)."""
 
-PARSER_RULES = "tlm-parser-2"
+PARSER_RULES = "tlm-parser-3"
+"""Bumped with any change to how the prompts are put together or parsed (3: answer sampling on the evidence
+block)."""
 REFLECTIONS = ["tlm_reflection_1.txt", "tlm_reflection_2.txt"]
 TEMPLATES = [
     "evidence_system.txt",
@@ -81,14 +85,12 @@ def build_reflection_messages(*, question: str, context: str, answer: str, which
 
 
 def build_answer_messages(*, question: str, context: str) -> list[Message]:
-    """The original task, without the response: what the k consistency samples answer."""
-    if context:
-        return [
-            Message(
-                role="user", content=fill(load_template("tlm_answer.txt"), context=context, question=question)
-            )
-        ]
-    return [Message(role="user", content=fill(load_template("tlm_answer_no_context.txt"), question=question))]
+    """The original task, without the response: what the k consistency samples answer.
+
+    It starts with the same bytes as the judges' evidence prompts up to the question, so the engine's
+    prefix cache serves the context prefilled for them."""
+    instruction = load_template("tlm_answer.txt" if context else "tlm_answer_no_context.txt")
+    return question_messages(question=question, context=context, instruction=instruction)
 
 
 def build_agreement_messages(*, question: str, context: str, answer: str, other: str) -> list[Message]:

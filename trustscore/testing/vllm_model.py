@@ -13,8 +13,9 @@ Weights and tokenizer are deterministic for a given seed, so the engine's output
 from __future__ import annotations
 
 import json
-from importlib import resources
 from pathlib import Path
+
+from trustscore.judges.templates import prompts_folder
 
 __all__ = ["CHAT_TEMPLATE", "TinyModelSpec", "build_tiny_vllm_model"]
 
@@ -45,8 +46,7 @@ class TinyModelSpec:
 
 
 def _corpus() -> list[str]:
-    prompts = resources.files("trustscore") / "prompts"
-    texts = [p.read_text(encoding="utf-8") for p in sorted(prompts.iterdir(), key=lambda p: p.name)
+    texts = [p.read_text(encoding="utf-8") for p in sorted(prompts_folder().iterdir(), key=lambda p: p.name)
              if p.name.endswith(".txt")]
     return texts
 
