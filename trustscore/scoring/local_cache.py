@@ -22,6 +22,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import diskcache  # type: ignore[import-untyped]
@@ -77,13 +78,19 @@ def _vector_key(model: str, text: str) -> str:
 
 
 class LocalCache:
-    """Blocking access (call it from worker threads); thread-safe. Counts hits, misses and failures."""
+    """Blocking access (call it from worker threads); thread-safe. Counts hits, misses and failures.
+
+    Every disk access runs on one thread of its own: diskcache opens an SQLite connection per
+    thread, each mapping up to 64 MiB of the database, and callers come from many worker threads
+    (measured: +45 MiB peak RSS on 60 rows when each worker had its own connection).
+    """
 
     def __init__(self, config: CacheConfig) -> None:
         self._config = config
         self._cache: diskcache.Cache | None = None
         self._opening = threading.Lock()
         self._counting = threading.Lock()
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="trustscore-local-cache")
         self.hits = 0
         self.misses = 0
         self.stores = 0
@@ -122,7 +129,7 @@ class LocalCache:
         if not self.readable:
             return default
         try:
-            return read(self._open())
+            return self._thread.submit(lambda: read(self._open())).result()
         except _FAILURES as e:
             self._count(read_errors=1)
             logger.warning("local-signal cache %s: could not read: %s", self.directory, e)
@@ -132,7 +139,7 @@ class LocalCache:
         if not self.writable:
             return
         try:
-            write(self._open())
+            self._thread.submit(lambda: write(self._open())).result()
         except _FAILURES as e:
             self._count(write_errors=1)
             logger.warning("local-signal cache %s: could not store: %s", self.directory, e)
@@ -194,10 +201,13 @@ class LocalCache:
         self._write(write)
 
     def close(self) -> None:
-        with self._opening:
-            if self._cache is not None:
-                self._cache.close()
-                self._cache = None
+        def close() -> None:
+            with self._opening:
+                if self._cache is not None:
+                    self._cache.close()
+                    self._cache = None
+
+        self._thread.submit(close).result()  # the connection belongs to that thread
 
 
 def _npy(vector: np.ndarray) -> bytes:
