@@ -191,3 +191,13 @@ async def test_a_signal_without_a_cache_identity_always_runs(tmp_path: Path) -> 
         async with _scorer(tmp_path, signal) as scorer:
             await scorer.score(question="q", context=["c"], response="good")
         assert signal.runs == 1
+
+
+def test_a_closed_cache_reopens_on_use(tmp_path: Path) -> None:
+    cache = cache_in(tmp_path)
+    key = sample_key("sig@1", SAMPLE)
+    cache.put_signal(key, Signal(name="sig", value=0.5, version="v1"))
+    cache.close()
+    got = cache.get_signal(key, "sig", "v1")
+    assert got is not None and got.value == 0.5
+    cache.close()

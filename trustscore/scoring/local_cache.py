@@ -208,6 +208,9 @@ class LocalCache:
                     self._cache = None
 
         self._thread.submit(close).result()  # the connection belongs to that thread
+        self._thread.shutdown()
+        # A closed cache reopens on use, like the response cache; no thread runs until then.
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="trustscore-local-cache")
 
 
 def _npy(vector: np.ndarray) -> bytes:
