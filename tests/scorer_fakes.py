@@ -160,7 +160,7 @@ def install_fake_grounding(monkeypatch: pytest.MonkeyPatch) -> None:
             super().__init__("lexical", lambda s: 0.7)
 
     class EmbeddingGrounding(FakeLocal):
-        def __init__(self, config: Any) -> None:
+        def __init__(self, config: Any, *, store: Any = None) -> None:
             super().__init__("embedding", lambda s: 0.9)
 
     install_module(monkeypatch, "trustscore.grounding.lexical", LexicalSupport=LexicalSupport)

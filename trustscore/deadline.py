@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["BudgetExceeded", "Deadline", "bound", "check_in_every_leaf", "checkpoint"]
+__all__ = ["BudgetExceeded", "Deadline", "bound", "check_in_every_leaf", "checkpoint", "current_deadline"]
 
 
 class BudgetExceeded(Exception):
@@ -49,6 +49,12 @@ def bound(deadline: Deadline) -> Iterator[Deadline]:
         yield deadline
     finally:
         _current.reset(token)
+
+
+def current_deadline() -> Deadline | None:
+    """The deadline bound in this context (None outside a budget): work handed to another thread
+    takes it along."""
+    return _current.get()
 
 
 def checkpoint() -> None:

@@ -84,6 +84,30 @@ async def test_likert_prefill_on_vllm_and_falls_back_on_openai() -> None:
     assert any("prefill_score needs a vLLM server" in w for w in signal.warnings)
 
 
+async def test_likert_verdict_only_asks_for_the_rating_alone() -> None:
+    cfg = LikertConfig(endpoint="e", verdict_only=True)
+    answer = choice("Score: 4", tokens("Score:", (" 4", {" 4": 0.6, " 3": 0.4})))
+    openai = FakeLLM(always(result(answer)), flavour="openai")
+    judge = LikertJudge(cfg)
+    signal = await judge.run(SAMPLE, openai)
+    (req,) = openai.requests
+    assert req.max_tokens == 8 and not req.continue_final_message
+    assert req.messages is not None and "no explanation" in req.messages[-1].content
+    assert "Explanation: [provide" not in req.messages[-1].content  # the explained output line is gone
+    assert "5-point scale" in req.messages[-1].content  # the scale is kept word for word
+    assert signal.value == pytest.approx(expected_value({4: 0.6, 3: 0.4})) and signal.warnings == []
+    vllm = FakeLLM(always(result(choice(" 5", tokens((" 5", {" 5": 1.0}))))))
+    await LikertJudge(cfg).run(SAMPLE, vllm)
+    assert vllm.requests[0].continue_final_message and vllm.requests[0].max_tokens == 2  # one-token answer
+
+
+def test_likert_verdict_only_has_its_own_version_and_leaves_the_explained_one_alone() -> None:
+    explained = LikertJudge(LikertConfig(endpoint="e"))
+    verdict = LikertJudge(LikertConfig(endpoint="e", verdict_only=True))
+    assert verdict.version != explained.version
+    assert "verdict_only" not in LikertConfig(endpoint="e").value_settings()
+
+
 @pytest.mark.parametrize(
     "error",
     [RateLimited("429 from server", usage=ERROR_USAGE), LLMTimeout("deadline 30s passed", usage=ERROR_USAGE)],

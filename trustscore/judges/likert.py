@@ -6,6 +6,10 @@ logprobs. With ``prefill_score`` on a vLLM server the assistant turn is prefille
 next token constrained to " 1".." 5", so the rating is the first (and only) generated token. Without
 the prefill, an explained answer that never writes its score is continued with "Score:" and a
 constrained digit on a vLLM server (judges/verdict.py).
+
+``verdict_only`` (for endpoints billed per token) drops the explanation: on a vLLM server it is the
+prefilled one-token answer; elsewhere the scale is followed by "reply with 'Score: <rating>' only"
+(prompts/likert_verdict_only.txt) and the answer may take at most :data:`VERDICT_ONLY_MAX_TOKENS`.
 """
 
 from __future__ import annotations
@@ -31,10 +35,13 @@ from trustscore.judges.verdict import CONSTRAINED_WARNING, VerdictSpec, with_ver
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob
 from trustscore.types import Sample, Signal
 
-__all__ = ["LikertJudge", "LikertRating", "build_likert_request", "parse_likert"]
+__all__ = ["LikertJudge", "LikertRating", "build_likert_request", "likert_instruction", "parse_likert"]
 
 PARSER_RULES = "likert-parser-2"
 TEMPLATES = ["evidence_system.txt", "evidence_user.txt", "likert.txt"]
+VERDICT_ONLY_TEMPLATE = "likert_verdict_only.txt"
+VERDICT_ONLY_MAX_TOKENS = 8
+_OUTPUT_LINE = "\nThe output should strictly use the following template:"
 MARKER = "Score:"
 PREFILL_CHOICES = [" 1", " 2", " 3", " 4", " 5"]
 _TEXT_SCORE = re.compile(r"score[\s*]*[:=][\s*]*([1-5])(?![0-9])(?![.,][0-9])", re.IGNORECASE)
@@ -50,12 +57,24 @@ class LikertRating:
     from_logprobs: bool
 
 
+def likert_instruction(verdict_only: bool) -> str:
+    """likert.txt; for ``verdict_only``, its scale with the output line asking for the rating alone."""
+    text = load_template("likert.txt")
+    if not verdict_only:
+        return text
+    scale, found, _ = text.partition(_OUTPUT_LINE)
+    if not found:
+        raise ValueError(f"likert.txt has no line starting {_OUTPUT_LINE.strip()!r} to replace")
+    return f"{scale}\n{load_template(VERDICT_ONLY_TEMPLATE).strip()}"
+
+
 def build_likert_request(
     *, question: str, context: str, answer: str, config: LikertConfig, prefill: bool, tag: str
 ) -> ChatRequest:
     """The chat request: shared evidence block, then the Likert instruction (then a "Score:" prefix)."""
+    verdict_only = config.verdict_only and not prefill
     messages = evidence_messages(
-        question=question, context=context, answer=answer, instruction=load_template("likert.txt")
+        question=question, context=context, answer=answer, instruction=likert_instruction(verdict_only)
     )
     wants_logprobs = config.top_logprobs > 0
     if prefill:
@@ -71,7 +90,7 @@ def build_likert_request(
         )
     return ChatRequest(
         messages=messages,
-        max_tokens=config.max_tokens,
+        max_tokens=VERDICT_ONLY_MAX_TOKENS if verdict_only else config.max_tokens,
         temperature=config.temperature,
         logprobs=wants_logprobs,
         top_logprobs=config.top_logprobs,
@@ -109,19 +128,23 @@ class LikertJudge(JudgeBase):
 
     def __init__(self, config: LikertConfig) -> None:
         self.config = config
-        self.version = prompt_version(TEMPLATES, PARSER_RULES, config.value_settings())
+        templates = [*TEMPLATES, VERDICT_ONLY_TEMPLATE] if config.verdict_only else TEMPLATES
+        self.version = prompt_version(templates, PARSER_RULES, config.value_settings())
 
     async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
         needs_context(sample, self.name)
-        prefill = self.config.prefill_score and llm.flavour == "vllm"
+        cfg = self.config
+        prefill = (cfg.prefill_score or cfg.verdict_only) and llm.flavour == "vllm"
         warnings: list[str] = []
-        if self.config.prefill_score and not prefill:
-            warnings.append("prefill_score needs a vLLM server; asked for an explained score instead")
+        if cfg.prefill_score and not prefill:
+            asked = "the rating alone" if cfg.verdict_only else "an explained score"
+            warnings.append(f"prefill_score needs a vLLM server; asked for {asked} instead")
+        verdict_only = cfg.verdict_only and not prefill
         fit = fitted_evidence_context(
             sample,
             llm,
-            instruction=load_template("likert.txt") + (MARKER if prefill else ""),
-            max_tokens=2 if prefill else self.config.max_tokens,
+            instruction=likert_instruction(verdict_only) + (MARKER if prefill else ""),
+            max_tokens=2 if prefill else VERDICT_ONLY_MAX_TOKENS if verdict_only else cfg.max_tokens,
         )
         if not fit.text:
             raise JudgeFailure("no context passage fits the judge's window")

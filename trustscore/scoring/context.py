@@ -1,4 +1,4 @@
-"""What a signal's factory gets: the whole Config, the named LLM endpoints, the response cache.
+"""What a signal's factory gets: the whole Config, the named LLM endpoints, the response and local caches.
 
 LLM clients are built on first request for an endpoint and shared by every signal that asks for it;
 they share one response cache, built with the first client (none when ``[cache] mode = "off"``).
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from trustscore.llm.client import LLMClient
     from trustscore.llm.limits import LimiterPool
     from trustscore.llm.protocol import LLM
+    from trustscore.scoring.local_cache import LocalCache
 
 __all__ = ["SignalContext"]
 
@@ -48,6 +49,7 @@ class SignalContext:
         self._transport = transport
         self._cache: ResponseCache | None = None
         self._limiters: LimiterPool | None = None
+        self._local_cache: LocalCache | None = None
 
     @property
     def limits(self) -> LimitsConfig:
@@ -71,6 +73,15 @@ class SignalContext:
 
             self._cache = ResponseCache(self.config.cache)
         return self._cache
+
+    @property
+    def local_cache(self) -> LocalCache | None:
+        """The local-signal cache (embeddings, local-signal results); None when the cache is off."""
+        if self._local_cache is None and self.config.cache.mode != "off":
+            from trustscore.scoring.local_cache import LocalCache
+
+            self._local_cache = LocalCache(self.config.cache)
+        return self._local_cache
 
     def llm(self, endpoint: str) -> LLM:
         if endpoint in self._given:
@@ -109,3 +120,5 @@ class SignalContext:
     def close_cache(self) -> None:
         if self._cache is not None:
             self._cache.close()
+        if self._local_cache is not None:
+            self._local_cache.close()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 from abc import ABC, abstractmethod
 from contextvars import ContextVar
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import anyio
 
@@ -16,6 +16,9 @@ from trustscore.errors import LLMError
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, ClientError
 from trustscore.sources import Judge, LocalSignal
 from trustscore.types import Sample, Signal, Usage
+
+if TYPE_CHECKING:
+    from trustscore.scoring.local_cache import LocalCache
 
 __all__ = ["JudgeSource", "LocalSource", "Source", "UnavailableSource", "run_guarded", "transient_failures"]
 
@@ -88,12 +91,34 @@ class JudgeSource(Source):
 
 
 class LocalSource(Source):
-    def __init__(self, signal: LocalSignal) -> None:
+    """A local signal; with a cache, the result of a signal that has a ``cache_identity()`` is read
+    from it and stored in it (successful results only)."""
+
+    def __init__(self, signal: LocalSignal, cache: LocalCache | None = None) -> None:
         super().__init__(signal.name, signal.version)
         self.signal = signal
+        identity = getattr(signal, "cache_identity", None)
+        self._cache = cache if callable(identity) else None
 
     async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
-        return await self.signal.run(sample)
+        cache = self._cache
+        if cache is None:
+            return await self.signal.run(sample)
+        key = await anyio.to_thread.run_sync(self._lookup_key, sample)
+        if key is not None:
+            hit = await anyio.to_thread.run_sync(cache.get_signal, key, self.signal.name, self.version)
+            if hit is not None:
+                return hit
+        signal = await self.signal.run(sample)
+        if key is not None and isinstance(signal, Signal) and signal.version == self.version:
+            await anyio.to_thread.run_sync(cache.put_signal, key, signal)
+        return signal
+
+    def _lookup_key(self, sample: Sample) -> str | None:
+        from trustscore.scoring.local_cache import sample_key
+
+        identity = self.signal.cache_identity()  # type: ignore[attr-defined]
+        return None if identity is None else sample_key(identity, sample)
 
 
 class UnavailableSource(Source):

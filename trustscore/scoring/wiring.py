@@ -49,9 +49,11 @@ def build_sources(
             if local is not None:
                 sources.append(local)
     else:
-        sources.extend(LocalSource(signal) for signal in local_signals)
+        sources.extend(LocalSource(signal, ctx.local_cache) for signal in local_signals)
     for i, source in enumerate(extra):
-        sources.append(_bind_judge(source, ctx) if is_judge(source, i) else LocalSource(source))  # type: ignore[arg-type]
+        sources.append(
+            _bind_judge(source, ctx) if is_judge(source, i) else LocalSource(source, ctx.local_cache)  # type: ignore[arg-type]
+        )
     names = [s.name for s in sources]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -123,7 +125,7 @@ def _configured_local(spec: SignalSpec, ctx: SignalContext) -> Source | None:
         return _missing_extra(spec, e, judge=False)
     except (ValueError, OSError) as e:
         raise ConfigError(f"{spec.section}: {e}") from e
-    return None if signal is None else LocalSource(signal)  # type: ignore[arg-type]
+    return None if signal is None else LocalSource(signal, ctx.local_cache)  # type: ignore[arg-type]
 
 
 def _section(ctx: SignalContext, path: str) -> BaseModel | None:

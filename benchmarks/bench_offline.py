@@ -1,0 +1,164 @@
+"""The offline default against a floor, side by side in one run (issue 11).
+
+    .venv/bin/python -m benchmarks.bench_offline [--rows 300] [--repeats 3]
+
+Every measurement is a fresh subprocess; its CPU seconds and peak RSS come from ``wait4``.
+
+* **floor** (the unavoidable work, in one process): import torch and transformers, load the bundled
+  MiniLM, one forward per unique text that embedding grounding embeds for these rows (response
+  sentences, short-answer claims and context chunks: computed here beforehand and handed over),
+  sorted by length in batches of 64, on the main thread.
+* **score cold**: ``trustscore score`` on the rows (offline default: lexical + embedding grounding)
+  with an empty cache directory.
+* **score warm**: the same command again, same cache directory (the local-signal cache answers).
+* **floor load** / **first score**: a fresh process that imports torch and transformers and loads
+  MiniLM, against one that imports trustscore and returns its first ``score_sync`` (time to first
+  score, the cold start).
+
+Prints min / median / max of each and the ratios of the medians (targets: cold RSS <= 1.2x and
+wall <= 1.1x the floor; warm >= 5x faster than cold; first score <= 1.3x the floor load).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA = Path("/work/shared/data/ragtruth/test.jsonl")
+
+FLOOR = r"""
+import json, sys
+import torch
+from transformers import AutoModel, AutoTokenizer
+path, texts_file = sys.argv[1], sys.argv[2]
+tok = AutoTokenizer.from_pretrained(path, local_files_only=True)
+model = AutoModel.from_pretrained(path, local_files_only=True).eval()
+texts = json.load(open(texts_file)) if texts_file != "-" else []
+texts.sort(key=len)
+with torch.inference_mode():
+    for i in range(0, len(texts), 64):
+        batch = tok(texts[i : i + 64], padding=True, truncation=True, max_length=256, return_tensors="pt")
+        hidden = model(**batch).last_hidden_state
+        mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * mask).sum(1) / mask.sum(1)
+        (pooled / pooled.norm(dim=1, keepdim=True)).numpy()
+"""
+
+FIRST_SCORE = r"""
+from trustscore import score_sync
+r = score_sync(question="When did the bridge open?", context=["The bridge opened in 1998."],
+               response="It opened in 1998.")
+assert r.signals["embedding"].value is not None and r.signals["lexical"].value is not None, r
+"""
+
+
+@dataclass
+class Run:
+    wall: float
+    cpu: float
+    rss_mib: float
+
+
+def measure(cmd: list[str], env: dict[str, str]) -> Run:
+    began = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - began
+    err = proc.stderr.read().decode() if proc.stderr else ""
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{err[-3000:]}")
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)
+
+
+def unique_texts(rows_file: Path) -> list[str]:
+    """Every distinct text the embedding signal embeds for these rows (as EmbeddingGrounding.score does)."""
+    from trustscore.grounding.config import GroundingConfig
+    from trustscore.grounding.embedding import EmbeddingGrounding
+    from trustscore.grounding.text import split_long, split_sentences
+    from trustscore.types import Sample
+
+    cfg = GroundingConfig()
+    signal = EmbeddingGrounding(cfg)
+    texts: set[str] = set()
+    for line in rows_file.read_text().splitlines():
+        row = json.loads(line)
+        sample = Sample(question=row["question"], context=row["context"], response=row["response"])
+        sentences = [p.text for s in split_sentences(sample.response) for p in split_long(s, cfg.max_words_per_chunk)]
+        short = bool(sample.question.strip()) and len(sample.response.split()) < cfg.embedding_claim_words
+        texts.update(sentences)
+        if short:
+            texts.update(f"{sample.question.strip()} {s}" for s in sentences)
+        texts.update(signal._chunks(sample.context).texts)
+    return sorted(t for t in texts if t.strip())
+
+
+def stats(xs: list[float]) -> str:
+    return f"{min(xs):8.2f} {statistics.median(xs):8.2f} {max(xs):8.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--data", type=Path, default=DATA)
+    args = parser.parse_args()
+
+    from trustscore.grounding.embedder import bundled_model_path
+
+    python = sys.executable
+    env = {k: v for k, v in os.environ.items() if k not in ("TRUSTSCORE_CACHE_DIR",)}
+    results: dict[str, list[Run]] = {k: [] for k in ("floor", "cold", "warm", "floor load", "first score")}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        rows = work / "rows.jsonl"
+        lines = args.data.read_text().splitlines()[: args.rows]
+        rows.write_text("\n".join(lines) + "\n")
+        texts = unique_texts(rows)
+        (work / "texts.json").write_text(json.dumps(texts))
+        contexts = len({json.dumps(json.loads(line)["context"]) for line in lines})
+        print(f"{len(lines)} rows, {contexts} distinct contexts, {len(texts)} unique texts to embed")
+        floor = [python, "-c", FLOOR, str(bundled_model_path()), str(work / "texts.json")]
+        floor_load = [python, "-c", FLOOR, str(bundled_model_path()), "-"]
+        for r in range(args.repeats):
+            cache = work / f"cache{r}"
+            run_env = {**env, "TRUSTSCORE_CACHE_DIR": str(cache)}
+            score = [python, "-m", "trustscore.cli", "score", str(rows), "--no-progress"]
+            results["floor"].append(measure(floor, env))
+            results["cold"].append(measure([*score, "-o", str(work / f"cold{r}.jsonl")], run_env))
+            results["warm"].append(measure([*score, "-o", str(work / f"warm{r}.jsonl")], run_env))
+            results["floor load"].append(measure(floor_load, env))
+            first_env = {**env, "TRUSTSCORE_CACHE_DIR": str(work / f"first{r}")}
+            results["first score"].append(measure([python, "-c", FIRST_SCORE], first_env))
+            print(f"repeat {r + 1}/{args.repeats} done", flush=True)
+
+    print(f"\n{'':14} {'wall s min/median/max':>27} {'CPU s min/median/max':>27} {'peak RSS MiB min/median/max':>29}")
+    for name, runs in results.items():
+        print(
+            f"{name:14} {stats([r.wall for r in runs])}   {stats([r.cpu for r in runs])}   "
+            f"{stats([r.rss_mib for r in runs])}"
+        )
+
+    def ratio(a: str, b: str, attr: str) -> str:
+        per = sorted(getattr(x, attr) / getattr(y, attr) for x, y in zip(results[a], results[b], strict=True))
+        return f"{per[0]:.2f} / {statistics.median(per):.2f} / {per[-1]:.2f}"
+
+    print("\nratios per repeat (min / median / max), measured side by side:")
+    print(f"  cold score / floor    wall {ratio('cold', 'floor', 'wall')}  (target <= 1.1)")
+    print(f"  cold score / floor    RSS  {ratio('cold', 'floor', 'rss_mib')}  (target <= 1.2)")
+    print(f"  cold score / floor    CPU  {ratio('cold', 'floor', 'cpu')}")
+    print(f"  cold / warm           wall {ratio('cold', 'warm', 'wall')}  (target >= 5)")
+    print(f"  first score / load    wall {ratio('first score', 'floor load', 'wall')}  (target <= 1.3)")
+    print(f"  first score / load    CPU  {ratio('first score', 'floor load', 'cpu')}")
+    print(f"  first score / load    RSS  {ratio('first score', 'floor load', 'rss_mib')}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""The encoder lane: one thread runs every forward, batches concurrent callers, and keeps each
+caller's budget its own."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from trustscore.deadline import BudgetExceeded, Deadline, bound, checkpoint
+from trustscore.grounding.lane import EncoderLane
+
+
+class Recorder:
+    """An encode function: vector = [len(text)], records rounds and threads; can be held."""
+
+    def __init__(self) -> None:
+        self.rounds: list[list[str]] = []
+        self.threads: set[int] = set()
+        self.hold = threading.Event()
+        self.hold.set()
+        self.entered = threading.Event()
+
+    def __call__(self, texts: list[str], batch_size: int) -> np.ndarray:
+        self.entered.set()
+        self.threads.add(threading.get_ident())
+        self.rounds.append(list(texts))
+        while not self.hold.wait(0.01):
+            checkpoint()
+        return np.array([[float(len(t))] for t in texts], dtype=np.float32)
+
+
+def test_every_forward_runs_on_one_thread_and_each_caller_gets_its_rows() -> None:
+    encode = Recorder()
+    lane = EncoderLane(encode, "test-lane")
+    texts = [[f"text {i}", "shared", "x" * i] for i in range(20)]
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda t: lane.run(t, 4), texts))
+    for t, v in zip(texts, got, strict=True):
+        assert v[:, 0].tolist() == [len(x) for x in t]
+    assert len(encode.threads) == 1 and threading.get_ident() not in encode.threads
+
+
+def test_callers_that_queue_during_a_forward_share_the_next_round() -> None:
+    encode = Recorder()
+    encode.hold.clear()
+    lane = EncoderLane(encode, "test-lane")
+    with ThreadPoolExecutor(4) as pool:
+        first = pool.submit(lane.run, ["first"], 8)
+        assert encode.entered.wait(5)
+        later = [pool.submit(lane.run, [f"later {i}", "common"], 8) for i in range(3)]
+        time.sleep(0.2)
+        encode.hold.set()
+        assert first.result(5)[0, 0] == 5.0
+        assert [f.result(5)[1, 0] for f in later] == [6.0] * 3
+    assert encode.rounds[0] == ["first"]
+    assert sorted(encode.rounds[1]) == sorted(["later 0", "later 1", "later 2", "common"])  # one round
+
+
+def test_a_caller_past_its_budget_stops_waiting_and_the_others_still_get_their_vectors() -> None:
+    encode = Recorder()
+    encode.hold.clear()
+    lane = EncoderLane(encode, "test-lane")
+
+    def budgeted() -> np.ndarray:
+        with bound(Deadline(0.2)):
+            return lane.run(["budgeted"], 8)
+
+    with ThreadPoolExecutor(4) as pool:
+        patient = pool.submit(lane.run, ["patient"], 8)
+        assert encode.entered.wait(5)
+        short = pool.submit(budgeted)
+        with pytest.raises(BudgetExceeded):
+            short.result(5)
+        encode.hold.set()
+        assert patient.result(5)[0, 0] == 7.0
+
+
+def test_the_forward_is_cut_only_when_every_caller_it_serves_is_out_of_budget() -> None:
+    encode = Recorder()
+    encode.hold.clear()
+    lane = EncoderLane(encode, "test-lane")
+
+    def budgeted(text: str) -> np.ndarray:
+        with bound(Deadline(0.2)):
+            return lane.run([text], 8)
+
+    with ThreadPoolExecutor(4) as pool:
+        a, b = pool.submit(budgeted, "a"), pool.submit(budgeted, "b")
+        for f in (a, b):
+            with pytest.raises(BudgetExceeded):
+                f.result(5)
+        # The held forward saw its deadline over (both callers gone) and stopped: the lane is free.
+        encode.hold.set()
+        assert pool.submit(lane.run, ["after"], 8).result(5)[0, 0] == 5.0
+
+
+def test_an_encoder_error_reaches_every_caller_of_the_round_and_the_lane_keeps_serving() -> None:
+    calls = []
+
+    def encode(texts: list[str], batch_size: int) -> np.ndarray:
+        calls.append(texts)
+        if "bad" in texts:
+            raise RuntimeError("tokenizer exploded")
+        return np.ones((len(texts), 2), dtype=np.float32)
+
+    lane = EncoderLane(encode, "test-lane")
+    with pytest.raises(RuntimeError, match="tokenizer exploded"):
+        lane.run(["bad"], 8)
+    assert lane.run(["good"], 8).shape == (1, 2)
