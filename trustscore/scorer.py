@@ -28,6 +28,7 @@ from trustscore.config import Config, ConfigError
 from trustscore.fusion.fuser import DefaultFuser, Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.limits import AdaptiveLimiter
+from trustscore.llm.pool import PoolCapacity
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
 from trustscore.llm.scheduling import SampleAdmission, Ticket, sample_ticket
 from trustscore.sources import Judge, LocalSignal
@@ -238,10 +239,11 @@ def _metered(signal: Signal, meter: UsageMeter, *, finished: bool = True) -> Sig
     return signal.model_copy(update={"usage": usage})
 
 
-def _limiters_of(llms: Iterable[LLM]) -> list[AdaptiveLimiter]:
-    """The adaptive limiters behind these LLMs (LLMs without one do not take part in admission)."""
-    limiters = [getattr(llm, "limiter", None) for llm in llms]
-    return [limiter for limiter in limiters if isinstance(limiter, AdaptiveLimiter)]
+def _limiters_of(llms: Iterable[LLM]) -> list[AdaptiveLimiter | PoolCapacity]:
+    """The adaptive limiters (or replica pools) behind these LLMs (LLMs without one do not take part
+    in admission)."""
+    limiters = [getattr(llm, "capacity", None) for llm in llms]
+    return [limiter for limiter in limiters if isinstance(limiter, AdaptiveLimiter | PoolCapacity)]
 
 
 def _failure(error: Exception) -> tuple[str, Usage]:
@@ -316,7 +318,7 @@ def _build_llms(
     for name in wanted:
         endpoint = config.endpoints[name]
         llms[name] = LLMClient(
-            endpoint, cache=cache, transport=transport, limiter=limiters.for_endpoint(endpoint)
+            endpoint, cache=cache, transport=transport, limiters=limiters
         )
     return llms, unavailable, cache
 

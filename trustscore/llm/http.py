@@ -356,9 +356,14 @@ class HttpBackend:
     """
 
     def __init__(
-        self, endpoint: EndpointConfig, *, transport: httpx.AsyncBaseTransport | None = None
+        self,
+        endpoint: EndpointConfig,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        base_url: str | None = None,
     ) -> None:
         self._endpoint = endpoint
+        self._base_url = (base_url or endpoint.base_url).rstrip("/")
         self._transport = transport
         self._headers = dict(endpoint.headers)
         key = endpoint.api_key()  # a named but unset variable fails here, not mid-run
@@ -376,7 +381,7 @@ class HttpBackend:
         # limiter above never has more than max_concurrency requests in flight, so size the pool to it.
         limits = httpx.Limits(max_connections=width, max_keepalive_connections=width)
         return httpx.AsyncClient(
-            base_url=self._endpoint.base_url.rstrip("/"),
+            base_url=self._base_url,
             headers=self._headers,
             timeout=httpx.Timeout(self._endpoint.timeout_s),
             limits=limits,
@@ -392,7 +397,7 @@ class HttpBackend:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:
             raise LLMUnreachable(
-                f"{self._endpoint.base_url}: {type(e).__name__}: {_truncate(str(e))}"
+                f"{self._base_url}: {type(e).__name__}: {_truncate(str(e))}"
             ) from None
         if response.status_code >= 400:
             raise error_for_status(response.status_code, response.headers, response.text)
@@ -401,6 +406,16 @@ class HttpBackend:
         except ValueError:
             raise BadResponse(f"HTTP {response.status_code} with a body that is not JSON") from None
         return parse_response(data)
+
+    async def healthy(self, timeout_s: float) -> bool:
+        """True when the server's ``GET /health`` (vLLM's liveness route, at the root: no ``/v1``)
+        answers 200 within ``timeout_s``."""
+        root = self._base_url.removesuffix("/v1")
+        try:
+            response = await self._clients.get().get(f"{root}/health", timeout=timeout_s)
+        except httpx.HTTPError:
+            return False
+        return response.status_code == 200
 
     async def release_loop(self) -> None:
         """Close the current event loop's HTTP client (a new one opens on next use in this loop)."""
