@@ -193,7 +193,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "scaling_efficiency": _spread(efficiency),
         }
     ceiling = _client_ceiling(max(1, args.requests // args.calls), args.calls, args.repeats)
-    out["client_ceiling"] = {key: _spread([r[key] for r in ceiling]) for key in ("requests_per_s", "client_cpu_ms_per_request")}
+    keys = ("requests_per_s", "client_cpu_ms_per_request")
+    out["client_ceiling"] = {key: _spread([r[key] for r in ceiling]) for key in keys}
     return out
 
 
@@ -206,7 +207,15 @@ def print_report(result: dict[str, Any]) -> None:
         f"replicas of {lm['capacity']} slots x {lm['overhead_s']} s/request; "
         f"{result['calls_per_sample']} calls per sample; min/median/max of {result['repeats']} rounds"
     )
-    header = ("replicas", "capacity r/s", "req/s", "of capacity", "scaling eff.", "prefix saving", "CPU ms/req")
+    header = (
+        "replicas",
+        "capacity r/s",
+        "req/s",
+        "of capacity",
+        "scaling eff.",
+        "prefix saved",
+        "CPU ms/req",
+    )
     print("  ".join(f"{h:>14}" for h in header))
     for n, row in result["pools"].items():
         cells = (

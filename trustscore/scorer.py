@@ -317,9 +317,7 @@ def _build_llms(
     limiters = LimiterPool()
     for name in wanted:
         endpoint = config.endpoints[name]
-        llms[name] = LLMClient(
-            endpoint, cache=cache, transport=transport, limiters=limiters
-        )
+        llms[name] = LLMClient(endpoint, cache=cache, transport=transport, limiters=limiters)
     return llms, unavailable, cache
 
 

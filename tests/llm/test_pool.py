@@ -37,7 +37,9 @@ def served(server: FakeVLLMServer) -> int:
 
 def pool_endpoint(servers: list[FakeVLLMServer], **kwargs: object) -> EndpointConfig:
     return EndpointConfig(
-        base_urls=tuple(s.base_url for s in servers), model="fake-judge", **kwargs  # type: ignore[arg-type]
+        base_urls=tuple(s.base_url for s in servers),
+        model="fake-judge",
+        **kwargs,  # type: ignore[arg-type]
     )
 
 
@@ -112,7 +114,9 @@ async def test_a_samples_calls_stay_on_one_replica_and_samples_spread(fake_vllm_
     await llm.aclose()
 
 
-async def test_a_saturated_affinity_replica_sends_work_to_the_least_loaded(fake_vllm_factory: Factory) -> None:
+async def test_a_saturated_affinity_replica_sends_work_to_the_least_loaded(
+    fake_vllm_factory: Factory,
+) -> None:
     slow = LatencyModel(overhead_s=0.3)
     servers = [fake_vllm_factory(echo, latency=slow) for _ in range(2)]
     llm = LLMClient(pool_endpoint(servers, initial_concurrency=1, max_concurrency=1))

@@ -74,9 +74,13 @@ class EndpointConfig(BaseModel):
                 raise ValueError(f"base_url {url!r} must start with http:// or https://")
         if self.base_urls:
             if self.replicas != 1:
-                raise ValueError("give base_urls or replicas, not both (replicas counts ports up from base_url)")
+                raise ValueError(
+                    "give base_urls or replicas, not both (replicas counts ports up from base_url)"
+                )
             if self.base_url != self.base_urls[0]:
-                raise ValueError("give base_url or base_urls, not both (base_url is then the first of base_urls)")
+                raise ValueError(
+                    "give base_url or base_urls, not both (base_url is then the first of base_urls)"
+                )
             if len({_normal(u) for u in self.base_urls}) != len(self.base_urls):
                 raise ValueError("base_urls lists one server twice; list each replica once")
         if self.replicas > 1 and urlsplit(self.base_url).port is None:
@@ -100,9 +104,7 @@ class EndpointConfig(BaseModel):
         port = parts.port
         assert port is not None  # checked above
         host = parts.netloc.rsplit(":", 1)[0]
-        return tuple(
-            urlunsplit(parts._replace(netloc=f"{host}:{port + i}")) for i in range(self.replicas)
-        )
+        return tuple(urlunsplit(parts._replace(netloc=f"{host}:{port + i}")) for i in range(self.replicas))
 
     def api_key(self) -> str | None:
         """The key from the named environment variable; a clear error when it is named but unset."""

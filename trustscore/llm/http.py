@@ -404,9 +404,7 @@ class HttpBackend:
         except httpx.TimeoutException as e:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:
-            raise LLMUnreachable(
-                f"{self._base_url}: {type(e).__name__}: {_truncate(str(e))}"
-            ) from None
+            raise LLMUnreachable(f"{self._base_url}: {type(e).__name__}: {_truncate(str(e))}") from None
         finally:
             shards.release(shard)
         if response.status_code >= 400:

@@ -95,7 +95,9 @@ class ReplicaPool:
                 return limiters.for_url(url, endpoint)
             return AdaptiveLimiter(endpoint.initial_concurrency, endpoint.max_concurrency)
 
-        return cls(endpoint, [Replica(url, limiter(url), make_backend(url)) for url in endpoint.replica_urls()])
+        return cls(
+            endpoint, [Replica(url, limiter(url), make_backend(url)) for url in endpoint.replica_urls()]
+        )
 
     async def pick(self, key: int, exclude: Sequence[Replica] = ()) -> Replica:
         """The replica for a request with affinity ``key``, avoiding ``exclude`` (replicas this call
