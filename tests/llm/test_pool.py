@@ -238,3 +238,20 @@ async def test_the_scorer_spreads_samples_over_a_pool_and_keeps_each_on_one_repl
         holders = [k for k, bodies in enumerate(texts) if any(marker in b for b in bodies)]
         assert len(holders) == 1, f"sample {i} on replicas {holders}"
     assert all(texts), "a replica got no sample"
+
+
+async def test_admission_sees_room_only_on_replicas_in_service() -> None:
+    endpoint = EndpointConfig(
+        base_url="http://a:1/v1", model="m", replicas=2, initial_concurrency=1, max_concurrency=1
+    )
+    llm = LLMClient(endpoint)
+    first, second = llm.pool.replicas
+    gate = llm.capacity.gate()
+    assert gate.has_room
+    async with first.limiter.slot(0):
+        assert gate.has_room  # the second replica is free
+        second.ejected = True
+        assert not gate.has_room  # the only free one is out of service
+        second.ejected = False
+        async with second.limiter.slot(0):
+            assert not gate.has_room
