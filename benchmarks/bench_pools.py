@@ -6,7 +6,7 @@ Every replica is a FakeVLLMServer with the same latency model (``--slots`` servi
 seconds per request), all in one child process, so this process's CPU is the client's alone. The client
 is one LLMClient on an endpoint listing the replicas (``base_urls``), its limiter sized to a replica's
 slots; callers are samples of ``--calls`` requests sharing an evidence prefix (one sample ticket each),
-enough of them at once to keep every slot busy twice over.
+enough of them at once to keep every slot busy (2 x slots samples per replica).
 
 Reported per pool size, min/median/max over ``--repeats`` (interleaved rounds):
 - throughput (requests/s) and its fraction of the pooled capacity (replicas x slots / service_s);
@@ -125,7 +125,7 @@ def _run_once(
         max_concurrency=slots,
     )
     llm = LLMClient(endpoint)
-    width = max(1, 2 * slots * len(replicas.urls) // calls)  # samples at once: every slot busy twice over
+    width = 2 * slots * len(replicas.urls)  # samples at once: their calls fill every slot several times over
     replicas.ask("reset")
     cpu0, t0 = time.process_time(), time.perf_counter()
     anyio.run(_drive, llm, n_samples, calls, width)
@@ -239,10 +239,10 @@ def print_report(result: dict[str, Any]) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--replicas", default="1,2,4", help="pool sizes, comma-separated, smallest first")
-    ap.add_argument("--requests", type=int, default=1200, help="requests per round for the largest pool")
+    ap.add_argument("--requests", type=int, default=800, help="requests per round for the largest pool")
     ap.add_argument("--calls", type=int, default=5, help="requests per sample (judges sharing a prefix)")
     ap.add_argument("--slots", type=int, default=4, help="service slots of each replica")
-    ap.add_argument("--service-s", type=float, default=0.1, help="seconds per request in service")
+    ap.add_argument("--service-s", type=float, default=0.2, help="seconds per request in service")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--out", type=Path, default=REPO / "out" / "bench_pools.json")
     args = ap.parse_args(argv)

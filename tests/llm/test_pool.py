@@ -255,3 +255,17 @@ async def test_admission_sees_room_only_on_replicas_in_service() -> None:
         second.ejected = False
         async with second.limiter.slot(0):
             assert not gate.has_room
+
+
+async def test_affinity_holds_under_load_until_the_backlog_is_a_window_longer() -> None:
+    endpoint = EndpointConfig(
+        base_url="http://a:1/v1", model="m", replicas=2, initial_concurrency=4, max_concurrency=4
+    )
+    pool = LLMClient(endpoint).pool
+    home = await pool.pick(7)
+    other = next(r for r in pool.replicas if r is not home)
+    home.outstanding, other.outstanding = 4, 1  # home full, but only 3/4 of a window behind
+    assert await pool.pick(7) is home
+    home.outstanding, other.outstanding = 5, 1  # a whole window behind: shed to the lighter one
+    assert await pool.pick(7) is other
+    assert await pool.pick(7, exclude=[other]) is home  # a call that failed on `other` goes home

@@ -5,8 +5,11 @@ Each request goes to one replica (:meth:`ReplicaPool.pick`):
   affinity key, the age of the sample it belongs to (:func:`~trustscore.llm.scheduling.request_order`).
   A sample's judge calls share its evidence, so they land where that evidence is already in the
   server's prefix cache; when a replica leaves or rejoins, only the samples hashed to it move.
-- *fewest outstanding* when the affinity replica has no free slot (its AIMD limit is reached, or
-  others queue for it) or is ejected.
+- *least loaded* when the affinity replica is ejected or saturated: its outstanding requests exceed
+  the least loaded replica's by a whole window of its AIMD limit or more. Load is outstanding
+  requests (queued for a slot or in flight) over the replica's limit. The window of slack keeps
+  affinity under full load, where every replica is busy and hashing already spreads samples evenly;
+  a slow or shrunken replica sheds its excess.
 
 Every replica has its own :class:`~trustscore.llm.limits.AdaptiveLimiter` (AIMD per server) and its
 own HTTP connection pool. A replica that fails ``eject_after_failures`` requests in a row (connection
@@ -60,6 +63,7 @@ class Replica:
         return int.from_bytes(digest.digest(), "little")
 
     def has_room(self) -> bool:
+        """A request sent here now would get a slot at once."""
         return self.limiter.gate().has_room
 
 
@@ -109,9 +113,10 @@ class ReplicaPool:
         if not candidates:  # every other replica is down: try the failed ones rather than give up
             candidates = [r for r in self.replicas if r not in exclude] or list(self.replicas)
         preferred = max(candidates, key=lambda r: r.weight(key))
-        if preferred.has_room():
+        lightest = min(candidates, key=_load)
+        if _load(preferred) < _load(lightest) + 1:
             return preferred
-        return min(candidates, key=lambda r: (not r.has_room(), r.outstanding))
+        return lightest
 
     def succeeded(self, replica: Replica) -> None:
         replica.failures = 0
@@ -144,6 +149,11 @@ class ReplicaPool:
                     replica.failures = 0
                 else:
                     replica.next_probe = self._clock() + self._endpoint.health_interval_s
+
+
+def _load(replica: Replica) -> float:
+    """Outstanding requests in windows of the replica's current AIMD limit (1.0: every slot taken)."""
+    return replica.outstanding / replica.limiter.limit
 
 
 async def _healthy(backend: Backend) -> bool:
