@@ -6,7 +6,7 @@ Every replica is a FakeVLLMServer with the same latency model (``--slots`` servi
 seconds per request), all in one child process, so this process's CPU is the client's alone. The client
 is one LLMClient on an endpoint listing the replicas (``base_urls``), its limiter sized to a replica's
 slots; callers are samples of ``--calls`` requests sharing an evidence prefix (one sample ticket each),
-enough of them at once to keep every slot busy (2 x slots samples per replica).
+started as ``score_many`` starts them (when a replica has room).
 
 Reported per pool size, min/median/max over ``--repeats`` (interleaved rounds):
 - throughput (requests/s) and its fraction of the pooled capacity (replicas x slots / service_s);
@@ -37,7 +37,7 @@ import anyio
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.protocol import ChatRequest, Message
-from trustscore.llm.scheduling import Ticket
+from trustscore.llm.scheduling import SampleAdmission, Ticket
 from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, LatencyModel
 
 REPO = Path(__file__).resolve().parent.parent
@@ -100,19 +100,21 @@ def _sample_requests(i: int, calls: int) -> list[ChatRequest]:
     ]
 
 
-async def _drive(llm: LLMClient, n_samples: int, calls: int, width: int) -> None:
-    limiter = anyio.CapacityLimiter(width)
+async def _drive(llm: LLMClient, n_samples: int, calls: int, max_active: int) -> None:
+    """Start samples as ``score_many`` does: when the pool has room (SampleAdmission), each sample's
+    calls at once under its own ticket."""
+    admission = SampleAdmission([llm.capacity], max_active)
 
-    async def sample(i: int) -> None:
-        async with limiter:
-            with Ticket():
-                async with anyio.create_task_group() as tg:
-                    for request in _sample_requests(i, calls):
-                        tg.start_soon(llm.generate, request)
+    async def sample(i: int, ticket: Ticket) -> None:
+        with ticket:
+            async with anyio.create_task_group() as tg:
+                for request in _sample_requests(i, calls):
+                    tg.start_soon(llm.generate, request)
 
-    async with anyio.create_task_group() as tg:
-        for i in range(n_samples):
-            tg.start_soon(sample, i)
+    with admission.watching():
+        async with anyio.create_task_group() as tg:
+            for i in range(n_samples):
+                tg.start_soon(sample, i, await admission.next())
 
 
 def _run_once(
@@ -125,7 +127,7 @@ def _run_once(
         max_concurrency=slots,
     )
     llm = LLMClient(endpoint)
-    width = 2 * slots * len(replicas.urls)  # samples at once: their calls fill every slot several times over
+    width = 2 * slots * len(replicas.urls)  # at most this many samples at once (admission decides)
     replicas.ask("reset")
     cpu0, t0 = time.process_time(), time.perf_counter()
     anyio.run(_drive, llm, n_samples, calls, width)

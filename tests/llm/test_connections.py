@@ -30,7 +30,6 @@ def test_a_shard_opens_only_when_every_open_one_is_full() -> None:
     assert len(pool.clients) == 2
 
 
-
 def test_shards_stop_at_the_endpoints_concurrency() -> None:
     pool, _ = shards(max_connections=SHARD_WIDTH + 1)
     for _ in range(5 * SHARD_WIDTH):

@@ -114,16 +114,20 @@ async def test_a_samples_calls_stay_on_one_replica_and_samples_spread(fake_vllm_
     await llm.aclose()
 
 
-async def test_a_saturated_affinity_replica_sends_work_to_the_least_loaded(
-    fake_vllm_factory: Factory,
-) -> None:
+async def test_a_new_sample_avoids_a_saturated_replica(fake_vllm_factory: Factory) -> None:
     slow = LatencyModel(overhead_s=0.3)
     servers = [fake_vllm_factory(echo, latency=slow) for _ in range(2)]
     llm = LLMClient(pool_endpoint(servers, initial_concurrency=1, max_concurrency=1))
-    with anyio.fail_after(5), Ticket():  # one sample: both calls have the same affinity
+
+    async def sample(text: str) -> None:
+        with Ticket():
+            await llm.generate(ask(text))
+
+    with anyio.fail_after(5):
         async with anyio.create_task_group() as tg:
-            tg.start_soon(llm.generate, ask("a"))
-            tg.start_soon(llm.generate, ask("b"))
+            tg.start_soon(sample, "a")
+            await anyio.wait_all_tasks_blocked()
+            tg.start_soon(sample, "b")  # whichever replica it hashes to, the free one serves it
     assert [served(s) for s in servers] == [1, 1]
     await llm.aclose()
 
@@ -257,15 +261,19 @@ async def test_admission_sees_room_only_on_replicas_in_service() -> None:
             assert not gate.has_room
 
 
-async def test_affinity_holds_under_load_until_the_backlog_is_a_window_longer() -> None:
+async def test_a_sample_keeps_its_home_and_new_samples_shed_to_the_lighter_replica() -> None:
     endpoint = EndpointConfig(
         base_url="http://a:1/v1", model="m", replicas=2, initial_concurrency=4, max_concurrency=4
     )
     pool = LLMClient(endpoint).pool
     home = await pool.pick(7)
     other = next(r for r in pool.replicas if r is not home)
-    home.outstanding, other.outstanding = 4, 1  # home full, but only 3/4 of a window behind
-    assert await pool.pick(7) is home
-    home.outstanding, other.outstanding = 5, 1  # a whole window behind: shed to the lighter one
-    assert await pool.pick(7) is other
-    assert await pool.pick(7, exclude=[other]) is home  # a call that failed on `other` goes home
+    home.outstanding, other.outstanding = 9, 0
+    assert await pool.pick(7) is home  # the sample's later calls follow its evidence
+    keys = [k for k in range(100, 200) if max(pool.replicas, key=lambda r: r.weight(k)) is home]
+    home.outstanding, other.outstanding = 4, 1  # full, but less than a window busier
+    assert await pool.pick(keys[0]) is home
+    home.outstanding, other.outstanding = 5, 1  # a whole window busier: new samples go elsewhere
+    assert await pool.pick(keys[1]) is other
+    assert await pool.pick(7, exclude=[home]) is other  # a call that failed at home moves
+    assert await pool.pick(7) is other  # and the sample's home moved with it

@@ -1,15 +1,16 @@
 """Replica pools: one endpoint served by several identical servers.
 
-Each request goes to one replica (:meth:`ReplicaPool.pick`):
-- *affinity first*: the replica that rendezvous hashing (highest random weight) gives the request's
-  affinity key, the age of the sample it belongs to (:func:`~trustscore.llm.scheduling.request_order`).
-  A sample's judge calls share its evidence, so they land where that evidence is already in the
-  server's prefix cache; when a replica leaves or rejoins, only the samples hashed to it move.
-- *least loaded* when the affinity replica is ejected or saturated: its outstanding requests exceed
-  the least loaded replica's by a whole window of its AIMD limit or more. Load is outstanding
-  requests (queued for a slot or in flight) over the replica's limit. The window of slack keeps
-  affinity under full load, where every replica is busy and hashing already spreads samples evenly;
-  a slow or shrunken replica sheds its excess.
+Each sample gets a home replica on its first call (:meth:`ReplicaPool.pick`), keyed by the
+sample's age (:func:`~trustscore.llm.scheduling.request_order`), and all its later calls go there
+while it is in service: a sample's judge calls share its evidence, so it is prefilled once and then
+read from that server's prefix cache. The home is
+- the replica rendezvous hashing (highest random weight) gives the key, so when a replica leaves or
+  rejoins only the samples hashed to it move;
+- or the *least loaded* replica when that one is ejected or saturated: busier than the least loaded
+  by a whole window of its AIMD limit or more (load: outstanding requests, queued for a slot or in
+  flight, over the replica's limit). The window of slack keeps hashing's spread under full load,
+  where every replica is busy; a slow or shrunken replica sheds new samples.
+A call that failed on its home, or whose home was ejected, gets a new home the same way.
 
 Every replica has its own :class:`~trustscore.llm.limits.AdaptiveLimiter` (AIMD per server) and its
 own HTTP connection pool. A replica that fails ``eject_after_failures`` requests in a row (connection
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
 from trustscore.llm.config import EndpointConfig
@@ -32,6 +34,8 @@ from trustscore.llm.scheduling import PriorityGate
 __all__ = ["PoolCapacity", "PoolGate", "Replica", "ReplicaPool", "is_replica_failure"]
 
 _HEALTH_TIMEOUT_S = 2.0
+_MAX_HOMES = 65536
+"""Affinity keys remembered (least recently used out): far more samples than run at once."""
 
 
 def is_replica_failure(error: LLMError) -> bool:
@@ -83,6 +87,7 @@ class ReplicaPool:
         self._clock = clock
         self.replicas = list(replicas)
         self.capacity = PoolCapacity(self)
+        self._homes: OrderedDict[int, Replica] = OrderedDict()
 
     @classmethod
     def build(
@@ -112,11 +117,17 @@ class ReplicaPool:
         candidates = [r for r in self.replicas if not r.ejected and r not in exclude]
         if not candidates:  # every other replica is down: try the failed ones rather than give up
             candidates = [r for r in self.replicas if r not in exclude] or list(self.replicas)
+        home = self._homes.get(key)
+        if home is not None and home in candidates:
+            self._homes.move_to_end(key)
+            return home
         preferred = max(candidates, key=lambda r: r.weight(key))
         lightest = min(candidates, key=_load)
-        if _load(preferred) < _load(lightest) + 1:
-            return preferred
-        return lightest
+        home = preferred if _load(preferred) < _load(lightest) + 1 else lightest
+        self._homes[key] = home
+        if len(self._homes) > _MAX_HOMES:
+            self._homes.popitem(last=False)
+        return home
 
     def succeeded(self, replica: Replica) -> None:
         replica.failures = 0
