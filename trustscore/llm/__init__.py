@@ -82,10 +82,10 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from trustscore.llm.accounting import UsageMeter
     from trustscore.llm.cache import ResponseCache, SafeDisk, UnsafeCacheEntry, cache_key
     from trustscore.llm.client import LLMClient
     from trustscore.llm.http import HttpBackend, UnsupportedRequest, build_request_body, parse_response
-    from trustscore.llm.accounting import UsageMeter
     from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy
     from trustscore.llm.pool import ReplicaPool
 
