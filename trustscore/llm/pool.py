@@ -78,13 +78,10 @@ class ReplicaPool:
         self,
         endpoint: EndpointConfig,
         replicas: Sequence[Replica],
-        *,
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if not replicas:
             raise ValueError("a replica pool needs at least one replica")
         self._endpoint = endpoint
-        self._clock = clock
         self.replicas = list(replicas)
         self.capacity = PoolCapacity(self)
         self._homes: OrderedDict[int, Replica] = OrderedDict()
@@ -140,14 +137,14 @@ class ReplicaPool:
         replica.failures += 1
         if not replica.ejected and replica.failures >= self._endpoint.eject_after_failures:
             replica.ejected = True
-            replica.next_probe = self._clock() + self._endpoint.health_interval_s
+            replica.next_probe = time.monotonic() + self._endpoint.health_interval_s
 
     def others_left(self, exclude: Sequence[Replica]) -> bool:
         """Some replica not in ``exclude`` is not ejected."""
         return any(not r.ejected and r not in exclude for r in self.replicas)
 
     async def _probe_due(self) -> None:
-        now = self._clock()
+        now = time.monotonic()
         for replica in self.replicas:
             if replica.ejected and not replica.probing and now >= replica.next_probe:
                 replica.probing = True
@@ -159,7 +156,7 @@ class ReplicaPool:
                     replica.ejected = False
                     replica.failures = 0
                 else:
-                    replica.next_probe = self._clock() + self._endpoint.health_interval_s
+                    replica.next_probe = time.monotonic() + self._endpoint.health_interval_s
 
 
 def _load(replica: Replica) -> float:
