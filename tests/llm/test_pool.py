@@ -137,7 +137,11 @@ async def test_a_replica_killed_mid_run_loses_nothing_and_its_work_moves(fake_vl
         fake_vllm_factory(echo, latency=LatencyModel(overhead_s=0.01, capacity=capacity))
         for capacity in (2, 4, 8)
     ]
-    llm = LLMClient(pool_endpoint(servers, initial_concurrency=4, max_concurrency=8, max_retries=0))
+    # No health probe during the run: the victim's freed port may be taken by another process's server.
+    endpoint = pool_endpoint(
+        servers, initial_concurrency=4, max_concurrency=8, max_retries=0, health_interval_s=300
+    )
+    llm = LLMClient(endpoint)
     victim = servers[2]
     answered = 0
 
