@@ -6,10 +6,11 @@ The server (trustscore.testing.FakeVLLMServer, scripted with judge_policy()) run
 process, so the CPU this process spends is the client's alone.
 
 (a) Client overhead: CPU seconds per judge request, as a ratio to bare httpx posting the very same
-    JSON bodies (recorded by the server) at the same concurrency. Three arms, interleaved over
-    several rounds (medians reported): bare httpx; LLMClient.generate replaying the same
-    ChatRequests; the whole Scorer (prompt building, parsing, fan-out, fusion). Target: LLMClient
-    <= 1.2x bare httpx.
+    JSON bodies (recorded by the server) at the same concurrency. Four arms, interleaved over
+    several rounds (min/median/max reported): bare httpx; LLMClient.generate replaying the same
+    ChatRequests; the whole Scorer (prompt building, parsing, fan-out, fusion) with the five-judge
+    ensemble; the Scorer with the lone Likert judge. Targets: LLMClient <= 1.2x bare httpx; the
+    ensemble's CPU per request <= 1.2x the lone judge's (issue 11).
 (b) Throughput: score_many over --samples samples against a server with a latency model and a
     fixed number of service slots; utilisation = busy slot-seconds / (wall x slots). Target >= 90%.
 (c) Requests, prompt tokens and prefilled tokens (what the GPU computes after the prefix cache)
@@ -270,24 +271,38 @@ def bench_overhead(n_samples: int, rounds: int) -> dict[str, Any]:
         n_requests = len(bodies)
         if n_requests != len(chat_requests):
             raise RuntimeError(f"scorer sent {n_requests} requests, recorder saw {len(chat_requests)}")
+        lone_config = ensemble_config(server, ("likert",))
+        lone_samples = make_samples(n_requests)  # one request each: as many requests as the ensemble
+        server.ask("reset")
+        anyio.run(_arm_scorer, lone_config, lone_samples, 8)
+        n_lone = server.ask("stats")["requests"]
         width = 32
         arms: dict[str, Callable[[], Any]] = {
             "httpx": lambda: anyio.run(_arm_httpx, server, bodies, width),
             "llm_client": lambda: anyio.run(_arm_client, config, chat_requests, width),
             "scorer": lambda: anyio.run(_arm_scorer, config, samples, 8),
+            "scorer_lone_likert": lambda: anyio.run(_arm_scorer, lone_config, lone_samples, 8),
         }
         cpu: dict[str, list[float]] = {k: [] for k in arms}
         wall: dict[str, list[float]] = {k: [] for k in arms}
         for _ in range(rounds):
             for name, arm in arms.items():
                 c, w = _cpu(arm)
-                cpu[name].append(c / n_requests)
+                cpu[name].append(c / (n_lone if name == "scorer_lone_likert" else n_requests))
                 wall[name].append(w)
         problems = server.ask("problems")
     finally:
         server.stop()
     med = {k: statistics.median(v) for k, v in cpu.items()}
+    ensemble_to_lone = [e / lone for e, lone in zip(cpu["scorer"], cpu["scorer_lone_likert"], strict=True)]
     return {
+        "cpu_ms_per_request_min_median_max": {
+            k: [round(f(v) * 1e3, 4) for f in (min, statistics.median, max)] for k, v in cpu.items()
+        },
+        "ratio_ensemble_to_lone_min_median_max": [
+            round(f(ensemble_to_lone), 3) for f in (min, statistics.median, max)
+        ],
+        "lone_requests_per_round": n_lone,
         "requests_per_round": n_requests,
         "samples": n_samples,
         "rounds": rounds,
@@ -306,7 +321,7 @@ def bench_overhead(n_samples: int, rounds: int) -> dict[str, Any]:
 
 
 def bench_throughput(
-    n_samples: int, judges: Sequence[str], slots: int, overhead_s: float, decode_s: float
+    n_samples: int, judges: Sequence[str], slots: int, overhead_s: float, decode_s: float, repeats: int = 1
 ) -> dict[str, Any]:
     """score_many against a capacity-bound server, then bare httpx replaying the same bodies (baseline)."""
     latency = LatencyModel(capacity=slots, overhead_s=overhead_s, decode_s_per_token=decode_s)
@@ -345,8 +360,12 @@ def bench_throughput(
             }
 
         missing: list[int] = []
-        out["scorer"] = measure(lambda: missing.append(anyio.run(run_scorer)))
-        out["scorer"]["missing_signals"] = missing[0]
+        runs = [measure(lambda: missing.append(anyio.run(run_scorer))) for _ in range(repeats)]
+        out["scorer"] = sorted(runs, key=lambda r: r["utilisation"])[len(runs) // 2]  # the median run
+        out["scorer"]["missing_signals"] = max(missing)
+        out["scorer_utilisation_min_median_max"] = [
+            f([r["utilisation"] for r in runs]) for f in (min, statistics.median, max)
+        ]
         bodies = server.ask("bodies")
         width = len(judges) * Config().limits.max_concurrent_samples
         out["httpx_replay"] = measure(lambda: anyio.run(_arm_httpx, server, bodies, width))
@@ -403,12 +422,18 @@ def print_report(result: dict[str, Any]) -> None:
         title=f"(a) client CPU per judge request ({a['requests_per_round']} requests/round, "
         f"median of {a['rounds']} rounds)"
     )
-    for col in ("arm", "CPU ms / request", "x bare httpx", "wall s"):
+    for col in ("arm", "CPU ms / request (min/median/max)", "x bare httpx", "wall s"):
         t.add_column(col, justify="right" if col != "arm" else "left")
     base = a["cpu_ms_per_request"]["httpx"]
     for arm, ms in a["cpu_ms_per_request"].items():
-        t.add_row(arm, f"{ms:.3f}", f"{ms / base:.2f}", f"{a['wall_s_median'][arm]:.2f}")
+        spread = "/".join(f"{x:.2f}" for x in a["cpu_ms_per_request_min_median_max"][arm])
+        t.add_row(arm, spread, f"{ms / base:.2f}", f"{a['wall_s_median'][arm]:.2f}")
     console.print(t)
+    lo, mid, hi = a["ratio_ensemble_to_lone_min_median_max"]
+    console.print(
+        f"five-judge ensemble vs lone Likert, CPU per request, per round: {lo:.2f}/{mid:.2f}/{hi:.2f}x "
+        f"(min/median/max; target <= 1.2x); lone arm: {a['lone_requests_per_round']} requests/round"
+    )
     b = result["throughput"]
     t = Table(
         title=f"(b) throughput: {b['samples']} samples x {','.join(b['judges'])} on {b['slots']} slots "
@@ -438,6 +463,8 @@ def print_report(result: dict[str, Any]) -> None:
             f"{r['server_cpu_s']:.2f}",
         )
     console.print(t)
+    lo, mid, hi = b["scorer_utilisation_min_median_max"]
+    console.print(f"scorer utilisation over repeats (min/median/max): {lo:.1%}/{mid:.1%}/{hi:.1%}")
     console.print(
         f"missing signals in the scorer run: {b['scorer']['missing_signals']}; "
         f"load average before: {', '.join(f'{x:.1f}' for x in b['load_average_before'])}"
@@ -470,12 +497,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--overhead-samples", type=int, default=100, help="samples per round of (a)")
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds of (a)")
     ap.add_argument("--cost-samples", type=int, default=50, help="samples for (c)")
-    ap.add_argument(
-        "--throughput-judges",
-        default="lynx,likert",
-        help="judges in (b), comma-separated (the full ensemble needs a bigger box than 2 cores)",
-    )
+    ap.add_argument("--throughput-judges", default=",".join(JUDGES), help="judges in (b), comma-separated")
     ap.add_argument("--slots", type=int, default=16, help="server service slots in (b)")
+    ap.add_argument("--throughput-repeats", type=int, default=1, help="scorer runs in (b)")
     ap.add_argument("--overhead-s", type=float, default=0.6, help="server seconds per request in (b)")
     ap.add_argument(
         "--decode-s", type=float, default=0.002, help="server seconds per completion token in (b)"
@@ -489,7 +513,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     result["cost"] = bench_cost(args.cost_samples)
     print("(b) throughput ...", file=sys.stderr)
     judges = [j.strip() for j in args.throughput_judges.split(",") if j.strip()]
-    result["throughput"] = bench_throughput(args.samples, judges, args.slots, args.overhead_s, args.decode_s)
+    result["throughput"] = bench_throughput(
+        args.samples, judges, args.slots, args.overhead_s, args.decode_s, args.throughput_repeats
+    )
     print_report(result)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2), encoding="utf-8")

@@ -130,14 +130,18 @@ class FakeLLMClient(FakeLLM):
     built: ClassVar[list[FakeLLMClient]] = []
 
     def __init__(
-        self, endpoint: Any, *, cache: Any = None, transport: Any = None, limiter: Any = None
+        self, endpoint: Any, *, cache: Any = None, transport: Any = None, limiters: Any = None
     ) -> None:
         super().__init__(model=endpoint.model)
         self.endpoint = endpoint
         self.cache = cache
         self.transport = transport
-        self.limiter = limiter
+        self.limiter = limiters.for_endpoint(endpoint) if limiters is not None else None
         FakeLLMClient.built.append(self)
+
+    @property
+    def capacity(self) -> Any:
+        return self.limiter
 
     async def release_loop(self) -> None:
         """Like LLMClient's: the sync facade calls it before a temporary loop ends (no connections here)."""

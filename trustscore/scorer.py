@@ -30,8 +30,7 @@ from trustscore.deadline import BudgetExceeded, Deadline, bound
 from trustscore.errors import ConfigError, InputError, LLMError
 from trustscore.fusion.fuser import Fuser
 from trustscore.llm.accounting import UsageMeter
-from trustscore.llm.limits import AdaptiveLimiter
-from trustscore.llm.scheduling import sample_ticket
+from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ResultCallback, score_batch
 from trustscore.scoring.context import SignalContext
 from trustscore.scoring.inputs import (
@@ -362,10 +361,11 @@ def _metered(signal: Signal, meter: UsageMeter, *, finished: bool = True) -> Sig
     return signal.model_copy(update={"usage": usage})
 
 
-def _limiters_of(llms: Iterable[LLM]) -> list[AdaptiveLimiter]:
-    """The adaptive limiters behind these LLMs (LLMs without one do not take part in admission)."""
-    limiters = [getattr(llm, "limiter", None) for llm in llms]
-    return [limiter for limiter in limiters if isinstance(limiter, AdaptiveLimiter)]
+def _limiters_of(llms: Iterable[LLM]) -> list[Capacity]:
+    """What admission watches behind these LLMs: each one's adaptive limiter, or its replica pool's
+    combined gate (LLMs without either, such as a user's own, do not take part in admission)."""
+    gates = [getattr(llm, "capacity", None) for llm in llms]
+    return [gate for gate in gates if isinstance(gate, Capacity)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ __all__ = [
     "LimiterPool",
     "Message",
     "RateLimited",
+    "ReplicaPool",
     "ResponseCache",
     "RetryPolicy",
     "SafeDisk",
@@ -68,6 +69,7 @@ _LAZY = {
     "RetryPolicy": "trustscore.llm.limits",
     "LimiterPool": "trustscore.llm.limits",
     "UsageMeter": "trustscore.llm.accounting",
+    "ReplicaPool": "trustscore.llm.pool",
     "HttpBackend": "trustscore.llm.http",
     "UnsupportedRequest": "trustscore.llm.http",
     "build_request_body": "trustscore.llm.http",
@@ -80,11 +82,12 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from trustscore.llm.accounting import UsageMeter
     from trustscore.llm.cache import ResponseCache, SafeDisk, UnsafeCacheEntry, cache_key
     from trustscore.llm.client import LLMClient
     from trustscore.llm.http import HttpBackend, UnsupportedRequest, build_request_body, parse_response
-    from trustscore.llm.accounting import UsageMeter
     from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy
+    from trustscore.llm.pool import ReplicaPool
 
 
 def __getattr__(name: str) -> Any:

@@ -71,14 +71,16 @@ def cache_key(endpoint: EndpointConfig, request: ChatRequest) -> str:
 
     In: schema version, flavour (the body differs by dialect), which server answers, and the full
     request (messages or prompt, every sampling parameter, constraint, tag). The server is
-    ``model_identity`` when set (what the weights are: replicas that set the same one share
-    entries), else the served name *and* ``base_url``: two servers that merely share a model name
-    (two fakes in a test suite, two fine-tunes served as "judge") never replay each other's answers.
+    ``model_identity`` when set (what the weights are: endpoints that set the same one share
+    entries), else the served name *and* the endpoint's server URLs (all replicas of a pool, sorted):
+    two servers that merely share a model name (two fakes in a test suite, two fine-tunes served as
+    "judge") never replay each other's answers, and which replica of a pool answered never matters.
     """
+    servers = ",".join(sorted(url.rstrip("/") for url in endpoint.replica_urls()))
     material = {
         "schema": CACHE_SCHEMA_VERSION,
         "flavour": endpoint.flavour,
-        "model": endpoint.model_identity or f"{endpoint.model}@{endpoint.base_url.rstrip('/')}",
+        "model": endpoint.model_identity or f"{endpoint.model}@{servers}",
         "kind": request.endpoint,
         "request": request.model_dump(mode="json"),
     }

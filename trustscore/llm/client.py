@@ -13,7 +13,8 @@ from trustscore.llm.accounting import CallTally
 from trustscore.llm.cache import ResponseCache, cache_key
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.http import HttpBackend, UnsupportedRequest, unsupported_reason
-from trustscore.llm.limits import AdaptiveLimiter, RetryPolicy, is_overload
+from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy, is_overload
+from trustscore.llm.pool import PoolCapacity, Replica, ReplicaPool, is_replica_failure
 from trustscore.llm.protocol import Backend, ChatRequest, ChatResult, LLMError, LLMTimeout
 from trustscore.llm.scheduling import request_order
 
@@ -35,7 +36,13 @@ class LLMClient:
     A call cut off by cancellation is still counted in the current
     :class:`~trustscore.llm.accounting.UsageMeter`. Waiting requests get a slot in the order of the
     sample they belong to (:mod:`trustscore.llm.scheduling`); ``limiter`` shares one adaptive limit
-    between clients of one server (see :class:`~trustscore.llm.limits.LimiterPool`).
+    between clients of one server, ``limiters`` one per server for every server of the endpoint
+    (see :class:`~trustscore.llm.limits.LimiterPool`).
+
+    An endpoint with several replicas is served by a :class:`~trustscore.llm.pool.ReplicaPool`
+    (affinity, least outstanding, ejection). A request that fails on a replica with a server fault
+    (unreachable, 5xx) is sent at once to another replica in service, without waiting or using up a
+    retry, until every replica has been tried; then the retry policy takes over.
     """
 
     def __init__(
@@ -47,20 +54,34 @@ class LLMClient:
         transport: httpx.AsyncBaseTransport | None = None,
         retry: RetryPolicy | None = None,
         limiter: AdaptiveLimiter | None = None,
+        limiters: LimiterPool | None = None,
     ) -> None:
         if backend is not None and transport is not None:
             raise ValueError("pass either backend or transport (a transport configures the built-in backend)")
+        if limiter is not None and limiters is not None:
+            raise ValueError("pass either limiter (one server's) or limiters (a LimiterPool), not both")
+        replicas = len(endpoint.replica_urls())
+        if replicas > 1 and (backend is not None or limiter is not None):
+            raise ValueError(
+                f"endpoint {endpoint.model!r} has {replicas} replicas: a backend or a limiter serves one "
+                "server; pass limiters= (a LimiterPool) or nothing"
+            )
         self._endpoint = endpoint
-        self._backend: Backend = (
-            backend if backend is not None else HttpBackend(endpoint, transport=transport)
-        )
         self._cache = cache
         self._retry = retry if retry is not None else RetryPolicy(max_retries=endpoint.max_retries)
-        self._limiter = (
-            limiter
-            if limiter is not None
-            else AdaptiveLimiter(endpoint.initial_concurrency, endpoint.max_concurrency)
-        )
+        if replicas > 1:
+            self._pool = ReplicaPool.build(
+                endpoint, lambda url: HttpBackend(endpoint, transport=transport, base_url=url), limiters
+            )
+        else:
+            if limiter is None:
+                limiter = (
+                    limiters.for_endpoint(endpoint)
+                    if limiters is not None
+                    else AdaptiveLimiter(endpoint.initial_concurrency, endpoint.max_concurrency)
+                )
+            one = backend if backend is not None else HttpBackend(endpoint, transport=transport)
+            self._pool = ReplicaPool(endpoint, [Replica(endpoint.base_url, limiter, one)])
 
     @classmethod
     def from_openai(
@@ -98,7 +119,21 @@ class LLMClient:
 
     @property
     def limiter(self) -> AdaptiveLimiter:
-        return self._limiter
+        """The adaptive limiter of a one-server endpoint (a pool has one per replica: :attr:`pool`)."""
+        if len(self._pool.replicas) > 1:
+            raise AttributeError(f"endpoint {self.model!r} is a pool of replicas: see .pool and .capacity")
+        return self._pool.replicas[0].limiter
+
+    @property
+    def pool(self) -> ReplicaPool:
+        return self._pool
+
+    @property
+    def capacity(self) -> AdaptiveLimiter | PoolCapacity:
+        """What sample admission watches: the one limiter, or the pool's combined gate."""
+        if len(self._pool.replicas) == 1:
+            return self._pool.replicas[0].limiter
+        return self._pool.capacity
 
     def count_tokens(self, text: str) -> int:
         """ceil(UTF-8 bytes / 3): above the true count for the BPE tokenizers judges run (about 4
@@ -162,42 +197,59 @@ class LLMClient:
         """Attempts until one succeeds or the policy gives up. The wait before a retry (Retry-After
         or backoff) holds no slot; the retry then queues at its sample's age, ahead of younger work."""
         retries = 0
+        failed_on: list[Replica] = []
         while True:
+            replica = await self._pool.pick(order, failed_on)
             try:
-                return await self._attempt(request, tally, order)
+                return await self._attempt(replica, request, tally, order)
             except LLMError as e:
+                if is_replica_failure(e) and len(self._pool.replicas) > 1:
+                    failed_on.append(replica)
+                    if self._pool.others_left(failed_on):
+                        continue  # fail over at once: another server, not a later try
+                    failed_on.clear()
                 if not self._retry.should_retry(e, retries):
                     raise
                 await anyio.sleep(self._retry.delay(e, retries))
                 retries += 1
 
-    async def _attempt(self, request: ChatRequest, tally: CallTally, order: int) -> ChatResult:
-        async with self._limiter.slot(order) as permit:
-            tally.requests += 1
-            timeout_s = self._endpoint.timeout_s
-            with anyio.move_on_after(timeout_s) as attempt:
-                try:
-                    result = await self._backend.send(request)
-                except LLMError as e:
-                    if is_overload(e):
-                        permit.overloaded(getattr(e, "retry_after", None))
-                    raise
-            if attempt.cancelled_caught:
-                raise LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
-            permit.success()
-            return result
+    async def _attempt(
+        self, replica: Replica, request: ChatRequest, tally: CallTally, order: int
+    ) -> ChatResult:
+        replica.outstanding += 1
+        try:
+            async with replica.limiter.slot(order) as permit:
+                tally.requests += 1
+                timeout_s = self._endpoint.timeout_s
+                with anyio.move_on_after(timeout_s) as attempt:
+                    try:
+                        result = await replica.backend.send(request)
+                    except LLMError as e:
+                        if is_overload(e):
+                            permit.overloaded(getattr(e, "retry_after", None))
+                        self._pool.failed(replica, e)
+                        raise
+                if attempt.cancelled_caught:
+                    raise LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
+                permit.success()
+                self._pool.succeeded(replica)
+                return result
+        finally:
+            replica.outstanding -= 1
 
     async def aclose(self) -> None:
         """Close the backend, on every event loop it was used on (the cache may be shared: its owner
         closes it)."""
-        await self._backend.aclose()
+        for replica in self._pool.replicas:
+            await replica.backend.aclose()
 
     async def release_loop(self) -> None:
         """Close only the current event loop's connections (they reopen on next use): for a loop
         that is about to end while the client lives on."""
-        release = getattr(self._backend, "release_loop", None)
-        if release is not None:
-            await release()
+        for replica in self._pool.replicas:
+            release = getattr(replica.backend, "release_loop", None)
+            if release is not None:
+                await release()
 
     async def __aenter__(self) -> LLMClient:
         return self

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -15,12 +16,37 @@ __all__ = ["CACHE_DIR_ENV", "CacheConfig", "EndpointConfig"]
 
 
 class EndpointConfig(BaseModel):
-    """One OpenAI-compatible server (one served model)."""
+    """One served model, on one OpenAI-compatible server or a pool of replicas of it.
+
+    A pool is ``base_urls = [...]``, or ``base_url`` plus ``replicas = N`` (N servers on consecutive
+    ports from base_url's). The concurrency fields then apply to each replica.
+    """
 
     # A key pasted into the wrong field must never be echoed back by a validation error.
     model_config = ConfigDict(frozen=True, extra="forbid", hide_input_in_errors=True)
 
-    base_url: str = Field(description="e.g. http://127.0.0.1:8000/v1")
+    base_url: str = Field(
+        description="e.g. http://127.0.0.1:8000/v1; with base_urls, defaults to (and must be) the first"
+    )
+    base_urls: tuple[str, ...] = Field(
+        default=(),
+        description="every replica's base URL, for a pool of identical servers (one model, one identity)",
+    )
+    replicas: int = Field(
+        default=1,
+        ge=1,
+        le=256,
+        description="servers on consecutive ports starting at base_url's port (one per GPU, say)",
+    )
+    eject_after_failures: int = Field(
+        default=3,
+        ge=1,
+        description="a replica that fails this many requests in a row (connection refused or reset, "
+        "HTTP 5xx) gets no traffic until its health check (GET /health) answers 200",
+    )
+    health_interval_s: float = Field(
+        default=2.0, gt=0, description="seconds between health checks of an ejected replica"
+    )
     model: str = Field(description="the served model name (vllm serve --served-model-name)")
     flavour: Literal["vllm", "openai"] = "vllm"
     api_key_env: str | None = Field(
@@ -49,13 +75,51 @@ class EndpointConfig(BaseModel):
             )
         return v
 
+    @model_validator(mode="before")
+    @classmethod
+    def _first_replica_is_base_url(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("base_urls") and not data.get("base_url"):
+            return {**data, "base_url": data["base_urls"][0]}
+        return data
+
     @model_validator(mode="after")
     def _check(self) -> EndpointConfig:
-        if not self.base_url.startswith(("http://", "https://")):
-            raise ValueError(f"base_url {self.base_url!r} must start with http:// or https://")
+        for url in (self.base_url, *self.base_urls):
+            if not url.startswith(("http://", "https://")):
+                raise ValueError(f"base_url {url!r} must start with http:// or https://")
+        if self.base_urls:
+            if self.replicas != 1:
+                raise ValueError(
+                    "give base_urls or replicas, not both (replicas counts ports up from base_url)"
+                )
+            if self.base_url != self.base_urls[0]:
+                raise ValueError(
+                    "give base_url or base_urls, not both (base_url is then the first of base_urls)"
+                )
+            if len({_normal(u) for u in self.base_urls}) != len(self.base_urls):
+                raise ValueError("base_urls lists one server twice; list each replica once")
+        if self.replicas > 1 and urlsplit(self.base_url).port is None:
+            raise ValueError(
+                f"replicas = {self.replicas} needs an explicit port in base_url {self.base_url!r} "
+                "(replicas are counted up from it); or list them in base_urls"
+            )
+        if self.replicas > 1 and (urlsplit(self.base_url).port or 0) + self.replicas - 1 > 65535:
+            raise ValueError(f"replicas = {self.replicas} counts past port 65535 from {self.base_url!r}")
         if self.initial_concurrency > self.max_concurrency:
             raise ValueError("initial_concurrency is above max_concurrency")
         return self
+
+    def replica_urls(self) -> tuple[str, ...]:
+        """Every replica's base URL, the first being ``base_url``."""
+        if self.base_urls:
+            return self.base_urls
+        if self.replicas == 1:
+            return (self.base_url,)
+        parts = urlsplit(self.base_url)
+        port = parts.port
+        assert port is not None  # checked above
+        host = parts.netloc.rsplit(":", 1)[0]
+        return tuple(urlunsplit(parts._replace(netloc=f"{host}:{port + i}")) for i in range(self.replicas))
 
     def api_key(self) -> str | None:
         """The key from the named environment variable; a clear error when it is named but unset."""
@@ -85,6 +149,9 @@ def _looks_like_env_name(value: str) -> bool:
     random_looking = all(any(test(c) for c in value) for test in (str.islower, str.isupper, str.isdigit))
     longest_part = max(len(part) for part in value.split("_"))
     return not (len(value) >= 20 and random_looking) and longest_part < 32
+
+def _normal(url: str) -> str:
+    return url.rstrip("/").lower()
 
 
 def _default_cache_dir() -> Path:

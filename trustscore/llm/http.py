@@ -10,6 +10,7 @@ from __future__ import annotations
 import email.utils
 import json
 import math
+import ssl
 import time
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -17,6 +18,7 @@ from typing import Any, Literal
 import httpx
 
 from trustscore.llm.config import EndpointConfig
+from trustscore.llm.connections import ShardedClients
 from trustscore.llm.limits import LoopLocal
 from trustscore.llm.loops import close_on_loop
 from trustscore.llm.protocol import (
@@ -356,44 +358,55 @@ class HttpBackend:
     """
 
     def __init__(
-        self, endpoint: EndpointConfig, *, transport: httpx.AsyncBaseTransport | None = None
+        self,
+        endpoint: EndpointConfig,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        base_url: str | None = None,
     ) -> None:
         self._endpoint = endpoint
+        self._base_url = (base_url or endpoint.base_url).rstrip("/")
         self._transport = transport
         self._headers = dict(endpoint.headers)
         key = endpoint.api_key()  # a named but unset variable fails here, not mid-run
         if key is not None:
             self._headers["Authorization"] = f"Bearer {key}"
-        self._clients: LoopLocal[httpx.AsyncClient] = LoopLocal(self._new_client)
+        self._ssl: ssl.SSLContext | None = None
+        self._clients: LoopLocal[ShardedClients] = LoopLocal(
+            lambda: ShardedClients(self._new_client, endpoint.max_concurrency)
+        )
 
     @property
     def endpoint(self) -> EndpointConfig:
         return self._endpoint
 
-    def _new_client(self) -> httpx.AsyncClient:
-        width = self._endpoint.max_concurrency
-        # httpx's default pool (100 connections, 20 kept alive) throttles a judge fan-out; the adaptive
-        # limiter above never has more than max_concurrency requests in flight, so size the pool to it.
+    def _new_client(self, width: int) -> httpx.AsyncClient:
+        """One shard: ``width`` connections, all kept alive (the limiter above bounds what is in
+        flight, the shards bound what one httpx pool holds: see :mod:`trustscore.llm.connections`)."""
+        if self._ssl is None:
+            self._ssl = httpx.create_ssl_context()  # one per backend: building one costs milliseconds
         limits = httpx.Limits(max_connections=width, max_keepalive_connections=width)
         return httpx.AsyncClient(
-            base_url=self._endpoint.base_url.rstrip("/"),
+            base_url=self._base_url,
             headers=self._headers,
             timeout=httpx.Timeout(self._endpoint.timeout_s),
             limits=limits,
             transport=self._transport,
+            verify=self._ssl,
         )
 
     async def send(self, request: ChatRequest) -> ChatResult:
         body = build_request_body(request, model=self._endpoint.model, flavour=self._endpoint.flavour)
-        client = self._clients.get()
+        shards = self._clients.get()
+        shard = shards.acquire()
         try:
-            response = await client.post(request_path(request), json=body)
+            response = await shards.clients[shard].post(request_path(request), json=body)
         except httpx.TimeoutException as e:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:
-            raise LLMUnreachable(
-                f"{self._endpoint.base_url}: {type(e).__name__}: {_truncate(str(e))}"
-            ) from None
+            raise LLMUnreachable(f"{self._base_url}: {type(e).__name__}: {_truncate(str(e))}") from None
+        finally:
+            shards.release(shard)
         if response.status_code >= 400:
             raise error_for_status(response.status_code, response.headers, response.text)
         try:
@@ -401,6 +414,20 @@ class HttpBackend:
         except ValueError:
             raise BadResponse(f"HTTP {response.status_code} with a body that is not JSON") from None
         return parse_response(data)
+
+    async def healthy(self, timeout_s: float) -> bool:
+        """True when the server's ``GET /health`` (vLLM's liveness route, at the root: no ``/v1``)
+        answers 200 within ``timeout_s``."""
+        root = self._base_url.removesuffix("/v1")
+        shards = self._clients.get()
+        shard = shards.acquire()
+        try:
+            response = await shards.clients[shard].get(f"{root}/health", timeout=timeout_s)
+        except httpx.HTTPError:
+            return False
+        finally:
+            shards.release(shard)
+        return response.status_code == 200
 
     async def release_loop(self) -> None:
         """Close the current event loop's HTTP client (a new one opens on next use in this loop)."""

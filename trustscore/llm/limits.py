@@ -3,8 +3,8 @@
 Everything here is anyio-only. Primitives bound to an event loop (the slot gate) are created
 lazily, one per running loop, so one client object can serve several ``anyio.run`` calls (the sync
 facade) and both asyncio and trio. :class:`LimiterPool` gives every client of one server URL the
-same limiter: the limit is the server's, not the model name's (the unit a per-replica limit would
-later refine).
+same limiter: the limit is the server's, not the model name's; a replica pool
+(:mod:`trustscore.llm.pool`) has one per replica.
 """
 
 from __future__ import annotations
@@ -186,7 +186,11 @@ class LimiterPool:
         self._by_url: dict[str, AdaptiveLimiter] = {}
 
     def for_endpoint(self, endpoint: EndpointConfig) -> AdaptiveLimiter:
-        url = endpoint.base_url.rstrip("/").lower()
+        return self.for_url(endpoint.base_url, endpoint)
+
+    def for_url(self, base_url: str, endpoint: EndpointConfig) -> AdaptiveLimiter:
+        """The limiter of the server at ``base_url`` (one replica of ``endpoint``)."""
+        url = base_url.rstrip("/").lower()
         limiter = self._by_url.get(url)
         if limiter is None:
             limiter = AdaptiveLimiter(endpoint.initial_concurrency, endpoint.max_concurrency)

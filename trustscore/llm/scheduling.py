@@ -27,15 +27,12 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import Protocol, runtime_checkable
 
 import anyio
 import anyio.lowlevel
 
-if TYPE_CHECKING:
-    from trustscore.llm.limits import AdaptiveLimiter
-
-__all__ = ["PriorityGate", "SampleAdmission", "Ticket", "request_order", "sample_ticket"]
+__all__ = ["Capacity", "PriorityGate", "SampleAdmission", "Ticket", "request_order", "sample_ticket"]
 
 _orders = itertools.count()
 _current: ContextVar[Ticket | None] = ContextVar("trustscore_sample_ticket", default=None)
@@ -177,6 +174,22 @@ class PriorityGate:
             callback()
 
 
+class _Room(Protocol):
+    @property
+    def has_room(self) -> bool: ...
+
+    def listen(self, callback: Callable[[], None]) -> None: ...
+
+    def unlisten(self, callback: Callable[[], None]) -> None: ...
+
+
+@runtime_checkable
+class Capacity(Protocol):
+    """What admission watches: an AdaptiveLimiter, or a replica pool's PoolCapacity."""
+
+    def gate(self) -> _Room: ...
+
+
 class SampleAdmission:
     """Decides when ``score_many`` may start its next sample (see the module docstring).
 
@@ -185,7 +198,7 @@ class SampleAdmission:
     nobody queued. Use inside one event loop: ``with admission.watching(): ticket = await admission.next()``.
     """
 
-    def __init__(self, limiters: Sequence[AdaptiveLimiter], max_active: int) -> None:
+    def __init__(self, limiters: Sequence[Capacity], max_active: int) -> None:
         if max_active < 1:
             raise ValueError(f"max_active must be at least 1, got {max_active}")
         self._limiters = list(dict.fromkeys(limiters))

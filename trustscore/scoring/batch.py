@@ -7,8 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import anyio
 
-from trustscore.llm.limits import AdaptiveLimiter
-from trustscore.llm.scheduling import SampleAdmission, Ticket
+from trustscore.llm.scheduling import Capacity, SampleAdmission, Ticket
 from trustscore.types import Sample, TrustScore
 
 __all__ = ["ResultCallback", "score_batch"]
@@ -21,7 +20,7 @@ async def score_batch(
     score_one: Callable[[Sample], Awaitable[TrustScore]],
     batch: Sequence[Sample],
     *,
-    limiters: Sequence[AdaptiveLimiter],
+    limiters: Sequence[Capacity],
     limit: int,
     progress: bool,
     return_exceptions: bool,

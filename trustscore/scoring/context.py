@@ -101,8 +101,7 @@ class SignalContext:
 
         if self._limiters is None:
             self._limiters = LimiterPool()  # endpoints on one server share its adaptive limit
-        limiter = self._limiters.for_endpoint(settings)
-        client = LLMClient(settings, cache=self.cache, transport=self._transport, limiter=limiter)
+        client = LLMClient(settings, cache=self.cache, transport=self._transport, limiters=self._limiters)
         self._built[endpoint] = client
         return client
 

@@ -1,0 +1,290 @@
+"""Replica pools against several fake vLLM servers: sample affinity, least-outstanding fallback,
+ejection of a dying replica with nothing lost, re-admission after /health, replica-free cache keys."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import anyio
+import pytest
+from pydantic import ValidationError
+
+from trustscore.llm.cache import cache_key
+from trustscore.llm.client import LLMClient
+from trustscore.llm.config import EndpointConfig
+from trustscore.llm.limits import LimiterPool
+from trustscore.llm.protocol import ChatRequest, LLMUnreachable, Message
+from trustscore.llm.scheduling import Ticket
+from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, Fault, LatencyModel
+
+pytestmark = pytest.mark.anyio
+
+Factory = Callable[..., FakeVLLMServer]
+
+
+def echo(request: FakeRequest) -> FakeAnswer:
+    return FakeAnswer(text="ok")
+
+
+def ask(text: str) -> ChatRequest:
+    return ChatRequest(messages=[Message(role="user", content=text)], max_tokens=4)
+
+
+def served(server: FakeVLLMServer) -> int:
+    return len(server.engine.completion_requests())
+
+
+def pool_endpoint(servers: list[FakeVLLMServer], **kwargs: object) -> EndpointConfig:
+    return EndpointConfig(
+        base_urls=tuple(s.base_url for s in servers),
+        model="fake-judge",
+        **kwargs,  # type: ignore[arg-type]
+    )
+
+
+# -- configuration ------------------------------------------------------------------------------
+
+
+def test_replicas_count_ports_up_from_base_url() -> None:
+    endpoint = EndpointConfig(base_url="http://gpu1:8000/v1", model="m", replicas=3)
+    assert endpoint.replica_urls() == ("http://gpu1:8000/v1", "http://gpu1:8001/v1", "http://gpu1:8002/v1")
+
+
+def test_base_urls_make_base_url_the_first_and_round_trip() -> None:
+    endpoint = EndpointConfig(base_urls=("http://a:1/v1", "http://b:1/v1"), model="m")
+    assert endpoint.base_url == "http://a:1/v1"
+    assert EndpointConfig.model_validate(endpoint.model_dump()) == endpoint
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"base_url": "http://gpu1/v1", "replicas": 2}, "explicit port"),
+        ({"base_urls": ("http://a:1/v1",), "replicas": 2}, "not both"),
+        ({"base_url": "http://c:1/v1", "base_urls": ("http://a:1/v1",)}, "not both"),
+        ({"base_urls": ("http://a:1/v1", "http://A:1/v1/")}, "twice"),
+        ({"base_urls": ("http://a:1/v1", "a:2/v1")}, "must start with http"),
+        ({"base_url": "http://a:65535/v1", "replicas": 2}, "65535"),
+    ],
+)
+def test_bad_pools_are_refused_with_the_field_named(fields: dict[str, object], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        EndpointConfig(model="m", **fields)  # type: ignore[arg-type]
+
+
+def test_the_cache_key_does_not_name_the_replica() -> None:
+    pool = EndpointConfig(base_urls=("http://b:1/v1", "http://c:1/v1"), model="m")
+    same_pool = EndpointConfig(base_urls=("http://c:1/v1", "http://b:1/v1"), model="m")
+    assert cache_key(pool, ask("q")) == cache_key(same_pool, ask("q"))
+    # Other servers that only share the served name never share answers; the same weights do.
+    one = EndpointConfig(base_url="http://a:1/v1", model="m")
+    assert cache_key(one, ask("q")) != cache_key(pool, ask("q"))
+    identity = {"model": "m", "model_identity": "org/weights"}
+    assert cache_key(EndpointConfig(base_url="http://a:1/v1", **identity), ask("q")) == cache_key(
+        EndpointConfig(base_urls=("http://b:1/v1", "http://c:1/v1"), **identity), ask("q")
+    )
+
+
+def test_a_pool_takes_no_single_server_limiter() -> None:
+    endpoint = EndpointConfig(base_url="http://a:1/v1", model="m", replicas=2)
+    with pytest.raises(ValueError, match="limiters="):
+        LLMClient(endpoint, limiter=LimiterPool().for_endpoint(endpoint))
+
+
+def test_replicas_share_limiters_by_url_across_clients() -> None:
+    endpoint = EndpointConfig(base_url="http://a:1/v1", model="m", replicas=2)
+    limiters = LimiterPool()
+    first, second = LLMClient(endpoint, limiters=limiters), LLMClient(endpoint, limiters=limiters)
+    assert [r.limiter for r in first.pool.replicas] == [r.limiter for r in second.pool.replicas]
+    assert first.pool.replicas[0].limiter is not first.pool.replicas[1].limiter
+
+
+# -- routing ------------------------------------------------------------------------------------
+
+
+async def test_a_samples_calls_stay_on_one_replica_and_samples_spread(fake_vllm_factory: Factory) -> None:
+    servers = [fake_vllm_factory(echo) for _ in range(3)]
+    llm = LLMClient(pool_endpoint(servers))
+    for i in range(30):
+        with Ticket():
+            for judge in range(5):
+                await llm.generate(ask(f"sample {i} judge {judge}"))
+    by_server = [
+        Counter(r.body["messages"][0]["content"].split(" judge")[0] for r in s.engine.completion_requests())
+        for s in servers
+    ]
+    for i in range(30):
+        holders = [k for k, counts in enumerate(by_server) if counts[f"sample {i}"]]
+        assert len(holders) == 1, f"sample {i} was split over replicas {holders}"
+    assert all(served(s) >= 5 for s in servers), [served(s) for s in servers]
+    await llm.aclose()
+
+
+async def test_a_new_sample_avoids_a_saturated_replica(fake_vllm_factory: Factory) -> None:
+    slow = LatencyModel(overhead_s=0.3)
+    servers = [fake_vllm_factory(echo, latency=slow) for _ in range(2)]
+    llm = LLMClient(pool_endpoint(servers, initial_concurrency=1, max_concurrency=1))
+
+    async def sample(text: str) -> None:
+        with Ticket():
+            await llm.generate(ask(text))
+
+    with anyio.fail_after(5):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(sample, "a")
+            await anyio.wait_all_tasks_blocked()
+            tg.start_soon(sample, "b")  # whichever replica it hashes to, the free one serves it
+    assert [served(s) for s in servers] == [1, 1]
+    await llm.aclose()
+
+
+async def test_a_replica_killed_mid_run_loses_nothing_and_its_work_moves(fake_vllm_factory: Factory) -> None:
+    servers = [
+        fake_vllm_factory(echo, latency=LatencyModel(overhead_s=0.01, capacity=capacity))
+        for capacity in (2, 4, 8)
+    ]
+    # No health probe during the run: the victim's freed port may be taken by another process's server.
+    endpoint = pool_endpoint(
+        servers, initial_concurrency=4, max_concurrency=8, max_retries=0, health_interval_s=300
+    )
+    llm = LLMClient(endpoint)
+    victim = servers[2]
+    answered = 0
+
+    async def sample(i: int) -> None:
+        nonlocal answered
+        with Ticket():
+            for judge in range(3):
+                await llm.generate(ask(f"sample {i} judge {judge}"))
+                answered += 1
+                if answered == 60:
+                    victim.stop()
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            for i in range(80):
+                tg.start_soon(sample, i)
+    assert answered == 240  # max_retries=0: only fail-over to another replica saved the calls
+    dead = llm.pool.replicas[2]
+    assert dead.ejected
+    survivors = [r.served for r in llm.pool.replicas[:2]]
+    assert sum(survivors) + dead.served == 240 and dead.served < 240 and min(survivors) > 0
+    await llm.aclose()
+
+
+async def test_server_errors_fail_over_without_using_a_retry(fake_vllm_factory: Factory) -> None:
+    bad, good = fake_vllm_factory(echo), fake_vllm_factory(echo)
+    bad.faults.add(Fault.server_error())
+    llm = LLMClient(pool_endpoint([bad, good], max_retries=0, eject_after_failures=2))
+    for i in range(10):
+        with Ticket():
+            await llm.generate(ask(f"q{i}"))
+    assert served(good) == 10
+    assert llm.pool.replicas[0].ejected
+    assert len(bad.requests) == 2  # ejected after two failures in a row: no traffic since
+    await llm.aclose()
+
+
+async def test_an_ejected_replica_returns_after_a_healthy_probe(fake_vllm_factory: Factory) -> None:
+    first, second = fake_vllm_factory(echo), fake_vllm_factory(echo)
+    port = first.port
+    first.stop()
+    llm = LLMClient(
+        EndpointConfig(
+            base_urls=(f"http://127.0.0.1:{port}/v1", second.base_url),
+            model="fake-judge",
+            eject_after_failures=1,
+            health_interval_s=0.05,
+        )
+    )
+    for i in range(30):  # some of these samples hash to the dead replica first
+        with Ticket():
+            await llm.generate(ask(f"q{i}"))
+    replica = llm.pool.replicas[0]
+    assert replica.ejected and served(second) == 30
+    revived = fake_vllm_factory(echo, port=port)
+    await anyio.sleep(0.1)
+    for i in range(40):
+        with Ticket():
+            await llm.generate(ask(f"r{i}"))
+    assert not replica.ejected
+    assert served(revived) > 0
+    await llm.aclose()
+
+
+async def test_every_replica_down_ends_in_the_connection_error(fake_vllm_factory: Factory) -> None:
+    servers = [fake_vllm_factory(echo) for _ in range(2)]
+    endpoint = pool_endpoint(servers, max_retries=1)
+    for s in servers:
+        s.stop()
+    llm = LLMClient(endpoint)
+    with pytest.raises(LLMUnreachable) as caught:
+        await llm.generate(ask("q"))
+    assert caught.value.usage is not None and caught.value.usage.requests == 4  # 2 replicas x (1 + 1 retry)
+    await llm.aclose()
+
+
+async def test_the_scorer_spreads_samples_over_a_pool_and_keeps_each_on_one_replica(
+    fake_vllm_factory: Factory,
+) -> None:
+    from trustscore import Config, Sample, Scorer
+    from trustscore.testing import judge_policy
+
+    servers = [fake_vllm_factory(judge_policy()) for _ in range(2)]
+    config = Config.from_dict(
+        {
+            "endpoints": {"judge": {"base_urls": [s.base_url for s in servers], "model": "fake-judge"}},
+            "judges": {"likert": {"endpoint": "judge"}, "lynx": {"endpoint": "judge"}},
+            "grounding": {"lexical": False, "embedding": False},
+            "cache": {"mode": "off"},
+        }
+    )
+    samples = [
+        Sample(id=f"s{i}", question="Where?", context=[f"Marker{i} lives in Paris."], response="Paris.")
+        for i in range(12)
+    ]
+    async with Scorer(config) as scorer:
+        results = await scorer.score_many(samples)
+    assert all(not r.missing for r in results)
+    texts = [[str(r.body) for r in s.engine.completion_requests()] for s in servers]
+    for i in range(12):
+        marker = f"Marker{i} "
+        holders = [k for k, bodies in enumerate(texts) if any(marker in b for b in bodies)]
+        assert len(holders) == 1, f"sample {i} on replicas {holders}"
+    assert all(texts), "a replica got no sample"
+
+
+async def test_admission_sees_room_only_on_replicas_in_service() -> None:
+    endpoint = EndpointConfig(
+        base_url="http://a:1/v1", model="m", replicas=2, initial_concurrency=1, max_concurrency=1
+    )
+    llm = LLMClient(endpoint)
+    first, second = llm.pool.replicas
+    gate = llm.capacity.gate()
+    assert gate.has_room
+    async with first.limiter.slot(0):
+        assert gate.has_room  # the second replica is free
+        second.ejected = True
+        assert not gate.has_room  # the only free one is out of service
+        second.ejected = False
+        async with second.limiter.slot(0):
+            assert not gate.has_room
+
+
+async def test_a_sample_keeps_its_home_and_new_samples_shed_to_the_lighter_replica() -> None:
+    endpoint = EndpointConfig(
+        base_url="http://a:1/v1", model="m", replicas=2, initial_concurrency=4, max_concurrency=4
+    )
+    pool = LLMClient(endpoint).pool
+    home = await pool.pick(7)
+    other = next(r for r in pool.replicas if r is not home)
+    home.outstanding, other.outstanding = 9, 0
+    assert await pool.pick(7) is home  # the sample's later calls follow its evidence
+    keys = [k for k in range(100, 200) if max(pool.replicas, key=lambda r: r.weight(k)) is home]
+    home.outstanding, other.outstanding = 4, 1  # full, but less than a window busier
+    assert await pool.pick(keys[0]) is home
+    home.outstanding, other.outstanding = 5, 1  # a whole window busier: new samples go elsewhere
+    assert await pool.pick(keys[1]) is other
+    assert await pool.pick(7, exclude=[home]) is other  # a call that failed at home moves
+    assert await pool.pick(7) is other  # and the sample's home moved with it
