@@ -371,7 +371,9 @@ class ScoreRunSummary:
         for fusion, n in self.fusions.items():
             kind = "uncalibrated"
             if fusion.startswith("calibrator:"):
-                kind = "calibrated P(trustworthy)" + (" inside its domain" if self.domain_checked else "")
+                kind = "calibrated P(trustworthy)"
+                if self.domain_checked:
+                    kind += " on the rows inside its calibration domain"
             console.print(f"fusion: {fusion} ({kind}) for {n} row(s)", soft_wrap=True)
         if self.domain_checked:
             share = self.outside_domain / self.domain_checked
