@@ -283,7 +283,7 @@ class Scorer:
         ``return_exceptions=True``. ``on_result(index, result)`` is called as each sample finishes.
         This holds every result until the end: :meth:`stream` does not.
         """
-        _check_samples(samples, "list")
+        _check_samples(samples, "a list")
         if on_result is not None and not callable(on_result):
             got = type(on_result).__name__
             raise InputError(f"on_result must be a function of (index, result) (got {got})")
@@ -327,12 +327,13 @@ class Scorer:
         ``samples`` may be any iterable or async iterable (a generator reading a huge file): the next
         one is pulled only when a sample may start (at most ``concurrency`` in flight, and only as the
         judges' endpoints have room), and a result is dropped once handed over. An invalid sample
-        raises InputError naming its index when the stream reaches it. An unexpected error in one
+        stops the stream from taking more: the samples before it are yielded, then InputError names
+        its index. An unexpected error in one
         sample ends the stream with that error, or is yielded in the result's place with
         ``return_exceptions=True``. Leaving the block (``break`` included) or ``await results.aclose()``
         cancels the samples in flight.
         """
-        _check_samples(samples, "iterable or async iterable")
+        _check_samples(samples, "an iterable or async iterable")
         limit = check_concurrency(concurrency, self.config.limits.max_concurrent_samples)
         check_budget(budget_s, self.config.limits.score_budget_s)
 
@@ -360,7 +361,7 @@ class Scorer:
         """Blocking :meth:`score_many`."""
         from trustscore.sync import run_sync_releasing
 
-        _check_samples(samples, "list")
+        _check_samples(samples, "a list")
         result: list[TrustScore] = run_sync_releasing(
             self.score_many, self._context.release_clients, list(samples), **kwargs
         )
@@ -405,9 +406,9 @@ def _metered(signal: Signal, meter: UsageMeter, *, finished: bool = True) -> Sig
 
 
 def _check_samples(samples: Any, wanted: str) -> None:
-    streamable = isinstance(samples, Iterable) or (wanted != "list" and isinstance(samples, AsyncIterable))
+    streamable = isinstance(samples, Iterable) or (wanted != "a list" and isinstance(samples, AsyncIterable))
     if isinstance(samples, str | bytes | Mapping | Sample) or not streamable:
-        raise InputError(f"samples must be a {wanted} of samples (got {type(samples).__name__})")
+        raise InputError(f"samples must be {wanted} of samples (got {type(samples).__name__})")
 
 
 def _limiters_of(llms: Iterable[LLM]) -> list[AdaptiveLimiter]:

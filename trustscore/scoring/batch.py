@@ -44,12 +44,6 @@ class Scored(NamedTuple):
     result: TrustScore | Exception
 
 
-class _Raise(NamedTuple):
-    """An error that ends the stream: bad input (named by index), or the input's own iterator failed."""
-
-    error: Exception
-
-
 class ResultStream:
     """Results of ``score_one`` over ``samples`` as they finish (see the module docstring).
 
@@ -62,8 +56,8 @@ class ResultStream:
     Leaving the ``async with`` (also by ``break`` or an exception) or ``await results.aclose()``
     cancels the samples still in flight and waits for them to end. A sample that raises ends the
     stream with that error, unless ``return_exceptions`` (then it is yielded in the result's place).
-    An invalid input raises InputError naming its index when the stream reaches it; results of
-    samples before it have been yielded already (or are dropped, if still in flight).
+    An invalid input stops the stream from taking more: the samples before it are scored and yielded,
+    then InputError names its index (an error of the input's own iterator is raised the same way).
     """
 
     def __init__(
@@ -84,13 +78,15 @@ class ResultStream:
         self._outer: TaskGroup | None = None
         self._work: TaskGroup | None = None
         self._ended = anyio.Event()
-        self._receive: MemoryObjectReceiveStream[Scored | _Raise] | None = None
+        self._receive: MemoryObjectReceiveStream[Scored] | None = None
+        self._input_error: Exception | None = None
+        """Bad input, or the input's own iterator failed: raised once the samples before it are out."""
 
     async def __aenter__(self) -> ResultStream:
         if self._state != "new":
             raise RuntimeError("a result stream runs once; call stream() again for another pass")
         self._state = "open"
-        send, self._receive = anyio.create_memory_object_stream[Scored | _Raise](0)
+        send, self._receive = anyio.create_memory_object_stream[Scored](0)
         self._outer = anyio.create_task_group()
         await self._outer.__aenter__()
         await self._outer.start(self._supervise, send)
@@ -133,10 +129,10 @@ class ResultStream:
         try:
             item = await self._receive.receive()
         except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-        if isinstance(item, _Raise):
             await self.aclose()
-            raise item.error
+            if self._input_error is not None:
+                raise self._input_error from None
+            raise StopAsyncIteration from None
         if isinstance(item.result, Exception) and not self._return_exceptions:
             await self.aclose()
             raise item.result
@@ -144,7 +140,7 @@ class ResultStream:
 
     async def _supervise(
         self,
-        send: MemoryObjectSendStream[Scored | _Raise],
+        send: MemoryObjectSendStream[Scored],
         *,
         task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
@@ -158,7 +154,7 @@ class ResultStream:
         finally:
             self._ended.set()
 
-    async def _feed(self, work: TaskGroup, send: MemoryObjectSendStream[Scored | _Raise]) -> None:
+    async def _feed(self, work: TaskGroup, send: MemoryObjectSendStream[Scored]) -> None:
         admission = SampleAdmission(self._limiters, self._limit)
         async with send:
             try:
@@ -170,11 +166,11 @@ class ResultStream:
                         ticket = await admission.next()
                         work.start_soon(self._run_one, index, sample, ticket, send.clone())
                         index += 1
-            except Exception as e:  # bad input, or the caller's iterator raised: the consumer gets it
-                await send.send(_Raise(e))
+            except Exception as e:  # bad input, or the caller's iterator raised: no more samples start
+                self._input_error = e
 
     async def _run_one(
-        self, index: int, sample: Sample, ticket: Ticket, send: MemoryObjectSendStream[Scored | _Raise]
+        self, index: int, sample: Sample, ticket: Ticket, send: MemoryObjectSendStream[Scored]
     ) -> None:
         async with send:
             with ticket:  # held until the consumer takes the result: a slow consumer slows admission
