@@ -6,7 +6,9 @@ through untouched into the output row, so ``trustscore eval`` can read labels la
 ``id`` gets the hash of its question, context and response as its id.
 
 The whole input is checked before anything is scored: a bad line stops the run with its line
-number (nothing is silently skipped, so an evaluation never quietly loses rows).
+number (nothing is silently skipped, so an evaluation never quietly loses rows). The file is then
+read again a row at a time into ``Scorer.stream``, so memory does not grow with it (only the ids
+are kept: duplicates and resume need them).
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
 ``id``, ``score``, ``calibrated``, ``fusion``, ``used_signals``, ``signals`` ({name: Signal}),
