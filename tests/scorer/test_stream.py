@@ -73,13 +73,43 @@ class Pulled:
             yield sample(ms, f"#{i}")
 
 
+class Turns:
+    """A local signal whose samples finish in a set order: the one of turn k waits until the consumer
+    has taken turn k-1's result (the consumer calls ``next``); the question says the turn."""
+
+    name = "turns"
+    version = "turns@1"
+
+    def __init__(self, n: int) -> None:
+        self.events = [anyio.Event() for _ in range(n)]
+        self.events[0].set()
+        self.taken = 0
+
+    async def run(self, sample: Sample) -> Signal:
+        await self.events[int(sample.question.split()[1])].wait()
+        return Signal(name=self.name, value=0.5)
+
+    def next(self) -> None:
+        self.taken += 1
+        if self.taken < len(self.events):
+            self.events[self.taken].set()
+
+
+def turn(k: int) -> dict[str, str]:
+    return {"question": f"turn {k}", "response": R}
+
+
 async def test_results_come_as_they_finish_with_their_input_index() -> None:
-    stream = make(Timed()).stream([sample(60), sample(1), sample(30)], concurrency=3)
-    async with stream as results:
-        got = [(index, result) async for index, result in results]
+    turns = Turns(3)
+    scorer = Scorer(Config(), judges=[], local_signals=[turns])
+    got = []
+    async with scorer.stream([turn(2), turn(0), turn(1)], concurrency=3) as results:
+        async for index, result in results:
+            got.append((index, result))
+            turns.next()
     assert [i for i, _ in got] == [1, 2, 0]
     assert all(isinstance(r, TrustScore) and r.complete for _, r in got)
-    assert [r.signals["timed"].value for _, r in got] == [0.5, 0.5, 0.5]
+    assert [r.signals["turns"].value for _, r in got] == [0.5, 0.5, 0.5]
 
 
 async def test_inputs_are_pulled_only_as_samples_may_start() -> None:
@@ -235,13 +265,21 @@ async def test_empty_input() -> None:
 
 
 async def test_score_many_keeps_input_order_on_top_of_the_stream() -> None:
-    signal = Timed()
+    turns = Turns(3)
     order: list[int] = []
-    results = await make(signal).score_many(
-        [sample(40), sample(0), sample(20)], concurrency=3, on_result=lambda i, r: order.append(i)
-    )
+
+    def on_result(index: int, result: TrustScore) -> None:
+        order.append(index)
+        turns.next()
+
+    scorer = Scorer(Config(), judges=[], local_signals=[turns])
+    results = await scorer.score_many([turn(2), turn(0), turn(1)], concurrency=3, on_result=on_result)
     assert order == [1, 2, 0]
-    assert [r.signals["timed"].value for r in results] == [0.5] * 3
+    assert [r.sample_id for r in results] == [None] * 3
+    assert [r.signals["turns"].value for r in results] == [0.5] * 3
+    scorer = Scorer(Config(), judges=[], local_signals=[Timed()])
+    ids = [r.sample_id for r in await scorer.score_many([{**sample(30), "id": "a"}, {**sample(0), "id": "b"}])]
+    assert ids == ["a", "b"]
 
 
 def _task_count(backend: str) -> int:

@@ -16,7 +16,7 @@ scopes it entered). ``async with`` gives the in-flight work one owner and one cl
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, NamedTuple
 
@@ -97,10 +97,14 @@ class ResultStream:
     ) -> bool | None:
         await self.aclose()
         assert self._outer is not None
-        # The work has ended, so the group only has to close; the consumer's own exception (or
-        # cancellation) goes on as it is rather than wrapped in an exception group.
-        await self._outer.__aexit__(None, None, None)
-        return None
+        try:
+            return await self._outer.__aexit__(exc_type, exc, tb)
+        except BaseExceptionGroup as group:
+            # The work has ended, so the only error left is the consumer's own (or its cancellation):
+            # it goes on as it is rather than wrapped in an exception group.
+            if exc is None or any(leaf is not exc for leaf in _leaves(group)):
+                raise
+            return None
 
     async def aclose(self) -> None:
         """Cancel the samples in flight and wait until they have ended (idempotent)."""
@@ -179,6 +183,14 @@ class ResultStream:
                 except Exception as e:
                     result = e
                 await send.send(Scored(index, result))
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    for e in group.exceptions:
+        if isinstance(e, BaseExceptionGroup):
+            yield from _leaves(e)
+        else:
+            yield e
 
 
 _END = object()
