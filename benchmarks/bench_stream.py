@@ -13,9 +13,10 @@ and the batch path, not a model. Arms:
   on a JSONL file of the N samples written beforehand.
 - ``score_many``: ``score_many(list)``, which returns every result by design: the contrast.
 
-``--tree`` measures another source tree instead of this one; ``--baseline`` names the source tree of another trustscore (e.g. ``git archive`` of an older commit)
-whose ``score_many`` and ``cli`` arms are measured too, interleaved with this tree's. The target is
-a flat peak: the 100,000-sample peak within 1.2x of the 1,000-sample one.
+``--tree`` measures another source tree instead of this one; ``--baseline`` names the source tree
+of another trustscore (e.g. ``git archive`` of an older commit) whose ``score_many`` and ``cli``
+arms are measured too, interleaved with this tree's. The target is a flat peak: the 100,000-sample
+peak within 1.2x of the 1,000-sample one.
 """
 
 from __future__ import annotations
@@ -95,7 +96,8 @@ def child(arm: str, n: int, work: Path) -> dict[str, Any]:
         output.unlink()
     else:
         raise SystemExit(f"unknown arm {arm!r}")
-    return {"arm": arm, "n": n, "seen": seen, "wall_s": time.perf_counter() - started, "peak_kib": _peak_kib()}
+    wall_s = time.perf_counter() - started
+    return {"arm": arm, "n": n, "seen": seen, "wall_s": wall_s, "peak_kib": _peak_kib()}
 
 
 def measure(arm: str, n: int, work: Path, tree: Path) -> dict[str, Any]:

@@ -278,7 +278,8 @@ async def test_score_many_keeps_input_order_on_top_of_the_stream() -> None:
     assert [r.sample_id for r in results] == [None] * 3
     assert [r.signals["turns"].value for r in results] == [0.5] * 3
     scorer = Scorer(Config(), judges=[], local_signals=[Timed()])
-    ids = [r.sample_id for r in await scorer.score_many([{**sample(30), "id": "a"}, {**sample(0), "id": "b"}])]
+    results = await scorer.score_many([{**sample(30), "id": "a"}, {**sample(0), "id": "b"}])
+    ids = [r.sample_id for r in results]
     assert ids == ["a", "b"]
 
 

@@ -496,7 +496,8 @@ async def score_file(
                 async for index, result in results:
                     assert isinstance(result, TrustScore)  # without return_exceptions, errors raise
                     row = in_flight.pop(index)
-                    line = json.dumps(result_row(row.sample.id or "", result, row.carried), ensure_ascii=False)
+                    dumped = result_row(row.sample.id or "", result, row.carried)
+                    line = json.dumps(dumped, ensure_ascii=False)
                     try:
                         out.write(line + "\n")
                         out.flush()
