@@ -31,7 +31,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 import anyio
@@ -175,7 +175,7 @@ class InputFile:
     """A checked input file, read again lazily (one row at a time) each time it is iterated, so a
     run's memory does not grow with the file. Only the ids are kept (resume needs them)."""
 
-    def __init__(self, path: Path, ids: set[str]) -> None:
+    def __init__(self, path: Path, ids: Collection[str]) -> None:
         self.path = path
         self.ids = ids
 
@@ -192,7 +192,7 @@ class InputFile:
                 )
         if not first_line_of:
             raise UsageError(f"input file {path} has no samples (expected one JSON object a line)")
-        return cls(path, set(first_line_of))
+        return cls(path, first_line_of.keys())  # not copied: at 100,000 rows a copy is ~5 MiB
 
     def __iter__(self) -> Iterator[InputRow]:
         for _, row in _rows(self.path):
