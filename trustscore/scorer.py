@@ -16,7 +16,7 @@ facade in :mod:`trustscore.sync`.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncIterable, Iterable, Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
 from types import TracebackType
@@ -31,7 +31,7 @@ from trustscore.errors import ConfigError, InputError, LLMError
 from trustscore.fusion.fuser import Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
-from trustscore.scoring.batch import ResultCallback, score_batch
+from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
 from trustscore.scoring.context import SignalContext
 from trustscore.scoring.inputs import (
     check_budget,
@@ -280,27 +280,71 @@ class Scorer:
         one raises InputError naming its index. Signal failures never raise (they are missing
         signals); an unexpected error in one sample raises, or is returned in its place with
         ``return_exceptions=True``. ``on_result(index, result)`` is called as each sample finishes.
+        This holds every result until the end: :meth:`stream` does not.
         """
-        if isinstance(samples, str | bytes | Mapping | Sample) or not isinstance(samples, Iterable):
-            raise InputError(f"samples must be a list of samples (got {type(samples).__name__})")
+        _check_samples(samples, "a list")
         if on_result is not None and not callable(on_result):
             got = type(on_result).__name__
             raise InputError(f"on_result must be a function of (index, result) (got {got})")
         batch = [coerce_sample(item, i) for i, item in enumerate(samples)]
+        results: list[TrustScore | Exception | None] = [None] * len(batch)
+        stream = self.stream(
+            batch, concurrency=concurrency, budget_s=budget_s, return_exceptions=return_exceptions
+        )
+        bar = ProgressBar(len(batch)) if progress else None
+        try:
+            async with stream:
+                async for index, result in stream:
+                    results[index] = result
+                    if on_result is not None and isinstance(result, TrustScore):
+                        await call_back(on_result, index, result)
+                    if bar is not None:
+                        bar.advance()
+        finally:
+            if bar is not None:
+                bar.stop()
+        if return_exceptions:
+            return [r for r in results if r is not None]
+        return [r for r in results if isinstance(r, TrustScore)]
+
+    def stream(
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]] | AsyncIterable[Sample | Mapping[str, Any]],
+        *,
+        concurrency: int | None = None,
+        budget_s: float | None = None,
+        return_exceptions: bool = False,
+    ) -> ResultStream:
+        """Results as they finish, each with its input index; memory stays flat however many samples.
+
+        ::
+
+            async with scorer.stream(read_jsonl(path)) as results:
+                async for index, result in results:
+                    ...
+
+        ``samples`` may be any iterable or async iterable (a generator reading a huge file): the next
+        one is pulled only when a sample may start (at most ``concurrency`` in flight, and only as the
+        judges' endpoints have room), and a result is dropped once handed over. An invalid sample
+        stops the stream from taking more: the samples before it are yielded, then InputError names
+        its index. An unexpected error in one
+        sample ends the stream with that error, or is yielded in the result's place with
+        ``return_exceptions=True``. Leaving the block (``break`` included) or ``await results.aclose()``
+        cancels the samples in flight.
+        """
+        _check_samples(samples, "an iterable or async iterable")
         limit = check_concurrency(concurrency, self.config.limits.max_concurrent_samples)
         check_budget(budget_s, self.config.limits.score_budget_s)
 
         async def score_one(sample: Sample) -> TrustScore:
             return await self.score_sample(sample, budget_s=budget_s)
 
-        return await score_batch(
+        return ResultStream(
             score_one,
-            batch,
+            samples,
             limiters=_limiters_of(self._context.llms),
             limit=limit,
-            progress=progress,
             return_exceptions=return_exceptions,
-            on_result=on_result,
         )
 
     def score_sync(self, **kwargs: Any) -> TrustScore:
@@ -316,8 +360,7 @@ class Scorer:
         """Blocking :meth:`score_many`."""
         from trustscore.sync import run_sync_releasing
 
-        if isinstance(samples, str | bytes | Mapping | Sample) or not isinstance(samples, Iterable):
-            raise InputError(f"samples must be a list of samples (got {type(samples).__name__})")
+        _check_samples(samples, "a list")
         result: list[TrustScore] = run_sync_releasing(
             self.score_many, self._context.release_clients, list(samples), **kwargs
         )
@@ -359,6 +402,12 @@ def _metered(signal: Signal, meter: UsageMeter, *, finished: bool = True) -> Sig
     if finished:
         usage = usage.model_copy(update={"seconds": signal.usage.seconds})
     return signal.model_copy(update={"usage": usage})
+
+
+def _check_samples(samples: Any, wanted: str) -> None:
+    streamable = isinstance(samples, Iterable) or (wanted != "a list" and isinstance(samples, AsyncIterable))
+    if isinstance(samples, str | bytes | Mapping | Sample) or not streamable:
+        raise InputError(f"samples must be {wanted} of samples (got {type(samples).__name__})")
 
 
 def _limiters_of(llms: Iterable[LLM]) -> list[Capacity]:

@@ -220,3 +220,75 @@ def test_lexical_only_config_end_to_end(tmp_path: Path, capsys: pytest.CaptureFi
     got = {r["id"]: r for r in read_jsonl(out)}
     assert got["s0"]["used_signals"] == ["lexical"]
     assert got["s0"]["score"] > got["s1"]["score"]
+
+
+@pytest_anyio
+async def test_the_input_is_read_lazily_and_a_resume_scores_only_the_rest(tmp_path: Path) -> None:
+    taken = 0
+    taken_when_run: list[int] = []
+    interrupt = anyio.CancelScope()
+
+    class StuckOnS0(FakeLocal):
+        """s0 never finishes (one of the two slots stays taken); the run is cut when s10 starts."""
+
+        async def run(self, sample: Sample) -> Signal:
+            taken_when_run.append(taken)
+            if sample.id == "s10":
+                interrupt.cancel()
+            if sample.id == "s0":
+                await anyio.sleep_forever()
+            return Signal(name=self.name, value=0.5)
+
+    src = write_jsonl(tmp_path / "in.jsonl", rows(40))
+    out = tmp_path / "out.jsonl"
+    checked = cli_score.InputFile.check(src)
+
+    def counted() -> Any:
+        nonlocal taken
+        for row in checked:
+            taken += 1
+            yield row
+
+    scorer = Scorer(Config(), judges=[], local_signals=[StuckOnS0("x")])
+    with interrupt:
+        await cli_score.score_file(counted(), out, scorer, progress=False, concurrency=2)
+    # Completion order: s1..s9 were written while s0 still ran (one slot each, written before the next).
+    assert [r["id"] for r in read_jsonl(out)] == [f"s{i}" for i in range(1, 10)]
+    # Rows taken = rows written + the two in flight + the one waiting for admission: no run-ahead.
+    assert taken_when_run[0] <= 3 and taken_when_run[-1] <= 9 + 3
+    summary = await cli_score.score_file(checked, out, scorer_without_stuck(), progress=False, concurrency=2)
+    assert summary.skipped == 9 and summary.scored == 31
+    assert sorted(r["id"] for r in read_jsonl(out)) == sorted(f"s{i}" for i in range(40))
+
+
+def scorer_without_stuck() -> Scorer:
+    return Scorer(Config(), judges=[], local_signals=[FakeLocal("x")])
+
+
+@pytest_anyio
+async def test_progress_counts_only_the_rows_left(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    scorer = Scorer(Config(), judges=[], local_signals=[FakeLocal("x")])
+    src = write_jsonl(tmp_path / "in.jsonl", rows(5))
+    out = write_jsonl(tmp_path / "out.jsonl", [{"id": "s1", "score": 0.5}, {"id": "s3", "score": 0.5}])
+    await cli_score.score_file(cli_score.InputFile.check(src), out, scorer, progress=True)
+    assert "3/3" in capsys.readouterr().err
+
+
+def test_a_torn_last_line_longer_than_a_read_block_is_cut(signal: Counting, tmp_path: Path) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", rows(2))
+    out = tmp_path / "out.jsonl"
+    kept = json.dumps({"id": "s0", "score": 1.0}) + "\n"
+    out.write_text(kept + '{"id": "s1", "note": "' + "x" * 200_000, encoding="utf-8")
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
+    assert signal.seen == ["s1"]
+    assert [r["id"] for r in read_jsonl(out)] == ["s0", "s1"]
+
+
+def test_an_output_that_is_not_utf8_is_refused_with_the_byte(
+    signal: Counting, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = write_jsonl(tmp_path / "in.jsonl", rows(1))
+    out = tmp_path / "out.jsonl"
+    out.write_bytes(b'{"id": "s0"}\n{"id": "\xff"}\n')
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 2
+    assert "byte 21 is not UTF-8" in capsys.readouterr().err

@@ -6,7 +6,9 @@ through untouched into the output row, so ``trustscore eval`` can read labels la
 ``id`` gets the hash of its question, context and response as its id.
 
 The whole input is checked before anything is scored: a bad line stops the run with its line
-number (nothing is silently skipped, so an evaluation never quietly loses rows).
+number (nothing is silently skipped, so an evaluation never quietly loses rows). The file is then
+read again a row at a time into ``Scorer.stream``, so memory does not grow with it (only the ids
+are kept: duplicates and resume need them).
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
 ``id``, ``score``, ``calibrated``, ``fusion``, ``used_signals``, ``signals`` ({name: Signal}),
@@ -29,6 +31,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from typing import IO, Any
 
 import anyio
@@ -38,9 +41,11 @@ from trustscore.hashing import canonical_json, short_hash
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
 from trustscore.scorer import Scorer, validate_sample
+from trustscore.scoring.batch import ProgressBar
 from trustscore.types import Sample, TrustScore, Usage, find_bad_text, text_problem
 
 __all__ = [
+    "InputFile",
     "InputRow",
     "ScoreRunSummary",
     "add_parser",
@@ -114,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
     if args.address is not None or args.actors is not None or args.batch_size is not None:
         raise UsageError("--address, --actors and --batch-size only apply with --ray")
     check_output_path(args.input, args.output)
-    rows = read_input(args.input)
+    rows = InputFile.check(args.input)
     if args.budget is not None and not args.budget > 0:
         raise UsageError(f"--budget must be a positive number of seconds (got {args.budget})")
     scorer = build_scorer(args.config, no_cache=args.no_cache)
@@ -166,30 +171,50 @@ class InputRow:
     """Fields other than question/context/response/id, copied into the output row as they are."""
 
 
+class InputFile:
+    """A checked input file, read again lazily (one row at a time) each time it is iterated, so a
+    run's memory does not grow with the file. Only the ids are kept (resume needs them)."""
+
+    def __init__(self, path: Path, ids: Collection[str]) -> None:
+        self.path = path
+        self.ids = ids
+
+    @classmethod
+    def check(cls, path: Path) -> InputFile:
+        """Validate every line; the first problem raises UsageError with its line number."""
+        first_line_of: dict[str, int] = {}
+        for number, row in _rows(path):
+            previous = first_line_of.setdefault(row.sample.id or "", number)
+            if previous != number:
+                raise UsageError(
+                    f"{path}:{number}: id {row.sample.id!r} already used on line {previous}; ids must be "
+                    f"unique (they are how an interrupted run resumes)"
+                )
+        if not first_line_of:
+            raise UsageError(f"input file {path} has no samples (expected one JSON object a line)")
+        return cls(path, first_line_of.keys())  # not copied: at 100,000 rows a copy is ~5 MiB
+
+    def __iter__(self) -> Iterator[InputRow]:
+        for _, row in _rows(self.path):
+            yield row
+
+
 def read_input(path: Path) -> list[InputRow]:
-    """Read and validate every line; the first problem raises UsageError with its line number."""
+    """Every row of a checked input file, in a list (for small files; the CLI streams them)."""
+    return list(InputFile.check(path))
+
+
+def _rows(path: Path) -> Iterator[tuple[int, InputRow]]:
+    """(line number, row) for each non-blank line, parsed and validated as it is read."""
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open(encoding="utf-8") as f:
+            for number, line in enumerate(f, start=1):
+                if line.strip():
+                    yield number, _parse_row(path, number, line)
     except FileNotFoundError:
         raise UsageError(f"input file {path} does not exist") from None
     except UnicodeDecodeError as e:
         raise UsageError(f"input file {path} is not UTF-8 text ({e})") from None
-    rows: list[InputRow] = []
-    first_line_of: dict[str, int] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = _parse_row(path, number, line)
-        previous = first_line_of.setdefault(row.sample.id or "", number)
-        if previous != number:
-            raise UsageError(
-                f"{path}:{number}: id {row.sample.id!r} already used on line {previous}; ids must be unique "
-                f"(they are how an interrupted run resumes)"
-            )
-        rows.append(row)
-    if not rows:
-        raise UsageError(f"input file {path} has no samples (expected one JSON object a line)")
-    return rows
 
 
 def _parse_row(path: Path, number: int, line: str) -> InputRow:
@@ -243,36 +268,58 @@ def done_ids(path: Path) -> set[str]:
 
 
 def previous_rows(path: Path) -> dict[str, bool]:
-    """Id -> complete, for each row of an earlier run's output. A torn last line (the run was killed
-    mid-write) is cut off. A row written before ``complete`` existed counts as complete."""
+    """Id -> complete, for each row of an earlier run's output, read a line at a time. A torn last
+    line (the run was killed mid-write) is cut off. A row written before ``complete`` existed counts
+    as complete."""
     if not path.exists():
         return {}
-    raw = path.read_bytes()
-    if raw and not raw.endswith(b"\n"):
-        keep = raw.rfind(b"\n") + 1
-        print(f"trustscore: {path}: dropping an incomplete last line (interrupted write)", file=sys.stderr)
-        with path.open("r+b") as f:
-            f.truncate(keep)
-        raw = raw[:keep]
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise UsageError(
-            f"{path}: byte {e.start} is not UTF-8, so this is not a trustscore output; write to a new file"
-        ) from None
+    _cut_torn_line(path)
     ids: dict[str, bool] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            ids[str(row["id"])] = row.get("complete", True) is True
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError, RecursionError):
-            raise UsageError(
-                f"{path}:{number}: not a trustscore result row; "
-                "fix or remove that line, or write to a new file"
-            ) from None
+    with path.open("rb") as f:
+        offset = 0
+        for number, raw in enumerate(f, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise UsageError(
+                    f"{path}: byte {offset + e.start} is not UTF-8, so this is not a trustscore output; "
+                    "write to a new file"
+                ) from None
+            offset += len(raw)
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+                ids[str(row["id"])] = row.get("complete", True) is True
+            except (json.JSONDecodeError, KeyError, TypeError, AttributeError, RecursionError):
+                raise UsageError(
+                    f"{path}:{number}: not a trustscore result row; "
+                    "fix or remove that line, or write to a new file"
+                ) from None
     return ids
+
+
+def _cut_torn_line(path: Path) -> None:
+    """Truncate ``path`` after its last newline, if anything follows it."""
+    with path.open("rb") as f:
+        end = f.seek(0, os.SEEK_END)
+        if end == 0:
+            return
+        f.seek(end - 1)
+        if f.read(1) == b"\n":
+            return
+        keep, block = end, 1 << 16
+        while keep > 0:  # scan back for the last newline, a block at a time
+            start = max(0, keep - block)
+            f.seek(start)
+            found = f.read(keep - start).rfind(b"\n")
+            if found >= 0:
+                keep = start + found + 1
+                break
+            keep = start
+    print(f"trustscore: {path}: dropping an incomplete last line (interrupted write)", file=sys.stderr)
+    with path.open("r+b") as f:
+        f.truncate(keep)
 
 
 def result_row(sample_id: str, result: TrustScore, carried: dict[str, Any]) -> dict[str, Any]:
@@ -400,7 +447,7 @@ class ScoreRunSummary:
 
 
 async def score_file(
-    rows: list[InputRow],
+    rows: Iterable[InputRow],
     output: Path,
     scorer: Scorer,
     *,
@@ -409,10 +456,12 @@ async def score_file(
     progress: bool = True,
     retry_incomplete: bool = False,
 ) -> ScoreRunSummary:
-    """Score the rows that have no complete row in ``output`` yet, appending one flushed line per result.
+    """Score the rows that have no complete row in ``output`` yet, appending one flushed line per result
+    (completion order).
 
     Incomplete earlier rows are kept (and their samples skipped) unless ``retry_incomplete``, which
-    removes them from ``output`` first and scores those samples again.
+    removes them from ``output`` first and scores those samples again. ``rows`` is read once, lazily
+    (an :class:`InputFile` streams its file): memory holds the earlier ids and the rows in flight.
     """
     started = time.perf_counter()
     previous = previous_rows(output)
@@ -420,39 +469,59 @@ async def score_file(
     if retry_incomplete and incomplete:
         _drop_rows(output, incomplete)
         previous = {i: c for i, c in previous.items() if c}
-    todo = [r for r in rows if r.sample.id not in previous]
-    summary = ScoreRunSummary(
-        output=output,
-        skipped=sum(1 for r in rows if previous.get(r.sample.id or "") is True),
-        kept_incomplete=sum(1 for r in rows if previous.get(r.sample.id or "") is False),
-        judges=scorer.judge_names,
-    )
+    summary = ScoreRunSummary(output=output, judges=scorer.judge_names)
+    in_flight: dict[int, InputRow] = {}
+    """The rows handed to the stream whose result is not written yet, by their index in it."""
+
+    def todo() -> Iterator[Sample]:
+        index = 0
+        for row in rows:
+            done = previous.get(row.sample.id or "")
+            if done is None:
+                in_flight[index] = row
+                index += 1
+                yield row.sample
+            elif done:
+                summary.skipped += 1
+            else:
+                summary.kept_incomplete += 1
+
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         out = output.open("a", encoding="utf-8")
     except OSError as e:
         raise _write_error(output, e) from None
-    with out:
-
-        def write(index: int, result: TrustScore) -> None:
-            row = todo[index]
-            line = json.dumps(result_row(row.sample.id or "", result, row.carried), ensure_ascii=False)
-            try:
-                out.write(line + "\n")
-                out.flush()
-            except OSError as e:
-                raise _write_error(output, e) from None
-            summary.add(result)
-
-        await scorer.score_many(
-            [r.sample for r in todo],
-            progress=progress,
-            concurrency=concurrency,
-            budget_s=budget_s,
-            on_result=write,
-        )
+    bar = ProgressBar(_count_todo(rows, previous)) if progress else None
+    try:
+        with out:
+            async with scorer.stream(todo(), concurrency=concurrency, budget_s=budget_s) as results:
+                async for index, result in results:
+                    assert isinstance(result, TrustScore)  # without return_exceptions, errors raise
+                    row = in_flight.pop(index)
+                    dumped = result_row(row.sample.id or "", result, row.carried)
+                    line = json.dumps(dumped, ensure_ascii=False)
+                    try:
+                        out.write(line + "\n")
+                        out.flush()
+                    except OSError as e:
+                        raise _write_error(output, e) from None
+                    summary.add(result)
+                    if bar is not None:
+                        bar.advance()
+    finally:
+        if bar is not None:
+            bar.stop()
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _count_todo(rows: Iterable[InputRow], previous: dict[str, bool]) -> int | None:
+    """How many rows a run will score, for the progress bar (None when it is not known ahead)."""
+    if isinstance(rows, InputFile):
+        return sum(1 for i in rows.ids if i not in previous)
+    if isinstance(rows, Sequence):
+        return sum(1 for r in rows if (r.sample.id or "") not in previous)
+    return None
 
 
 def _write_error(path: Path, error: OSError) -> OSError:
@@ -461,15 +530,14 @@ def _write_error(path: Path, error: OSError) -> OSError:
 
 
 def _drop_rows(path: Path, ids: set[str]) -> None:
-    """Rewrite ``path`` without the rows of ``ids`` (atomically: a crash leaves the old file)."""
-    kept = [
-        line
-        for line in path.read_text(encoding="utf-8").splitlines(keepends=True)
-        if line.strip() and str(json.loads(line)["id"]) not in ids
-    ]
+    """Rewrite ``path`` without the rows of ``ids``, a line at a time (atomically: a crash leaves the
+    old file)."""
     tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_text("".join(kept), encoding="utf-8")
+        with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
+            for line in src:
+                if line.strip() and str(json.loads(line)["id"]) not in ids:
+                    dst.write(line)
         os.replace(tmp, path)
     except OSError as e:
         tmp.unlink(missing_ok=True)
