@@ -1,22 +1,23 @@
 """What the encoder signals share: loading once per process, one lane (a dedicated thread) per model,
-a weights fingerprint, and running a sample's blocking work on that lane, stopping between windows
-when the caller is cancelled or its score budget is over."""
+a weights fingerprint, and running blocking work on that lane: samples of concurrent callers are
+merged into one call, which stops between windows once every caller it serves is cancelled or out of
+its score budget."""
 
 from __future__ import annotations
 
-import contextvars
 import hashlib
 import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
 
-from trustscore.deadline import BudgetExceeded, checkpoint
+from trustscore.deadline import BudgetExceeded, Deadline, bound, checkpoint, current_deadline
 from trustscore.hashing import short_hash
 from trustscore.types import Sample, Signal, Usage
 
@@ -73,35 +74,123 @@ def batches(items: Sequence[T], size: int) -> list[Sequence[T]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-_lanes: dict[str, ThreadPoolExecutor] = {}
-_POLL_S = 0.05
+_POLL_S = 0.05  # how often a waiting caller looks at its own cancellation and budget
+Score = Callable[[Sequence[Sample], CheckCancelled], list[Signal]]
 
 
-def _lane(key: str) -> ThreadPoolExecutor:
-    """The one thread that runs every forward of the model ``key``: in whichever worker thread a
-    sample got, each thread's allocator arena kept its own peak (issue 11)."""
+@dataclass(eq=False)
+class _Request:
+    """One caller's samples, waiting on a lane; ``abandoned`` is set when the caller stops waiting."""
+
+    samples: Sequence[Sample]
+    score: Score
+    deadline: Deadline | None
+    abandoned: threading.Event = field(default_factory=threading.Event)
+    future: Future[list[Signal]] = field(default_factory=Future)
+
+    @property
+    def gave_up(self) -> bool:
+        return self.abandoned.is_set() or (self.deadline is not None and self.deadline.over)
+
+
+class _AllGaveUp(Deadline):
+    """Over only when every request a merged forward serves has given up (one caller's budget or
+    cancellation never cuts the others')."""
+
+    def __init__(self, requests: Sequence[_Request]) -> None:
+        super().__init__(0.0)
+        self._requests = list(requests)
+
+    @property
+    def over(self) -> bool:
+        return all(r.gave_up for r in self._requests)
+
+
+class _Lane:
+    """The one daemon thread that runs every forward of one model (issue 11: in whichever worker
+    thread a sample got, each thread's allocator arena kept its own peak).
+
+    Requests that queue up while a forward runs are served together in the next round: those with
+    the same ``score`` become one call over all their samples, so windows of many samples share
+    padded batches (issue 12), and each caller gets its own slice back. The same approach as
+    :mod:`trustscore.grounding.lane`, whose requests carry texts and vectors instead of samples.
+    """
+
+    def __init__(self) -> None:
+        self._pending: list[_Request] = []
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, request: _Request) -> None:
+        with self._wake:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._loop, name="trustscore-encoder", daemon=True)
+                self._thread.start()
+            self._pending.append(request)
+            self._wake.notify()
+
+    def _loop(self) -> None:
+        while True:
+            with self._wake:
+                while not self._pending:
+                    self._wake.wait()
+                taken, self._pending = self._pending, []
+            live = [r for r in taken if r.future.set_running_or_notify_cancel()]
+            for r in live:
+                if r.gave_up:
+                    r.future.set_exception(BudgetExceeded("the caller gave up before its turn"))
+            groups: dict[Score, list[_Request]] = {}
+            for r in live:
+                if not r.future.done():
+                    groups.setdefault(r.score, []).append(r)
+            for score, requests in groups.items():
+                self._serve(score, requests)
+
+    @staticmethod
+    def _serve(score: Score, requests: list[_Request]) -> None:
+        samples = [s for r in requests for s in r.samples]
+        try:
+            with bound(_AllGaveUp(requests)):  # checkpoint() inside the forward sees the merged budget
+                signals = score(samples, checkpoint)
+            if len(signals) != len(samples):
+                raise RuntimeError(f"{len(signals)} signals for {len(samples)} samples")
+        except BaseException as e:  # handed to every waiting caller; the lane keeps serving
+            for r in requests:
+                if not r.future.done():
+                    r.future.set_exception(e if isinstance(e, Exception) else RuntimeError(str(e)))
+            return
+        at = 0
+        for r in requests:
+            if not r.future.done():
+                r.future.set_result(signals[at : at + len(r.samples)])
+            at += len(r.samples)
+
+
+_lanes: dict[str, _Lane] = {}
+
+
+def _lane(key: str) -> _Lane:
     with _load_lock:
         lane = _lanes.get(key)
         if lane is None:
-            lane = _lanes[key] = ThreadPoolExecutor(1, thread_name_prefix="trustscore-encoder")
+            lane = _lanes[key] = _Lane()
         return lane
 
 
-class _Abandoned(Exception):
-    """The caller stopped waiting (cancelled): the lane drops the job at its next window."""
-
-
-def _wait(job: Future[list[Signal]], abandoned: threading.Event) -> list[Signal]:
-    """Wait (in an anyio worker thread) for the lane's job; a cancelled caller abandons it."""
+def _wait(request: _Request) -> list[Signal]:
+    """Wait (in an anyio worker thread) for the lane; a cancelled caller, or one whose budget is
+    over, stops waiting at once and marks its request abandoned."""
     while True:
         try:
-            return job.result(timeout=_POLL_S)
+            return request.future.result(timeout=_POLL_S)
         except TimeoutError:
             try:
                 anyio.from_thread.check_cancelled()
+                if request.deadline is not None and request.deadline.over:
+                    raise BudgetExceeded("time budget over")
             except BaseException:
-                abandoned.set()
-                job.cancel()
+                request.abandoned.set()
+                request.future.cancel()  # the lane skips it if it has not started it yet
                 raise
 
 
@@ -110,26 +199,20 @@ async def run_in_worker(
     version: str,
     limiter_key: str,
     samples: Sequence[Sample],
-    score: Callable[[Sequence[Sample], CheckCancelled], list[Signal]],
+    score: Score,
 ) -> list[Signal]:
-    """Run ``score`` over ``samples`` on the model's lane (one thread per ``limiter_key``).
+    """Run ``score`` over ``samples`` on the model's lane (one thread per ``limiter_key``), merged
+    with the samples of other callers waiting for the same lane and ``score``.
 
     A failure of the model (load error, bad input) makes every signal missing with the reason;
-    cancellation of the caller stops the job at its next window and propagates, and the score
-    budget bound by the caller reaches the lane with the job's context.
+    a cancelled caller, or one whose bound score budget is over, stops waiting and propagates; the
+    merged forward stops at its next window only once every caller it serves has given up.
     """
     began = time.perf_counter()
-    abandoned = threading.Event()
-
-    def check() -> None:
-        if abandoned.is_set():
-            raise _Abandoned("the caller was cancelled")
-        checkpoint()
-
-    context = contextvars.copy_context()  # carries the caller's deadline onto the lane
-    job = _lane(limiter_key).submit(context.run, score, samples, check)
+    request = _Request(list(samples), score, current_deadline())
+    _lane(limiter_key).submit(request)
     try:
-        return await anyio.to_thread.run_sync(_wait, job, abandoned)
+        return await anyio.to_thread.run_sync(_wait, request)
     except (anyio.get_cancelled_exc_class(), BudgetExceeded):
         raise
     except Exception as e:  # a source reports why it cannot answer; only cancellation propagates
