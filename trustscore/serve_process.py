@@ -124,6 +124,8 @@ class ServerProcess:
             _signal_group(pgid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL cannot be ignored
             self.popen.wait(timeout=grace_s)
+        if pgid is not None:
+            _wait_group_gone(pgid, grace_s)
         if self._log_file is not None:
             self._log_file.close()
             self._log_file = None
@@ -132,3 +134,27 @@ class ServerProcess:
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
+
+
+def _wait_group_gone(pgid: int, timeout_s: float) -> None:
+    """Wait (bounded) until no live member of the group is left: a SIGKILLed worker dies a moment
+    after the signal, and callers check right after stop() that nothing is left."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline and _group_has_live_member(pgid):
+        time.sleep(0.02)
+
+
+def _group_has_live_member(pgid: int) -> bool:
+    """Whether a process of the group is still running (zombies, dead but not yet reaped, do not count)."""
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # After the command name: state, ppid, pgrp.
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
+
