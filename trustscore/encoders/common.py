@@ -10,15 +10,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import anyio
 
-from trustscore.deadline import BudgetExceeded, Deadline, bound, checkpoint, current_deadline
+from trustscore.deadline import BudgetExceeded, bound, checkpoint, current_deadline
 from trustscore.hashing import short_hash
+from trustscore.lane import AllGaveUp, Lane, LaneRequest
 from trustscore.types import Sample, Signal, Usage
 
 __all__ = ["EncoderLoadError", "batches", "cached_load", "fingerprint", "never_cancelled", "run_in_worker"]
@@ -78,102 +78,51 @@ _POLL_S = 0.05  # how often a waiting caller looks at its own cancellation and b
 Score = Callable[[Sequence[Sample], CheckCancelled], list[Signal]]
 
 
-@dataclass(eq=False)
-class _Request:
-    """One caller's samples, waiting on a lane; ``abandoned`` is set when the caller stops waiting."""
+@dataclass(eq=False, kw_only=True)
+class _Request(LaneRequest):
+    """One caller's samples, waiting on its model's lane."""
 
     samples: Sequence[Sample]
     score: Score
-    deadline: Deadline | None
-    abandoned: threading.Event = field(default_factory=threading.Event)
-    future: Future[list[Signal]] = field(default_factory=Future)
-
-    @property
-    def gave_up(self) -> bool:
-        return self.abandoned.is_set() or (self.deadline is not None and self.deadline.over)
 
 
-class _AllGaveUp(Deadline):
-    """Over only when every request a merged forward serves has given up (one caller's budget or
-    cancellation never cuts the others')."""
-
-    def __init__(self, requests: Sequence[_Request]) -> None:
-        super().__init__(0.0)
-        self._requests = list(requests)
-
-    @property
-    def over(self) -> bool:
-        return all(r.gave_up for r in self._requests)
+def _serve_round(requests: list[_Request]) -> None:
+    """One round of a model's lane (issue 12): requests with the same ``score`` become one call over
+    all their samples, so windows of many samples share padded batches; each caller gets its slice."""
+    groups: dict[Score, list[_Request]] = {}
+    for r in requests:
+        groups.setdefault(r.score, []).append(r)
+    for score, group in groups.items():
+        _serve(score, group)
 
 
-class _Lane:
-    """The one daemon thread that runs every forward of one model (issue 11: in whichever worker
-    thread a sample got, each thread's allocator arena kept its own peak).
-
-    Requests that queue up while a forward runs are served together in the next round: those with
-    the same ``score`` become one call over all their samples, so windows of many samples share
-    padded batches (issue 12), and each caller gets its own slice back. The same approach as
-    :mod:`trustscore.grounding.lane`, whose requests carry texts and vectors instead of samples.
-    """
-
-    def __init__(self) -> None:
-        self._pending: list[_Request] = []
-        self._wake = threading.Condition()
-        self._thread: threading.Thread | None = None
-
-    def submit(self, request: _Request) -> None:
-        with self._wake:
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._loop, name="trustscore-encoder", daemon=True)
-                self._thread.start()
-            self._pending.append(request)
-            self._wake.notify()
-
-    def _loop(self) -> None:
-        while True:
-            with self._wake:
-                while not self._pending:
-                    self._wake.wait()
-                taken, self._pending = self._pending, []
-            live = [r for r in taken if r.future.set_running_or_notify_cancel()]
-            for r in live:
-                if r.gave_up:
-                    r.future.set_exception(BudgetExceeded("the caller gave up before its turn"))
-            groups: dict[Score, list[_Request]] = {}
-            for r in live:
-                if not r.future.done():
-                    groups.setdefault(r.score, []).append(r)
-            for score, requests in groups.items():
-                self._serve(score, requests)
-
-    @staticmethod
-    def _serve(score: Score, requests: list[_Request]) -> None:
-        samples = [s for r in requests for s in r.samples]
-        try:
-            with bound(_AllGaveUp(requests)):  # checkpoint() inside the forward sees the merged budget
-                signals = score(samples, checkpoint)
-            if len(signals) != len(samples):
-                raise RuntimeError(f"{len(signals)} signals for {len(samples)} samples")
-        except BaseException as e:  # handed to every waiting caller; the lane keeps serving
-            for r in requests:
-                if not r.future.done():
-                    r.future.set_exception(e if isinstance(e, Exception) else RuntimeError(str(e)))
-            return
-        at = 0
+def _serve(score: Score, requests: list[_Request]) -> None:
+    samples = [s for r in requests for s in r.samples]
+    try:
+        with bound(AllGaveUp(requests)):  # checkpoint() inside the forward sees the merged budget
+            signals = score(samples, checkpoint)
+        if len(signals) != len(samples):
+            raise RuntimeError(f"{len(signals)} signals for {len(samples)} samples")
+    except BaseException as e:  # handed to every waiting caller; the lane keeps serving
         for r in requests:
-            if not r.future.done():
-                r.future.set_result(signals[at : at + len(r.samples)])
-            at += len(r.samples)
+            r.fail_waiting(e)
+        return
+    at = 0
+    for r in requests:
+        if not r.future.done():
+            r.future.set_result(signals[at : at + len(r.samples)])
+        at += len(r.samples)
 
 
-_lanes: dict[str, _Lane] = {}
+_lanes: dict[str, Lane[_Request]] = {}
 
 
-def _lane(key: str) -> _Lane:
+def _lane(key: str) -> Lane[_Request]:
+    """The one thread that runs every forward of the model ``key`` (see :mod:`trustscore.lane`)."""
     with _load_lock:
         lane = _lanes.get(key)
         if lane is None:
-            lane = _lanes[key] = _Lane()
+            lane = _lanes[key] = Lane(_serve_round, "trustscore-encoder")
         return lane
 
 
@@ -209,7 +158,7 @@ async def run_in_worker(
     merged forward stops at its next window only once every caller it serves has given up.
     """
     began = time.perf_counter()
-    request = _Request(list(samples), score, current_deadline())
+    request = _Request(samples=list(samples), score=score, deadline=current_deadline())
     _lane(limiter_key).submit(request)
     try:
         return await anyio.to_thread.run_sync(_wait, request)
