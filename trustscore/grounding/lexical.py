@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import threading
 import time
+from bisect import bisect_right
 from functools import lru_cache
+from itertools import pairwise
 from importlib.metadata import PackageNotFoundError, version
 
 import anyio
@@ -24,13 +26,13 @@ from pydantic import JsonValue
 
 from trustscore.deadline import checkpoint
 from trustscore.grounding.config import GroundingConfig
-from trustscore.grounding.text import Word, support_keys, words
+from trustscore.grounding.text import Word, pair_keys, split_sentences, support_keys, words
 from trustscore.hashing import canonical_json, short_hash
 from trustscore.types import Sample, Signal, Span, Usage
 
 __all__ = ["LexicalSupport", "word_weight"]
 
-_METHOD = "lexical-support/3"
+_METHOD = "lexical-support/4"
 _KINDS = ("number", "name", "word")
 _NAME_WEIGHT_FLOOR = 0.5
 
@@ -129,6 +131,10 @@ class LexicalSupport:
                     Span(start=w.start, end=w.end, text=w.text, score=round(weight, 4), label=w.kind)
                 )
 
+        sentence_max = _sentence_max_share(
+            sample.response, claimed, supported, self.config.lexical_prior_weight
+        )
+        pairs = _unsupported_pairs(claimed, supported, sample, self.config.lexical_question_support)
         weighted_share = missing_weight / total_weight
         smoothed_share = missing_weight / (total_weight + self.config.lexical_prior_weight)
         raw: dict[str, JsonValue] = {
@@ -137,6 +143,10 @@ class LexicalSupport:
             "response_words": len(sample.response.split()),
             "context_words": len(sample.context_text.split()),
             "unsupported_share": round(sum(misses.values()) / len(claimed), 6),
+            "sentence_max_unsupported_share": round(sentence_max, 6),
+            # None when no two adjacent checked words are both supported: no pair to check.
+            "pairs_unsupported_share": None if pairs is None else round(pairs[0], 6),
+            "ordered_pairs_unsupported_share": None if pairs is None else round(pairs[1], 6),
         }
         for kind in _KINDS:
             raw[f"{kind}s"] = totals[kind]
@@ -162,3 +172,44 @@ class LexicalSupport:
         return Signal.failed(
             self.name, reason, usage=Usage(seconds=time.perf_counter() - began), version=self.version
         )
+
+
+def _sentence_max_share(text: str, claimed: list[Word], supported: frozenset[str], prior: float) -> float:
+    """The largest smoothed, weighted unsupported share of any one sentence of ``text``.
+
+    The whole-response share dilutes one invented sentence among many faithful ones (a long answer that
+    adds one wrong claim); the worst sentence does not. The same prior as the signal's value keeps a
+    one-word sentence ("Yes.") from reading as wholly invented.
+    """
+    starts = [p.start for p in split_sentences(text)] or [0]
+    totals = [0.0] * len(starts)
+    missing = [0.0] * len(starts)
+    for w in claimed:
+        i = max(0, bisect_right(starts, w.start) - 1)
+        weight = word_weight(w)
+        totals[i] += weight
+        if w.key not in supported:
+            missing[i] += weight
+    return max(m / (t + prior) for m, t in zip(missing, totals, strict=True) if t > 0)
+
+
+def _unsupported_pairs(
+    claimed: list[Word], supported: frozenset[str], sample: Sample, with_question: bool
+) -> tuple[float, float] | None:
+    """Among adjacent checked words of the response that are each supported, the share of pairs that
+    never occur near each other in the context (or question) in either order, and in the response's
+    order: every word is there, but put together differently (a figure moved to another item; "Jones
+    beat Smith" when the context says Smith beat Jones fails only the ordered check). None when there
+    is no such pair."""
+    near = pair_keys(sample.context_text)
+    if with_question:
+        near = near | pair_keys(sample.question)
+    checked = apart = reordered = 0
+    for a, b in pairwise(claimed):
+        if a.key not in supported or b.key not in supported or a.key == b.key:
+            continue
+        checked += 1
+        forward, backward = (a.key, b.key) in near, (b.key, a.key) in near
+        apart += not (forward or backward)
+        reordered += not forward
+    return (apart / checked, reordered / checked) if checked else None

@@ -22,6 +22,7 @@ __all__ = [
     "context_units",
     "fold",
     "normalise_number",
+    "pair_keys",
     "split_long",
     "split_sentences",
     "support_keys",
@@ -377,6 +378,26 @@ def support_keys(text: str) -> frozenset[str]:
         if hour == 0:
             keys.add("12")
     return frozenset(keys)
+
+
+PAIR_WINDOW = 3
+"""Content words at most this many content words apart count as near each other (stopwords are not
+counted: "the mayor of the city" puts "mayor" and "city" side by side)."""
+
+
+@lru_cache(maxsize=64)
+def pair_keys(text: str) -> frozenset[tuple[str, str]]:
+    """Every ordered pair ``(a, b)`` of content-word keys of ``text`` where ``b`` follows ``a`` by at most
+    :data:`PAIR_WINDOW` content words (the context side of the pairs check). Memoised like
+    :func:`support_keys`."""
+    keys = [w.key for w in words(text, kinds=False)]
+    out: set[tuple[str, str]] = set()
+    for i, a in enumerate(keys):
+        if i % 4096 == 0:
+            checkpoint()
+        for b in keys[i + 1 : i + 1 + PAIR_WINDOW]:
+            out.add((a, b))
+    return frozenset(out)
 
 
 @lru_cache(maxsize=131072)

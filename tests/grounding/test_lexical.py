@@ -1,0 +1,88 @@
+"""LexicalSupport's meaning-change parts: the worst sentence's share and words put together differently."""
+
+from __future__ import annotations
+
+import pytest
+
+from trustscore.grounding import GroundingConfig, LexicalSupport
+from trustscore.grounding.text import PAIR_WINDOW, pair_keys
+from trustscore.types import Sample
+
+CONTEXT = [
+    "Smith beat Jones in the final at Wembley in 1998. Jones later won the semi-final against Brown.",
+    "The stadium holds 90,000 people.",
+]
+QUESTION = "Who won the 1998 final?"
+
+
+def raw(response: str, context: list[str] | None = None, **config: object) -> dict[str, object]:
+    s = LexicalSupport(GroundingConfig(**config)).score(  # type: ignore[arg-type]
+        Sample(question=QUESTION, context=CONTEXT if context is None else context, response=response)
+    )
+    assert isinstance(s.raw, dict)
+    return s.raw
+
+
+def test_one_invented_sentence_is_not_diluted_by_faithful_ones() -> None:
+    faithful = "Smith beat Jones in the final at Wembley in 1998. The stadium holds 90,000 people. "
+    invented = "The ceremony featured fireworks, acrobats and a zeppelin flypast."
+    long = raw(faithful * 4 + invented)
+    short = raw(faithful + invented)
+    assert long["unsupported_share"] < short["unsupported_share"], "the whole-response share dilutes it"
+    assert long["sentence_max_unsupported_share"] == short["sentence_max_unsupported_share"] > 0.5
+    assert raw(faithful * 4)["sentence_max_unsupported_share"] == 0.0
+
+
+def test_the_sentence_max_uses_the_prior_so_a_one_word_sentence_is_not_wholly_invented() -> None:
+    smoothed = raw("Smith beat Jones. Remarkable!")["sentence_max_unsupported_share"]
+    plain = raw("Smith beat Jones. Remarkable!", lexical_prior_weight=0.0)["sentence_max_unsupported_share"]
+    assert plain == 1.0 and isinstance(smoothed, float) and 0 < smoothed < 1.0
+
+
+def test_swapped_roles_fail_only_the_ordered_pairs() -> None:
+    same = raw("Smith beat Jones in the final.")
+    swapped = raw("Jones beat Smith in the final.")
+    assert same["unsupported_share"] == swapped["unsupported_share"] == 0.0, "bag of words sees no change"
+    assert same["ordered_pairs_unsupported_share"] == 0.0
+    assert swapped["pairs_unsupported_share"] == 0.0
+    assert isinstance(swapped["ordered_pairs_unsupported_share"], float)
+    assert swapped["ordered_pairs_unsupported_share"] > 0
+
+
+def test_words_moved_to_another_item_fail_the_pairs() -> None:
+    moved = raw("Brown beat Smith at Wembley.")
+    assert moved["unsupported_share"] == 0.0
+    assert isinstance(moved["pairs_unsupported_share"], float) and moved["pairs_unsupported_share"] > 0
+
+
+def test_pairs_are_none_when_no_adjacent_words_are_both_supported() -> None:
+    r = raw("Zeppelins everywhere.")
+    assert r["pairs_unsupported_share"] is None and r["ordered_pairs_unsupported_share"] is None
+    assert r["sentence_max_unsupported_share"] is not None
+
+
+def test_question_pairs_count_as_support_unless_disabled() -> None:
+    context = ["The final was played in 1998 at Wembley."]
+    response = "Smith won the final."
+    assert raw(response, context)["pairs_unsupported_share"] == 0.0  # "won final" is in the question
+    strict = raw(response, context, lexical_question_support=False)
+    assert strict["pairs_unsupported_share"] is None, "without the question, 'Smith' and 'won' are unsupported"
+
+
+@pytest.mark.parametrize(
+    ("text", "inside", "outside"),
+    [
+        ("the mayor of the city", [("mayor", "city")], [("city", "mayor")]),
+        ("alpha beta gamma delta epsilon", [("alpha", "delta")], [("alpha", "epsilon")]),
+    ],
+)
+def test_pair_keys_are_ordered_and_windowed(
+    text: str, inside: list[tuple[str, str]], outside: list[tuple[str, str]]
+) -> None:
+    assert PAIR_WINDOW == 3
+    keys = pair_keys(text)
+    assert all(p in keys for p in inside) and not any(p in keys for p in outside)
+
+
+def test_the_new_parts_are_in_the_version() -> None:
+    assert LexicalSupport().version.startswith("lexical-support/4+")
