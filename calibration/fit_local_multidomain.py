@@ -5,7 +5,8 @@
     .venv/bin/python -m calibration.fit_local_multidomain
         # writes trustscore/calibrators/local_multidomain.json
 
-Fits ``trustscore.fusion.fit_calibrator`` over ``benchmarks.multidomain.FEATURES`` on the rows of the
+Fits ``trustscore.fusion.fit_calibrator`` over ``benchmarks.multidomain.FEATURES`` (with an intercept per
+data set while the weights are fitted: ``benchmarks.multidomain.INTERCEPT_BY``) on the rows of the
 domains whose licence lets the result ship (``calibration.build_corpus.SHIPPABLE``: RAGTruth QA /
 Summary / Data2txt, FRANK CNN/DM, XSumFaith and FactCC; FActScore is never fitted on), grouped by
 source document. The model records its calibration domain (``trustscore.fusion.domain``). The held-out
@@ -25,7 +26,7 @@ import sys
 from pathlib import Path
 
 from benchmarks.fusion_realdata import default_signal_versions
-from benchmarks.multidomain import DEFAULT_SCORED, FEATURES, GROUP, LABEL
+from benchmarks.multidomain import DEFAULT_SCORED, FEATURES, GROUP, INTERCEPT_BY, LABEL
 from calibration.build_corpus import SHIPPABLE
 from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.scored import read_scored
@@ -65,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         features=FEATURES,
         by="dataset",
         name=NAME,
-        options=FitOptions(),
+        options=FitOptions(intercept_by=INTERCEPT_BY),
         data_name=f"trustscore multi-domain corpus ({', '.join(datasets)}; {len(rows)} rows)",
     )
     held = report.held_out.report

@@ -26,6 +26,11 @@ def generated(per: int = 120, seed: int = 0) -> list[dict[str, Any]]:
                 "unsupported_share": share,
                 "weighted_unsupported_share": share,
                 "numbers_unsupported_share": float(rng.random() < share),
+                "names_unsupported_share": None,
+                "log_unsupported_weight": float(np.log1p(share * rng.integers(5, 30))),
+                "sentence_max_unsupported_share": min(1.0, share * 1.5),
+                "pairs_unsupported_share": float(rng.random()),
+                "ordered_pairs_unsupported_share": float(rng.random()),
                 "response_words": int(rng.integers(20, 80)),
                 "context_words": int(rng.integers(200, 600)),
             }
@@ -61,3 +66,32 @@ def test_every_table_is_computed(monkeypatch: pytest.MonkeyPatch) -> None:
     assert xsum["25"]["ece"]["median"] < xsum["25"]["base_ece_same_rows"]["median"], "labels fix the base rate"
     text = bench.report(result)
     assert "Leave one domain out" in text and "Few labels" in text and "false-alarm rate" in text
+
+
+def test_nested_choice_uses_the_training_domains_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(
+        bench,
+        "CANDIDATES",
+        {
+            "noise": ["lexical:raw.pairs_unsupported_share|identity"],
+            "share": ["lexical:raw.unsupported_share|identity"],
+        },
+    )
+    rows = rows_from_dicts(generated())
+    result = bench.nested(rows)
+    assert set(result) == {*DATASETS, "shipped"}
+    assert result["shipped"]["chosen"].startswith("share / ")
+    for d in DATASETS:
+        assert result[d]["chosen"].startswith("share / "), "the informative set wins on every split"
+        assert result[d]["auroc"] > 0.7 and result[d]["baseline_auroc"] is not None
+    held = bench._HeldOut(rows)
+    table = bench.compare_candidates(held)
+    assert set(table) == {f"{c} / {f}" for c in ("noise", "share") for f in bench.FITS}
+    assert all(abs(per["macro"] - 0.5) < 0.1 for key, per in table.items() if key.startswith("noise"))
+    text = bench.report({**bench.run(rows, adapt=False), "nested": result, "candidates": table})
+    assert "Nested" in text and "the rule on every shippable domain chooses: share / " in text
+
+
+def test_the_shipped_choice_is_a_candidate() -> None:
+    assert bench.FEATURES in bench.CANDIDATES.values()
+    assert bench.INTERCEPT_BY in bench.FITS.values()

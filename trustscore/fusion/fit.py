@@ -32,7 +32,7 @@ from trustscore.fusion.calibrators import CalibratorKind, fit_calibrator_kind
 from trustscore.fusion.cv import Fold, grouped_kfold, grouped_split, held_out_f1, out_of_fold
 from trustscore.fusion.domain import LENGTHS, CalibrationDomain, describe_domain, lengths_of
 from trustscore.fusion.features import FeatureSpec, apply_transform, parse_feature
-from trustscore.fusion.logistic import fit_logistic
+from trustscore.fusion.logistic import fit_logistic, sigmoid
 from trustscore.fusion.metrics import evaluate_grouped
 from trustscore.fusion.model import (
     FittedFeature,
@@ -69,6 +69,13 @@ class FitOptions(BaseModel):
     folds: int = 5
     """Outer folds for the held-out metrics (and inner folds for stacking)."""
     seed: int = 0
+    intercept_by: str | None = None
+    """A column (e.g. ``dataset``) whose every value gets its own intercept while the weights are fitted,
+    ridge-shrunk towards a shared one like the weights. Pooling data sets with different base rates,
+    a plain fit also learns which *data set* hallucinates more (a feature that differs between data sets
+    gets weight for that alone, even a sign its effect has inside none of them); with an intercept per
+    data set the weights learn only what separates faithful from hallucinated inside each. The model
+    keeps one intercept, refitted with the weights fixed so the pooled rows stay calibrated."""
     monotone: bool = False
     """Keep every signal-value coefficient >= 0, so a better verdict from any judge can never lower
     the fused score (collinear judges otherwise can get negative weights). Raw features and missing
@@ -155,12 +162,33 @@ def _fit_nonnegative(
         active[min(negative, key=lambda j: coef[j])] = False
 
 
+def _strata_columns(strata: Sequence[str] | None, n: int) -> NDArray[np.float64]:
+    """One 0/1 column per distinct value of ``strata`` (none for no strata or a single value)."""
+    values = sorted(set(strata or ()))
+    if strata is None or len(values) < 2:
+        return np.zeros((n, 0))
+    return np.column_stack([np.array([s == v for s in strata], dtype=np.float64) for v in values])
+
+
+def _shared_intercept(margin: NDArray[np.float64], t: NDArray[np.float64]) -> float:
+    """The intercept that makes ``sigmoid(margin + c)`` average to the mean of ``t`` (Newton in 1-D)."""
+    c = 0.0
+    for _ in range(100):
+        p = sigmoid(margin + c)
+        step = float(np.sum(p - t) / max(np.sum(p * (1 - p)), 1e-12))
+        c -= step
+        if abs(step) < 1e-10:
+            break
+    return c
+
+
 def _fit_linear(
     raw: NDArray[np.float64],
     t: NDArray[np.float64],
     specs: Sequence[FeatureSpec],
     groups: Sequence[str],
     opts: FitOptions,
+    strata: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Features, indicators, coefficients and intercept fitted on all of ``raw``."""
     inner = grouped_kfold(groups, min(opts.folds, len(set(groups))), seed=opts.seed + 1) if opts.stack else []
@@ -196,11 +224,16 @@ def _fit_linear(
     signal_of = [s.signal for s in specs]
     indicators = [name for name in dict.fromkeys(signal_of) if missing[:, signal_of.index(name)].any()]
     design = design_matrix(z, signal_of, indicators)
+    per_stratum = _strata_columns(strata, design.shape[0])
+    widened = np.hstack([design, per_stratum])
     if opts.monotone:
         value_cols = [j for j, spec in enumerate(specs) if spec.field == "value"]
-        coef, intercept = _fit_nonnegative(design, t, opts.l2, value_cols)
+        coef, intercept = _fit_nonnegative(widened, t, opts.l2, value_cols)
     else:
-        coef, intercept = fit_logistic(design, t, l2=opts.l2)
+        coef, intercept = fit_logistic(widened, t, l2=opts.l2)
+    if per_stratum.shape[1]:
+        coef = coef[: design.shape[1]]
+        intercept = _shared_intercept(design @ coef, t)
     return {"features": fitted, "indicators": indicators, "coef": coef.tolist(), "intercept": intercept}
 
 
@@ -210,14 +243,22 @@ def _fit_all(
     specs: Sequence[FeatureSpec],
     groups: Sequence[str],
     opts: FitOptions,
+    strata: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Steps 1-3 of the module docstring on these rows."""
     if t.min() == t.max():
         raise ValueError("the training rows hold only one label value: a calibrator needs both")
     if opts.post_hoc is None:
-        return {**_fit_linear(raw, t, specs, groups, opts), "post_hoc": None, "post_hoc_rows": 0}
+        return {**_fit_linear(raw, t, specs, groups, opts, strata), "post_hoc": None, "post_hoc_rows": 0}
     fit_rows, cal_rows = grouped_split(groups, opts.post_hoc_fraction, seed=opts.seed + 2)
-    params = _fit_linear(raw[fit_rows], t[fit_rows], specs, [groups[i] for i in fit_rows], opts)
+    params = _fit_linear(
+        raw[fit_rows],
+        t[fit_rows],
+        specs,
+        [groups[i] for i in fit_rows],
+        opts,
+        None if strata is None else [strata[i] for i in fit_rows],
+    )
     p_cal = linear_predict(
         params["features"], params["indicators"], params["coef"], params["intercept"], None, raw[cal_rows]
     )
@@ -296,12 +337,19 @@ def fit_calibrator(
     raw_k, y_k = raw[keep], labels[keep]
     t_k = trust_target(y_k, label_means)
     groups_k = [groups[i] for i in keep]
+    kept = [rows[i] for i in keep.tolist()]
+    strata_k = group_column(kept, opts.intercept_by) if opts.intercept_by else None
+
+    def strata_of(idx: NDArray[np.int64]) -> list[str] | None:
+        return None if strata_k is None else [strata_k[i] for i in idx]
 
     folds = grouped_kfold(groups_k, opts.folds, seed=opts.seed)
     in_sample: list[NDArray[np.float64]] = []
 
     def fit_predict(train: NDArray[np.int64], test: NDArray[np.int64]) -> NDArray[np.float64]:
-        params = _fit_all(raw_k[train], t_k[train], specs, [groups_k[i] for i in train], opts)
+        params = _fit_all(
+            raw_k[train], t_k[train], specs, [groups_k[i] for i in train], opts, strata_of(train)
+        )
         in_sample.append(_predict(params, raw_k[train]))
         return _predict(params, raw_k[test])
 
@@ -320,7 +368,7 @@ def fit_calibrator(
         f1_threshold_from_training_folds=f1_held,
     )
 
-    params = _fit_all(raw_k, t_k, specs, groups_k, opts)
+    params = _fit_all(raw_k, t_k, specs, groups_k, opts, strata_k)
     data_sha256 = data_hash([rows[i] for i in keep.tolist()], y_k, raw_k)
     model = FusionModel.build(
         name=name,

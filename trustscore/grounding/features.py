@@ -24,6 +24,10 @@ _LEXICAL_PARTS = (
     "numbers_unsupported_share",
     "names_unsupported_share",
     "words_unsupported_share",
+    "sentence_max_unsupported_share",
+    "log_unsupported_weight",
+    "pairs_unsupported_share",
+    "ordered_pairs_unsupported_share",
 )
 _EMBEDDING_PARTS = ("min", "mean", "q25", "softmin", "frac_low")
 

@@ -14,6 +14,7 @@ unsupported, as low as a long answer that invents half of what it says. ``raw`` 
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from bisect import bisect_right
@@ -143,6 +144,9 @@ class LexicalSupport:
             "response_words": len(sample.response.split()),
             "context_words": len(sample.context_text.split()),
             "unsupported_share": round(sum(misses.values()) / len(claimed), 6),
+            # How much is invented, not what share: a long answer that adds three unsupported claims
+            # is worse than a short one adding one, at the same share. ln(1 + rarity-weighted count).
+            "log_unsupported_weight": round(math.log1p(missing_weight), 6),
             "sentence_max_unsupported_share": round(sentence_max, 6),
             # None when no two adjacent checked words are both supported: no pair to check.
             "pairs_unsupported_share": None if pairs is None else round(pairs[0], 6),
