@@ -4,6 +4,7 @@ and honest about its calibration domain."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,7 @@ def lexical_raw(unsupported: float) -> dict[str, float | int]:
         "numbers": 1,
         "names": 2,
         "numbers_unsupported_share": unsupported,
+        "log_unsupported_weight": math.log1p(unsupported * 15),
         "response_words": len(RESPONSE.split()),
         "context_words": len(CONTEXT[0].split()),
     }
