@@ -88,8 +88,15 @@ def test_nested_choice_uses_the_training_domains_only(monkeypatch: pytest.Monkey
     table = bench.compare_candidates(held)
     assert set(table) == {f"{c} / {f}" for c in ("noise", "share") for f in bench.FITS}
     assert all(abs(per["macro"] - 0.5) < 0.1 for key, per in table.items() if key.startswith("noise"))
-    text = bench.report({**bench.run(rows, adapt=False), "nested": result, "candidates": table})
+    full = bench.run(rows, adapt=False, candidates=True)
+    assert full["nested"] == result and full["candidates"] == table
+    assert all(m["chosen"] == "share" and m["auroc"] > 0.7 for m in full["within"].values())
+    lengths = full["length"]["xsumfaith"]
+    assert len(lengths["quarters"]) == 4 and all(0 <= q["hallucinated"] <= 1 for q in lengths["quarters"])
+    assert all(a is not None and a > 0.6 for a in lengths["embedding_auroc_halves"])
+    text = bench.report(full)
     assert "Nested" in text and "the rule on every shippable domain chooses: share / " in text
+    assert "Within each domain" in text and "By response length" in text
 
 
 def test_the_shipped_choice_is_a_candidate() -> None:
