@@ -339,7 +339,10 @@ def within_domain(rows: Sequence[ScoredRow]) -> dict[str, dict[str, Any]]:
         sub = [r for r in rows if r.fields["dataset"] == d]
         best: tuple[float, str] | None = None
         for key, features in CANDIDATES.items():
-            _, report = fit_calibrator(sub, label=LABEL, group=GROUP, features=features, name=d)
+            try:
+                _, report = fit_calibrator(sub, label=LABEL, group=GROUP, features=features, name=d)
+            except ValueError:
+                continue  # a feature with no value on this domain (FactCC has no names): not a candidate here
             a = report.held_out.report.pooled.auroc
             if a is not None and (best is None or a > best[0]):
                 best = (a, key)
