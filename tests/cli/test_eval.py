@@ -193,3 +193,18 @@ def test_eval_ci_prints_cluster_bootstrap_intervals(scored: Path, capsys: pytest
     out = capsys.readouterr().out
     oracle_line = next(line for line in out.splitlines() if "oracle" in line)
     assert re.search(r"0\.\d{3} +0\.\d{3}-0\.\d{3}", oracle_line)  # AUROC, then its 95% CI column
+
+
+def test_calibrate_with_an_intercept_per_task(
+    scored: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    common = ["--label", "hallucinated", "--features", "distorted", "noisy"]
+    assert _cli("calibrate", str(scored), "-o", str(tmp_path / "plain.json"), *common) == 0
+    split_path = tmp_path / "split.json"
+    assert _cli("calibrate", str(scored), "-o", str(split_path), *common, "--intercept-by", "task") == 0
+    plain, split = load_model(tmp_path / "plain.json"), load_model(split_path)
+    assert len(split.coef) == len(plain.coef) and split.coef != plain.coef
+    capsys.readouterr()
+    bad = _cli("calibrate", str(scored), "-o", str(tmp_path / "x.json"), *common, "--intercept-by", "nope")
+    assert bad == 2
+    assert "'nope'" in capsys.readouterr().err

@@ -74,6 +74,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="keep every signal's weight >= 0 (a better verdict never lowers the score)",
     )
+    p.add_argument(
+        "--intercept-by",
+        default=None,
+        metavar="COLUMN",
+        help="fit with one intercept per value of this column (e.g. dataset), so the weights do not learn "
+        "which data set hallucinates more; the calibrator keeps one shared intercept",
+    )
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(run=run)
@@ -141,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
             folds=args.folds,
             monotone=args.monotone,
             seed=args.seed,
+            intercept_by=args.intercept_by,
         )
         model, report = fit_calibrator(
             rows,
