@@ -84,7 +84,7 @@ def test_the_packaged_file_loads_and_validates() -> None:
     model = load_model(PACKAGED)
     assert model.name == "local_multidomain"
     assert model.training.n == 1200 and model.training.label == "hallucinated"
-    assert model.training.group == "source_id"
+    assert model.training.group == "source_id" and model.training.intercept_by == "dataset"
     assert model.held_out is not None and model.held_out.report.macro["auroc"] is not None
     assert model.held_out.report.macro["auroc"] > 0.7
     assert [m.name for m in shipped_calibrators()] == ["local_multidomain"]

@@ -58,6 +58,7 @@ def test_pooled_fit_weighs_the_data_set_property_and_per_dataset_intercepts_do_n
     assert abs(report.coefficients[offset]) < 0.15, report.coefficients
     assert report.coefficients[FEATURES[0]] > 1.0, "the signal inside each data set keeps its weight"
     assert len(split.coef) == len(FEATURES), "the per-data-set intercepts are not kept in the model"
+    assert split.training.intercept_by == "dataset" and pooled.training.intercept_by is None
 
 
 @pytest.mark.parametrize("monotone", [False, True])

@@ -387,6 +387,7 @@ def fit_calibrator(
             group=group,
             l2=opts.l2,
             post_hoc_rows=params["post_hoc_rows"],
+            intercept_by=opts.intercept_by,
             trustscore_version=__version__,
         ),
         held_out=held_out,

@@ -101,6 +101,9 @@ class TrainingSummary(_Strict):
     group: str | None
     l2: float = Field(ge=0)
     post_hoc_rows: int = Field(default=0, ge=0)
+    intercept_by: str | None = None
+    """The column whose values each had their own intercept while the weights were fitted
+    (``FitOptions.intercept_by``); None for one intercept throughout."""
     trustscore_version: str
 
 
