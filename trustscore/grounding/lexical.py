@@ -10,6 +10,12 @@ The share is taken after adding ``lexical_prior_weight`` of supported evidence t
 a plain share puts a short exact answer with one unmatched word ("approximately 1998") at 50%
 unsupported, as low as a long answer that invents half of what it says. ``raw`` keeps the plain share
 (``weighted_unsupported_share``) and the response and context lengths in words.
+
+``raw`` also carries parts that catch what a whole-response bag of words misses, for a fused model to
+weigh: the worst sentence's share (``sentence_max_unsupported_share``: one invented sentence in a long
+answer), the amount invented (``log_unsupported_weight``), and adjacent response words that are each in
+the context but never near each other there (``pairs_unsupported_share``; ``ordered_...`` also counts a
+reversed order, as in swapped roles).
 """
 
 from __future__ import annotations
@@ -19,8 +25,8 @@ import threading
 import time
 from bisect import bisect_right
 from functools import lru_cache
-from itertools import pairwise
 from importlib.metadata import PackageNotFoundError, version
+from itertools import pairwise
 
 import anyio
 from pydantic import JsonValue
