@@ -372,6 +372,12 @@ class HttpBackend:
         if key is not None:
             self._headers["Authorization"] = f"Bearer {key}"
         self._ssl: ssl.SSLContext | None = None
+        # Absolute URLs built once: httpx joins a relative path onto base_url by re-parsing both on
+        # every request (build_request: 110 -> 50 us of CPU per request, of the client's ~2 ms).
+        self._urls = {
+            path: httpx.URL(self._base_url + path) for path in ("/chat/completions", "/completions")
+        }
+        self._health_url = httpx.URL(self._base_url.removesuffix("/v1") + "/health")
         self._clients: LoopLocal[ShardedClients] = LoopLocal(
             lambda: ShardedClients(self._new_client, endpoint.max_concurrency)
         )
@@ -400,7 +406,7 @@ class HttpBackend:
         shards = self._clients.get()
         shard = shards.acquire()
         try:
-            response = await shards.clients[shard].post(request_path(request), json=body)
+            response = await shards.clients[shard].post(self._urls[request_path(request)], json=body)
         except httpx.TimeoutException as e:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:
@@ -418,11 +424,10 @@ class HttpBackend:
     async def healthy(self, timeout_s: float) -> bool:
         """True when the server's ``GET /health`` (vLLM's liveness route, at the root: no ``/v1``)
         answers 200 within ``timeout_s``."""
-        root = self._base_url.removesuffix("/v1")
         shards = self._clients.get()
         shard = shards.acquire()
         try:
-            response = await shards.clients[shard].get(f"{root}/health", timeout=timeout_s)
+            response = await shards.clients[shard].get(self._health_url, timeout=timeout_s)
         except httpx.HTTPError:
             return False
         finally:
