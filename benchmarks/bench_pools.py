@@ -205,6 +205,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "capacity_requests_per_s": n * args.slots / args.service_s,
             **{key: _spread([r[key] for r in rs]) for key in rs[0]},
             "scaling_efficiency": _spread(efficiency),
+            "rounds": rs,
         }
     ceiling = _client_ceiling(max(1, args.requests // args.calls), args.calls, args.repeats)
     keys = ("requests_per_s", "client_cpu_ms_per_request", "servers_cpu_ms_per_request")
@@ -246,6 +247,11 @@ def print_report(result: dict[str, Any]) -> None:
             f(row["load_average_1min_after"], ".1f"),
         )
         print("  ".join(f"{c:>14}" for c in cells))
+    for n, row in result["pools"].items():
+        per_round = ", ".join(
+            f"{r['of_pooled_capacity']:.2f} at load {r['load_average_1min_after']:.1f}" for r in row["rounds"]
+        )
+        print(f"{n} replica(s), each round: {per_round}")
     c = result["client_ceiling"]
     print(
         f"client ceiling (one instant replica, 64 slots): {f(c['requests_per_s'], '.0f')} req/s, "
