@@ -16,14 +16,15 @@ Every replica has its own :class:`~trustscore.llm.limits.AdaptiveLimiter` (AIMD 
 own HTTP connection pool. A replica that fails ``eject_after_failures`` requests in a row (connection
 errors, HTTP 5xx, or no answer within the endpoint's ``timeout_s``) is ejected: it gets no traffic
 until a health check (``GET /health``, at most one every ``health_interval_s``, made by the next
-request that picks a replica) answers 200 within its own short timeout (``timeout_s``, at most 2 s).
+request that picks a replica, which waits for it) answers 200 within its own short timeout
+(``timeout_s``, at most 2 s: that is all a hung replica's probe costs its caller).
 The client sends a request a replica failed on to another replica at once
 (:mod:`trustscore.llm.client`).
 
 Timeouts: a replica that accepts connections and never answers (a wedged engine) would otherwise
 hold every sample homed on it for ``timeout_s`` per call, forever. A timed-out attempt therefore
-counts as a failure, and so does a probe whose ``/health`` is not answered in time, so a hung
-replica stays out until it answers again. What does *not* count is the caller's own budget
+counts as a failure, and a probe whose ``/health`` is not answered in time leaves the replica out,
+so a hung replica stays out until it answers again. What does *not* count is the caller's own budget
 (``generate(deadline_s=...)``) running out: that cancels the attempt, it is not the server's
 verdict. A *slow but alive* replica is handled by load, not ejection: its calls stay outstanding
 longer, so its load (outstanding over its limit) rises and new samples go to lighter replicas; any
