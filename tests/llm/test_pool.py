@@ -223,7 +223,7 @@ async def test_a_replica_that_hangs_mid_run_is_ejected_its_work_moves_and_it_ret
         initial_concurrency=4,
         max_concurrency=4,
         max_retries=0,  # only moving a timed-out call to another replica can save it
-        timeout_s=0.4,
+        timeout_s=1.0,  # far above a call's time on a loaded box, so only the hung replica times out
         eject_after_failures=2,
         health_interval_s=0.05,
     )
@@ -287,8 +287,8 @@ async def test_a_slow_replica_that_still_answers_some_calls_in_time_stays_in(
     fake_vllm_factory: Factory,
 ) -> None:
     slow, fast = fake_vllm_factory(echo), fake_vllm_factory(echo)
-    slow.faults.add(Fault.delay(1.0), every=2)  # every second call it gets is late
-    llm = LLMClient(pool_endpoint([slow, fast], timeout_s=0.2, max_retries=0, eject_after_failures=2))
+    slow.faults.add(Fault.delay(3.0), every=2)  # every second call it gets is late
+    llm = LLMClient(pool_endpoint([slow, fast], timeout_s=0.6, max_retries=0, eject_after_failures=2))
     for i in range(16):
         with Ticket():
             await llm.generate(ask(f"q{i}"))
