@@ -294,7 +294,7 @@ async def test_backend_posts_to_chat_and_completions_with_auth(monkeypatch: pyte
 
 
 @pytest.mark.anyio
-async def test_https_backends_share_one_ca_store_and_plain_http_builds_none(
+async def test_every_backend_shares_one_ca_store(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     import trustscore.llm.http as http_module
