@@ -12,7 +12,10 @@ Reported per pool size, min/median/max over ``--repeats`` (interleaved rounds):
 - throughput (requests/s) and its fraction of the pooled capacity (replicas x slots / service_s);
 - scaling efficiency: throughput(N) / (N x throughput(1));
 - prefix-cache saving on the servers (affinity keeps a sample's calls on one replica);
-- client CPU ms per request.
+- CPU milliseconds per request of the client (this process) and of the fake servers (the child),
+  and the load average (1 min) at the end of each round: client and servers share the box's cores
+  with each other and with whatever else runs, so a figure short of capacity can be read as the
+  client's doing or as CPU the servers (or other jobs) took.
 Then the client's own ceiling: requests/s and CPU per request against one replica that answers at
 once with unlimited slots (the box's two cores run client and server: this is where the client
 saturates, and why the latency model above is kept well below it).
@@ -50,15 +53,19 @@ def _answer(request: FakeRequest) -> FakeAnswer:
 def _serve(conn: Connection, replicas: int, latency_json: str) -> None:
     latency = LatencyModel.model_validate_json(latency_json)
     servers = [FakeVLLMServer(_answer, latency=latency).start() for _ in range(replicas)]
+    cpu0 = time.process_time()
     try:
         conn.send([s.base_url for s in servers])
         while True:
             command = conn.recv()
             if command == "stats":
-                conn.send([s.stats.model_dump() for s in servers])
+                conn.send(
+                    {"servers": [s.stats.model_dump() for s in servers], "cpu_s": time.process_time() - cpu0}
+                )
             elif command == "reset":
                 for s in servers:
                     s.reset()
+                cpu0 = time.process_time()
                 conn.send(None)
             else:
                 conn.send(None)
@@ -133,7 +140,8 @@ def _run_once(
     anyio.run(_drive, llm, n_samples, calls, width)
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     anyio.run(llm.aclose)
-    stats = replicas.ask("stats")
+    answer = replicas.ask("stats")
+    stats = answer["servers"]
     requests = sum(s["requests"] for s in stats)
     if requests != n_samples * calls:
         raise RuntimeError(f"{requests} requests served, {n_samples * calls} sent")
@@ -146,6 +154,10 @@ def _run_once(
         "of_pooled_capacity": requests / wall / capacity,
         "prefix_cache_saving": cached / prompt if prompt else 0.0,
         "client_cpu_ms_per_request": cpu / requests * 1e3,
+        "servers_cpu_ms_per_request": answer["cpu_s"] / requests * 1e3,
+        "cores_busy_client": cpu / wall,
+        "cores_busy_servers": answer["cpu_s"] / wall,
+        "load_average_1min_after": os.getloadavg()[0],
         "busiest_over_idlest_replica": max(s["requests"] for s in stats)
         / max(1, min(s["requests"] for s in stats)),
     }
@@ -193,9 +205,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "capacity_requests_per_s": n * args.slots / args.service_s,
             **{key: _spread([r[key] for r in rs]) for key in rs[0]},
             "scaling_efficiency": _spread(efficiency),
+            "rounds": rs,
         }
     ceiling = _client_ceiling(max(1, args.requests // args.calls), args.calls, args.repeats)
-    keys = ("requests_per_s", "client_cpu_ms_per_request")
+    keys = ("requests_per_s", "client_cpu_ms_per_request", "servers_cpu_ms_per_request")
     out["client_ceiling"] = {key: _spread([r[key] for r in ceiling]) for key in keys}
     return out
 
@@ -216,7 +229,9 @@ def print_report(result: dict[str, Any]) -> None:
         "of capacity",
         "scaling eff.",
         "prefix saved",
-        "CPU ms/req",
+        "client ms/req",
+        "servers ms/req",
+        "load 1 min",
     )
     print("  ".join(f"{h:>14}" for h in header))
     for n, row in result["pools"].items():
@@ -228,12 +243,20 @@ def print_report(result: dict[str, Any]) -> None:
             f(row["scaling_efficiency"], ".2f"),
             f(row["prefix_cache_saving"], ".2f"),
             f(row["client_cpu_ms_per_request"], ".2f"),
+            f(row["servers_cpu_ms_per_request"], ".2f"),
+            f(row["load_average_1min_after"], ".1f"),
         )
         print("  ".join(f"{c:>14}" for c in cells))
+    for n, row in result["pools"].items():
+        per_round = ", ".join(
+            f"{r['of_pooled_capacity']:.2f} at load {r['load_average_1min_after']:.1f}" for r in row["rounds"]
+        )
+        print(f"{n} replica(s), each round: {per_round}")
     c = result["client_ceiling"]
     print(
         f"client ceiling (one instant replica, 64 slots): {f(c['requests_per_s'], '.0f')} req/s, "
-        f"{f(c['client_cpu_ms_per_request'], '.2f')} CPU ms/request; load before: "
+        f"client {f(c['client_cpu_ms_per_request'], '.2f')} / servers "
+        f"{f(c['servers_cpu_ms_per_request'], '.2f')} CPU ms/request; load before: "
         f"{', '.join(f'{x:.1f}' for x in result['load_average_before'])}"
     )
 

@@ -294,6 +294,32 @@ async def test_backend_posts_to_chat_and_completions_with_auth(monkeypatch: pyte
 
 
 @pytest.mark.anyio
+async def test_every_backend_shares_one_ca_store(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import trustscore.llm.http as http_module
+
+    built: list[object] = []
+    real = httpx.create_ssl_context
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        built.append(None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(httpx, "create_ssl_context", counting)
+    http_module._tls_context.cache_clear()
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=chat_response("ok")))
+    try:
+        for base in ("http://a.local/v1", "https://b.local/v1", "https://c.local/v1"):
+            backend = HttpBackend(EndpointConfig(base_url=base, model="judge"), transport=transport)
+            assert (await backend.send(chat_request())).text == "ok"
+            await backend.aclose()
+    finally:
+        http_module._tls_context.cache_clear()
+    assert len(built) == 1  # ~27 ms of CPU on the event loop each time it is built
+
+
+@pytest.mark.anyio
 async def test_backend_needs_the_named_key_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TS_MISSING_KEY", raising=False)
     with pytest.raises(ValueError, match="TS_MISSING_KEY"):

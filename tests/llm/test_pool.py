@@ -1,5 +1,6 @@
 """Replica pools against several fake vLLM servers: sample affinity, least-outstanding fallback,
-ejection of a dying replica with nothing lost, re-admission after /health, replica-free cache keys."""
+ejection of a dying or hung replica with nothing lost, re-admission after /health, replica-free cache
+keys."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from trustscore.llm.cache import cache_key
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.limits import LimiterPool
-from trustscore.llm.protocol import ChatRequest, LLMUnreachable, Message
+from trustscore.llm.protocol import ChatRequest, LLMTimeout, LLMUnreachable, Message
 from trustscore.llm.scheduling import Ticket
 from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, Fault, LatencyModel
 
@@ -210,6 +211,92 @@ async def test_an_ejected_replica_returns_after_a_healthy_probe(fake_vllm_factor
             await llm.generate(ask(f"r{i}"))
     assert not replica.ejected
     assert served(revived) > 0
+    await llm.aclose()
+
+
+async def test_a_replica_that_hangs_mid_run_is_ejected_its_work_moves_and_it_returns(
+    fake_vllm_factory: Factory,
+) -> None:
+    servers = [fake_vllm_factory(echo, latency=LatencyModel(overhead_s=0.01, capacity=4)) for _ in range(3)]
+    endpoint = pool_endpoint(
+        servers,
+        initial_concurrency=4,
+        max_concurrency=4,
+        max_retries=0,  # only moving a timed-out call to another replica can save it
+        timeout_s=1.0,  # far above a call's time on a loaded box, so only the hung replica times out
+        eject_after_failures=2,
+        health_interval_s=0.05,
+    )
+    llm = LLMClient(endpoint)
+    victim, hung = servers[2], llm.pool.replicas[2]
+    answered = 0
+
+    async def sample(tag: str, i: int, hang_at: int | None = None) -> None:
+        nonlocal answered
+        with Ticket():
+            for judge in range(3):
+                await llm.generate(ask(f"{tag} {i} judge {judge}"))
+                answered += 1
+                if answered == hang_at:
+                    victim.hang()
+
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            for i in range(60):
+                tg.start_soon(sample, "a", i, 60)
+    assert answered == 180  # nothing lost
+    assert victim.engine.hung and hung.ejected
+    received = victim.engine.completion_requests()
+    held = [r for r in received if r.status is None]
+    assert held, "the victim never got a call after it hung"
+    assert hung.served == len(received) - len(held) < 180  # the held calls were answered elsewhere
+    probes = [r for r in victim.requests if r.path == "/health"]
+    assert probes and all(r.status is None for r in probes)  # probed, no answer in time: kept out
+
+    with anyio.fail_after(30):  # still hung: every sample is served by the other two
+        async with anyio.create_task_group() as tg:
+            for i in range(20):
+                tg.start_soon(sample, "b", i)
+    assert answered == 240 and hung.ejected
+
+    victim.resume()
+    await anyio.sleep(0.1)
+    before = hung.served
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            for i in range(40):
+                tg.start_soon(sample, "c", i)
+    assert answered == 360
+    assert not hung.ejected and hung.served > before  # re-admitted once /health answered in time
+    await llm.aclose()
+
+
+async def test_the_callers_deadline_running_out_is_no_replica_failure(fake_vllm_factory: Factory) -> None:
+    servers = [fake_vllm_factory(echo) for _ in range(2)]
+    for server in servers:
+        server.faults.add(Fault.delay(2.0))
+    llm = LLMClient(pool_endpoint(servers, timeout_s=5, eject_after_failures=1))
+    for i in range(4):
+        with Ticket(), pytest.raises(LLMTimeout, match="deadline"):
+            await llm.generate(ask(f"q{i}"), deadline_s=0.1)
+    assert [(r.failures, r.ejected) for r in llm.pool.replicas] == [(0, False), (0, False)]
+    await llm.aclose()
+
+
+async def test_a_slow_replica_that_still_answers_some_calls_in_time_stays_in(
+    fake_vllm_factory: Factory,
+) -> None:
+    slow, fast = fake_vllm_factory(echo), fake_vllm_factory(echo)
+    slow.faults.add(Fault.delay(3.0), every=2)  # every second call it gets is late
+    llm = LLMClient(pool_endpoint([slow, fast], timeout_s=0.6, max_retries=0, eject_after_failures=2))
+    for i in range(16):
+        with Ticket():
+            await llm.generate(ask(f"q{i}"))
+    replica = llm.pool.replicas[0]
+    late = [r for r in slow.engine.completion_requests() if r.fault == "delay"]
+    assert late and replica.served > 0  # it timed out, and answered in between
+    assert not replica.ejected  # no two timeouts in a row: a slow replica is not a dead one
+    assert served(fast) == 16 - replica.served  # each late call moved to the other replica at once
     await llm.aclose()
 
 

@@ -287,6 +287,32 @@ async def test_delay_then_normal_answer(server: FakeVLLMServer, http: httpx.Asyn
     assert resp.status_code == 200 and time.monotonic() - start >= 0.2
 
 
+async def test_a_hung_server_holds_every_request_until_it_resumes(
+    server: FakeVLLMServer, http: httpx.AsyncClient
+) -> None:
+    server.hang()
+    for path, body in (("/chat/completions", _chat("x")), (f"{server.url}/health", None)):
+        with pytest.raises(httpx.ReadTimeout):
+            if body is None:
+                await http.get(path, timeout=0.2)
+            else:
+                await http.post(path, json=body, timeout=0.2)
+    assert [r.path for r in server.requests] == ["/v1/chat/completions", "/health"]  # received, held
+    assert server.stats.requests == 0
+    async with anyio.create_task_group() as tg:
+        late: list[int] = []
+
+        async def held() -> None:
+            late.append((await http.post("/chat/completions", json=_chat("y"))).status_code)
+
+        tg.start_soon(held)
+        await anyio.sleep(0.2)
+        assert late == []
+        server.resume()
+    assert late == [200]  # the held request is answered once the server resumes
+    assert (await http.get(f"{server.url}/health")).status_code == 200
+
+
 async def test_malformed_truncated_empty_and_disconnect(
     server: FakeVLLMServer, http: httpx.AsyncClient
 ) -> None:

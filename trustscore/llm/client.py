@@ -41,8 +41,9 @@ class LLMClient:
 
     An endpoint with several replicas is served by a :class:`~trustscore.llm.pool.ReplicaPool`
     (affinity, least outstanding, ejection). A request that fails on a replica with a server fault
-    (unreachable, 5xx) is sent at once to another replica in service, without waiting or using up a
-    retry, until every replica has been tried; then the retry policy takes over.
+    (unreachable, 5xx, no answer within ``timeout_s``) is sent at once to another replica in
+    service, without waiting or using up a retry, until every replica has been tried; then the
+    retry policy takes over. ``deadline_s`` running out is the caller's budget, not a server fault.
     """
 
     def __init__(
@@ -230,7 +231,9 @@ class LLMClient:
                         self._pool.failed(replica, e)
                         raise
                 if attempt.cancelled_caught:
-                    raise LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
+                    timed_out = LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
+                    self._pool.failed(replica, timed_out)
+                    raise timed_out
                 permit.success()
                 self._pool.succeeded(replica)
                 return result

@@ -42,7 +42,8 @@ class EndpointConfig(BaseModel):
         default=3,
         ge=1,
         description="a replica that fails this many requests in a row (connection refused or reset, "
-        "HTTP 5xx) gets no traffic until its health check (GET /health) answers 200",
+        "HTTP 5xx, no answer within timeout_s) gets no traffic until its health check (GET /health) "
+        "answers 200 in time",
     )
     health_interval_s: float = Field(
         default=2.0, gt=0, description="seconds between health checks of an ejected replica"

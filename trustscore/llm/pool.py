@@ -14,9 +14,25 @@ A call that failed on its home, or whose home was ejected, gets a new home the s
 
 Every replica has its own :class:`~trustscore.llm.limits.AdaptiveLimiter` (AIMD per server) and its
 own HTTP connection pool. A replica that fails ``eject_after_failures`` requests in a row (connection
-errors, HTTP 5xx) is ejected: it gets no traffic until a health check (``GET /health``, at most one
-every ``health_interval_s``, made by the next request that picks a replica) answers 200. The client
-retries a request a replica failed on another replica at once (:mod:`trustscore.llm.client`).
+errors, HTTP 5xx, or no answer within the endpoint's ``timeout_s``) is ejected: it gets no traffic
+until a health check (``GET /health``, at most one every ``health_interval_s``, made by the next
+request that picks a replica, which waits for it) answers 200 within its own short timeout
+(``timeout_s``, at most 2 s: that is all a hung replica's probe costs its caller).
+The client sends a request a replica failed on to another replica at once
+(:mod:`trustscore.llm.client`).
+
+Timeouts: a replica that accepts connections and never answers (a wedged engine) would otherwise
+hold every sample homed on it for ``timeout_s`` per call, forever. A timed-out attempt therefore
+counts as a failure, and a probe whose ``/health`` is not answered in time leaves the replica out,
+so a hung replica stays out until it answers again. What does *not* count is the caller's own budget
+(``generate(deadline_s=...)``) running out: that cancels the attempt, it is not the server's
+verdict. A *slow but alive* replica is handled by load, not ejection: its calls stay outstanding
+longer, so its load (outstanding over its limit) rises and new samples go to lighter replicas; any
+answer in time resets its failure count, so only a run of ``eject_after_failures`` timeouts with no
+answer between ejects it, and then its ``/health`` (vLLM answers it from the API server, not the
+busy engine) brings it back after ``health_interval_s``. Timeouts do not cut the AIMD limit: one
+slow request (a long generation) says little about the server, and the cut would shrink every
+judge's share of it; 429 and 503 are the server's own word on overload.
 """
 
 from __future__ import annotations
@@ -26,21 +42,27 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+import anyio
+
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.limits import AdaptiveLimiter, LimiterPool
-from trustscore.llm.protocol import Backend, LLMError, LLMUnreachable, ServerError
+from trustscore.llm.protocol import Backend, LLMError, LLMTimeout, LLMUnreachable, ServerError
 from trustscore.llm.scheduling import PriorityGate
 
 __all__ = ["PoolCapacity", "PoolGate", "Replica", "ReplicaPool", "is_replica_failure"]
 
 _HEALTH_TIMEOUT_S = 2.0
+"""Ceiling on a health check's wait (vLLM answers /health from its API server in milliseconds)."""
 _MAX_HOMES = 65536
 """Affinity keys remembered (least recently used out): far more samples than run at once."""
 
 
 def is_replica_failure(error: LLMError) -> bool:
-    """The errors that say the server, not the request, is at fault: unreachable, or HTTP 5xx."""
-    return isinstance(error, LLMUnreachable) or (isinstance(error, ServerError) and error.status >= 500)
+    """The errors that say the server, not the request, is at fault: unreachable, HTTP 5xx, or no
+    answer within the attempt's timeout (a hung or overwhelmed server)."""
+    return isinstance(error, LLMUnreachable | LLMTimeout) or (
+        isinstance(error, ServerError) and error.status >= 500
+    )
 
 
 class Replica:
@@ -149,7 +171,7 @@ class ReplicaPool:
             if replica.ejected and not replica.probing and now >= replica.next_probe:
                 replica.probing = True
                 try:
-                    ok = await _healthy(replica.backend)
+                    ok = await _healthy(replica.backend, min(_HEALTH_TIMEOUT_S, self._endpoint.timeout_s))
                 finally:
                     replica.probing = False
                 if ok:
@@ -164,11 +186,13 @@ def _load(replica: Replica) -> float:
     return replica.outstanding / replica.limiter.limit
 
 
-async def _healthy(backend: Backend) -> bool:
+async def _healthy(backend: Backend, timeout_s: float) -> bool:
     check = getattr(backend, "healthy", None)
     if check is None:
         return True  # a backend without a health route: let traffic decide again
-    return bool(await check(_HEALTH_TIMEOUT_S))
+    with anyio.move_on_after(timeout_s):  # the backend's own timeout may not cover a stuck connect
+        return bool(await check(timeout_s))
+    return False
 
 
 class PoolGate:

@@ -43,6 +43,7 @@ _NEEDS_ANSWER = {
     "(faults.add(Fault.truncated())) or return FakeAnswer(text=partial, finish_reason='length')",
 }
 """Faults that alter a scripted answer, so a policy cannot return them instead of one."""
+_HANG_POLL_S = 0.005
 _ENDPOINTS = {"/v1/chat/completions": "chat", "/v1/completions": "completions"}
 
 
@@ -126,6 +127,21 @@ class FakeEngine:
         self._index = 0
         self.unmatched: list[FakeRequest] = []
         self.policy_errors: list[BaseException] = []
+        self._hung = threading.Event()
+
+    def hang(self) -> None:
+        """Stop answering anything (``/health`` included) until :meth:`resume`: requests are still
+        received and logged, then held. A server whose process is alive but stuck (a wedged engine,
+        a GPU fault) behaves so: connections open, no answer comes."""
+        self._hung.set()
+
+    def resume(self) -> None:
+        """Answer again; requests held since :meth:`hang` are answered now (late)."""
+        self._hung.clear()
+
+    @property
+    def hung(self) -> bool:
+        return self._hung.is_set()
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -141,7 +157,9 @@ class FakeEngine:
         return self.simulator.stats
 
     def reset(self) -> None:
-        """Forget the request log, the counters, the prefix cache and the scheduled faults."""
+        """Forget the request log, the counters, the prefix cache and the scheduled faults; answer
+        again if hung."""
+        self._hung.clear()
         with self._lock:
             self._log.clear()
             self._index = 0
@@ -159,6 +177,8 @@ class FakeEngine:
         record = RecordedRequest(method, path, parsed, headers, time.time())
         with self._lock:
             self._log.append(record)
+        while self._hung.is_set():  # set and cleared from the test's thread: poll, no loop-bound event
+            await anyio.sleep(_HANG_POLL_S)
         response = await self._route(method, path, headers, body, record)
         record.status = response.status
         return response
@@ -328,6 +348,13 @@ class EngineView:
     @property
     def policy_errors(self) -> list[BaseException]:
         return list(self.engine.policy_errors)
+
+    def hang(self) -> None:
+        """See :meth:`FakeEngine.hang`: hold every request, ``/health`` included, until :meth:`resume`."""
+        self.engine.hang()
+
+    def resume(self) -> None:
+        self.engine.resume()
 
     def reset(self) -> None:
         self.engine.reset()
