@@ -301,35 +301,50 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
 # -- (b) memory ----------------------------------------------------------------------------------
 
 
-def bench_memory(work: Path, ray_address: str, sizes: Sequence[int]) -> list[dict[str, Any]]:
+def bench_memory(work: Path, ray_address: str, sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
+    """Each size ``repeats`` times, the sizes interleaved, so load on the box hits them alike."""
     server = ServerProcess(None)  # no latency: the pipeline, not the server, is what is measured
-    out = []
+    runs: dict[int, list[dict[str, Any]]] = {n: [] for n in sizes}
     try:
         config = write_config(work / "memory.toml", server, [], lexical=True)
-        for n in sizes:
-            print(f"  memory, {n} samples", file=sys.stderr)
-            source = write_small_samples(work / f"small-{n}.jsonl", n)
-            output = work / f"small-{n}-out.jsonl"
-            _clear(output)
-            run = run_command(source, output, config, ray_address=ray_address, actors=1)
-            written = sum(1 for f in output.iterdir() for _ in f.open("rb"))
-            out.append(
-                {
-                    "samples": n,
-                    "rows_written": written,
-                    "wall_s": run["wall_s"],
-                    "samples_per_s": n / run["wall_s"],
-                    "driver_peak_mb": run["driver_peak_mb"],
-                    "actor_peak_mb": run["actor_peak_mb"],
-                    "driver_rss_by_decile_mb": _deciles(run["driver_rss_series_mb"]),
-                    "actor_rss_by_decile_mb": [_deciles(s) for s in run["actor_rss_series_mb"]],
-                }
-            )
-            _clear(output)
+        sources = {n: write_small_samples(work / f"small-{n}.jsonl", n) for n in sizes}
+        for round_ in range(repeats):
+            for n in sizes:
+                print(f"  memory, {n} samples, round {round_ + 1}", file=sys.stderr)
+                output = work / f"small-{n}-out.jsonl"
+                _clear(output)
+                run = run_command(sources[n], output, config, ray_address=ray_address, actors=1)
+                written = sum(1 for f in output.iterdir() for _ in f.open("rb"))
+                runs[n].append(
+                    {
+                        "rows_written": written,
+                        "wall_s": run["wall_s"],
+                        "samples_per_s": n / run["wall_s"],
+                        "driver_peak_mb": run["driver_peak_mb"],
+                        "actor_peak_mb": max(run["actor_peak_mb"]),
+                        "actors": len(run["actor_peak_mb"]),
+                        "driver_rss_by_decile_mb": _deciles(run["driver_rss_series_mb"]),
+                        "actor_rss_by_decile_mb": [_deciles(s) for s in run["actor_rss_series_mb"]],
+                    }
+                )
+                _clear(output)
+        for source in sources.values():
             source.unlink()
     finally:
         server.stop()
-    return out
+    return [
+        {
+            "samples": n,
+            "rows_written": [r["rows_written"] for r in rs],
+            **{k: _spread([r[k] for r in rs]) for k in ("samples_per_s", "driver_peak_mb", "actor_peak_mb")},
+            "runs": rs,
+        }
+        for n, rs in runs.items()
+    ]
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
 def _deciles(series: list[tuple[float, float]]) -> list[float]:
@@ -413,13 +428,14 @@ def print_report(result: dict[str, Any]) -> None:
         )
     for m in result.get("memory", []):
         print(
-            f"\n(b) {m['samples']} samples ({m['rows_written']} rows written, {m['samples_per_s']:.0f}/s): "
-            f"driver peak {m['driver_peak_mb']:.0f} MB, actor peak "
-            f"{', '.join(f'{x:.0f}' for x in m['actor_peak_mb'])} MB"
+            f"\n(b) {m['samples']} samples, {len(m['runs'])} run(s), median (min-max): "
+            f"{_fmt(m['samples_per_s'], '.0f')} samples/s; driver peak {_fmt(m['driver_peak_mb'], '.0f')} MB; "
+            f"actor peak {_fmt(m['actor_peak_mb'], '.0f')} MB (rows written {m['rows_written']})"
         )
-        print(f"    driver RSS by tenth of the run: {m['driver_rss_by_decile_mb']}")
-        for series in m["actor_rss_by_decile_mb"]:
-            print(f"    actor RSS by tenth of the run:  {series}")
+        for r in m["runs"]:
+            print(f"    driver RSS by tenth of the run: {r['driver_rss_by_decile_mb']}")
+            for series in r["actor_rss_by_decile_mb"]:
+                print(f"    actor RSS by tenth of the run:  {series}")
 
 
 def _ray(num_cpus: int) -> Iterator[str]:
@@ -435,7 +451,7 @@ def _ray(num_cpus: int) -> Iterator[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=2000, help="samples per throughput run")
-    ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds of the throughput arms")
+    ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds of the throughput and memory arms")
     ap.add_argument(
         "--settings",
         default="16x0.5,256x0.1",
@@ -474,7 +490,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.only in (None, "memory"):
             print("(b) memory ...", file=sys.stderr)
             result["memory"] = bench_memory(
-                args.work, address, [int(s) for s in args.memory_samples.split(",")]
+                args.work, address, [int(s) for s in args.memory_samples.split(",")], args.repeats
             )
     finally:
         cluster.close()
