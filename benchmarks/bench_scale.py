@@ -429,7 +429,8 @@ def print_report(result: dict[str, Any]) -> None:
     for m in result.get("memory", []):
         print(
             f"\n(b) {m['samples']} samples, {len(m['runs'])} run(s), median (min-max): "
-            f"{_fmt(m['samples_per_s'], '.0f')} samples/s; driver peak {_fmt(m['driver_peak_mb'], '.0f')} MB; "
+            f"{_fmt(m['samples_per_s'], '.0f')} samples/s; "
+            f"driver peak {_fmt(m['driver_peak_mb'], '.0f')} MB; "
             f"actor peak {_fmt(m['actor_peak_mb'], '.0f')} MB (rows written {m['rows_written']})"
         )
         for r in m["runs"]:
@@ -451,7 +452,9 @@ def _ray(num_cpus: int) -> Iterator[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=2000, help="samples per throughput run")
-    ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds of the throughput and memory arms")
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="interleaved rounds of the throughput and memory arms"
+    )
     ap.add_argument(
         "--settings",
         default="16x0.5,256x0.1",

@@ -35,7 +35,12 @@ def test_the_command_line_does_not_import_ray_until_asked() -> None:
 
 @pytest.mark.parametrize(
     ("value", "why"),
-    [("0", "positive number"), ("-1", "positive number"), ("1.5", "whole number"), ("one", "such as 1 or 0.5")],
+    [
+        ("0", "positive number"),
+        ("-1", "positive number"),
+        ("1.5", "whole number"),
+        ("one", "such as 1 or 0.5"),
+    ],
 )
 def test_bad_gpus_per_actor_is_refused_naming_the_flag(
     tmp_path: Path, value: str, why: str, capsys: pytest.CaptureFixture[str]

@@ -81,7 +81,8 @@ def test_drop_rows_rewrites_only_the_files_holding_them(tmp_path: Path) -> None:
 
     parquet = tmp_path / "out.parquet"
     parquet.mkdir()
-    pq.write_table(pa.table({"id": ["p1", "p2", "p3"], "complete": [False, True, None]}), parquet / "a.parquet")
+    table = pa.table({"id": ["p1", "p2", "p3"], "complete": [False, True, None]})
+    pq.write_table(table, parquet / "a.parquet")
     assert previous_rows(str(parquet), "parquet") == {"p1": False, "p2": True, "p3": False}
     assert drop_rows(str(parquet), "parquet", {"p1", "p3", "elsewhere"}) == 2
     assert pq.read_table(parquet / "a.parquet").column("id").to_pylist() == ["p2"]

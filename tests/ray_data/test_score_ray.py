@@ -384,7 +384,7 @@ def test_a_sample_that_kills_its_actor_is_written_with_its_reason(
 
 
 def test_retry_incomplete_rescores_only_incomplete_rows_parquet(
-    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = write_jsonl(tmp_path / "in.jsonl", rows(6))
     output = tmp_path / "out.parquet"
@@ -395,13 +395,16 @@ def test_retry_incomplete_rescores_only_incomplete_rows_parquet(
     up = write_config(tmp_path, fake_vllm.base_url)
     requests = len(fake_vllm.engine.completion_requests())
     assert score_ray(source, output, up, "--actors", "1") == 0
-    assert len(fake_vllm.engine.completion_requests()) == requests, "incomplete rows are kept without the flag"
+    kept = len(fake_vllm.engine.completion_requests()) == requests
+    assert kept, "incomplete rows are kept without the flag"
+    assert "kept 6 incomplete row(s) of an earlier run" in capsys.readouterr().err
 
     assert score_ray(source, output, up, "--actors", "1", "--retry-incomplete") == 0
     out = by_id(output_rows(str(output), "parquet"))
     assert set(out) == {f"r{i}" for i in range(6)}
     assert all(r["complete"] and len(r["used_signals"]) == len(JUDGES) + 1 for r in out.values())
     assert len(fake_vllm.engine.completion_requests()) - requests == 6 * REQUESTS_PER_SAMPLE
+    assert "6 row(s) scored (6 of them incomplete before), 0 already done" in capsys.readouterr().err
 
     requests = len(fake_vllm.engine.completion_requests())
     assert score_ray(source, output, up, "--actors", "1", "--retry-incomplete") == 0
@@ -459,7 +462,8 @@ def test_more_gpus_than_the_cluster_has_is_a_clear_error(
     import trustscore.ray
 
     ds = ray.data.from_items(rows(2))
-    with pytest.raises(ValueError, match=r"num_gpus=1 for 2 actor\(s\) needs 2 GPU\(s\) but the Ray cluster has 1"):
+    needs = r"num_gpus=1 for 2 actor\(s\) needs 2 GPU\(s\) but the Ray cluster has 1"
+    with pytest.raises(ValueError, match=needs):
         trustscore.ray.score_dataset(ds, Config(), actors=2, num_gpus=1)
     config = write_config(tmp_path, fake_vllm.base_url)
     source = write_jsonl(tmp_path / "in.jsonl", rows(2))

@@ -64,7 +64,9 @@ def _gpus(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of GPUs such as 1 or 0.5 (got {text!r})") from None
+        raise argparse.ArgumentTypeError(
+            f"must be a number of GPUs such as 1 or 0.5 (got {text!r})"
+        ) from None
     if not 0 < value < 1e6:
         raise argparse.ArgumentTypeError(f"must be a positive number of GPUs (got {text})")
     if value > 1 and value != int(value):
@@ -152,7 +154,8 @@ def run_ray(args: argparse.Namespace) -> int:
     total = count_rows(output, out_format)
     print(
         f"trustscore score --ray: {total - before} row(s) scored ({retried} of them incomplete before), "
-        f"{before - kept_incomplete} already done, {actors} actor(s), {time.perf_counter() - started:.1f}s -> {output}",
+        f"{before - kept_incomplete} already done, {actors} actor(s), "
+        f"{time.perf_counter() - started:.1f}s -> {output}",
         file=sys.stderr,
     )
     if kept_incomplete:

@@ -72,7 +72,9 @@ def score_dataset(
     (why a row has no score: invalid input, scoring raised, or the sample kept killing its worker)
     and ``result``, the whole row as JSON exactly as ``trustscore score`` writes it. Rows whose id is
     in ``skip_ids`` are left out. ``num_gpus``: GPUs Ray reserves for each actor, for local signals
-    that run a model on the GPU (white-box, encoders); None reserves none.
+    that run a model on the GPU (white-box, encoders); None reserves none. Ids are not checked for
+    repeats here (that is a pass over the whole input): ``trustscore score --ray`` checks them with
+    :func:`trustscore.ray.unique.duplicate_ids`, which takes any Dataset with an ``id`` column.
     """
     prepared = ds.map_batches(
         prepare_records, batch_format="pyarrow", fn_kwargs={"skip": frozenset(skip_ids)}
@@ -142,7 +144,9 @@ def check_gpus(
     if num_gpus is None:
         return
     if isinstance(num_gpus, bool) or not isinstance(num_gpus, int | float) or not 0 < num_gpus < 1e6:
-        raise ValueError(f"{name} must be a positive number of GPUs per actor, e.g. 1 or 0.5 (got {num_gpus!r})")
+        raise ValueError(
+            f"{name} must be a positive number of GPUs per actor, e.g. 1 or 0.5 (got {num_gpus!r})"
+        )
     if num_gpus > 1 and num_gpus != int(num_gpus):
         raise ValueError(f"{name} above 1 must be a whole number of GPUs (got {num_gpus})")
     have, need = (resources or {}).get("GPU", 0.0), num_gpus * actors
