@@ -13,8 +13,10 @@ Ray arms join one local Ray started here (started once: cluster start-up is not 
     (the local command's own CPU; for Ray the actors' CPU plus the driver's).
 (b) Memory: peak resident memory (VmHWM) of the driver and of each actor while scoring
     ``--memory-samples`` small samples with the lexical signal (no judge: 100,000 judge calls take
-    longer than this 2-core box can give), for each size given: bounded memory means the peaks do
-    not grow with the input.
+    longer than this 2-core box can give), for each size given, ``--repeats`` times interleaved:
+    bounded memory means the peaks do not grow with the input. An actor's VmHWM also counts the
+    pages of Ray's shared object store it has written blocks into, so the actor's private memory
+    (largest sampled RssAnon) is reported beside it.
 (c) Client CPU per judge request, in this process (no start-up): ``score_many`` over ``--samples``
     samples against a zero-latency server. This is what an actor core spends per request, the
     figure the scale-out paper model in the README uses.
@@ -86,6 +88,9 @@ class Watcher:
         self.period_s = period_s
         self.cpu: dict[int, float] = {}
         self.peak_kb: dict[int, int] = {}
+        self.private_peak_kb: dict[int, int] = {}
+        """Largest sampled RssAnon: the process's own heap, without the object store's shared pages
+        that a Ray worker maps (VmHWM counts every page it touched there)."""
         self.rss_series: dict[int, list[tuple[float, int]]] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -105,6 +110,9 @@ class Watcher:
             pids = [p for p in _actor_pids() if p not in self._old] + ([self.driver] if self.driver else [])
             for pid in pids:
                 cpu, hwm, rss = _cpu_s(pid), _status_kb(pid, "VmHWM"), _status_kb(pid, "VmRSS")
+                anon = _status_kb(pid, "RssAnon")
+                if anon is not None:
+                    self.private_peak_kb[pid] = max(self.private_peak_kb.get(pid, 0), anon)
                 if cpu is not None:
                     self.cpu[pid] = cpu
                 if hwm is not None:
@@ -201,6 +209,7 @@ def run_command(
         "actors_cpu_s": actors_cpu,
         "driver_peak_mb": watcher.peak_kb.get(proc.pid, 0) / 1024,
         "actor_peak_mb": [watcher.peak_kb[p] / 1024 for p in watcher.actors()],
+        "actor_private_peak_mb": [watcher.private_peak_kb.get(p, 0) / 1024 for p in watcher.actors()],
         "actor_rss_series_mb": [
             [(round(t, 1), kb / 1024) for t, kb in watcher.rss_series[p]] for p in watcher.actors()
         ],
@@ -322,6 +331,7 @@ def bench_memory(work: Path, ray_address: str, sizes: Sequence[int], repeats: in
                         "samples_per_s": n / run["wall_s"],
                         "driver_peak_mb": run["driver_peak_mb"],
                         "actor_peak_mb": max(run["actor_peak_mb"]),
+                        "actor_private_peak_mb": max(run["actor_private_peak_mb"]),
                         "actors": len(run["actor_peak_mb"]),
                         "driver_rss_by_decile_mb": _deciles(run["driver_rss_series_mb"]),
                         "actor_rss_by_decile_mb": [_deciles(s) for s in run["actor_rss_series_mb"]],
@@ -336,7 +346,10 @@ def bench_memory(work: Path, ray_address: str, sizes: Sequence[int], repeats: in
         {
             "samples": n,
             "rows_written": [r["rows_written"] for r in rs],
-            **{k: _spread([r[k] for r in rs]) for k in ("samples_per_s", "driver_peak_mb", "actor_peak_mb")},
+            **{
+                k: _spread([r[k] for r in rs])
+                for k in ("samples_per_s", "driver_peak_mb", "actor_peak_mb", "actor_private_peak_mb")
+            },
             "runs": rs,
         }
         for n, rs in runs.items()
@@ -431,7 +444,8 @@ def print_report(result: dict[str, Any]) -> None:
             f"\n(b) {m['samples']} samples, {len(m['runs'])} run(s), median (min-max): "
             f"{_fmt(m['samples_per_s'], '.0f')} samples/s; "
             f"driver peak {_fmt(m['driver_peak_mb'], '.0f')} MB; "
-            f"actor peak {_fmt(m['actor_peak_mb'], '.0f')} MB (rows written {m['rows_written']})"
+            f"actor peak {_fmt(m['actor_peak_mb'], '.0f')} MB, of it private (RssAnon) "
+            f"{_fmt(m['actor_private_peak_mb'], '.0f')} MB (rows written {m['rows_written']})"
         )
         for r in m["runs"]:
             print(f"    driver RSS by tenth of the run: {r['driver_rss_by_decile_mb']}")
