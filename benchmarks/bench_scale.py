@@ -13,8 +13,10 @@ Ray arms join one local Ray started here (started once: cluster start-up is not 
     (the local command's own CPU; for Ray the actors' CPU plus the driver's).
 (b) Memory: peak resident memory (VmHWM) of the driver and of each actor while scoring
     ``--memory-samples`` small samples with the lexical signal (no judge: 100,000 judge calls take
-    longer than this 2-core box can give), for each size given: bounded memory means the peaks do
-    not grow with the input.
+    longer than this 2-core box can give), for each size given, ``--repeats`` times interleaved:
+    bounded memory means the peaks do not grow with the input. An actor's VmHWM also counts the
+    pages of Ray's shared object store it has written blocks into, so the actor's private memory
+    (largest sampled RssAnon) is reported beside it.
 (c) Client CPU per judge request, in this process (no start-up): ``score_many`` over ``--samples``
     samples against a zero-latency server. This is what an actor core spends per request, the
     figure the scale-out paper model in the README uses.
@@ -86,6 +88,9 @@ class Watcher:
         self.period_s = period_s
         self.cpu: dict[int, float] = {}
         self.peak_kb: dict[int, int] = {}
+        self.private_peak_kb: dict[int, int] = {}
+        """Largest sampled RssAnon: the process's own heap, without the object store's shared pages
+        that a Ray worker maps (VmHWM counts every page it touched there)."""
         self.rss_series: dict[int, list[tuple[float, int]]] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -105,6 +110,9 @@ class Watcher:
             pids = [p for p in _actor_pids() if p not in self._old] + ([self.driver] if self.driver else [])
             for pid in pids:
                 cpu, hwm, rss = _cpu_s(pid), _status_kb(pid, "VmHWM"), _status_kb(pid, "VmRSS")
+                anon = _status_kb(pid, "RssAnon")
+                if anon is not None:
+                    self.private_peak_kb[pid] = max(self.private_peak_kb.get(pid, 0), anon)
                 if cpu is not None:
                     self.cpu[pid] = cpu
                 if hwm is not None:
@@ -201,6 +209,7 @@ def run_command(
         "actors_cpu_s": actors_cpu,
         "driver_peak_mb": watcher.peak_kb.get(proc.pid, 0) / 1024,
         "actor_peak_mb": [watcher.peak_kb[p] / 1024 for p in watcher.actors()],
+        "actor_private_peak_mb": [watcher.private_peak_kb.get(p, 0) / 1024 for p in watcher.actors()],
         "actor_rss_series_mb": [
             [(round(t, 1), kb / 1024) for t, kb in watcher.rss_series[p]] for p in watcher.actors()
         ],
@@ -301,35 +310,54 @@ def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
 # -- (b) memory ----------------------------------------------------------------------------------
 
 
-def bench_memory(work: Path, ray_address: str, sizes: Sequence[int]) -> list[dict[str, Any]]:
+def bench_memory(work: Path, ray_address: str, sizes: Sequence[int], repeats: int) -> list[dict[str, Any]]:
+    """Each size ``repeats`` times, the sizes interleaved, so load on the box hits them alike."""
     server = ServerProcess(None)  # no latency: the pipeline, not the server, is what is measured
-    out = []
+    runs: dict[int, list[dict[str, Any]]] = {n: [] for n in sizes}
     try:
         config = write_config(work / "memory.toml", server, [], lexical=True)
-        for n in sizes:
-            print(f"  memory, {n} samples", file=sys.stderr)
-            source = write_small_samples(work / f"small-{n}.jsonl", n)
-            output = work / f"small-{n}-out.jsonl"
-            _clear(output)
-            run = run_command(source, output, config, ray_address=ray_address, actors=1)
-            written = sum(1 for f in output.iterdir() for _ in f.open("rb"))
-            out.append(
-                {
-                    "samples": n,
-                    "rows_written": written,
-                    "wall_s": run["wall_s"],
-                    "samples_per_s": n / run["wall_s"],
-                    "driver_peak_mb": run["driver_peak_mb"],
-                    "actor_peak_mb": run["actor_peak_mb"],
-                    "driver_rss_by_decile_mb": _deciles(run["driver_rss_series_mb"]),
-                    "actor_rss_by_decile_mb": [_deciles(s) for s in run["actor_rss_series_mb"]],
-                }
-            )
-            _clear(output)
+        sources = {n: write_small_samples(work / f"small-{n}.jsonl", n) for n in sizes}
+        for round_ in range(repeats):
+            for n in sizes:
+                print(f"  memory, {n} samples, round {round_ + 1}", file=sys.stderr)
+                output = work / f"small-{n}-out.jsonl"
+                _clear(output)
+                run = run_command(sources[n], output, config, ray_address=ray_address, actors=1)
+                written = sum(1 for f in output.iterdir() for _ in f.open("rb"))
+                runs[n].append(
+                    {
+                        "rows_written": written,
+                        "wall_s": run["wall_s"],
+                        "samples_per_s": n / run["wall_s"],
+                        "driver_peak_mb": run["driver_peak_mb"],
+                        "actor_peak_mb": max(run["actor_peak_mb"]),
+                        "actor_private_peak_mb": max(run["actor_private_peak_mb"]),
+                        "actors": len(run["actor_peak_mb"]),
+                        "driver_rss_by_decile_mb": _deciles(run["driver_rss_series_mb"]),
+                        "actor_rss_by_decile_mb": [_deciles(s) for s in run["actor_rss_series_mb"]],
+                    }
+                )
+                _clear(output)
+        for source in sources.values():
             source.unlink()
     finally:
         server.stop()
-    return out
+    return [
+        {
+            "samples": n,
+            "rows_written": [r["rows_written"] for r in rs],
+            **{
+                k: _spread([r[k] for r in rs])
+                for k in ("samples_per_s", "driver_peak_mb", "actor_peak_mb", "actor_private_peak_mb")
+            },
+            "runs": rs,
+        }
+        for n, rs in runs.items()
+    ]
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
 def _deciles(series: list[tuple[float, float]]) -> list[float]:
@@ -413,13 +441,16 @@ def print_report(result: dict[str, Any]) -> None:
         )
     for m in result.get("memory", []):
         print(
-            f"\n(b) {m['samples']} samples ({m['rows_written']} rows written, {m['samples_per_s']:.0f}/s): "
-            f"driver peak {m['driver_peak_mb']:.0f} MB, actor peak "
-            f"{', '.join(f'{x:.0f}' for x in m['actor_peak_mb'])} MB"
+            f"\n(b) {m['samples']} samples, {len(m['runs'])} run(s), median (min-max): "
+            f"{_fmt(m['samples_per_s'], '.0f')} samples/s; "
+            f"driver peak {_fmt(m['driver_peak_mb'], '.0f')} MB; "
+            f"actor peak {_fmt(m['actor_peak_mb'], '.0f')} MB, of it private (RssAnon) "
+            f"{_fmt(m['actor_private_peak_mb'], '.0f')} MB (rows written {m['rows_written']})"
         )
-        print(f"    driver RSS by tenth of the run: {m['driver_rss_by_decile_mb']}")
-        for series in m["actor_rss_by_decile_mb"]:
-            print(f"    actor RSS by tenth of the run:  {series}")
+        for r in m["runs"]:
+            print(f"    driver RSS by tenth of the run: {r['driver_rss_by_decile_mb']}")
+            for series in r["actor_rss_by_decile_mb"]:
+                print(f"    actor RSS by tenth of the run:  {series}")
 
 
 def _ray(num_cpus: int) -> Iterator[str]:
@@ -435,7 +466,9 @@ def _ray(num_cpus: int) -> Iterator[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=2000, help="samples per throughput run")
-    ap.add_argument("--repeats", type=int, default=3, help="interleaved rounds of the throughput arms")
+    ap.add_argument(
+        "--repeats", type=int, default=3, help="interleaved rounds of the throughput and memory arms"
+    )
     ap.add_argument(
         "--settings",
         default="16x0.5,256x0.1",
@@ -474,7 +507,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.only in (None, "memory"):
             print("(b) memory ...", file=sys.stderr)
             result["memory"] = bench_memory(
-                args.work, address, [int(s) for s in args.memory_samples.split(",")]
+                args.work, address, [int(s) for s in args.memory_samples.split(",")], args.repeats
             )
     finally:
         cluster.close()

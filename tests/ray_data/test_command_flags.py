@@ -11,7 +11,9 @@ import pytest
 from trustscore.cli import main
 
 
-@pytest.mark.parametrize("flags", [["--actors", "2"], ["--address", "auto"], ["--batch-size", "8"]])
+@pytest.mark.parametrize(
+    "flags", [["--actors", "2"], ["--address", "auto"], ["--batch-size", "8"], ["--gpus-per-actor", "1"]]
+)
 def test_ray_only_flags_without_ray_are_refused(
     tmp_path: Path, flags: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -31,14 +33,25 @@ def test_the_command_line_does_not_import_ray_until_asked() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_retry_incomplete_with_ray_is_refused_with_the_way_out(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("0", "positive number"),
+        ("-1", "positive number"),
+        ("1.5", "whole number"),
+        ("one", "such as 1 or 0.5"),
+    ],
+)
+def test_bad_gpus_per_actor_is_refused_naming_the_flag(
+    tmp_path: Path, value: str, why: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     source = tmp_path / "in.jsonl"
     source.write_text('{"question": "q", "response": "r"}\n', encoding="utf-8")
-    assert main(["score", str(source), "-o", str(tmp_path / "out"), "--ray", "--retry-incomplete"]) == 2
-    assert "without --ray" in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["score", str(source), "-o", str(tmp_path / "out.jsonl"), "--ray", "--gpus-per-actor", value])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--gpus-per-actor" in err and why in err
 
 
 def test_ray_output_equal_to_the_input_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

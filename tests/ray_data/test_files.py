@@ -13,7 +13,7 @@ pq = pytest.importorskip("pyarrow.parquet")
 pytest.importorskip("ray")
 
 from trustscore.cli import UsageError  # noqa: E402
-from trustscore.ray.files import as_location, count_rows, existing_ids, format_of  # noqa: E402
+from trustscore.ray.files import as_location, count_rows, drop_rows, format_of, previous_rows  # noqa: E402
 
 
 def test_formats_come_from_the_name() -> None:
@@ -34,7 +34,7 @@ def test_a_torn_jsonl_line_is_cut_and_its_row_left_to_score(tmp_path: Path) -> N
     out.mkdir()
     (out / "a_000000.jsonl").write_text(json.dumps({"id": "r1"}) + "\n" + '{"id": "r2", "sco')
     (out / "b_000000.jsonl").write_text(json.dumps({"id": "r3"}) + "\n")
-    assert existing_ids(str(out), "jsonl") == {"r1", "r3"}
+    assert previous_rows(str(out), "jsonl") == {"r1": True, "r3": True}
     assert (out / "a_000000.jsonl").read_text() == json.dumps({"id": "r1"}) + "\n"
     assert count_rows(str(out), "jsonl") == 2
 
@@ -45,7 +45,7 @@ def test_a_parquet_file_cut_short_is_removed(tmp_path: Path) -> None:
     pq.write_table(pa.table({"id": ["r1", "r2"]}), out / "a.parquet")
     whole = (out / "a.parquet").read_bytes()
     (out / "b.parquet").write_bytes(whole[: len(whole) // 2])
-    assert existing_ids(str(out), "parquet") == {"r1", "r2"}
+    assert previous_rows(str(out), "parquet") == {"r1": True, "r2": True}
     assert sorted(p.name for p in out.iterdir()) == ["a.parquet"]
 
 
@@ -54,13 +54,35 @@ def test_foreign_output_is_refused_not_touched(tmp_path: Path) -> None:
     out.mkdir()
     pq.write_table(pa.table({"name": ["x"]}), out / "a.parquet")
     with pytest.raises(UsageError, match="no id column"):
-        existing_ids(str(out), "parquet")
+        previous_rows(str(out), "parquet")
     jsonl = tmp_path / "out.jsonl"
     jsonl.mkdir()
     (jsonl / "a.jsonl").write_text("hello\n")
     with pytest.raises(UsageError, match=r"a\.jsonl:1: not a trustscore result row"):
-        existing_ids(str(jsonl), "jsonl")
+        previous_rows(str(jsonl), "jsonl")
     file_output = tmp_path / "single.jsonl"
     file_output.write_text("")
     with pytest.raises(UsageError, match="is a file"):
-        existing_ids(str(file_output), "jsonl")
+        previous_rows(str(file_output), "jsonl")
+
+
+def test_drop_rows_rewrites_only_the_files_holding_them(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    out.mkdir()
+    a = [{"id": "r1", "complete": True}, {"id": "r2", "complete": False}]
+    (out / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in a))
+    (out / "b.jsonl").write_text(json.dumps({"id": "r3", "complete": True}) + "\n")
+    untouched = (out / "b.jsonl").stat().st_mtime_ns
+    assert previous_rows(str(out), "jsonl") == {"r1": True, "r2": False, "r3": True}
+    assert drop_rows(str(out), "jsonl", {"r2"}) == 1
+    assert previous_rows(str(out), "jsonl") == {"r1": True, "r3": True}
+    assert (out / "b.jsonl").stat().st_mtime_ns == untouched
+    assert sorted(p.name for p in out.iterdir()) == ["a.jsonl", "b.jsonl"], "no temporary file left"
+
+    parquet = tmp_path / "out.parquet"
+    parquet.mkdir()
+    table = pa.table({"id": ["p1", "p2", "p3"], "complete": [False, True, None]})
+    pq.write_table(table, parquet / "a.parquet")
+    assert previous_rows(str(parquet), "parquet") == {"p1": False, "p2": True, "p3": False}
+    assert drop_rows(str(parquet), "parquet", {"p1", "p3", "elsewhere"}) == 2
+    assert pq.read_table(parquet / "a.parquet").column("id").to_pylist() == ["p2"]

@@ -1,8 +1,10 @@
 """``trustscore score --ray`` on a local two-CPU Ray against the test kit's fake vLLM server.
 
 The Ray path must give what the local command gives for the same input, resume after its driver is
-killed, lose nothing when an actor dies mid-batch, and write every row (with reasons) when the
-judge endpoint is down. Run with ``pytest -m ray`` (needs the [ray] extra).
+killed, lose nothing when an actor dies mid-batch, write a sample that keeps killing its actor as a
+row with its reason (and its batch mates scored), retry incomplete rows on request, refuse duplicate
+ids, reserve GPUs when asked, and write every row (with reasons) when the judge endpoint is down.
+Run with ``pytest -m ray`` (needs the [ray] extra).
 """
 
 from __future__ import annotations
@@ -41,16 +43,69 @@ from e2e_helpers import (  # noqa: E402
 
 from trustscore import Config  # noqa: E402
 from trustscore.cli import main  # noqa: E402
-from trustscore.ray.files import existing_ids, output_rows  # noqa: E402
+from trustscore.ray.files import output_rows, previous_rows  # noqa: E402
 from trustscore.testing import FakeVLLMServer, LatencyModel, judge_policy  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
 
+POISON_PLUGIN = """
+import os
+import signal
+
+from pydantic import BaseModel
+
+from trustscore import register_signal
+from trustscore.types import Signal
+
+
+class PoisonConfig(BaseModel):
+    marker: str = "POISON"
+
+
+class Poison:
+    name = "poison"
+    version = "1"
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    async def run(self, sample):
+        if self.marker in sample.response:
+            os.kill(os.getpid(), signal.SIGKILL)  # what a crash in native code or the OOM killer does
+        return Signal(name="poison", value=1.0)
+
+
+@register_signal("poison", config=PoisonConfig, kind="local")
+def build(config, ctx):
+    return Poison(config.marker)
+"""
+
+
 @pytest.fixture(scope="module")
-def local_ray() -> Iterator[str]:
-    """One local Ray for the module (starting one takes seconds); yields its address."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A site directory holding the ``poison`` signal plug-in, found through its entry point."""
+    site = tmp_path_factory.mktemp("site")
+    (site / "poison_signal.py").write_text(POISON_PLUGIN, encoding="utf-8")
+    dist = site / "poison_signal-1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: poison-signal\nVersion: 1\n")
+    (dist / "entry_points.txt").write_text("[trustscore.signals]\npoison = poison_signal\n")
+    return site
+
+
+@pytest.fixture(scope="module")
+def local_ray(plugin_site: Path) -> Iterator[str]:
+    """One local Ray for the module (starting one takes seconds); yields its address. Its workers
+    see the poison plug-in; it declares one (pretend) GPU, so GPU reservations can be scheduled."""
+    path = os.pathsep.join(p for p in (str(plugin_site), os.environ.get("PYTHONPATH")) if p)
+    ray.init(
+        num_cpus=2,
+        num_gpus=1,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": path}},
+    )
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
@@ -255,7 +310,7 @@ def test_resume_after_the_driver_is_killed(local_ray: str, tmp_path: Path) -> No
         finally:
             driver.send_signal(signal.SIGKILL)
             driver.wait()
-        first = existing_ids(str(output), "jsonl")  # also drops a line the kill cut short
+        first = set(previous_rows(str(output), "jsonl"))  # also drops a line the kill cut short
         assert 0 < len(first) < 24, "the driver was not killed mid-run"
         _wait_for(lambda: not _actor_pids(), 30, "the dead job's actors to go")
 
@@ -280,3 +335,137 @@ def test_score_dataset_from_python(local_ray: str, fake_vllm: FakeVLLMServer, tm
     for row in out.values():
         assert row["typed"]["score"] == row["score"] and row["typed"]["error"] is None
         assert row["label"] in (0, 1) and list(row["signals"]) == list(JUDGES)
+
+
+@pytest.fixture
+def poison_registered(plugin_site: Path, signal_registry: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The driver validates ``[signals.poison]``, so it registers the plug-in too (for this test)."""
+    monkeypatch.syspath_prepend(str(plugin_site))
+    import importlib
+
+    importlib.import_module("poison_signal")
+
+
+def test_a_sample_that_kills_its_actor_is_written_with_its_reason(
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, poison_registered: None
+) -> None:
+    from trustscore.ray.actor import SAMPLE_DEATHS
+
+    data = ensemble_dict(fake_vllm.base_url)
+    data["signals"] = {"poison": {"marker": "POISON"}}
+    config = tmp_path / "trustscore.toml"
+    config.write_text(to_toml(data), encoding="utf-8")
+    items = rows(8)
+    items[5]["response"] += " POISON"
+    source = write_jsonl(tmp_path / "in.jsonl", items)
+    output = tmp_path / "out.jsonl"
+    assert score_ray(source, output, config, "--actors", "1", "--batch-size", "4") == 0
+
+    out = by_id(output_rows(str(output), "jsonl"))
+    assert set(out) == {f"r{i}" for i in range(8)}, "a row was dropped"
+    poisoned = out.pop("r5")
+    assert poisoned["score"] is None and poisoned["complete"] is False and poisoned["label"] == 1
+    assert poisoned["error"].startswith(f"the worker died while scoring this sample {SAMPLE_DEATHS} times")
+    for row in out.values():  # its batch mates r4, r6, r7 included
+        assert row["complete"] and row["score"] is not None and row["signals"]["poison"]["value"] == 1.0
+
+    requests = len(fake_vllm.engine.completion_requests())
+    assert score_ray(source, output, config, "--actors", "1") == 0
+    assert len(fake_vllm.engine.completion_requests()) == requests, "a plain rerun scored a row again"
+
+    data["signals"] = {"poison": {"marker": "never in a response"}}  # the crash is fixed
+    config.write_text(to_toml(data), encoding="utf-8")
+    assert score_ray(source, output, config, "--actors", "1", "--retry-incomplete") == 0
+    again = by_id(output_rows(str(output), "jsonl"))
+    assert set(again) == {f"r{i}" for i in range(8)}
+    assert again["r5"]["complete"] and again["r5"]["score"] is not None and "error" not in again["r5"]
+    rescored = (len(fake_vllm.engine.completion_requests()) - requests) // REQUESTS_PER_SAMPLE
+    assert rescored == 1, "only the incomplete row is scored again"
+
+
+def test_retry_incomplete_rescores_only_incomplete_rows_parquet(
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    source = write_jsonl(tmp_path / "in.jsonl", rows(6))
+    output = tmp_path / "out.parquet"
+    down = write_config(tmp_path, closed_port_url(), max_retries=0)
+    assert score_ray(source, output, down, "--actors", "1", "--batch-size", "3") == 0
+    assert set(previous_rows(str(output), "parquet").values()) == {False}, "judges down: all incomplete"
+
+    up = write_config(tmp_path, fake_vllm.base_url)
+    requests = len(fake_vllm.engine.completion_requests())
+    assert score_ray(source, output, up, "--actors", "1") == 0
+    kept = len(fake_vllm.engine.completion_requests()) == requests
+    assert kept, "incomplete rows are kept without the flag"
+    assert "kept 6 incomplete row(s) of an earlier run" in capsys.readouterr().err
+
+    assert score_ray(source, output, up, "--actors", "1", "--retry-incomplete") == 0
+    out = by_id(output_rows(str(output), "parquet"))
+    assert set(out) == {f"r{i}" for i in range(6)}
+    assert all(r["complete"] and len(r["used_signals"]) == len(JUDGES) + 1 for r in out.values())
+    assert len(fake_vllm.engine.completion_requests()) - requests == 6 * REQUESTS_PER_SAMPLE
+    assert "6 row(s) scored (6 of them incomplete before), 0 already done" in capsys.readouterr().err
+
+    requests = len(fake_vllm.engine.completion_requests())
+    assert score_ray(source, output, up, "--actors", "1", "--retry-incomplete") == 0
+    assert len(fake_vllm.engine.completion_requests()) == requests, "complete rows are never rescored"
+
+
+def test_duplicate_ids_are_refused_before_anything_is_scored(
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path, fake_vllm.base_url)
+    items = rows(5) + [rows(3)[2]]
+    source = write_jsonl(tmp_path / "in.jsonl", items)
+    assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1") == 2
+    assert "id(s) 'r2' occur more than once" in capsys.readouterr().err
+    assert not fake_vllm.engine.completion_requests()
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_duplicates_are_confirmed_exactly_not_by_hash(local_ray: str) -> None:
+    from trustscore.ray.unique import duplicate_ids
+
+    ids = [f"x{i}" for i in range(600)]
+    ds = ray.data.from_items([{"id": i} for i in [*ids, "x7", "x500", "x7"]], override_num_blocks=4)
+    assert duplicate_ids(ds) == ["x500", "x7"]
+    # One-byte hashes: 600 ids in 256 buckets collide many times over; only real repeats are named.
+    assert duplicate_ids(ds, hash_bytes=1) == ["x500", "x7"]
+    assert duplicate_ids(ray.data.from_items([{"id": i} for i in ids]), hash_bytes=1) == []
+
+
+def test_gpus_per_actor_reach_ray(
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import trustscore.ray
+
+    seen: list[dict[str, Any]] = []
+    real = ray.data.Dataset.map_batches
+
+    def spy(self: Any, fn: Any, **kwargs: Any) -> Any:
+        seen.append({"fn": fn, **kwargs})
+        return real(self, fn, **kwargs)
+
+    monkeypatch.setattr(ray.data.Dataset, "map_batches", spy)
+    ds = ray.data.from_items(rows(3))
+    scored = trustscore.ray.score_dataset(ds, Config.from_dict(ensemble_dict(fake_vllm.base_url)), num_gpus=1)
+    assert len(scored.take_all()) == 3, "the actor was scheduled on the (pretend) GPU"
+    (stage,) = [call for call in seen if call["fn"].__name__ == "ScoreBatches"]
+    assert stage["num_gpus"] == 1 and stage["num_cpus"] == 1
+    assert stage["compute"].min_size == stage["compute"].max_size == 1
+    assert "max_task_retries" not in stage, "deprecated ray_remote_args are not used"
+
+
+def test_more_gpus_than_the_cluster_has_is_a_clear_error(
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import trustscore.ray
+
+    ds = ray.data.from_items(rows(2))
+    needs = r"num_gpus=1 for 2 actor\(s\) needs 2 GPU\(s\) but the Ray cluster has 1"
+    with pytest.raises(ValueError, match=needs):
+        trustscore.ray.score_dataset(ds, Config(), actors=2, num_gpus=1)
+    config = write_config(tmp_path, fake_vllm.base_url)
+    source = write_jsonl(tmp_path / "in.jsonl", rows(2))
+    assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1", "--gpus-per-actor", "2") == 2
+    assert "--gpus-per-actor=2 for 1 actor(s) needs 2 GPU(s)" in capsys.readouterr().err

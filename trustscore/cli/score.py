@@ -116,8 +116,9 @@ def build_scorer(config: Path | None, *, no_cache: bool) -> Scorer:
 def run(args: argparse.Namespace) -> int:
     if args.ray:
         return run_ray(args)
-    if args.address is not None or args.actors is not None or args.batch_size is not None:
-        raise UsageError("--address, --actors and --batch-size only apply with --ray")
+    ray_only = (args.address, args.actors, args.batch_size, args.gpus_per_actor)
+    if any(value is not None for value in ray_only):
+        raise UsageError("--address, --actors, --batch-size and --gpus-per-actor only apply with --ray")
     check_output_path(args.input, args.output)
     rows = InputFile.check(args.input)
     if args.budget is not None and not args.budget > 0:

@@ -33,7 +33,7 @@ from pydantic import JsonValue
 
 from trustscore.deadline import checkpoint
 from trustscore.grounding.config import GroundingConfig
-from trustscore.grounding.text import Word, pair_keys, split_sentences, support_keys, words
+from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
 from trustscore.hashing import canonical_json, short_hash
 from trustscore.types import Sample, Signal, Span, Usage
 
@@ -60,7 +60,7 @@ def _load_wordfreq() -> None:
             _wordfreq_loaded = True
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=WORD_CACHE_SIZE)
 def _rarity(word: str) -> float:
     """0.05 for the commonest English words up to 1 for rare ones (Zipf 7 -> 0, Zipf <= 3 -> 1)."""
     if not _wordfreq_loaded:

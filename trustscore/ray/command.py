@@ -9,7 +9,10 @@ a cluster of several nodes IN and OUT must be storage every node sees (Ray reads
 files on whichever node runs the task).
 The Ray path parses rows exactly as the local command does, but it streams: an invalid row does not
 stop the run, it is written out with ``error`` set and no score. Ids must be unique as in the local
-command; the Ray path does not check it (that takes a pass over the whole input).
+command: a first pass over the input checks it (8 bytes a row on the driver, see ``unique.py``).
+Resume follows the local command: ids already in OUT are skipped, incomplete rows included, unless
+``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again.
+``--gpus-per-actor`` reserves GPUs for each actor (local signals that run a model on the GPU).
 """
 
 from __future__ import annotations
@@ -38,6 +41,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--actors", type=_positive_int, help="scoring actors, one CPU each (default: CPUs - 1)"
     )
     group.add_argument(
+        "--gpus-per-actor",
+        type=_gpus,
+        metavar="N",
+        help="GPUs Ray reserves for each actor, for GPU-bound local signals (e.g. 1 or 0.5; default none)",
+    )
+    group.add_argument(
         "--batch-size",
         type=_positive_int,
         help=f"samples per actor call, the unit Ray retries (default {DEFAULT_BATCH_SIZE})",
@@ -51,16 +60,25 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _gpus(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of GPUs such as 1 or 0.5 (got {text!r})"
+        ) from None
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"must be a positive number of GPUs (got {text})")
+    if value > 1 and value != int(value):
+        raise argparse.ArgumentTypeError(f"above 1 must be a whole number of GPUs (got {text})")
+    return value
+
+
 def run_ray(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from trustscore.cli import UsageError
 
-    if args.retry_incomplete:
-        raise UsageError(
-            "--retry-incomplete is not supported with --ray yet (the output is a directory of part files "
-            "written by many workers): score the incomplete rows again without --ray, or into a new directory"
-        )
     source_text, output_text = str(args.input), str(args.output)
     local = "://" not in source_text and "://" not in output_text
     if source_text == output_text or (local and Path(source_text).resolve() == Path(output_text).resolve()):
@@ -73,8 +91,9 @@ def run_ray(args: argparse.Namespace) -> int:
             "--ray needs Ray Data: pip install 'trustscore[ray]' (or bash scripts/setup --ray)"
         ) from None
     from trustscore.config import Config
-    from trustscore.ray.dataset import prepare_lines, prepare_records, score_prepared
-    from trustscore.ray.files import JsonlSink, as_location, count_rows, existing_ids, format_of
+    from trustscore.ray.dataset import check_gpus, prepare_lines, prepare_records, score_prepared
+    from trustscore.ray.files import JsonlSink, as_location, count_rows, drop_rows, format_of, previous_rows
+    from trustscore.ray.unique import duplicate_ids
 
     source, output = as_location(args.input), as_location(args.output)
     in_format = format_of(source, role="input")
@@ -86,33 +105,45 @@ def run_ray(args: argparse.Namespace) -> int:
     config = Config.from_toml(args.config) if args.config else Config()
 
     started = time.perf_counter()
-    done = existing_ids(output, out_format)
-    before = len(done)
+    previous = previous_rows(output, out_format)
+    incomplete = [i for i, complete in previous.items() if not complete]
     own_ray = not ray.is_initialized()
     if own_ray:
         ray.init(address=args.address, log_to_driver=False)
     try:
         ray.data.DataContext.get_current().enable_progress_bars = not args.no_progress
         actors = args.actors or _default_actors(ray.cluster_resources())
-        skip = {"skip": frozenset(done)}
-        if in_format == "jsonl":
-            prepared = ray.data.read_text(source).map_batches(
-                prepare_lines, batch_format="pyarrow", fn_kwargs=skip
+        try:
+            check_gpus(args.gpus_per_actor, actors, ray.cluster_resources(), name="--gpus-per-actor")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        read = ray.data.read_text if in_format == "jsonl" else ray.data.read_parquet
+        prepare = prepare_lines if in_format == "jsonl" else prepare_records
+
+        def prepared(skip: frozenset[str]) -> ray.data.Dataset:
+            return read(source).map_batches(prepare, batch_format="pyarrow", fn_kwargs={"skip": skip})
+
+        repeated = duplicate_ids(prepared(frozenset()))
+        if repeated:
+            raise UsageError(
+                f"input {source}: id(s) {', '.join(map(repr, repeated))} occur more than once; ids must be "
+                "unique (they are how an interrupted run resumes)"
             )
-        else:
-            prepared = ray.data.read_parquet(source).map_batches(
-                prepare_records, batch_format="pyarrow", fn_kwargs=skip
-            )
-        del done
+        retried = drop_rows(output, out_format, frozenset(incomplete)) if args.retry_incomplete else 0
+        skip = frozenset(i for i, complete in previous.items() if complete or not args.retry_incomplete)
+        before, kept_incomplete = len(skip), 0 if args.retry_incomplete else len(incomplete)
+        del previous, incomplete
         scored = score_prepared(
-            prepared,
+            prepared(skip),
             config,
             actors=actors,
             batch_size=args.batch_size or DEFAULT_BATCH_SIZE,
             concurrency=args.concurrency,
             budget_s=args.budget,
             no_cache=args.no_cache,
+            num_gpus=args.gpus_per_actor,
         )
+        del skip
         if out_format == "jsonl":
             scored.write_datasink(JsonlSink(output))
         else:
@@ -122,10 +153,17 @@ def run_ray(args: argparse.Namespace) -> int:
             ray.shutdown()
     total = count_rows(output, out_format)
     print(
-        f"trustscore score --ray: {total - before} row(s) scored, {before} already done, "
-        f"{actors} actor(s), {time.perf_counter() - started:.1f}s -> {output}",
+        f"trustscore score --ray: {total - before} row(s) scored ({retried} of them incomplete before), "
+        f"{before - kept_incomplete} already done, {actors} actor(s), "
+        f"{time.perf_counter() - started:.1f}s -> {output}",
         file=sys.stderr,
     )
+    if kept_incomplete:
+        print(
+            f"trustscore score --ray: kept {kept_incomplete} incomplete row(s) of an earlier run; "
+            "rerun with --retry-incomplete to score them again",
+            file=sys.stderr,
+        )
     return 0
 
 

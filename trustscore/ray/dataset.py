@@ -11,15 +11,16 @@ loaded once) and runs ``score_many`` on up to ``CALLS_PER_ACTOR`` batches at onc
 the Scorer's own limits (``limits.max_concurrent_samples``) apply, and every batch of an actor
 shares its endpoints' concurrency limits.
 
-Fault tolerance is Ray's: an actor that dies mid-batch is restarted and the batch is run again on
-it (Ray Data's default ``max_restarts=-1``; each batch at most ``BATCH_RETRIES`` more times, then
-the run fails and a rerun resumes). A sample that raises inside ``score_many`` is not a batch
-failure: it is written with its reason.
+Fault tolerance: an actor that dies mid-batch is restarted by Ray and the batch is run again on it
+(Ray Data's defaults, ``max_restarts=-1`` and ``max_task_retries=-1``). A batch that keeps killing
+its actor is not retried forever and does not fail the run: after ``BATCH_DEATHS`` deaths its samples
+are scored one at a time, and a sample that still kills its actor is written with an ``error`` saying
+so (see ``actor.py``; the counts live in a :class:`~trustscore.ray.ledger.DeathLedger`). A sample
+that raises inside ``score_many`` is not a batch failure either: it is written with its reason.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +29,7 @@ import pyarrow as pa
 
 from trustscore.config import Config
 from trustscore.ray.actor import ScoreBatches
+from trustscore.ray.ledger import DeathLedger
 from trustscore.ray.command import DEFAULT_BATCH_SIZE
 from trustscore.ray.rows import PreparedRow, prepare_line, prepare_record
 
@@ -35,17 +37,13 @@ if TYPE_CHECKING:
     import ray.data
 
 __all__ = [
-    "BATCH_RETRIES",
     "CALLS_PER_ACTOR",
+    "check_gpus",
     "prepare_lines",
     "prepare_records",
     "score_dataset",
     "score_prepared",
 ]
-
-BATCH_RETRIES = 3
-"""Re-runs of one batch after its actor died, before the run fails (Ray's default is unlimited: a
-batch that kills every actor it lands on would loop forever)."""
 
 CALLS_PER_ACTOR = 4
 """Batches one actor scores at once (threads calling into its one event loop and Scorer, which serves
@@ -64,14 +62,19 @@ def score_dataset(
     concurrency: int | None = None,
     budget_s: float | None = None,
     no_cache: bool = False,
+    num_gpus: float | None = None,
     skip_ids: Collection[str] = (),
 ) -> ray.data.Dataset:
     """Score every row of ``ds`` (columns question, response, optional context and id; any other
     column is carried through) and return the result rows, one per input row.
 
     Columns out: ``id``, ``score``, ``calibrated``, ``fusion``, ``complete``, ``seconds``, ``error``
-    (why a row has no score: invalid input, or scoring raised) and ``result``, the whole row as JSON
-    exactly as ``trustscore score`` writes it. Rows whose id is in ``skip_ids`` are left out.
+    (why a row has no score: invalid input, scoring raised, or the sample kept killing its worker)
+    and ``result``, the whole row as JSON exactly as ``trustscore score`` writes it. Rows whose id is
+    in ``skip_ids`` are left out. ``num_gpus``: GPUs Ray reserves for each actor, for local signals
+    that run a model on the GPU (white-box, encoders); None reserves none. Ids are not checked for
+    repeats here (that is a pass over the whole input): ``trustscore score --ray`` checks them with
+    :func:`trustscore.ray.unique.duplicate_ids`, which takes any Dataset with an ``id`` column.
     """
     prepared = ds.map_batches(
         prepare_records, batch_format="pyarrow", fn_kwargs={"skip": frozenset(skip_ids)}
@@ -84,6 +87,7 @@ def score_dataset(
         concurrency=concurrency,
         budget_s=budget_s,
         no_cache=no_cache,
+        num_gpus=num_gpus,
     )
 
 
@@ -96,39 +100,27 @@ def score_prepared(
     concurrency: int | None = None,
     budget_s: float | None = None,
     no_cache: bool = False,
+    num_gpus: float | None = None,
 ) -> ray.data.Dataset:
     """The actor-pool stage over rows made by :func:`prepare_lines` / :func:`prepare_records`."""
+    import ray
+    import ray.data
+
     if actors < 1:
         raise ValueError(f"actors must be at least 1 (got {actors})")
     if batch_size < 1:
         raise ValueError(f"batch_size must be at least 1 (got {batch_size})")
     if budget_s is not None and not budget_s > 0:
         raise ValueError(f"budget_s must be a positive number of seconds (got {budget_s})")
+    check_gpus(num_gpus, actors, ray.cluster_resources() if ray.is_initialized() else None, name="num_gpus")
     cfg = config if isinstance(config, Config) else (Config.from_toml(config) if config else Config())
-    with warnings.catch_warnings():
-        # Ray 2.60 has no named parameter for max_task_retries yet; its default (-1) retries forever.
-        warnings.filterwarnings(
-            "ignore", message="`ray_remote_args` is deprecated", category=DeprecationWarning
-        )
-        return _score_stage(prepared, cfg, actors, batch_size, concurrency, budget_s, no_cache)
-
-
-def _score_stage(
-    prepared: ray.data.Dataset,
-    cfg: Config,
-    actors: int,
-    batch_size: int,
-    concurrency: int | None,
-    budget_s: float | None,
-    no_cache: bool,
-) -> ray.data.Dataset:
-    import ray.data
-
+    ledger = ray.remote(num_cpus=0)(DeathLedger).remote()
     return prepared.map_batches(
         ScoreBatches,
         fn_constructor_kwargs={
             # Plain JSON data crosses to the actors; each rebuilds and validates its own Config.
             "config": cfg.model_dump(mode="json"),
+            "ledger": ledger,
             "no_cache": no_cache,
             "concurrency": concurrency,
             "budget_s": budget_s,
@@ -139,8 +131,31 @@ def _score_stage(
             size=actors, max_concurrent_calls_per_actor=CALLS_PER_ACTOR, enable_true_multi_threading=True
         ),
         num_cpus=1,
-        max_task_retries=BATCH_RETRIES,
+        num_gpus=num_gpus,
     )
+
+
+def check_gpus(
+    num_gpus: float | None, actors: int, resources: dict[str, float] | None, *, name: str
+) -> None:
+    """A GPU count per actor must be a positive number (whole above 1, as Ray requires); with the
+    cluster's resources known, a pool needing more GPUs than the cluster has is refused now (Ray
+    would wait for them without end)."""
+    if num_gpus is None:
+        return
+    if isinstance(num_gpus, bool) or not isinstance(num_gpus, int | float) or not 0 < num_gpus < 1e6:
+        raise ValueError(
+            f"{name} must be a positive number of GPUs per actor, e.g. 1 or 0.5 (got {num_gpus!r})"
+        )
+    if num_gpus > 1 and num_gpus != int(num_gpus):
+        raise ValueError(f"{name} above 1 must be a whole number of GPUs (got {num_gpus})")
+    have, need = (resources or {}).get("GPU", 0.0), num_gpus * actors
+    if resources is not None and have < need:
+        raise ValueError(
+            f"{name}={num_gpus:g} for {actors} actor(s) needs {need:g} GPU(s) but the Ray cluster has "
+            f"{have:g}: start Ray on GPU nodes (ray start --num-gpus N), use fewer actors, or leave "
+            f"{name} out to score on CPUs"
+        )
 
 
 def prepare_lines(batch: pa.Table, skip: Collection[str] = frozenset()) -> pa.Table:

@@ -3,7 +3,10 @@
 The output is a directory (Ray writes one file per block, from whichever node scored it): JSONL
 files whose lines are exactly the local CLI's result rows, or Parquet files with the typed columns
 and that same row as ``result``. Re-running with the same output directory reads the ids already
-there and scores only the rest; new files are added beside the old ones.
+there and scores only the rest; new files are added beside the old ones. As in the local CLI,
+``--retry-incomplete`` first removes the incomplete rows (``complete`` false: a missing signal a rerun
+may fix, or no score at all with an ``error``) from the files that hold them, so those samples are
+scored again and the output keeps one row per id.
 
 A run killed mid-write can leave one file cut short. Resume repairs it before reading: a JSONL file
 loses its torn last line (that row is scored again), an unreadable Parquet file is removed (its rows
@@ -12,12 +15,15 @@ are scored again). Nothing else in the directory is touched.
 
 from __future__ import annotations
 
+import json
 import re
 import sys
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Literal
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 from ray.data.block import BlockAccessor
@@ -25,7 +31,16 @@ from ray.data.datasource import BlockBasedFileDatasink
 
 from trustscore.cli import UsageError
 
-__all__ = ["Format", "JsonlSink", "as_location", "count_rows", "existing_ids", "format_of", "output_rows"]
+__all__ = [
+    "Format",
+    "JsonlSink",
+    "as_location",
+    "count_rows",
+    "drop_rows",
+    "format_of",
+    "output_rows",
+    "previous_rows",
+]
 
 Format = Literal["jsonl", "parquet"]
 
@@ -88,18 +103,51 @@ def _data_files(fs: pafs.FileSystem, root: str) -> list[str]:
     )
 
 
-def existing_ids(location: str, fmt: Format) -> set[str]:
-    """Ids already written under the output directory, after repairing a file cut short."""
+def previous_rows(location: str, fmt: Format) -> dict[str, bool]:
+    """Id -> complete, for each row already under the output directory, after repairing a file cut
+    short. A row without ``complete`` counts as complete, as in the local CLI."""
     fs, root = _filesystem(location)
-    ids: set[str] = set()
+    rows: dict[str, bool] = {}
     for path in _data_files(fs, root):
-        ids.update(_jsonl_ids(fs, path) if fmt == "jsonl" else _parquet_ids(fs, path))
-    return ids
+        rows.update(_jsonl_rows(fs, path) if fmt == "jsonl" else _parquet_rows(fs, path))
+    return rows
 
 
-def _jsonl_ids(fs: pafs.FileSystem, path: str) -> list[str]:
-    import json
+def drop_rows(location: str, fmt: Format, ids: Collection[str]) -> int:
+    """Remove the rows of ``ids`` from the files under the output directory; return how many went.
 
+    Only files holding such a row are rewritten: into a hidden file beside it (never read as
+    output), then moved over it, so a run killed meanwhile leaves the old file whole.
+    """
+    fs, root = _filesystem(location)
+    dropped = 0
+    for path in _data_files(fs, root):
+        if fmt == "jsonl":
+            with fs.open_input_stream(path) as f:
+                lines = f.read().decode("utf-8").splitlines(keepends=True)
+            keep = [line for line in lines if not line.strip() or str(json.loads(line)["id"]) not in ids]
+            gone = len(lines) - len(keep)
+            if gone:
+                _replace(fs, path, lambda f, keep=keep: f.write("".join(keep).encode("utf-8")))
+        else:
+            table = pq.read_table(path, filesystem=fs)
+            kept = table.filter(pc.invert(pc.is_in(table.column("id"), pa.array(list(ids), pa.string()))))
+            gone = table.num_rows - kept.num_rows
+            if gone:
+                _replace(fs, path, lambda f, kept=kept: pq.write_table(kept, f))
+        dropped += gone
+    return dropped
+
+
+def _replace(fs: pafs.FileSystem, path: str, write: Callable[[pa.NativeFile], object]) -> None:
+    parent, name = path.rsplit("/", 1)
+    tmp = f"{parent}/.{name}.tmp"
+    with fs.open_output_stream(tmp) as f:
+        write(f)
+    fs.move(tmp, path)
+
+
+def _jsonl_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
     with fs.open_input_stream(path) as f:
         raw = f.read()
     if raw and not raw.endswith(b"\n"):
@@ -108,39 +156,41 @@ def _jsonl_ids(fs: pafs.FileSystem, path: str) -> list[str]:
         with fs.open_output_stream(path) as f:
             f.write(keep)
         raw = keep
-    ids = []
+    rows: dict[str, bool] = {}
     for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            ids.append(str(json.loads(line)["id"]))
-        except (json.JSONDecodeError, KeyError, TypeError):
+            row = json.loads(line)
+            rows[str(row["id"])] = row.get("complete", True) is True
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
             raise UsageError(
                 f"{path}:{number}: not a trustscore result row; remove that file or write to a new directory"
             ) from None
-    return ids
+    return rows
 
 
-def _parquet_ids(fs: pafs.FileSystem, path: str) -> list[str]:
+def _parquet_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
     try:
         with fs.open_input_file(path) as f:
             names = pq.ParquetFile(f).schema_arrow.names
     except pa.ArrowInvalid as e:  # no footer: the writer was killed
         print(f"trustscore: {path}: removing an unreadable file (interrupted write: {e})", file=sys.stderr)
         fs.delete_file(path)
-        return []
+        return {}
     if "id" not in names:
         raise UsageError(
             f"{path}: has no id column, so it is not trustscore output; write to a new directory"
         )
-    table = pq.read_table(path, columns=["id"], filesystem=fs)
-    return [str(v) for v in table.column("id").to_pylist()]
+    columns = ["id", "complete"] if "complete" in names else ["id"]
+    table = pq.read_table(path, columns=columns, filesystem=fs)
+    ids = [str(v) for v in table.column("id").to_pylist()]
+    complete = table.column("complete").to_pylist() if "complete" in names else [True] * len(ids)
+    return {i: c is True for i, c in zip(ids, complete, strict=True)}
 
 
 def output_rows(location: str, fmt: Format) -> list[dict[str, object]]:
     """Every result row under the output directory (for the summary and for tests)."""
-    import json
-
     fs, root = _filesystem(location)
     rows: list[dict[str, object]] = []
     for path in _data_files(fs, root):
