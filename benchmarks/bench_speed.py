@@ -169,7 +169,9 @@ def stream_figures(sizes: list[int], repeats: int, out: dict[str, Any]) -> list[
     return figures
 
 
-def judge_figures(overhead_samples: int, rounds: int, throughput_samples: int, out: dict[str, Any]) -> list[Figure]:
+def judge_figures(
+    overhead_samples: int, rounds: int, throughput_samples: int, out: dict[str, Any]
+) -> list[Figure]:
     overhead = bench_judges.bench_overhead(overhead_samples, rounds)
     out["judges_overhead"] = overhead
     cpu = overhead["cpu_ms_per_request_min_median_max"]
@@ -183,7 +185,7 @@ def judge_figures(overhead_samples: int, rounds: int, throughput_samples: int, o
             "client CPU per request: five-judge ensemble / lone Likert",
             1.2,
             tuple(overhead["ratio_ensemble_to_lone_min_median_max"]),  # type: ignore[arg-type]
-            lambda: f"{ensemble:.2f} vs {lone:.2f} ms per request: the ensemble's prompts, parsing and fusion",
+            lambda: f"{ensemble:.2f} vs {lone:.2f} ms a request: the ensemble's prompts, parsing and fusion",
         ),
         at_least(
             "utilisation of a 16-slot server by the full ensemble",
@@ -255,7 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     rows = args.rows or (40 if quick else 300)
     sizes = [1000, 20000] if quick else [1000, 100000]
     out: dict[str, Any] = {"quick": quick, "load_average_before": os.getloadavg()}
-    print(f"bench_speed: {'quick' if quick else 'full'} run, {args.repeats} repeats, data {data}", file=sys.stderr)
+    mode = "quick" if quick else "full"
+    print(f"bench_speed: {mode} run, {args.repeats} repeats, data {data}", file=sys.stderr)
     figures = offline_figures(data, rows, args.repeats, out)
     figures += stream_figures(sizes, args.repeats, out)
     figures += judge_figures(30 if quick else 100, args.repeats, 200 if quick else 1000, out)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from trustscore.grounding.embedder import (
+    BATCH_TOKENS,
     BUNDLED_MODEL_SHA256,
     Embedder,
     EmbedderError,
@@ -95,6 +96,16 @@ def test_texts_of_mixed_lengths_get_the_vectors_they_get_alone(embedder: Embedde
     together = Embedder(embedder.path, cache_size=0).encode(texts)
     alone = np.stack([Embedder(embedder.path, cache_size=0).encode([t])[0] for t in texts])
     np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+def test_length_batches_hold_at_most_the_token_bound() -> None:
+    lengths = [256] * 40 + [100] * 100 + [5000]
+    batches = length_batches(lengths, batch_size=64)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert all(len(b) * max(lengths[i] for i in b) <= BATCH_TOKENS for b in batches if len(b) > 1)
+    assert [len(b) for b in batches] == [BATCH_TOKENS // 100] * 2 + [100 - 2 * (BATCH_TOKENS // 100)] + [
+        BATCH_TOKENS // 256
+    ] * 2 + [40 - 2 * (BATCH_TOKENS // 256), 1]
 
 
 def test_length_batches_pad_at_most_five_percent_within_the_batch_size() -> None:
