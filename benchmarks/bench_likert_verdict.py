@@ -31,11 +31,10 @@ from typing import Any
 
 import anyio
 
+from benchmarks.bench_judges import make_samples
 from trustscore import Config, Sample, Scorer
 from trustscore.testing import FakeVLLMServer, judge_policy
 from trustscore.testing.script import FakeAnswer, FakeRequest
-
-from benchmarks.bench_judges import make_samples
 
 
 def _rating(request: FakeRequest) -> FakeAnswer:

@@ -32,6 +32,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -84,18 +85,18 @@ import trustscore.cli.score, trustscore.scorer, trustscore.grounding.embedding  
 out["trustscore"] = rss()
 from trustscore.word_frequency import zipf_frequency
 zipf_frequency("the")
-out["word table"] = rss()
+out["wordfreq"] = rss()
 print(json.dumps(out))
 """
 
 
 def resident_parts() -> dict[str, float]:
-    """RSS MiB added by: importing torch + transformers' BERT, then trustscore's scoring path, then the
-    word-frequency table (the parts of the cold score's memory the floor does not have)."""
+    """RSS MiB added by: importing torch + transformers' BERT, then trustscore's scoring path, then
+    wordfreq and the word table (the parts of the cold score's memory the floor does not have)."""
     done = subprocess.run([sys.executable, "-c", _PARTS], capture_output=True, text=True, check=True)
     steps = json.loads(done.stdout.strip().splitlines()[-1])
     names = list(steps)
-    return {b: steps[b] - steps[a] for a, b in zip(names, names[1:], strict=False)}
+    return {b: steps[b] - steps[a] for a, b in pairwise(names)}
 
 
 # -- the sections -------------------------------------------------------------------------------
@@ -117,7 +118,7 @@ def offline_figures(data: Path, rows: int, repeats: int, out: dict[str, Any]) ->
         return (
             f"{extra:.0f} MiB over the floor's {median['floor']['rss_mib']:.0f} MiB; of it, importing "
             f"trustscore's scoring path (pydantic, httpx, anyio, rich) {parts['trustscore']:.0f} MiB and "
-            f"the word-frequency table {parts['word table']:.0f} MiB, which the floor does not load; "
+            f"wordfreq with the word table {parts['wordfreq']:.0f} MiB, which the floor does not load; "
             "the rest is the lane's buffers and the results"
         )
 
@@ -236,7 +237,7 @@ def print_table(figures: list[Figure]) -> None:
         measured = "" if f.measured is None else " / ".join(_num(x) for x in f.measured)
         verdict = "" if f.met is None else ("met" if f.met else "MISSED")
         table.add_row(f.name, f.target, measured, verdict, f.note)
-    Console(width=200).print(table)
+    Console(width=180).print(table)
 
 
 def _num(x: float) -> str:
@@ -261,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bench_speed: {mode} run, {args.repeats} repeats, data {data}", file=sys.stderr)
     figures = offline_figures(data, rows, args.repeats, out)
     figures += stream_figures(sizes, args.repeats, out)
-    figures += judge_figures(30 if quick else 100, args.repeats, 200 if quick else 1000, out)
+    figures += judge_figures(30 if quick else 60, args.repeats, 60 if quick else 200, out)
     figures += likert_figures(40 if quick else 200, args.real_engine, 4 if quick else 8, out)
     out["load_average_after"] = os.getloadavg()
     out["figures"] = [asdict(f) for f in figures]

@@ -48,7 +48,7 @@ def test_the_cli_refuses_a_duplicate_id_and_resumes_exactly(
     seen: list[str | None] = []
 
     def value(sample: object) -> float:
-        seen.append(getattr(sample, "id"))
+        seen.append(sample.id)
         return 0.5
 
     def build(config: Path | None, *, no_cache: bool) -> Scorer:

@@ -4,7 +4,8 @@ Each number, name and content word of the response is looked up, after folding (
 "1,000" = "1000", "five" = "5"), among the words of the context (and of the question). The
 signal is ``1 - weighted unsupported share``: numbers and names weigh 1, content words weigh by
 rarity (wordfreq Zipf frequency, read by :mod:`trustscore.word_frequency`), because an invented rare
-word is far more telling than a common one. Millisecond-fast and model-free: the offline baseline every other signal is compared with.
+word is far more telling than a common one. Millisecond-fast and model-free: the offline baseline
+every other signal is compared with.
 
 The share is taken after adding ``lexical_prior_weight`` of supported evidence to every response:
 a plain share puts a short exact answer with one unmatched word ("approximately 1998") at 50%
