@@ -125,8 +125,9 @@ def offline_figures(data: Path, rows: int, repeats: int, out: dict[str, Any]) ->
     def wall_gap() -> str:
         cpu = r("cold", "floor", "cpu")[1]
         return (
-            f"CPU ratio {cpu:.2f}x (lexical signal, tokenising twice for length batches, JSON out, the "
-            f"scorer); wall also waits on a box at load {os.getloadavg()[0]:.1f} (2 cores)"
+            f"CPU ratio {cpu:.2f}x: beyond the floor's forwards the cold run imports trustscore, runs the "
+            "lexical signal, writes the local-signal cache and the output, and encodes in batches of at "
+            f"most 4,096 tokens; wall also waits on a shared box (load {os.getloadavg()[0]:.1f}, 2 cores)"
         )
 
     def first_gap() -> str:
