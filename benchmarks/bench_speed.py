@@ -1,7 +1,7 @@
 """Every speed and memory ratio of issue 11, side by side in one run, with its target.
 
-    .venv/bin/python -m benchmarks.bench_speed            # the full run (about 25-40 minutes on 2 cores)
-    .venv/bin/python -m benchmarks.bench_speed --quick    # the same figures, smaller (a few minutes)
+    .venv/bin/python -m benchmarks.bench_speed            # the full run (~35 minutes on 2 shared cores)
+    .venv/bin/python -m benchmarks.bench_speed --quick    # the same figures, smaller (~6 minutes)
 
 It calls the four benchmarks' own functions (nothing is measured twice or differently here):
 
