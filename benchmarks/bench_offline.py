@@ -104,13 +104,8 @@ def stats(xs: list[float]) -> str:
     return f"{min(xs):8.2f} {statistics.median(xs):8.2f} {max(xs):8.2f}"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rows", type=int, default=300)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--data", type=Path, default=DATA)
-    args = parser.parse_args()
-
+def run_offline(data: Path, rows: int, repeats: int) -> tuple[str, dict[str, list[Run]]]:
+    """Every arm, ``repeats`` times interleaved; returns a line describing the rows and the runs."""
     from trustscore.grounding.embedder import bundled_model_path
 
     python = sys.executable
@@ -118,27 +113,44 @@ def main() -> None:
     results: dict[str, list[Run]] = {k: [] for k in ("floor", "cold", "warm", "floor load", "first score")}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        rows = work / "rows.jsonl"
-        lines = args.data.read_text().splitlines()[: args.rows]
-        rows.write_text("\n".join(lines) + "\n")
-        texts = unique_texts(rows)
+        rows_file = work / "rows.jsonl"
+        lines = data.read_text().splitlines()[:rows]
+        rows_file.write_text("\n".join(lines) + "\n")
+        texts = unique_texts(rows_file)
         (work / "texts.json").write_text(json.dumps(texts))
         contexts = len({json.dumps(json.loads(line)["context"]) for line in lines})
-        print(f"{len(lines)} rows, {contexts} distinct contexts, {len(texts)} unique texts to embed")
+        info = f"{len(lines)} rows of {data}, {contexts} distinct contexts, {len(texts)} unique texts"
+        print(info, file=sys.stderr)
         floor = [python, "-c", FLOOR, str(bundled_model_path()), str(work / "texts.json")]
         floor_load = [python, "-c", FLOOR, str(bundled_model_path()), "-"]
-        for r in range(args.repeats):
+        for r in range(repeats):
             cache = work / f"cache{r}"
             run_env = {**env, "TRUSTSCORE_CACHE_DIR": str(cache)}
-            score = [python, "-m", "trustscore.cli", "score", str(rows), "--no-progress"]
+            score = [python, "-m", "trustscore.cli", "score", str(rows_file), "--no-progress"]
             results["floor"].append(measure(floor, env))
             results["cold"].append(measure([*score, "-o", str(work / f"cold{r}.jsonl")], run_env))
             results["warm"].append(measure([*score, "-o", str(work / f"warm{r}.jsonl")], run_env))
             results["floor load"].append(measure(floor_load, env))
             first_env = {**env, "TRUSTSCORE_CACHE_DIR": str(work / f"first{r}")}
             results["first score"].append(measure([python, "-c", FIRST_SCORE], first_env))
-            print(f"repeat {r + 1}/{args.repeats} done", flush=True)
+            print(f"offline: repeat {r + 1}/{repeats} done", file=sys.stderr, flush=True)
+    return info, results
 
+
+def ratio(results: dict[str, list[Run]], a: str, b: str, attr: str) -> tuple[float, float, float]:
+    """min / median / max over repeats of arm ``a``'s ``attr`` over arm ``b``'s, taken side by side."""
+    per = sorted(getattr(x, attr) / getattr(y, attr) for x, y in zip(results[a], results[b], strict=True))
+    return per[0], statistics.median(per), per[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=300)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--data", type=Path, default=DATA)
+    args = parser.parse_args()
+    info, results = run_offline(args.data, args.rows, args.repeats)
+    print(info)
     print(f"\n{'':14} {'wall s min/median/max':>27} {'CPU s min/median/max':>27} {'peak RSS MiB min/median/max':>29}")
     for name, runs in results.items():
         print(
@@ -146,18 +158,17 @@ def main() -> None:
             f"{stats([r.rss_mib for r in runs])}"
         )
 
-    def ratio(a: str, b: str, attr: str) -> str:
-        per = sorted(getattr(x, attr) / getattr(y, attr) for x, y in zip(results[a], results[b], strict=True))
-        return f"{per[0]:.2f} / {statistics.median(per):.2f} / {per[-1]:.2f}"
+    def show(a: str, b: str, attr: str) -> str:
+        return " / ".join(f"{x:.2f}" for x in ratio(results, a, b, attr))
 
     print("\nratios per repeat (min / median / max), measured side by side:")
-    print(f"  cold score / floor    wall {ratio('cold', 'floor', 'wall')}  (target <= 1.1)")
-    print(f"  cold score / floor    RSS  {ratio('cold', 'floor', 'rss_mib')}  (target <= 1.2)")
-    print(f"  cold score / floor    CPU  {ratio('cold', 'floor', 'cpu')}")
-    print(f"  cold / warm           wall {ratio('cold', 'warm', 'wall')}  (target >= 5)")
-    print(f"  first score / load    wall {ratio('first score', 'floor load', 'wall')}  (target <= 1.3)")
-    print(f"  first score / load    CPU  {ratio('first score', 'floor load', 'cpu')}")
-    print(f"  first score / load    RSS  {ratio('first score', 'floor load', 'rss_mib')}")
+    print(f"  cold score / floor    wall {show('cold', 'floor', 'wall')}  (target <= 1.1)")
+    print(f"  cold score / floor    RSS  {show('cold', 'floor', 'rss_mib')}  (target <= 1.2)")
+    print(f"  cold score / floor    CPU  {show('cold', 'floor', 'cpu')}")
+    print(f"  cold / warm           wall {show('cold', 'warm', 'wall')}  (target >= 5)")
+    print(f"  first score / load    wall {show('first score', 'floor load', 'wall')}  (target <= 1.3)")
+    print(f"  first score / load    CPU  {show('first score', 'floor load', 'cpu')}")
+    print(f"  first score / load    RSS  {show('first score', 'floor load', 'rss_mib')}")
 
 
 if __name__ == "__main__":

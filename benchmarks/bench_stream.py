@@ -116,6 +116,51 @@ def _spread(values: list[float]) -> dict[str, float]:
     return {"min": min(values), "median": statistics.median(values), "max": max(values)}
 
 
+def run_stream(
+    sizes: list[int], repeats: int, arms: list[str], trees: list[tuple[str, Path]]
+) -> list[dict[str, Any]]:
+    """Every (tree, arm, size), ``repeats`` times interleaved (the box's load drifts): one run each."""
+    runs: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="bench_stream-") as tmp:
+        work = Path(tmp)
+        for n in sizes:
+            with (work / f"in-{n}.jsonl").open("w", encoding="utf-8") as f:
+                for row in samples(n):
+                    f.write(json.dumps(row) + "\n")
+        for repeat in range(repeats):
+            for n in sizes:
+                for label, tree in trees:
+                    for arm in arms:
+                        if label == "baseline" and arm not in BASELINE_ARMS:
+                            continue
+                        print(f"  repeat {repeat + 1}: {label} {arm} {n}", file=sys.stderr, flush=True)
+                        runs.append({"tree": label, "repeat": repeat, **measure(arm, n, work, tree)})
+    return runs
+
+
+def peak_table(runs: list[dict[str, Any]], sizes: list[int]) -> list[dict[str, Any]]:
+    """Per (tree, arm, size): peak MiB, each run's peak over the first size's median peak, us/sample."""
+    table = []
+    for label in dict.fromkeys(r["tree"] for r in runs):
+        for arm in dict.fromkeys(r["arm"] for r in runs if r["tree"] == label):
+            mine = [r for r in runs if r["tree"] == label and r["arm"] == arm]
+            ref = [r["peak_kib"] for r in mine if r["n"] == sizes[0]]
+            for n in sizes:
+                peaks = [r["peak_kib"] for r in mine if r["n"] == n]
+                walls = [r["wall_s"] for r in mine if r["n"] == n]
+                table.append(
+                    {
+                        "tree": label,
+                        "arm": arm,
+                        "n": n,
+                        "peak_mib": _spread([p / 1024 for p in peaks]),
+                        "peak_vs_first_size": _spread([p / statistics.median(ref) for p in peaks]),
+                        "us_per_sample": _spread([w / n * 1e6 for w in walls]),
+                    }
+                )
+    return table
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000,100000", help="numbers of samples (the first is the reference)")
@@ -129,46 +174,14 @@ def main() -> None:
     main_tree = args.tree.resolve()
     trees = [("this" if main_tree == REPO else main_tree.name, main_tree)]
     trees += [("baseline", args.baseline.resolve())] if args.baseline else []
-    runs: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="bench_stream-") as tmp:
-        work = Path(tmp)
-        for n in sizes:
-            with (work / f"in-{n}.jsonl").open("w", encoding="utf-8") as f:
-                for row in samples(n):
-                    f.write(json.dumps(row) + "\n")
-        for repeat in range(args.repeats):  # interleaved: the box's load drifts
-            for n in sizes:
-                for label, tree in trees:
-                    for arm in args.arms.split(","):
-                        if label == "baseline" and arm not in BASELINE_ARMS:
-                            continue
-                        print(f"  repeat {repeat + 1}: {label} {arm} {n}", file=sys.stderr, flush=True)
-                        runs.append({"tree": label, "repeat": repeat, **measure(arm, n, work, tree)})
-    table = []
-    for label, _ in trees:
-        for arm in args.arms.split(","):
-            mine = [r for r in runs if r["tree"] == label and r["arm"] == arm]
-            if not mine:
-                continue
-            ref = [r["peak_kib"] for r in mine if r["n"] == sizes[0]]
-            for n in sizes:
-                peaks = [r["peak_kib"] for r in mine if r["n"] == n]
-                ratios = [p / statistics.median(ref) for p in peaks]
-                walls = [r["wall_s"] for r in mine if r["n"] == n]
-                row = {
-                    "tree": label,
-                    "arm": arm,
-                    "n": n,
-                    "peak_mib": _spread([p / 1024 for p in peaks]),
-                    "peak_vs_first_size": _spread(ratios),
-                    "us_per_sample": _spread([w / n * 1e6 for w in walls]),
-                }
-                table.append(row)
-                print(
-                    f"{label:8} {arm:10} n={n:>7}  peak MiB {_fmt(row['peak_mib'])}  "
-                    f"x{sizes[0]}: {_fmt(row['peak_vs_first_size'], 2)}  "
-                    f"us/sample {_fmt(row['us_per_sample'], 0)}"
-                )
+    runs = run_stream(sizes, args.repeats, args.arms.split(","), trees)
+    table = peak_table(runs, sizes)
+    for row in table:
+        print(
+            f"{row['tree']:8} {row['arm']:10} n={row['n']:>7}  peak MiB {_fmt(row['peak_mib'])}  "
+            f"x{sizes[0]}: {_fmt(row['peak_vs_first_size'], 2)}  "
+            f"us/sample {_fmt(row['us_per_sample'], 0)}"
+        )
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

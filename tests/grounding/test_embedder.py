@@ -9,11 +9,13 @@ import numpy as np
 import pytest
 
 from trustscore.grounding.embedder import (
+    BATCH_TOKENS,
     BUNDLED_MODEL_SHA256,
     Embedder,
     EmbedderError,
     bundled_model_path,
     file_sha256,
+    length_batches,
     load_embedder,
 )
 
@@ -86,6 +88,38 @@ def test_batching_and_the_cache_do_not_change_vectors(embedder: Embedder) -> Non
     np.testing.assert_allclose(one_batch, small_batches, atol=1e-5)
     np.testing.assert_allclose(cached[:7], one_batch, atol=1e-5)
     np.testing.assert_allclose(cached[7:], cached[:7])
+
+
+def test_texts_of_mixed_lengths_get_the_vectors_they_get_alone(embedder: Embedder) -> None:
+    """Length batches pad each text to its batch's width: the vector is the one it gets unpadded."""
+    texts = ["Yes.", "The bridge opened in 1998 after six years of work. " * 6, "It rained.", "A " * 120]
+    together = Embedder(embedder.path, cache_size=0).encode(texts)
+    alone = np.stack([Embedder(embedder.path, cache_size=0).encode([t])[0] for t in texts])
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+def test_length_batches_hold_at_most_the_token_bound() -> None:
+    lengths = [256] * 40 + [100] * 100 + [5000]
+    batches = length_batches(lengths, batch_size=64)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert all(len(b) * max(lengths[i] for i in b) <= BATCH_TOKENS for b in batches if len(b) > 1)
+    assert [len(b) for b in batches] == [BATCH_TOKENS // 100] * 2 + [100 - 2 * (BATCH_TOKENS // 100)] + [
+        BATCH_TOKENS // 256
+    ] * 2 + [40 - 2 * (BATCH_TOKENS // 256), 1]
+
+
+def test_length_batches_pad_at_most_five_percent_within_the_batch_size() -> None:
+    lengths = [12, 250, 13, 12, 40, 41, 42, 12, 255, 14, 90, 12]
+    batches = length_batches(lengths, batch_size=3)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    assert all(len(b) <= 3 for b in batches)
+    for b in batches:
+        assert len(b) * max(lengths[i] for i in b) <= 1.05 * sum(lengths[i] for i in b)
+    widths = [max(lengths[i] for i in b) for b in batches]
+    assert widths == sorted(widths)  # shortest first
+    assert [sorted(lengths[i] for i in b) for b in batches][:2] == [[12, 12, 12], [12, 13]]
+    assert length_batches([], 64) == []
+    assert length_batches([7] * 130, 64) == [list(range(64)), list(range(64, 128)), [128, 129]]
 
 
 def test_long_text_is_truncated_at_the_model_length(embedder: Embedder) -> None:

@@ -8,7 +8,7 @@ through untouched into the output row, so ``trustscore eval`` can read labels la
 The whole input is checked before anything is scored: a bad line stops the run with its line
 number (nothing is silently skipped, so an evaluation never quietly loses rows). The file is then
 read again a row at a time into ``Scorer.stream``, so memory does not grow with it (only the ids
-are kept: duplicates and resume need them).
+are kept, compactly: duplicates and resume need them).
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
 ``id``, ``score``, ``calibrated``, ``fusion``, ``used_signals``, ``signals`` ({name: Signal}),
@@ -31,11 +31,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Collection, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 import anyio
 
+from trustscore.cli.ids import IdIndex
 from trustscore.cli.usage import UsageError
 from trustscore.hashing import canonical_json, short_hash
 from trustscore.ray.command import add_arguments as add_ray_arguments
@@ -174,26 +175,27 @@ class InputRow:
 
 class InputFile:
     """A checked input file, read again lazily (one row at a time) each time it is iterated, so a
-    run's memory does not grow with the file. Only the ids are kept (resume needs them)."""
+    run's memory does not grow with the file. Only the ids are kept (resume needs them), each with the
+    line it is on."""
 
-    def __init__(self, path: Path, ids: Collection[str]) -> None:
+    def __init__(self, path: Path, ids: IdIndex) -> None:
         self.path = path
         self.ids = ids
 
     @classmethod
     def check(cls, path: Path) -> InputFile:
         """Validate every line; the first problem raises UsageError with its line number."""
-        first_line_of: dict[str, int] = {}
+        first_line_of = IdIndex()
         for number, row in _rows(path):
-            previous = first_line_of.setdefault(row.sample.id or "", number)
-            if previous != number:
+            previous = first_line_of.add(row.sample.id or "", number)
+            if previous is not None:
                 raise UsageError(
                     f"{path}:{number}: id {row.sample.id!r} already used on line {previous}; ids must be "
                     f"unique (they are how an interrupted run resumes)"
                 )
         if not first_line_of:
             raise UsageError(f"input file {path} has no samples (expected one JSON object a line)")
-        return cls(path, first_line_of.keys())  # not copied: at 100,000 rows a copy is ~5 MiB
+        return cls(path, first_line_of)
 
     def __iter__(self) -> Iterator[InputRow]:
         for _, row in _rows(self.path):
@@ -268,14 +270,14 @@ def done_ids(path: Path) -> set[str]:
     return {i for i, complete in previous_rows(path).items() if complete}
 
 
-def previous_rows(path: Path) -> dict[str, bool]:
-    """Id -> complete, for each row of an earlier run's output, read a line at a time. A torn last
-    line (the run was killed mid-write) is cut off. A row written before ``complete`` existed counts
-    as complete."""
+def previous_rows(path: Path) -> IdIndex:
+    """Id -> complete (1) or not (0), for each row of an earlier run's output, read a line at a time.
+    A torn last line (the run was killed mid-write) is cut off. A row written before ``complete``
+    existed counts as complete; of two rows with one id, the later one counts."""
+    ids = IdIndex()
     if not path.exists():
-        return {}
+        return ids
     _cut_torn_line(path)
-    ids: dict[str, bool] = {}
     with path.open("rb") as f:
         offset = 0
         for number, raw in enumerate(f, start=1):
@@ -291,7 +293,7 @@ def previous_rows(path: Path) -> dict[str, bool]:
                 continue
             try:
                 row = json.loads(line)
-                ids[str(row["id"])] = row.get("complete", True) is True
+                ids.set(str(row["id"]), int(row.get("complete", True) is True))
             except (json.JSONDecodeError, KeyError, TypeError, AttributeError, RecursionError):
                 raise UsageError(
                     f"{path}:{number}: not a trustscore result row; "
@@ -466,10 +468,13 @@ async def score_file(
     """
     started = time.perf_counter()
     previous = previous_rows(output)
-    incomplete = {i for i, complete in previous.items() if not complete}
+    incomplete = IdIndex()
+    for i, complete in previous.items():
+        if not complete:
+            incomplete.add(i, 0)
     if retry_incomplete and incomplete:
         _drop_rows(output, incomplete)
-        previous = {i: c for i, c in previous.items() if c}
+        previous = previous_rows(output)
     summary = ScoreRunSummary(output=output, judges=scorer.judge_names)
     in_flight: dict[int, InputRow] = {}
     """The rows handed to the stream whose result is not written yet, by their index in it."""
@@ -516,7 +521,7 @@ async def score_file(
     return summary
 
 
-def _count_todo(rows: Iterable[InputRow], previous: dict[str, bool]) -> int | None:
+def _count_todo(rows: Iterable[InputRow], previous: IdIndex) -> int | None:
     """How many rows a run will score, for the progress bar (None when it is not known ahead)."""
     if isinstance(rows, InputFile):
         return sum(1 for i in rows.ids if i not in previous)
@@ -530,7 +535,7 @@ def _write_error(path: Path, error: OSError) -> OSError:
     return OSError(error.errno, f"cannot write the results: {error.strerror or error}", str(path))
 
 
-def _drop_rows(path: Path, ids: set[str]) -> None:
+def _drop_rows(path: Path, ids: IdIndex) -> None:
     """Rewrite ``path`` without the rows of ``ids``, a line at a time (atomically: a crash leaves the
     old file)."""
     tmp = path.with_name(path.name + ".tmp")

@@ -1,7 +1,8 @@
 """The embedder's lane: every forward pass of the embedding model runs on one dedicated thread
 (:class:`trustscore.lane.Lane`, which says why and how the budget binds). Texts of the requests served
-in one round are de-duplicated and share sorted, padded batches; a waiting caller checks its own
-deadline while it waits.
+in one round are de-duplicated and encoded together (the embedder batches them by token count, see
+:func:`trustscore.grounding.embedder.length_batches`); a waiting caller checks its own deadline while
+it waits.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class EncoderLane:
                     raise
 
     def _serve(self, requests: list[_Request]) -> None:
-        unique = sorted({t for r in requests for t in r.texts}, key=len)  # similar lengths: little padding
+        unique = sorted({t for r in requests for t in r.texts})  # a set's order varies: fix it
         try:
             with bound(AllGaveUp(requests)):
                 vectors = self._encode(unique, min(r.batch_size for r in requests))

@@ -3,8 +3,9 @@
 Each number, name and content word of the response is looked up, after folding (case, suffixes,
 "1,000" = "1000", "five" = "5"), among the words of the context (and of the question). The
 signal is ``1 - weighted unsupported share``: numbers and names weigh 1, content words weigh by
-rarity (wordfreq Zipf frequency), because an invented rare word is far more telling than a common
-one. Millisecond-fast and model-free: the offline baseline every other signal is compared with.
+rarity (wordfreq Zipf frequency, read by :mod:`trustscore.word_frequency`), because an invented rare
+word is far more telling than a common one. Millisecond-fast and model-free: the offline baseline
+every other signal is compared with.
 
 The share is taken after adding ``lexical_prior_weight`` of supported evidence to every response:
 a plain share puts a short exact answer with one unmatched word ("approximately 1998") at 50%
@@ -21,7 +22,6 @@ reversed order, as in swapped roles).
 from __future__ import annotations
 
 import math
-import threading
 import time
 from bisect import bisect_right
 from functools import lru_cache
@@ -36,6 +36,7 @@ from trustscore.grounding.config import GroundingConfig
 from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
 from trustscore.hashing import canonical_json, short_hash
 from trustscore.types import Sample, Signal, Span, Usage
+from trustscore.word_frequency import zipf_frequency
 
 __all__ = ["LexicalSupport", "word_weight"]
 
@@ -44,30 +45,10 @@ _KINDS = ("number", "name", "word")
 _NAME_WEIGHT_FLOOR = 0.5
 
 
-_wordfreq_loading = threading.Lock()
-_wordfreq_loaded = False
-
-
-def _load_wordfreq() -> None:
-    """Load wordfreq's English table once, under a lock: concurrent first lookups in 40 worker threads
-    each loaded it (4.9 s CPU against 0.16 s for one load)."""
-    global _wordfreq_loaded
-    with _wordfreq_loading:
-        if not _wordfreq_loaded:
-            from wordfreq import zipf_frequency
-
-            zipf_frequency("the", "en")
-            _wordfreq_loaded = True
-
-
 @lru_cache(maxsize=WORD_CACHE_SIZE)
 def _rarity(word: str) -> float:
     """0.05 for the commonest English words up to 1 for rare ones (Zipf 7 -> 0, Zipf <= 3 -> 1)."""
-    if not _wordfreq_loaded:
-        _load_wordfreq()
-    from wordfreq import zipf_frequency
-
-    return min(1.0, max(0.05, (7.0 - zipf_frequency(word, "en")) / 4.0))
+    return min(1.0, max(0.05, (7.0 - zipf_frequency(word)) / 4.0))
 
 
 def word_weight(word: Word) -> float:

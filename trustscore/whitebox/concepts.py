@@ -20,7 +20,6 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
@@ -80,18 +79,19 @@ class Concept:
     """Character offset of the concept in the question (-1 when not found verbatim)."""
 
 
-@lru_cache(maxsize=1)
-def _ranks() -> dict[str, int]:
-    from wordfreq import top_n_list
-
-    return {w: i for i, w in enumerate(top_n_list("en", MAX_RANK))}
-
-
 def word_rank(word: str) -> int:
     """Frequency rank of a word (0 = most frequent); capitalised or unlisted words get ``MAX_RANK``."""
     if word[:1].isupper():
         return MAX_RANK
-    return _ranks().get(word.lower(), MAX_RANK)
+    return _listed_rank(word.lower())
+
+
+def _listed_rank(word: str) -> int:
+    """The rank in wordfreq's English list (``MAX_RANK`` beyond it or when absent)."""
+    from trustscore.word_frequency import rank
+
+    found = rank(word)
+    return found if found is not None and found < MAX_RANK else MAX_RANK
 
 
 def _rarity(text: str) -> float:
@@ -102,7 +102,7 @@ def _rarity(text: str) -> float:
 def _is_common(text: str, top_n: int) -> bool:
     """One lower-case word among the ``top_n`` most frequent (a capitalised name like "Vienna" is kept)."""
     words = _WORD.findall(text)
-    return len(words) == 1 and not words[0][:1].isupper() and _ranks().get(words[0].lower(), MAX_RANK) < top_n
+    return len(words) == 1 and not words[0][:1].isupper() and _listed_rank(words[0].lower()) < top_n
 
 
 def prepare_concepts(
@@ -169,14 +169,14 @@ def extract_concepts_heuristic(question: str, *, common_top_n: int = 10_000) -> 
         if word[:1].isupper() or any(ch.isdigit() for ch in word) or (len(word) > 1 and word.isupper()):
             return not (
                 i in first_in_sentence
-                and _ranks().get(word.lower(), MAX_RANK) < common_top_n
+                and _listed_rank(word.lower()) < common_top_n
                 and not word.isupper()
             )
         return False
 
     def is_rare(i: int) -> bool:
         word = tokens[i][0].lower()
-        return word not in STOPWORDS and len(word) > 2 and _ranks().get(word, MAX_RANK) >= common_top_n
+        return word not in STOPWORDS and len(word) > 2 and _listed_rank(word) >= common_top_n
 
     spans: list[tuple[int, int]] = []
     i = 0
@@ -203,7 +203,7 @@ def extract_concepts_heuristic(question: str, *, common_top_n: int = 10_000) -> 
     if not spans:
         content = [k for k, (word, _) in enumerate(tokens) if word.lower() not in STOPWORDS and len(word) > 2]
         if content:
-            rarest = max(content, key=lambda k: (_ranks().get(tokens[k][0].lower(), MAX_RANK), -k))
+            rarest = max(content, key=lambda k: (_listed_rank(tokens[k][0].lower()), -k))
             spans = [(rarest, rarest + 1)]
     out = []
     for a, b in spans:
