@@ -60,6 +60,25 @@ def test_callers_that_queue_during_a_forward_share_the_next_round() -> None:
     assert sorted(encode.rounds[1]) == sorted(["later 0", "later 1", "later 2", "common"])  # one round
 
 
+def test_texts_of_the_round_in_progress_are_not_encoded_again_in_the_next() -> None:
+    """A caller that missed the cache while the round encoding its texts ran (another sample of the same
+    context) gets them from that round: only its new texts are encoded."""
+    encode = Recorder()
+    encode.hold.clear()
+    lane = EncoderLane(encode, "test-lane")
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(lane.run, ["context a", "context b", "answer 1"], 8)
+        assert encode.entered.wait(5)
+        second = pool.submit(lane.run, ["context b", "answer 22", "context a"], 8)
+        time.sleep(0.2)
+        encode.hold.set()
+        assert first.result(5)[:, 0].tolist() == [9.0, 9.0, 8.0]
+        assert second.result(5)[:, 0].tolist() == [9.0, 9.0, 9.0]
+    assert encode.rounds == [["answer 1", "context a", "context b"], ["answer 22"]]
+    assert lane.run(["context a"], 8)[0, 0] == 9.0  # a round of reused texts only encodes nothing
+    assert len(encode.rounds) == 2
+
+
 def test_a_caller_past_its_budget_stops_waiting_and_the_others_still_get_their_vectors() -> None:
     encode = Recorder()
     encode.hold.clear()

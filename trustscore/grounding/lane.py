@@ -35,6 +35,10 @@ class EncoderLane:
     def __init__(self, encode: Encode, name: str) -> None:
         self._encode = encode
         self._lane: Lane[_Request] = Lane(self._serve, name)
+        self._last_round: dict[str, np.ndarray] = {}
+        """The previous round's vectors (lane thread only). A caller that missed the embedder's cache
+        while that round was computing its texts (another sample of the same context) is served from
+        here instead of encoding them again: on 300 RAGTruth rows 10% of the forwards were such repeats."""
 
     def run(self, texts: list[str], batch_size: int) -> np.ndarray:
         """Vectors of ``texts`` (unique, non-blank), computed on the lane; blocks the calling thread.
@@ -55,15 +59,20 @@ class EncoderLane:
                     raise
 
     def _serve(self, requests: list[_Request]) -> None:
-        unique = sorted({t for r in requests for t in r.texts})  # a set's order varies: fix it
-        try:
-            with bound(AllGaveUp(requests)):
-                vectors = self._encode(unique, min(r.batch_size for r in requests))
-        except BaseException as e:  # handed to every waiting caller; the lane keeps serving
-            for r in requests:
-                r.fail_waiting(e)
-            return
-        row = {t: i for i, t in enumerate(unique)}
+        wanted = {t for r in requests for t in r.texts}
+        fresh = sorted(wanted - self._last_round.keys())  # a set's order varies: fix it
+        table: dict[str, np.ndarray] = {}
+        if fresh:
+            try:
+                with bound(AllGaveUp(requests)):
+                    vectors = self._encode(fresh, min(r.batch_size for r in requests))
+            except BaseException as e:  # handed to every waiting caller; the lane keeps serving
+                for r in requests:
+                    r.fail_waiting(e)
+                return
+            table = dict(zip(fresh, vectors, strict=True))
+        table.update((t, self._last_round[t]) for t in wanted - table.keys())
+        self._last_round = table
         for r in requests:
             if not r.future.done():
-                r.future.set_result(vectors[[row[t] for t in r.texts]])
+                r.future.set_result(np.stack([table[t] for t in r.texts]))
