@@ -126,11 +126,11 @@ def offline_figures(data: Path, rows: int, repeats: int, out: dict[str, Any]) ->
         cpu = r("cold", "floor", "cpu")[1]
         small = r("floor, batches of 12", "floor", "cpu")[1]
         return (
-            f"CPU ratio {cpu:.2f}x, of it {small:.2f}x from the batch count alone (the floor itself run in "
-            "batches of 12, as many as the cold run's lane makes: its texts arrive over ~17 rounds, each "
-            "cut by padding and token bounds); beyond that the cold run imports trustscore, runs the "
-            "lexical signal, writes the local-signal cache and the output; wall also waits on a shared "
-            f"box (load {os.getloadavg()[0]:.1f}, 2 cores)"
+            f"CPU ratio {cpu:.2f}x; the floor itself in batches of 12 (as many batches as the cold run's "
+            f"lane makes) costs {small:.2f}x its CPU, so that is what the batch count explains; beyond it "
+            "the cold run imports trustscore, runs the lexical signal, writes the local-signal cache and "
+            "the output, and runs its forwards beside the event loop and the lexical worker threads on the "
+            f"same cores; wall also waits on a shared box (load {os.getloadavg()[0]:.1f}, 2 cores)"
         )
 
     def first_gap() -> str:
