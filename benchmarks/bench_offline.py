@@ -1,6 +1,6 @@
 """The offline default against a floor, side by side in one run (issue 11).
 
-    .venv/bin/python -m benchmarks.bench_offline [--rows 300] [--repeats 3]
+    .venv/bin/python -m benchmarks.bench_offline [--rows 300] [--repeats 3] [--busy 2]
 
 Every measurement is a fresh subprocess; its CPU seconds and peak RSS come from ``wait4``.
 
@@ -8,15 +8,20 @@ Every measurement is a fresh subprocess; its CPU seconds and peak RSS come from 
   MiniLM, one forward per unique text that embedding grounding embeds for these rows (response
   sentences, short-answer claims and context chunks: computed here beforehand and handed over),
   sorted by length in batches of 64, on the main thread.
-* **floor, passive**: the same with ``OMP_WAIT_POLICY=PASSIVE``, the OpenMP policy trustscore imports
-  torch with (on a loaded box the plain floor's busy-waiting threads slow it down, and every ratio
-  to it flatters the cold run).
+* **floor, batches of 12**: the same forwards in as many batches as the cold run's lane makes: what
+  the batch count costs.
 * **score cold**: ``trustscore score`` on the rows (offline default: lexical + embedding grounding)
   with an empty cache directory.
+* **score cold, passive**: the same with ``OMP_WAIT_POLICY=PASSIVE`` exported (trustscore then keeps
+  it), the OpenMP setting it imported torch with before the short spin of ``torch_import.SPIN_COUNT``:
+  what that choice is worth, side by side.
 * **score warm**: the same command again, same cache directory (the local-signal cache answers).
 * **floor load** / **first score**: a fresh process that imports torch and transformers and loads
   MiniLM, against one that imports trustscore and returns its first ``score_sync`` (time to first
   score, the cold start).
+
+``--busy N`` runs N busy-looping processes for the whole measurement, a box shared with other jobs
+(what the OpenMP spin setting is chosen for, see ``trustscore/torch_import.py``).
 
 Prints min / median / max of each and the ratios of the medians (targets: cold RSS <= 1.2x and
 wall <= 1.1x the floor; warm >= 5x faster than cold; first score <= 1.3x the floor load).
@@ -60,6 +65,14 @@ from trustscore import score_sync
 r = score_sync(question="When did the bridge open?", context=["The bridge opened in 1998."],
                response="It opened in 1998.")
 assert r.signals["embedding"].value is not None and r.signals["lexical"].value is not None, r
+"""
+
+BUSY = """
+import os
+parent = os.getppid()
+while os.getppid() == parent:  # ends with the benchmark, even one killed with -9
+    for _ in range(1_000_000):
+        pass
 """
 
 
@@ -112,8 +125,10 @@ def run_offline(data: Path, rows: int, repeats: int) -> tuple[str, dict[str, lis
     from trustscore.grounding.embedder import bundled_model_path
 
     python = sys.executable
-    env = {k: v for k, v in os.environ.items() if k not in ("TRUSTSCORE_CACHE_DIR",)}
-    arms = ("floor", "floor, passive", "floor, batches of 12", "cold", "warm", "floor load", "first score")
+    # The OpenMP settings are the arms' own: one the caller exported would turn every arm passive.
+    unset = ("TRUSTSCORE_CACHE_DIR", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    arms = ("floor", "floor, batches of 12", "cold", "cold, passive", "warm", "floor load", "first score")
     results: dict[str, list[Run]] = {k: [] for k in arms}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -135,11 +150,11 @@ def run_offline(data: Path, rows: int, repeats: int) -> tuple[str, dict[str, lis
             run_env = {**env, "TRUSTSCORE_CACHE_DIR": str(cache)}
             score = [python, "-m", "trustscore.cli", "score", str(rows_file), "--no-progress"]
             results["floor"].append(measure(floor, env))
-            # The floor with the OpenMP wait policy trustscore imports torch with (torch_import.py): on
-            # a loaded box the plain floor's spinning threads inflate it, and so every ratio to it.
-            results["floor, passive"].append(measure(floor, {**env, "OMP_WAIT_POLICY": "PASSIVE"}))
             results["floor, batches of 12"].append(measure(floor_small, env))
             results["cold"].append(measure([*score, "-o", str(work / f"cold{r}.jsonl")], run_env))
+            passive = [*score, "-o", str(work / f"passive{r}.jsonl")]
+            passive_env = {**run_env, "OMP_WAIT_POLICY": "PASSIVE", "TRUSTSCORE_CACHE_DIR": str(work / f"p{r}")}
+            results["cold, passive"].append(measure(passive, passive_env))
             results["warm"].append(measure([*score, "-o", str(work / f"warm{r}.jsonl")], run_env))
             results["floor load"].append(measure(floor_load, env))
             first_env = {**env, "TRUSTSCORE_CACHE_DIR": str(work / f"first{r}")}
@@ -159,8 +174,17 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--busy", type=int, default=0, help="busy-looping processes beside the runs")
     args = parser.parse_args()
-    info, results = run_offline(args.data, args.rows, args.repeats)
+    hogs = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(args.busy)]
+    try:
+        info, results = run_offline(args.data, args.rows, args.repeats)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    if args.busy:
+        info += f", {args.busy} busy-looping processes beside every run"
     print(info)
     print(f"\n{'':14} {'wall s min/median/max':>27} {'CPU s min/median/max':>27} {'peak RSS MiB min/median/max':>29}")
     for name, runs in results.items():
@@ -176,8 +200,8 @@ def main() -> None:
     print(f"  cold score / floor    wall {show('cold', 'floor', 'wall')}  (target <= 1.1)")
     print(f"  cold score / floor    RSS  {show('cold', 'floor', 'rss_mib')}  (target <= 1.2)")
     print(f"  cold score / floor    CPU  {show('cold', 'floor', 'cpu')}")
-    print(f"  cold score / passive floor  wall {show('cold', 'floor, passive', 'wall')}"
-          f"  CPU {show('cold', 'floor, passive', 'cpu')}")
+    print(f"  cold passive / cold   wall {show('cold, passive', 'cold', 'wall')}"
+          f"  CPU {show('cold, passive', 'cold', 'cpu')}")
     print(f"  floor in batches of 12 / floor  wall {show('floor, batches of 12', 'floor', 'wall')}"
           f"  CPU {show('floor, batches of 12', 'floor', 'cpu')}")
     print(f"  cold / warm           wall {show('cold', 'warm', 'wall')}  (target >= 5)")

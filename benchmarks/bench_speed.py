@@ -124,12 +124,13 @@ def offline_figures(data: Path, rows: int, repeats: int, out: dict[str, Any]) ->
 
     def wall_gap() -> str:
         cpu = r("cold", "floor", "cpu")[1]
-        passive = r("cold", "floor, passive", "wall")[1]
+        passive_wall = r("cold, passive", "cold", "wall")[1]
+        passive_cpu = r("cold, passive", "cold", "cpu")[1]
         small = r("floor, batches of 12", "floor", "cpu")[1]
         return (
-            f"CPU ratio {cpu:.2f}x; wall {passive:.2f}x the floor run with passive OpenMP waiting, as "
-            f"trustscore imports torch (the batch count costs the floor {small:.2f}x its CPU). The cold "
-            "run's forwards cost no more CPU than the floor's; its wall waits on the GIL, which the lane "
+            f"CPU ratio {cpu:.2f}x (the batch count costs the floor {small:.2f}x its CPU); with passive "
+            f"OpenMP waiting instead of the short spin, the cold run's wall is {passive_wall:.2f}x and its "
+            f"CPU {passive_cpu:.2f}x this run's. The cold run's wall waits on the GIL, which the lane "
             "thread takes back after every torch op while the event loop, lexical and cache threads run "
             "Python, and its model load starts after trustscore's import and the first sample's cache "
             f"lookup; wall also waits on a shared box (load {os.getloadavg()[0]:.1f}, 2 cores)"
