@@ -1,26 +1,25 @@
-"""Import torch for local models with OpenMP threads that spin only briefly before they sleep.
+"""Import torch for local models with OpenMP threads that sleep instead of spinning when idle.
 
-torch's CPU build runs intra-op work on libgomp threads. When a parallel region ends, libgomp's default
-makes each idle thread busy-wait ~300,000 spins (GOMP_SPINCOUNT, about 3 ms) before it sleeps. The
-scoring process also runs the event loop, the lexical signal and the cache in other threads, so the
-encoder lane's thread often waits for the GIL between two ops while its OpenMP partner spins on a core
-those threads need; on a box shared with other jobs a spinning thread also waits for one that was
-descheduled. Measured on 100 RAGTruth rows (issue 11, 2 cores): with the box loaded (load average
-5-6) the encoder threads burned 75 s CPU for forwards that cost 11-13 s with passive waiting (88 s vs
-24 s wall).
+torch's CPU build runs intra-op work on libgomp threads, which by default busy-wait ~300,000 spins
+after every parallel region (GOMP_SPINCOUNT). The scoring process also runs the event loop, the
+lexical signal and the cache in other threads, so the encoder lane's thread often waits for the GIL
+between two ops while its OpenMP partner spins on a core those threads need; on a box shared with
+other jobs a spinning thread also waits for one that was descheduled. Measured on 100 RAGTruth rows
+(issue 11, 2 cores): with the box loaded (load average 5-6) the encoder threads burned 75 s CPU for
+forwards that cost 11-13 s with passive waiting (88 s vs 24 s wall); on a quiet box passive waiting
+cut 300 rows' CPU by 5-8 s at the same wall.
 
-Passive waiting (no spin at all) has its own price: every op of a forward then wakes the partner thread
-through the kernel, and on a quiet box the cold 300-row run took ~1.1-1.3x the wall of the same run
-with a short spin. :data:`SPIN_COUNT` spins (~0.1 ms by libgomp's estimate) bridge the gap between two
-ops of one forward, yet give the core back within a fraction of a millisecond when the lane thread
-stalls (``python -m benchmarks.bench_offline`` compares the floor with this setting; the side-by-side
-runs behind the choice are in the README's speed notes).
+A short spin in between was measured against passive waiting (``GOMP_SPINCOUNT=10000``, ~0.1 ms by
+libgomp's estimate, against its default of 300,000). Over 15 side-by-side pairs of 300-row cold runs on
+a quiet box it changed the wall by -2% at the median (-17% to +18%) and the CPU by +8.5% (-6% to
++26%); with two busy processes beside it, wall -7% to +4% and CPU -2% to +9% (4 pairs of 100 rows).
+It does not pay for itself, so the default stays passive; ``python -m benchmarks.bench_offline
+[--busy 2]`` keeps the comparison side by side.
 
-libgomp reads these variables once, when torch loads it, so :func:`import_torch` sets
-``GOMP_SPINCOUNT`` for that import only and restores the environment (child processes and the
-caller's ``os.environ`` do not see it). A wait policy or spin count the user exported is kept, and a
-torch imported before trustscore keeps whatever it loaded with. (Builds on Intel's OpenMP read
-``KMP_BLOCKTIME`` instead and are left as they are.)
+libgomp reads its wait policy and spin count once, when torch loads it, so :func:`import_torch` sets
+``OMP_WAIT_POLICY=PASSIVE`` for that import only and restores the environment (child processes and
+the caller's ``os.environ`` do not see it). A policy or spin count the user exported is kept, and a
+torch imported before trustscore keeps whatever it loaded with.
 """
 
 from __future__ import annotations
@@ -30,25 +29,23 @@ import sys
 import threading
 from types import ModuleType
 
-__all__ = ["SPIN_COUNT", "import_torch"]
+__all__ = ["import_torch"]
 
-SPIN_COUNT = 10_000
-"""libgomp spins of an idle OpenMP thread before it sleeps (its default: 300,000)."""
-
-_USER_CHOICES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+_POLICY = "OMP_WAIT_POLICY"
+_USER_CHOICES = (_POLICY, "GOMP_SPINCOUNT")
 _IMPORTING = threading.Lock()
 
 
 def import_torch() -> ModuleType:
-    """``import torch``; the first import in the process gets a short OpenMP spin (see the module
+    """``import torch``; the first import in the process gets passive OpenMP waiting (see the module
     docstring). Raises ImportError when torch is not installed."""
     with _IMPORTING:
         first = "torch" not in sys.modules and not any(k in os.environ for k in _USER_CHOICES)
         if first:
-            os.environ["GOMP_SPINCOUNT"] = str(SPIN_COUNT)
+            os.environ[_POLICY] = "PASSIVE"
         try:
             import torch
         finally:
             if first:
-                os.environ.pop("GOMP_SPINCOUNT", None)
+                os.environ.pop(_POLICY, None)
     return torch
