@@ -129,8 +129,8 @@ def offline_figures(data: Path, rows: int, repeats: int, out: dict[str, Any]) ->
         small = r("floor, batches of 12", "floor", "cpu")[1]
         return (
             f"CPU ratio {cpu:.2f}x: the cold run also runs the lexical signal, writes the cache and the "
-            f"results, and its lane makes ~5x the floor's batches (which costs the floor {small:.2f}x its "
-            f"CPU). With a short OpenMP spin instead of passive waiting, the cold run's wall is "
+            f"results, and its lane makes ~5x the floor's batches (the floor in batches of 12 takes "
+            f"{small:.2f}x its CPU). With a short OpenMP spin instead of passive waiting, the cold run's wall is "
             f"{spin_wall:.2f}x and its CPU {spin_cpu:.2f}x this run's. The cold run's wall waits on the "
             "GIL, which the lane thread takes back after every torch op while the event loop, lexical "
             "and cache threads run Python, and its model load starts after trustscore's import and the "
