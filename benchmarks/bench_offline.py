@@ -68,8 +68,8 @@ assert r.signals["embedding"].value is not None and r.signals["lexical"].value i
 """
 
 BUSY = """
-import os
-parent = os.getppid()
+import os, sys
+parent = int(sys.argv[1])  # handed over: reading getppid() here could already see the reaper
 while os.getppid() == parent:  # ends with the benchmark, even one killed with -9
     for _ in range(1_000_000):
         pass
@@ -180,7 +180,7 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--busy", type=int, default=0, help="busy-looping processes beside the runs")
     args = parser.parse_args()
-    hogs = [subprocess.Popen([sys.executable, "-c", BUSY]) for _ in range(args.busy)]
+    hogs = [subprocess.Popen([sys.executable, "-c", BUSY, str(os.getpid())]) for _ in range(args.busy)]
     try:
         info, results = run_offline(args.data, args.rows, args.repeats)
     finally:

@@ -11,8 +11,8 @@ import time
 from benchmarks.bench_offline import BUSY
 
 PARENT = """
-import subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-c", sys.argv[1]])
+import os, subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-c", sys.argv[1], str(os.getpid())])
 print(child.pid, flush=True)
 time.sleep(60)
 """
