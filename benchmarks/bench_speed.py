@@ -128,13 +128,14 @@ def offline_figures(data: Path, rows: int, repeats: int, out: dict[str, Any]) ->
         spin_cpu = r("cold, short spin", "cold", "cpu")[1]
         small = r("floor, batches of 12", "floor", "cpu")[1]
         return (
-            f"CPU ratio {cpu:.2f}x: the cold run also runs the lexical signal, writes the cache and the "
-            f"results, and its lane makes ~5x the floor's batches (the floor in batches of 12 takes "
-            f"{small:.2f}x its CPU). With a short OpenMP spin instead of passive waiting, the cold run's wall is "
-            f"{spin_wall:.2f}x and its CPU {spin_cpu:.2f}x this run's. The cold run's wall waits on the "
-            "GIL, which the lane thread takes back after every torch op while the event loop, lexical "
-            "and cache threads run Python, and its model load starts after trustscore's import and the "
-            "first sample's cache lookup; wall also waits on a shared box "
+            f"CPU ratio {cpu:.2f}x although the cold run also runs the lexical signal, writes the cache "
+            f"and the results and makes ~5x the floor's batches (the floor in batches of 12 takes "
+            f"{small:.2f}x its CPU), so the wall gap is mostly time when one of the two cores idles: the "
+            "lane thread takes the GIL back after every torch op while the event loop, lexical and "
+            "cache threads run Python, the model load starts after trustscore's import and the first "
+            "sample's cache lookup, and torch's OpenMP threads sleep between ops (passive waiting, "
+            f"chosen for shared boxes: with a short spin instead the cold run's wall is {spin_wall:.2f}x "
+            f"and its CPU {spin_cpu:.2f}x this run's); wall also waits on a shared box "
             f"(load {os.getloadavg()[0]:.1f}, 2 cores)"
         )
 
