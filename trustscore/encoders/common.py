@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 
 import anyio
 
-from trustscore.deadline import BudgetExceeded, bound, checkpoint, current_deadline
-from trustscore.hashing import short_hash
-from trustscore.lane import AllGaveUp, Lane, LaneRequest
-from trustscore.torch_import import loading_models
+from trustscore.compute.deadline import BudgetExceeded, bound, checkpoint, current_deadline
+from trustscore.compute.lane import AllGaveUp, Lane, LaneRequest
+from trustscore.compute.torch_import import loading_models
+from trustscore.core.hashing import short_hash
 from trustscore.types import Sample, Signal, Usage
 
 __all__ = ["EncoderLoadError", "batches", "cached_load", "fingerprint", "never_cancelled", "run_in_worker"]
@@ -45,7 +45,7 @@ _load_lock = threading.Lock()
 
 def cached_load(key: str, load: Callable[[], T]) -> T:
     """``load()`` once per process per ``key`` (a model is shared by every signal instance using it),
-    under the process-wide :func:`~trustscore.torch_import.loading_models` lock."""
+    under the process-wide :func:`~trustscore.compute.torch_import.loading_models` lock."""
     with _load_lock:
         if key not in _loaded:
             with loading_models():
@@ -121,7 +121,7 @@ _lanes: dict[str, Lane[_Request]] = {}
 
 
 def _lane(key: str) -> Lane[_Request]:
-    """The one thread that runs every forward of the model ``key`` (see :mod:`trustscore.lane`)."""
+    """The one thread that runs every forward of the model ``key`` (see :mod:`trustscore.compute.lane`)."""
     with _load_lock:
         lane = _lanes.get(key)
         if lane is None:

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.lowlevel import RunVar
 
-from trustscore.deadline import check_in_every_leaf
+from trustscore.compute.deadline import check_in_every_leaf
+from trustscore.compute.quiet_loading import quiet_model_loading
+from trustscore.compute.torch_import import import_torch, loading_models
+from trustscore.core.hashing import short_hash
 from trustscore.errors import ModelLoadError
-from trustscore.hashing import short_hash
-from trustscore.quiet import quiet_model_loading
-from trustscore.torch_import import import_torch, loading_models
 from trustscore.types import Sample
 
 if TYPE_CHECKING:
@@ -193,7 +193,7 @@ def load_model(path: str | Path, *, device: str = "cpu", dtype: str = "float32")
 
 def load_pretrained(path: Path, *, device: str, dtype: str, attention: str) -> tuple[Any, Any]:
     """(tokenizer, model in eval mode on ``device``) from a saved folder, loaded under
-    :func:`~trustscore.torch_import.loading_models`; any failure is a :class:`WhiteboxModelError`
+    :func:`~trustscore.compute.torch_import.loading_models`; any failure is a :class:`WhiteboxModelError`
     naming the folder (the cause chained). Blocking."""
     with loading_models():
         return _load_pretrained(path, device=device, dtype=dtype, attention=attention)

