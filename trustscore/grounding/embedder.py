@@ -146,8 +146,8 @@ class Embedder:
                 with quiet_model_loading():
                     self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
                     self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
-            except (OSError, ValueError) as e:
-                raise EmbedderError(f"cannot load the embedding model from {path}: {e}") from None
+            except Exception as e:  # a corrupt file raises the reader's own errors (SafetensorError, ...)
+                raise EmbedderError(f"cannot load the embedding model from {path}: {e}") from e
 
         self.path = path
         self.max_length = max_length or _configured_max_length(path)

@@ -108,7 +108,9 @@ class EmbeddingGrounding:
         self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
 
     async def run(self, sample: Sample) -> Signal:
-        return await anyio.to_thread.run_sync(self.score, sample)
+        """As :meth:`score`, but a model that cannot load raises EmbedderError, which the Scorer
+        reports as missing with the sample incomplete (a rerun may load it)."""
+        return await anyio.to_thread.run_sync(self._score, sample)
 
     def cache_identity(self) -> str | None:
         """The version, the model's weights hash and the torch and transformers releases (blocking:
@@ -132,6 +134,12 @@ class EmbeddingGrounding:
 
     def score(self, sample: Sample) -> Signal:
         """The signal for one sample, computed (blocking) in the calling thread."""
+        try:
+            return self._score(sample)
+        except EmbedderError as e:
+            return Signal.failed(self.name, str(e), version=self.version)
+
+    def _score(self, sample: Sample) -> Signal:
         began = time.perf_counter()
         cfg = self.config
         if not sample.has_context:
@@ -155,10 +163,10 @@ class EmbeddingGrounding:
         extra = [claims[i] for i in short]
         try:
             embedder = self.embedder()
-            texts = [s.text for s in sentences] + extra + chunks.texts
-            vectors = embedder.encode(texts, cfg.embedding_batch_size, store=self._store)
         except EmbedderError as e:
-            return self._failed(f"embedding model unavailable: {e}", began)
+            raise EmbedderError(f"embedding model unavailable: {e}") from e
+        texts = [s.text for s in sentences] + extra + chunks.texts
+        vectors = embedder.encode(texts, cfg.embedding_batch_size, store=self._store)
 
         n = len(sentences)
         plain, ctx = vectors[:n], vectors[n + len(short) :]

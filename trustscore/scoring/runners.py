@@ -1,6 +1,8 @@
 """One signal source as the Scorer runs it: a judge bound to its LLM, a local signal, or a placeholder
 for one that cannot run here. Whatever a source raises becomes a missing signal with the reason;
-only cancellation propagates, so one failing judge never loses the others."""
+only cancellation propagates, so one failing judge never loses the others. A local signal whose model
+did not load raises :class:`~trustscore.errors.ModelLoadError`: its sample is then incomplete, so a
+rerun (``--retry-incomplete``) scores it again."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 
 from trustscore.compute.deadline import BudgetExceeded
-from trustscore.errors import LLMError
+from trustscore.errors import LLMError, ModelLoadError
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, ClientError
 from trustscore.signals._protocols import Judge, LocalSignal
 from trustscore.types import Sample, Signal, Usage
@@ -182,6 +184,8 @@ async def run_guarded(source: Source, sample: Sample, spent: list[Usage]) -> Sig
             raise cut from None  # cut inside a task group of the source: still a budget cut
         logger.debug("signal %s failed", source.name, exc_info=True)
         reason, usage = _failure(leaves)
+        if any(isinstance(leaf, ModelLoadError) for leaf in leaves):
+            _note_transient(reason)  # a model that did not load may load on the next run
         return Signal.failed(source.name, reason, usage=usage)
     if not isinstance(signal, Signal):
         return Signal.failed(source.name, f"returned a {type(signal).__name__}, not a trustscore.Signal")

@@ -47,6 +47,7 @@ from trustscore.whitebox.concepts import (
 )
 from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.familiarity_config import FamiliarityConfig
+from trustscore.whitebox.model import WhiteboxLoadError
 
 __all__ = [
     "COMMON_CONCEPTS",
@@ -457,10 +458,18 @@ class FamiliaritySignal:
         return cls(cfg, backend, concept_llm=concept_llm, unavailable=unavailable)
 
     async def run(self, sample: Sample) -> Signal:
-        return await self.familiarity(sample.question)
+        """As :meth:`familiarity`, but a local model that cannot load raises WhiteboxLoadError, which
+        the Scorer reports as missing with the sample incomplete (a rerun may load it)."""
+        return await self._familiarity(sample.question)
 
     async def familiarity(self, question: str) -> Signal:
         """Pre-generation check: the familiarity of ``question``'s concepts, as the "familiarity" Signal."""
+        try:
+            return await self._familiarity(question)
+        except WhiteboxLoadError as e:
+            return Signal.failed(self.name, f"{type(e).__name__}: {e}", version=self.version)
+
+    async def _familiarity(self, question: str) -> Signal:
         started = time.perf_counter()
         if not question.strip():
             return Signal.failed(
@@ -503,6 +512,8 @@ class FamiliaritySignal:
             return Signal.failed(
                 self.name, f"LLM: {e.reason}", usage=_timed(usage + e.usage, started), version=self.version
             )
+        except WhiteboxLoadError:
+            raise  # the Scorer marks the sample incomplete: the model may load on a rerun
         except (ValueError, RuntimeError, OSError) as e:
             return Signal.failed(
                 self.name, f"{type(e).__name__}: {e}", usage=_timed(usage, started), version=self.version

@@ -35,6 +35,7 @@ __all__ = [
     "EncodedSample",
     "LoadedModel",
     "ModelLayout",
+    "WhiteboxLoadError",
     "WhiteboxModelError",
     "build_prompt",
     "encode_sample",
@@ -48,6 +49,11 @@ __all__ = [
 
 class WhiteboxModelError(ModelLoadError, ValueError):
     """The local model cannot be used as asked; the message names the setting and the fix."""
+
+
+class WhiteboxLoadError(WhiteboxModelError):
+    """The local model did not load (missing, unreadable or incomplete folder, missing packages): a
+    signal that needs it lets this propagate, and the Scorer marks the sample incomplete."""
 
 
 @dataclass(frozen=True)
@@ -179,7 +185,7 @@ def load_model(path: str | Path, *, device: str = "cpu", dtype: str = "float32")
         if key in _registry:
             return _registry[key]
         if not (path / "config.json").is_file():
-            raise WhiteboxModelError(
+            raise WhiteboxLoadError(
                 f"whitebox.model_path {path} has no config.json: "
                 "point it at a saved Hugging Face model directory"
             )
@@ -204,7 +210,7 @@ def _load_pretrained(path: Path, *, device: str, dtype: str, attention: str) -> 
         torch = import_torch()
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as e:
-        raise WhiteboxModelError(
+        raise WhiteboxLoadError(
             f"the white-box signals need torch and transformers: pip install 'trustscore[whitebox]' ({e})"
         ) from e
     torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
@@ -215,10 +221,10 @@ def _load_pretrained(path: Path, *, device: str, dtype: str, attention: str) -> 
                 path, local_files_only=True, dtype=torch_dtype, attn_implementation=attention
             )
         model = model.to(device).eval()
-    except (OSError, ValueError, RuntimeError) as e:
-        raise WhiteboxModelError(f"cannot load the model in whitebox.model_path {path}: {e}") from e
+    except Exception as e:  # a corrupt file raises the reader's own errors (SafetensorError, ...)
+        raise WhiteboxLoadError(f"cannot load the model in whitebox.model_path {path}: {e}") from e
     if not getattr(tokenizer, "is_fast", False):
-        raise WhiteboxModelError(
+        raise WhiteboxLoadError(
             f"the tokenizer in {path} is not a fast tokenizer: ReDeEP needs character offsets "
             "(save a tokenizer.json next to the model)"
         )

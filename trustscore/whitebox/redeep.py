@@ -40,12 +40,14 @@ from numpy.typing import NDArray
 from pydantic import JsonValue
 
 from trustscore.core.hashing import short_hash
+from trustscore.grounding.embedder import EmbedderError
 from trustscore.types import Sample, Signal, Span, Usage
 from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.heads import load_or_score_copying_heads
 from trustscore.whitebox.model import (
     EncodedSample,
     LoadedModel,
+    WhiteboxLoadError,
     WhiteboxModelError,
     encode_sample,
     load_model,
@@ -610,6 +612,8 @@ class RedeepSignal:
             return await anyio.to_thread.run_sync(
                 self._score, sample, started, limiter=model_limiter(self._key)
             )
+        except (WhiteboxLoadError, EmbedderError):
+            raise  # the Scorer marks the sample incomplete: the model may load on a rerun
         except Exception as e:  # a source reports why it cannot answer; only cancellation propagates
             usage = Usage(seconds=time.perf_counter() - started)
             return Signal.failed(self.name, f"{type(e).__name__}: {e}", usage=usage, version=self.version)
