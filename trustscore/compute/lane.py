@@ -9,11 +9,18 @@ The score budget still binds: each request carries its caller's :class:`~trustsc
 A request whose caller gave up (budget over, or cancelled) before its round is dropped, and a round's
 work is bound to :class:`AllGaveUp`, which is over only when *every* caller it serves has given up, so
 one caller's budget never cuts the others'.
+
+At interpreter exit every lane is closed (:meth:`Lane.close`, registered with :mod:`atexit`): requests
+still queued fail, the round in progress is stopped at its next budget check, and the thread is joined.
+A daemon thread left inside torch while the interpreter finalises aborts the process ("terminate
+called without an active exception"), as exiting right after a budget cut did.
 """
 
 from __future__ import annotations
 
+import atexit
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -21,7 +28,7 @@ from typing import Any, Generic, TypeVar
 
 from trustscore.compute.deadline import BudgetExceeded, Deadline
 
-__all__ = ["AllGaveUp", "Lane", "LaneRequest"]
+__all__ = ["AllGaveUp", "Lane", "LaneClosed", "LaneRequest"]
 
 
 @dataclass(eq=False, kw_only=True)
@@ -57,6 +64,10 @@ class AllGaveUp(Deadline):
         return all(r.gave_up for r in self._requests)
 
 
+class LaneClosed(RuntimeError):
+    """The lane was closed (the process is exiting) before it served the request."""
+
+
 class Lane(Generic[R]):
     """A daemon thread (started on first use) that hands every round of live requests to ``serve``.
 
@@ -67,27 +78,67 @@ class Lane(Generic[R]):
         self._serve = serve
         self._name = name
         self._pending: list[R] = []
+        self._serving: list[R] = []
+        self._closed = False
         self._wake = threading.Condition()
         self._thread: threading.Thread | None = None
+        _open_lanes.add(self)
 
     def submit(self, request: R) -> None:
         with self._wake:
+            if self._closed:
+                request.fail_waiting(LaneClosed(f"{self._name} is closed: the process is exiting"))
+                return
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
                 self._thread.start()
             self._pending.append(request)
             self._wake.notify()
 
+    def close(self) -> None:
+        """Fail the queued requests, stop the round in progress at its next budget check (its callers
+        count as gone) and wait for the thread to end. Later submits fail with :class:`LaneClosed`."""
+        with self._wake:
+            self._closed = True
+            queued, self._pending = self._pending, []
+            for request in self._serving:
+                request.abandoned.set()
+            self._wake.notify()
+            thread = self._thread
+        for request in queued:
+            request.fail_waiting(LaneClosed(f"{self._name} is closed: the process is exiting"))
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+
     def _loop(self) -> None:
         while True:
             with self._wake:
-                while not self._pending:
+                while not self._pending and not self._closed:
                     self._wake.wait()
+                if self._closed:
+                    return
                 taken, self._pending = self._pending, []
-            live = [r for r in taken if r.future.set_running_or_notify_cancel()]
-            for r in live:
-                if r.gave_up:
-                    r.future.set_exception(BudgetExceeded("the caller gave up before its turn"))
-            waiting = [r for r in live if not r.future.done()]
-            if waiting:
-                self._serve(waiting)
+                self._serving = taken
+            try:
+                self._serve_round(taken)
+            finally:
+                with self._wake:
+                    self._serving = []
+
+    def _serve_round(self, taken: list[R]) -> None:
+        live = [r for r in taken if r.future.set_running_or_notify_cancel()]
+        for r in live:
+            if r.gave_up:
+                r.future.set_exception(BudgetExceeded("the caller gave up before its turn"))
+        waiting = [r for r in live if not r.future.done()]
+        if waiting:
+            self._serve(waiting)
+
+
+_open_lanes: weakref.WeakSet[Lane[Any]] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_lanes() -> None:
+    for lane in list(_open_lanes):
+        lane.close()
