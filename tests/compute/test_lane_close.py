@@ -108,7 +108,8 @@ from trustscore.types import Sample
 sentence = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen river to Brindale. "
 embedding = EmbeddingGrounding(embedder=load_embedder())
 scorer = Scorer(Config(), judges=[], local_signals=[embedding])
-sample = Sample(question="Where?", context=[f"Passage {i}: " + sentence * 3 for i in range(400)], response=sentence)
+context = [f"Passage {i}: " + sentence * 3 for i in range(400)]
+sample = Sample(question="Where?", context=context, response=sentence)
 result = anyio.run(lambda: scorer.score_sample(sample, budget_s=0.3))
 assert not result.complete
 """
