@@ -26,6 +26,7 @@ _COMMAND_MODULES = (
     "trustscore.cli.calibrate",
     "trustscore.cli.serve",
     "trustscore.cli.train",
+    "trustscore.cli.fit_redeep",
 )
 
 

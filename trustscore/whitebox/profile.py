@@ -272,7 +272,7 @@ class RedeepProfile(_Frozen):
         if diffs:
             raise ProfileError(
                 "this ReDeEP profile was fitted for another model (" + "; ".join(diffs) + "); "
-                "fit a profile for this model with trustscore.whitebox.fit"
+                "fit a profile for this model with `trustscore fit-redeep`"
             )
 
     # ---- storage -----------------------------------------------------------------------------

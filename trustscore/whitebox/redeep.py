@@ -76,7 +76,8 @@ __all__ = [
 
 METHOD_VERSION = "redeep-1"
 NO_PROFILE = (
-    "no fitted ReDeEP profile for this model: run trustscore's fitting or set whitebox.redeep.profile"
+    "no fitted ReDeEP profile for this model: fit one from labeled rows with "
+    "`trustscore fit-redeep ROWS.jsonl --model MODEL_DIR -o profile.json` and set whitebox.redeep.profile"
 )
 
 Head = tuple[int, int]
