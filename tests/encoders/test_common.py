@@ -1,5 +1,5 @@
 """The encoder lane of run_in_worker: one thread per model, the caller's budget and cancellation reach it;
-concurrent callers share forward passes (issue 12), and the merged forward stops only when every caller
+concurrent callers share forward passes, and the merged forward stops only when every caller
 it serves has given up."""
 
 from __future__ import annotations

@@ -223,7 +223,7 @@ async def test_a_replica_that_hangs_mid_run_is_ejected_its_work_moves_and_it_ret
         initial_concurrency=4,
         max_concurrency=4,
         max_retries=0,  # only moving a timed-out call to another replica can save it
-        timeout_s=1.0,  # far above a call's time on a loaded box, so only the hung replica times out
+        timeout_s=1.0,  # far above a call's time on a busy machine, so only the hung replica times out
         eject_after_failures=2,
         health_interval_s=0.05,
     )

@@ -402,7 +402,7 @@ async def test_capacity_queues_requests_and_counts_busy_time(fake_vllm_factory) 
     assert stats.max_concurrency == 2 and stats.max_queued >= 3
     assert wall >= 0.3 - 0.02  # 6 requests, 2 at a time, 0.1 s each
     assert stats.busy_s == pytest.approx(0.6)
-    # Utilisation is busy time over slot time; the wall clock of a loaded box only bounds it above.
+    # Utilisation is busy time over slot time; the wall clock of a busy machine only bounds it above.
     assert stats.utilisation(0.6, 2) == pytest.approx(0.5)
     assert 0.0 < stats.utilisation(wall, 2) <= 1.0
 
