@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from trustscore.cli.eval import add_label_arguments
+from trustscore.cli.help_text import plain
 from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.model import CalibratorError
 from trustscore.fusion.report import macro_table, metrics_table, polarity_note
@@ -35,7 +36,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "calibrate",
         help="fit a calibrated fusion model on a scored JSONL",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("scored", type=Path, help="JSONL written by `trustscore score`")

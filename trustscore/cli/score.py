@@ -29,13 +29,14 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 import anyio
 
+from trustscore.cli.help_text import plain
 from trustscore.cli.ids import IdIndex
 from trustscore.cli.usage import UsageError
 from trustscore.hashing import canonical_json, short_hash
@@ -78,7 +79,7 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subcommands.add_parser(
         "score",
         help="score a JSONL file of samples (resumable)",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("input", type=Path, help="JSONL: question, context, response[, id, any other fields]")
