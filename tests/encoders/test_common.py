@@ -220,11 +220,10 @@ async def test_callers_with_different_score_functions_are_not_merged(
         got[name] = await run_in_worker("enc", "v", "model-two-fns", samples, fn)
 
     with anyio.fail_after(20):
-        async with anyio.create_task_group() as tg:
-            async with _lane_busy("model-two-fns", lane_submissions, callers=3):
-                tg.start_soon(call, "a1", a, [_sample(1)])
-                tg.start_soon(call, "b", b, [_sample(2)])
-                tg.start_soon(call, "a2", a, [_sample(3), _sample(4)])
+        async with anyio.create_task_group() as tg, _lane_busy("model-two-fns", lane_submissions, callers=3):
+            tg.start_soon(call, "a1", a, [_sample(1)])
+            tg.start_soon(call, "b", b, [_sample(2)])
+            tg.start_soon(call, "a2", a, [_sample(3), _sample(4)])
     assert sorted(seen) == [("a", 3), ("b", 1)]
     assert [s.value for s in got["a2"]] == [0.03, 0.04] and [s.value for s in got["b"]] == [0.02]
 
@@ -241,10 +240,9 @@ async def test_a_failure_of_a_merged_forward_is_missing_for_every_caller(
         got.append(await run_in_worker("enc", "v", "model-broken", samples, broken))
 
     with anyio.fail_after(20):
-        async with anyio.create_task_group() as tg:
-            async with _lane_busy("model-broken", lane_submissions, callers=2):
-                tg.start_soon(call, [_sample(1)])
-                tg.start_soon(call, [_sample(2), _sample(3)])
+        async with anyio.create_task_group() as tg, _lane_busy("model-broken", lane_submissions, callers=2):
+            tg.start_soon(call, [_sample(1)])
+            tg.start_soon(call, [_sample(2), _sample(3)])
     assert sorted(len(g) for g in got) == [1, 2]
     assert all(s.value is None and "weights missing" in (s.error or "") for g in got for s in g)
 
