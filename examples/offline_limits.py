@@ -24,7 +24,9 @@ ANSWERS = {
     "correct, in the context's words": "The Millbrook footbridge opened to the public in May 1998.",
     "correct, paraphrased": "Walkers have been able to cross it since the spring of '98.",
     "wrong year": "The Millbrook footbridge opened to the public in May 1989.",
-    "wrong, built from context words": "Clara Voss opened the footbridge over the river Lune after two years.",
+    "wrong, built from context words": (
+        "Clara Voss opened the footbridge over the river Lune after two years."
+    ),
     "negated falsehood": "The Millbrook footbridge did not open to the public in May 1998.",
 }
 

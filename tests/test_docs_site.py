@@ -5,12 +5,18 @@ from __future__ import annotations
 import importlib.util
 import re
 from pathlib import Path
-from types import SimpleNamespace
-
-from trustscore.config_reference import render
+from types import ModuleType, SimpleNamespace
 
 REPO = Path(__file__).parents[1]
 DOCS = REPO / "docs"
+
+
+def load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_every_page_is_in_the_navigation() -> None:
@@ -20,10 +26,8 @@ def test_every_page_is_in_the_navigation() -> None:
 
 
 def test_the_site_renders_the_configuration_page_from_the_models() -> None:
-    spec = importlib.util.spec_from_file_location("docs_hooks", DOCS / "hooks.py")
-    assert spec is not None and spec.loader is not None
-    hooks = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hooks)
+    hooks = load("docs_hooks", DOCS / "hooks.py")
+    render = load("gen_config_docs", REPO / "scripts" / "gen_config_docs.py").render
 
     def page(src_uri: str) -> SimpleNamespace:
         return SimpleNamespace(file=SimpleNamespace(src_uri=src_uri))

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from lane_watch import LaneSubmissions
 
-from trustscore.deadline import BudgetExceeded, Deadline, bound, checkpoint
+from trustscore.compute.deadline import BudgetExceeded, Deadline, bound, checkpoint
 from trustscore.grounding.lane import EncoderLane
 
 

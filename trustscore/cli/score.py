@@ -39,11 +39,11 @@ import anyio
 from trustscore.cli.help_text import plain
 from trustscore.cli.ids import IdIndex
 from trustscore.cli.usage import UsageError
-from trustscore.hashing import canonical_json, short_hash
+from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
-from trustscore.scorer import Scorer, validate_sample
 from trustscore.scoring.batch import ProgressBar
+from trustscore.scoring.scorer import Scorer, validate_sample
 from trustscore.types import Sample, TrustScore, Usage, find_bad_text, text_problem
 
 __all__ = [
