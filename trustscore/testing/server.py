@@ -26,8 +26,8 @@ try:
     import h11
 except ModuleNotFoundError as exc:  # the fake server's one dependency outside the core install
     raise ModuleNotFoundError(
-        "trustscore.testing's fake vLLM server needs h11: install the testing extra "
-        "(pip install 'trustscore[testing]')",
+        "trustscore.testing's fake vLLM server needs h11: install trustscore's testing extra "
+        "(pip install '/path/to/trustscore[testing]', from a checkout or a built wheel)",
         name="h11",
     ) from exc
 
