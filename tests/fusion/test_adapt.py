@@ -106,3 +106,59 @@ def test_cli_calibrate_adapt_writes_a_loadable_model(
     assert cli_main(["calibrate", "--adapt", str(tmp_path / "nope.json"), str(labeled), "-o", str(out)]) == 2
     assert "does not exist" in " ".join(capsys.readouterr().err.split())
     json.loads(out.read_text())
+
+
+def test_cli_calibrate_adapt_from_plain_labeled_samples_starts_from_the_shipped_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anyio
+
+    import trustscore.cli.score as cli_score
+    from tests.calibrators.test_shipped import CONTEXT, default_versions, local_pair
+    from trustscore import Config, Scorer
+
+    labeled = tmp_path / "labeled.jsonl"
+    with labeled.open("w", encoding="utf-8") as f:
+        for i in range(30):
+            f.write(
+                json.dumps(
+                    {
+                        "id": f"r{i}",
+                        "question": "When did it open?",
+                        "context": CONTEXT,
+                        "response": f"The footbridge opened in May {1990 + i}.",
+                        "hallucinated": i % 3 == 0,
+                    }
+                )
+                + "\n"
+            )
+    grounded = iter([i % 3 != 0 for i in range(30)])
+
+    def scorer(config: Path | None, *, no_cache: bool) -> Scorer:
+        return Scorer(Config(), local_signals=local_pair(default_versions(), grounded=next(grounded)))
+
+    class OneScorerPerRow:
+        def score_many_sync(self, samples: list, **_: object) -> list:
+            return [anyio.run(scorer(None, no_cache=False).score_sample, s) for s in samples]
+
+    monkeypatch.setattr(cli_score, "build_scorer", lambda config, no_cache: OneScorerPerRow())
+    out = tmp_path / "mine.json"
+    assert cli_main(["calibrate", str(labeled), "--adapt", "-o", str(out)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "30 labeled rows; adapted calibrator:local_multidomain@" in text
+    model = load_model(out)
+    assert model.name == "mine" and model.not_calibrated_reason is None
+    assert model.training.n == 30
+
+
+def test_cli_calibrate_adapt_refuses_plain_samples_for_a_base_of_your_own(
+    base: FusionModel, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labeled = tmp_path / "plain.jsonl"
+    labeled.write_text(json.dumps({"question": "q", "response": "r", "hallucinated": True}) + "\n")
+    base_path = save_model(base, tmp_path / "base.json")
+    assert (
+        cli_main(["calibrate", "--adapt", str(base_path), str(labeled), "-o", str(tmp_path / "x.json")]) == 2
+    )
+    err = " ".join(capsys.readouterr().err.split())
+    assert "without signals: score them first with `trustscore score`" in err

@@ -87,8 +87,8 @@ def macro_table(title: str, reports: Mapping[str, GroupedReport]) -> Group:
 def claims_table(checks: Mapping[str, ClaimCheck]) -> Table:
     """Per group (or "all"): how many rows claim calibrated, and whether the claim holds there."""
     table = _table(
-        f"calibrated claims: ECE m/{ECE_BINS} among the rows claiming calibrated must be <= {ECE_LIMIT:g} "
-        f"(or fewer than {MIN_CLAIMS} claim)",
+        f"calibrated claims (holds: ECE m/{ECE_BINS} <= {ECE_LIMIT:g} on the claiming rows, "
+        f"or < {MIN_CLAIMS} claim)",
         ("source", "n", "claimed", "share", "ECE claimed", "ECE all", "AUROC", "holds"),
     )
     for name, c in checks.items():
