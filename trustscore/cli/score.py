@@ -29,20 +29,20 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 import anyio
 
 from trustscore.cli.ids import IdIndex
 from trustscore.cli.usage import UsageError
-from trustscore.hashing import canonical_json, short_hash
+from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
-from trustscore.scorer import OUTSIDE_DOMAIN, Scorer, validate_sample
 from trustscore.scoring.batch import ProgressBar
+from trustscore.scoring.scorer import OUTSIDE_DOMAIN, Scorer, validate_sample
 from trustscore.types import Sample, TrustScore, Usage, find_bad_text, text_problem
 
 __all__ = [
