@@ -22,6 +22,9 @@ which rows claim:
 - ``EM base rate``: the pooled model's intercept moved to the base rate estimated, without labels,
   over the held-out batch by the EM prior adjustment of Saerens, Latinne and Decaestecker (2002); every
   row inside the domain claims. Measured on the whole domain as one batch and on batches of 50.
+- ``BBSE base rate``: the same, the base rate estimated by black-box shift estimation (Lipton, Wang and
+  Smola 2018): the batch's share predicted trustworthy (at 0.5), corrected by the training rows' rates of
+  saying so for trustworthy and for untrustworthy rows.
 - ``task intercept + EM``: EM started from the task intercept.
 - ``no claim``: the ranking score, never claimed calibrated (holds trivially; the honest default).
 
@@ -29,7 +32,9 @@ Leave one domain out: fitted on the other shippable domains, measured on the hel
 5-fold CV grouped by document over the shippable domains, measured per data set. AUROC is per domain
 (an intercept shift leaves a domain's ranking as it is, except EM on batches smaller than the domain).
 The task-kind detector's accuracy on the corpus is printed first (truth: RAGTruth's own task labels;
-FRANK, XSumFaith and FactCC are summaries, FActScore question answering).
+FRANK, XSumFaith and FactCC are summaries, FActScore question answering). Last, the noise floor of the
+measure itself: the ECE that a perfectly calibrated score shows on n rows (scores drawn from Beta(2, 2),
+labels drawn from the scores; 400 draws), so a measured ECE can be read against what chance alone gives.
 """
 
 from __future__ import annotations
@@ -191,6 +196,9 @@ class _Fitted:
         t = 1.0 - label_column(train, LABEL)
         margin = _margin(self.model, train)
         self.pooled_prior = float(t.mean())
+        said = sigmoid(margin + self.model.intercept) >= 0.5
+        self.rate_said_given_trust = float(said[t == 1].mean())
+        self.rate_said_given_not = float(said[t == 0].mean())
         kinds = np.array(kinds_of(train))
         self.kind_intercept: dict[str, float] = {}
         self.kind_prior: dict[str, float] = {}
@@ -218,12 +226,17 @@ class _Fitted:
         em_whole, _ = _em(margin, c_pool, prior_pool, whole)
         em_small, _ = _em(margin, c_pool, prior_pool, small)
         em_kind, _ = _em(margin, c_kind, prior_kind, whole)
+        said = float(np.mean(sigmoid(margin + c_pool) >= 0.5))
+        gap = self.rate_said_given_trust - self.rate_said_given_not
+        bbse = min(max((said - self.rate_said_given_not) / gap, 0.01), 0.99)
+        p_bbse = _shift(margin, self.model.intercept, self.pooled_prior, bbse)
         none = np.zeros(margin.size, dtype=bool)
         return {
             "pooled intercept": (1 - sigmoid(margin + c_pool), ins),
             "task intercept": (1 - sigmoid(margin + c_kind), ins & known),
             "EM base rate (domain as one batch)": (1 - em_whole, ins),
             f"EM base rate (batches of {EM_BATCH})": (1 - em_small, ins),
+            "BBSE base rate (domain as one batch)": (1 - p_bbse, ins),
             "task intercept + EM (one batch)": (1 - em_kind, ins & known),
             "no claim (ranking score)": (1 - sigmoid(margin + c_pool), none),
         }
@@ -337,7 +350,29 @@ def report(result: dict[str, Any]) -> str:
     lines += _table(
         "In-domain (5-fold grouped CV over the shippable domains, per data set)", result["in_domain"]
     )
+    lines += ["## ECE(10) of a perfectly calibrated score on n rows (the measure's noise floor)", ""]
+    lines += ["| n | median | 90th percentile |", "|---|---|---|"]
+    lines += [f"| {n} | {m['median']:.3f} | {m['p90']:.3f} |" for n, m in result["floor"].items()]
     return "\n".join(lines)
+
+
+FLOOR_SIZES = (50, 100, 150, 200, 300, 1000)
+
+
+def ece_floor(draws: int = 400) -> dict[int, dict[str, float]]:
+    """{n: median and 90th percentile ECE(10, equal mass) of a perfectly calibrated score on n rows}."""
+    from trustscore.fusion.metrics import ece
+
+    rng = np.random.default_rng(0)
+    out: dict[int, dict[str, float]] = {}
+    for n in FLOOR_SIZES:
+        values = []
+        for _ in range(draws):
+            p = rng.beta(2, 2, n)
+            y = (rng.random(n) < p).astype(float)
+            values.append(ece(y, p, n_bins=10, strategy="mass").value)
+        out[n] = {"median": float(np.median(values)), "p90": float(np.percentile(values, 90))}
+    return out
 
 
 def with_texts(rows: Sequence[ScoredRow], corpus: Path) -> list[ScoredRow]:
@@ -354,6 +389,7 @@ def run(rows: Sequence[ScoredRow]) -> dict[str, Any]:
         "detector": detector_accuracy(rows),
         "lodo": leave_one_domain_out(rows),
         "in_domain": in_domain(rows),
+        "floor": ece_floor(),
     }
 
 
