@@ -10,7 +10,7 @@ import pytest
 
 from tests.fusion.test_domain import with_lengths
 from trustscore.cli import main as cli_main
-from trustscore.fusion.adapt import adapt_model, map_logistic
+from trustscore.fusion.adapt import CLAIM_ROWS, adapt_model, map_logistic
 from trustscore.fusion.errors import CalibratorError
 from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.metrics import ece
@@ -162,3 +162,15 @@ def test_cli_calibrate_adapt_refuses_plain_samples_for_a_base_of_your_own(
     )
     err = " ".join(capsys.readouterr().err.split())
     assert "without signals: score them first with `trustscore score`" in err
+
+
+def test_an_adapted_model_claims_calibrated_only_from_25_labeled_rows(base: FusionModel) -> None:
+    rows = rows_from_dicts(shifted(12, seed=41))
+    few = adapt_model(base, rows[: CLAIM_ROWS - 1])
+    enough = adapt_model(base, rows[:CLAIM_ROWS])
+    assert few.not_calibrated_reason is not None
+    assert f"adapted on {CLAIM_ROWS - 1} labeled rows" in few.not_calibrated_reason
+    assert "adapt again" in few.not_calibrated_reason
+    assert enough.not_calibrated_reason is None
+    signals = rows[0].signals
+    assert few.predict(signals).calibrated is False and enough.predict(signals).calibrated is True
