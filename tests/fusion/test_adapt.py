@@ -146,6 +146,7 @@ def test_cli_calibrate_adapt_from_plain_labeled_samples_starts_from_the_shipped_
     assert cli_main(["calibrate", str(labeled), "--adapt", "-o", str(out)]) == 0
     text = " ".join(capsys.readouterr().out.split())
     assert "30 labeled rows; adapted calibrator:local_multidomain@" in text
+    assert "mine: claims calibrated on data like these rows" in text
     model = load_model(out)
     assert model.name == "mine" and model.not_calibrated_reason is None
     assert model.training.n == 30

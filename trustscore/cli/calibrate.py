@@ -189,6 +189,8 @@ def run_adapt(args: argparse.Namespace) -> int:
         )
     )
     out.print(f"intercept {base.intercept:+.3f} -> {model.intercept:+.3f}", highlight=False)
+    claim = model.not_calibrated_reason or "claims calibrated on data like these rows (inside its domain)"
+    out.print(f"{model.name}: {claim}", highlight=False, soft_wrap=True)
     out.print(f"wrote {path} ({model.description})", highlight=False)
     return 0
 
