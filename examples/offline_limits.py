@@ -40,4 +40,4 @@ def scores() -> dict[str, ts.TrustScore]:
 
 if __name__ == "__main__":
     for name, result in scores().items():
-        print(f"{name:32} {result.score:.3f}  calibrated={result.calibrated}")
+        print(f"{name:32} {result.score:.3f}")
