@@ -1,7 +1,7 @@
 """White-box signals on a trained model (SmolLM2-135M-Instruct as a proxy), held out, beside the offline ones.
 
     PYTHONPATH=$PWD .venv/bin/python -m benchmarks.bench_real_model_whitebox --model DIR \\
-        [--per-task 24] [--threads 2] [--familiarity] [--cache .cache-data/bench_real_model_whitebox]
+        [--per-task 20] [--threads 2] [--familiarity] [--cache .cache-data/bench_real_model_whitebox]
 
 ``DIR`` is the SmolLM2 build (``python -m trustscore.testing.real_model`` prints it). Rows: RAGTruth test
 rows (``/work/shared/data/ragtruth/test.jsonl``), per task the shortest ``--per-task`` (half
@@ -229,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--model", type=Path, required=True)
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--per-task", type=int, default=24)
+    parser.add_argument("--per-task", type=int, default=20)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--familiarity", action="store_true", help="also run local Self-Familiarity (slow)")

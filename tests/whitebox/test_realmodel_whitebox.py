@@ -1,6 +1,6 @@
 """The white-box signals on a trained model (SmolLM2-135M-Instruct, built by
 ``python -m trustscore.testing.real_model``): copying heads from real weights, a ReDeEP profile fitted
-with ``trustscore fit-redeep`` on a few RAGTruth train rows and read back by the signal, local
+with ``trustscore fit-redeep`` on six RAGTruth train rows and read back by the signal, local
 Self-Familiarity, and AARF, which below its threshold is plain greedy generation. A few rows: the
 mechanics and invariants, not accuracy (``benchmarks/bench_real_model_whitebox.py`` measures that)."""
 
@@ -31,7 +31,7 @@ def model_dir() -> Path:
 
 @pytest.fixture(scope="module")
 def train_rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The two shortest hallucinated and the two shortest clean QA rows of the RAGTruth train split."""
+    """The three shortest hallucinated and the three shortest clean QA rows of the RAGTruth train split."""
     if not RAGTRUTH_TRAIN.is_file():
         pytest.skip(f"{RAGTRUTH_TRAIN} is not here")
     rows = [json.loads(line) for line in RAGTRUTH_TRAIN.read_text(encoding="utf-8").splitlines() if line]
@@ -39,8 +39,8 @@ def train_rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
         (r for r in rows if r["task"] == "QA"),
         key=lambda r: (len(r["response"]) + sum(len(c) for c in r["context"]), r["id"]),
     )
-    picked = [r for r in qa if r["spans"]][:2] + [r for r in qa if not r["spans"]][:2]
-    path = tmp_path_factory.mktemp("ragtruth") / "train4.jsonl"
+    picked = [r for r in qa if r["spans"]][:3] + [r for r in qa if not r["spans"]][:3]
+    path = tmp_path_factory.mktemp("ragtruth") / "train6.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in picked), encoding="utf-8")
     return path
 
@@ -50,7 +50,19 @@ def profile_path(model_dir: Path, train_rows: Path, tmp_path_factory: pytest.Tem
     from trustscore.cli.main import main
 
     out = tmp_path_factory.mktemp("profile") / "smollm2.json"
-    args = ["fit-redeep", str(train_rows), "--model", str(model_dir), "-o", str(out), "--folds", "2"]
+    # Six responses, each its own CV group: two folds still hold both labels.
+    args = [
+        "fit-redeep",
+        str(train_rows),
+        "--model",
+        str(model_dir),
+        "-o",
+        str(out),
+        "--folds",
+        "2",
+        "--group",
+        "id",
+    ]
     assert main(args) == 0
     return out
 
@@ -74,7 +86,7 @@ def test_a_profile_fitted_with_the_command_scores_a_held_out_row(model_dir: Path
 
     profile = RedeepProfile.load(profile_path)
     assert profile.model.n_layers == 30 and profile.model.n_heads == 9
-    assert profile.training.n_responses == 4
+    assert profile.training.n_responses == 6
     signal = RedeepSignal(model_path=model_dir, profile=profile)
     sample = Sample(
         question="What is the capital of France?",
