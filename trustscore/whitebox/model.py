@@ -220,7 +220,7 @@ def _load_pretrained(path: Path, *, device: str, dtype: str, attention: str) -> 
             model = AutoModelForCausalLM.from_pretrained(
                 path, local_files_only=True, dtype=torch_dtype, attn_implementation=attention
             )
-        model = model.to(device).eval()
+        model = model.to(device).eval()  # type: ignore[arg-type]  # transformers types .to oddly
     except Exception as e:  # a corrupt file raises the reader's own errors (SafetensorError, ...)
         raise WhiteboxLoadError(f"cannot load the model in whitebox.model_path {path}: {e}") from e
     if not getattr(tokenizer, "is_fast", False):
