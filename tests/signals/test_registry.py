@@ -20,6 +20,7 @@ from trustscore import (
     register_signal,
     registered_signals,
 )
+from trustscore.core.extras import install_extra
 from trustscore.fusion.fuser import DefaultFuser
 from trustscore.judges import build_judge
 from trustscore.llm.protocol import ChatRequest
@@ -159,7 +160,7 @@ def test_the_built_ins_register_like_any_other_signal() -> None:
             "familiarity": "whitebox.familiarity",
         }.items()
     )
-    assert get_signal("embedding").install_hint == "pip install 'trustscore[embed]'"
+    assert get_signal("embedding").install_hint == install_extra("embed")
 
 
 def test_registration_misuse_is_refused_with_the_fix() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from trustscore.cli.help_text import plain
+from trustscore.core.extras import install_extra
 
 __all__ = ["add_parser", "run"]
 
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         from trustscore.encoders.train import TrainOptions, lexical_baseline, train_detector
     except ImportError as e:
         raise UsageError(
-            f"train-detector needs the training extra: pip install 'trustscore[train]' ({e})"
+            f"train-detector needs the training extra: {install_extra('train')} ({e})"
         ) from e
     if args.threads:
         torch.set_num_threads(args.threads)

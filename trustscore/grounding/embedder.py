@@ -22,6 +22,7 @@ import numpy as np
 from trustscore.compute.deadline import check_in_every_leaf, checkpoint
 from trustscore.compute.quiet_loading import quiet_model_loading
 from trustscore.compute.torch_import import import_torch
+from trustscore.core.extras import install_extra
 from trustscore.core.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
 from trustscore.errors import ModelLoadError
 from trustscore.grounding.lane import EncoderLane
@@ -133,7 +134,7 @@ class Embedder:
             from transformers import AutoModel, AutoTokenizer
         except ImportError as e:
             raise EmbedderError(
-                f"the embedding model needs torch and transformers: pip install 'trustscore[embed]' ({e})"
+                f"the embedding model needs torch and transformers: {install_extra('embed')} ({e})"
             ) from None
         actual = digest.result() if digest is not None else None
         if expected_sha256 is not None and actual != expected_sha256:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trustscore.core.extras import install_extra
 from trustscore.grounding.config import GroundingConfig
 from trustscore.signals._registry import register_signal
 
@@ -29,7 +30,7 @@ def build_lexical(config: GroundingConfig, ctx: SignalContext) -> LocalSignal | 
     config=GroundingConfig,
     kind="local",
     section="grounding",
-    install_hint="pip install 'trustscore[embed]'",
+    install_hint=install_extra("embed"),
 )
 def build_embedding(config: GroundingConfig, ctx: SignalContext) -> LocalSignal | None:
     if not config.embedding:

@@ -22,6 +22,8 @@ import sys
 import time
 from typing import Any
 
+from trustscore.core.extras import install_extra
+
 __all__ = ["add_arguments", "run_ray"]
 
 DEFAULT_BATCH_SIZE = 64
@@ -88,7 +90,7 @@ def run_ray(args: argparse.Namespace) -> int:
         import ray.data
     except ImportError:
         raise UsageError(
-            "--ray needs Ray Data: pip install 'trustscore[ray]' (or bash scripts/setup --ray)"
+            f"--ray needs Ray Data: {install_extra('ray')} (in a checkout's .venv: bash scripts/setup --ray)"
         ) from None
     from trustscore.config import Config
     from trustscore.ray.dataset import check_gpus, prepare_lines, prepare_records, score_prepared

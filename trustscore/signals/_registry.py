@@ -76,7 +76,7 @@ class SignalSpec:
     section: str
     """Dotted path of its config section: ``judges.<name>``, ``signals.<name>``, or a shared section."""
     install_hint: str | None
-    """What to install when the factory's imports fail (e.g. ``pip install 'trustscore[embed]'``)."""
+    """What to install when the factory's imports fail (e.g. ``pip install 'trustscore-plugin[gpu]'``)."""
     origin: str
     """The module that registered it (for messages)."""
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from trustscore.core.extras import install_extra
 from trustscore.errors import EndpointUnavailable
 from trustscore.signals._registry import register_signal
 from trustscore.whitebox.familiarity_config import FamiliarityConfig
@@ -20,7 +21,7 @@ __all__ = ["build_familiarity", "build_redeep"]
 
 logger = logging.getLogger("trustscore")
 
-_WHITEBOX = "pip install 'trustscore[whitebox]'"
+_WHITEBOX = install_extra("whitebox")
 
 
 @register_signal(
