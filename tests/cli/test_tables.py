@@ -11,8 +11,9 @@ import pytest
 from rich.console import Console
 
 from trustscore.cli import eval as cli_eval
+from trustscore.fusion.claims import ClaimCheck
 from trustscore.fusion.evaluation import evaluate_scored
-from trustscore.fusion.report import macro_table, metrics_table
+from trustscore.fusion.report import claims_table, macro_table, metrics_table
 from trustscore.fusion.scored import read_scored
 from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
 
@@ -53,6 +54,21 @@ def test_metric_tables_render_at_80_columns(scored: Path) -> None:
     text = buffer.getvalue()
     assert "…" not in text and max(len(line) for line in text.splitlines()) <= 80
     assert "AUROC" in text and "Brier" in text and "log_loss" in text
+
+
+def test_a_claim_too_small_to_test_reads_n_a_never_yes() -> None:
+    checks = {
+        name: ClaimCheck(n=200, claimed=claimed, ece_claimed=ece, ece_all=0.1, auroc=0.8, holds=holds)
+        for name, claimed, ece, holds in [
+            ("none", 0, None, True),
+            ("good", 100, 0.05, True),
+            ("bad", 100, 0.3, False),
+        ]
+    }
+    buffer = io.StringIO()
+    Console(file=buffer, width=200).print(claims_table(checks))
+    verdicts = {line.split()[0]: line.split()[-1] for line in buffer.getvalue().splitlines() if line.strip()}
+    assert (verdicts["none"], verdicts["good"], verdicts["bad"]) == ("n/a", "yes", "NO")
 
 
 def test_the_plots_hint_names_the_extra(

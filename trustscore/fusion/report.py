@@ -87,8 +87,8 @@ def macro_table(title: str, reports: Mapping[str, GroupedReport]) -> Group:
 def claims_table(checks: Mapping[str, ClaimCheck]) -> Table:
     """Per group (or "all"): how many rows claim calibrated, and whether the claim holds there."""
     table = _table(
-        f"calibrated claims (holds: ECE m/{ECE_BINS} <= {ECE_LIMIT:g} on the claiming rows, "
-        f"or < {MIN_CLAIMS} claim)",
+        f"calibrated claims (holds: ECE m/{ECE_BINS} <= {ECE_LIMIT:g} on the claiming rows; "
+        f"n/a: under {MIN_CLAIMS} claims)",
         ("source", "n", "claimed", "share", "ECE claimed", "ECE all", "AUROC", "holds"),
     )
     for name, c in checks.items():
@@ -100,6 +100,6 @@ def claims_table(checks: Mapping[str, ClaimCheck]) -> Table:
             _f(c.ece_claimed),
             _f(c.ece_all),
             _f(c.auroc),
-            "yes" if c.holds else "NO",
+            "n/a" if c.claimed < MIN_CLAIMS else "yes" if c.holds else "NO",
         )
     return table
