@@ -89,6 +89,8 @@ def test_scores_a_file_and_carries_extra_fields(
     assert "calibrated P(trustworthy): 0 of 4 scored row(s)" in printed
     assert f"not calibrated, 4 row(s): {DefaultFuser.not_calibrated_reason}" in printed
     assert s0["not_calibrated_reason"] == DefaultFuser.not_calibrated_reason
+    documented = cli_score.__doc__ or ""  # score --help lists every column a row has
+    assert [k for k in s0 if k not in {"label", "task"} and f"``{k}``" not in documented] == []
 
 
 def test_resume_skips_ids_already_written(

@@ -11,8 +11,9 @@ read again a row at a time into ``Scorer.stream``, so memory does not grow with 
 are kept, compactly: duplicates and resume need them).
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
-``id``, ``score``, ``calibrated``, ``fusion``, ``used_signals``, ``signals`` ({name: Signal}),
-``usage``, ``complete``, ``incomplete_signals``, ``seconds``, then the carried-through fields.
+``id``, ``score``, ``calibrated``, ``not_calibrated_reason``, ``fusion``, ``used_signals``, ``signals``
+({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``, ``seconds``, ``domain`` (whether the
+row lies inside the calibration domain, and why not), then the carried-through fields.
 
 Resume: re-running with the same output file skips the ids whose row is complete, so an
 interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
