@@ -442,10 +442,11 @@ class ScoreRunSummary:
         if self.domain_checked:
             share = self.outside_domain / self.domain_checked
             counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])
-            why = ", ".join(f"{k}: {v}" for k, v in counts)
+            why = ", ".join(f"{k} in {v} row(s)" for k, v in counts)
+            beyond = f"; beyond the calibration data's range: {why} (see each row's domain.reasons)"
             console.print(
                 f"outside the calibration domain: {self.outside_domain} of {self.domain_checked} row(s) "
-                f"({share:.1%}; scored but not claimed calibrated)" + (f" - {why}" if why else ""),
+                f"({share:.1%}; scored but not claimed calibrated)" + (beyond if why else ""),
                 soft_wrap=True,
             )
         u = self.usage
