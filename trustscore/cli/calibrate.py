@@ -48,7 +48,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("scored", type=Path, help="JSONL written by `trustscore score`")
+    p.add_argument(
+        "scored",
+        type=Path,
+        help="JSONL written by `trustscore score` (with --adapt and no BASE: plain labeled samples too)",
+    )
     p.add_argument("-o", "--output", type=Path, required=True, help="calibrator JSON to write")
     p.add_argument(
         "--adapt",
@@ -81,7 +85,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--post-hoc", choices=_KINDS, default=None, help="calibrate the fused score on a held-out split"
     )
-    p.add_argument("--post-hoc-fraction", type=float, default=0.25)
+    p.add_argument(
+        "--post-hoc-fraction",
+        type=float,
+        default=0.25,
+        help="share of the rows (whole groups) held out to fit --post-hoc on (default 0.25)",
+    )
     p.add_argument(
         "--monotone",
         action="store_true",
@@ -94,8 +103,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="fit with one intercept per value of this column (e.g. dataset), so the weights do not learn "
         "which data set hallucinates more; the calibrator keeps one shared intercept",
     )
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fold and held-out splits (default 0)")
     p.set_defaults(run=run)
     return p
 
