@@ -90,7 +90,7 @@ def run_ray(args: argparse.Namespace) -> int:
         import ray.data
     except ImportError:
         raise UsageError(
-            f"--ray needs Ray Data: {install_extra('ray')} (in a checkout's .venv: bash scripts/setup --ray)"
+            f"--ray needs Ray Data: {install_extra('ray')}; in a checkout's .venv: bash scripts/setup --ray"
         ) from None
     from trustscore.config import Config
     from trustscore.ray.dataset import check_gpus, prepare_lines, prepare_records, score_prepared
