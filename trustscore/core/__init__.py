@@ -1,0 +1,1 @@
+"""Small building blocks every room of trustscore may use (nothing here imports a room)."""
