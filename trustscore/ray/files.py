@@ -30,6 +30,7 @@ from ray.data.block import BlockAccessor
 from ray.data.datasource import BlockBasedFileDatasink
 
 from trustscore.cli import UsageError
+from trustscore.rows.output import row_state
 
 __all__ = [
     "Format",
@@ -161,12 +162,12 @@ def _jsonl_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-            rows[str(row["id"])] = row.get("complete", True) is True
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+            row_id, complete = row_state(line)
+        except ValueError:
             raise UsageError(
                 f"{path}:{number}: not a trustscore result row; remove that file or write to a new directory"
             ) from None
+        rows[row_id] = complete
     return rows
 
 
