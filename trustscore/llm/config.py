@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from trustscore.errors import EndpointUnavailable
 
-__all__ = ["CACHE_DIR_ENV", "CacheConfig", "EndpointConfig"]
+__all__ = ["CACHE_DIR_ENV", "CacheConfig", "EndpointConfig", "redact_url"]
 
 
 class EndpointConfig(BaseModel):
@@ -87,7 +87,13 @@ class EndpointConfig(BaseModel):
     def _check(self) -> EndpointConfig:
         for url in (self.base_url, *self.base_urls):
             if not url.startswith(("http://", "https://")):
-                raise ValueError(f"base_url {url!r} must start with http:// or https://")
+                raise ValueError(f"base_url {redact_url(url)!r} must start with http:// or https://")
+            if "@" in urlsplit(url).netloc:
+                raise ValueError(
+                    f"base_url {redact_url(url)!r} holds credentials (user:key@host): a key in a URL ends up "
+                    'in error messages and logs. Export the key (export MY_API_KEY=...), set api_key_env = '
+                    '"MY_API_KEY" and give the URL without it; if that was a real key, rotate it'
+                )
         if self.base_urls:
             if self.replicas != 1:
                 raise ValueError(
@@ -179,3 +185,11 @@ class CacheConfig(BaseModel):
         "$XDG_CACHE_HOME/trustscore/responses (~/.cache/trustscore/responses)",
     )
     size_limit_bytes: int = Field(default=2**30, ge=2**20, description="oldest answers are evicted beyond it")
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any ``user:password@`` replaced by ``***@``, for messages."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))

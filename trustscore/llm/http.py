@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 import httpx
 
-from trustscore.llm.config import EndpointConfig
+from trustscore.llm.config import EndpointConfig, redact_url
 from trustscore.llm.connections import ShardedClients
 from trustscore.llm.limits import LoopLocal
 from trustscore.llm.loops import close_on_loop
@@ -439,7 +439,7 @@ class HttpBackend:
         except httpx.TimeoutException as e:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:
-            raise LLMUnreachable(f"{self._base_url}: {type(e).__name__}: {_truncate(str(e))}") from None
+            raise LLMUnreachable(f"{redact_url(self._base_url)}: {type(e).__name__}: {_truncate(str(e))}") from None
         finally:
             shards.release(shard)
         if response.status_code >= 400:
