@@ -5,7 +5,8 @@
 Every completion request the fake vLLM (trustscore.testing, in a child process so its CPU is not the
 client's) receives draws one fault, independently, with these odds (issue 8's storm): 10% 429 with
 Retry-After 1 s, 5% 500, 5% 503, 5% held 5 s (past the endpoint's 1 s timeout), 5% malformed JSON,
-5% truncated, 2% dropped connection, 2% empty choices. The endpoint has timeout_s=1, max_retries=3;
+5% truncated, 2% dropped connection, 2% empty choices. The endpoint has timeout_s=1 and the default
+max_retries (``--max-retries`` changes it);
 every sample has a 10 s budget; concurrency is the default (limits.max_concurrent_samples and the
 endpoint's initial/max concurrency untouched).
 
@@ -15,7 +16,7 @@ Reported, per event loop:
 - in budget: samples where no judge was cut by the budget (each has a value or a reason);
 - retried: retryable faults (429, 500, 503, timeout, dropped connection, and a 200 whose body is not
   JSON or has no choices) that were followed by a
-  retry of the same request, out of those that were still allowed one (the 4th attempt of a call
+  retry of the same request, out of those that were still allowed one (the last attempt of a call
   gets none). Read from the server's request log: a call's attempts share one request body (the
   samples and the sampled TLM answers are all distinct, so bodies do not collide);
 - latency p50 / p99 of one sample's score_sample (TrustScore.seconds) against the budget;
@@ -48,6 +49,7 @@ from typing import Any
 import anyio
 
 from trustscore import Config, Sample, Scorer
+from trustscore.llm.config import EndpointConfig
 from trustscore.testing import FakeRequest, FakeVLLMServer, Fault, judge_policy, tlm_sampled_answers
 
 JUDGES = ("likert", "prometheus", "lynx", "chainpoll", "tlm")
@@ -105,7 +107,10 @@ def make_samples(n: int) -> list[Sample]:
     ]
 
 
-def storm_config(base_url: str, model: str, *, scale: float, max_retries: int = 3) -> Config:
+DEFAULT_RETRIES: int = EndpointConfig.model_fields["max_retries"].default
+
+
+def storm_config(base_url: str, model: str, *, scale: float, max_retries: int = DEFAULT_RETRIES) -> Config:
     return Config.from_dict(
         {
             "endpoints": {
@@ -194,7 +199,7 @@ def _quantile(values: Sequence[float], q: float) -> float:
 
 
 async def score_storm(
-    base_url: str, model: str, n: int, scale: float, max_retries: int = 3
+    base_url: str, model: str, n: int, scale: float, max_retries: int = DEFAULT_RETRIES
 ) -> tuple[list[Any], float]:
     config = storm_config(base_url, model, scale=scale, max_retries=max_retries)
     started = time.perf_counter()
@@ -209,7 +214,7 @@ def summarise(
     wall_s: float,
     entries: Sequence[tuple[str, float, str | None]],
     budget_s: float,
-    max_retries: int = 3,
+    max_retries: int = DEFAULT_RETRIES,
 ) -> StormResult:
     retried, eligible = retried_share(entries, max_retries=max_retries)
     seconds = [r.seconds for r in results]
@@ -290,7 +295,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--backends", nargs="+", default=["asyncio", "trio"], choices=["asyncio", "trio"])
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every time in the storm")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--max-retries", type=int, default=3, help="the endpoint's max_retries (default 3)")
+    parser.add_argument(
+        "--max-retries", type=int, default=DEFAULT_RETRIES, help="the endpoint's max_retries (default: trustscore's)"
+    )
     parser.add_argument(
         "--without-overload",
         action="store_true",

@@ -60,7 +60,12 @@ class EndpointConfig(BaseModel):
     )
     context_window: int = Field(default=8192, ge=256, description="--max-model-len of the server")
     timeout_s: float = Field(default=60.0, gt=0, description="deadline for one HTTP attempt")
-    max_retries: int = Field(default=3, ge=0, le=10)
+    max_retries: int = Field(
+        default=4,
+        ge=0,
+        le=10,
+        description="retries of a 429, 5xx, timeout, dropped connection or 200 that is no answer",
+    )
     initial_concurrency: int = Field(default=16, ge=1)
     max_concurrency: int = Field(default=256, ge=1, description="ceiling for the adaptive (AIMD) limiter")
     headers: dict[str, str] = Field(default_factory=dict)
