@@ -111,3 +111,16 @@ def test_files_the_cache_wrote_itself_are_still_removed(tmp_path: Path) -> None:
     store.set("other", "v")
     store.close()
     assert not (tmp_path / "cache" / filename).exists()
+
+
+async def test_a_result_that_cannot_be_stored_is_a_counted_miss_never_an_error(tmp_path: Path) -> None:
+    cache = ResponseCache(CacheConfig(directory=tmp_path / "cache"))
+    unstorable = ChatResult(choices=[Choice(text="PASS \ud800")])  # not encodable as UTF-8
+    await cache.put("a" * 64, unstorable)
+    assert (cache.stores, cache.write_errors) == (0, 1)
+    assert await cache.get("a" * 64) is None
+    cache.close()
+    local = LocalCache(CacheConfig(directory=tmp_path / "cache"))
+    local.put_signal("b" * 64, Signal(name="s", value=0.5, version="1", raw={"text": "\ud800"}))
+    assert (local.stores, local.write_errors) == (0, 1)
+    local.close()
