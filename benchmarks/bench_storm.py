@@ -296,7 +296,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every time in the storm")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--max-retries", type=int, default=DEFAULT_RETRIES, help="the endpoint's max_retries (default: trustscore's)"
+        "--max-retries",
+        type=int,
+        default=DEFAULT_RETRIES,
+        help="the endpoint's max_retries (default: trustscore's)",
     )
     parser.add_argument(
         "--without-overload",

@@ -52,7 +52,9 @@ def src(tmp_path: Path) -> Path:
 # -- -o that is not a trustscore output --------------------------------------------------------
 
 
-def test_a_device_as_output_is_refused_without_reading_it(src: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_device_as_output_is_refused_without_reading_it(
+    src: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert score(src, Path("/dev/full")) == 2
     assert "-o /dev/full is not a regular file" in capsys.readouterr().err
 
@@ -134,10 +136,14 @@ def test_retry_incomplete_keeps_the_output_locked(src: Path, tmp_path: Path) -> 
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
 
 
-def test_eval_refuses_an_output_that_holds_an_id_twice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_eval_refuses_an_output_that_holds_an_id_twice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     row = {"id": "s0", "score": 0.9, "calibrated": False, "signals": {}, "label": 0}
     scored = tmp_path / "scored.jsonl"
-    scored.write_text(json.dumps(row) + "\n" + json.dumps({**row, "id": "s1"}) + "\n" + json.dumps(row) + "\n")
+    scored.write_text(
+        json.dumps(row) + "\n" + json.dumps({**row, "id": "s1"}) + "\n" + json.dumps(row) + "\n"
+    )
     assert main(["eval", str(scored), "--label", "label"]) == 2
     assert "id 's0' is on line 1 and line 3" in capsys.readouterr().err
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from trustscore import Config, Scorer
-from trustscore.rows import OutputFile
 from trustscore.cli import main
 from trustscore.cli import score as cli_score
+from trustscore.rows import OutputFile
 from trustscore.testing import FakeVLLMServer, Fault
 
 ROWS = [

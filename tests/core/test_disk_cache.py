@@ -60,7 +60,9 @@ def test_an_expired_row_naming_a_file_outside_the_local_cache_deletes_nothing(
     precious = victim_file(tmp_path)
     cache = LocalCache(CacheConfig(directory=tmp_path / "cache"))
     cache.put_signal("a" * 64, Signal(name="s", value=0.5, version="1"))
-    plant(tmp_path / "cache" / "local" / "cache.db", "b" * 64, stored_filename(pattern, tmp_path), expired=True)
+    plant(
+        tmp_path / "cache" / "local" / "cache.db", "b" * 64, stored_filename(pattern, tmp_path), expired=True
+    )
     cache.put_signal("c" * 64, Signal(name="s", value=0.7, version="1"))
     cache.close()
     assert precious.read_text() == "keep me"

@@ -134,7 +134,7 @@ async def test_malformed_and_truncated_judge_output_is_missing_never_zero(kit: K
     likert = result.signals["likert"]
     assert CONSTRAINED_WARNING in likert.warnings and likert.usage.requests == 2
     assert "not JSON" in errors["prometheus"]
-    assert result.signals["prometheus"].usage.requests == 2, "a 200 with a broken body is a server fault: retried"
+    assert result.signals["prometheus"].usage.requests == 2, "a 200 with a broken body is retried"
     assert not result.complete and result.incomplete_signals == ["prometheus"], "a rerun may fix it"
 
 

@@ -38,20 +38,28 @@ def answering(content: str, logprob: str) -> httpx.MockTransport:
 
 
 def run_cli(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transport: httpx.MockTransport, *flags: str,
-    out: str = "out.jsonl", cache: bool = True,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    transport: httpx.MockTransport,
+    *flags: str,
+    out: str = "out.jsonl",
+    cache: bool = True,
 ) -> tuple[int, list[dict[str, Any]]]:
     config = tmp_path / "trustscore.toml"
     data = ensemble_dict(BASE_URL, cache_dir=tmp_path / "cache" if cache else None)
     config.write_text(to_toml(data), encoding="utf-8")
     src = tmp_path / "in.jsonl"
-    src.write_text(json.dumps({"id": "a", "question": QUESTION, "context": CONTEXT, "response": RESPONSE}) + "\n")
+    src.write_text(
+        json.dumps({"id": "a", "question": QUESTION, "context": CONTEXT, "response": RESPONSE}) + "\n"
+    )
 
     def build(path: Path | None, *, no_cache: bool) -> Scorer:
         return Scorer.from_config(path, no_cache=no_cache, transport=transport)
 
     monkeypatch.setattr(cli_score, "build_scorer", build)
-    status = main(["score", str(src), "-o", str(tmp_path / out), "--config", str(config), "--no-progress", *flags])
+    status = main(
+        ["score", str(src), "-o", str(tmp_path / out), "--config", str(config), "--no-progress", *flags]
+    )
     text = (tmp_path / out).read_text(encoding="utf-8") if (tmp_path / out).exists() else ""
     strict: Callable[[str], Any] = lambda c: (_ for _ in ()).throw(ValueError(c))  # noqa: E731
     return status, [json.loads(line, parse_constant=strict) for line in text.splitlines()]

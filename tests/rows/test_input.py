@@ -12,11 +12,18 @@ import trustscore
 from trustscore import Config, InputError, Scorer
 from trustscore.rows import parse_row, row_line
 
+
 @pytest.mark.anyio
 async def test_read_jsonl_streams_samples_into_the_scorer_with_their_extra_fields(tmp_path: Path) -> None:
     path = tmp_path / "in.jsonl"
     rows = [
-        {"id": "a", "question": "Who?", "context": "Herbert wrote Dune.", "response": "Herbert.", "hallucinated": 0},
+        {
+            "id": "a",
+            "question": "Who?",
+            "context": "Herbert wrote Dune.",
+            "response": "Herbert.",
+            "hallucinated": 0,
+        },
         {"question": "Who?", "context": ["Herbert wrote Dune."], "response": "Asimov.", "hallucinated": 1},
     ]
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

@@ -40,8 +40,8 @@ from trustscore.cli.usage import UsageError
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
 from trustscore.rows import IdIndex, InputFile, InputRow, OutputFile, result_row
-from trustscore.scorer import Scorer
 from trustscore.scoring.batch import ProgressBar
+from trustscore.scoring.scorer import Scorer
 from trustscore.types import Sample, TrustScore, Usage
 
 __all__ = [

@@ -1,1 +1,2 @@
-"""Small building blocks every room of trustscore may use (nothing here imports a room)."""
+"""Base utilities every layer may use: size-capped file reading, canonical JSON and content hashes,
+the safe on-disk store under the caches."""

@@ -79,8 +79,9 @@ class SafeDisk(diskcache.Disk):  # type: ignore[misc]
 
     def remove(self, file_path: str) -> None:
         if not self._own(file_path):
-            logger.warning("cache %s: a row names a file outside the cache (%r); left alone",
-                           self._directory, file_path)
+            logger.warning(
+                "cache %s: a row names a file outside the cache (%r); left alone", self._directory, file_path
+            )
             return
         super().remove(file_path)
 

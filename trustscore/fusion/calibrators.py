@@ -89,8 +89,8 @@ def check_parameters(model: BaseModel) -> None:
         for v in items:
             if isinstance(v, float) and abs(v) > MAX_PARAMETER:
                 raise ValueError(
-                    f"{name} holds {v:g}, beyond the +-{MAX_PARAMETER:g} a fit produces: the file was edited; "
-                    "refit it with `trustscore calibrate`"
+                    f"{name} holds {v:g}, beyond the +-{MAX_PARAMETER:g} a fit produces: the file was "
+                    "edited; refit it with `trustscore calibrate`"
                 )
 
 

@@ -1,4 +1,5 @@
-"""The judge-answer cache: ChatResults, content-addressed, on a :class:`~trustscore.core.disk_cache.DiskCache`.
+"""The judge-answer cache: ChatResults, content-addressed, on a
+:class:`~trustscore.core.disk_cache.DiskCache`.
 
 Keys are sha256 hex strings, values ChatResult JSON strings; the store underneath never pickles and
 never touches a file outside its directory (see :mod:`trustscore.core.disk_cache`).
@@ -12,7 +13,7 @@ import anyio
 from pydantic import ValidationError
 
 from trustscore.core.disk_cache import DiskCache, SafeDisk, UnsafeCacheEntry
-from trustscore.hashing import canonical_json, sha256_hex
+from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.llm.config import CacheConfig, EndpointConfig
 from trustscore.llm.limits import LoopLocal
 from trustscore.llm.protocol import ChatRequest, ChatResult
@@ -56,7 +57,10 @@ class ResponseCache(DiskCache):
 
     def __init__(self, config: CacheConfig) -> None:
         super().__init__(
-            config.directory, mode=config.mode, size_limit_bytes=config.size_limit_bytes, label="response cache"
+            config.directory,
+            mode=config.mode,
+            size_limit_bytes=config.size_limit_bytes,
+            label="response cache",
         )
         self._config = config
         self._limiters: LoopLocal[anyio.CapacityLimiter] = LoopLocal(

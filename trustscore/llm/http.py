@@ -24,6 +24,7 @@ from trustscore.llm.connections import ShardedClients
 from trustscore.llm.limits import LoopLocal
 from trustscore.llm.loops import close_on_loop
 from trustscore.llm.protocol import (
+    LOGPROB_TOLERANCE,
     BadResponse,
     ChatRequest,
     ChatResult,
@@ -32,7 +33,6 @@ from trustscore.llm.protocol import (
     Constraint,
     LLMError,
     LLMTimeout,
-    LOGPROB_TOLERANCE,
     LLMUnreachable,
     RateLimited,
     ServerError,
@@ -211,7 +211,8 @@ def _parse_choice(raw: Any) -> Choice:
     if not isinstance(text, str):
         raise BadResponse("a choice's text is not a string")
     finish = raw.get("finish_reason")
-    return Choice(text=_text(text), logprobs=logprobs, finish_reason=None if finish is None else _text(str(finish)))
+    reason = None if finish is None else _text(str(finish))
+    return Choice(text=_text(text), logprobs=logprobs, finish_reason=reason)
 
 
 def _chat_logprobs(raw: Any) -> list[TokenLogprob] | None:
@@ -439,7 +440,8 @@ class HttpBackend:
         except httpx.TimeoutException as e:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:
-            raise LLMUnreachable(f"{redact_url(self._base_url)}: {type(e).__name__}: {_truncate(str(e))}") from None
+            where = redact_url(self._base_url)
+            raise LLMUnreachable(f"{where}: {type(e).__name__}: {_truncate(str(e))}") from None
         finally:
             shards.release(shard)
         if response.status_code >= 400:

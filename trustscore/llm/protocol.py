@@ -15,6 +15,7 @@ from trustscore.types import Usage
 
 __all__ = [
     "LLM",
+    "LOGPROB_TOLERANCE",
     "Backend",
     "BadResponse",
     "ChatRequest",
@@ -25,7 +26,6 @@ __all__ = [
     "LLMError",
     "LLMTimeout",
     "LLMUnreachable",
-    "LOGPROB_TOLERANCE",
     "Logprob",
     "Message",
     "RateLimited",

@@ -17,8 +17,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from trustscore.core.hashing import short_hash
 from trustscore.errors import InputError
-from trustscore.hashing import short_hash
 from trustscore.rows import parse_row, result_row, row_line
 from trustscore.types import Sample, TrustScore
 

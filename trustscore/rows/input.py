@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.errors import InputError
-from trustscore.hashing import canonical_json, short_hash
 from trustscore.rows.ids import IdIndex
 from trustscore.scoring.inputs import validate_sample
 from trustscore.types import MAX_SAMPLE_CHARS, Sample, find_bad_text, text_problem
@@ -98,7 +98,9 @@ def parse_row(text: str, where: str, line: int = 0) -> InputRow:
     try:
         data = _strict_json(text)
     except json.JSONDecodeError as e:
-        raise InputError(f"{where}: not valid JSON ({e.msg.removesuffix(' at')} at column {e.colno})") from None
+        raise InputError(
+            f"{where}: not valid JSON ({e.msg.removesuffix(' at')} at column {e.colno})"
+        ) from None
     except _NotANumber as e:
         raise InputError(f"{where}: {e}") from None
     except ValueError as e:  # int() refuses > 4,300 digits
@@ -171,7 +173,7 @@ class InputFile:
         spool: IO[bytes] | None = None
         with open_input(path) as stream:
             if not _is_regular(stream):
-                spool = tempfile.TemporaryFile()
+                spool = tempfile.TemporaryFile()  # noqa: SIM115 (kept open for the later passes; unnamed)
             for number, line in numbered_lines(stream, name, copy_to=spool):
                 row = parse_row(line, f"{name}:{number}", number)
                 previous = first_line_of.add(row.sample.id or "", number)

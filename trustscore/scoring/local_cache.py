@@ -27,7 +27,7 @@ import diskcache  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
 from trustscore.core.disk_cache import DiskCache, UnsafeCacheEntry
-from trustscore.hashing import canonical_json, sha256_hex
+from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.llm.config import CacheConfig
 from trustscore.types import Sample, Signal, Usage
 

@@ -25,15 +25,16 @@ MAX_CONFIG_BYTES = 2**20
 
 def read_capped_text(path: Path, *, what: str, limit: int, error: type[Exception]) -> str:
     """The UTF-8 text of ``path`` (``what`` names it in messages, e.g. "calibrator file")."""
-    too_large = (
-        f"the limit is {limit:,} bytes: this is not a trustscore {what.removesuffix(' file')} (check the path)"
-    )
+    kind = what.removesuffix(" file")
+    too_large = f"the limit is {limit:,} bytes: this is not a trustscore {kind} (check the path)"
     try:
         info = path.stat()
         if stat.S_ISDIR(info.st_mode):
             raise error(f"{what} {path} is a directory; give the path of the file")
         if not stat.S_ISREG(info.st_mode):
-            raise error(f"{what} {path} is not a regular file (a device or a FIFO); give the path of the file")
+            raise error(
+                f"{what} {path} is not a regular file (a device or a FIFO); give the path of the file"
+            )
         if info.st_size > limit:
             raise error(f"{what} {path} is {info.st_size:,} bytes; {too_large}")
         with path.open("rb") as f:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from trustscore.config import Config, ConfigError
-from trustscore.files import MAX_JSON_BYTES
+from trustscore.core.files import MAX_JSON_BYTES
 from trustscore.fusion.model import CalibratorError
 from trustscore.fusion.store import load_model
 from trustscore.whitebox.profile import ProfileError, RedeepProfile
@@ -118,7 +118,9 @@ def test_a_symlink_loop_is_named(load: object, error: type, tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize(("field", "value"), [("coef", 1e308), ("intercept", -1e300), ("center", 1e7)])
-def test_a_rehashed_calibrator_with_absurd_numbers_is_refused(field: str, value: float, tmp_path: Path) -> None:
+def test_a_rehashed_calibrator_with_absurd_numbers_is_refused(
+    field: str, value: float, tmp_path: Path
+) -> None:
     import json
 
     from trustscore.calibrators import __file__ as shipped_dir

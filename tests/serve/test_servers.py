@@ -11,7 +11,7 @@ import pytest
 
 from trustscore.cli import main
 from trustscore.config import Config
-from trustscore.serve import ServeError, check_ports, commands, plan_servers, ready_config, serve
+from trustscore.serve.servers import ServeError, check_ports, commands, plan_servers, ready_config, serve
 
 FLEET = """
 [endpoints.judge]
@@ -177,7 +177,7 @@ def test_serve_starts_the_fleet_scores_through_it_and_stops_without_leftovers(tm
     import anyio
 
     from trustscore import Scorer
-    from trustscore.serve_process import free_port, port_is_free
+    from trustscore.serve.process import free_port, port_is_free
     from trustscore.testing.vllm_engine import engine_python
     from trustscore.testing.vllm_model import build_tiny_vllm_model
 
@@ -280,8 +280,9 @@ def test_a_dry_run_prints_the_variable_not_the_key(
 def test_every_interface_only_when_asked_and_only_with_a_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    keyless = Config.from_toml(write(tmp_path, KEYED.format(host="0.0.0.0").replace('api_key_env = "FLEET_KEY"', "")))
-    with pytest.raises(ServeError, match="would listen on every network interface.*--listen-all"):
+    keyless_text = KEYED.format(host="0.0.0.0").replace('api_key_env = "FLEET_KEY"', "")
+    keyless = Config.from_toml(write(tmp_path, keyless_text))
+    with pytest.raises(ServeError, match=r"would listen on every network interface.*--listen-all"):
         plan_servers(keyless, gpus=0)
     with pytest.raises(ServeError, match="without a key: set api_key_env"):
         plan_servers(keyless, gpus=0, listen_all=True)
