@@ -50,6 +50,7 @@ RESULT_FIELDS = (
     "id",
     "score",
     "calibrated",
+    "not_calibrated_reason",
     "fusion",
     "used_signals",
     "signals",
