@@ -10,7 +10,7 @@ and the index of ids a run resumes from.
 
 from trustscore.rows.ids import IdIndex
 from trustscore.rows.input import MAX_LINE_BYTES, InputFile, InputRow, parse_row, read_jsonl
-from trustscore.rows.output import OutputFile, result_row, row_line, row_state
+from trustscore.rows.output import OutputFile, begins_like_a_row, result_row, row_line, row_state
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -18,6 +18,7 @@ __all__ = [
     "InputFile",
     "InputRow",
     "OutputFile",
+    "begins_like_a_row",
     "parse_row",
     "read_jsonl",
     "result_row",

@@ -31,7 +31,7 @@ from trustscore.rows.ids import IdIndex
 from trustscore.rows.input import MAX_LINE_BYTES, RESULT_FIELDS
 from trustscore.types import TrustScore
 
-__all__ = ["OutputFile", "result_row", "row_line", "row_state"]
+__all__ = ["OutputFile", "begins_like_a_row", "result_row", "row_line", "row_state"]
 
 _ROW_START = b'{"id": '
 """How every result row begins (``id`` is written first, with json's default separators)."""
@@ -165,7 +165,7 @@ def _lock(file: IO[bytes], path: Path) -> None:
         ) from None
 
 
-def _row_start(raw: bytes) -> bool:
+def begins_like_a_row(raw: bytes) -> bool:
     """Whether ``raw`` begins like a result row (or is cut short inside that beginning)."""
     return raw.startswith(_ROW_START) or _ROW_START.startswith(raw)
 
@@ -182,7 +182,7 @@ def _read_rows(file: IO[bytes], path: Path) -> IdIndex:
     last line is cut off (or a whole last row given its newline)."""
     ids = IdIndex()
     file.seek(0)
-    if not _row_start(file.read(len(_ROW_START))):
+    if not begins_like_a_row(file.read(len(_ROW_START))):
         raise _not_ours(path, ":1")
     file.seek(0)
     offset, number, torn_at, whole_tail = 0, 0, None, False
@@ -202,7 +202,7 @@ def _read_rows(file: IO[bytes], path: Path) -> IdIndex:
             try:
                 row_id, complete = row_state(text)
             except ValueError:
-                if ends or not _row_start(raw):
+                if ends or not begins_like_a_row(raw):
                     raise _not_ours(path, f":{number}") from None
                 torn_at = offset  # a killed run's half-written row
             else:
