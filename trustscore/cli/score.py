@@ -36,6 +36,7 @@ from typing import IO, Any
 
 import anyio
 
+from trustscore.cli.help_text import plain
 from trustscore.cli.usage import UsageError
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
@@ -58,7 +59,7 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subcommands.add_parser(
         "score",
         help="score a JSONL file of samples (resumable)",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
