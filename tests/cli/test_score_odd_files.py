@@ -84,6 +84,15 @@ def test_a_file_without_final_newline_that_is_not_ours_keeps_every_byte(
     assert out.read_bytes() == content
 
 
+def test_an_output_of_blank_lines_is_as_good_as_empty(src: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    out.write_text("\n \n")
+    assert score(src, out) == 0
+    assert sorted(json.loads(line)["id"] for line in out.read_text().splitlines() if line.strip()) == [
+        "s0", "s1", "s2", "s3", "s4"
+    ]  # fmt: skip
+
+
 def test_a_whole_last_row_without_its_newline_is_kept(src: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     out.write_bytes(b'{"id": "s0", "score": 0.9, "complete": true}')

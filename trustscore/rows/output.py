@@ -182,8 +182,11 @@ def _read_rows(file: IO[bytes], path: Path) -> IdIndex:
     last line is cut off (or a whole last row given its newline)."""
     ids = IdIndex()
     file.seek(0)
-    if not begins_like_a_row(file.read(len(_ROW_START))):
-        raise _not_ours(path, ":1")
+    raw_head = file.read(2**16)
+    head = raw_head.lstrip()  # blank lines before the first row are no reason to refuse
+    if head and not begins_like_a_row(head[: len(_ROW_START)]):
+        line = raw_head[: len(raw_head) - len(head)].count(b"\n") + 1
+        raise _not_ours(path, f":{line}")
     file.seek(0)
     offset, number, torn_at, whole_tail = 0, 0, None, False
     while raw := file.readline(MAX_LINE_BYTES + 1):
