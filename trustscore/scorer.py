@@ -32,6 +32,7 @@ from trustscore.fusion.fuser import Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
+from trustscore.scoring.cascade import CascadeRun, build_cascade
 from trustscore.scoring.context import SignalContext
 from trustscore.scoring.inputs import (
     check_budget,
@@ -98,6 +99,7 @@ class Scorer:
             if fuser is not None
             else load_fuser(self._context, {s.name: s.version for s in self._sources})
         )
+        self._cascade = build_cascade(self.config, self._sources, self._fuser)
 
     @classmethod
     def from_config(
@@ -117,7 +119,8 @@ class Scorer:
 
     @property
     def signal_names(self) -> list[str]:
-        """The signals every result carries, in order."""
+        """The signals every result carries, in order (with a ``[cascade]``, those a sample's stage
+        reached: see ``TrustScore.cascade``)."""
         return [s.name for s in self._sources]
 
     @property
@@ -196,16 +199,25 @@ class Scorer:
             finally:
                 transient_failures.reset(token)
 
+        async def run_all(sources: Sequence[Source]) -> None:
+            async with anyio.create_task_group() as tg:
+                for source in sources:
+                    tg.start_soon(run_one, source)
+
+        progress = CascadeRun()
         # The ticket gives this sample's LLM requests their place in line: older samples first.
         with sample_ticket(), anyio.move_on_after(budget):
             async with anyio.create_task_group() as watch:
                 # Worker threads cannot be interrupted: when this scope is cancelled (budget over, or
                 # the caller cancelled) the watcher tells them through the deadline they check.
                 watch.start_soon(_cancel_when_cancelled, deadline)
-                async with anyio.create_task_group() as tg:
-                    for source in self._sources:
-                        tg.start_soon(run_one, source)
+                if self._cascade is None:
+                    await run_all(self._sources)
+                else:
+                    await self._cascade.run(run_all, finished, progress)
                 watch.cancel_scope.cancel()
+        stop = self._cascade.outcome(progress) if self._cascade is not None else None
+        fuser = self._cascade.fuser_at(progress) if self._cascade is not None else self._fuser
         timed_out = f"timed out after {budget:g}s budget"
         signals = {
             s.name: _metered(
@@ -214,8 +226,9 @@ class Scorer:
                 finished=s.name in finished,
             )
             for s in self._sources
+            if stop is None or s.name not in stop.skipped
         }
-        fused = self._fuser.predict(signals)
+        fused = fuser.predict(signals)
         # Cut by the budget, or missing for a reason a rerun may fix (server down or busy, no key).
         incomplete = [
             name
@@ -224,7 +237,7 @@ class Scorer:
         ]
         # A fitted model with a recorded calibration domain says whether this sample lies inside it;
         # outside, the score stands but is not claimed calibrated.
-        check = getattr(self._fuser, "domain_check", None)
+        check = getattr(fuser, "domain_check", None)
         domain = check(sample, signals) if check is not None and fused.score is not None else None
         return TrustScore(
             score=fused.score,
@@ -238,6 +251,7 @@ class Scorer:
             complete=not incomplete,
             incomplete_signals=incomplete,
             sample_id=sample.id,
+            cascade=stop,
         )
 
     @overload
