@@ -7,6 +7,10 @@ cross-validated metrics, and writes the calibrator JSON that ``fusion.calibrator
 ``trustscore calibrate --adapt BASE.json LABELED.jsonl -o NEW.json`` instead recalibrates an existing
 model on a few labeled rows of your domain (50-500; ``trustscore.fusion.adapt``): the base model's
 coefficients are refitted under a prior centred on them, so mostly the intercept moves.
+
+``trustscore calibrate --cascade --config trustscore.toml SCORED.jsonl -o cascade.json`` fits the
+config's ``[cascade]`` stages instead: each stage's calibrator and the bands that save the most judge
+requests within a quality loss you set (``--max-auroc-loss``, default 0.01; docs/cascade.md).
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from trustscore.cli.calibrate_cascade import add_arguments as add_cascade_arguments
+from trustscore.cli.calibrate_cascade import run_cascade
 from trustscore.cli.eval import add_label_arguments
 from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.model import CalibratorError
@@ -83,6 +89,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
+    add_cascade_arguments(p)
     p.set_defaults(run=run)
     return p
 
@@ -132,6 +139,8 @@ def run_adapt(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.cascade:
+        return run_cascade(args)
     if args.adapt is not None:
         return run_adapt(args)
     out = Console()
