@@ -1,0 +1,73 @@
+"""Fitting a cascade: per-stage calibrators, bands held to the quality the user sets, a held-out estimate."""
+
+from __future__ import annotations
+
+import pytest
+
+from cascade.rows import STAGES, cascade_rows
+from trustscore.fusion.cascade import StagePlan, evaluate_cascade, fit_cascade
+from trustscore.fusion.cascade_model import CascadeQuality
+
+AUROC = CascadeQuality(metric="auroc", max_loss=0.01)
+PLANS = [StagePlan(name, signals) for name, signals in STAGES]
+
+
+@pytest.fixture(scope="module")
+def fitted():  # type: ignore[no-untyped-def]
+    return fit_cascade(cascade_rows(), PLANS, label="hallucinated", quality=AUROC)
+
+
+def test_each_stage_reads_the_signals_up_to_it(fitted) -> None:  # type: ignore[no-untyped-def]
+    read = [sorted(s.calibrator.signal_versions) for s in fitted.stages]
+    assert read == [["loc"], ["loc", "v"], ["j1", "j2", "loc", "v"]]
+    assert fitted.stages[0].band is None
+    assert all(s.band is not None for s in fitted.stages[1:])
+
+
+def test_the_bands_save_requests_within_the_allowed_loss(fitted) -> None:  # type: ignore[no-untyped-def]
+    assert fitted.full.requests == pytest.approx(7.0)  # 1 + 3 + 3 on every row
+    assert fitted.fitted.requests < fitted.full.requests
+    assert fitted.full.metric - fitted.fitted.metric <= 0.01 + 1e-9
+    assert sum(fitted.fitted.stopped) == pytest.approx(1.0)
+    assert fitted.held_out.rows == fitted.full.rows
+
+
+def test_no_loss_allowed_keeps_the_full_ensembles_auroc() -> None:
+    strict = fit_cascade(
+        cascade_rows(), PLANS, label="hallucinated", quality=CascadeQuality(metric="auroc", max_loss=0.0)
+    )
+    assert strict.fitted.metric >= strict.full.metric - 1e-12
+
+
+def test_accuracy_at_a_threshold_can_be_the_constraint() -> None:
+    quality = CascadeQuality(metric="accuracy", max_loss=0.02, threshold=0.5)
+    model = fit_cascade(cascade_rows(), PLANS, label="hallucinated", quality=quality, cost="tokens")
+    assert model.quality.metric == "accuracy" and model.cost == "tokens"
+    assert model.full.metric - model.fitted.metric <= 0.02 + 1e-9
+    assert model.fitted.tokens < model.full.tokens
+
+
+def test_an_always_stage_gets_no_band_and_runs_on_every_row_that_reached_it() -> None:
+    plans = [PLANS[0], PLANS[1], StagePlan("ensemble", ["j1", "j2"], always=True)]
+    model = fit_cascade(cascade_rows(), plans, label="hallucinated", quality=AUROC)
+    assert model.stages[2].band is None and model.stages[2].always
+    assert model.fitted.stopped[1] == 0.0  # whoever ran the verdict went on to the ensemble
+
+
+def test_a_fitted_cascade_measured_on_other_rows() -> None:
+    model = fit_cascade(cascade_rows(), PLANS, label="hallucinated", quality=AUROC)
+    cascade, full = evaluate_cascade(model, cascade_rows(seed=7))
+    assert full.requests == pytest.approx(7.0)
+    assert cascade.requests < full.requests
+    assert 0.5 < cascade.metric <= 1.0
+
+
+def test_a_stage_signal_absent_from_the_file_is_refused() -> None:
+    plans = [*PLANS[:2], StagePlan("ensemble", ["j1", "j3"])]
+    with pytest.raises(ValueError, match=r"\['j3'\].*score it with every signal"):
+        fit_cascade(cascade_rows(), plans, label="hallucinated", quality=AUROC)
+
+
+def test_one_stage_is_not_a_cascade() -> None:
+    with pytest.raises(ValueError, match="at least two stages"):
+        fit_cascade(cascade_rows(), PLANS[:1], label="hallucinated", quality=AUROC)
