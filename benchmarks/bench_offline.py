@@ -13,7 +13,7 @@ Every measurement is a fresh subprocess; its CPU seconds and peak RSS come from 
 * **score cold**: ``trustscore score`` on the rows (offline default: lexical + embedding grounding)
   with an empty cache directory.
 * **score cold, short spin**: the same with ``GOMP_SPINCOUNT=10000`` exported (trustscore then keeps
-  it instead of its passive OpenMP waiting, see ``trustscore/torch_import.py``): what that choice is
+  it instead of its passive OpenMP waiting, see ``trustscore/compute/torch_import.py``): what that choice is
   worth, side by side.
 * **score warm**: the same command again, same cache directory (the local-signal cache answers).
 * **floor load** / **first score**: a fresh process that imports torch and transformers and loads
@@ -21,7 +21,7 @@ Every measurement is a fresh subprocess; its CPU seconds and peak RSS come from 
   score, the cold start).
 
 ``--busy N`` runs N busy-looping processes for the whole measurement, a box shared with other jobs
-(what passive OpenMP waiting is chosen for, see ``trustscore/torch_import.py``).
+(what passive OpenMP waiting is chosen for, see ``trustscore/compute/torch_import.py``).
 
 Prints min / median / max of each and the ratios of the medians (targets: cold RSS <= 1.2x and
 wall <= 1.1x the floor; warm >= 5x faster than cold; first score <= 1.3x the floor load).

@@ -17,7 +17,7 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def signal_registry() -> Iterator[None]:
     """Signals registered during the test are forgotten after it (plug-in discovery included)."""
-    from trustscore import registry
+    from trustscore.signals import _registry as registry
 
     registry._load()
     saved = dict(registry._REGISTRY), dict(registry._broken_entry_points)

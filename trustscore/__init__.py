@@ -23,11 +23,11 @@ from trustscore.errors import (
 )
 from trustscore.judges.config import JudgeConfig
 from trustscore.llm.protocol import LLM
-from trustscore.registry import SignalSpec, register_signal, registered_signals
-from trustscore.scorer import Scorer, score
-from trustscore.scoring.context import SignalContext
-from trustscore.sources import FamiliarityCheck, Judge, LocalSignal
-from trustscore.sync import score_sync
+from trustscore.scoring.scorer import Scorer, score
+from trustscore.scoring.sync import score_sync
+from trustscore.signals._context import SignalContext
+from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
+from trustscore.signals._registry import SignalSpec, register_signal, registered_signals
 from trustscore.types import Sample, Signal, Span, TrustScore, Usage
 
 if TYPE_CHECKING:

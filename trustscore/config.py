@@ -13,7 +13,7 @@
 
 Each part owns its section's model (``trustscore.llm.config``, ``trustscore.judges.config``, ...);
 ``[judges.<name>]`` and ``[signals.<name>]`` are validated by the models their signals registered
-(:mod:`trustscore.registry`). This module only composes them and checks the references between
+(:mod:`trustscore.signals._registry`). This module only composes them and checks the references between
 them. Every setting is described in docs/config.md, generated from the models' descriptions.
 """
 
@@ -28,8 +28,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
 
+from trustscore.core.files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.errors import CONFIG_REFERENCE, ConfigError
-from trustscore.files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.fusion.cascade_config import CascadeConfig
 from trustscore.fusion.config import FusionConfig
 from trustscore.grounding.config import GroundingConfig
@@ -80,7 +80,7 @@ class SignalsConfig(BaseModel):
             return data
         if not isinstance(data, Mapping):
             raise ValueError("[signals] must be a table of [signals.<name>] sections")
-        from trustscore.registry import resolve_section
+        from trustscore.signals._registry import resolve_section
 
         return {name: resolve_section("local", str(name), raw) for name, raw in data.items()}
 

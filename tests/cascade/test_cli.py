@@ -15,7 +15,7 @@ from cascade.test_file import write_config
 from trustscore.cli import main
 from trustscore.config import Config
 from trustscore.fusion.cascade_model import CascadeModel
-from trustscore.scorer import Scorer
+from trustscore.scoring.scorer import Scorer
 
 
 def scored_file(folder: Path) -> Path:

@@ -15,7 +15,7 @@ from trustscore.config import Config
 from trustscore.errors import CalibratorError, ConfigError
 from trustscore.fusion.cascade import StagePlan, fit_cascade
 from trustscore.fusion.cascade_model import CascadeModel, CascadeQuality, load_cascade, save_cascade
-from trustscore.scorer import Scorer
+from trustscore.scoring.scorer import Scorer
 from trustscore.types import Sample, Signal
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,7 @@ from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
 from trustscore.config import Config
 from trustscore.errors import ConfigError
-from trustscore.scorer import Scorer
+from trustscore.scoring.scorer import Scorer
 from trustscore.types import Sample, TrustScore
 
 pytestmark = pytest.mark.anyio

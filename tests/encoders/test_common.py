@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 from trustscore import Config, Scorer
-from trustscore.deadline import BudgetExceeded, Deadline, bound
+from trustscore.compute.deadline import BudgetExceeded, Deadline, bound
 from trustscore.encoders.common import CheckCancelled, run_in_worker
 from trustscore.types import Sample, Signal
 

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from trustscore.deadline import BudgetExceeded, Deadline, bound, checkpoint
+from trustscore.compute.deadline import BudgetExceeded, Deadline, bound, checkpoint
 from trustscore.grounding.lane import EncoderLane
 
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from trustscore.deadline import BudgetExceeded, Deadline, bound
+from trustscore.compute.deadline import BudgetExceeded, Deadline, bound
 from trustscore.grounding.text import split_sentences, support_keys, words
 
 # Many dots, few line breaks: the shape that made the abbreviation look-back scan from the start.

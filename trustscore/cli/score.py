@@ -30,9 +30,9 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 import anyio
@@ -40,11 +40,11 @@ import anyio
 from trustscore.cli.cascade_spend import CascadeSpend
 from trustscore.cli.ids import IdIndex
 from trustscore.cli.usage import UsageError
-from trustscore.hashing import canonical_json, short_hash
+from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
-from trustscore.scorer import Scorer, validate_sample
 from trustscore.scoring.batch import ProgressBar
+from trustscore.scoring.scorer import Scorer, validate_sample
 from trustscore.types import Sample, TrustScore, Usage, find_bad_text, text_problem
 
 __all__ = [

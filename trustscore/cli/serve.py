@@ -1,6 +1,6 @@
 """trustscore serve --config F: start one vLLM server per local endpoint of the config.
 
-The work is in trustscore/serve.py; this module only declares the command line.
+The work is in trustscore/serve/servers.py; this module only declares the command line.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trustscore.serve import serve
+    from trustscore.serve.servers import serve
 
     return serve(
         args.config,

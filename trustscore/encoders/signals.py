@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 from trustscore.encoders.hhem import HHEMConfig
 from trustscore.encoders.lettucedetect import LettuceDetectConfig
-from trustscore.registry import register_signal
+from trustscore.signals._registry import register_signal
 
 if TYPE_CHECKING:
-    from trustscore.scoring.context import SignalContext
-    from trustscore.sources import LocalSignal
+    from trustscore.signals._context import SignalContext
+    from trustscore.signals._protocols import LocalSignal
 
 __all__ = ["build_hhem_signal", "build_lettucedetect_signal"]
 

@@ -16,11 +16,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from trustscore.files import MAX_JSON_BYTES, read_capped_text
+from trustscore.core.files import MAX_JSON_BYTES, read_capped_text
+from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.fusion.cascade_config import CascadeConfig
 from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.model import FusionModel, LabelPolarity
-from trustscore.hashing import canonical_json, sha256_hex
 
 __all__ = [
     "CascadeEstimate",

@@ -30,7 +30,8 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from trustscore.files import MAX_JSON_BYTES
+from trustscore.core.files import MAX_JSON_BYTES
+from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.fusion.calibrators import Calibrator
 from trustscore.fusion.domain import CalibrationDomain
 from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError
@@ -38,7 +39,6 @@ from trustscore.fusion.features import FeatureSpec, apply_transform
 from trustscore.fusion.fuser import FusedScore
 from trustscore.fusion.logistic import sigmoid
 from trustscore.fusion.metrics import GroupedReport, ThresholdMetrics
-from trustscore.hashing import canonical_json, sha256_hex
 from trustscore.types import DomainCheck, Sample, Signal
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from trustscore.files import MAX_JSON_BYTES, read_capped_text
+from trustscore.core.files import MAX_JSON_BYTES, read_capped_text
 from trustscore.fusion.config import FusionConfig
 from trustscore.fusion.errors import CalibratorMismatchError
 from trustscore.fusion.fuser import DefaultFuser, Fuser

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trustscore.deadline import check_in_every_leaf, checkpoint
+from trustscore.compute.deadline import check_in_every_leaf, checkpoint
+from trustscore.compute.quiet_loading import quiet_model_loading
+from trustscore.compute.torch_import import import_torch
+from trustscore.core.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
 from trustscore.errors import ModelLoadError
-from trustscore.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
 from trustscore.grounding.lane import EncoderLane
-from trustscore.quiet import quiet_model_loading
-from trustscore.torch_import import import_torch
 
 if TYPE_CHECKING:
     import torch

@@ -1,5 +1,5 @@
 """The embedder's lane: every forward pass of the embedding model runs on one dedicated thread
-(:class:`trustscore.lane.Lane`, which says why and how the budget binds). Texts of the requests served
+(:class:`trustscore.compute.lane.Lane`, which says why and how the budget binds). Texts of the requests served
 in one round are de-duplicated and encoded together (the embedder batches them by token count, see
 :func:`trustscore.grounding.embedder.length_batches`); a waiting caller checks its own deadline while
 it waits.
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trustscore.deadline import BudgetExceeded, bound, checkpoint, current_deadline
-from trustscore.lane import AllGaveUp, Lane, LaneRequest
+from trustscore.compute.deadline import BudgetExceeded, bound, checkpoint, current_deadline
+from trustscore.compute.lane import AllGaveUp, Lane, LaneRequest
 
 __all__ = ["EncoderLane"]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trustscore.grounding.config import GroundingConfig
-from trustscore.registry import register_signal
+from trustscore.signals._registry import register_signal
 
 if TYPE_CHECKING:
-    from trustscore.scoring.context import SignalContext
-    from trustscore.sources import LocalSignal
+    from trustscore.signals._context import SignalContext
+    from trustscore.signals._protocols import LocalSignal
 
 __all__ = ["build_embedding", "build_lexical"]
 

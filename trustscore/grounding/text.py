@@ -13,7 +13,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any, Literal
 
-from trustscore.deadline import checkpoint
+from trustscore.compute.deadline import checkpoint
 
 __all__ = [
     "STOPWORDS",

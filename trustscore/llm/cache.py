@@ -21,8 +21,8 @@ import anyio
 import diskcache  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
+from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.errors import TrustscoreError
-from trustscore.hashing import canonical_json, sha256_hex
 from trustscore.llm.config import CacheConfig, EndpointConfig
 from trustscore.llm.limits import LoopLocal
 from trustscore.llm.protocol import ChatRequest, ChatResult

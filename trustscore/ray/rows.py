@@ -19,7 +19,7 @@ from typing import Any
 
 from trustscore.cli import UsageError
 from trustscore.cli.score import _parse_row, result_row
-from trustscore.hashing import short_hash
+from trustscore.core.hashing import short_hash
 from trustscore.types import Sample, TrustScore
 
 __all__ = ["PreparedRow", "error_result", "prepare_line", "prepare_record", "scored_result"]

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 import diskcache  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
-from trustscore.hashing import canonical_json, sha256_hex
+from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.llm.cache import SafeDisk, UnsafeCacheEntry, _private_directory
 from trustscore.llm.config import CacheConfig
 from trustscore.types import Sample, Signal, Usage

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from types import TracebackType
 
-from trustscore.serve_process import ServerProcess, free_port
+from trustscore.serve.process import ServerProcess, free_port
 
 __all__ = ["ENGINE_PYTHON_ENV", "VLLMEngine", "engine_python", "parse_metrics"]
 

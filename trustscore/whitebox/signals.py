@@ -7,14 +7,14 @@ import logging
 from typing import TYPE_CHECKING
 
 from trustscore.errors import EndpointUnavailable
-from trustscore.registry import register_signal
+from trustscore.signals._registry import register_signal
 from trustscore.whitebox.familiarity_config import FamiliarityConfig
 from trustscore.whitebox.redeep_config import RedeepConfig
 
 if TYPE_CHECKING:
     from trustscore.llm.protocol import LLM
-    from trustscore.scoring.context import SignalContext
-    from trustscore.sources import LocalSignal
+    from trustscore.signals._context import SignalContext
+    from trustscore.signals._protocols import LocalSignal
 
 __all__ = ["build_familiarity", "build_redeep"]
 

@@ -1,9 +1,10 @@
 """The configuration reference (docs/config.md), generated from the config models' ``description=``.
 
-    python -m trustscore.config_reference > docs/config.md
+    python scripts/gen_config_docs.py           # rewrite docs/config.md
+    python scripts/gen_config_docs.py --check   # exit 1 when docs/config.md is stale
 
-tests/test_config_reference.py fails when the file is stale, so a new setting is documented by
-giving its Field a description and re-running this module.
+tests/test_config_docs.py fails when the file is stale, so a new setting is documented by
+giving its Field a description and re-running this script.
 """
 
 from __future__ import annotations
@@ -11,22 +12,24 @@ from __future__ import annotations
 import inspect
 import sys
 import types
+from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from trustscore.config import ENV_DEFAULTS, ENV_OVERRIDES, Config, JudgesConfig, SignalsConfig
+from trustscore.errors import CONFIG_REFERENCE
 from trustscore.llm.config import EndpointConfig
-from trustscore.registry import registered_signals
+from trustscore.signals._registry import registered_signals
 
 __all__ = ["render"]
 
 _INTRO = """\
 # Configuration reference
 
-Generated from the config models by `python -m trustscore.config_reference > docs/config.md`;
-do not edit by hand (tests/test_config_reference.py fails when this file is stale).
+Generated from the config models by `python scripts/gen_config_docs.py`;
+do not edit by hand (tests/test_config_docs.py fails when this file is stale).
 
 A config is one TOML file (`Scorer.from_config("trustscore.toml")`, `trustscore score --config ...`)
 or the same data in code (`Config.from_dict({...})`). Every section is optional; the defaults run
@@ -158,5 +161,22 @@ def _sentence(text: str | None) -> str:
     return text if text.endswith(".") else text + "."
 
 
+def main(argv: list[str] | None = None) -> int:
+    """Write docs/config.md, or with ``--check`` only say whether it is stale (exit status 1)."""
+    args = sys.argv[1:] if argv is None else argv
+    target = Path(__file__).resolve().parents[1] / CONFIG_REFERENCE
+    text = render()
+    if args == ["--check"]:
+        if target.read_text(encoding="utf-8") != text:
+            print(f"{target} is stale: run python scripts/gen_config_docs.py", file=sys.stderr)
+            return 1
+        return 0
+    if args:
+        print("usage: python scripts/gen_config_docs.py [--check]", file=sys.stderr)
+        return 2
+    target.write_text(text, encoding="utf-8")
+    return 0
+
+
 if __name__ == "__main__":
-    sys.stdout.write(render())
+    raise SystemExit(main())

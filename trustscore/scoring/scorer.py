@@ -7,10 +7,10 @@ Every signal runs in its own task of one anyio task group; a source that raises 
 signal with the reason (:mod:`trustscore.scoring.runners`). An overall time budget
 (``limits.score_budget_s``) bounds the whole call: signals still running when it ends are reported
 missing and the result is marked incomplete. Local signals work in worker threads no event loop can
-interrupt, so the budget is also a :class:`~trustscore.deadline.Deadline` they check between chunks.
+interrupt, so the budget is also a :class:`~trustscore.compute.deadline.Deadline` they check between chunks.
 Building the sources from the config lives in :mod:`trustscore.scoring.wiring`, input checks in
 :mod:`~trustscore.scoring.inputs`, batches in :mod:`~trustscore.scoring.batch` and the blocking
-facade in :mod:`trustscore.sync`.
+facade in :mod:`trustscore.scoring.sync`.
 """
 
 from __future__ import annotations
@@ -25,15 +25,14 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import anyio
 from anyio.lowlevel import RunVar
 
+from trustscore.compute.deadline import BudgetExceeded, Deadline, bound
 from trustscore.config import Config
-from trustscore.deadline import BudgetExceeded, Deadline, bound
 from trustscore.errors import ConfigError, InputError, LLMError
 from trustscore.fusion.fuser import Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
 from trustscore.scoring.cascade import CascadeRun, build_cascade
-from trustscore.scoring.context import SignalContext
 from trustscore.scoring.inputs import (
     check_budget,
     check_concurrency,
@@ -43,7 +42,8 @@ from trustscore.scoring.inputs import (
 )
 from trustscore.scoring.runners import LocalSource, Source, UnavailableSource, run_guarded, transient_failures
 from trustscore.scoring.wiring import build_sources, load_fuser
-from trustscore.sources import FamiliarityCheck, Judge, LocalSignal
+from trustscore.signals._context import SignalContext
+from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
 from trustscore.types import Sample, Signal, TrustScore, Usage
 
 if TYPE_CHECKING:
@@ -362,8 +362,8 @@ class Scorer:
         )
 
     def score_sync(self, **kwargs: Any) -> TrustScore:
-        """Blocking :meth:`score`; works inside a running event loop too (see trustscore.sync)."""
-        from trustscore.sync import run_sync_releasing
+        """Blocking :meth:`score`; works inside a running event loop too (see trustscore.scoring.sync)."""
+        from trustscore.scoring.sync import run_sync_releasing
 
         result: TrustScore = run_sync_releasing(self.score, self._context.release_clients, **kwargs)
         return result
@@ -372,7 +372,7 @@ class Scorer:
         self, samples: Iterable[Sample | Mapping[str, Any]], **kwargs: Any
     ) -> list[TrustScore]:
         """Blocking :meth:`score_many`."""
-        from trustscore.sync import run_sync_releasing
+        from trustscore.scoring.sync import run_sync_releasing
 
         _check_samples(samples, "a list")
         result: list[TrustScore] = run_sync_releasing(

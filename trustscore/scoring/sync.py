@@ -106,7 +106,7 @@ def score_sync(
     budget_s: float | None = None,
 ) -> TrustScore:
     """Blocking :func:`trustscore.score` with the default Scorer."""
-    from trustscore.scorer import score
+    from trustscore.scoring.scorer import score
 
     return run_sync(
         score,

@@ -1,6 +1,6 @@
 """The two kinds of signal source the Scorer runs: LLM judges and local (in-process) signals.
 
-Built-in and third-party sources alike are built by the factories of :mod:`trustscore.registry`.
+Built-in and third-party sources alike are built by the factories of :mod:`trustscore.signals._registry`.
 
 Both return a :class:`~trustscore.types.Signal`; a source that cannot answer returns a missing
 signal with its reason instead of raising. Only cancellation propagates.

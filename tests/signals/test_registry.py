@@ -23,7 +23,7 @@ from trustscore import (
 from trustscore.fusion.fuser import DefaultFuser
 from trustscore.judges import build_judge
 from trustscore.llm.protocol import ChatRequest
-from trustscore.registry import get_signal
+from trustscore.signals._registry import get_signal
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("signal_registry")]
 

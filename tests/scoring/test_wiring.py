@@ -17,9 +17,10 @@ from scorer_fakes import FakeJudge, FakeLLM, FakeLLMClient, FakeLocal, install_f
 import trustscore
 import trustscore.fusion
 import trustscore.judges
-from trustscore import Config, ConfigError, Scorer, Signal, registry
+from trustscore import Config, ConfigError, Scorer, Signal
 from trustscore.fusion.fuser import FusedScore
-from trustscore.scorer import default_scorer
+from trustscore.scoring.scorer import default_scorer
+from trustscore.signals import _registry as registry
 
 pytestmark = pytest.mark.anyio
 

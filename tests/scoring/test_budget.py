@@ -11,7 +11,7 @@ import pytest
 from trustscore.config import Config
 from trustscore.grounding.config import GroundingConfig
 from trustscore.grounding.lexical import LexicalSupport
-from trustscore.scorer import Scorer
+from trustscore.scoring.scorer import Scorer
 from trustscore.types import Sample, TrustScore
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ async def test_a_signal_that_finishes_in_time_is_complete() -> None:
 
 
 async def test_a_cut_inside_a_sources_own_task_group_is_still_a_budget_cut() -> None:
-    from trustscore.deadline import checkpoint
+    from trustscore.compute.deadline import checkpoint
     from trustscore.types import Signal
 
     class FanOut:

@@ -30,7 +30,7 @@ from typing import TextIO
 from urllib.parse import urlsplit
 
 from trustscore.config import Config, ConfigError
-from trustscore.serve_process import ServerExited, ServerProcess, port_is_free
+from trustscore.serve.process import ServerExited, ServerProcess, port_is_free
 
 __all__ = ["ServeError", "ServerPlan", "launch_all", "plan_servers", "ready_config", "serve"]
 
@@ -180,7 +180,7 @@ def commands(plans: Sequence[ServerPlan], engine: list[str]) -> list[tuple[dict[
 
 def check_ports(plans: Sequence[ServerPlan], *, pick: bool) -> list[str]:
     """Busy ports: ServeError, or with ``pick`` a free port instead (returned as notes)."""
-    from trustscore.serve_process import free_port
+    from trustscore.serve.process import free_port
 
     notes = []
     for plan in plans:

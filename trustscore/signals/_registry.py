@@ -29,8 +29,8 @@ from pydantic import BaseModel, ValidationError
 from trustscore.errors import ConfigError
 
 if TYPE_CHECKING:
-    from trustscore.scoring.context import SignalContext
-    from trustscore.sources import Judge, LocalSignal
+    from trustscore.signals._context import SignalContext
+    from trustscore.signals._protocols import Judge, LocalSignal
 
 __all__ = [
     "ENTRY_POINT_GROUP",

@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 
 SCRIPT = """
 import os, sys
-from trustscore.torch_import import import_torch
+from trustscore.compute.torch_import import import_torch
 before = dict(os.environ)
 torch = import_torch()
 assert torch is sys.modules["torch"]

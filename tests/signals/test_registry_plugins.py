@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from trustscore import Config, ConfigError, Scorer, registry
+from trustscore import Config, ConfigError, Scorer
+from trustscore.signals import _registry as registry
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("signal_registry")]
 
-PLUGIN = Path(__file__).resolve().parents[1] / "examples" / "plugin"
+PLUGIN = Path(__file__).resolve().parents[2] / "examples" / "plugin"
 OFFLINE = {"grounding": {"lexical": False, "embedding": False}}
 
 

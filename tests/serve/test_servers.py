@@ -11,7 +11,7 @@ import pytest
 
 from trustscore.cli import main
 from trustscore.config import Config
-from trustscore.serve import ServeError, check_ports, commands, plan_servers, ready_config, serve
+from trustscore.serve.servers import ServeError, check_ports, commands, plan_servers, ready_config, serve
 
 FLEET = """
 [endpoints.judge]
@@ -177,7 +177,7 @@ def test_serve_starts_the_fleet_scores_through_it_and_stops_without_leftovers(tm
     import anyio
 
     from trustscore import Scorer
-    from trustscore.serve_process import free_port, port_is_free
+    from trustscore.serve.process import free_port, port_is_free
     from trustscore.testing.vllm_engine import engine_python
     from trustscore.testing.vllm_model import build_tiny_vllm_model
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from trustscore.config import Config, ConfigError
-from trustscore.files import MAX_JSON_BYTES
+from trustscore.core.files import MAX_JSON_BYTES
 from trustscore.fusion.model import CalibratorError
 from trustscore.fusion.store import load_model
 from trustscore.whitebox.profile import ProfileError, RedeepProfile

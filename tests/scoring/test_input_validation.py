@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from trustscore.errors import InputError
-from trustscore.scorer import make_sample
+from trustscore.scoring.scorer import make_sample
 from trustscore.types import MAX_PASSAGES, MAX_SAMPLE_CHARS
 
 

@@ -1,4 +1,4 @@
-"""trustscore.word_frequency answers exactly what wordfreq answers, from compact arrays."""
+"""trustscore.grounding.word_frequency answers exactly what wordfreq answers, from compact arrays."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 
 wordfreq = pytest.importorskip("wordfreq")
 
-from trustscore import word_frequency  # noqa: E402
+from trustscore.grounding import word_frequency  # noqa: E402
 
 
 @pytest.fixture(scope="module")

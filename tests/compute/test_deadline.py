@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from trustscore.deadline import Deadline
+from trustscore.compute.deadline import Deadline
 
 
 def test_cancel_sets_every_registered_event_once_and_over_turns_true() -> None:
