@@ -17,7 +17,7 @@ def _signal(value: float, requests: int, version: str) -> dict[str, Any]:
     return {"value": float(value), "version": version, "usage": usage}
 
 
-def cascade_rows(n_sources: int = 120, *, seed: int = 0, per_source: int = 4) -> list[ScoredRow]:
+def cascade_rows(n_sources: int = 80, *, seed: int = 0, per_source: int = 4) -> list[ScoredRow]:
     """Each judge's logit is the truth shifted by its strength plus noise; the local signal is weak."""
     rng = np.random.default_rng(seed)
     out = []

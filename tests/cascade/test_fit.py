@@ -32,6 +32,12 @@ def test_the_bands_save_requests_within_the_allowed_loss(fitted) -> None:  # typ
     assert fitted.held_out.rows == fitted.full.rows
 
 
+def test_the_bands_are_searched_with_a_loss_that_held_out_keeps_within_the_allowed_one(fitted) -> None:  # type: ignore[no-untyped-def]
+    assert fitted.searched_loss in [0.01 * share for share in (1.0, 0.75, 0.5, 0.25, 0.0)]
+    if fitted.searched_loss > 0:
+        assert fitted.full.metric - fitted.held_out.metric <= 0.01
+
+
 def test_no_loss_allowed_keeps_the_full_ensembles_auroc() -> None:
     strict = fit_cascade(
         cascade_rows(), PLANS, label="hallucinated", quality=CascadeQuality(metric="auroc", max_loss=0.0)

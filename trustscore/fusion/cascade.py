@@ -14,9 +14,11 @@ Procedure (every split keeps a ``group`` whole):
 3. The bands: stage ``k >= 1`` (unless ``always``) runs when the stage-``k - 1`` score lies inside its
    band. Starting from the full ensemble (every band ``[0, 1]``), coordinate descent over candidate
    bands (pairs of quantiles of that score) picks, one band at a time, the cheapest whose cascade
-   keeps the quality metric (AUROC, or accuracy at a threshold) at most ``max_loss`` below the full
+   keeps the quality metric (AUROC, or accuracy at a threshold) at most a searched loss below the full
    ensemble's, on the out-of-fold scores; rounds repeat until no band changes.
-4. The held-out estimate: the same search on the rows of all folds but one, applied to that one.
+4. The held-out estimate: the same search on the rows of all folds but one, applied to that one. The
+   searched loss is the largest of ``SHARES`` x ``max_loss`` whose held-out loss stays within
+   ``max_loss`` (a search held to ``max_loss`` itself overshoots it on rows it did not see).
 """
 
 from __future__ import annotations
@@ -43,12 +45,16 @@ from trustscore.fusion.metrics import auroc
 from trustscore.fusion.model import LabelPolarity
 from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
 
-__all__ = ["StagePlan", "evaluate_cascade", "fit_cascade", "signal_costs"]
+__all__ = ["CascadeScores", "StagePlan", "cascade_scores", "evaluate_cascade", "fit_cascade", "signal_costs"]
 
 GRID = 20
 """Quantile steps per band edge in the search (21 edges, so 231 candidate bands per stage)."""
 ROUNDS = 10
 """Most rounds of coordinate descent (it usually settles in two or three)."""
+SHARES = (1.0, 0.75, 0.5, 0.25, 0.0)
+"""Fractions of the allowed loss the bands are searched with, largest first. The cheapest bands that
+just meet the constraint on the rows they were chosen on overshoot it on new rows, so the first
+fraction whose held-out loss (step 4) stays within the allowed loss is the one used."""
 
 
 @dataclass(frozen=True)
@@ -278,10 +284,14 @@ def fit_cascade(
     t = trust_target(label_column(kept, label), label_means)
     costs = _stage_costs(kept, stages)
     always = [stage.always for stage in stages]
-    bands = _search_bands(scores, always, t, costs.of(cost), quality)
     full = _estimate(scores, always, [(0.0, 1.0)] * len(stages), t, costs, quality)
+    for share in SHARES:
+        searched = quality.model_copy(update={"max_loss": quality.max_loss * share})
+        held_out = _held_out(kept, scores, always, t, costs, cost, searched, group, opts)
+        if full.metric - held_out.metric <= quality.max_loss:
+            break
+    bands = _search_bands(scores, always, t, costs.of(cost), searched)
     chosen = _estimate(scores, always, bands, t, costs, quality)
-    held_out = _held_out(kept, scores, always, t, costs, cost, quality, group, opts)
     raw = raw_features(kept, [FeatureSpec(signal=s) for s in names])
     return CascadeModel.build(
         name=name,
@@ -290,6 +300,7 @@ def fit_cascade(
             for k, stage in enumerate(fitted)
         ],
         quality=quality,
+        searched_loss=searched.max_loss,
         cost=cost,
         signal_costs=signal_costs(kept, names),
         full=full,
@@ -324,26 +335,42 @@ def _held_out(
     return _summary(final, stop, t, costs, quality)
 
 
-def evaluate_cascade(
-    model: CascadeModel, rows: Sequence[ScoredRow]
-) -> tuple[CascadeEstimate, CascadeEstimate]:
-    """A fitted cascade on other rows scored with every signal: (the cascade, the full ensemble), each
-    with its cost per row and quality in the model's own metric. Rows where no signal has a value are
-    left out."""
-    stages = [StagePlan(s.name, s.signals, s.always) for s in model.stages]
+@dataclass(frozen=True)
+class CascadeScores:
+    """A fitted cascade run over scored rows (every signal present): per row, the score of the stage it
+    stopped at, the full ensemble's score, and the stage."""
+
+    rows: list[ScoredRow]
+    """The rows where the full ensemble has a score (rows without any signal value are left out)."""
+    final: NDArray[np.float64]
+    full: NDArray[np.float64]
+    stop: NDArray[np.int64]
+
+
+def cascade_scores(model: CascadeModel, rows: Sequence[ScoredRow]) -> CascadeScores:
+    """Run ``model``'s stages and bands over ``rows`` as the Scorer would, without calling anything."""
     columns = []
     for stage in model.stages:
         calibrator = stage.calibrator
         columns.append(calibrator.predict_raw(calibrator.raw_matrix([r.signals for r in rows])))
     scores = np.column_stack(columns)
     keep = np.flatnonzero(~np.isnan(scores[:, -1]))
-    kept = [rows[i] for i in keep.tolist()]
     scores = scores[keep]
-    t = trust_target(label_column(kept, model.label), model.label_means)
-    costs = _stage_costs(kept, stages)
-    always = [s.always for s in model.stages]
-    bands = [s.band or (0.0, 1.0) for s in model.stages]
+    final, stop = _run(scores, [s.always for s in model.stages], [s.band or (0.0, 1.0) for s in model.stages])
+    return CascadeScores([rows[i] for i in keep.tolist()], final, scores[:, -1], stop)
+
+
+def evaluate_cascade(
+    model: CascadeModel, rows: Sequence[ScoredRow]
+) -> tuple[CascadeEstimate, CascadeEstimate]:
+    """A fitted cascade on other rows scored with every signal: (the cascade, the full ensemble), each
+    with its cost per row and quality in the model's own metric."""
+    run = cascade_scores(model, rows)
+    stages = [StagePlan(s.name, s.signals, s.always) for s in model.stages]
+    t = trust_target(label_column(run.rows, model.label), model.label_means)
+    costs = _stage_costs(run.rows, stages)
+    last = np.full(t.size, len(stages) - 1, dtype=np.int64)
     return (
-        _estimate(scores, always, bands, t, costs, model.quality),
-        _estimate(scores, always, [(0.0, 1.0)] * len(stages), t, costs, model.quality),
+        _summary(run.final, run.stop, t, costs, model.quality),
+        _summary(run.full, last, t, costs, model.quality),
     )

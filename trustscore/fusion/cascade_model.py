@@ -95,6 +95,9 @@ class CascadeModel(_Strict):
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
     stages: list[CascadeStage] = Field(min_length=2)
     quality: CascadeQuality
+    searched_loss: float = Field(ge=0, le=1)
+    """The loss the bands were searched with on the fitting rows: the largest share of
+    ``quality.max_loss`` whose held-out loss stayed within it."""
     cost: CostUnit
     """What the bands minimise: judge requests or tokens per sample."""
     signal_costs: dict[str, SignalCost]
