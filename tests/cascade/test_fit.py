@@ -77,3 +77,10 @@ def test_a_stage_signal_absent_from_the_file_is_refused() -> None:
 def test_one_stage_is_not_a_cascade() -> None:
     with pytest.raises(ValueError, match="at least two stages"):
         fit_cascade(cascade_rows(), PLANS[:1], label="hallucinated", quality=AUROC)
+
+
+def test_rows_scored_through_a_cascade_are_refused() -> None:
+    rows = cascade_rows(20)
+    rows[3] = rows[3].model_copy(update={"fields": {**rows[3].fields, "cascade": {"skipped": ["j1"]}}})
+    with pytest.raises(ValueError, match=r"skipped signals in a cascade.*without \[cascade\]"):
+        fit_cascade(rows, PLANS, label="hallucinated", quality=AUROC)

@@ -261,6 +261,14 @@ def fit_cascade(
     if stages[0].always:
         raise ValueError(f"stage {stages[0].name!r} is the first: it always runs, do not mark it always")
     names = [s for stage in stages for s in stage.signals]
+    through_cascade = [
+        r.id or f"row {i + 1}" for i, r in enumerate(rows) if (r.fields.get("cascade") or {}).get("skipped")
+    ]
+    if through_cascade:
+        raise ValueError(
+            f"{len(through_cascade)} rows skipped signals in a cascade ({', '.join(through_cascade[:3])}): "
+            "fit on a labeled file scored with every signal (score it with a config without [cascade])"
+        )
     in_rows = {n for r in rows for n in r.signals}
     absent = [n for n in names if n not in in_rows]
     if absent:

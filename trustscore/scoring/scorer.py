@@ -8,6 +8,8 @@ signal with the reason (:mod:`trustscore.scoring.runners`). An overall time budg
 (``limits.score_budget_s``) bounds the whole call: signals still running when it ends are reported
 missing and the result is marked incomplete. Local signals work in worker threads no event loop can
 interrupt, so the budget is also a :class:`~trustscore.compute.deadline.Deadline` they check between chunks.
+With a ``[cascade]`` the signals run in stages, a later stage only while the score is unsure
+(:mod:`trustscore.scoring.cascade`), all within that one budget.
 Building the sources from the config lives in :mod:`trustscore.scoring.wiring`, input checks in
 :mod:`~trustscore.scoring.inputs`, batches in :mod:`~trustscore.scoring.batch` and the blocking
 facade in :mod:`trustscore.scoring.sync`.
@@ -62,7 +64,8 @@ class Scorer:
     An injected judge is bound to the LLM of its ``[judges.<name>].endpoint``, or to the only LLM.
     ``llms`` (by endpoint name) and ``fuser`` replace what the config would build; ``transport``
     (an httpx transport) is handed to every LLM client the Scorer builds: this is how the test
-    kit's router plugs in.
+    kit's router plugs in. A fitted cascade (``cascade.calibrator``) scores with its stages'
+    calibrators, in place of ``fuser`` and ``fusion.calibrator``.
 
     A Scorer holds no per-call state: one instance may serve many concurrent ``score`` calls.
     Use ``async with Scorer(...)`` (or ``await scorer.aclose()``) to close the LLM clients it built.
