@@ -21,7 +21,7 @@ from trustscore.scoring.scorer import Scorer
 def scored_file(folder: Path) -> Path:
     path = folder / "scored.jsonl"
     with path.open("w", encoding="utf-8") as f:
-        for row in cascade_rows():
+        for row in cascade_rows(40):
             signals = {name: s.model_dump(mode="json") for name, s in row.signals.items()}
             f.write(json.dumps({"id": row.id, "score": None, "signals": signals, **row.fields}) + "\n")
     return path

@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
-from cascade.rows import STAGES, cascade_rows
+from cascade.rows import STAGES
 from trustscore.config import Config
 from trustscore.errors import CalibratorError, ConfigError
-from trustscore.fusion.cascade import StagePlan, fit_cascade
-from trustscore.fusion.cascade_model import CascadeModel, CascadeQuality, load_cascade, save_cascade
+from trustscore.fusion.cascade_model import CascadeModel, load_cascade, save_cascade
 from trustscore.scoring.scorer import Scorer
 from trustscore.types import Sample, Signal
 
@@ -23,12 +22,9 @@ pytestmark = pytest.mark.anyio
 SAMPLE = dict(question="q?", context=["ctx"], response="answer")
 
 
-@pytest.fixture(scope="module")
-def model() -> CascadeModel:
-    plans = [StagePlan(name, signals) for name, signals in STAGES]
-    return fit_cascade(
-        cascade_rows(), plans, label="hallucinated", quality=CascadeQuality(metric="auroc", max_loss=0.01)
-    )
+@pytest.fixture
+def model(fitted: CascadeModel) -> CascadeModel:
+    return fitted
 
 
 def write_config(folder: Path, stages: tuple[tuple[str, list[str]], ...] = STAGES) -> Path:

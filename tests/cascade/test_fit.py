@@ -6,25 +6,20 @@ import pytest
 
 from cascade.rows import STAGES, cascade_rows
 from trustscore.fusion.cascade import StagePlan, evaluate_cascade, fit_cascade
-from trustscore.fusion.cascade_model import CascadeQuality
+from trustscore.fusion.cascade_model import CascadeModel, CascadeQuality
 
 AUROC = CascadeQuality(metric="auroc", max_loss=0.01)
 PLANS = [StagePlan(name, signals) for name, signals in STAGES]
 
 
-@pytest.fixture(scope="module")
-def fitted():  # type: ignore[no-untyped-def]
-    return fit_cascade(cascade_rows(), PLANS, label="hallucinated", quality=AUROC)
-
-
-def test_each_stage_reads_the_signals_up_to_it(fitted) -> None:  # type: ignore[no-untyped-def]
+def test_each_stage_reads_the_signals_up_to_it(fitted: CascadeModel) -> None:
     read = [sorted(s.calibrator.signal_versions) for s in fitted.stages]
     assert read == [["loc"], ["loc", "v"], ["j1", "j2", "loc", "v"]]
     assert fitted.stages[0].band is None
     assert all(s.band is not None for s in fitted.stages[1:])
 
 
-def test_the_bands_save_requests_within_the_allowed_loss(fitted) -> None:  # type: ignore[no-untyped-def]
+def test_the_bands_save_requests_within_the_allowed_loss(fitted: CascadeModel) -> None:
     assert fitted.full.requests == pytest.approx(7.0)  # 1 + 3 + 3 on every row
     assert fitted.fitted.requests < fitted.full.requests
     assert fitted.full.metric - fitted.fitted.metric <= 0.01 + 1e-9
@@ -32,7 +27,9 @@ def test_the_bands_save_requests_within_the_allowed_loss(fitted) -> None:  # typ
     assert fitted.held_out.rows == fitted.full.rows
 
 
-def test_the_bands_are_searched_with_a_loss_that_held_out_keeps_within_the_allowed_one(fitted) -> None:  # type: ignore[no-untyped-def]
+def test_the_searched_loss_keeps_the_held_out_loss_within_the_allowed_one(
+    fitted: CascadeModel,
+) -> None:
     assert fitted.searched_loss in [0.01 * share for share in (1.0, 0.75, 0.5, 0.25, 0.0)]
     if fitted.searched_loss > 0:
         assert fitted.full.metric - fitted.held_out.metric <= 0.01
@@ -60,9 +57,8 @@ def test_an_always_stage_gets_no_band_and_runs_on_every_row_that_reached_it() ->
     assert model.fitted.stopped[1] == 0.0  # whoever ran the verdict went on to the ensemble
 
 
-def test_a_fitted_cascade_measured_on_other_rows() -> None:
-    model = fit_cascade(cascade_rows(), PLANS, label="hallucinated", quality=AUROC)
-    cascade, full = evaluate_cascade(model, cascade_rows(seed=7))
+def test_a_fitted_cascade_measured_on_other_rows(fitted: CascadeModel) -> None:
+    cascade, full = evaluate_cascade(fitted, cascade_rows(seed=7))
     assert full.requests == pytest.approx(7.0)
     assert cascade.requests < full.requests
     assert 0.5 < cascade.metric <= 1.0
