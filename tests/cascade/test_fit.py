@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from cascade.rows import STAGES, cascade_rows
@@ -80,3 +81,22 @@ def test_rows_scored_through_a_cascade_are_refused() -> None:
     rows[3] = rows[3].model_copy(update={"fields": {**rows[3].fields, "cascade": {"skipped": ["j1"]}}})
     with pytest.raises(ValueError, match=r"skipped signals in a cascade.*without \[cascade\]"):
         fit_cascade(rows, PLANS, label="hallucinated", quality=AUROC)
+
+
+def test_the_band_search_spends_the_allowed_loss_where_it_saves_most() -> None:
+    """The last stage costs 10 and adds a little; stopping early after the first costs more quality per
+    request saved. Searching the first band first would spend the whole allowed loss there."""
+    from trustscore.fusion.cascade import _run, _search_bands
+
+    rng = np.random.default_rng(0)
+    t = (rng.random(2000) < 0.5).astype(np.float64)
+    truth = 2 * t - 1
+    first = 1 / (1 + np.exp(-(0.8 * truth + rng.normal(size=t.size))))
+    second = 1 / (1 + np.exp(-(2.0 * truth + rng.normal(size=t.size))))
+    third = 1 / (1 + np.exp(-(2.3 * truth + rng.normal(size=t.size))))
+    scores = np.column_stack([first, second, third])
+    cost = np.column_stack([np.zeros(t.size), np.ones(t.size), np.full(t.size, 10.0)])
+    bands = _search_bands(scores, [False] * 3, t, cost, CascadeQuality(metric="auroc", max_loss=0.01))
+    _, stop = _run(scores, [False] * 3, bands)
+    spent = np.take_along_axis(np.cumsum(cost, axis=1), stop[:, None], axis=1).mean()
+    assert spent < 0.9  # searched from the first band only: 1.2 (the last stage on 6% of the rows)

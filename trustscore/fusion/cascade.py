@@ -15,7 +15,8 @@ Procedure (every split keeps a ``group`` whole):
    band. Starting from the full ensemble (every band ``[0, 1]``), coordinate descent over candidate
    bands (pairs of quantiles of that score) picks, one band at a time, the cheapest whose cascade
    keeps the quality metric (AUROC, or accuracy at a threshold) at most a searched loss below the full
-   ensemble's, on the out-of-fold scores; rounds repeat until no band changes.
+   ensemble's, on the out-of-fold scores; rounds repeat until no band changes. It runs once from the
+   first band and once from the last, and keeps the cheaper bands.
 4. The held-out estimate: the same search on the rows of all folds but one, applied to that one. The
    searched loss is the largest of ``SHARES`` x ``max_loss`` whose held-out loss stays within
    ``max_loss`` (a search held to ``max_loss`` itself overshoots it on rows it did not see).
@@ -175,10 +176,12 @@ def _search_bands(
     quality: CascadeQuality,
 ) -> list[tuple[float, float]]:
     """The cheapest bands (by coordinate descent, see the module docstring) whose cascade keeps the
-    quality within ``quality.max_loss`` of the full ensemble's on these rows."""
+    quality within ``quality.max_loss`` of the full ensemble's on these rows. Coordinate descent
+    depends on the order of the bands (the first one searched may spend the whole allowed loss where
+    a later, costlier stage would save more), so it runs from the first band and from the last, and
+    the cheaper result is kept."""
     stages = scores.shape[1]
     floor = _quality(quality, t, scores[:, -1]) - quality.max_loss
-    bands = [(0.0, 1.0)] * stages
     free = [k for k in range(1, stages) if not always[k]]
     candidates = {k: _candidates(scores[:, k - 1]) for k in free}
 
@@ -190,19 +193,25 @@ def _search_bands(
         spent = float(np.take_along_axis(np.cumsum(cost, axis=1), stop[:, None], axis=1).mean())
         return spent, -metric
 
-    best = score_of(bands)
-    assert best is not None  # the full ensemble meets its own quality
-    for _ in range(ROUNDS):
-        changed = False
-        for k in free:
-            for band in candidates[k]:
-                trial = [*bands[:k], band, *bands[k + 1 :]]
-                got = score_of(trial)
-                if got is not None and got < best:
-                    best, bands, changed = got, trial, True
-        if not changed:
-            break
-    return bands
+    def descend(order: list[int]) -> tuple[tuple[float, float], list[tuple[float, float]]]:
+        bands = [(0.0, 1.0)] * stages
+        best = score_of(bands)
+        assert best is not None  # the full ensemble meets its own quality
+        for _ in range(ROUNDS):
+            changed = False
+            for k in order:
+                for band in candidates[k]:
+                    trial = [*bands[:k], band, *bands[k + 1 :]]
+                    got = score_of(trial)
+                    if got is not None and got < best:
+                        best, bands, changed = got, trial, True
+            if not changed:
+                break
+        return best, bands
+
+    forward = descend(free)
+    backward = descend(free[::-1]) if len(free) > 1 else forward
+    return min(forward, backward, key=lambda found: found[0])[1]
 
 
 def _stage_scores(
