@@ -13,7 +13,8 @@ it is read once. What each odd input gets: docs/limits.md.
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
 ``id``, ``score``, ``calibrated``, ``fusion``, ``used_signals``, ``signals`` ({name: Signal}),
-``usage``, ``complete``, ``incomplete_signals``, ``seconds``, then the carried-through fields.
+``usage``, ``complete``, ``incomplete_signals``, ``seconds``, ``domain``, ``cascade`` (the stage a
+row stopped at and the signals it skipped, with a ``[cascade]``), then the carried-through fields.
 
 Resume: re-running with the same output file skips the ids whose row is complete, so an
 interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
@@ -36,6 +37,7 @@ from typing import IO, Any
 
 import anyio
 
+from trustscore.cli.cascade_spend import CascadeSpend
 from trustscore.cli.help_text import plain
 from trustscore.cli.usage import UsageError
 from trustscore.ray.command import add_arguments as add_ray_arguments
@@ -196,6 +198,8 @@ class ScoreRunSummary:
     outside_domain: int = 0
     outside_reasons: dict[str, int] = field(default_factory=dict)
     """How often each checked dimension put a row outside the calibration domain."""
+    cascade: CascadeSpend = field(default_factory=CascadeSpend)
+    """Where rows left the cascade, and its spend against the full ensemble's (rows of a [cascade])."""
 
     def add(self, result: TrustScore) -> None:
         if self.judges and all(j in result.incomplete_signals for j in self.judges):
@@ -220,6 +224,7 @@ class ScoreRunSummary:
         else:
             self.score_total += result.score
         self.usage = self.usage + result.usage
+        self.cascade.add(result)
         for name, signal in result.signals.items():
             tally = self.signals.setdefault(name, _SignalTally())
             tally.n += 1
@@ -279,6 +284,8 @@ class ScoreRunSummary:
             f"cache hits {u.cache_hits}; {self.seconds:.1f}s",
             soft_wrap=True,
         )
+        if self.cascade.rows:
+            console.print(self.cascade.describe(self.usage), soft_wrap=True, highlight=False)
 
 
 async def score_file(

@@ -59,6 +59,7 @@ RESULT_FIELDS = (
     "incomplete_signals",
     "seconds",
     "domain",
+    "cascade",
 )
 """The fields of a result row, in the order they are written (then the carried-through fields)."""
 
