@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from trustscore.fusion.fuser import DefaultFuser, FusedScore, Fuser
     from trustscore.llm.client import LLMClient
     from trustscore.llm.openai_adapter import from_openai
+    from trustscore.rows.input import read_jsonl
 
 __all__ = [
     "LLM",
@@ -64,6 +65,7 @@ __all__ = [
     "Usage",
     "__version__",
     "from_openai",
+    "read_jsonl",
     "register_signal",
     "registered_signals",
     "score",
@@ -76,6 +78,7 @@ _LAZY = {
     "Fuser": "trustscore.fusion.fuser",
     "LLMClient": "trustscore.llm.client",
     "from_openai": "trustscore.llm.openai_adapter",
+    "read_jsonl": "trustscore.rows.input",
 }
 
 
