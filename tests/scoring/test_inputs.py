@@ -53,7 +53,7 @@ async def test_score_refuses_bad_arguments_with_an_input_error(
         ("text", {}, r"samples must be a list of samples \(got str\)"),
         ({"question": Q, "response": R}, {}, r"samples must be a list of samples \(got dict\)"),
         ([Sample(question=Q, response=R), 7], {}, r"samples\[1\] is a int"),
-        ([{"question": Q}], {}, r"samples\[0\]\.response: is required"),
+        ([{"question": Q}], {}, r"samples\[0\]\.response: is required; pass the model's answer"),
         ([], {"concurrency": "4"}, r"concurrency must be a whole number \(got str '4'\)"),
         ([], {"concurrency": 0}, r"concurrency must be at least 1 \(got 0\)"),
         ([], {"budget_s": "1"}, r"budget_s must be a number of seconds"),
