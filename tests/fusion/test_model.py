@@ -376,3 +376,11 @@ def test_the_default_fuser_says_why_it_is_not_calibrated() -> None:
     out = DefaultFuser().predict({"a": _sig("a", 0.9), "b": _sig("b", 0.4)})
     assert out.calibrated is False
     assert out.not_calibrated_reason is not None and "trustscore calibrate" in out.not_calibrated_reason
+
+
+def test_a_missing_label_counts_its_rows_in_plain_words() -> None:
+    rows = rows_from_dicts([{"id": i, "score": 0.5, "signals": {}} for i in ("a", "b")])
+    with pytest.raises(ValueError, match=r"^1 row has no 0/1 .* \(b\)"):
+        label_column([rows[0].model_copy(update={"fields": {"hallucinated": 1}}), rows[1]], "hallucinated")
+    with pytest.raises(ValueError, match=r"^2 rows have no 0/1 .* \(a, b\)"):
+        label_column(rows, "hallucinated")

@@ -131,7 +131,8 @@ def label_column(rows: Sequence[ScoredRow], label: str) -> NDArray[np.float64]:
         shown = ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else "")
         known = ", ".join(sorted({k for r in rows[:50] for k in r.fields})) or "none"
         raise InputError(
-            f"{len(bad)} rows have no 0/1 (or true/false) value in label column {label!r} ({shown}); "
+            f"{len(bad)} {'row has' if len(bad) == 1 else 'rows have'} no 0/1 (or true/false) value in "
+            f"label column {label!r} ({shown}); "
             f"columns present: {known}"
         )
     return out
