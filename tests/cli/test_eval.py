@@ -227,7 +227,7 @@ def test_eval_checks_the_calibrated_claim_per_group(
     out = capsys.readouterr().out
     qa = sum(r["task"] == "QA" for r in rows)
     assert f"claimed calibrated: {qa} of {len(rows)} scored rows" in out
-    title = "calibrated claims (holds: ECE m/10 <= 0.1 on the claiming rows; n/a: under 50 claims)"
+    title = "calibrated claims (holds: their ECE m/10 <= 0.1; n/a: under 50 claims)"
     assert title in " ".join(out.split())
     lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
     assert lines["Summary"][1:4] == [str(sum(r["task"] == "Summary" for r in rows)), "0", "0.0%"]

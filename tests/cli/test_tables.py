@@ -68,6 +68,9 @@ def test_a_claim_too_small_to_test_reads_n_a_never_yes() -> None:
     buffer = io.StringIO()
     Console(file=buffer, width=200).print(claims_table(checks))
     verdicts = {line.split()[0]: line.split()[-1] for line in buffer.getvalue().splitlines() if line.strip()}
+    narrow = io.StringIO()
+    Console(file=narrow, width=80).print(claims_table(checks))
+    assert "calibrated claims (holds: their ECE m/10 <= 0.1; n/a: under 50 claims)" in narrow.getvalue()
     assert (verdicts["none"], verdicts["good"], verdicts["bad"]) == ("n/a", "yes", "NO")
 
 

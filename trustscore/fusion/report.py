@@ -87,8 +87,7 @@ def macro_table(title: str, reports: Mapping[str, GroupedReport]) -> Group:
 def claims_table(checks: Mapping[str, ClaimCheck]) -> Table:
     """Per group (or "all"): how many rows claim calibrated, and whether the claim holds there."""
     table = _table(
-        f"calibrated claims (holds: ECE m/{ECE_BINS} <= {ECE_LIMIT:g} on the claiming rows; "
-        f"n/a: under {MIN_CLAIMS} claims)",
+        f"calibrated claims (holds: their ECE m/{ECE_BINS} <= {ECE_LIMIT:g}; n/a: under {MIN_CLAIMS} claims)",
         ("source", "n", "claimed", "share", "ECE claimed", "ECE all", "AUROC", "holds"),
     )
     for name, c in checks.items():
