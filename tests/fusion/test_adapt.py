@@ -10,8 +10,8 @@ import pytest
 
 from tests.fusion.test_domain import with_lengths
 from trustscore.cli import main as cli_main
+from trustscore.errors import CalibratorError
 from trustscore.fusion.adapt import adapt_model, map_logistic
-from trustscore.fusion.errors import CalibratorError
 from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.metrics import ece
 from trustscore.fusion.model import FusionModel

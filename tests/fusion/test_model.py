@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from trustscore.config import Config
+from trustscore.errors import CalibratorError, CalibratorMismatchError, FeatureError
 from trustscore.fusion import load_fuser
 from trustscore.fusion.config import FusionConfig
-from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError, FeatureError
 from trustscore.fusion.features import FeatureSpec, parse_feature
 from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.fuser import DefaultFuser, Fuser

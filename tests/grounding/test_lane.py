@@ -10,7 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from trustscore.compute.deadline import BudgetExceeded, Deadline, bound, checkpoint
+from trustscore.compute.deadline import Deadline, bound, checkpoint
+from trustscore.errors import BudgetExceeded
 from trustscore.grounding.lane import EncoderLane
 
 

@@ -10,6 +10,7 @@ import pytest
 from judges_fakes import CALL_USAGE, FakeLLM, always, choice, result, tokens
 
 from trustscore.config import Config
+from trustscore.errors import LLMTimeout, RateLimited, ServerError
 from trustscore.judges import JUDGE_NAMES, build_judge
 from trustscore.judges.chainpoll import ChainPollJudge
 from trustscore.judges.config import (
@@ -24,7 +25,7 @@ from trustscore.judges.likert import LikertJudge
 from trustscore.judges.lynx import LynxJudge
 from trustscore.judges.prometheus import PrometheusJudge
 from trustscore.judges.tlm import TLMJudge
-from trustscore.llm.protocol import ChatRequest, ChatResult, LLMTimeout, RateLimited, ServerError
+from trustscore.llm.protocol import ChatRequest, ChatResult
 from trustscore.signals._protocols import Judge
 from trustscore.types import Sample, Usage
 

@@ -8,8 +8,8 @@ import random
 import anyio
 import pytest
 
+from trustscore.errors import BadResponse, ClientError, LLMTimeout, RateLimited, ServerError
 from trustscore.llm.limits import AdaptiveLimiter, RetryPolicy, is_overload
-from trustscore.llm.protocol import BadResponse, ClientError, LLMTimeout, RateLimited, ServerError
 
 pytestmark = pytest.mark.anyio
 

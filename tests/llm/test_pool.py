@@ -11,11 +11,12 @@ import anyio
 import pytest
 from pydantic import ValidationError
 
+from trustscore.errors import LLMTimeout, LLMUnreachable
 from trustscore.llm.cache import cache_key
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.limits import LimiterPool
-from trustscore.llm.protocol import ChatRequest, LLMTimeout, LLMUnreachable, Message
+from trustscore.llm.protocol import ChatRequest, Message
 from trustscore.llm.scheduling import Ticket
 from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, Fault, LatencyModel
 

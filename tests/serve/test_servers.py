@@ -11,7 +11,8 @@ import pytest
 
 from trustscore.cli import main
 from trustscore.config import Config
-from trustscore.serve.servers import ServeError, check_ports, commands, plan_servers, ready_config, serve
+from trustscore.errors import ServeError
+from trustscore.serve.servers import check_ports, commands, plan_servers, ready_config, serve
 
 FLEET = """
 [endpoints.judge]

@@ -37,8 +37,8 @@ from typing import IO, Any
 import anyio
 
 from trustscore.cli.ids import IdIndex
-from trustscore.cli.usage import UsageError
 from trustscore.core.hashing import canonical_json, short_hash
+from trustscore.errors import UsageError
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
 from trustscore.scoring.batch import ProgressBar

@@ -27,9 +27,9 @@ __all__ = [
 _HOMES = {
     "CalibrationDomain": "trustscore.fusion.domain",
     "adapt_model": "trustscore.fusion.adapt",
-    "CalibratorError": "trustscore.fusion.errors",
-    "CalibratorMismatchError": "trustscore.fusion.errors",
-    "FeatureError": "trustscore.fusion.errors",
+    "CalibratorError": "trustscore.errors",
+    "CalibratorMismatchError": "trustscore.errors",
+    "FeatureError": "trustscore.errors",
     "FusionModel": "trustscore.fusion.model",
     "FitOptions": "trustscore.fusion.fit",
     "FitReport": "trustscore.fusion.fit",

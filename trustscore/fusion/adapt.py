@@ -27,8 +27,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trustscore._version import __version__
+from trustscore.errors import CalibratorError
 from trustscore.fusion.domain import CalibrationDomain, Dimension
-from trustscore.fusion.errors import CalibratorError
 from trustscore.fusion.fit import data_hash, domain_of
 from trustscore.fusion.logistic import sigmoid
 from trustscore.fusion.model import FusionModel, LabelPolarity, TrainingSummary, design_matrix

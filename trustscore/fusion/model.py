@@ -32,9 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from trustscore.core.files import MAX_JSON_BYTES
 from trustscore.core.hashing import canonical_json, sha256_hex
+from trustscore.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.calibrators import Calibrator
 from trustscore.fusion.domain import CalibrationDomain
-from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.features import FeatureSpec, apply_transform
 from trustscore.fusion.fuser import FusedScore
 from trustscore.fusion.logistic import sigmoid

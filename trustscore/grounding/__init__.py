@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 from trustscore.grounding.config import GroundingConfig
 
 if TYPE_CHECKING:
-    from trustscore.grounding.embedder import Embedder, EmbedderError, bundled_model_path, load_embedder
+    from trustscore.errors import EmbedderError
+    from trustscore.grounding.embedder import Embedder, bundled_model_path, load_embedder
     from trustscore.grounding.embedding import EmbeddingGrounding
     from trustscore.grounding.features import FEATURE_NAMES, GroundingFeatures, features, features_many
     from trustscore.grounding.lexical import LexicalSupport

@@ -23,7 +23,7 @@ from trustscore.compute.deadline import check_in_every_leaf, checkpoint
 from trustscore.compute.quiet_loading import quiet_model_loading
 from trustscore.compute.torch_import import import_torch
 from trustscore.core.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
-from trustscore.errors import ModelLoadError
+from trustscore.errors import EmbedderError
 from trustscore.grounding.lane import EncoderLane
 
 if TYPE_CHECKING:
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 __all__ = [
     "BUNDLED_MODEL_SHA256",
     "Embedder",
-    "EmbedderError",
     "bundled_model_path",
     "load_embedder",
     "model_identity",
@@ -45,10 +44,6 @@ BUNDLED_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fa
 """sha256 of all-MiniLM-L6-v2's model.safetensors as published by sentence-transformers."""
 
 _DEFAULT_MAX_LENGTH = 256  # all-MiniLM-L6-v2's sentence_bert_config.json max_seq_length
-
-
-class EmbedderError(ModelLoadError, RuntimeError):
-    """The embedding model cannot be found, verified or loaded; the message says how to fix it."""
 
 
 def bundled_model_path() -> Path:

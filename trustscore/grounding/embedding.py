@@ -33,8 +33,9 @@ from pydantic import JsonValue
 
 from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
+from trustscore.errors import EmbedderError
 from trustscore.grounding.config import GroundingConfig
-from trustscore.grounding.embedder import Embedder, EmbedderError, load_embedder, model_identity
+from trustscore.grounding.embedder import Embedder, load_embedder, model_identity
 from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.types import Sample, Signal, Span, Usage
 

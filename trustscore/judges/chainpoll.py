@@ -14,7 +14,8 @@ import re
 
 from pydantic import JsonValue
 
-from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, needs_context
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import CallLog, JudgeBase, needs_context
 from trustscore.judges.config import ChainPollConfig
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import quote

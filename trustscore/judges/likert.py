@@ -17,7 +17,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, needs_context
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import CallLog, JudgeBase, needs_context
 from trustscore.judges.config import LikertConfig
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import (

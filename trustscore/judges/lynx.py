@@ -14,7 +14,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, fitted_context, needs_context
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import CallLog, JudgeBase, fitted_context, needs_context
 from trustscore.judges.config import LynxConfig
 from trustscore.judges.parsing import label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version

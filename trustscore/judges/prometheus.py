@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, fitted_context, needs_context
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import CallLog, JudgeBase, fitted_context, needs_context
 from trustscore.judges.config import PrometheusConfig
 from trustscore.judges.parsing import (
     RATING_FLOOR,

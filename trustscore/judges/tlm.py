@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 import anyio
 from pydantic import JsonValue
 
-from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import CallLog, JudgeBase
 from trustscore.judges.config import TLMConfig
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context, question_messages
 from trustscore.judges.parsing import FILLER, label_distribution, locate_after, quote, to_unit

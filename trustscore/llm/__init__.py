@@ -9,22 +9,17 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
+from trustscore.errors import BadResponse, ClientError, LLMTimeout, LLMUnreachable, RateLimited, ServerError
 from trustscore.llm.config import CacheConfig, EndpointConfig
 from trustscore.llm.protocol import (
     LLM,
     Backend,
-    BadResponse,
     ChatRequest,
     ChatResult,
     Choice,
-    ClientError,
     Constraint,
     LLMError,
-    LLMTimeout,
-    LLMUnreachable,
     Message,
-    RateLimited,
-    ServerError,
     TokenLogprob,
     TopLogprob,
 )
@@ -82,10 +77,11 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from trustscore.errors import UnsafeCacheEntry, UnsupportedRequest
     from trustscore.llm.accounting import UsageMeter
-    from trustscore.llm.cache import ResponseCache, SafeDisk, UnsafeCacheEntry, cache_key
+    from trustscore.llm.cache import ResponseCache, SafeDisk, cache_key
     from trustscore.llm.client import LLMClient
-    from trustscore.llm.http import HttpBackend, UnsupportedRequest, build_request_body, parse_response
+    from trustscore.llm.http import HttpBackend, build_request_body, parse_response
     from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy
     from trustscore.llm.pool import ReplicaPool
 

@@ -22,12 +22,12 @@ import diskcache  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
 from trustscore.core.hashing import canonical_json, sha256_hex
-from trustscore.errors import TrustscoreError
+from trustscore.errors import UnsafeCacheEntry
 from trustscore.llm.config import CacheConfig, EndpointConfig
 from trustscore.llm.limits import LoopLocal
 from trustscore.llm.protocol import ChatRequest, ChatResult
 
-__all__ = ["CACHE_SCHEMA_VERSION", "ResponseCache", "SafeDisk", "UnsafeCacheEntry", "cache_key"]
+__all__ = ["CACHE_SCHEMA_VERSION", "ResponseCache", "SafeDisk", "cache_key"]
 
 CACHE_SCHEMA_VERSION = 1
 """Bump when the request body mapping or the stored ChatResult shape changes: old entries stop matching."""
@@ -35,10 +35,6 @@ CACHE_SCHEMA_VERSION = 1
 logger = logging.getLogger(__name__)
 
 _THREADS_PER_LOOP = 4  # SQLite reads take microseconds; a few threads keep the event loop free
-
-
-class UnsafeCacheEntry(TrustscoreError, RuntimeError):
-    """A cache row is not what trustscore writes (pickled or not a ChatResult): refuse to load it."""
 
 
 class SafeDisk(diskcache.Disk):  # type: ignore[misc]

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, Literal
 import anyio
 import httpx
 
+from trustscore.errors import LLMTimeout, UnsupportedRequest
 from trustscore.llm.accounting import CallTally
 from trustscore.llm.cache import ResponseCache, cache_key
 from trustscore.llm.config import EndpointConfig
-from trustscore.llm.http import HttpBackend, UnsupportedRequest, unsupported_reason
+from trustscore.llm.http import HttpBackend, unsupported_reason
 from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy, is_overload
 from trustscore.llm.pool import PoolCapacity, Replica, ReplicaPool, is_replica_failure
-from trustscore.llm.protocol import Backend, ChatRequest, ChatResult, LLMError, LLMTimeout
+from trustscore.llm.protocol import Backend, ChatRequest, ChatResult, LLMError
 from trustscore.llm.scheduling import request_order
 
 if TYPE_CHECKING:

@@ -18,29 +18,31 @@ from typing import Any, Literal
 
 import httpx
 
+from trustscore.errors import (
+    BadResponse,
+    ClientError,
+    LLMTimeout,
+    LLMUnreachable,
+    RateLimited,
+    ServerError,
+    UnsupportedRequest,
+)
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.connections import ShardedClients
 from trustscore.llm.limits import LoopLocal
 from trustscore.llm.loops import close_on_loop
 from trustscore.llm.protocol import (
-    BadResponse,
     ChatRequest,
     ChatResult,
     Choice,
-    ClientError,
     Constraint,
     LLMError,
-    LLMTimeout,
-    LLMUnreachable,
-    RateLimited,
-    ServerError,
     TokenLogprob,
     TopLogprob,
 )
 
 __all__ = [
     "HttpBackend",
-    "UnsupportedRequest",
     "build_request_body",
     "error_for_status",
     "parse_response",
@@ -59,10 +61,6 @@ _CLOSE_ELSEWHERE_S = 5.0
 # (vLLM PR #12622; see research/judges.md section 8). These are the neutral values we always send.
 # top_k=-1 means "disabled" on every vLLM release (newer ones also accept 0).
 _VLLM_NEUTRAL_SAMPLING: dict[str, Any] = {"top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0}
-
-
-class UnsupportedRequest(LLMError):
-    """The endpoint's flavour cannot do what the request asks (e.g. prompt_logprobs on OpenAI)."""
 
 
 def request_path(request: ChatRequest) -> str:

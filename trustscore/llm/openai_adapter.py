@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
+from trustscore.errors import BadResponse, LLMTimeout, LLMUnreachable
 from trustscore.llm.http import build_request_body, error_for_status, parse_response
-from trustscore.llm.protocol import BadResponse, ChatRequest, ChatResult, LLMError, LLMTimeout, LLMUnreachable
+from trustscore.llm.protocol import ChatRequest, ChatResult, LLMError
 
 if TYPE_CHECKING:
     import openai

@@ -30,7 +30,8 @@ import diskcache  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
 from trustscore.core.hashing import canonical_json, sha256_hex
-from trustscore.llm.cache import SafeDisk, UnsafeCacheEntry, _private_directory
+from trustscore.errors import UnsafeCacheEntry
+from trustscore.llm.cache import SafeDisk, _private_directory
 from trustscore.llm.config import CacheConfig
 from trustscore.types import Sample, Signal, Usage
 

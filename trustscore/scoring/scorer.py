@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import anyio
 from anyio.lowlevel import RunVar
 
-from trustscore.compute.deadline import BudgetExceeded, Deadline, bound
+from trustscore.compute.deadline import Deadline, bound
 from trustscore.config import Config
-from trustscore.errors import ConfigError, InputError, LLMError
+from trustscore.errors import BudgetExceeded, ConfigError, InputError, LLMError
 from trustscore.fusion.fuser import Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
