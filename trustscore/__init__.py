@@ -21,13 +21,21 @@ from trustscore.errors import (
     ProfileError,
     TrustscoreError,
 )
-from trustscore.judges.config import JudgeConfig
 from trustscore.llm.protocol import LLM
 from trustscore.scoring.scorer import Scorer, score
 from trustscore.scoring.sync import score_sync
-from trustscore.signals._context import SignalContext
-from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
-from trustscore.signals._registry import SignalSpec, register_signal, registered_signals
+from trustscore.signals import (
+    FamiliarityCheck,
+    Judge,
+    JudgeConfig,
+    LocalSignal,
+    SignalConfig,
+    SignalContext,
+    SignalSpec,
+    register_judge,
+    register_signal,
+    registered_signals,
+)
 from trustscore.types import Sample, Signal, Span, TrustScore, Usage
 
 if TYPE_CHECKING:
@@ -56,6 +64,7 @@ __all__ = [
     "Sample",
     "Scorer",
     "Signal",
+    "SignalConfig",
     "SignalContext",
     "SignalSpec",
     "Span",
@@ -64,6 +73,7 @@ __all__ = [
     "Usage",
     "__version__",
     "from_openai",
+    "register_judge",
     "register_signal",
     "registered_signals",
     "score",

@@ -11,7 +11,7 @@
     [signals.my_signal]          # a registered local signal's own section
     threshold = 0.3
 
-Each part owns its section's model (``trustscore.llm.config``, ``trustscore.judges.config``, ...);
+Each part owns its section's model (``trustscore.llm.config``, ``trustscore.fusion.config``, ...);
 ``[judges.<name>]`` and ``[signals.<name>]`` are validated by the models their signals registered
 (:mod:`trustscore.signals._registry`). This module only composes them and checks the references between
 them. Every setting is described in docs/config.md, generated from the models' descriptions.
@@ -26,14 +26,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from trustscore.core.files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.errors import CONFIG_REFERENCE, ConfigError
 from trustscore.fusion.config import FusionConfig
 from trustscore.grounding.config import GroundingConfig
-from trustscore.judges.config import JudgesConfig
 from trustscore.llm.config import CACHE_DIR_ENV, CacheConfig, EndpointConfig
+from trustscore.signals import JudgesConfig, SignalsConfig
 from trustscore.whitebox.config import WhiteboxConfig
 
 __all__ = ["ENV_DEFAULTS", "ENV_OVERRIDES", "Config", "ConfigError", "LimitsConfig", "SignalsConfig"]
@@ -61,31 +61,6 @@ class LimitsConfig(BaseModel):
         default=120.0, gt=0, description="overall deadline for one score(); late signals are reported missing"
     )
     max_concurrent_samples: int = Field(default=64, ge=1, description="samples in flight in score_many")
-
-
-class SignalsConfig(BaseModel):
-    """Registered local signals with their own section: one ``[signals.<name>]`` table each, validated
-    by the model the signal registered. A present table turns the signal on (``enabled = false``
-    turns it off when its model has that field). The built-in local signals read [grounding] and
-    [whitebox]."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-    __pydantic_extra__: dict[str, SerializeAsAny[BaseModel]] = Field(init=False)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _resolve(cls, data: Any) -> Any:
-        if isinstance(data, SignalsConfig):
-            return data
-        if not isinstance(data, Mapping):
-            raise ValueError("[signals] must be a table of [signals.<name>] sections")
-        from trustscore.signals._registry import resolve_section
-
-        return {name: resolve_section("local", str(name), raw) for name, raw in data.items()}
-
-    def get(self, name: str) -> BaseModel | None:
-        """The section of local signal ``name``; None when it is not configured."""
-        return (self.__pydantic_extra__ or {}).get(name)
 
 
 class Config(BaseModel):

@@ -7,7 +7,7 @@ import pytest
 from judges_fakes import FakeLLM, choice, result, tokens
 
 from trustscore.errors import ServerError
-from trustscore.judges.config import TLMConfig
+from trustscore.judges import TLMConfig
 from trustscore.judges.tlm import TLMJudge
 from trustscore.llm.protocol import ChatRequest, ChatResult
 from trustscore.types import Sample

@@ -6,8 +6,8 @@ import pytest
 from judges_fakes import FakeLLM, choice, result, tokens
 
 from trustscore.errors import ServerError
+from trustscore.judges import ChainPollConfig, LynxConfig, PrometheusConfig, TLMConfig
 from trustscore.judges.chainpoll import ChainPollJudge
-from trustscore.judges.config import ChainPollConfig, LynxConfig, PrometheusConfig, TLMConfig
 from trustscore.judges.lynx import LynxJudge
 from trustscore.judges.prometheus import PrometheusJudge
 from trustscore.judges.tlm import TLMJudge

@@ -7,7 +7,7 @@ from judges_fakes import FakeLLM
 
 from trustscore import Scorer
 from trustscore.errors import RateLimited
-from trustscore.judges.config import TLMConfig
+from trustscore.judges import TLMConfig
 from trustscore.judges.tlm import TLMJudge
 
 pytestmark = pytest.mark.anyio

@@ -17,6 +17,7 @@ from scorer_fakes import FakeJudge, FakeLLM, FakeLLMClient, FakeLocal, install_f
 import trustscore
 import trustscore.fusion
 import trustscore.judges
+import trustscore.signals
 from trustscore import Config, ConfigError, Scorer, Signal
 from trustscore.fusion.fuser import FusedScore
 from trustscore.scoring.scorer import default_scorer
@@ -31,7 +32,7 @@ Q, R = "Who wrote Dune?", "Frank Herbert wrote Dune."
 def fake_build_judge(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
     """The built-in judges' registrations with factories that record their call and build fakes."""
     calls: list[tuple[str, Any]] = []
-    for name in trustscore.judges.JUDGE_NAMES:
+    for name in tuple(trustscore.signals.registered_signals("judge")):
 
         def build(config: Any, ctx: Any, name: str = name) -> FakeJudge:
             calls.append((name, config))
@@ -275,5 +276,5 @@ def test_a_local_signal_that_cannot_be_set_up_is_a_config_error(monkeypatch: pyt
     config = Config.from_dict(
         {"grounding": {"lexical": False, "embedding": False}, "whitebox": {"model_path": "/m"}}
     )
-    with pytest.raises(ConfigError, match=r"whitebox\.redeep: profile\.json is not a ReDeEP profile"):
+    with pytest.raises(ConfigError, match=r"whitebox \(redeep\): profile\.json is not a ReDeEP profile"):
         Scorer(config)

@@ -147,7 +147,7 @@ async def test_familiarity_remote_path_reads_prompt_logprobs(vllm_engine: VLLMEn
 async def test_the_openai_client_backend_talks_to_the_engine(vllm_engine: VLLMEngine) -> None:
     import openai
 
-    from trustscore.judges.config import LynxConfig
+    from trustscore.judges import LynxConfig
     from trustscore.judges.lynx import LynxJudge
     from trustscore.llm.client import LLMClient
     from trustscore.llm.config import EndpointConfig

@@ -1,5 +1,6 @@
 """Registers the grounding signals. Both read the shared ``[grounding]`` section; their modules (and
-numpy, torch with them) load only when the Scorer builds a signal that is on."""
+numpy, torch with them) load only when the Scorer builds a signal that is on. Their values are
+support shares and similarities, not probabilities: they weigh 0.25 in the default fusion."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 __all__ = ["build_embedding", "build_lexical"]
 
 
-@register_signal("lexical", config=GroundingConfig, kind="local", section="grounding")
+@register_signal("lexical", config=GroundingConfig, kind="local", section="grounding", weight=0.25)
 def build_lexical(config: GroundingConfig, ctx: SignalContext) -> LocalSignal | None:
     if not config.lexical:
         return None
@@ -30,6 +31,7 @@ def build_lexical(config: GroundingConfig, ctx: SignalContext) -> LocalSignal | 
     kind="local",
     section="grounding",
     install_hint="pip install 'trustscore[embed]'",
+    weight=0.25,
 )
 def build_embedding(config: GroundingConfig, ctx: SignalContext) -> LocalSignal | None:
     if not config.embedding:

@@ -9,7 +9,10 @@ from trustscore.judges.context_fit import ContextFit, fit_context
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
 from trustscore.types import Sample, Signal, Usage
 
-__all__ = ["CallLog", "JudgeBase", "fitted_context", "needs_context"]
+__all__ = ["TEMPERATURE_RANGE", "CallLog", "JudgeBase", "fitted_context", "needs_context"]
+
+TEMPERATURE_RANGE = "[0, 2], the range vLLM and the OpenAI API accept"
+"""How a judge's temperature setting is described (the bounds its Field enforces)."""
 
 
 class CallLog:

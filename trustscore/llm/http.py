@@ -42,12 +42,14 @@ from trustscore.llm.protocol import (
 )
 
 __all__ = [
+    "TAG_HEADER",
     "HttpBackend",
     "build_request_body",
     "error_for_status",
     "parse_response",
     "parse_retry_after",
     "request_path",
+    "tag_headers",
     "unsupported_reason",
 ]
 
@@ -61,6 +63,16 @@ _CLOSE_ELSEWHERE_S = 5.0
 # (vLLM PR #12622; see research/judges.md section 8). These are the neutral values we always send.
 # top_k=-1 means "disabled" on every vLLM release (newer ones also accept 0).
 _VLLM_NEUTRAL_SAMPLING: dict[str, Any] = {"top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0}
+
+
+TAG_HEADER = "X-Trustscore-Tag"
+"""Carries ``ChatRequest.tag`` (who asks, e.g. ``lynx@3f2a1c``): for server logs, and what the test
+kit's fake server answers by."""
+
+
+def tag_headers(request: ChatRequest) -> dict[str, str]:
+    """The header that names the request's sender; none for an untagged request."""
+    return {TAG_HEADER: request.tag} if request.tag else {}
 
 
 def request_path(request: ChatRequest) -> str:
@@ -410,7 +422,9 @@ class HttpBackend:
         shards = self._clients.get()
         shard = shards.acquire()
         try:
-            response = await shards.clients[shard].post(self._urls[request_path(request)], json=body)
+            response = await shards.clients[shard].post(
+                self._urls[request_path(request)], json=body, headers=tag_headers(request)
+            )
         except httpx.TimeoutException as e:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:

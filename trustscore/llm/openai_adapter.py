@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from trustscore.errors import BadResponse, LLMTimeout, LLMUnreachable
-from trustscore.llm.http import build_request_body, error_for_status, parse_response
+from trustscore.llm.http import build_request_body, error_for_status, parse_response, tag_headers
 from trustscore.llm.protocol import ChatRequest, ChatResult, LLMError
 
 if TYPE_CHECKING:
@@ -39,11 +39,13 @@ class OpenAIBackend:
             if request.endpoint == "chat":
                 messages = body.pop("messages")
                 response: Any = await self._client.chat.completions.create(
-                    model=model, messages=messages, extra_body=body
+                    model=model, messages=messages, extra_body=body, extra_headers=tag_headers(request)
                 )
             else:
                 prompt = body.pop("prompt")
-                response = await self._client.completions.create(model=model, prompt=prompt, extra_body=body)
+                response = await self._client.completions.create(
+                    model=model, prompt=prompt, extra_body=body, extra_headers=tag_headers(request)
+                )
         except openai.APITimeoutError as e:  # a subclass of APIConnectionError: test it first
             raise LLMTimeout(f"openai client timed out: {e}") from None
         except openai.APIConnectionError as e:

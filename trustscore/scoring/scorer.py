@@ -32,6 +32,7 @@ from trustscore.fusion.fuser import Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
+from trustscore.scoring.endpoints import Endpoints
 from trustscore.scoring.inputs import (
     check_budget,
     check_concurrency,
@@ -41,7 +42,6 @@ from trustscore.scoring.inputs import (
 )
 from trustscore.scoring.runners import LocalSource, Source, UnavailableSource, run_guarded, transient_failures
 from trustscore.scoring.wiring import build_sources, load_fuser
-from trustscore.signals._context import SignalContext
 from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
 from trustscore.types import Sample, Signal, TrustScore, Usage
 
@@ -89,15 +89,11 @@ class Scorer:
         if llms is not None and not isinstance(llms, Mapping):
             raise InputError(f"llms must be a dict of endpoint name -> LLM (got {type(llms).__name__})")
         self.config = config if config is not None else Config()
-        self._context = SignalContext(self.config, llms=llms, transport=transport)
+        self._endpoints = Endpoints(self.config.endpoints, self.config.cache, llms=llms, transport=transport)
         self._sources = build_sources(
-            self._context, judges=judges, local_signals=local_signals, extra=signals
+            self.config, self._endpoints, judges=judges, local_signals=local_signals, extra=signals
         )
-        self._fuser = (
-            fuser
-            if fuser is not None
-            else load_fuser(self._context, {s.name: s.version for s in self._sources})
-        )
+        self._fuser = fuser if fuser is not None else load_fuser(self.config, self._sources)
 
     @classmethod
     def from_config(
@@ -342,7 +338,7 @@ class Scorer:
         return ResultStream(
             score_one,
             samples,
-            limiters=_limiters_of(self._context.llms),
+            limiters=_limiters_of(self._endpoints.llms),
             limit=limit,
             return_exceptions=return_exceptions,
         )
@@ -351,7 +347,7 @@ class Scorer:
         """Blocking :meth:`score`; works inside a running event loop too (see trustscore.scoring.sync)."""
         from trustscore.scoring.sync import run_sync_releasing
 
-        result: TrustScore = run_sync_releasing(self.score, self._context.release_clients, **kwargs)
+        result: TrustScore = run_sync_releasing(self.score, self._endpoints.release_clients, **kwargs)
         return result
 
     def score_many_sync(
@@ -362,7 +358,7 @@ class Scorer:
 
         _check_samples(samples, "a list")
         result: list[TrustScore] = run_sync_releasing(
-            self.score_many, self._context.release_clients, list(samples), **kwargs
+            self.score_many, self._endpoints.release_clients, list(samples), **kwargs
         )
         return result
 
@@ -371,8 +367,8 @@ class Scorer:
     async def aclose(self) -> None:
         """Close the LLM clients and the cache this Scorer built (injected ones belong to the caller),
         on every event loop they were used on, the sync facade's background loop included."""
-        await self._context.aclose_clients()
-        self._context.close_cache()
+        await self._endpoints.aclose_clients()
+        self._endpoints.close_cache()
 
     async def __aenter__(self) -> Scorer:
         return self

@@ -48,7 +48,7 @@ class FakeRequest(BaseModel):
     constraint: Constraint | None = None
     continue_final_message: bool = False
     judge: str | None = None
-    """Which trustscore judge this looks like (from the request's tag, else from its wording), or None."""
+    """Which trustscore judge kind sent this (from the request's tag), or None."""
     tag: str | None = None
     """The caller's tag (``X-Trustscore-Tag`` header or the body's ``user`` field), e.g. ``"lynx@3f2a1c"``."""
     body: dict[str, JsonValue]

@@ -1,5 +1,7 @@
-"""Registers the white-box signals. Both read their part of the shared ``[whitebox]`` section (the
-model they read is ``whitebox.model_path``); torch loads only when one is built."""
+"""Registers the white-box signals. Both read the shared ``[whitebox]`` section (the model they read,
+``whitebox.model_path``, and their own ``[whitebox.redeep]`` / ``[whitebox.familiarity]`` part);
+torch loads only when one is built. ReDeEP is a fitted logistic model on the generator's internals
+(a probability, less direct than a judge's: weight 0.5); Self-Familiarity is a similarity (0.25)."""
 
 from __future__ import annotations
 
@@ -8,8 +10,7 @@ from typing import TYPE_CHECKING
 
 from trustscore.errors import EndpointUnavailable
 from trustscore.signals._registry import register_signal
-from trustscore.whitebox.familiarity_config import FamiliarityConfig
-from trustscore.whitebox.redeep_config import RedeepConfig
+from trustscore.whitebox.config import WhiteboxConfig
 
 if TYPE_CHECKING:
     from trustscore.llm.protocol import LLM
@@ -23,30 +24,32 @@ logger = logging.getLogger("trustscore")
 _WHITEBOX = "pip install 'trustscore[whitebox]'"
 
 
-@register_signal(
-    "redeep", config=RedeepConfig, kind="local", section="whitebox.redeep", install_hint=_WHITEBOX
-)
-def build_redeep(config: RedeepConfig, ctx: SignalContext) -> LocalSignal | None:
+@register_signal("redeep", config=WhiteboxConfig, kind="local", section="whitebox", install_hint=_WHITEBOX)
+def build_redeep(config: WhiteboxConfig, ctx: SignalContext) -> LocalSignal | None:
     """On when ``[whitebox.redeep] enabled`` (the default) and ``whitebox.model_path`` is set."""
-    if ctx.config.whitebox.model_path is None:
+    if config.model_path is None or not config.redeep.enabled:
         return None
     from trustscore.whitebox.redeep import RedeepSignal
 
-    return RedeepSignal.from_config(ctx.config.whitebox)
+    return RedeepSignal.from_config(config)
 
 
 @register_signal(
     "familiarity",
-    config=FamiliarityConfig,
+    config=WhiteboxConfig,
     kind="local",
-    section="whitebox.familiarity",
+    section="whitebox",
     install_hint=_WHITEBOX,
+    weight=0.25,
 )
-def build_familiarity(config: FamiliarityConfig, ctx: SignalContext) -> LocalSignal:
-    """The LLM it asks (concept extraction, remote backend) is ``endpoint``, else the only endpoint."""
-    endpoint = config.endpoint
-    if endpoint is None and len(ctx.config.endpoints) == 1:
-        endpoint = next(iter(ctx.config.endpoints))
+def build_familiarity(config: WhiteboxConfig, ctx: SignalContext) -> LocalSignal | None:
+    """On when ``[whitebox.familiarity] enabled``. The LLM it asks (concept extraction, remote
+    backend) is its ``endpoint``, else the only endpoint."""
+    if not config.familiarity.enabled:
+        return None
+    endpoint = config.familiarity.endpoint
+    if endpoint is None and len(ctx.endpoint_names) == 1:
+        endpoint = ctx.endpoint_names[0]
     llm: LLM | None = None
     if endpoint is not None:
         try:
@@ -55,4 +58,4 @@ def build_familiarity(config: FamiliarityConfig, ctx: SignalContext) -> LocalSig
             logger.warning("familiarity runs without endpoints.%s: %s", endpoint, e)
     from trustscore.whitebox.familiarity import FamiliaritySignal
 
-    return FamiliaritySignal.from_config(ctx.config.whitebox, llm)
+    return FamiliaritySignal.from_config(config, llm)
