@@ -22,8 +22,7 @@ from trustscore.errors import (
     TrustscoreError,
 )
 from trustscore.llm.protocol import LLM
-from trustscore.scoring.scorer import Scorer, score
-from trustscore.scoring.sync import score_sync
+from trustscore.scoring.scorer import Scorer, score, score_sync
 from trustscore.signals import (
     FamiliarityCheck,
     Judge,
@@ -40,8 +39,7 @@ from trustscore.types import Sample, Signal, Span, TrustScore, Usage
 
 if TYPE_CHECKING:
     from trustscore.fusion.fuser import DefaultFuser, FusedScore, Fuser
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.openai_adapter import from_openai
+    from trustscore.llm.client import LLMClient, from_openai
 
 __all__ = [
     "LLM",
@@ -85,7 +83,7 @@ _LAZY = {
     "FusedScore": "trustscore.fusion.fuser",
     "Fuser": "trustscore.fusion.fuser",
     "LLMClient": "trustscore.llm.client",
-    "from_openai": "trustscore.llm.openai_adapter",
+    "from_openai": "trustscore.llm.client",
 }
 
 

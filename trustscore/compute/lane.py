@@ -5,10 +5,10 @@ signals' in :mod:`trustscore.encoders.common`). Running a model in whichever wor
 made each thread keep its own allocator arena at its own peak (issue 11); one thread per model does not.
 Requests that queue while a round runs are served together in the next one.
 
-The score budget still binds: each request carries its caller's :class:`~trustscore.compute.deadline.Deadline`.
-A request whose caller gave up (budget over, or cancelled) before its round is dropped, and a round's
-work is bound to :class:`AllGaveUp`, which is over only when *every* caller it serves has given up, so
-one caller's budget never cuts the others'.
+The score budget still binds: each request carries its caller's
+:class:`~trustscore.compute.deadline.Deadline`. A request whose caller gave up (budget over, or
+cancelled) before its round is dropped, and a round's work is bound to :class:`AllGaveUp`, which is
+over only when *every* caller it serves has given up, so one caller's budget never cuts the others'.
 """
 
 from __future__ import annotations

@@ -108,7 +108,7 @@ def _weights_path(model: str, local_files_only: bool) -> Path:
 
 
 class HHEMSignal:
-    """A :class:`~trustscore.signals._protocols.LocalSignal` named ``"hhem"``: P(the response is consistent)."""
+    """A :class:`~trustscore.signals.LocalSignal` named ``"hhem"``: P(the response is consistent)."""
 
     name = "hhem"
 

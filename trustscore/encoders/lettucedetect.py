@@ -174,7 +174,7 @@ class _Loaded:
 
 
 class LettuceDetectSignal:
-    """A :class:`~trustscore.signals._protocols.LocalSignal` named ``"lettucedetect"`` (higher = better supported)."""
+    """A :class:`~trustscore.signals.LocalSignal` named ``"lettucedetect"`` (higher = better supported)."""
 
     name = "lettucedetect"
 

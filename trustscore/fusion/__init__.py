@@ -1,4 +1,4 @@
-"""Score fusion: calibrators, the fitted fusion model, metrics and cross-validation (numpy only).
+"""Score fusion: calibrators and the fitted fusion model (numpy only; its statistics are in :mod:`trustscore.stats`).
 
 Names are imported lazily so that ``import trustscore`` (which reads :mod:`.config`) stays light.
 """

@@ -37,8 +37,8 @@ from trustscore.fusion.calibrators import Calibrator
 from trustscore.fusion.domain import CalibrationDomain
 from trustscore.fusion.features import FeatureSpec, apply_transform
 from trustscore.fusion.fuser import FusedScore
-from trustscore.fusion.logistic import sigmoid
-from trustscore.fusion.metrics import GroupedReport, ThresholdMetrics
+from trustscore.stats.logistic import sigmoid
+from trustscore.stats.metrics import GroupedReport, ThresholdMetrics
 from trustscore.types import DomainCheck, Sample, Signal
 
 __all__ = [

@@ -8,8 +8,8 @@ from rich import box
 from rich.console import Group
 from rich.table import Table
 
-from trustscore.fusion.metrics import GroupedReport, MetricReport
 from trustscore.fusion.model import LabelPolarity
+from trustscore.stats.metrics import GroupedReport, MetricReport
 
 __all__ = ["macro_table", "metrics_table", "polarity_note"]
 

@@ -29,7 +29,7 @@ from trustscore.grounding.lane import EncoderLane
 if TYPE_CHECKING:
     import torch
 
-    from trustscore.scoring.local_cache import LocalCache
+    from trustscore.signals import VectorStore
 
 __all__ = [
     "BUNDLED_MODEL_SHA256",
@@ -87,7 +87,7 @@ class Embedder:
 
     Thread-safe: every forward pass runs on the embedder's one :class:`EncoderLane` thread, which
     batches the texts of concurrent callers together. Encoded texts are kept in a bounded LRU cache
-    (and, when ``encode`` is given a :class:`~trustscore.scoring.local_cache.LocalCache`, on disk),
+    (and, when ``encode`` is given the local cache, a :class:`~trustscore.signals.VectorStore`, on disk),
     so contexts shared by several responses are embedded once.
 
     Args:
@@ -157,7 +157,7 @@ class Embedder:
         self._cache_size = cache_size
 
     def encode(
-        self, texts: list[str], batch_size: int = 64, *, store: LocalCache | None = None
+        self, texts: list[str], batch_size: int = 64, *, store: VectorStore | None = None
     ) -> np.ndarray:
         """Embed ``texts``: an array ``(len(texts), dim)`` of float32 unit rows (zeros for blank text).
 

@@ -40,7 +40,7 @@ from trustscore.grounding.text import Piece, context_units, has_negation, split_
 from trustscore.types import Sample, Signal, Span, Usage
 
 if TYPE_CHECKING:
-    from trustscore.scoring.local_cache import LocalCache
+    from trustscore.signals import VectorStore
 
 __all__ = ["EmbeddingGrounding", "aggregate_similarities"]
 
@@ -77,7 +77,7 @@ class _Chunks:
 
 
 class EmbeddingGrounding:
-    """A :class:`~trustscore.signals._protocols.LocalSignal` named ``"embedding"`` (higher = better grounded).
+    """A :class:`~trustscore.signals.LocalSignal` named ``"embedding"`` (higher = better grounded).
 
     The model is loaded on first use (process-wide, shared with other users of the same folder).
     A sample's text work runs in a worker thread; its forward passes run on the embedder's one
@@ -92,7 +92,7 @@ class EmbeddingGrounding:
         config: GroundingConfig | None = None,
         *,
         embedder: Embedder | None = None,
-        store: LocalCache | None = None,
+        store: VectorStore | None = None,
     ) -> None:
         self.config = config or GroundingConfig()
         self._embedder = embedder

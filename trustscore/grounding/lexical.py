@@ -61,7 +61,7 @@ def word_weight(word: Word) -> float:
 
 
 class LexicalSupport:
-    """A :class:`~trustscore.signals._protocols.LocalSignal` named ``"lexical"`` (higher = better supported)."""
+    """A :class:`~trustscore.signals.LocalSignal` named ``"lexical"`` (higher = better supported)."""
 
     name = "lexical"
 

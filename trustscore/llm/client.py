@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import math
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 import httpx
+from pydantic import ValidationError
 
-from trustscore.errors import LLMTimeout, UnsupportedRequest
+from trustscore.errors import ConfigError, LLMTimeout, UnsupportedRequest
 from trustscore.llm.accounting import CallTally
 from trustscore.llm.cache import ResponseCache, cache_key
 from trustscore.llm.config import EndpointConfig
@@ -22,7 +23,7 @@ from trustscore.llm.scheduling import request_order
 if TYPE_CHECKING:
     import openai
 
-__all__ = ["LLMClient"]
+__all__ = ["LLMClient", "from_openai"]
 
 _BYTES_PER_TOKEN = 3
 
@@ -262,3 +263,24 @@ class LLMClient:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+def from_openai(
+    client: openai.AsyncOpenAI,
+    model: str,
+    *,
+    flavour: Literal["vllm", "openai"] = "openai",
+    cache: ResponseCache | None = None,
+    **settings: Any,
+) -> LLMClient:
+    """An :class:`LLMClient` that sends through your ``openai.AsyncOpenAI``.
+
+    The endpoint's ``base_url`` is the client's own; ``settings`` are further EndpointConfig fields
+    (``context_window``, ``max_retries``, ...). Retries, deadlines and caching are trustscore's.
+    """
+    try:
+        endpoint = EndpointConfig(base_url=str(client.base_url), model=model, flavour=flavour, **settings)
+    except ValidationError as e:
+        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
+        raise ConfigError(f"from_openai: {problems}") from None
+    return LLMClient.from_openai(client, endpoint, cache=cache)

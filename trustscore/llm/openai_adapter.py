@@ -16,10 +16,8 @@ from trustscore.llm.protocol import ChatRequest, ChatResult, LLMError
 if TYPE_CHECKING:
     import openai
 
-    from trustscore.llm.cache import ResponseCache
-    from trustscore.llm.client import LLMClient
 
-__all__ = ["OpenAIBackend", "from_openai"]
+__all__ = ["OpenAIBackend"]
 
 
 class OpenAIBackend:
@@ -67,30 +65,3 @@ def _status_error(e: Any) -> LLMError:
     except Exception:  # a streamed body that was never read
         text = str(e.message)
     return error_for_status(e.status_code, response.headers, text)
-
-
-def from_openai(
-    client: openai.AsyncOpenAI,
-    model: str,
-    *,
-    flavour: Literal["vllm", "openai"] = "openai",
-    cache: ResponseCache | None = None,
-    **settings: Any,
-) -> LLMClient:
-    """An :class:`~trustscore.llm.client.LLMClient` that sends through your ``openai.AsyncOpenAI``.
-
-    The endpoint's ``base_url`` is the client's own; ``settings`` are further EndpointConfig fields
-    (``context_window``, ``max_retries``, ...). Retries, deadlines and caching are trustscore's.
-    """
-    from pydantic import ValidationError
-
-    from trustscore.errors import ConfigError
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.config import EndpointConfig
-
-    try:
-        endpoint = EndpointConfig(base_url=str(client.base_url), model=model, flavour=flavour, **settings)
-    except ValidationError as e:
-        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
-        raise ConfigError(f"from_openai: {problems}") from None
-    return LLMClient(endpoint, backend=OpenAIBackend(client, flavour, model), cache=cache)

@@ -10,7 +10,7 @@ missing and the result is marked incomplete. Local signals work in worker thread
 interrupt, so the budget is also a :class:`~trustscore.compute.deadline.Deadline` they check between chunks.
 Building the sources from the config lives in :mod:`trustscore.scoring.wiring`, input checks in
 :mod:`~trustscore.scoring.inputs`, batches in :mod:`~trustscore.scoring.batch` and the blocking
-facade in :mod:`trustscore.scoring.sync`.
+facade (:func:`score_sync`, :meth:`Scorer.score_sync`) runs on :mod:`trustscore.scoring.sync`.
 """
 
 from __future__ import annotations
@@ -446,4 +446,27 @@ async def score(
     """Score one answer with the default Scorer (fast local signals only; no LLM judge)."""
     return await default_scorer().score(
         question=question, context=context, response=response, id=id, metadata=metadata, budget_s=budget_s
+    )
+
+
+def score_sync(
+    *,
+    question: str,
+    response: str,
+    context: str | Sequence[str] | None = None,
+    id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    budget_s: float | None = None,
+) -> TrustScore:
+    """Blocking :func:`trustscore.score` with the default Scorer."""
+    from trustscore.scoring.sync import run_sync
+
+    return run_sync(
+        score,
+        question=question,
+        context=context,
+        response=response,
+        id=id,
+        metadata=metadata,
+        budget_s=budget_s,
     )

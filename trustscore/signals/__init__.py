@@ -7,7 +7,7 @@ alone: :func:`register_judge`); the factory gets the signal's config section (a
 :class:`JudgeConfig` / :class:`SignalConfig`) and a :class:`SignalContext`.
 """
 
-from trustscore.signals._config import JudgeConfig, JudgesConfig, SignalConfig, SignalsConfig
+from trustscore.signals._config import JudgeConfig, SignalConfig
 from trustscore.signals._context import SignalContext, VectorStore
 from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
 from trustscore.signals._registry import (
@@ -23,6 +23,7 @@ from trustscore.signals._registry import (
     resolve_section,
     signal_weights,
 )
+from trustscore.signals._tables import JudgesConfig, SignalsConfig
 
 __all__ = [
     "DEFAULT_WEIGHTS",

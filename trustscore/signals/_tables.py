@@ -1,0 +1,64 @@
+"""The ``[judges]`` and ``[signals]`` tables of the Config: one section per signal, each validated by
+the model its signal registered."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
+
+from trustscore.signals._config import JudgeConfig
+from trustscore.signals._registry import resolve_section
+
+__all__ = ["JudgesConfig", "SignalsConfig"]
+
+
+class JudgesConfig(BaseModel):
+    """Which judges run, and how: one ``[judges.<name>]`` table per judge, validated by the model
+    its registration names (:mod:`trustscore.signals._registry`). Absent table = judge off.
+
+    Read a judge's section as ``config.judges.get("lynx")`` (or ``config.judges.lynx`` when present).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+    __pydantic_extra__: dict[str, SerializeAsAny[JudgeConfig]] = Field(init=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve(cls, data: Any) -> Any:
+        if isinstance(data, JudgesConfig):
+            return data
+        if not isinstance(data, Mapping):
+            raise ValueError("[judges] must be a table of [judges.<name>] sections")
+        return {name: resolve_section("judge", str(name), raw) for name, raw in data.items()}
+
+    def get(self, name: str) -> JudgeConfig | None:
+        """The section of judge ``name``; None when it is not configured."""
+        return (self.__pydantic_extra__ or {}).get(name)
+
+    def enabled(self) -> dict[str, JudgeConfig]:
+        """The configured judges that are not ``enabled = false``, by name."""
+        return {name: cfg for name, cfg in (self.__pydantic_extra__ or {}).items() if cfg.enabled}
+
+
+class SignalsConfig(BaseModel):
+    """Local signals: one ``[signals.<name>]`` table each, validated by the model the signal
+    registered. A present table turns the signal on (``enabled = false`` turns it off); built-ins
+    that are on by default run without one."""
+
+    model_config = ConfigDict(frozen=True, extra="allow")
+    __pydantic_extra__: dict[str, SerializeAsAny[BaseModel]] = Field(init=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve(cls, data: Any) -> Any:
+        if isinstance(data, SignalsConfig):
+            return data
+        if not isinstance(data, Mapping):
+            raise ValueError("[signals] must be a table of [signals.<name>] sections")
+        return {name: resolve_section("local", str(name), raw) for name, raw in data.items()}
+
+    def get(self, name: str) -> BaseModel | None:
+        """The section of local signal ``name``; None when it is not configured."""
+        return (self.__pydantic_extra__ or {}).get(name)
