@@ -286,6 +286,9 @@ class TrustScore(_Frozen):
     sample_id: str | None = None
     domain: DomainCheck | None = None
     """Inside the calibrator's domain or not (None when no calibrator with a recorded domain ran)."""
+    not_calibrated_reason: str | None = None
+    """Why ``calibrated`` is False, and what would make the score a calibrated probability (None
+    when it is calibrated)."""
 
     @property
     def missing(self) -> dict[str, str]:

@@ -42,7 +42,7 @@ from trustscore.errors import UsageError
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
 from trustscore.scoring.batch import ProgressBar
-from trustscore.scoring.scorer import Scorer, validate_sample
+from trustscore.scoring.scorer import OUTSIDE_DOMAIN, Scorer, validate_sample
 from trustscore.types import Sample, TrustScore, Usage, find_bad_text, text_problem
 
 __all__ = [
@@ -63,6 +63,7 @@ RESULT_FIELDS = (
     "id",
     "score",
     "calibrated",
+    "not_calibrated_reason",
     "fusion",
     "used_signals",
     "signals",
@@ -365,6 +366,12 @@ class ScoreRunSummary:
     def judges_down(self) -> bool:
         """Whether every judge failed on every scored row for a reason a rerun may fix."""
         return bool(self.judges) and self.scored > 0 and self.judges_down_rows == self.scored
+
+    calibrated: int = 0
+    """Rows whose score claims to be a calibrated probability."""
+    not_calibrated_reasons: dict[str, int] = field(default_factory=dict)
+    """How often each reason not to claim calibrated came up (outside-the-domain reasons aside: they
+    are counted by dimension below)."""
     domain_checked: int = 0
     outside_domain: int = 0
     outside_reasons: dict[str, int] = field(default_factory=dict)
@@ -377,6 +384,10 @@ class ScoreRunSummary:
         self.scored += 1
         self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
         self.incomplete += not result.complete
+        self.calibrated += result.calibrated
+        reason = result.not_calibrated_reason
+        if reason is not None and not reason.startswith(OUTSIDE_DOMAIN):
+            self.not_calibrated_reasons[reason] = self.not_calibrated_reasons.get(reason, 0) + 1
         if result.domain is not None:
             self.domain_checked += 1
             if not result.domain.inside:
@@ -419,12 +430,13 @@ class ScoreRunSummary:
         console.print(f"trustscore score -> {self.output}", soft_wrap=True, highlight=False)
         console.print(table)
         for fusion, n in self.fusions.items():
-            kind = "uncalibrated"
-            if fusion.startswith("calibrator:"):
-                kind = "calibrated P(trustworthy)"
-                if self.domain_checked:
-                    kind += " on the rows inside its calibration domain"
-            console.print(f"fusion: {fusion} ({kind}) for {n} row(s)", soft_wrap=True)
+            console.print(f"fusion: {fusion} for {n} row(s)", soft_wrap=True)
+        console.print(
+            f"calibrated P(trustworthy): {self.calibrated} of {scored_with_value} scored row(s)",
+            soft_wrap=True,
+        )
+        for reason, n in sorted(self.not_calibrated_reasons.items(), key=lambda kv: -kv[1]):
+            console.print(f"not calibrated, {n} row(s): {reason}", soft_wrap=True)
         if self.domain_checked:
             share = self.outside_domain / self.domain_checked
             counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])

@@ -28,7 +28,7 @@ from anyio.lowlevel import RunVar
 from trustscore.compute.deadline import Deadline, bound
 from trustscore.config import Config
 from trustscore.errors import BudgetExceeded, ConfigError, InputError, LLMError
-from trustscore.fusion.fuser import Fuser
+from trustscore.fusion.fuser import FusedScore, Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
@@ -43,14 +43,33 @@ from trustscore.scoring.inputs import (
 from trustscore.scoring.runners import LocalSource, Source, UnavailableSource, run_guarded, transient_failures
 from trustscore.scoring.wiring import build_sources, load_fuser
 from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
-from trustscore.types import Sample, Signal, TrustScore, Usage
+from trustscore.types import DomainCheck, Sample, Signal, TrustScore, Usage
 
 if TYPE_CHECKING:
     import httpx
 
     from trustscore.llm.protocol import LLM
 
-__all__ = ["ResultCallback", "Scorer", "default_scorer", "make_sample", "score", "validate_sample"]
+__all__ = [
+    "OUTSIDE_DOMAIN",
+    "ResultCallback",
+    "Scorer",
+    "default_scorer",
+    "make_sample",
+    "score",
+    "validate_sample",
+]
+
+
+OUTSIDE_DOMAIN = "outside the calibration domain"
+"""How the reason not to claim calibrated starts for a sample outside its calibrator's domain."""
+
+
+def _not_calibrated_reason(fused: FusedScore, domain: DomainCheck | None) -> str:
+    if not fused.calibrated:
+        return fused.not_calibrated_reason or f"{fused.description} gives no calibrated probability"
+    assert domain is not None
+    return f"{OUTSIDE_DOMAIN} of {domain.calibrator}: {'; '.join(domain.reasons)}"
 
 
 class Scorer:
@@ -222,9 +241,11 @@ class Scorer:
         # outside, the score stands but is not claimed calibrated.
         check = getattr(self._fuser, "domain_check", None)
         domain = check(sample, signals) if check is not None and fused.score is not None else None
+        calibrated = fused.calibrated and (domain is None or domain.inside)
         return TrustScore(
             score=fused.score,
-            calibrated=fused.calibrated and (domain is None or domain.inside),
+            calibrated=calibrated,
+            not_calibrated_reason=None if calibrated else _not_calibrated_reason(fused, domain),
             domain=domain,
             signals=signals,
             used_signals=list(fused.used),
