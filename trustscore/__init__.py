@@ -6,11 +6,11 @@ everything else lives in documented subpackages (``trustscore.llm``, ``trustscor
 Names that need httpx or numpy load on first access, so ``import trustscore`` stays light.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trustscore._version import __version__
 from trustscore.config import Config
+from trustscore.core.lazy import lazy_exports
 from trustscore.errors import (
     CalibratorError,
     ConfigError,
@@ -86,15 +86,4 @@ _LAZY = {
     "from_openai": "trustscore.llm.client",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'trustscore' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

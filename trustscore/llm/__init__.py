@@ -6,9 +6,9 @@ imports) load on first access, so ``import trustscore`` and the judges' imports 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from trustscore.core.lazy import lazy_exports
 from trustscore.errors import BadResponse, ClientError, LLMTimeout, LLMUnreachable, RateLimited, ServerError
 from trustscore.llm.config import CacheConfig, EndpointConfig
 from trustscore.llm.protocol import (
@@ -66,13 +66,13 @@ _LAZY = {
     "UsageMeter": "trustscore.llm.accounting",
     "ReplicaPool": "trustscore.llm.pool",
     "HttpBackend": "trustscore.llm.http",
-    "UnsupportedRequest": "trustscore.llm.http",
+    "UnsupportedRequest": "trustscore.errors",
     "build_request_body": "trustscore.llm.http",
     "parse_response": "trustscore.llm.http",
     "LLMClient": "trustscore.llm.client",
     "ResponseCache": "trustscore.llm.cache",
     "SafeDisk": "trustscore.llm.cache",
-    "UnsafeCacheEntry": "trustscore.llm.cache",
+    "UnsafeCacheEntry": "trustscore.errors",
     "cache_key": "trustscore.llm.cache",
 }
 
@@ -85,11 +85,4 @@ if TYPE_CHECKING:
     from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy
     from trustscore.llm.pool import ReplicaPool
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'trustscore.llm' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

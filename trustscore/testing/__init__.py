@@ -17,8 +17,9 @@ Nothing here is imported by ``import trustscore``. Names load on first use, so t
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from trustscore.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from trustscore.testing.engine import FakeEngine, RecordedRequest, UnmatchedRequest
@@ -98,11 +99,4 @@ __all__ = [
     "tokenize",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'trustscore.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
