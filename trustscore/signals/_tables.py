@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
 from trustscore.signals._config import JudgeConfig
-from trustscore.signals._registry import resolve_section
+from trustscore.signals._registry import SignalKind, resolve_section
 
 __all__ = ["JudgesConfig", "SignalsConfig"]
 
@@ -27,11 +27,7 @@ class JudgesConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _resolve(cls, data: Any) -> Any:
-        if isinstance(data, JudgesConfig):
-            return data
-        if not isinstance(data, Mapping):
-            raise ValueError("[judges] must be a table of [judges.<name>] sections")
-        return {name: resolve_section("judge", str(name), raw) for name, raw in data.items()}
+        return _sections(cls, "judge", data)
 
     def get(self, name: str) -> JudgeConfig | None:
         """The section of judge ``name``; None when it is not configured."""
@@ -44,8 +40,8 @@ class JudgesConfig(BaseModel):
 
 class SignalsConfig(BaseModel):
     """Local signals: one ``[signals.<name>]`` table each, validated by the model the signal
-    registered. A present table turns the signal on (``enabled = false`` turns it off); built-ins
-    that are on by default run without one."""
+    registered. A present table turns the signal on (``enabled = false`` turns it off). The
+    built-in grounding and white-box signals read ``[grounding]`` and ``[whitebox]``."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     __pydantic_extra__: dict[str, SerializeAsAny[BaseModel]] = Field(init=False)
@@ -53,12 +49,18 @@ class SignalsConfig(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _resolve(cls, data: Any) -> Any:
-        if isinstance(data, SignalsConfig):
-            return data
-        if not isinstance(data, Mapping):
-            raise ValueError("[signals] must be a table of [signals.<name>] sections")
-        return {name: resolve_section("local", str(name), raw) for name, raw in data.items()}
+        return _sections(cls, "local", data)
 
     def get(self, name: str) -> BaseModel | None:
         """The section of local signal ``name``; None when it is not configured."""
         return (self.__pydantic_extra__ or {}).get(name)
+
+
+def _sections(table: type[BaseModel], kind: SignalKind, data: Any) -> Any:
+    """``data`` (a table of sections by signal name) with each section validated by its signal's model."""
+    if isinstance(data, table):
+        return data
+    if not isinstance(data, Mapping):
+        name = "judges" if kind == "judge" else "signals"
+        raise ValueError(f"[{name}] must be a table of [{name}.<name>] sections")
+    return {name: resolve_section(kind, str(name), raw) for name, raw in data.items()}
