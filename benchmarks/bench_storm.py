@@ -109,7 +109,7 @@ def storm_config(base_url: str, model: str, *, scale: float) -> Config:
                 "judge": {"base_url": base_url, "model": model, "timeout_s": 1.0 * scale, "max_retries": 3}
             },
             "judges": {name: {"endpoint": "judge"} for name in JUDGES},
-            "grounding": {"lexical": False, "embedding": False},
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
             "cache": {"mode": "off"},
             "limits": {"score_budget_s": 10.0 * scale},
         }

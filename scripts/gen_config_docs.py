@@ -89,16 +89,23 @@ def _signals_section(field: FieldInfo) -> str:
     lines = [
         "## [signals.<name>]",
         "",
-        f"{_sentence(field.description)} A present table turns the signal on; its settings are those",
-        "of the model the signal registered. The built-in local signals read shared sections instead:",
+        f"{_sentence(field.description)} A present table turns the signal on (`enabled = false` turns",
+        "it off); its settings are those of the model the signal registered. The built-in local signals:",
         "",
     ]
     own: list[str] = []
     for name, spec in registered_signals("local").items():
         if spec.origin.startswith("trustscore."):
-            lines.append(f"- `{name}`: `[{spec.section}]`")
+            default = ", on by default" if spec.on_by_default else ""
+            lines.append(f"- `{name}`: `[{spec.section}]`{default}")
             if spec.own_section:
                 own.append(_model_section(f"signals.{name}", spec.config, None, level=3))
+    lines += [
+        "",
+        "`[grounding]` (the lexical and embedding settings in one table, with `lexical` / `embedding`",
+        "switches) is deprecated: it still works, with a DeprecationWarning, and is read into",
+        "`[signals.lexical]` and `[signals.embedding]`.",
+    ]
     return "\n".join(lines) + "\n" + ("\n" + "\n".join(own) if own else "")
 
 

@@ -51,7 +51,7 @@ def ensemble_dict(
     data: dict[str, Any] = {
         "endpoints": {"judge": judge_endpoint, **(endpoints or {})},
         "judges": sections,
-        "grounding": {"lexical": False, "embedding": False},
+        "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
         "cache": {"mode": "readwrite", "directory": str(cache_dir)} if cache_dir else {"mode": "off"},
     }
     if limits:

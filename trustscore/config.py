@@ -22,7 +22,8 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+import warnings
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -82,9 +83,6 @@ class Config(BaseModel):
     whitebox: WhiteboxConfig = Field(
         default_factory=WhiteboxConfig, description="the local generator model read from inside"
     )
-    grounding: GroundingConfig = Field(
-        default_factory=GroundingConfig, description="the fast CPU grounding signals"
-    )
     fusion: FusionConfig = Field(default_factory=FusionConfig, description="how signals become one score")
     cache: CacheConfig = Field(default_factory=CacheConfig, description="the on-disk LLM response cache")
     limits: LimitsConfig = Field(default_factory=LimitsConfig, description="time and concurrency limits")
@@ -92,7 +90,9 @@ class Config(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _environment(cls, data: Any) -> Any:
-        return _with_env_overrides(data, os.environ) if isinstance(data, Mapping) else data
+        if not isinstance(data, Mapping):
+            return data
+        return _grounding_as_signals(_with_env_overrides(data, os.environ))
 
     @model_validator(mode="after")
     def _references(self) -> Config:
@@ -151,13 +151,49 @@ class Config(BaseModel):
                         ),
                     }
                 ),
-                "grounding": self.grounding.model_copy(
-                    update={"embedding_model": fix(self.grounding.embedding_model)}
+                "signals": SignalsConfig.model_validate(
+                    {name: _with_paths_fixed(sec, fix) for name, sec in self.signals.sections().items()}
                 ),
                 "fusion": self.fusion.model_copy(update={"calibrator": fix(self.fusion.calibrator)}),
                 "cache": self.cache.model_copy(update={"directory": fix(self.cache.directory)}),
             }
         )
+
+
+def _grounding_as_signals(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` with a deprecated ``[grounding]`` section read into ``[signals.lexical]`` and
+    ``[signals.embedding]`` (with a DeprecationWarning); both spellings for one signal are refused."""
+    if "grounding" not in data:
+        return data
+    out = dict(data)
+    old = out.pop("grounding")
+    warnings.warn(
+        "[grounding] is deprecated: write [signals.lexical] (the lexical_* settings) and [signals.embedding] "
+        "(the embedding_* and max_* settings); lexical = false is [signals.lexical] enabled = false",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    try:
+        sections = GroundingConfig.model_validate(old).sections()
+    except ValidationError as e:
+        where = (f"grounding.{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
+        raise ValueError("; ".join(where)) from None
+    signals = _plain(out.get("signals") or {})
+    for name, table in sections.items():
+        if name in signals:
+            raise ValueError(
+                f"[grounding] and [signals.{name}] both configure {name}: keep [signals.{name}] only"
+            )
+        if table:
+            signals[name] = table
+    out["signals"] = signals
+    return out
+
+
+def _with_paths_fixed(section: BaseModel, fix: Callable[[Path | None], Path | None]) -> BaseModel:
+    """``section`` with its relative paths taken from the config file's folder."""
+    update = {name: fix(value) for name, value in section if isinstance(value, Path)}
+    return section.model_copy(update=update) if update else section
 
 
 def _with_env_overrides(data: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:

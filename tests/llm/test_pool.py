@@ -324,7 +324,7 @@ async def test_the_scorer_spreads_samples_over_a_pool_and_keeps_each_on_one_repl
         {
             "endpoints": {"judge": {"base_urls": [s.base_url for s in servers], "model": "fake-judge"}},
             "judges": {"likert": {"endpoint": "judge"}, "lynx": {"endpoint": "judge"}},
-            "grounding": {"lexical": False, "embedding": False},
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
             "cache": {"mode": "off"},
         }
     )

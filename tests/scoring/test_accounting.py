@@ -21,7 +21,7 @@ def config(router: MockRouter, **extra: Any) -> Config:
     return Config.from_dict(
         {
             "endpoints": {"judge": {"base_url": router.base_url, "model": "fake-judge", "max_retries": 0}},
-            "grounding": {"lexical": False, "embedding": False},
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
             "cache": {"mode": "off"},
             **extra,
         }

@@ -34,14 +34,15 @@ async def test_familiarity_asks_the_familiarity_source_with_the_question_only() 
 
 
 async def test_familiarity_off_is_a_clear_error() -> None:
-    scorer = ts.Scorer(ts.Config(grounding={"lexical": True, "embedding": False}))
+    scorer = ts.Scorer(ts.Config(signals={"embedding": {"enabled": False}}))
     with pytest.raises(ValueError, match=r"\[whitebox.familiarity\] enabled = true"):
         await scorer.familiarity("Who founded Zorblax?")
 
 
 async def test_familiarity_without_a_model_or_endpoint_is_missing_with_its_reason() -> None:
     config = ts.Config(
-        grounding={"lexical": False, "embedding": False}, whitebox={"familiarity": {"enabled": True}}
+        signals={"lexical": {"enabled": False}, "embedding": {"enabled": False}},
+        whitebox={"familiarity": {"enabled": True}},
     )
     scorer = ts.Scorer(config)
     signal = await scorer.familiarity("Who founded Zorblax?")

@@ -56,7 +56,7 @@ def judge_config(**extra: Any) -> dict[str, Any]:
             },
         },
         "judges": {"lynx": {"endpoint": "a"}, "likert": {"endpoint": "b"}},
-        "grounding": {"lexical": False, "embedding": False},
+        "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
         **extra,
     }
 
@@ -101,7 +101,7 @@ def test_no_cache_turns_the_cache_off(
     toml = tmp_path / "trustscore.toml"
     toml.write_text(
         '[endpoints.a]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n[judges.lynx]\nendpoint = "a"\n'
-        "[grounding]\nlexical = false\nembedding = false\n"
+        "[signals.lexical]\nenabled = false\n[signals.embedding]\nenabled = false\n"
     )
     scorer = Scorer.from_config(toml, no_cache=True)
     assert scorer.config.cache.mode == "off" and fake_clients[0].cache is None
@@ -169,11 +169,13 @@ def test_whitebox_signals_are_built_from_their_config(
 
     install_module(monkeypatch, "trustscore.whitebox.redeep", RedeepSignal=RedeepSignal)
     install_module(monkeypatch, "trustscore.whitebox.familiarity", FamiliaritySignal=FamiliaritySignal)
-    off = Scorer(Config.from_dict({"grounding": {"lexical": False, "embedding": False}}))
+    off = Scorer(
+        Config.from_dict({"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}}})
+    )
     assert off.signal_names == []
     config = Config.from_dict(
         {
-            "grounding": {"lexical": False, "embedding": False},
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
             "whitebox": {"model_path": str(tmp_path), "familiarity": {"enabled": True}},
         }
     )
@@ -197,7 +199,7 @@ def test_familiarity_gets_the_only_endpoint_and_runs_without_a_local_model(
     config = Config.from_dict(
         {
             "endpoints": {"gen": {"base_url": "http://127.0.0.1:9/v1", "model": "generator"}},
-            "grounding": {"lexical": False, "embedding": False},
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
             "whitebox": {"familiarity": {"enabled": True}},
             "cache": {"mode": "off"},
         }
@@ -274,7 +276,10 @@ def test_a_local_signal_that_cannot_be_set_up_is_a_config_error(monkeypatch: pyt
 
     install_module(monkeypatch, "trustscore.whitebox.redeep", RedeepSignal=RedeepSignal)
     config = Config.from_dict(
-        {"grounding": {"lexical": False, "embedding": False}, "whitebox": {"model_path": "/m"}}
+        {
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
+            "whitebox": {"model_path": "/m"},
+        }
     )
     with pytest.raises(ConfigError, match=r"whitebox \(redeep\): profile\.json is not a ReDeEP profile"):
         Scorer(config)

@@ -104,14 +104,26 @@ async def test_a_registered_judge_is_configured_by_name_and_fused_with_the_built
 async def test_a_registered_local_signal_reads_its_own_section() -> None:
     register_length()
     config = Config.from_dict(
-        {"grounding": {"lexical": False, "embedding": False}, "signals": {"length": {"max_words": 2}}}
+        {
+            "signals": {
+                "lexical": {"enabled": False},
+                "embedding": {"enabled": False},
+                "length": {"max_words": 2},
+            }
+        }
     )
     scorer = Scorer(config)
     assert scorer.signal_names == ["length"]
     r = await scorer.score(question=Q, response="one two three four")
     assert r.signals["length"].value == 0.5
     off = Config.from_dict(
-        {"grounding": {"lexical": False, "embedding": False}, "signals": {"length": {"enabled": False}}}
+        {
+            "signals": {
+                "lexical": {"enabled": False},
+                "embedding": {"enabled": False},
+                "length": {"enabled": False},
+            }
+        }
     )
     assert Scorer(off).signal_names == []
 
@@ -134,12 +146,12 @@ def test_an_unknown_name_lists_the_registered_ones_and_suggests_the_closest() ->
         Config.from_dict({"judges": {"lynxx": {"endpoint": "e"}}})
     with pytest.raises(ConfigError, match=r"unknown local signal 'lexicl'; did you mean 'lexical'\?"):
         Config.from_dict({"signals": {"lexicl": {}}})
-    with pytest.raises(ConfigError, match=r"'lexical' is a local signal, configured under \[grounding\]"):
-        Config.from_dict({"judges": {"lexical": {"endpoint": "e"}}})
     with pytest.raises(
-        ConfigError, match=r"'lexical' is configured in \[grounding\], not \[signals.lexical\]"
+        ConfigError, match=r"'lexical' is a local signal, configured under \[signals\.lexical\]"
     ):
-        Config.from_dict({"signals": {"lexical": {}}})
+        Config.from_dict({"judges": {"lexical": {"endpoint": "e"}}})
+    with pytest.raises(ConfigError, match=r"'redeep' is configured in \[whitebox\], not \[signals.redeep\]"):
+        Config.from_dict({"signals": {"redeep": {}}})
     with pytest.raises(ConfigError, match=r"unknown judge 'nope' \(registered"):
         build_judge("nope", {"endpoint": "e"})
 
@@ -154,8 +166,8 @@ def test_the_built_ins_register_like_any_other_signal() -> None:
     assert (
         sections.items()
         >= {
-            "lexical": "grounding",
-            "embedding": "grounding",
+            "lexical": "signals.lexical",
+            "embedding": "signals.embedding",
             "redeep": "whitebox",
             "familiarity": "whitebox",
         }.items()
@@ -218,7 +230,7 @@ def test_a_factory_that_fails_is_a_config_error_naming_its_section() -> None:
         raise ValueError("model file is corrupt")
 
     config = Config.from_dict(
-        {"grounding": {"lexical": False, "embedding": False}, "signals": {"fragile": {}}}
+        {"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}, "fragile": {}}}
     )
     with pytest.raises(ConfigError, match=r"signals\.fragile: model file is corrupt"):
         Scorer(config)
@@ -230,7 +242,7 @@ def test_a_factory_whose_imports_fail_makes_the_signal_missing_with_the_install_
         raise ImportError("No module named 'gpu_thing'")
 
     config = Config.from_dict(
-        {"grounding": {"lexical": False, "embedding": False}, "signals": {"needs_gpu": {}}}
+        {"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}, "needs_gpu": {}}}
     )
     scorer = Scorer(config)
     assert "No module named 'gpu_thing'" in scorer.unavailable["needs_gpu"]

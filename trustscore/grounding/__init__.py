@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trustscore.core.lazy import lazy_exports
-from trustscore.grounding.config import GroundingConfig
+from trustscore.grounding.config import EmbeddingConfig, GroundingConfig, LexicalConfig
 
 if TYPE_CHECKING:
     from trustscore.errors import EmbedderError
@@ -23,9 +23,11 @@ __all__ = [
     "FEATURE_NAMES",
     "Embedder",
     "EmbedderError",
+    "EmbeddingConfig",
     "EmbeddingGrounding",
     "GroundingConfig",
     "GroundingFeatures",
+    "LexicalConfig",
     "LexicalSupport",
     "bundled_model_path",
     "features",

@@ -140,6 +140,8 @@ def _configured_local(
     spec: SignalSpec, config: Config, ctx: SignalContext, endpoints: Endpoints
 ) -> Source | None:
     section = _section(config, spec.section)
+    if section is None and spec.on_by_default:
+        section = spec.config()
     if section is None or getattr(section, "enabled", True) is False:
         return None
     try:
@@ -153,7 +155,7 @@ def _configured_local(
 
 
 def _section(config: Config, path: str) -> BaseModel | None:
-    """The config section at a dotted path (``grounding``, ``signals.mine``); None when absent."""
+    """The config section at a dotted path (``signals.mine``, ``whitebox``); None when absent."""
     node: object = config
     for part in path.split("."):
         node = getattr(node, part, None)

@@ -9,9 +9,8 @@ knows it by name: its default fusion ``weight`` and, for a judge, the ``example_
 kit's fake server replays for requests tagged with its name. Judges are configured under
 ``[judges.<name>]`` (their model extends :class:`~trustscore.signals.JudgeConfig`, which names the
 endpoint) and local signals under ``[signals.<name>]``; a built-in whose settings predate the
-registry names its own ``section`` (lexical and embedding read ``[grounding]``, ReDeEP and
-Self-Familiarity read ``[whitebox]``). A judge class built from its section alone registers with
-:func:`register_judge`.
+registry names its own ``section`` (ReDeEP and Self-Familiarity read ``[whitebox]``). A judge class
+built from its section alone registers with :func:`register_judge`.
 
 The built-ins register on first use of the registry (importing :data:`_BUILTIN_MODULES`); third-party
 packages register through the entry-point group ``trustscore.signals``, whose entry names are the
@@ -105,6 +104,8 @@ class SignalSpec:
     """The module that registered it (for messages)."""
     weight: float
     """Its weight in the uncalibrated default fusion."""
+    on_by_default: bool = False
+    """Runs without a config section, with its model's defaults (``enabled = false`` turns it off)."""
     example_answers: Mapping[str, tuple[ExampleAnswer, ...]] = field(default_factory=dict)
     """Judges: request kind (the tag before ``@``: the judge's name, or ``<name>.<step>`` for a judge
     that sends several kinds of request) -> the answers the test kit gives it by default."""
@@ -130,6 +131,7 @@ def register_signal(
     install_hint: str | None = None,
     weight: float | None = None,
     example_answers: Mapping[str, ExampleAnswer | Sequence[ExampleAnswer]] | None = None,
+    on_by_default: bool = False,
 ) -> Callable[[F], F]:
     """Register ``factory(section, ctx)`` as the signal ``name`` (decorator; returns the factory as is).
 
@@ -137,6 +139,7 @@ def register_signal(
     ``section`` is only for signals that read a shared section (default: the signal's own table).
     ``weight`` is its default fusion weight (default: :data:`DEFAULT_WEIGHTS` of its kind);
     ``example_answers`` are a judge's typical answers by request kind, for the test kit.
+    ``on_by_default`` runs the signal without a section (its model's defaults must validate).
     Registering a taken name raises :class:`~trustscore.errors.ConfigError`, so a plug-in cannot
     silently replace a built-in.
     """
@@ -169,6 +172,7 @@ def register_signal(
             origin=getattr(factory, "__module__", "?"),
             weight=DEFAULT_WEIGHTS[kind] if weight is None else weight,
             example_answers=answers,
+            on_by_default=on_by_default,
         )
         taken = _REGISTRY.get(name)
         if taken is not None and taken.build is not factory:

@@ -40,8 +40,8 @@ class JudgesConfig(BaseModel):
 
 class SignalsConfig(BaseModel):
     """Local signals: one ``[signals.<name>]`` table each, validated by the model the signal
-    registered. A present table turns the signal on (``enabled = false`` turns it off). The
-    built-in grounding and white-box signals read ``[grounding]`` and ``[whitebox]``."""
+    registered. A present table turns the signal on (``enabled = false`` turns it off); a signal
+    registered as on by default runs without one. The white-box signals read ``[whitebox]``."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     __pydantic_extra__: dict[str, SerializeAsAny[BaseModel]] = Field(init=False)
@@ -54,6 +54,10 @@ class SignalsConfig(BaseModel):
     def get(self, name: str) -> BaseModel | None:
         """The section of local signal ``name``; None when it is not configured."""
         return (self.__pydantic_extra__ or {}).get(name)
+
+    def sections(self) -> dict[str, BaseModel]:
+        """Every configured section, by signal name."""
+        return dict(self.__pydantic_extra__ or {})
 
 
 def _sections(table: type[BaseModel], kind: SignalKind, data: Any) -> Any:
