@@ -102,9 +102,11 @@ def _signals_section(field: FieldInfo) -> str:
                 own.append(_model_section(f"signals.{name}", spec.config, None, level=3))
     lines += [
         "",
-        "`[grounding]` (the lexical and embedding settings in one table, with `lexical` / `embedding`",
-        "switches) is deprecated: it still works, with a DeprecationWarning, and is read into",
-        "`[signals.lexical]` and `[signals.embedding]`.",
+        "Deprecated, still read with a DeprecationWarning: `[grounding]` (the lexical and embedding",
+        "settings in one table, with `lexical` / `embedding` switches) is read into `[signals.lexical]`",
+        "and `[signals.embedding]`; `[whitebox]` (`model_path`, `device`, `dtype`, with",
+        "`[whitebox.redeep]` and `[whitebox.familiarity]`) into `[signals.redeep]` and",
+        "`[signals.familiarity]`, each with the model settings.",
     ]
     return "\n".join(lines) + "\n" + ("\n" + "\n".join(own) if own else "")
 

@@ -38,9 +38,8 @@ def test_the_reference_covers_every_section_and_the_environment() -> None:
         "[endpoints.<name>]",
         "[judges.lynx]",
         "[signals.<name>]",
-        "[whitebox]",
-        "[whitebox.redeep]",
-        "[whitebox.familiarity]",
+        "[signals.redeep]",
+        "[signals.familiarity]",
         "[signals.lexical]",
         "[signals.embedding]",
         "[fusion]",
@@ -52,7 +51,7 @@ def test_the_reference_covers_every_section_and_the_environment() -> None:
     assert "`TRUSTSCORE_ENDPOINT_<NAME>_BASE_URL` | `endpoints.<name>.base_url` | override" in text
     assert "`TRUSTSCORE_CACHE_DIR` | `cache.directory` | default" in text
     assert "- `lexical`: `[signals.lexical]`, on by default" in text
-    assert "`[grounding]` (the lexical and embedding settings in one table" in text  # deprecated, still read
+    assert "`[grounding]` (the lexical and embedding" in text and "`[whitebox]` (`model_path`" in text
 
 
 def test_config_errors_point_to_the_reference() -> None:

@@ -31,7 +31,7 @@ def test_the_grounding_section_still_works_with_a_deprecation_warning_naming_the
         config = Config.from_toml(toml)
     assert Scorer(config).signal_names == ["embedding"]
     assert config.signals.get("embedding").embedding_model == tmp_path / "mini"  # type: ignore[union-attr]
-    both = r"keep \[signals\.lexical\] only"
+    both = r"keep \[signals\.lexical\]"
     with pytest.warns(DeprecationWarning), pytest.raises(ConfigError, match=both):
         Config.from_dict({"grounding": {"lexical": False}, "signals": {"lexical": {}}})
     bad = r"grounding\.embedding_batch_size"

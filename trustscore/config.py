@@ -80,9 +80,6 @@ class Config(BaseModel):
         default_factory=SignalsConfig,
         description="one [signals.<name>] table per registered local signal with its own section",
     )
-    whitebox: WhiteboxConfig = Field(
-        default_factory=WhiteboxConfig, description="the local generator model read from inside"
-    )
     fusion: FusionConfig = Field(default_factory=FusionConfig, description="how signals become one score")
     cache: CacheConfig = Field(default_factory=CacheConfig, description="the on-disk LLM response cache")
     limits: LimitsConfig = Field(default_factory=LimitsConfig, description="time and concurrency limits")
@@ -92,7 +89,10 @@ class Config(BaseModel):
     def _environment(cls, data: Any) -> Any:
         if not isinstance(data, Mapping):
             return data
-        return _grounding_as_signals(_with_env_overrides(data, os.environ))
+        data = _with_env_overrides(data, os.environ)
+        for old, new_spelling in _SHARED_SECTIONS.items():
+            data = _shared_section_as_signals(data, old, new_spelling)
+        return data
 
     @model_validator(mode="after")
     def _references(self) -> Config:
@@ -103,12 +103,14 @@ class Config(BaseModel):
                     f"judges.{name}.endpoint = {judge.endpoint!r} is not an entry under [endpoints] "
                     f"(known: {known}); add [endpoints.{judge.endpoint}] or fix the name"
                 )
-        familiar = self.whitebox.familiarity
-        if familiar.enabled and familiar.endpoint is not None and familiar.endpoint not in self.endpoints:
-            raise ValueError(
-                f"whitebox.familiarity.endpoint = {familiar.endpoint!r} is not an entry under [endpoints]; "
-                f"add [endpoints.{familiar.endpoint}] or fix the name"
-            )
+        for name, section in self.signals.sections().items():
+            endpoint = getattr(section, "endpoint", None)
+            on = getattr(section, "enabled", True)
+            if on and isinstance(endpoint, str) and endpoint not in self.endpoints:
+                raise ValueError(
+                    f"signals.{name}.endpoint = {endpoint!r} is not an entry under [endpoints]; "
+                    f"add [endpoints.{endpoint}] or fix the name"
+                )
         return self
 
     @classmethod
@@ -143,14 +145,6 @@ class Config(BaseModel):
 
         return self.model_copy(
             update={
-                "whitebox": self.whitebox.model_copy(
-                    update={
-                        "model_path": fix(self.whitebox.model_path),
-                        "redeep": self.whitebox.redeep.model_copy(
-                            update={"profile": fix(self.whitebox.redeep.profile)}
-                        ),
-                    }
-                ),
                 "signals": SignalsConfig.model_validate(
                     {name: _with_paths_fixed(sec, fix) for name, sec in self.signals.sections().items()}
                 ),
@@ -160,30 +154,39 @@ class Config(BaseModel):
         )
 
 
-def _grounding_as_signals(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with a deprecated ``[grounding]`` section read into ``[signals.lexical]`` and
-    ``[signals.embedding]`` (with a DeprecationWarning); both spellings for one signal are refused."""
-    if "grounding" not in data:
+_SHARED_SECTIONS: dict[str, tuple[type[GroundingConfig] | type[WhiteboxConfig], str]] = {
+    "grounding": (
+        GroundingConfig,
+        "write [signals.lexical] (the lexical_* settings) and [signals.embedding] (the embedding_* and "
+        "max_* settings); lexical = false is [signals.lexical] enabled = false",
+    ),
+    "whitebox": (
+        WhiteboxConfig,
+        "write [signals.redeep] and [signals.familiarity], each with the model_path / device / dtype it "
+        "reads and the settings of its old [whitebox.redeep] / [whitebox.familiarity] table",
+    ),
+}
+"""The deprecated shared sections, read into the signals' own sections: model, and the new spelling."""
+
+
+def _shared_section_as_signals(data: dict[str, Any], key: str, spelling: tuple[Any, str]) -> dict[str, Any]:
+    """``data`` with a deprecated shared section read into ``[signals.<name>]`` sections (with a
+    DeprecationWarning that names the new spelling); both spellings for one signal are refused."""
+    if key not in data:
         return data
+    model, new_spelling = spelling
     out = dict(data)
-    old = out.pop("grounding")
-    warnings.warn(
-        "[grounding] is deprecated: write [signals.lexical] (the lexical_* settings) and [signals.embedding] "
-        "(the embedding_* and max_* settings); lexical = false is [signals.lexical] enabled = false",
-        DeprecationWarning,
-        stacklevel=2,
-    )
+    old = out.pop(key)
+    warnings.warn(f"[{key}] is deprecated: {new_spelling}", DeprecationWarning, stacklevel=2)
     try:
-        sections = GroundingConfig.model_validate(old).sections()
+        sections = model.model_validate(old).sections()
     except ValidationError as e:
-        where = (f"grounding.{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
+        where = (f"{key}.{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
         raise ValueError("; ".join(where)) from None
     signals = _plain(out.get("signals") or {})
     for name, table in sections.items():
         if name in signals:
-            raise ValueError(
-                f"[grounding] and [signals.{name}] both configure {name}: keep [signals.{name}] only"
-            )
+            raise ValueError(f"[{key}] and [signals.{name}] both configure {name}: keep [signals.{name}]")
         if table:
             signals[name] = table
     out["signals"] = signals

@@ -173,15 +173,22 @@ def test_whitebox_signals_are_built_from_their_config(
         Config.from_dict({"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}}})
     )
     assert off.signal_names == []
+    model = {"model_path": str(tmp_path), "dtype": "bfloat16"}
     config = Config.from_dict(
         {
-            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
-            "whitebox": {"model_path": str(tmp_path), "familiarity": {"enabled": True}},
+            "signals": {
+                "lexical": {"enabled": False},
+                "embedding": {"enabled": False},
+                "redeep": {**model, "max_tokens": 512},
+                "familiarity": {**model, "max_concepts": 2},
+            },
         }
     )
     scorer = Scorer(config)
     assert scorer.signal_names == ["redeep", "familiarity"]
-    assert seen["redeep"] is config.whitebox and seen["familiarity"] == (config.whitebox, None)
+    redeep, (familiarity, llm) = seen["redeep"], seen["familiarity"]
+    assert redeep.model_path == familiarity.model_path == tmp_path and redeep.dtype == "bfloat16"
+    assert redeep.redeep.max_tokens == 512 and familiarity.familiarity.max_concepts == 2 and llm is None
 
 
 def test_familiarity_gets_the_only_endpoint_and_runs_without_a_local_model(
@@ -199,8 +206,7 @@ def test_familiarity_gets_the_only_endpoint_and_runs_without_a_local_model(
     config = Config.from_dict(
         {
             "endpoints": {"gen": {"base_url": "http://127.0.0.1:9/v1", "model": "generator"}},
-            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
-            "whitebox": {"familiarity": {"enabled": True}},
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}, "familiarity": {}},
             "cache": {"mode": "off"},
         }
     )
@@ -277,9 +283,12 @@ def test_a_local_signal_that_cannot_be_set_up_is_a_config_error(monkeypatch: pyt
     install_module(monkeypatch, "trustscore.whitebox.redeep", RedeepSignal=RedeepSignal)
     config = Config.from_dict(
         {
-            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
-            "whitebox": {"model_path": "/m"},
+            "signals": {
+                "lexical": {"enabled": False},
+                "embedding": {"enabled": False},
+                "redeep": {"model_path": "/m"},
+            },
         }
     )
-    with pytest.raises(ConfigError, match=r"whitebox \(redeep\): profile\.json is not a ReDeEP profile"):
+    with pytest.raises(ConfigError, match=r"signals\.redeep: profile\.json is not a ReDeEP profile"):
         Scorer(config)

@@ -150,8 +150,8 @@ def test_an_unknown_name_lists_the_registered_ones_and_suggests_the_closest() ->
         ConfigError, match=r"'lexical' is a local signal, configured under \[signals\.lexical\]"
     ):
         Config.from_dict({"judges": {"lexical": {"endpoint": "e"}}})
-    with pytest.raises(ConfigError, match=r"'redeep' is configured in \[whitebox\], not \[signals.redeep\]"):
-        Config.from_dict({"signals": {"redeep": {}}})
+    with pytest.raises(ConfigError, match=r"'hhem' is a local signal, configured under \[signals\.hhem\]"):
+        Config.from_dict({"judges": {"hhem": {"endpoint": "e"}}})
     with pytest.raises(ConfigError, match=r"unknown judge 'nope' \(registered"):
         build_judge("nope", {"endpoint": "e"})
 
@@ -168,8 +168,8 @@ def test_the_built_ins_register_like_any_other_signal() -> None:
         >= {
             "lexical": "signals.lexical",
             "embedding": "signals.embedding",
-            "redeep": "whitebox",
-            "familiarity": "whitebox",
+            "redeep": "signals.redeep",
+            "familiarity": "signals.familiarity",
         }.items()
     )
     assert get_signal("embedding").install_hint == "pip install 'trustscore[embed]'"

@@ -136,8 +136,8 @@ async def test_prefilled_likert_and_multi_token_agreement_read_logprobs(vllm_eng
 async def test_familiarity_remote_path_reads_prompt_logprobs(vllm_engine: VLLMEngine) -> None:
     data = config_dict(vllm_engine.base_url)
     data["judges"] = {name: {"endpoint": "judge", "enabled": False} for name in JUDGES}
-    data["whitebox"] = {"familiarity": {"enabled": True, "backend": "remote", "concepts": "heuristic",
-                                        "explanation_max_tokens": 16, "max_concepts": 2}}
+    data["signals"]["familiarity"] = {"backend": "remote", "concepts": "heuristic",
+                                      "explanation_max_tokens": 16, "max_concepts": 2}
     async with Scorer.from_config(Config.from_dict(data)) as scorer:
         signal = await scorer.familiarity(ROWS[0]["question"])
     assert signal.value is not None, signal.error

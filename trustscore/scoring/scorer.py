@@ -151,21 +151,22 @@ class Scorer:
         """Self-Familiarity of ``question`` before any response exists (pre-detection).
 
         Returns the "familiarity" Signal: how well the generator knows the question's concepts; a
-        low value means it is likely to make things up. Needs ``[whitebox.familiarity] enabled``.
+        low value means it is likely to make things up. Needs a signal that checks a question alone
+        (a :class:`~trustscore.signals.FamiliarityCheck`, e.g. ``[signals.familiarity]``).
         """
         if not isinstance(question, str) or not question.strip():
             raise InputError(f"question must be a non-empty string (got {type(question).__name__})")
-        source = next((s for s in self._sources if s.name == "familiarity"), None)
+        local = (s for s in self._sources if isinstance(s, LocalSource))
+        source = next((s for s in local if isinstance(s.signal, FamiliarityCheck)), None)
         if source is None:
-            raise ConfigError(
-                "Self-Familiarity is off: set [whitebox.familiarity] enabled = true (and whitebox.model_path "
-                "or an endpoint for the generator)"
+            unavailable = "".join(
+                f"; {s.name} is unavailable here: {s.reason}"
+                for s in self._sources
+                if isinstance(s, UnavailableSource) and not s.is_judge
             )
-        if isinstance(source, UnavailableSource):
-            return Signal.failed(source.name, source.reason)
-        if not (isinstance(source, LocalSource) and isinstance(source.signal, FamiliarityCheck)):
             raise ConfigError(
-                "the 'familiarity' signal cannot check a question alone (no familiarity(question))"
+                "no signal of this Scorer checks a question alone: add [signals.familiarity] (with "
+                f"model_path, or an endpoint for the generator){unavailable}"
             )
         with UsageMeter() as meter:
             try:
