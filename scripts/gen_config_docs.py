@@ -98,8 +98,7 @@ def _signals_section(field: FieldInfo) -> str:
         if spec.origin.startswith("trustscore."):
             default = ", on by default" if spec.on_by_default else ""
             lines.append(f"- `{name}`: `[{spec.section}]`{default}")
-            if spec.own_section:
-                own.append(_model_section(f"signals.{name}", spec.config, None, level=3))
+            own.append(_model_section(f"signals.{name}", spec.config, None, level=3))
     lines += [
         "",
         "Deprecated, still read with a DeprecationWarning: `[grounding]` (the lexical and embedding",

@@ -13,8 +13,6 @@ import inspect
 import logging
 from collections.abc import Sequence
 
-from pydantic import BaseModel
-
 from trustscore.config import Config
 from trustscore.errors import ConfigError, EndpointUnavailable, InputError
 from trustscore.fusion.fuser import DefaultFuser, Fuser
@@ -139,7 +137,7 @@ class _JudgeBinder:
 def _configured_local(
     spec: SignalSpec, config: Config, ctx: SignalContext, endpoints: Endpoints
 ) -> Source | None:
-    section = _section(config, spec.section)
+    section = config.signals.get(spec.name)
     if section is None and spec.on_by_default:
         section = spec.config()
     if section is None or getattr(section, "enabled", True) is False:
@@ -149,21 +147,8 @@ def _configured_local(
     except ImportError as e:
         return _missing_extra(spec, e, judge=False)
     except (ValueError, OSError) as e:
-        where = spec.section if spec.own_section else f"{spec.section} ({spec.name})"
-        raise ConfigError(f"{where}: {e}") from e
+        raise ConfigError(f"{spec.section}: {e}") from e
     return None if signal is None else LocalSource(signal, endpoints.local_cache)  # type: ignore[arg-type]
-
-
-def _section(config: Config, path: str) -> BaseModel | None:
-    """The config section at a dotted path (``signals.mine``, ``whitebox``); None when absent."""
-    node: object = config
-    for part in path.split("."):
-        node = getattr(node, part, None)
-        if node is None:
-            return None
-    if not isinstance(node, BaseModel):
-        raise ConfigError(f"[{path}] is a setting, not a section")
-    return node
 
 
 def _missing_extra(spec: SignalSpec, error: ImportError, *, judge: bool) -> Source:

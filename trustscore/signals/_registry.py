@@ -8,8 +8,7 @@ A registration names the signal, the pydantic model of its config section and a 
 knows it by name: its default fusion ``weight`` and, for a judge, the ``example_answers`` the test
 kit's fake server replays for requests tagged with its name. Judges are configured under
 ``[judges.<name>]`` (their model extends :class:`~trustscore.signals.JudgeConfig`, which names the
-endpoint) and local signals under ``[signals.<name>]``; a built-in whose settings predate the
-registry names its own ``section`` (ReDeEP and Self-Familiarity read ``[whitebox]``). A judge class
+endpoint) and local signals under ``[signals.<name>]``, built-ins and plug-ins alike. A judge class
 built from its section alone registers with :func:`register_judge`.
 
 The built-ins register on first use of the registry (importing :data:`_BUILTIN_MODULES`); third-party
@@ -82,8 +81,7 @@ class ExampleAnswer:
 
 
 Factory = Callable[[Any, "SignalContext"], "Judge | LocalSignal | None"]
-"""``(section, ctx) -> source``; a factory of a signal with a shared section returns None when the
-section's settings leave the signal off."""
+"""``(section, ctx) -> source``."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -96,8 +94,6 @@ class SignalSpec:
     kind: SignalKind
     config: type[BaseModel]
     build: Factory
-    section: str
-    """Dotted path of its config section: ``judges.<name>``, ``signals.<name>``, or a shared section."""
     install_hint: str | None
     """What to install when the factory's imports fail (e.g. ``pip install 'trustscore[embed]'``)."""
     origin: str
@@ -111,9 +107,9 @@ class SignalSpec:
     that sends several kinds of request) -> the answers the test kit gives it by default."""
 
     @property
-    def own_section(self) -> bool:
-        """True when the signal has its own ``[judges.<name>]`` / ``[signals.<name>]`` table."""
-        return self.section == f"{_SECTION_TABLE[self.kind]}.{self.name}"
+    def section(self) -> str:
+        """Dotted path of its config section: ``judges.<name>`` or ``signals.<name>``."""
+        return f"{_SECTION_TABLE[self.kind]}.{self.name}"
 
 
 _REGISTRY: dict[str, SignalSpec] = {}
@@ -127,7 +123,6 @@ def register_signal(
     *,
     config: type[BaseModel],
     kind: SignalKind,
-    section: str | None = None,
     install_hint: str | None = None,
     weight: float | None = None,
     example_answers: Mapping[str, ExampleAnswer | Sequence[ExampleAnswer]] | None = None,
@@ -136,7 +131,6 @@ def register_signal(
     """Register ``factory(section, ctx)`` as the signal ``name`` (decorator; returns the factory as is).
 
     ``config`` validates the signal's config section; a judge's must extend ``JudgeConfig``.
-    ``section`` is only for signals that read a shared section (default: the signal's own table).
     ``weight`` is its default fusion weight (default: :data:`DEFAULT_WEIGHTS` of its kind);
     ``example_answers`` are a judge's typical answers by request kind, for the test kit.
     ``on_by_default`` runs the signal without a section (its model's defaults must validate).
@@ -167,7 +161,6 @@ def register_signal(
             kind=kind,
             config=config,
             build=factory,
-            section=section or f"{_SECTION_TABLE[kind]}.{name}",
             install_hint=install_hint,
             origin=getattr(factory, "__module__", "?"),
             weight=DEFAULT_WEIGHTS[kind] if weight is None else weight,
@@ -257,8 +250,6 @@ def get_signal(name: str, *, kind: SignalKind | None = None) -> SignalSpec:
 def resolve_section(kind: SignalKind, name: str, raw: Any) -> BaseModel:
     """Validate the ``[judges.<name>]`` / ``[signals.<name>]`` table with the signal's own model."""
     spec = get_signal(name, kind=kind)
-    if not spec.own_section:
-        raise ConfigError(f"{name!r} is configured in [{spec.section}], not [{_SECTION_TABLE[kind]}.{name}]")
     if isinstance(raw, spec.config):
         return raw
     if isinstance(raw, BaseModel):
