@@ -1,6 +1,6 @@
-"""A small fault storm (issue 8's mix at half the time scale) through Scorer.score_many: samples
-already started get their retries and second-stage calls before new samples begin, so nearly all
-finish inside the budget. Before the scheduling fix, 0 of 30 completed and 0 retries were sent."""
+"""A small fault storm through Scorer.score_many (429s with Retry-After, 5xx, stalls and broken
+answers, at a short time scale): samples already started get their retries and second-stage calls
+before new samples begin, so nearly all finish inside the budget."""
 
 from __future__ import annotations
 

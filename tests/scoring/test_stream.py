@@ -241,7 +241,7 @@ async def test_unexpected_errors_end_the_stream_or_come_back_in_place() -> None:
 
 async def test_the_stream_must_be_entered_and_runs_once() -> None:
     stream = make(Timed()).stream([sample(0)])
-    with pytest.raises(RuntimeError, match="async with scorer.stream"):
+    with pytest.raises(RuntimeError, match=r"async with scorer\.stream"):
         async for _ in stream:
             pass
     async with stream as results:

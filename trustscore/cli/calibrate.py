@@ -26,6 +26,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from trustscore.cli.eval import add_label_arguments
+from trustscore.cli.help_text import plain
 from trustscore.errors import InputError
 from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.model import CalibratorError, FusionModel
@@ -44,7 +45,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "calibrate",
         help="fit a calibrated fusion model on a scored JSONL",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("scored", type=Path, help="JSONL written by `trustscore score`")

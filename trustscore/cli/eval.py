@@ -15,6 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from trustscore.cli.help_text import plain
 from trustscore.fusion.domain import outside_count
 from trustscore.fusion.evaluation import FUSED, evaluate_scored
 from trustscore.fusion.report import claims_table, macro_table, metrics_table, polarity_note
@@ -38,7 +39,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "eval",
         help="metrics of each signal and of the fused score on a scored JSONL",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("scored", type=Path, help="JSONL written by `trustscore score`")

@@ -36,6 +36,7 @@ from typing import IO, Any
 
 import anyio
 
+from trustscore.cli.help_text import plain
 from trustscore.cli.ids import IdIndex
 from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.errors import UsageError
@@ -79,7 +80,7 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subcommands.add_parser(
         "score",
         help="score a JSONL file of samples (resumable)",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("input", type=Path, help="JSONL: question, context, response[, id, any other fields]")

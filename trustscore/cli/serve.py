@@ -1,13 +1,14 @@
-"""trustscore serve --config F: start one vLLM server per local endpoint of the config.
+"""trustscore serve --config F: start one vLLM server per local endpoint of the config."""
 
-The work is in trustscore/serve/servers.py; this module only declares the command line.
-"""
+# The work is in trustscore/serve/servers.py; this module only declares the command line.
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 from typing import Any
+
+from trustscore.cli.help_text import plain
 
 __all__ = ["add_parser", "run"]
 
@@ -31,7 +32,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "serve",
         help="start one vLLM server per local endpoint of a config (the judge fleet)",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(

@@ -13,6 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from trustscore.cli.help_text import plain
+
 __all__ = ["add_parser", "run"]
 
 
@@ -20,7 +22,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "train-detector",
         help="fine-tune a hallucination token classifier on labeled spans",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("data", type=Path, nargs="+", help="JSONL rows with question, context, response, spans")

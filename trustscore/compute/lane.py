@@ -2,7 +2,7 @@
 
 Both local encoder lanes use it (the embedder's in :mod:`trustscore.grounding.lane`, the encoder
 signals' in :mod:`trustscore.encoders.common`). Running a model in whichever worker thread a sample got
-made each thread keep its own allocator arena at its own peak (issue 11); one thread per model does not.
+made each thread keep its own allocator arena at its own peak; one thread per model does not.
 Requests that queue while a round runs are served together in the next one.
 
 The score budget still binds: each request carries its caller's

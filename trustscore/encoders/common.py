@@ -84,7 +84,7 @@ class _Request(LaneRequest):
 
 
 def _serve_round(requests: list[_Request]) -> None:
-    """One round of a model's lane (issue 12): requests with the same ``score`` become one call over
+    """One round of a model's lane: requests with the same ``score`` become one call over
     all their samples, so windows of many samples share padded batches; each caller gets its slice."""
     groups: dict[Score, list[_Request]] = {}
     for r in requests:

@@ -236,14 +236,12 @@ class Embedder:
 
 
 _PADDING_ALLOWED = 1.05
-"""A batch may hold at most 5% padding: on par with one global length sort of a whole file's texts
-(1.03x on 300 RAGTruth rows), where one lane round's texts sorted into fixed batches of 64 padded
-1.49x (issue 11)."""
+"""A batch may hold at most 5% padding over its real tokens, about what one global length sort of a
+whole file's texts achieves (docs/benchmarks.md)."""
 
 BATCH_TOKENS = 4096
-"""At most this many (padded) tokens a forward pass: activations grow with batch x width, and one
-64 x 256-token batch of MiniLM raised peak memory by ~400 MiB against ~150 MiB for 16 x 256 (measured
-on CPU). Per token the smaller batches cost the same on CPU."""
+"""At most this many (padded) tokens a forward pass: activations grow with batch x width, while per
+token smaller batches cost the same on CPU (docs/benchmarks.md)."""
 
 
 def length_batches(lengths: list[int], batch_size: int) -> list[list[int]]:

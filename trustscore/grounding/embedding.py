@@ -46,8 +46,8 @@ __all__ = ["EmbeddingGrounding", "aggregate_similarities"]
 
 _METHOD = "embedding-grounding/3"
 _release = cache(version)
-"""A package's installed release, read once (importlib.metadata scans site-packages: ~2 ms a sample
-when every cache lookup asked again, issue 11). A missing package raises each time."""
+"""A package's installed release, read once (importlib.metadata scans site-packages, too slow to
+repeat for every cache lookup). A missing package raises each time."""
 _SOFTMIN_TEMPERATURE = 0.1
 
 

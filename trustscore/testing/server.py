@@ -18,10 +18,18 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 
 import anyio
-import h11
 from anyio.abc import SocketAttribute, SocketStream
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from anyio.streams.stapled import MultiListener
+
+try:
+    import h11
+except ModuleNotFoundError as exc:  # the fake server's one dependency outside the core install
+    raise ModuleNotFoundError(
+        "trustscore.testing's fake vLLM server needs h11: install trustscore's testing extra "
+        "(pip install '/path/to/trustscore[testing]', from a checkout or a built wheel)",
+        name="h11",
+    ) from exc
 
 from trustscore.testing.engine import EngineView, FakeEngine, UnmatchedRequest
 from trustscore.testing.latency import LatencyModel
