@@ -142,11 +142,8 @@ def test_no_import_runs_up_the_layers_and_the_product_never_imports_its_test_kit
     assert upward_imports(MODULES) == []
 
 
-def test_no_import_loop_but_the_known_ones_and_each_known_one_is_still_a_loop() -> None:
-    known_loops = [sorted(entry["modules"]) for entry in ARCHITECTURE.get("known_loops", [])]
-    found = loops(MODULES)
-    assert [loop for loop in found if loop not in known_loops] == []
-    assert [loop for loop in known_loops if loop not in found] == [], "gone: remove it from docs/layers.toml"
+def test_no_import_loop() -> None:
+    assert loops(MODULES) == []
 
 
 def test_no_forbidden_import() -> None:

@@ -40,6 +40,7 @@ from trustscore.types import Sample, Signal, Span, TrustScore, Usage
 if TYPE_CHECKING:
     from trustscore.fusion.fuser import DefaultFuser, FusedScore, Fuser
     from trustscore.llm.client import LLMClient, from_openai
+    from trustscore.rows.input import read_jsonl
 
 __all__ = [
     "LLM",
@@ -71,6 +72,7 @@ __all__ = [
     "Usage",
     "__version__",
     "from_openai",
+    "read_jsonl",
     "register_judge",
     "register_signal",
     "registered_signals",
@@ -84,6 +86,7 @@ _LAZY = {
     "Fuser": "trustscore.fusion.fuser",
     "LLMClient": "trustscore.llm.client",
     "from_openai": "trustscore.llm.client",
+    "read_jsonl": "trustscore.rows.input",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

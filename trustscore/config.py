@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from trustscore.core.files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.errors import CONFIG_REFERENCE, ConfigError
+from trustscore.fusion.cascade_config import CascadeConfig
 from trustscore.fusion.config import FusionConfig
 from trustscore.grounding.config import GroundingConfig
 from trustscore.llm.config import CACHE_DIR_ENV, CacheConfig, EndpointConfig
@@ -81,6 +82,9 @@ class Config(BaseModel):
         description="one [signals.<name>] table per registered local signal with its own section",
     )
     fusion: FusionConfig = Field(default_factory=FusionConfig, description="how signals become one score")
+    cascade: CascadeConfig = Field(
+        default_factory=CascadeConfig, description="signals in stages: later ones only where still unsure"
+    )
     cache: CacheConfig = Field(default_factory=CacheConfig, description="the on-disk LLM response cache")
     limits: LimitsConfig = Field(default_factory=LimitsConfig, description="time and concurrency limits")
 
@@ -111,6 +115,11 @@ class Config(BaseModel):
                     f"signals.{name}.endpoint = {endpoint!r} is not an entry under [endpoints]; "
                     f"add [endpoints.{endpoint}] or fix the name"
                 )
+        if self.cascade.calibrator is not None and self.fusion.calibrator is not None:
+            raise ValueError(
+                "fusion.calibrator and cascade.calibrator are both set: a fitted cascade holds its own "
+                "calibrators (its last stage's is the full ensemble's); unset fusion.calibrator"
+            )
         return self
 
     @classmethod
@@ -149,6 +158,7 @@ class Config(BaseModel):
                     {name: _with_paths_fixed(sec, fix) for name, sec in self.signals.sections().items()}
                 ),
                 "fusion": self.fusion.model_copy(update={"calibrator": fix(self.fusion.calibrator)}),
+                "cascade": self.cascade.model_copy(update={"calibrator": fix(self.cascade.calibrator)}),
                 "cache": self.cache.model_copy(update={"directory": fix(self.cache.directory)}),
             }
         )

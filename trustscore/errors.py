@@ -9,8 +9,8 @@
     │   ├── NoContextError                          a signal that reads the context got none
     │   └── PromptTooLong                           a judge's prompt does not fit the model's context window
     ├── LLMError                                    a model could not answer
-    │   ├── RateLimited, ServerError, LLMTimeout, LLMUnreachable   (retryable)
-    │   ├── ClientError, BadResponse, UnsupportedRequest
+    │   ├── RateLimited, ServerError, LLMTimeout, LLMUnreachable, BadResponse   (retryable)
+    │   ├── ClientError, UnsupportedRequest
     ├── JudgeFailure                                a judge cannot give a value (becomes a missing signal)
     ├── CalibratorError         (also ValueError)   a calibrator file is unusable or does not fit the signals
     │   └── CalibratorMismatchError                 the signals are not the ones it was fitted on
@@ -158,7 +158,10 @@ class LLMUnreachable(LLMError):
 
 
 class BadResponse(LLMError):
-    """The server answered 200 with something that is not a valid completion."""
+    """The server answered 200 with something that is not a valid completion (not JSON, no choices,
+    a log-probability that is NaN, infinite or above 0): a server fault, retried like a 5xx."""
+
+    retryable = True
 
 
 class UnsupportedRequest(LLMError):
@@ -217,7 +220,7 @@ class BudgetExceeded(TrustscoreError):
 
 
 class UnsafeCacheEntry(TrustscoreError, RuntimeError):
-    """A cache row is not what trustscore writes (pickled or not a ChatResult): refuse to load it."""
+    """A cache row is not what trustscore writes (pickled, or not the stored type): refuse to load it."""
 
 
 class ServerExited(TrustscoreError, RuntimeError):

@@ -163,8 +163,8 @@ def test_the_trustscore_command_reads_rows_written_by_trustscore_score(
 ) -> None:
     """Rows in the exact shape ``trustscore score`` writes (TrustScore dump + carried fields)."""
     from trustscore.cli import main
-    from trustscore.cli.score import result_row
     from trustscore.fusion.scored import rows_from_dicts
+    from trustscore.rows import result_row
     from trustscore.types import TrustScore
 
     written = []

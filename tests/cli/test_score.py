@@ -296,7 +296,7 @@ def test_an_output_that_is_not_utf8_is_refused_with_the_byte(
     out = tmp_path / "out.jsonl"
     out.write_bytes(b'{"id": "s0"}\n{"id": "\xff"}\n')
     assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 2
-    assert "byte 21 is not UTF-8" in capsys.readouterr().err
+    assert "out.jsonl:2: byte 9 of the line is not UTF-8" in capsys.readouterr().err
 
 
 def test_the_summary_counts_calibrated_only_the_rows_that_claim_it(tmp_path: Path) -> None:

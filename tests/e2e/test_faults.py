@@ -135,7 +135,8 @@ async def test_malformed_and_truncated_judge_output_is_missing_never_zero(kit: K
     likert = result.signals["likert"]
     assert CONSTRAINED_WARNING in likert.warnings and likert.usage.requests == 2
     assert "not JSON" in errors["prometheus"]
-    assert result.signals["prometheus"].usage.requests == 1, "a 200 with a broken body is not retried"
+    assert result.signals["prometheus"].usage.requests == 2, "a 200 with a broken body is retried"
+    assert not result.complete and result.incomplete_signals == ["prometheus"], "a rerun may fix it"
 
 
 async def test_rambling_output_gets_its_verdict_as_a_constrained_continuation(kit: Kit) -> None:
@@ -160,6 +161,7 @@ async def test_a_judge_answering_nothing_usable_at_all_is_missing(kit: Kit) -> N
     result = await score(kit)
     assert_fused_from_the_rest(result, {"tlm"})
     assert "neither self-reflection nor consistency" in (result.signals["tlm"].error or "")
+    assert not result.complete and result.incomplete_signals == ["tlm"]
 
 
 async def test_an_unreachable_endpoint_is_missing_with_its_address(fake_vllm: FakeVLLMServer) -> None:

@@ -134,7 +134,7 @@ def test_retry_policy_bounds_and_retryable_only() -> None:
     assert policy.should_retry(LLMTimeout("x"), 1)
     assert not policy.should_retry(LLMTimeout("x"), 2)
     assert not policy.should_retry(ClientError("bad", status=400), 0)
-    assert not policy.should_retry(BadResponse("junk"), 0)
+    assert policy.should_retry(BadResponse("junk"), 0)  # a 200 that is no answer: a server fault
     with pytest.raises(ValueError):
         RetryPolicy(max_retries=-1)
 

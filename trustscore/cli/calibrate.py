@@ -11,6 +11,10 @@ value ``--adapt`` starts from the shipped offline calibrator, and LABELED may be
 (``question``, ``context``, ``response`` and the label): they are scored with the offline default first.
 ``--adapt BASE.json`` starts from your own calibrator instead; LABELED is then the output of
 ``trustscore score`` run with the configuration BASE was fitted on.
+
+``trustscore calibrate --cascade --config trustscore.toml SCORED.jsonl -o cascade.json`` fits the
+config's ``[cascade]`` stages instead: each stage's calibrator and the bands that save the most judge
+requests within a quality loss you set (``--max-auroc-loss``, default 0.01; docs/cascade.md).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from trustscore.cli.calibrate_cascade import add_arguments as add_cascade_arguments
+from trustscore.cli.calibrate_cascade import run_cascade
 from trustscore.cli.eval import add_label_arguments
 from trustscore.cli.help_text import plain
 from trustscore.errors import InputError
@@ -96,6 +102,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--folds", type=int, default=5)
     p.add_argument("--seed", type=int, default=0)
+    add_cascade_arguments(p)
     p.set_defaults(run=run)
     return p
 
@@ -125,7 +132,8 @@ def labeled_rows(path: Path, *, shipped_base: bool) -> list[ScoredRow]:
             "configuration your base calibrator was fitted on, or adapt the shipped calibrator (--adapt "
             "without a value)"
         )
-    from trustscore.cli.score import build_scorer, read_input, result_row
+    from trustscore.cli.score import build_scorer, read_input
+    from trustscore.rows import result_row
 
     inputs = read_input(path)
     scorer = build_scorer(None, no_cache=False)
@@ -197,6 +205,8 @@ def run_adapt(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.cascade:
+        return run_cascade(args)
     if args.adapt is not None:
         return run_adapt(args)
     out = Console()

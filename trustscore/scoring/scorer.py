@@ -8,6 +8,8 @@ signal with the reason (:mod:`trustscore.scoring.runners`). An overall time budg
 (``limits.score_budget_s``) bounds the whole call: signals still running when it ends are reported
 missing and the result is marked incomplete. Local signals work in worker threads no event loop can
 interrupt, so the budget is also a :class:`~trustscore.compute.deadline.Deadline` they check between chunks.
+With a ``[cascade]`` the signals run in stages, a later stage only while the score is unsure
+(:mod:`trustscore.scoring.cascade`), all within that one budget.
 Building the sources from the config lives in :mod:`trustscore.scoring.wiring`, input checks in
 :mod:`~trustscore.scoring.inputs`, batches in :mod:`~trustscore.scoring.batch` and the blocking
 facade (:func:`score_sync`, :meth:`Scorer.score_sync`) runs on :mod:`trustscore.scoring.sync`.
@@ -32,6 +34,7 @@ from trustscore.fusion.fuser import FusedScore, Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
+from trustscore.scoring.cascade import CascadeRun, build_cascade
 from trustscore.scoring.endpoints import Endpoints
 from trustscore.scoring.inputs import (
     check_budget,
@@ -80,7 +83,8 @@ class Scorer:
     An injected judge is bound to the LLM of its ``[judges.<name>].endpoint``, or to the only LLM.
     ``llms`` (by endpoint name) and ``fuser`` replace what the config would build; ``transport``
     (an httpx transport) is handed to every LLM client the Scorer builds: this is how the test
-    kit's router plugs in.
+    kit's router plugs in. A fitted cascade (``cascade.calibrator``) scores with its stages'
+    calibrators, in place of ``fuser`` and ``fusion.calibrator``.
 
     A Scorer holds no per-call state: one instance may serve many concurrent ``score`` calls.
     Use ``async with Scorer(...)`` (or ``await scorer.aclose()``) to close the LLM clients it built.
@@ -113,6 +117,7 @@ class Scorer:
             self.config, self._endpoints, judges=judges, local_signals=local_signals, extra=signals
         )
         self._fuser = fuser if fuser is not None else load_fuser(self.config, self._sources)
+        self._cascade = build_cascade(self.config, self._sources, self._fuser)
 
     @classmethod
     def from_config(
@@ -132,7 +137,8 @@ class Scorer:
 
     @property
     def signal_names(self) -> list[str]:
-        """The signals every result carries, in order."""
+        """The signals every result carries, in order (with a ``[cascade]``, those a sample's stage
+        reached: see ``TrustScore.cascade``)."""
         return [s.name for s in self._sources]
 
     @property
@@ -212,16 +218,25 @@ class Scorer:
             finally:
                 transient_failures.reset(token)
 
+        async def run_all(sources: Sequence[Source]) -> None:
+            async with anyio.create_task_group() as tg:
+                for source in sources:
+                    tg.start_soon(run_one, source)
+
+        progress = CascadeRun()
         # The ticket gives this sample's LLM requests their place in line: older samples first.
         with sample_ticket(), anyio.move_on_after(budget):
             async with anyio.create_task_group() as watch:
                 # Worker threads cannot be interrupted: when this scope is cancelled (budget over, or
                 # the caller cancelled) the watcher tells them through the deadline they check.
                 watch.start_soon(_cancel_when_cancelled, deadline)
-                async with anyio.create_task_group() as tg:
-                    for source in self._sources:
-                        tg.start_soon(run_one, source)
+                if self._cascade is None:
+                    await run_all(self._sources)
+                else:
+                    await self._cascade.run(run_all, finished, progress)
                 watch.cancel_scope.cancel()
+        stop = self._cascade.outcome(progress) if self._cascade is not None else None
+        fuser = self._cascade.fuser_at(progress) if self._cascade is not None else self._fuser
         timed_out = f"timed out after {budget:g}s budget"
         signals = {
             s.name: _metered(
@@ -230,8 +245,9 @@ class Scorer:
                 finished=s.name in finished,
             )
             for s in self._sources
+            if stop is None or s.name not in stop.skipped
         }
-        fused = self._fuser.predict(signals)
+        fused = fuser.predict(signals)
         # Cut by the budget, or missing for a reason a rerun may fix (server down or busy, no key).
         incomplete = [
             name
@@ -240,7 +256,7 @@ class Scorer:
         ]
         # A fitted model with a recorded calibration domain says whether this sample lies inside it;
         # outside, the score stands but is not claimed calibrated.
-        check = getattr(self._fuser, "domain_check", None)
+        check = getattr(fuser, "domain_check", None)
         domain = check(sample, signals) if check is not None and fused.score is not None else None
         calibrated = fused.calibrated and (domain is None or domain.inside)
         return TrustScore(
@@ -256,6 +272,7 @@ class Scorer:
             complete=not incomplete,
             incomplete_signals=incomplete,
             sample_id=sample.id,
+            cascade=stop,
         )
 
     @overload

@@ -41,7 +41,7 @@ class JudgesConfig(BaseModel):
 class SignalsConfig(BaseModel):
     """Local signals: one ``[signals.<name>]`` table each, validated by the model the signal
     registered. A present table turns the signal on (``enabled = false`` turns it off); a signal
-    registered as on by default runs without one. The white-box signals read ``[whitebox]``."""
+    registered as on by default runs without one."""
 
     model_config = ConfigDict(frozen=True, extra="allow")
     __pydantic_extra__: dict[str, SerializeAsAny[BaseModel]] = Field(init=False)
