@@ -19,35 +19,39 @@ from typing import Any, Literal
 
 import httpx
 
+from trustscore.errors import (
+    BadResponse,
+    ClientError,
+    LLMTimeout,
+    LLMUnreachable,
+    RateLimited,
+    ServerError,
+    UnsupportedRequest,
+)
 from trustscore.llm.config import EndpointConfig, redact_url
 from trustscore.llm.connections import ShardedClients
 from trustscore.llm.limits import LoopLocal
 from trustscore.llm.loops import close_on_loop
 from trustscore.llm.protocol import (
     LOGPROB_TOLERANCE,
-    BadResponse,
     ChatRequest,
     ChatResult,
     Choice,
-    ClientError,
     Constraint,
     LLMError,
-    LLMTimeout,
-    LLMUnreachable,
-    RateLimited,
-    ServerError,
     TokenLogprob,
     TopLogprob,
 )
 
 __all__ = [
+    "TAG_HEADER",
     "HttpBackend",
-    "UnsupportedRequest",
     "build_request_body",
     "error_for_status",
     "parse_response",
     "parse_retry_after",
     "request_path",
+    "tag_headers",
     "unsupported_reason",
 ]
 
@@ -63,8 +67,14 @@ _CLOSE_ELSEWHERE_S = 5.0
 _VLLM_NEUTRAL_SAMPLING: dict[str, Any] = {"top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0}
 
 
-class UnsupportedRequest(LLMError):
-    """The endpoint's flavour cannot do what the request asks (e.g. prompt_logprobs on OpenAI)."""
+TAG_HEADER = "X-Trustscore-Tag"
+"""Carries ``ChatRequest.tag`` (who asks, e.g. ``lynx@3f2a1c``): for server logs, and what the test
+kit's fake server answers by."""
+
+
+def tag_headers(request: ChatRequest) -> dict[str, str]:
+    """The header that names the request's sender; none for an untagged request."""
+    return {TAG_HEADER: request.tag} if request.tag else {}
 
 
 def request_path(request: ChatRequest) -> str:
@@ -436,7 +446,9 @@ class HttpBackend:
         shards = self._clients.get()
         shard = shards.acquire()
         try:
-            response = await shards.clients[shard].post(self._urls[request_path(request)], json=body)
+            response = await shards.clients[shard].post(
+                self._urls[request_path(request)], json=body, headers=tag_headers(request)
+            )
         except httpx.TimeoutException as e:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:
