@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from trustscore.fusion import metrics
-from trustscore.fusion.logistic import fit_logistic, sigmoid
+from trustscore.stats import metrics
+from trustscore.stats.logistic import fit_logistic, sigmoid
 from trustscore.types import Sample
 
 DATA = Path("/work/shared/data/ragtruth/test.jsonl")

@@ -40,4 +40,4 @@ def test_without_h11_the_fake_server_names_the_extra_to_install() -> None:
     code = "import sys; sys.modules['h11'] = None; import trustscore.testing.server"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 1
-    assert "needs h11: install trustscore's testing extra" in done.stderr
+    assert "needs h11: pip install '/path/to/trustscore[testing]'" in done.stderr

@@ -12,12 +12,12 @@ import trustscore
 
 PROMISED = {
     # scoring
-    "Config", "Scorer", "score", "score_sync", "__version__",
+    "Config", "Scorer", "score", "score_sync", "read_jsonl", "__version__",
     # data
     "Sample", "Signal", "Span", "TrustScore", "Usage",
     # writing signals
-    "Judge", "JudgeConfig", "LocalSignal", "FamiliarityCheck", "SignalContext", "SignalSpec",
-    "register_signal", "registered_signals",
+    "Judge", "JudgeConfig", "SignalConfig", "LocalSignal", "FamiliarityCheck", "SignalContext", "SignalSpec",
+    "register_signal", "register_judge", "registered_signals",
     # models
     "LLM", "LLMClient", "from_openai",
     # fusion

@@ -63,9 +63,6 @@ def test_score_many(own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None
     assert [line.rsplit(" ", 1)[0] for line in lines] == ["Clara Voss.", "It is 410 metres long."]
 
 
-# ts.read_jsonl comes with the row-format module (trustscore/rows/); until that lands this block
-# cannot run. The lead removes this mark when it merges.
-@pytest.mark.xfail(reason="trustscore.read_jsonl is not merged yet", strict=False)
 def test_streaming_a_file(
     own_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from trustscore.cli.main import build_parser
@@ -28,6 +30,13 @@ def test_serve_help_is_for_users(capsys: pytest.CaptureFixture[str]) -> None:
     assert "start one vLLM server per local endpoint" in text
     assert "trustscore/serve.py" not in text
     assert "this module" not in text
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_option_says_what_it_does(command: str) -> None:
+    (sub,) = [a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    silent = [a.dest for a in sub.choices[command]._actions if not a.help]
+    assert silent == []
 
 
 def test_the_command_list_names_every_command(capsys: pytest.CaptureFixture[str]) -> None:

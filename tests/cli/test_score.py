@@ -89,6 +89,8 @@ def test_scores_a_file_and_carries_extra_fields(
     assert "calibrated P(trustworthy): 0 of 4 scored row(s)" in printed
     assert f"not calibrated, 4 row(s): {DefaultFuser.not_calibrated_reason}" in printed
     assert s0["not_calibrated_reason"] == DefaultFuser.not_calibrated_reason
+    documented = cli_score.__doc__ or ""  # score --help lists every column a row has
+    assert [k for k in s0 if k not in {"label", "task"} and f"``{k}``" not in documented] == []
 
 
 def test_resume_skips_ids_already_written(
@@ -218,7 +220,7 @@ async def test_an_interrupted_run_keeps_the_rows_it_finished(tmp_path: Path) -> 
 def test_lexical_only_config_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("trustscore.grounding.lexical")
     config = tmp_path / "trustscore.toml"
-    config.write_text("[grounding]\nlexical = true\nembedding = false\n", encoding="utf-8")
+    config.write_text("[signals.embedding]\nenabled = false\n", encoding="utf-8")
     src = write_jsonl(tmp_path / "in.jsonl", rows(2))
     out = tmp_path / "out.jsonl"
     assert main(["score", str(src), "-o", str(out), "--config", str(config), "--no-progress"]) == 0
@@ -296,7 +298,7 @@ def test_an_output_that_is_not_utf8_is_refused_with_the_byte(
     out = tmp_path / "out.jsonl"
     out.write_bytes(b'{"id": "s0"}\n{"id": "\xff"}\n')
     assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 2
-    assert "byte 21 is not UTF-8" in capsys.readouterr().err
+    assert "out.jsonl:2: byte 9 of the line is not UTF-8" in capsys.readouterr().err
 
 
 def test_the_summary_counts_calibrated_only_the_rows_that_claim_it(tmp_path: Path) -> None:
@@ -342,3 +344,4 @@ def test_the_summary_counts_calibrated_only_the_rows_that_claim_it(tmp_path: Pat
     assert "calibrated P(trustworthy): 1 of 3 scored row(s)" in printed
     assert "not calibrated, 1 row(s): base rate of your data unknown: adapt it" in printed
     assert "outside the calibration domain: 1 of 3 row(s)" in printed
+    assert "range: response in 1 row(s) (see each row's domain.reasons)" in printed

@@ -91,3 +91,51 @@ def test_the_cap_leaves_room_for_real_files() -> None:
     assert MAX_JSON_BYTES >= 16 * 2**20
     shipped = Path(__file__).parents[2] / "trustscore/calibrators/local_multidomain.json"
     assert os.path.getsize(shipped) < 2**20
+
+
+LOADERS = [
+    (RedeepProfile.load, ProfileError),
+    (load_model, CalibratorError),
+    (Config.from_toml, ConfigError),
+]
+LOADER_IDS = ["profile", "calibrator", "config"]
+
+
+@pytest.mark.parametrize(("load", "error"), LOADERS, ids=LOADER_IDS)
+def test_a_device_or_a_fifo_is_refused_without_reading_it(load: object, error: type, tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)  # opening it would wait for a writer forever
+    for path in (Path("/dev/zero"), fifo):
+        with pytest.raises(error, match="is not a regular file"):
+            load(path)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(("load", "error"), LOADERS, ids=LOADER_IDS)
+def test_a_symlink_loop_is_named(load: object, error: type, tmp_path: Path) -> None:
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(loop)
+    with pytest.raises(error, match="a symlink loop"):
+        load(loop)  # type: ignore[operator]
+
+
+@pytest.mark.parametrize(("field", "value"), [("coef", 1e308), ("intercept", -1e300), ("center", 1e7)])
+def test_a_rehashed_calibrator_with_absurd_numbers_is_refused(
+    field: str, value: float, tmp_path: Path
+) -> None:
+    import json
+
+    from trustscore.calibrators import __file__ as shipped_dir
+    from trustscore.fusion.model import FusionModel
+
+    data = json.loads((Path(shipped_dir).parent / "local_multidomain.json").read_text(encoding="utf-8"))
+    if field == "coef":
+        data["coef"][0] = value
+    elif field == "intercept":
+        data["intercept"] = value
+    else:
+        data["features"][0]["center"] = value
+    data["content_sha256"] = FusionModel.compute_hash(data)  # what someone editing it would do
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(CalibratorError, match=rf"{field} holds .*beyond the \+-1e\+06 a fit produces"):
+        load_model(path)

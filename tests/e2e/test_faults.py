@@ -58,7 +58,7 @@ async def test_429_with_retry_after_is_honoured_then_succeeds(kit: Kit) -> None:
     assert result.missing == {} and result.complete
     assert result.signals["lynx"].value == pytest.approx(0.93)
     assert result.signals["lynx"].usage.requests == 2, "the 429 and the retry are both counted"
-    lynx = [r for r in kit.engine.completion_requests() if judge_kind(r.body) == "lynx"]
+    lynx = [r for r in kit.engine.completion_requests() if judge_kind(r) == "lynx"]
     assert [r.status for r in lynx] == [429, 200]
     # Our own backoff for a first retry is at most 0.5 s: waiting 0.6 s means Retry-After was read.
     assert lynx[1].time - lynx[0].time >= 0.6
@@ -135,7 +135,8 @@ async def test_malformed_and_truncated_judge_output_is_missing_never_zero(kit: K
     likert = result.signals["likert"]
     assert CONSTRAINED_WARNING in likert.warnings and likert.usage.requests == 2
     assert "not JSON" in errors["prometheus"]
-    assert result.signals["prometheus"].usage.requests == 1, "a 200 with a broken body is not retried"
+    assert result.signals["prometheus"].usage.requests == 2, "a 200 with a broken body is retried"
+    assert not result.complete and result.incomplete_signals == ["prometheus"], "a rerun may fix it"
 
 
 async def test_rambling_output_gets_its_verdict_as_a_constrained_continuation(kit: Kit) -> None:
@@ -160,6 +161,7 @@ async def test_a_judge_answering_nothing_usable_at_all_is_missing(kit: Kit) -> N
     result = await score(kit)
     assert_fused_from_the_rest(result, {"tlm"})
     assert "neither self-reflection nor consistency" in (result.signals["tlm"].error or "")
+    assert not result.complete and result.incomplete_signals == ["tlm"]
 
 
 async def test_an_unreachable_endpoint_is_missing_with_its_address(fake_vllm: FakeVLLMServer) -> None:
@@ -175,7 +177,7 @@ async def test_an_unreachable_endpoint_is_missing_with_its_address(fake_vllm: Fa
     error = result.signals["lynx"].error or ""
     assert down in error and "ConnectError" in error
     assert result.signals["lynx"].usage.requests == 1
-    assert all(judge_kind(b) != "lynx" for b in kit.bodies())
+    assert all(judge_kind(r) != "lynx" for r in kit.requests())
 
 
 async def test_a_missing_api_key_names_the_variable(kit: Kit, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -195,7 +197,7 @@ async def test_a_missing_api_key_names_the_variable(kit: Kit, monkeypatch: pytes
         result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE)
     assert_fused_from_the_rest(result, {"prometheus"})
     assert "$TRUSTSCORE_E2E_UNSET_KEY" in (result.signals["prometheus"].error or "")
-    assert all(judge_kind(b) != "prometheus" for b in kit.bodies()), "nothing sent without the key"
+    assert all(judge_kind(r) != "prometheus" for r in kit.requests()), "nothing sent without the key"
 
 
 # -- cancellation -------------------------------------------------------------------------------

@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 
 from trustscore.config import Config
+from trustscore.errors import CalibratorError, CalibratorMismatchError, FeatureError
 from trustscore.fusion import load_fuser
 from trustscore.fusion.config import FusionConfig
-from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError, FeatureError
 from trustscore.fusion.features import FeatureSpec, parse_feature
 from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.fuser import DefaultFuser, Fuser
-from trustscore.fusion.metrics import auroc
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, label_column, rows_from_dicts
 from trustscore.fusion.store import load_model, save_model
+from trustscore.stats.metrics import auroc
 from trustscore.testing.synthetic import make_scored_rows
 from trustscore.types import Signal
 
@@ -376,3 +376,11 @@ def test_the_default_fuser_says_why_it_is_not_calibrated() -> None:
     out = DefaultFuser().predict({"a": _sig("a", 0.9), "b": _sig("b", 0.4)})
     assert out.calibrated is False
     assert out.not_calibrated_reason is not None and "trustscore calibrate" in out.not_calibrated_reason
+
+
+def test_a_missing_label_counts_its_rows_in_plain_words() -> None:
+    rows = rows_from_dicts([{"id": i, "score": 0.5, "signals": {}} for i in ("a", "b")])
+    with pytest.raises(ValueError, match=r"^1 row has no 0/1 .* \(b\)"):
+        label_column([rows[0].model_copy(update={"fields": {"hallucinated": 1}}), rows[1]], "hallucinated")
+    with pytest.raises(ValueError, match=r"^2 rows have no 0/1 .* \(a, b\)"):
+        label_column(rows, "hallucinated")

@@ -10,8 +10,8 @@ import pytest
 from fake_clock import Clock
 
 import trustscore.llm.limits
+from trustscore.errors import BadResponse, ClientError, LLMTimeout, RateLimited, ServerError
 from trustscore.llm.limits import AdaptiveLimiter, RetryPolicy, is_overload
-from trustscore.llm.protocol import BadResponse, ClientError, LLMTimeout, RateLimited, ServerError
 
 pytestmark = pytest.mark.anyio
 
@@ -134,7 +134,7 @@ def test_retry_policy_bounds_and_retryable_only() -> None:
     assert policy.should_retry(LLMTimeout("x"), 1)
     assert not policy.should_retry(LLMTimeout("x"), 2)
     assert not policy.should_retry(ClientError("bad", status=400), 0)
-    assert not policy.should_retry(BadResponse("junk"), 0)
+    assert policy.should_retry(BadResponse("junk"), 0)  # a 200 that is no answer: a server fault
     with pytest.raises(ValueError):
         RetryPolicy(max_retries=-1)
 

@@ -53,7 +53,7 @@ async def test_score_refuses_bad_arguments_with_an_input_error(
         ("text", {}, r"samples must be a list of samples \(got str\)"),
         ({"question": Q, "response": R}, {}, r"samples must be a list of samples \(got dict\)"),
         ([Sample(question=Q, response=R), 7], {}, r"samples\[1\] is a int"),
-        ([{"question": Q}], {}, r"samples\[0\]\.response: is required"),
+        ([{"question": Q}], {}, r"samples\[0\]\.response: is required; pass the model's answer"),
         ([], {"concurrency": "4"}, r"concurrency must be a whole number \(got str '4'\)"),
         ([], {"concurrency": 0}, r"concurrency must be at least 1 \(got 0\)"),
         ([], {"budget_s": "1"}, r"budget_s must be a number of seconds"),
@@ -93,6 +93,6 @@ def test_config_files_are_named_by_a_path(tmp_path: Path) -> None:
 
 
 async def test_familiarity_of_a_signal_without_the_check_is_a_config_error() -> None:
-    scorer = Scorer(Config(), local_signals=[FakeLocal("familiarity")])
-    with pytest.raises(ConfigError, match=r"cannot check a question alone"):
+    scorer = Scorer(Config(), local_signals=[FakeLocal("familiarity")])  # the name alone is not the check
+    with pytest.raises(ConfigError, match=r"no signal of this Scorer checks a question alone"):
         await scorer.familiarity("Who founded Zorblax?")

@@ -11,7 +11,8 @@ import pytest
 
 from trustscore.cli import main
 from trustscore.config import Config
-from trustscore.serve.servers import ServeError, check_ports, commands, plan_servers, ready_config, serve
+from trustscore.errors import ServeError
+from trustscore.serve.servers import check_ports, commands, plan_servers, ready_config, serve
 
 FLEET = """
 [endpoints.judge]
@@ -69,7 +70,7 @@ def test_one_server_per_local_endpoint_with_the_settings_judges_need(tmp_path: P
     argv = judge.args()
     assert flags(argv, "--served-model-name") == "judge" and flags(argv, "--max-logprobs") == "20"
     assert flags(argv, "--generation-config") == "vllm" and "--enable-prefix-caching" in argv
-    assert "--no-enable-chunked-prefill" in argv and judge.env()["VLLM_CPU_KVCACHE_SPACE"]
+    assert "--no-enable-chunked-prefill" in argv and judge.env(reveal=False)["VLLM_CPU_KVCACHE_SPACE"]
     assert "--revision" in lynx.args() and flags(lynx.args(), "--revision") == "main"
 
 
@@ -194,7 +195,7 @@ def test_serve_starts_the_fleet_scores_through_it_and_stops_without_leftovers(tm
         '[judges.lynx]\nendpoint = "judge"\nmax_tokens = 16\n'
         '[judges.prometheus]\nenabled = false\nendpoint = "judge"\n[judges.chainpoll]\nenabled = false\n'
         'endpoint = "judge"\n[judges.tlm]\nenabled = false\nendpoint = "judge"\n'
-        '[grounding]\nlexical = false\nembedding = false\n[cache]\nmode = "off"\n',
+        '[signals.lexical]\nenabled = false\n[signals.embedding]\nenabled = false\n[cache]\nmode = "off"\n',
         encoding="utf-8",
     )
     out = (tmp_path / "serve.out").open("w")
@@ -239,3 +240,64 @@ def test_serve_starts_the_fleet_scores_through_it_and_stops_without_leftovers(tm
             if str(model) in cmdline:
                 leftovers.append(cmdline.replace("\0", " "))
     assert leftovers == [], leftovers
+
+
+KEYED = """
+[endpoints.judge]
+base_url = "http://{host}:8000/v1"
+model = "judge"
+model_identity = "Qwen/Qwen2.5-7B-Instruct"
+api_key_env = "FLEET_KEY"
+"""
+
+
+def test_a_named_key_is_required_by_the_server_and_never_on_its_command_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FLEET_KEY", "sk-fleet-secret")
+    config = Config.from_toml(write(tmp_path, KEYED.format(host="127.0.0.1")))
+    plans = plan_servers(config, gpus=0)
+    ((env, argv),) = commands(plans, ["vllm", "serve"], reveal=True)
+    assert env["VLLM_API_KEY"] == "sk-fleet-secret"  # vLLM requires it as if given --api-key
+    assert not any("sk-fleet-secret" in a for a in argv)  # argv is readable by every local user
+    ((shown, _),) = commands(plans, ["vllm", "serve"])
+    assert shown["VLLM_API_KEY"] == "${FLEET_KEY}"
+    assert 'api_key_env = "FLEET_KEY"' in ready_config(config, plans)
+    monkeypatch.delenv("FLEET_KEY")
+    with pytest.raises(ServeError, match="api_key_env names FLEET_KEY, which is not set"):
+        commands(plans, ["vllm", "serve"], reveal=True)
+
+
+def test_a_dry_run_prints_the_variable_not_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("FLEET_KEY", "sk-fleet-secret")
+    path = write(tmp_path, KEYED.format(host="127.0.0.1"))
+    assert main(["serve", "--config", str(path), "--gpus", "0", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "VLLM_API_KEY=${FLEET_KEY}" in out and "sk-fleet-secret" not in out
+
+
+def test_every_interface_only_when_asked_and_only_with_a_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    keyless_text = KEYED.format(host="0.0.0.0").replace('api_key_env = "FLEET_KEY"', "")
+    keyless = Config.from_toml(write(tmp_path, keyless_text))
+    with pytest.raises(ServeError, match=r"would listen on every network interface.*--listen-all"):
+        plan_servers(keyless, gpus=0)
+    with pytest.raises(ServeError, match="without a key: set api_key_env"):
+        plan_servers(keyless, gpus=0, listen_all=True)
+    keyed = Config.from_toml(write(tmp_path, KEYED.format(host="0.0.0.0")))
+    with pytest.raises(ServeError, match="--listen-all"):
+        plan_servers(keyed, gpus=0)
+    monkeypatch.setenv("FLEET_KEY", "sk-fleet-secret")
+    ((env, argv),) = commands(plan_servers(keyed, gpus=0, listen_all=True), ["vllm", "serve"], reveal=True)
+    assert flags(argv, "--host") == "0.0.0.0" and env["VLLM_API_KEY"] == "sk-fleet-secret"
+
+
+def test_one_server_cannot_require_two_keys(tmp_path: Path) -> None:
+    two = KEYED.format(host="127.0.0.1") + KEYED.format(host="127.0.0.1").replace(
+        "[endpoints.judge]", "[endpoints.other]"
+    ).replace("FLEET_KEY", "OTHER_KEY").replace('model = "judge"', 'model = "other"')
+    with pytest.raises(ServeError, match="different api_key_env"):
+        plan_servers(Config.from_toml(write(tmp_path, two)), gpus=0)

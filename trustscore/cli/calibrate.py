@@ -11,6 +11,10 @@ value ``--adapt`` starts from the shipped offline calibrator, and LABELED may be
 (``question``, ``context``, ``response`` and the label): they are scored with the offline default first.
 ``--adapt BASE.json`` starts from your own calibrator instead; LABELED is then the output of
 ``trustscore score`` run with the configuration BASE was fitted on.
+
+``trustscore calibrate --cascade --config trustscore.toml SCORED.jsonl -o cascade.json`` fits the
+config's ``[cascade]`` stages instead: each stage's calibrator and the bands that save the most judge
+requests within a quality loss you set (``--max-auroc-loss``, default 0.01; docs/cascade.md).
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from trustscore.cli.calibrate_cascade import add_arguments as add_cascade_arguments
+from trustscore.cli.calibrate_cascade import run_cascade
 from trustscore.cli.eval import add_label_arguments
 from trustscore.cli.help_text import plain
 from trustscore.errors import InputError
@@ -48,7 +54,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("scored", type=Path, help="JSONL written by `trustscore score`")
+    p.add_argument(
+        "scored",
+        type=Path,
+        help="JSONL written by `trustscore score` (with --adapt and no BASE: plain labeled samples too)",
+    )
     p.add_argument("-o", "--output", type=Path, required=True, help="calibrator JSON to write")
     p.add_argument(
         "--adapt",
@@ -81,7 +91,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--post-hoc", choices=_KINDS, default=None, help="calibrate the fused score on a held-out split"
     )
-    p.add_argument("--post-hoc-fraction", type=float, default=0.25)
+    p.add_argument(
+        "--post-hoc-fraction",
+        type=float,
+        default=0.25,
+        help="share of the rows (whole groups) held out to fit --post-hoc on (default 0.25)",
+    )
     p.add_argument(
         "--monotone",
         action="store_true",
@@ -94,8 +109,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="fit with one intercept per value of this column (e.g. dataset), so the weights do not learn "
         "which data set hallucinates more; the calibrator keeps one shared intercept",
     )
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fold and held-out splits (default 0)")
+    add_cascade_arguments(p)
     p.set_defaults(run=run)
     return p
 
@@ -125,7 +141,8 @@ def labeled_rows(path: Path, *, shipped_base: bool) -> list[ScoredRow]:
             "configuration your base calibrator was fitted on, or adapt the shipped calibrator (--adapt "
             "without a value)"
         )
-    from trustscore.cli.score import build_scorer, read_input, result_row
+    from trustscore.cli.score import build_scorer, read_input
+    from trustscore.rows import result_row
 
     inputs = read_input(path)
     scorer = build_scorer(None, no_cache=False)
@@ -154,9 +171,9 @@ def run_adapt(args: argparse.Namespace) -> int:
     import numpy as np
 
     from trustscore.fusion.adapt import adapt_model
-    from trustscore.fusion.metrics import evaluate
     from trustscore.fusion.scored import label_column
     from trustscore.fusion.store import load_model
+    from trustscore.stats.metrics import evaluate
 
     out = Console()
     err = Console(stderr=True)
@@ -197,6 +214,8 @@ def run_adapt(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.cascade:
+        return run_cascade(args)
     if args.adapt is not None:
         return run_adapt(args)
     out = Console()

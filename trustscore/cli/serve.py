@@ -44,6 +44,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--pick-ports", action="store_true", help="move a server whose port is busy to a free one")
     p.add_argument("--python", default=None, help="run this python's vLLM module instead of `vllm serve`")
     p.add_argument("--startup-timeout", type=float, default=1800.0, help="seconds to wait for /health")
+    p.add_argument(
+        "--listen-all",
+        action="store_true",
+        help="let an endpoint whose base_url is 0.0.0.0 listen on every interface (it needs api_key_env)",
+    )
     p.set_defaults(run=run)
     return p
 
@@ -59,4 +64,5 @@ def run(args: argparse.Namespace) -> int:
         pick_ports=args.pick_ports,
         python=args.python,
         timeout_s=args.startup_timeout,
+        listen_all=args.listen_all,
     )

@@ -26,7 +26,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from trustscore.compute.deadline import BudgetExceeded, Deadline
+from trustscore.compute.deadline import Deadline
+from trustscore.errors import BudgetExceeded
 
 __all__ = ["AllGaveUp", "Lane", "LaneClosed", "LaneRequest"]
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trustscore.core.extras import install_extra
 from trustscore.encoders.hhem import HHEMConfig
 from trustscore.encoders.lettucedetect import LettuceDetectConfig
 from trustscore.signals._registry import register_signal
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = ["build_hhem_signal", "build_lettucedetect_signal"]
 
-_HINT = "pip install 'trustscore[encoders]'"
+_HINT = install_extra("encoders")
 
 
 @register_signal("lettucedetect", config=LettuceDetectConfig, kind="local", install_hint=_HINT)

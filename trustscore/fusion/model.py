@@ -32,13 +32,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from trustscore.core.files import MAX_JSON_BYTES
 from trustscore.core.hashing import canonical_json, sha256_hex
-from trustscore.fusion.calibrators import Calibrator
+from trustscore.errors import CalibratorError, CalibratorMismatchError
+from trustscore.fusion.calibrators import Calibrator, check_parameters
 from trustscore.fusion.domain import CalibrationDomain
-from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.features import FeatureSpec, apply_transform
 from trustscore.fusion.fuser import FusedScore
-from trustscore.fusion.logistic import sigmoid
-from trustscore.fusion.metrics import GroupedReport, ThresholdMetrics
+from trustscore.stats.logistic import sigmoid
+from trustscore.stats.metrics import GroupedReport, ThresholdMetrics
 from trustscore.types import DomainCheck, Sample, Signal
 
 __all__ = [
@@ -66,7 +66,7 @@ class _Strict(BaseModel):
 class FittedFeature(_Strict):
     spec: FeatureSpec
     center: float
-    scale: float = Field(gt=0)
+    scale: float = Field(gt=1e-12)  # the fit uses 1.0 for a feature with no spread
     bounds: tuple[float, float] | None = None
     """Training (min, max) of the raw number, for the ``clip`` transform."""
     stack: Calibrator | None = None
@@ -74,6 +74,7 @@ class FittedFeature(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> FittedFeature:
+        check_parameters(self)
         if self.spec.transform == "clip" and self.bounds is None:
             raise ValueError(f"feature {self.spec.key}: clip needs bounds")
         if self.stack is not None and self.spec.field != "value":
@@ -173,6 +174,7 @@ class FusionModel(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> FusionModel:
+        check_parameters(self)
         keys = [f.spec.key for f in self.features]
         if len(set(keys)) != len(keys):
             raise ValueError(f"duplicate features: {keys}")

@@ -9,8 +9,8 @@ from rich.console import Group
 from rich.table import Table
 
 from trustscore.fusion.claims import ECE_BINS, ECE_LIMIT, MIN_CLAIMS, ClaimCheck
-from trustscore.fusion.metrics import GroupedReport, MetricReport
 from trustscore.fusion.model import LabelPolarity
+from trustscore.stats.metrics import GroupedReport, MetricReport
 
 __all__ = ["claims_table", "macro_table", "metrics_table", "polarity_note"]
 
@@ -87,8 +87,7 @@ def macro_table(title: str, reports: Mapping[str, GroupedReport]) -> Group:
 def claims_table(checks: Mapping[str, ClaimCheck]) -> Table:
     """Per group (or "all"): how many rows claim calibrated, and whether the claim holds there."""
     table = _table(
-        f"calibrated claims (holds: ECE m/{ECE_BINS} <= {ECE_LIMIT:g} on the claiming rows, "
-        f"or < {MIN_CLAIMS} claim)",
+        f"calibrated claims (holds: their ECE m/{ECE_BINS} <= {ECE_LIMIT:g}; n/a: under {MIN_CLAIMS} claims)",
         ("source", "n", "claimed", "share", "ECE claimed", "ECE all", "AUROC", "holds"),
     )
     for name, c in checks.items():
@@ -100,6 +99,6 @@ def claims_table(checks: Mapping[str, ClaimCheck]) -> Table:
             _f(c.ece_claimed),
             _f(c.ece_all),
             _f(c.auroc),
-            "yes" if c.holds else "NO",
+            "n/a" if c.claimed < MIN_CLAIMS else "yes" if c.holds else "NO",
         )
     return table

@@ -20,7 +20,8 @@ from typing import Generic, Literal, TypeVar
 
 import anyio
 
-from trustscore.judges.base import CallLog, JudgeFailure
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import CallLog
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob
 
 __all__ = [

@@ -6,28 +6,24 @@ caching or rate limits. A backend maps the request to a server's dialect (vLLM o
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, runtime_checkable
+from typing import Annotated, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from trustscore.errors import LLMError
 from trustscore.types import Usage
 
 __all__ = [
     "LLM",
+    "LOGPROB_TOLERANCE",
     "Backend",
-    "BadResponse",
     "ChatRequest",
     "ChatResult",
     "Choice",
-    "ClientError",
     "Constraint",
     "LLMError",
-    "LLMTimeout",
-    "LLMUnreachable",
+    "Logprob",
     "Message",
-    "RateLimited",
-    "ServerError",
     "TokenLogprob",
     "TopLogprob",
 ]
@@ -106,14 +102,23 @@ class ChatRequest(_Frozen):
         return "chat" if self.messages is not None else "completions"
 
 
+LOGPROB_TOLERANCE = 1e-3
+"""How far above 0 a server's log-probability may round (it is then read as 0)."""
+
+Logprob = Annotated[
+    float, Field(allow_inf_nan=False, le=LOGPROB_TOLERANCE), AfterValidator(lambda v: min(v, 0.0))
+]
+"""A log-probability: finite and <= 0 (a server's rounding up to :data:`LOGPROB_TOLERANCE` allowed)."""
+
+
 class TopLogprob(_Frozen):
     token: str
-    logprob: float
+    logprob: Logprob
 
 
 class TokenLogprob(_Frozen):
     token: str
-    logprob: float
+    logprob: Logprob
     top_logprobs: list[TopLogprob] = Field(default_factory=list)
 
 
@@ -128,7 +133,7 @@ class ChatResult(_Frozen):
     model: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    prompt_logprobs: list[dict[str, float] | None] | None = None
+    prompt_logprobs: list[dict[str, Logprob] | None] | None = None
     """Completions with ``prompt_logprobs``: per prompt token, {token: logprob} (first is None)."""
     prompt_token_strs: list[str] | None = None
     """Completions with ``prompt_logprobs``: the prompt's own tokens, aligned with prompt_logprobs."""
@@ -138,44 +143,6 @@ class ChatResult(_Frozen):
     @property
     def text(self) -> str:
         return self.choices[0].text if self.choices else ""
-
-
-class RateLimited(LLMError):
-    retryable = True
-
-    def __init__(self, reason: str, *, retry_after: float | None = None, usage: Usage | None = None) -> None:
-        super().__init__(reason, usage=usage)
-        self.retry_after = retry_after
-
-
-class ServerError(LLMError):
-    retryable = True
-
-    def __init__(self, reason: str, *, status: int, retry_after: float | None = None,
-                 usage: Usage | None = None) -> None:
-        super().__init__(reason, usage=usage)
-        self.status = status
-        self.retry_after = retry_after
-
-
-class ClientError(LLMError):
-    """4xx other than 429: bad request, auth, unknown model. Retrying does not help."""
-
-    def __init__(self, reason: str, *, status: int, usage: Usage | None = None) -> None:
-        super().__init__(reason, usage=usage)
-        self.status = status
-
-
-class LLMTimeout(LLMError):
-    retryable = True
-
-
-class LLMUnreachable(LLMError):
-    retryable = True
-
-
-class BadResponse(LLMError):
-    """The server answered 200 with something that is not a valid completion."""
 
 
 @runtime_checkable
@@ -207,4 +174,3 @@ class LLM(Protocol):
         ...
 
     async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult: ...
-

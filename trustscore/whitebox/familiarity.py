@@ -35,6 +35,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from trustscore.core.hashing import canonical_json, short_hash
+from trustscore.errors import WhiteboxLoadError
 from trustscore.llm.protocol import LLM, ChatRequest, LLMError, Message
 from trustscore.types import Sample, Signal, Usage
 from trustscore.whitebox.concepts import (
@@ -47,7 +48,6 @@ from trustscore.whitebox.concepts import (
 )
 from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.familiarity_config import FamiliarityConfig
-from trustscore.whitebox.model import WhiteboxLoadError
 
 __all__ = [
     "COMMON_CONCEPTS",

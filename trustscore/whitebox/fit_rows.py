@@ -20,13 +20,14 @@ from typing import Literal
 import numpy as np
 
 from trustscore.encoders.train import LabeledRow
+from trustscore.errors import WhiteboxLoadError, WhiteboxModelError
 from trustscore.whitebox.fit import (
     FeatureSet,
     fit_logistic_profile,
     fit_paper_profile,
     label_units,
 )
-from trustscore.whitebox.model import WhiteboxLoadError, WhiteboxModelError, load_model, weights_fingerprint
+from trustscore.whitebox.model import load_model, weights_fingerprint
 from trustscore.whitebox.profile import ModelIdentity, RedeepProfile
 from trustscore.whitebox.redeep import EmbedFn, candidate_recipe, extract_features
 from trustscore.whitebox.redeep_config import RedeepConfig

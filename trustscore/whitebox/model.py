@@ -24,7 +24,7 @@ from trustscore.compute.deadline import check_in_every_leaf
 from trustscore.compute.quiet_loading import quiet_model_loading
 from trustscore.compute.torch_import import import_torch, loading_models
 from trustscore.core.hashing import short_hash
-from trustscore.errors import ModelLoadError
+from trustscore.errors import WhiteboxLoadError, WhiteboxModelError
 from trustscore.types import Sample
 
 if TYPE_CHECKING:
@@ -35,8 +35,6 @@ __all__ = [
     "EncodedSample",
     "LoadedModel",
     "ModelLayout",
-    "WhiteboxLoadError",
-    "WhiteboxModelError",
     "build_prompt",
     "encode_sample",
     "load_model",
@@ -45,15 +43,6 @@ __all__ = [
     "model_limiter",
     "weights_fingerprint",
 ]
-
-
-class WhiteboxModelError(ModelLoadError, ValueError):
-    """The local model cannot be used as asked; the message names the setting and the fix."""
-
-
-class WhiteboxLoadError(WhiteboxModelError):
-    """The local model did not load (missing, unreadable or incomplete folder, missing packages): a
-    signal that needs it lets this propagate, and the Scorer marks the sample incomplete."""
 
 
 @dataclass(frozen=True)
@@ -199,8 +188,8 @@ def load_model(path: str | Path, *, device: str = "cpu", dtype: str = "float32")
 
 def load_pretrained(path: Path, *, device: str, dtype: str, attention: str) -> tuple[Any, Any]:
     """(tokenizer, model in eval mode on ``device``) from a saved folder, loaded under
-    :func:`~trustscore.compute.torch_import.loading_models`; any failure is a :class:`WhiteboxModelError`
-    naming the folder (the cause chained). Blocking."""
+    :func:`~trustscore.compute.torch_import.loading_models`; any failure is a
+    :class:`~trustscore.errors.WhiteboxLoadError` naming the folder (the cause chained). Blocking."""
     with loading_models():
         return _load_pretrained(path, device=device, dtype=dtype, attention=attention)
 

@@ -40,15 +40,13 @@ from numpy.typing import NDArray
 from pydantic import JsonValue
 
 from trustscore.core.hashing import short_hash
-from trustscore.grounding.embedder import EmbedderError
+from trustscore.errors import EmbedderError, NoContextError, WhiteboxLoadError, WhiteboxModelError
 from trustscore.types import Sample, Signal, Span, Usage
 from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.heads import load_or_score_copying_heads
 from trustscore.whitebox.model import (
     EncodedSample,
     LoadedModel,
-    WhiteboxLoadError,
-    WhiteboxModelError,
     encode_sample,
     load_model,
     model_key,
@@ -83,10 +81,6 @@ NO_PROFILE = (
 Head = tuple[int, int]
 EmbedFn = Callable[[list[str]], NDArray[np.floating[Any]]]
 """Anything that maps texts to one embedding row each, e.g. ``Embedder.encode``."""
-
-
-class NoContextError(ValueError):
-    """ReDeEP measures how the response uses retrieved context; there is none."""
 
 
 # ---- divergences -------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""A compact index of sample ids for ``trustscore score`` (duplicate refusal and resume).
+"""A compact index of sample ids of trustscore rows (duplicate refusal and resume).
 
 A ``dict[str, int]`` of 100,000 short ids costs ~130 bytes a row (the str objects, the int objects,
 the dict's slots): the CLI's only memory that grew with the file. Here each id costs its UTF-8 bytes
