@@ -22,6 +22,7 @@
     │   └── WhiteboxModelError  (also ValueError)
     │       └── WhiteboxLoadError                   the generator model did not load: the sample is incomplete
     ├── BudgetExceeded                              blocking work ran past its time budget (a missing signal)
+    ├── LaneClosed              (also RuntimeError) a local model's lane closed at exit, request unserved
     ├── UnsafeCacheEntry        (also RuntimeError) a cache row is not what trustscore writes
     └── ServerExited            (also RuntimeError) a model server process ended or never became healthy
 
@@ -52,6 +53,7 @@ __all__ = [
     "LLMError",
     "LLMTimeout",
     "LLMUnreachable",
+    "LaneClosed",
     "ModelLoadError",
     "NoContextError",
     "ProfileError",
@@ -215,6 +217,10 @@ class EncoderLoadError(ModelLoadError, ValueError):
 
 class WhiteboxModelError(ModelLoadError, ValueError):
     """The local generator model cannot be used as asked; the message names the setting and the fix."""
+
+
+class LaneClosed(TrustscoreError, RuntimeError):
+    """A local model's lane was closed (the process is exiting) before it served the request."""
 
 
 class WhiteboxLoadError(WhiteboxModelError):

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from trustscore.compute.deadline import BudgetExceeded, bound, checkpoint
-from trustscore.compute.lane import AllGaveUp, Lane, LaneClosed, LaneRequest
+from trustscore.compute.lane import AllGaveUp, Lane, LaneRequest
+from trustscore.errors import LaneClosed
 
 GUARD_S = 300.0
 """Only against a hang if closing were broken: every wait here ends on an event."""

@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from trustscore.compute.deadline import Deadline
-from trustscore.errors import BudgetExceeded
+from trustscore.errors import BudgetExceeded, LaneClosed
 
-__all__ = ["AllGaveUp", "Lane", "LaneClosed", "LaneRequest"]
+__all__ = ["AllGaveUp", "Lane", "LaneRequest"]
 
 
 @dataclass(eq=False, kw_only=True)
@@ -63,10 +63,6 @@ class AllGaveUp(Deadline):
     @property
     def over(self) -> bool:
         return all(r.gave_up for r in self._requests)
-
-
-class LaneClosed(RuntimeError):
-    """The lane was closed (the process is exiting) before it served the request."""
 
 
 class Lane(Generic[R]):
