@@ -60,7 +60,7 @@ def test_the_profile_fitted_from_rows_is_what_redeep_reads(
     assert status == 0
     summary = json.loads(capsys.readouterr().out)
     assert summary["rows_used"] == len(ROWS) and summary["rows_skipped"] == 0
-    assert "whitebox.redeep" in summary["next"]
+    assert "[signals.redeep]" in summary["next"]
 
     profile = RedeepProfile.load(out)
     assert profile.training.n_responses == len(ROWS)

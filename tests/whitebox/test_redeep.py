@@ -104,7 +104,7 @@ async def test_value_and_spans_follow_the_profile(model_path: Path) -> None:
 async def test_without_profile_the_signal_is_missing_with_the_reason(model_path: Path) -> None:
     result = await RedeepSignal(model_path=model_path, profile=None).run(SAMPLE)
     assert result.missing and result.error == NO_PROFILE
-    assert "set whitebox.redeep.profile" in NO_PROFILE
+    assert "set signals.redeep.profile" in NO_PROFILE and "trustscore fit-redeep" in NO_PROFILE
 
 
 async def test_empty_context_is_missing(model_path: Path) -> None:

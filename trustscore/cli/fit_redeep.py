@@ -1,11 +1,11 @@
 """``trustscore fit-redeep DATA.jsonl... --model DIR -o PROFILE.json``.
 
-Fits a ReDeEP profile for one local model (the model the ``redeep`` signal reads, ``whitebox.model_path``)
-from labeled rows: ``question``, ``context``, ``response`` and ``spans`` (character offsets of
-hallucinated text in the response, ``[]`` when none) plus a group column (``--group``, default
-``source_id``). Every row given is training data: keep the rows you evaluate on out of it. Progress goes
-to stderr; the summary (rows used and skipped, what was chosen) to stdout. Then set
-``[whitebox.redeep] profile = "PROFILE.json"``.
+Fits a ReDeEP profile for one local model (the model the ``redeep`` signal reads,
+``signals.redeep.model_path``) from labeled rows: ``question``, ``context``, ``response`` and
+``spans`` (character offsets of hallucinated text in the response, ``[]`` when none) plus a group
+column (``--group``, default ``source_id``). Every row given is training data: keep the rows you
+evaluate on out of it. Progress goes to stderr; the summary (rows used and skipped, what was chosen)
+to stdout. Then set ``[signals.redeep] profile = "PROFILE.json"``.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from trustscore.cli.help_text import plain
+
 __all__ = ["add_parser", "run"]
 
 
@@ -23,11 +25,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "fit-redeep",
         help="fit a ReDeEP profile for a local model from labeled rows",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("data", type=Path, nargs="+", help="JSONL rows with question, context, response, spans")
-    p.add_argument("--model", type=Path, required=True, help="the local model's folder (whitebox.model_path)")
+    p.add_argument(
+        "--model", type=Path, required=True, help="the local model's folder (signals.redeep.model_path)"
+    )
     p.add_argument("-o", "--output", type=Path, required=True, help="where to write the profile (JSON)")
     p.add_argument(
         "--method",
@@ -51,7 +55,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trustscore.cli.usage import UsageError
+    from trustscore.errors import UsageError
 
     try:
         from trustscore.compute.torch_import import import_torch
@@ -107,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         "heads": [list(h) for h in profile.heads],
         "layers": profile.layers,
         "selection": profile.training.selection,
-        "next": f'set [whitebox.redeep] profile = "{args.output}" (and whitebox.model_path = "{args.model}")',
+        "next": f'set [signals.redeep] profile = "{args.output}" and model_path = "{args.model}"',
     }
     print(json.dumps(summary, indent=1))
     return 0

@@ -75,7 +75,7 @@ __all__ = [
 METHOD_VERSION = "redeep-1"
 NO_PROFILE = (
     "no fitted ReDeEP profile for this model: fit one from labeled rows with "
-    "`trustscore fit-redeep ROWS.jsonl --model MODEL_DIR -o profile.json` and set whitebox.redeep.profile"
+    "`trustscore fit-redeep ROWS.jsonl --model MODEL_DIR -o profile.json` and set signals.redeep.profile"
 )
 
 Head = tuple[int, int]
