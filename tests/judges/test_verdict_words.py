@@ -14,7 +14,7 @@ from trustscore.judges.config import ChainPollConfig, LynxConfig, PrometheusConf
 from trustscore.judges.lynx import LynxJudge, lynx_in_words
 from trustscore.judges.prometheus import PrometheusJudge, grade_in_words
 from trustscore.judges.tlm import TLMJudge, reflection_in_words
-from trustscore.judges.verdict import CONSTRAINED_WARNING, non_answer
+from trustscore.judges.verdict import CONSTRAINED_WARNING, WORDS_WARNING, non_answer
 from trustscore.llm.protocol import ChatRequest, ChatResult
 from trustscore.types import Sample
 
@@ -130,6 +130,8 @@ async def test_reasoning_without_a_verdict_is_continued_and_says_so() -> None:
         ("**Supported.**\nEvery claim is in the context.", "supported"),
         ("The claim about 1901 is not supported by the context.", "unsupported"),
         ("The answer is supported by the context.", "supported"),
+        ("Supportive.", "supported"),
+        ("The context does not support the date.", "unsupported"),
         # Both words stated (the options listed, or claims judged both ways): no single vote.
         ('The verdict is "supported" only if every claim is backed; otherwise "unsupported".', None),
         ("The date is not in the context.", None),
@@ -143,6 +145,9 @@ def test_vote_in_words(text: str, vote: str | None) -> None:
     ("text", "letter"),
     [
         (TLM_INCORRECT, "B"),
+        ("A\n", "A"),
+        ("A:", "A"),
+        ("A good answer names the date.", None),
         ("The answer is correct: the context gives the same date.", "A"),
         ("I am not sure the context says this.", "C"),
         ("(A) Correct\n(B) Incorrect\n(C) I am not sure", None),
@@ -158,6 +163,14 @@ def test_reflection_in_words(text: str, letter: str | None) -> None:
     ("text", "grade"),
     [
         (PROMETHEUS_FAITHFUL, 5),
+        # SmolLM2 cut at max_tokens: the continuation had written 1 after this.
+        (
+            "The feedback is clear and concise, and the instructions are well-structured. The passage "
+            "provides a clear and concise explanation of the feedback, and the response is well-supported "
+            "by the passage.",
+            5,
+        ),
+        ("The response is not supported by the passage.", 1),
         ("The response is not faithful: the passage says 1889.", 1),
         ("Feedback: the date is wrong. Score: 2. More text follows here.", 2),
         ("I would rate this response 4/5.", 4),
@@ -168,6 +181,14 @@ def test_reflection_in_words(text: str, letter: str | None) -> None:
 def test_grade_in_words(text: str, grade: int | None) -> None:
     got = grade_in_words(text)
     assert (got.grade if got else None) == grade
+
+
+async def test_lynx_bare_pass_is_read_from_the_words_and_says_so() -> None:
+    llm, sent = answering(
+        '"PASS" if the answer is faithful to the contents of the document.', continuation="FAIL"
+    )
+    signal = await LynxJudge(LynxConfig(endpoint="e")).run(SAMPLE, llm)
+    assert signal.value == 1.0 and WORDS_WARNING in signal.warnings and continuations(sent) == []
 
 
 def test_lynx_in_words_reads_capital_pass_or_fail_only_when_one_is_stated() -> None:

@@ -44,8 +44,8 @@ def parse_vote(text: str) -> str | None:
 
 
 _VOTE_WORDS = [
-    (re.compile(r"\b(?:unsupported|not\s+supported)\b", re.IGNORECASE), "unsupported"),
-    (re.compile(r"\bsupported\b", re.IGNORECASE), "supported"),
+    (re.compile(r"\b(?:unsupport\w*|not\s+(?:\w+\s+)?support\w*)", re.IGNORECASE), "unsupported"),
+    (re.compile(r"\bsupport(?:ed|ive|s)\b", re.IGNORECASE), "supported"),
 ]
 
 

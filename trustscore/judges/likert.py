@@ -31,7 +31,13 @@ from trustscore.judges.parsing import (
     to_unit,
 )
 from trustscore.judges.templates import load_template, prompt_version
-from trustscore.judges.verdict import CONSTRAINED_WARNING, VerdictSpec, stated_label, with_verdicts
+from trustscore.judges.verdict import (
+    CONSTRAINED_WARNING,
+    WORDS_WARNING,
+    VerdictSpec,
+    stated_label,
+    with_verdicts,
+)
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob
 from trustscore.types import Sample, Signal
 
@@ -205,6 +211,8 @@ class LikertJudge(JudgeBase):
             rating = done.value
             if done.path == "constrained":
                 warnings.append(CONSTRAINED_WARNING)
+            if done.path == "words":
+                warnings.append(WORDS_WARNING)
         if not rating.from_logprobs and self.config.top_logprobs > 0:
             warnings.append("no logprobs at the rating token: used the written rating")
         if fit.warning:

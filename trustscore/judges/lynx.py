@@ -20,7 +20,13 @@ from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, fitted_cont
 from trustscore.judges.config import LynxConfig
 from trustscore.judges.parsing import label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
-from trustscore.judges.verdict import CONSTRAINED_WARNING, VerdictSpec, stated_label, with_verdicts
+from trustscore.judges.verdict import (
+    CONSTRAINED_WARNING,
+    WORDS_WARNING,
+    VerdictSpec,
+    stated_label,
+    with_verdicts,
+)
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Message
 from trustscore.types import Sample, Signal
 
@@ -144,7 +150,7 @@ class LynxJudge(JudgeBase):
         if done.value is None:
             raise JudgeFailure(done.error or "no verdict")
         verdict = done.value
-        warnings = [CONSTRAINED_WARNING] if done.path == "constrained" else []
+        warnings = {"constrained": [CONSTRAINED_WARNING], "words": [WORDS_WARNING]}.get(done.path or "", [])
         if cfg.top_logprobs > 0 and not verdict.from_logprobs:
             warnings.append("no logprobs at the verdict token: value is 1 or 0 from the text")
         if fit.warning:

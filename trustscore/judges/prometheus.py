@@ -113,14 +113,20 @@ _GRADE_WORDS = [
         for d in range(1, 6)
     ),
     # The rubric's ends: score 1 is "mostly unsupported", score 5 "every claim explicitly supported".
-    (re.compile(r"\b(?:not|isn't|is\s+not|un)\s*faithful\b", re.IGNORECASE), "1"),
-    (re.compile(r"\bfaithful\b", re.IGNORECASE), "5"),
+    (
+        re.compile(
+            r"\b(?:not|isn't)\s+(?:\w+\s+)?(?:faithful|supported)\b|\bun(?:faithful|supported)\b",
+            re.IGNORECASE,
+        ),
+        "1",
+    ),
+    (re.compile(r"\b(?:faithful|supported)\b", re.IGNORECASE), "5"),
 ]
 
 
 def grade_in_words(text: str) -> PrometheusGrade | None:
     """A grade stated without the final "[RESULT] n": a score written elsewhere ("Score: 4", "4/5"),
-    or a plain faithful / not faithful, read as the rubric's ends (5 / 1)."""
+    or a plain faithful / supported or not, read as the rubric's ends (5 / 1)."""
     label = stated_label(text, _GRADE_WORDS)
     if label is None:
         return None

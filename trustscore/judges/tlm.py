@@ -164,9 +164,13 @@ _REFLECTION_WORDS = [
 ]
 
 
+_REFLECTION_HEADS = [(re.compile(rf"\(?{k}\)?"), k) for k in LETTER_SCORES]
+
+
 def reflection_in_words(text: str) -> Reflection | None:
-    """The choice stated without "answer:" ("(B) Incorrect ... The answer is incorrect"), if only one is."""
-    letter = stated_label(text, _REFLECTION_WORDS)
+    """The choice stated without "answer:" ("(B) Incorrect ... The answer is incorrect", a bare "A"),
+    if only one is."""
+    letter = stated_label(text, _REFLECTION_WORDS, _REFLECTION_HEADS)
     if letter is None:
         return None
     return Reflection(LETTER_SCORES[letter], letter, text.strip(), False)

@@ -37,6 +37,7 @@ from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Messag
 __all__ = [
     "CONSTRAINED_WARNING",
     "VERDICT_MAX_TOKENS",
+    "WORDS_WARNING",
     "VerdictSpec",
     "Verdicted",
     "non_answer",
@@ -50,6 +51,7 @@ Path = Literal["free", "words", "constrained"]
 
 VERDICT_MAX_TOKENS = 16
 """Room for the longest allowed word: real tokenizers split "unsupported" or "PASS" into pieces."""
+WORDS_WARNING = "verdict read from the model's own words: it did not use the format the prompt asks for"
 CONSTRAINED_WARNING = (
     "verdict from continuation: the model's output stated none, so the verdict was written as a "
     "constrained continuation of it"
@@ -155,19 +157,22 @@ def verdict_paths(items: list[Verdicted[T]]) -> dict[str, int]:
     return out
 
 
-def stated_label(text: str, mentions: list[tuple[re.Pattern[str], str]]) -> str | None:
+def stated_label(
+    text: str, mentions: list[tuple[re.Pattern[str], str]], heads: list[tuple[re.Pattern[str], str]] = ()
+) -> str | None:
     """The one label the text states, read tolerantly from its own words; None when it states none.
 
     A first line that is nothing but a label ("Unsupported", "**(B) Incorrect**") is the verdict,
     whatever the lines after it discuss. Otherwise every mention counts, and the text states a label
     only when all its mentions agree (an output listing the options states none of them).
     ``mentions`` are (pattern, label), most specific first: a span matched by an earlier pattern is
-    not matched again ("unsupported" is not also "supported").
+    not matched again ("unsupported" is not also "supported"). ``heads`` count only as a whole first
+    line (a bare "A" is a choice there, an article anywhere else).
     """
     first = next((line for line in text.splitlines() if line.strip()), "")
     head = first.strip(" \t*#_`\"'.:!-")
     head = re.sub(r"^(?:final\s+)?(?:verdict|answer|score|result)\s*[:=-]?\s*", "", head, flags=re.IGNORECASE)
-    for pattern, label in mentions:
+    for pattern, label in [*heads, *mentions]:
         if pattern.fullmatch(head.strip(" .!*")):
             return label
     found: set[str] = set()
@@ -206,7 +211,8 @@ def non_answer(output: str, prompt: str, *, finished: bool) -> str | None:
         return "the model's output is empty"
     said = _WORD.findall(output.lower())
     grams = _shingles(said)
-    if len(grams) >= 3 and len(grams & _shingles(_WORD.findall(prompt.lower()))) >= ECHO_SHARE * len(grams):
+    copied = len(grams & _shingles(_WORD.findall(prompt.lower())))
+    if len(grams) >= 3 and copied >= ECHO_SHARE * len(grams):
         return f"the model repeated the prompt instead of judging: {quote(output)}"
     if not finished:
         return None
