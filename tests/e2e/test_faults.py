@@ -89,7 +89,8 @@ async def test_server_slower_than_the_endpoint_timeout(kit: Kit) -> None:
 
     assert_fused_from_the_rest(result, {"lynx"})
     assert "timeout" in (result.signals["lynx"].error or "").lower()
-    assert result.signals["lynx"].usage.requests == 1
+    # The request reached the server, which was too slow: it counts as sent.
+    assert result.signals["lynx"].usage.requests == 1 and result.signals["lynx"].usage.unsent == 0
 
 
 async def test_a_judge_timeout_bounds_that_judge_only(kit: Kit) -> None:
@@ -181,7 +182,8 @@ async def test_an_unreachable_endpoint_is_missing_with_its_address(fake_vllm: Fa
     assert_fused_from_the_rest(result, {"lynx"})
     error = result.signals["lynx"].error or ""
     assert down in error and "ConnectError" in error
-    assert result.signals["lynx"].usage.requests == 1
+    # The attempt never reached a server: counted as cut before sending, not as a request.
+    assert result.signals["lynx"].usage.requests == 0 and result.signals["lynx"].usage.unsent == 1
     assert all(judge_kind(b) != "lynx" for b in kit.bodies())
 
 
