@@ -158,9 +158,9 @@ async def test_rambling_output_gets_its_verdict_as_a_constrained_continuation(ki
     }
     assert chainpoll.raw["abstained"] == 0 and chainpoll.usage.requests == 1 + 5
     follow = [b for b in kit.bodies() if b.get("continue_final_message")]
-    lynx_follow = [b for b in follow if b["messages"][-1]["content"].endswith('"SCORE": ')]
+    lynx_follow = [b for b in follow if b["messages"][-1]["content"].endswith('"SCORE":')]
     assert len(lynx_follow) == 1 and lynx_follow[0]["messages"][-1]["content"].startswith(babble)
-    assert lynx_follow[0]["structured_outputs"] == {"choice": ["PASS", "FAIL"]}
+    assert lynx_follow[0]["structured_outputs"] == {"choice": [" PASS", " FAIL"]}
 
 
 async def test_a_judge_answering_nothing_usable_at_all_is_missing(kit: Kit) -> None:

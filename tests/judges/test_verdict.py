@@ -42,8 +42,8 @@ async def test_lynx_multi_token_verdict_under_constraint_reads_p_pass_from_the_f
     free, follow = llm.requests
     assert follow.continue_final_message and follow.messages is not None
     assert follow.messages[:-1] == free.messages
-    assert follow.messages[-1].role == "assistant" and follow.messages[-1].content == RAMBLE + '\n"SCORE": '
-    assert follow.constraint is not None and follow.constraint.choice == ["PASS", "FAIL"]
+    assert follow.messages[-1].role == "assistant" and follow.messages[-1].content == RAMBLE + '\n"SCORE":'
+    assert follow.constraint is not None and follow.constraint.choice == [" PASS", " FAIL"]
     assert follow.max_tokens == VERDICT_MAX_TOKENS and follow.temperature == 0.0
     assert follow.top_logprobs == free.top_logprobs and follow.tag == free.tag + "/verdict"
 
@@ -54,7 +54,7 @@ async def test_a_half_written_verdict_is_cut_before_continuing() -> None:
     signal = await LynxJudge(LynxConfig(endpoint="e")).run(SAMPLE, llm)
     assert signal.value == 0.0 and signal.raw == "FAIL"
     content = llm.requests[1].messages[-1].content  # type: ignore[index]
-    assert content == '{"REASONING": ["Shakespeare wrote Hamlet"],\n"SCORE": ' and "mayb" not in content
+    assert content == '{"REASONING": ["Shakespeare wrote Hamlet"],\n"SCORE":' and "mayb" not in content
 
 
 async def test_a_free_verdict_sends_no_continuation() -> None:
@@ -109,7 +109,7 @@ async def test_chainpoll_abstainers_are_continued_with_supported_or_unsupported(
         "verdict_paths": {"free": 2, "words": 0, "constrained": 2},
     }
     follows = [r for r in llm.requests if r.continue_final_message]
-    assert [r.constraint.choice for r in follows] == [["supported", "unsupported"]] * 2  # type: ignore[union-attr]
+    assert [r.constraint.choice for r in follows] == [[" supported", " unsupported"]] * 2  # type: ignore[union-attr]
 
 
 async def test_tlm_reflection_is_continued_with_a_letter() -> None:

@@ -64,8 +64,8 @@ def _vote_or_raise(choice: Choice) -> str:
 VERDICT = VerdictSpec(
     parse=_vote_or_raise,
     words=vote_in_words,
-    marker="\nVERDICT: ",
-    choices=["supported", "unsupported"],
+    marker="\nVERDICT:",
+    choices=[" supported", " unsupported"],
     cut="VERDICT",
 )
 

@@ -115,8 +115,8 @@ def lynx_in_words(text: str) -> LynxVerdict | None:
 VERDICT = VerdictSpec(
     parse=lambda c: parse_lynx(c),
     words=lynx_in_words,
-    marker='\n"SCORE": ',
-    choices=["PASS", "FAIL"],
+    marker='\n"SCORE":',
+    choices=[" PASS", " FAIL"],
     cut='"SCORE"',
 )
 

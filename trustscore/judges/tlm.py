@@ -179,8 +179,8 @@ def reflection_in_words(text: str) -> Reflection | None:
 REFLECTION_VERDICT = VerdictSpec(
     parse=lambda c: parse_reflection(c),
     words=reflection_in_words,
-    marker="\nanswer: ",
-    choices=list(LETTER_SCORES),
+    marker="\nanswer:",
+    choices=[f" {k}" for k in LETTER_SCORES],
     cut="answer:",
 )
 

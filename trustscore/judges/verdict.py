@@ -134,9 +134,13 @@ class VerdictSpec(Generic[T]):
     words: Callable[[str], T | None]
     """The verdict the model stated in its own words, or None when it stated none (or stated several)."""
     marker: str
-    """Appended to the reasoning before the constrained verdict, e.g. '\\n[RESULT] '."""
+    """Appended to the reasoning before the constrained verdict, e.g. '\\nVERDICT:'."""
     choices: list[str]
-    """The verdict words the continuation may write."""
+    """The verdict words the continuation may write. A word starts with its space (" PASS") and the
+    marker ends without one: BPE tokenizers write a word with its leading space as one piece
+    ("Ġsupported"), so a prompt ending in a bare space would force an unnatural split. Digits are
+    the exception (SmolLM2 and Llama 3 write " 4" as a space, then the digit): their marker ends
+    with the space."""
     cut: str | None = None
     """Drop the reasoning from the last occurrence of this text on (a half-written verdict)."""
 
