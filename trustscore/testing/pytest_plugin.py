@@ -129,7 +129,8 @@ def real_model_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLM
     if not real_model_ready(model):
         pytest.skip(f"realmodel: no verified model in {model} (run `bash scripts/setup --realmodel`)")
     root = tmp_path_factory.mktemp("realmodel")
-    engine = VLLMEngine.start(model, served_name="smollm2", log=root / "vllm.log")
+    # Compiling 30 layers on a busy 2-core machine took more than the tiny model's 600 s.
+    engine = VLLMEngine.start(model, served_name="smollm2", log=root / "vllm.log", timeout_s=1200)
     try:
         yield engine
     finally:
