@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 from pydantic import JsonValue
 
+from trustscore.core.hashing import short_hash
 from trustscore.grounding import EmbeddingGrounding, GroundingConfig, LexicalSupport
 from trustscore.grounding.embedder import Embedder
 from trustscore.grounding.embedding import aggregate_similarities
-from trustscore.hashing import short_hash
 from trustscore.types import Sample, Signal
 
 TASKS = ("QA", "Summary", "Data2txt")

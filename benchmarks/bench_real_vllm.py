@@ -42,7 +42,7 @@ from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.http import build_request_body, request_path
 from trustscore.llm.protocol import ChatRequest, ChatResult
-from trustscore.sources import Judge
+from trustscore.signals._protocols import Judge
 from trustscore.testing.vllm_engine import VLLMEngine, parse_metrics
 from trustscore.testing.vllm_model import build_tiny_vllm_model
 from trustscore.types import Sample

@@ -19,7 +19,7 @@ Ray arms join one local Ray started here (started once: cluster start-up is not 
     (largest sampled RssAnon) is reported beside it.
 (c) Client CPU per judge request, in this process (no start-up): ``score_many`` over ``--samples``
     samples against a zero-latency server. This is what an actor core spends per request, the
-    figure the scale-out paper model in the README uses.
+    figure the sizing model in docs/deployment.md uses.
 
 The box is shared and has 2 cores: the report prints the load average, and ratios within one run
 are what to read.

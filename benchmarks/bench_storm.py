@@ -5,7 +5,8 @@
 Every completion request the fake vLLM (trustscore.testing, in a child process so its CPU is not the
 client's) receives draws one fault, independently, with these odds (issue 8's storm): 10% 429 with
 Retry-After 1 s, 5% 500, 5% 503, 5% held 5 s (past the endpoint's 1 s timeout), 5% malformed JSON,
-5% truncated, 2% dropped connection, 2% empty choices. The endpoint has timeout_s=1, max_retries=3;
+5% truncated, 2% dropped connection, 2% empty choices. The endpoint has timeout_s=1 and the default
+max_retries (``--max-retries`` changes it);
 every sample has a 10 s budget; concurrency is the default (limits.max_concurrent_samples and the
 endpoint's initial/max concurrency untouched).
 
@@ -13,8 +14,9 @@ Reported, per event loop:
 - complete: samples with ``TrustScore.complete``: no judge cut by the budget, and none missing for a
   reason a rerun may fix (its server still failing with 429/5xx/timeouts after the retries);
 - in budget: samples where no judge was cut by the budget (each has a value or a reason);
-- retried: retryable faults (429, 500, 503, timeout, dropped connection) that were followed by a
-  retry of the same request, out of those that were still allowed one (the 4th attempt of a call
+- retried: retryable faults (429, 500, 503, timeout, dropped connection, and a 200 whose body is not
+  JSON or has no choices) that were followed by a
+  retry of the same request, out of those that were still allowed one (the last attempt of a call
   gets none). Read from the server's request log: a call's attempts share one request body (the
   samples and the sampled TLM answers are all distinct, so bodies do not collide);
 - latency p50 / p99 of one sample's score_sample (TrustScore.seconds) against the budget;
@@ -47,10 +49,13 @@ from typing import Any
 import anyio
 
 from trustscore import Config, Sample, Scorer
+from trustscore.llm.config import EndpointConfig
 from trustscore.testing import FakeRequest, FakeVLLMServer, Fault, judge_policy, tlm_sampled_answers
 
 JUDGES = ("likert", "prometheus", "lynx", "chainpoll", "tlm")
-RETRYABLE = ("rate_limit", "server_error", "unavailable", "delay", "disconnect")
+RETRYABLE = (
+    "rate_limit", "server_error", "unavailable", "delay", "disconnect", "malformed_json", "empty_choices"
+)  # fmt: skip
 
 
 def storm_faults(scale: float, *, overload: bool = True) -> list[tuple[float, Fault]]:
@@ -102,11 +107,15 @@ def make_samples(n: int) -> list[Sample]:
     ]
 
 
-def storm_config(base_url: str, model: str, *, scale: float) -> Config:
+DEFAULT_RETRIES: int = EndpointConfig.model_fields["max_retries"].default
+
+
+def storm_config(base_url: str, model: str, *, scale: float, max_retries: int = DEFAULT_RETRIES) -> Config:
     return Config.from_dict(
         {
             "endpoints": {
-                "judge": {"base_url": base_url, "model": model, "timeout_s": 1.0 * scale, "max_retries": 3}
+                "judge": {"base_url": base_url, "model": model, "timeout_s": 1.0 * scale,
+                          "max_retries": max_retries}
             },
             "judges": {name: {"endpoint": "judge"} for name in JUDGES},
             "grounding": {"lexical": False, "embedding": False},
@@ -189,8 +198,10 @@ def _quantile(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def score_storm(base_url: str, model: str, n: int, scale: float) -> tuple[list[Any], float]:
-    config = storm_config(base_url, model, scale=scale)
+async def score_storm(
+    base_url: str, model: str, n: int, scale: float, max_retries: int = DEFAULT_RETRIES
+) -> tuple[list[Any], float]:
+    config = storm_config(base_url, model, scale=scale, max_retries=max_retries)
     started = time.perf_counter()
     async with Scorer.from_config(config) as scorer:
         results = await scorer.score_many(make_samples(n))
@@ -203,8 +214,9 @@ def summarise(
     wall_s: float,
     entries: Sequence[tuple[str, float, str | None]],
     budget_s: float,
+    max_retries: int = DEFAULT_RETRIES,
 ) -> StormResult:
-    retried, eligible = retried_share(entries, max_retries=3)
+    retried, eligible = retried_share(entries, max_retries=max_retries)
     seconds = [r.seconds for r in results]
     return StormResult(
         backend=backend,
@@ -284,6 +296,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every time in the storm")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--max-retries",
+        type=int,
+        default=DEFAULT_RETRIES,
+        help="the endpoint's max_retries (default: trustscore's)",
+    )
+    parser.add_argument(
         "--without-overload",
         action="store_true",
         help="leave out the 429s and 503s (issue 8: even then 136 of 300 samples came back incomplete)",
@@ -296,16 +314,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     mix = "without 429/503" if args.without_overload else "full mix"
     print(
         f"trustscore from {Path(trustscore.__file__).parent}; {args.samples} samples, scale {args.scale:g}, "
-        f"seed {args.seed}, {mix}"
+        f"seed {args.seed}, max_retries {args.max_retries}, {mix}"
     )
     runs = []
     with ServerProcess(args.scale, args.seed, not args.without_overload) as server:
         for backend in args.backends:
             server.ask("reset")
             results, wall = anyio.run(
-                score_storm, server.base_url, server.model, args.samples, args.scale, backend=backend
+                score_storm, server.base_url, server.model, args.samples, args.scale, args.max_retries,
+                backend=backend,
             )
-            run = summarise(backend, results, wall, server.ask("log"), 10.0 * args.scale)
+            run = summarise(backend, results, wall, server.ask("log"), 10.0 * args.scale, args.max_retries)
             print(run.line(), flush=True)
             runs.append(run)
     met = all(

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from lane_watch import LaneSubmissions
 from scorer_fakes import FakeLLMClient, install_module
 
 
@@ -17,7 +18,7 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def signal_registry() -> Iterator[None]:
     """Signals registered during the test are forgotten after it (plug-in discovery included)."""
-    from trustscore import registry
+    from trustscore.signals import _registry as registry
 
     registry._load()
     saved = dict(registry._REGISTRY), dict(registry._broken_entry_points)
@@ -47,3 +48,9 @@ def fake_clients(monkeypatch: pytest.MonkeyPatch) -> list[FakeLLMClient]:
 
     install_module(monkeypatch, "trustscore.llm.cache", ResponseCache=ResponseCache)
     return FakeLLMClient.built
+
+
+@pytest.fixture
+def lane_submissions(monkeypatch: pytest.MonkeyPatch) -> LaneSubmissions:
+    """Counts requests submitted to the encoder lanes: ``.wait_for(n)`` blocks, ``await .reach(n)``."""
+    return LaneSubmissions(monkeypatch)

@@ -61,9 +61,9 @@ def test_types_and_errors_are_at_the_bottom() -> None:
 def test_llm_knows_no_judge_and_no_signal() -> None:
     higher = (
         "trustscore.judges",
-        "trustscore.scorer",
+        "trustscore.scoring.scorer",
         "trustscore.scoring",
-        "trustscore.registry",
+        "trustscore.signals._registry",
         "trustscore.grounding",
         "trustscore.whitebox",
         "trustscore.fusion",
@@ -77,7 +77,7 @@ def test_judges_know_no_torch() -> None:
 
 
 def test_fusion_never_imports_llm_judges_or_the_package_root() -> None:
-    bad = offenders("trustscore.fusion", ("trustscore.llm", "trustscore.judges", "trustscore.scorer"))
+    bad = offenders("trustscore.fusion", ("trustscore.llm", "trustscore.judges", "trustscore.scoring.scorer"))
     roots = [
         name
         for name, imported in MODULES.items()

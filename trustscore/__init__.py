@@ -23,17 +23,18 @@ from trustscore.errors import (
 )
 from trustscore.judges.config import JudgeConfig
 from trustscore.llm.protocol import LLM
-from trustscore.registry import SignalSpec, register_signal, registered_signals
-from trustscore.scorer import Scorer, score
-from trustscore.scoring.context import SignalContext
-from trustscore.sources import FamiliarityCheck, Judge, LocalSignal
-from trustscore.sync import score_sync
+from trustscore.scoring.scorer import Scorer, score
+from trustscore.scoring.sync import score_sync
+from trustscore.signals._context import SignalContext
+from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
+from trustscore.signals._registry import SignalSpec, register_signal, registered_signals
 from trustscore.types import Sample, Signal, Span, TrustScore, Usage
 
 if TYPE_CHECKING:
     from trustscore.fusion.fuser import DefaultFuser, FusedScore, Fuser
     from trustscore.llm.client import LLMClient
     from trustscore.llm.openai_adapter import from_openai
+    from trustscore.rows.input import read_jsonl
 
 __all__ = [
     "LLM",
@@ -64,6 +65,7 @@ __all__ = [
     "Usage",
     "__version__",
     "from_openai",
+    "read_jsonl",
     "register_signal",
     "registered_signals",
     "score",
@@ -76,6 +78,7 @@ _LAZY = {
     "Fuser": "trustscore.fusion.fuser",
     "LLMClient": "trustscore.llm.client",
     "from_openai": "trustscore.llm.openai_adapter",
+    "read_jsonl": "trustscore.rows.input",
 }
 
 

@@ -13,7 +13,7 @@
 
 Each part owns its section's model (``trustscore.llm.config``, ``trustscore.judges.config``, ...);
 ``[judges.<name>]`` and ``[signals.<name>]`` are validated by the models their signals registered
-(:mod:`trustscore.registry`). This module only composes them and checks the references between
+(:mod:`trustscore.signals._registry`). This module only composes them and checks the references between
 them. Every setting is described in docs/config.md, generated from the models' descriptions.
 """
 
@@ -28,8 +28,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
 
+from trustscore.core.files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.errors import CONFIG_REFERENCE, ConfigError
-from trustscore.files import MAX_CONFIG_BYTES, read_capped_text
+from trustscore.fusion.cascade_config import CascadeConfig
 from trustscore.fusion.config import FusionConfig
 from trustscore.grounding.config import GroundingConfig
 from trustscore.judges.config import JudgesConfig
@@ -79,7 +80,7 @@ class SignalsConfig(BaseModel):
             return data
         if not isinstance(data, Mapping):
             raise ValueError("[signals] must be a table of [signals.<name>] sections")
-        from trustscore.registry import resolve_section
+        from trustscore.signals._registry import resolve_section
 
         return {name: resolve_section("local", str(name), raw) for name, raw in data.items()}
 
@@ -111,6 +112,9 @@ class Config(BaseModel):
         default_factory=GroundingConfig, description="the fast CPU grounding signals"
     )
     fusion: FusionConfig = Field(default_factory=FusionConfig, description="how signals become one score")
+    cascade: CascadeConfig = Field(
+        default_factory=CascadeConfig, description="signals in stages: later ones only where still unsure"
+    )
     cache: CacheConfig = Field(default_factory=CacheConfig, description="the on-disk LLM response cache")
     limits: LimitsConfig = Field(default_factory=LimitsConfig, description="time and concurrency limits")
 
@@ -133,6 +137,11 @@ class Config(BaseModel):
             raise ValueError(
                 f"whitebox.familiarity.endpoint = {familiar.endpoint!r} is not an entry under [endpoints]; "
                 f"add [endpoints.{familiar.endpoint}] or fix the name"
+            )
+        if self.cascade.calibrator is not None and self.fusion.calibrator is not None:
+            raise ValueError(
+                "fusion.calibrator and cascade.calibrator are both set: a fitted cascade holds its own "
+                "calibrators (its last stage's is the full ensemble's); unset fusion.calibrator"
             )
         return self
 
@@ -180,6 +189,7 @@ class Config(BaseModel):
                     update={"embedding_model": fix(self.grounding.embedding_model)}
                 ),
                 "fusion": self.fusion.model_copy(update={"calibrator": fix(self.fusion.calibrator)}),
+                "cascade": self.cascade.model_copy(update={"calibrator": fix(self.cascade.calibrator)}),
                 "cache": self.cache.model_copy(update={"directory": fix(self.cache.directory)}),
             }
         )

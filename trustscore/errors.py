@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 CONFIG_REFERENCE = "docs/config.md"
-"""Where every setting is described (generated from the config models; see scripts/gen_config_docs)."""
+"""Where every setting is described (generated from the config models; see scripts/gen_config_docs.py)."""
 
 
 class TrustscoreError(Exception):

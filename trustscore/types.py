@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictStr, field_v
 __all__ = [
     "MAX_PASSAGES",
     "MAX_SAMPLE_CHARS",
+    "CascadeStop",
     "DomainCheck",
     "Sample",
     "Signal",
@@ -263,6 +264,17 @@ class DomainCheck(_Frozen):
     """Which calibrator's domain (``calibrator:<name>@<version>``)."""
 
 
+class CascadeStop(_Frozen):
+    """Where a sample left the cascade (``[cascade]``): the stage whose score it got, and the signals of
+    the later stages, which it skipped because that score was sure enough. A skipped signal is not a
+    missing one: it is not in ``TrustScore.signals``, does not make the result incomplete, and is no
+    error."""
+
+    stage: str
+    stage_index: int = Field(ge=0)
+    skipped: list[str] = Field(default_factory=list)
+
+
 class TrustScore(_Frozen):
     """The fused verdict on one sample.
 
@@ -289,6 +301,11 @@ class TrustScore(_Frozen):
     sample_id: str | None = None
     domain: DomainCheck | None = None
     """Inside the calibrator's domain or not (None when no calibrator with a recorded domain ran)."""
+    not_calibrated_reason: str | None = None
+    """Why ``calibrated`` is False, and what would make the score a calibrated probability (None
+    when it is calibrated)."""
+    cascade: CascadeStop | None = None
+    """The stage the sample stopped at and the signals it skipped (None without a ``[cascade]``)."""
 
     @property
     def missing(self) -> dict[str, str]:

@@ -1,5 +1,5 @@
 """The shipped multi-domain calibrator: valid, tied to the default signals, used by the offline default,
-and honest about its calibration domain."""
+a ranking that never claims calibrated (naming the fix), and honest about its calibration domain."""
 
 from __future__ import annotations
 
@@ -90,6 +90,14 @@ def test_the_packaged_file_loads_and_validates() -> None:
     assert [m.name for m in shipped_calibrators()] == ["local_multidomain"]
 
 
+def test_the_packaged_file_is_a_ranking_whose_reason_names_the_fix() -> None:
+    model = load_model(PACKAGED)
+    reason = model.not_calibrated_reason
+    assert reason is not None and reason.startswith("base rate of your data unknown")
+    assert "25+ labeled rows" in reason and "trustscore calibrate LABELED.jsonl --adapt" in reason
+    assert "fusion.calibrator" in reason
+
+
 def test_the_packaged_file_records_its_calibration_domain() -> None:
     model = load_model(PACKAGED)
     d = model.domain
@@ -139,15 +147,49 @@ async def test_default_signal_set_is_calibrated_and_ranks_grounded_higher() -> N
         question="q", context=CONTEXT, response=RESPONSE
     )
     assert good.domain is not None and good.domain.inside, good.domain
-    assert good.calibrated and bad.calibrated
     assert good.fusion.startswith("calibrator:local_multidomain@")
     assert good.score is not None and bad.score is not None and good.score > bad.score
+    reason = load_model(PACKAGED).not_calibrated_reason
+    for result in (good, bad):
+        assert result.calibrated is False and result.not_calibrated_reason == reason
     short = await Scorer(Config(), local_signals=local_pair(versions, grounded=True)).score(
         question="q", context=CONTEXT, response="1998."
     )
     assert short.domain is not None and not short.domain.inside
     assert short.calibrated is False and short.score == good.score
     assert short.domain.reasons[0].startswith("response has 1 words; calibration data's")
+
+
+async def test_the_shipped_model_adapted_on_labeled_rows_claims_calibrated_inside_its_domain(
+    tmp_path: Path,
+) -> None:
+    from trustscore.fusion.adapt import adapt_model
+    from trustscore.fusion.scored import rows_from_dicts
+
+    versions = default_versions()
+    rows = []
+    for i in range(40):
+        grounded = i % 3 != 0
+        signals = {s.name: s._signal.model_dump(mode="json") for s in local_pair(versions, grounded=grounded)}
+        rows.append(
+            {
+                "id": str(i),
+                "score": None,
+                "calibrated": False,
+                "signals": signals,
+                "hallucinated": not grounded,
+            }
+        )
+    adapted = adapt_model(load_model(PACKAGED), rows_from_dicts(rows), label="hallucinated")
+    assert adapted.not_calibrated_reason is None
+    path = tmp_path / "mine.json"
+    path.write_text(adapted.to_json(), encoding="utf-8")
+    config = Config.model_validate({"fusion": {"calibrator": str(path)}})
+    result = await Scorer(config, local_signals=local_pair(versions, grounded=True)).score(
+        question="q", context=CONTEXT, response=RESPONSE
+    )
+    assert result.calibrated is True and result.not_calibrated_reason is None
+    assert result.fusion == adapted.description
 
 
 async def test_with_a_judge_added_the_default_mean_is_used() -> None:
@@ -171,13 +213,14 @@ async def test_a_changed_signal_version_falls_back_to_the_default_mean() -> None
     assert result.calibrated is False and result.fusion == "default:logodds"
 
 
-def test_offline_default_scores_the_examples_calibrated(tmp_path: Path) -> None:
+def test_offline_default_ranks_the_examples_and_claims_no_calibration(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     assert cli_main(["score", str(EXAMPLES), "-o", str(out), "--no-progress"]) == 0
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(rows) == 12
     assert all(r["domain"] is not None for r in rows)
-    assert all(r["calibrated"] is r["domain"]["inside"] for r in rows), "outside the domain: not calibrated"
+    reason = load_model(PACKAGED).not_calibrated_reason
+    assert all(r["calibrated"] is False and r["not_calibrated_reason"] == reason for r in rows)
     assert {r["fusion"] for r in rows} == {load_model(PACKAGED).description}
     assert all(r["used_signals"] == ["lexical", "embedding"] for r in rows)
     assert all(0.0 <= r["score"] <= 1.0 for r in rows)

@@ -163,8 +163,8 @@ def test_the_trustscore_command_reads_rows_written_by_trustscore_score(
 ) -> None:
     """Rows in the exact shape ``trustscore score`` writes (TrustScore dump + carried fields)."""
     from trustscore.cli import main
-    from trustscore.cli.score import result_row
     from trustscore.fusion.scored import rows_from_dicts
+    from trustscore.rows import result_row
     from trustscore.types import TrustScore
 
     written = []
@@ -208,3 +208,28 @@ def test_calibrate_with_an_intercept_per_task(
     bad = _cli("calibrate", str(scored), "-o", str(tmp_path / "x.json"), *common, "--intercept-by", "nope")
     assert bad == 2
     assert "'nope'" in capsys.readouterr().err
+
+
+def test_eval_checks_the_calibrated_claim_per_group(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [
+        json.loads(line)
+        for line in write_scored_jsonl(tmp_path / "s.jsonl", make_scored_rows(60, seed=4))
+        .read_text()
+        .splitlines()
+    ]
+    for r in rows:
+        r["calibrated"] = r["task"] == "QA"
+    path = tmp_path / "claims.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert _cli("eval", str(path), "--by", "task") == 0
+    out = capsys.readouterr().out
+    qa = sum(r["task"] == "QA" for r in rows)
+    assert f"claimed calibrated: {qa} of {len(rows)} scored rows" in out
+    title = "calibrated claims (holds: their ECE m/10 <= 0.1; n/a: under 50 claims)"
+    assert title in " ".join(out.split())
+    lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    assert lines["Summary"][1:4] == [str(sum(r["task"] == "Summary" for r in rows)), "0", "0.0%"]
+    assert lines["Summary"][-1] == "n/a", "no row claims: nothing to test, so no 'yes'"
+    assert lines["QA"][2] == str(qa) and lines["QA"][3] == "100.0%"

@@ -13,6 +13,8 @@ from scorer_fakes import FakeLocal
 import trustscore.cli.score as cli_score
 from trustscore import Config, Sample, Scorer, Signal
 from trustscore.cli import main
+from trustscore.fusion.fuser import DefaultFuser
+from trustscore.types import DomainCheck, TrustScore
 
 CTX = ["Dune is a 1965 novel by Frank Herbert."]
 
@@ -83,7 +85,12 @@ def test_scores_a_file_and_carries_extra_fields(
     printed = capsys.readouterr().out
     assert "grounded" in printed and "flaky" in printed
     assert "scored 4, skipped 0 already done" in printed
-    assert "fusion: default:logodds (uncalibrated) for 4 row(s)" in printed
+    assert "fusion: default:logodds for 4 row(s)" in printed
+    assert "calibrated P(trustworthy): 0 of 4 scored row(s)" in printed
+    assert f"not calibrated, 4 row(s): {DefaultFuser.not_calibrated_reason}" in printed
+    assert s0["not_calibrated_reason"] == DefaultFuser.not_calibrated_reason
+    documented = cli_score.__doc__ or ""  # score --help lists every column a row has
+    assert [k for k in s0 if k not in {"label", "task"} and f"``{k}``" not in documented] == []
 
 
 def test_resume_skips_ids_already_written(
@@ -291,4 +298,50 @@ def test_an_output_that_is_not_utf8_is_refused_with_the_byte(
     out = tmp_path / "out.jsonl"
     out.write_bytes(b'{"id": "s0"}\n{"id": "\xff"}\n')
     assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 2
-    assert "byte 21 is not UTF-8" in capsys.readouterr().err
+    assert "out.jsonl:2: byte 9 of the line is not UTF-8" in capsys.readouterr().err
+
+
+def test_the_summary_counts_calibrated_only_the_rows_that_claim_it(tmp_path: Path) -> None:
+    import io
+
+    fusion = "calibrator:mine@0123456789ab"
+    inside = DomainCheck(inside=True, calibrator=fusion)
+    outside = DomainCheck(
+        inside=False,
+        reasons=["response has 1 words; calibration data's 0.5th percentile is 9"],
+        calibrator=fusion,
+    )
+    summary = cli_score.ScoreRunSummary(output=tmp_path / "out.jsonl")
+    summary.add(
+        TrustScore(score=0.8, calibrated=True, signals={}, used_signals=[], fusion=fusion, domain=inside)
+    )
+    summary.add(
+        TrustScore(
+            score=0.7,
+            calibrated=False,
+            signals={},
+            used_signals=[],
+            fusion=fusion,
+            domain=outside,
+            not_calibrated_reason="outside the calibration domain of " + fusion + ": ...",
+        )
+    )
+    summary.add(
+        TrustScore(
+            score=0.6,
+            calibrated=False,
+            signals={},
+            used_signals=[],
+            fusion=fusion,
+            domain=inside,
+            not_calibrated_reason="base rate of your data unknown: adapt it",
+        )
+    )
+    out = io.StringIO()
+    summary.print(out)
+    printed = out.getvalue()
+    assert f"fusion: {fusion} for 3 row(s)" in printed
+    assert "calibrated P(trustworthy): 1 of 3 scored row(s)" in printed
+    assert "not calibrated, 1 row(s): base rate of your data unknown: adapt it" in printed
+    assert "outside the calibration domain: 1 of 3 row(s)" in printed
+    assert "range: response in 1 row(s) (see each row's domain.reasons)" in printed

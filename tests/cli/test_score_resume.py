@@ -12,6 +12,7 @@ import pytest
 from trustscore import Config, Scorer
 from trustscore.cli import main
 from trustscore.cli import score as cli_score
+from trustscore.rows import OutputFile
 from trustscore.testing import FakeVLLMServer, Fault
 
 ROWS = [
@@ -131,29 +132,24 @@ def test_disk_full_or_read_only_output_is_one_line_naming_the_path(
     errno: int, strerror: str,
 ) -> None:
     out = tmp_path / "out.jsonl"
-    real_open = Path.open
+    real_open = OutputFile.open.__func__  # type: ignore[attr-defined]
 
     class Full:
         def __init__(self, f: Any) -> None:
             self.f = f
 
-        def write(self, text: str) -> int:
+        def write(self, data: bytes) -> int:
             raise OSError(errno, strerror)
 
         def __getattr__(self, name: str) -> Any:
             return getattr(self.f, name)
 
-        def __enter__(self) -> Full:
-            return self
+    def fake_open(cls: type[OutputFile], path: Path) -> OutputFile:
+        opened = real_open(cls, path)
+        opened._file = Full(opened._file)  # type: ignore[assignment]
+        return opened
 
-        def __exit__(self, *exc: object) -> None:
-            self.f.close()
-
-    def fake_open(self: Path, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
-        f = real_open(self, mode, *args, **kwargs)
-        return Full(f) if self == out and "a" in mode else f
-
-    monkeypatch.setattr(Path, "open", fake_open)
+    monkeypatch.setattr(OutputFile, "open", classmethod(fake_open))
     assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 1
     err = capsys.readouterr().err
     assert err == f"trustscore: error: {out}: cannot write the results: {strerror}\n"

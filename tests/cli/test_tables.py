@@ -11,8 +11,9 @@ import pytest
 from rich.console import Console
 
 from trustscore.cli import eval as cli_eval
+from trustscore.fusion.claims import ClaimCheck
 from trustscore.fusion.evaluation import evaluate_scored
-from trustscore.fusion.report import macro_table, metrics_table
+from trustscore.fusion.report import claims_table, macro_table, metrics_table
 from trustscore.fusion.scored import read_scored
 from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
 
@@ -55,12 +56,30 @@ def test_metric_tables_render_at_80_columns(scored: Path) -> None:
     assert "AUROC" in text and "Brier" in text and "log_loss" in text
 
 
+def test_a_claim_too_small_to_test_reads_n_a_never_yes() -> None:
+    checks = {
+        name: ClaimCheck(n=200, claimed=claimed, ece_claimed=ece, ece_all=0.1, auroc=0.8, holds=holds)
+        for name, claimed, ece, holds in [
+            ("none", 0, None, True),
+            ("good", 100, 0.05, True),
+            ("bad", 100, 0.3, False),
+        ]
+    }
+    buffer = io.StringIO()
+    Console(file=buffer, width=200).print(claims_table(checks))
+    verdicts = {line.split()[0]: line.split()[-1] for line in buffer.getvalue().splitlines() if line.strip()}
+    narrow = io.StringIO()
+    Console(file=narrow, width=80).print(claims_table(checks))
+    assert "calibrated claims (holds: their ECE m/10 <= 0.1; n/a: under 50 claims)" in narrow.getvalue()
+    assert (verdicts["none"], verdicts["good"], verdicts["bad"]) == ("n/a", "yes", "NO")
+
+
 def test_the_plots_hint_names_the_extra(
     scored: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the extra were not installed
     assert _eval(str(scored), "--plots", str(tmp_path / "plots")) == 2
-    assert "pip install 'trustscore[plots]'" in capsys.readouterr().err
+    assert "pip install '/path/to/trustscore[plots]'" in capsys.readouterr().err
 
 
 def test_eval_file_errors_are_one_line_naming_the_file(

@@ -4,7 +4,6 @@ signals with reasons (never 0), the other judges stand, and cancellation leaves 
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,11 @@ from e2e_helpers import CONTEXT, JUDGES, QUESTION, RESPONSE, Kit, closed_port_ur
 from trustscore import TrustScore
 from trustscore.judges.verdict import CONSTRAINED_WARNING
 from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, Fault, judge_policy
+
+STALL_S = 60.0
+"""A stalled server answers after this long: far past every timeout and budget in these tests."""
+HANG_GUARD_S = 30.0
+"""A call that waited for a stalled server would take STALL_S; the tests fail it well before then."""
 
 pytestmark = pytest.mark.anyio
 
@@ -80,12 +84,11 @@ async def test_a_dropped_connection_is_a_missing_signal(kit: Kit) -> None:
 
 
 async def test_server_slower_than_the_endpoint_timeout(kit: Kit) -> None:
-    kit.engine.faults.add(Fault.delay(5.0), when=is_judge("lynx"))
-    started = time.perf_counter()
-    # Lynx alone on an endpoint with a short timeout, so a loaded machine cannot time out the others.
+    kit.engine.faults.add(Fault.delay(STALL_S), when=is_judge("lynx"))
+    # Lynx alone on an endpoint with a short timeout, so a busy machine cannot time out the others.
     slow = {"base_url": kit.base_url, "model": "fake-judge", "timeout_s": 0.3, "max_retries": 0}
-    result = await score(kit, endpoints={"impatient": slow}, judges={"lynx": {"endpoint": "impatient"}})
-    assert time.perf_counter() - started < 3.0, "the result came back without waiting for the server"
+    with anyio.fail_after(HANG_GUARD_S):  # the result comes back without waiting for the server
+        result = await score(kit, endpoints={"impatient": slow}, judges={"lynx": {"endpoint": "impatient"}})
 
     assert_fused_from_the_rest(result, {"lynx"})
     assert "timeout" in (result.signals["lynx"].error or "").lower()
@@ -94,10 +97,9 @@ async def test_server_slower_than_the_endpoint_timeout(kit: Kit) -> None:
 
 
 async def test_a_judge_timeout_bounds_that_judge_only(kit: Kit) -> None:
-    kit.engine.faults.add(Fault.delay(5.0), when=is_judge("tlm"))
-    started = time.perf_counter()
-    result = await score(kit, judges={"tlm": {"timeout_s": 0.3}})
-    assert time.perf_counter() - started < 3.0
+    kit.engine.faults.add(Fault.delay(STALL_S), when=is_judge("tlm"))
+    with anyio.fail_after(HANG_GUARD_S):
+        result = await score(kit, judges={"tlm": {"timeout_s": 0.3}})
 
     assert_fused_from_the_rest(result, {"tlm"})
     assert result.signals["tlm"].error == "timed out after 0.3s (judges.tlm.timeout_s)"
@@ -105,12 +107,11 @@ async def test_a_judge_timeout_bounds_that_judge_only(kit: Kit) -> None:
 
 
 async def test_the_overall_budget_returns_an_incomplete_result(kit: Kit) -> None:
-    kit.engine.faults.add(Fault.delay(5.0), when=is_judge("chainpoll"))
-    kit.engine.faults.add(Fault.delay(5.0), when=is_judge("tlm"))
-    started = time.perf_counter()
-    async with kit.scorer(kit.config()) as scorer:
-        result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE, budget_s=1.0)
-    assert time.perf_counter() - started < 3.0
+    kit.engine.faults.add(Fault.delay(STALL_S), when=is_judge("chainpoll"))
+    kit.engine.faults.add(Fault.delay(STALL_S), when=is_judge("tlm"))
+    with anyio.fail_after(HANG_GUARD_S):
+        async with kit.scorer(kit.config()) as scorer:
+            result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE, budget_s=1.0)
 
     assert not result.complete
     assert_fused_from_the_rest(result, {"chainpoll", "tlm"})
@@ -135,7 +136,8 @@ async def test_malformed_and_truncated_judge_output_is_missing_never_zero(kit: K
     likert = result.signals["likert"]
     assert CONSTRAINED_WARNING in likert.warnings and likert.usage.requests == 2
     assert "not JSON" in errors["prometheus"]
-    assert result.signals["prometheus"].usage.requests == 1, "a 200 with a broken body is not retried"
+    assert result.signals["prometheus"].usage.requests == 2, "a 200 with a broken body is retried"
+    assert not result.complete and result.incomplete_signals == ["prometheus"], "a rerun may fix it"
 
 
 async def test_rambling_output_gets_its_verdict_as_a_constrained_continuation(kit: Kit) -> None:
@@ -168,6 +170,7 @@ async def test_a_judge_answering_nothing_usable_at_all_is_missing(kit: Kit) -> N
     result = await score(kit)
     assert_fused_from_the_rest(result, {"tlm"})
     assert "neither self-reflection nor consistency" in (result.signals["tlm"].error or "")
+    assert not result.complete and result.incomplete_signals == ["tlm"]
 
 
 async def test_an_unreachable_endpoint_is_missing_with_its_address(fake_vllm: FakeVLLMServer) -> None:
@@ -226,7 +229,7 @@ def server_side_states(port: int) -> list[str] | None:
 
 
 async def test_cancelling_score_mid_flight_exits_promptly_and_leaves_no_tasks(kit: Kit) -> None:
-    kit.engine.faults.add(Fault.delay(10.0))
+    kit.engine.faults.add(Fault.delay(STALL_S))
     tasks_before = len(anyio.get_running_tasks())
     async with kit.scorer(kit.config()) as scorer:
         finished: list[TrustScore] = []
@@ -234,14 +237,12 @@ async def test_cancelling_score_mid_flight_exits_promptly_and_leaves_no_tasks(ki
         async def run() -> None:
             finished.append(await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE))
 
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(run)
-            with anyio.fail_after(5):
+        with anyio.fail_after(HANG_GUARD_S):  # the cancelled score() does not wait for the stalled server
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(run)
                 while len(kit.engine.completion_requests()) < 7:  # every judge has a request in flight
                     await anyio.sleep(0.01)
-            cancelled_at = time.perf_counter()
-            tg.cancel_scope.cancel()
-        assert time.perf_counter() - cancelled_at < 1.0
+                tg.cancel_scope.cancel()
         assert finished == []
         assert len(anyio.get_running_tasks()) == tasks_before, "no task outlives the cancelled score()"
         assert all(r.status is None for r in kit.engine.completion_requests()), "nothing was answered"

@@ -44,7 +44,9 @@ async def test_encoder_signals_are_configured_from_toml(tmp_path: Path) -> None:
     )
     sample = Sample(question="Where?", context=["The Eiffel Tower is in Paris."], response="In Paris.")
     async with Scorer.from_config(toml) as scorer:
-        result = await scorer.score(question=sample.question, context=sample.context, response=sample.response)
+        result = await scorer.score(
+            question=sample.question, context=sample.context, response=sample.response
+        )
     assert set(result.used_signals) == {"lettucedetect", "hhem"}
     assert result.signals["lettucedetect"].version == LettuceDetectSignal(
         LettuceDetectConfig(model=str(lettuce), local_files_only=True)

@@ -11,7 +11,6 @@ pytest.importorskip("peft")
 
 from trustscore.cli import main
 from trustscore.encoders.lettucedetect import format_prompt
-from trustscore.testing.tiny_encoders import save_tiny_lettucedetect
 from trustscore.encoders.train import (
     LabeledRow,
     TrainOptions,
@@ -21,6 +20,7 @@ from trustscore.encoders.train import (
     summarize,
     train_detector,
 )
+from trustscore.testing.tiny_encoders import save_tiny_lettucedetect
 from trustscore.types import Sample
 
 CONTEXT = "The Eiffel Tower is in Paris, the capital of France. Marie Curie won two Nobel prizes."

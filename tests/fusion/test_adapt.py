@@ -10,7 +10,7 @@ import pytest
 
 from tests.fusion.test_domain import with_lengths
 from trustscore.cli import main as cli_main
-from trustscore.fusion.adapt import adapt_model, map_logistic
+from trustscore.fusion.adapt import CLAIM_ROWS, adapt_model, map_logistic
 from trustscore.fusion.errors import CalibratorError
 from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.metrics import ece
@@ -106,3 +106,72 @@ def test_cli_calibrate_adapt_writes_a_loadable_model(
     assert cli_main(["calibrate", "--adapt", str(tmp_path / "nope.json"), str(labeled), "-o", str(out)]) == 2
     assert "does not exist" in " ".join(capsys.readouterr().err.split())
     json.loads(out.read_text())
+
+
+def test_cli_calibrate_adapt_from_plain_labeled_samples_starts_from_the_shipped_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import anyio
+
+    import trustscore.cli.score as cli_score
+    from tests.calibrators.test_shipped import CONTEXT, default_versions, local_pair
+    from trustscore import Config, Scorer
+
+    labeled = tmp_path / "labeled.jsonl"
+    with labeled.open("w", encoding="utf-8") as f:
+        for i in range(30):
+            f.write(
+                json.dumps(
+                    {
+                        "id": f"r{i}",
+                        "question": "When did it open?",
+                        "context": CONTEXT,
+                        "response": f"The footbridge opened in May {1990 + i}.",
+                        "hallucinated": i % 3 == 0,
+                    }
+                )
+                + "\n"
+            )
+    grounded = iter([i % 3 != 0 for i in range(30)])
+
+    def scorer(config: Path | None, *, no_cache: bool) -> Scorer:
+        return Scorer(Config(), local_signals=local_pair(default_versions(), grounded=next(grounded)))
+
+    class OneScorerPerRow:
+        def score_many_sync(self, samples: list, **_: object) -> list:
+            return [anyio.run(scorer(None, no_cache=False).score_sample, s) for s in samples]
+
+    monkeypatch.setattr(cli_score, "build_scorer", lambda config, no_cache: OneScorerPerRow())
+    out = tmp_path / "mine.json"
+    assert cli_main(["calibrate", str(labeled), "--adapt", "-o", str(out)]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "30 labeled rows; adapted calibrator:local_multidomain@" in text
+    assert "mine: claims calibrated on data like these rows" in text
+    model = load_model(out)
+    assert model.name == "mine" and model.not_calibrated_reason is None
+    assert model.training.n == 30
+
+
+def test_cli_calibrate_adapt_refuses_plain_samples_for_a_base_of_your_own(
+    base: FusionModel, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    labeled = tmp_path / "plain.jsonl"
+    labeled.write_text(json.dumps({"question": "q", "response": "r", "hallucinated": True}) + "\n")
+    base_path = save_model(base, tmp_path / "base.json")
+    assert (
+        cli_main(["calibrate", "--adapt", str(base_path), str(labeled), "-o", str(tmp_path / "x.json")]) == 2
+    )
+    err = " ".join(capsys.readouterr().err.split())
+    assert "without signals: score them first with `trustscore score`" in err
+
+
+def test_an_adapted_model_claims_calibrated_only_from_25_labeled_rows(base: FusionModel) -> None:
+    rows = rows_from_dicts(shifted(12, seed=41))
+    few = adapt_model(base, rows[: CLAIM_ROWS - 1])
+    enough = adapt_model(base, rows[:CLAIM_ROWS])
+    assert few.not_calibrated_reason is not None
+    assert f"adapted on {CLAIM_ROWS - 1} labeled rows" in few.not_calibrated_reason
+    assert "adapt again" in few.not_calibrated_reason
+    assert enough.not_calibrated_reason is None
+    signals = rows[0].signals
+    assert few.predict(signals).calibrated is False and enough.predict(signals).calibrated is True

@@ -22,8 +22,8 @@ from trustscore.fusion.fit import fit_calibrator
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, rows_from_dicts
 from trustscore.fusion.store import save_model
+from trustscore.scoring.scorer import Scorer
 from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
-from trustscore.scorer import Scorer
 from trustscore.types import Sample, Signal
 
 pytestmark = pytest.mark.anyio

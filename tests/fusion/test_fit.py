@@ -29,7 +29,11 @@ def pooled_rows(per: int = 300, seed: int = 0) -> list[dict[str, Any]]:
                     "score": None,
                     "calibrated": False,
                     "signals": {
-                        "lynx": {"value": value, "raw": {"offset": offset + rng.normal(0, 0.1)}, "version": "v"},
+                        "lynx": {
+                            "value": value,
+                            "raw": {"offset": offset + rng.normal(0, 0.1)},
+                            "version": "v",
+                        },
                     },
                     "hallucinated": hallucinated,
                     "dataset": dataset,
@@ -54,7 +58,7 @@ def test_pooled_fit_weighs_the_data_set_property_and_per_dataset_intercepts_do_n
     _, pooled, _ = fit(None)
     _, split, report = fit("dataset")
     offset = FEATURES[1]
-    assert abs(dict(zip([f.spec.key for f in pooled.features], pooled.coef))[offset]) > 0.5
+    assert abs(dict(zip([f.spec.key for f in pooled.features], pooled.coef, strict=True))[offset]) > 0.5
     assert abs(report.coefficients[offset]) < 0.15, report.coefficients
     assert report.coefficients[FEATURES[0]] > 1.0, "the signal inside each data set keeps its weight"
     assert len(split.coef) == len(FEATURES), "the per-data-set intercepts are not kept in the model"

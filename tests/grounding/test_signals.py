@@ -16,7 +16,7 @@ from trustscore.grounding import (
     LexicalSupport,
     load_embedder,
 )
-from trustscore.sources import LocalSignal
+from trustscore.signals._protocols import LocalSignal
 from trustscore.types import Sample, Signal
 
 CONTEXT = [

@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from trustscore.deadline import BudgetExceeded, Deadline, bound
+from trustscore.compute.deadline import BudgetExceeded, Deadline, bound
 from trustscore.grounding.text import split_sentences, support_keys, words
 
 # Many dots, few line breaks: the shape that made the abbreviation look-back scan from the start.
 PARAGRAPH = "Dr. Smith paid 1,200 dollars on Jan. 5. It rained in the U.S. that week, e.g. in Ohio. "
 
 
-def test_split_sentences_on_300_kb_is_fast() -> None:
+def test_split_sentences_on_300_kb_of_dotted_text() -> None:
+    """The input that made the quadratic splitter take minutes (its speed is measured by
+    benchmarks.bench_budget, not asserted here)."""
     text = PARAGRAPH * (300_000 // len(PARAGRAPH))
-    began = time.perf_counter()
     pieces = split_sentences(text)
-    elapsed = time.perf_counter() - began
-    # Linear: ~0.2 s here; the quadratic version took minutes on this input.
-    assert elapsed < 5, f"split_sentences took {elapsed:.1f}s on {len(text)} chars"
     assert len(pieces) == 2 * (300_000 // len(PARAGRAPH))
     assert pieces[0].text == "Dr. Smith paid 1,200 dollars on Jan. 5."
 

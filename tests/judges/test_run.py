@@ -25,7 +25,7 @@ from trustscore.judges.lynx import LynxJudge
 from trustscore.judges.prometheus import PrometheusJudge
 from trustscore.judges.tlm import TLMJudge
 from trustscore.llm.protocol import ChatRequest, ChatResult, LLMTimeout, RateLimited, ServerError
-from trustscore.sources import Judge
+from trustscore.signals._protocols import Judge
 from trustscore.types import Sample, Usage
 
 pytestmark = pytest.mark.anyio

@@ -155,10 +155,10 @@ async def test_a_failed_write_is_logged_and_counted_not_raised(
 ) -> None:
     cache = ResponseCache(CacheConfig(directory=tmp_path / "c"))
 
-    def disk_full(key: str, result: ChatResult) -> None:
+    def disk_full() -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(cache, "_put_sync", disk_full)
+    monkeypatch.setattr(cache, "_open", disk_full)
     await cache.put(cache_key(ENDPOINT, REQUEST), RESULT)
     assert (cache.stores, cache.write_errors) == (0, 1)
     assert "No space left on device" in caplog.text
@@ -170,10 +170,10 @@ async def test_a_failed_read_is_a_logged_and_counted_miss(
 ) -> None:
     cache = ResponseCache(CacheConfig(directory=tmp_path / "c"))
 
-    def locked(key: str) -> ChatResult | None:
+    def locked() -> None:
         raise sqlite3.OperationalError("database is locked")
 
-    monkeypatch.setattr(cache, "_get_sync", locked)
+    monkeypatch.setattr(cache, "_open", locked)
     assert await cache.get(cache_key(ENDPOINT, REQUEST)) is None
     assert (cache.hits, cache.read_errors) == (0, 1)
     assert "database is locked" in caplog.text

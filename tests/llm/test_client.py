@@ -115,20 +115,65 @@ async def test_retries_are_bounded_and_the_error_carries_usage() -> None:
     assert info.value.usage.requests == 4 and info.value.status == 502
 
 
-@pytest.mark.parametrize(
-    ("response", "error"),
-    [
-        (httpx.Response(400, json={"error": {"message": "bad request"}}), ClientError),
-        (httpx.Response(200, json={"choices": []}), BadResponse),
-    ],
-)
-async def test_no_retry_on_client_errors_or_bad_responses(
-    response: httpx.Response, error: type[Exception]
-) -> None:
-    server = Server(response)
-    with pytest.raises(error):
+async def test_no_retry_on_client_errors() -> None:
+    server = Server(httpx.Response(400, json={"error": {"message": "bad request"}}))
+    with pytest.raises(ClientError):
         await client(server).generate(REQUEST)
     assert len(server.requests) == 1
+
+
+def logprob_answer(value: Any) -> httpx.Response:
+    entry = {"token": "PASS", "logprob": value, "top_logprobs": [{"token": "PASS", "logprob": value}]}
+    body = {
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "PASS"},
+                     "logprobs": {"content": [entry]}, "finish_reason": "stop"}],
+    }  # fmt: skip
+    text = json.dumps(body).replace('"NAN"', "NaN").replace('"-INF"', "-Infinity")
+    return httpx.Response(200, content=text.encode(), headers={"content-type": "application/json"})
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        httpx.Response(200, json={"choices": []}),
+        httpx.Response(200, json={"object": "list"}),
+        httpx.Response(200, content=b"<html>502 Bad Gateway</html>"),
+        logprob_answer("NAN"),
+        logprob_answer("-INF"),
+        logprob_answer(50.0),
+    ],
+    ids=["no-choices", "no-choices-key", "not-json", "nan-logprob", "-inf-logprob", "+50-logprob"],
+)
+async def test_a_200_that_is_not_a_valid_answer_is_a_server_fault_retried_then_raised_never_cached(
+    response: httpx.Response, tmp_path: Path
+) -> None:
+    server = Server(response)
+    cache = ResponseCache(CacheConfig(directory=tmp_path / "c"))
+    with pytest.raises(BadResponse) as info:
+        await client(server, cache).generate(REQUEST)
+    assert len(server.requests) == 4  # 1 + max_retries
+    assert info.value.retryable and cache.stores == 0
+    server = Server(response, ok())
+    assert (await client(server).generate(REQUEST)).text == "PASS"
+    cache.close()
+
+
+async def test_a_logprob_that_rounds_just_above_zero_reads_as_zero() -> None:
+    result = await client(Server(logprob_answer(1e-6))).generate(REQUEST)
+    assert result.choices[0].logprobs is not None and result.choices[0].logprobs[0].logprob == 0.0
+
+
+async def test_a_lone_surrogate_in_server_text_becomes_a_replacement_character_and_is_cached(
+    tmp_path: Path,
+) -> None:
+    body = json.dumps({"choices": [{"index": 0, "message": {"role": "assistant", "content": "PASS \ud800"}}]})
+    assert "\\ud800" in body  # json.dumps writes the lone surrogate as its JSON escape
+    server = Server(httpx.Response(200, content=body.encode(), headers={"content-type": "application/json"}))
+    cache = ResponseCache(CacheConfig(directory=tmp_path / "c"))
+    result = await client(server, cache).generate(REQUEST)
+    assert result.text == "PASS \ufffd" and cache.stores == 1 and cache.write_errors == 0
+    assert (await client(server, cache).generate(REQUEST)).text == "PASS \ufffd"
+    cache.close()
 
 
 async def test_retry_after_is_honoured() -> None:

@@ -7,7 +7,9 @@ import random
 
 import anyio
 import pytest
+from fake_clock import Clock
 
+import trustscore.llm.limits
 from trustscore.llm.limits import AdaptiveLimiter, RetryPolicy, is_overload
 from trustscore.llm.protocol import BadResponse, ClientError, LLMTimeout, RateLimited, ServerError
 
@@ -132,7 +134,7 @@ def test_retry_policy_bounds_and_retryable_only() -> None:
     assert policy.should_retry(LLMTimeout("x"), 1)
     assert not policy.should_retry(LLMTimeout("x"), 2)
     assert not policy.should_retry(ClientError("bad", status=400), 0)
-    assert not policy.should_retry(BadResponse("junk"), 0)
+    assert policy.should_retry(BadResponse("junk"), 0)  # a 200 that is no answer: a server fault
     with pytest.raises(ValueError):
         RetryPolicy(max_retries=-1)
 
@@ -153,18 +155,24 @@ def test_retry_after_is_honoured_and_capped() -> None:
     assert policy.delay(RateLimited("x", retry_after=3600.0), 0) == 10.0
     assert 1.0 <= policy.delay(ServerError("x", status=503, retry_after=1.0), 5) <= 1.1
 
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The limiter's clock, moved by the test instead of waited out."""
+    return Clock().install(trustscore.llm.limits, monkeypatch)
+
+
 async def overload(limiter: AdaptiveLimiter, retry_after: float | None) -> None:
     async with limiter.slot() as permit:
         permit.overloaded(retry_after)
 
 
-async def test_overloads_inside_the_retry_after_of_the_cut_halve_only_once() -> None:
+async def test_overloads_inside_the_retry_after_of_the_cut_halve_only_once(clock: Clock) -> None:
     limiter = AdaptiveLimiter(16, 16)
     await overload(limiter, retry_after=0.2)
     assert limiter.limit == 8
     await overload(limiter, retry_after=0.2)  # a new epoch, but the same overload the server announced
     assert limiter.limit == 8
-    await anyio.sleep(0.25)
+    clock.advance(0.25)
     await overload(limiter, retry_after=None)
     assert limiter.limit == 4, "after the window an overload cuts again"
     await overload(limiter, retry_after=None)

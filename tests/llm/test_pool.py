@@ -9,8 +9,10 @@ from collections.abc import Callable
 
 import anyio
 import pytest
+from fake_clock import Clock
 from pydantic import ValidationError
 
+import trustscore.llm.pool
 from trustscore.llm.cache import cache_key
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
@@ -22,6 +24,12 @@ from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, Fault, L
 pytestmark = pytest.mark.anyio
 
 Factory = Callable[..., FakeVLLMServer]
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The pool's clock (ejection probes), moved by the test instead of waited out."""
+    return Clock().install(trustscore.llm.pool, monkeypatch)
 
 
 def echo(request: FakeRequest) -> FakeAnswer:
@@ -187,7 +195,9 @@ async def test_server_errors_fail_over_without_using_a_retry(fake_vllm_factory: 
     await llm.aclose()
 
 
-async def test_an_ejected_replica_returns_after_a_healthy_probe(fake_vllm_factory: Factory) -> None:
+async def test_an_ejected_replica_returns_after_a_healthy_probe(
+    fake_vllm_factory: Factory, clock: Clock
+) -> None:
     first, second = fake_vllm_factory(echo), fake_vllm_factory(echo)
     port = first.port
     first.stop()
@@ -205,7 +215,7 @@ async def test_an_ejected_replica_returns_after_a_healthy_probe(fake_vllm_factor
     replica = llm.pool.replicas[0]
     assert replica.ejected and served(second) == 30
     revived = fake_vllm_factory(echo, port=port)
-    await anyio.sleep(0.1)
+    clock.advance(1.0)  # past health_interval_s: the next call probes the ejected replica
     for i in range(40):
         with Ticket():
             await llm.generate(ask(f"r{i}"))
@@ -215,7 +225,7 @@ async def test_an_ejected_replica_returns_after_a_healthy_probe(fake_vllm_factor
 
 
 async def test_a_replica_that_hangs_mid_run_is_ejected_its_work_moves_and_it_returns(
-    fake_vllm_factory: Factory,
+    fake_vllm_factory: Factory, clock: Clock
 ) -> None:
     servers = [fake_vllm_factory(echo, latency=LatencyModel(overhead_s=0.01, capacity=4)) for _ in range(3)]
     endpoint = pool_endpoint(
@@ -223,7 +233,7 @@ async def test_a_replica_that_hangs_mid_run_is_ejected_its_work_moves_and_it_ret
         initial_concurrency=4,
         max_concurrency=4,
         max_retries=0,  # only moving a timed-out call to another replica can save it
-        timeout_s=1.0,  # far above a call's time on a loaded box, so only the hung replica times out
+        timeout_s=1.0,  # far above a call's time on a busy machine, so only the hung replica times out
         eject_after_failures=2,
         health_interval_s=0.05,
     )
@@ -260,7 +270,7 @@ async def test_a_replica_that_hangs_mid_run_is_ejected_its_work_moves_and_it_ret
     assert answered == 240 and hung.ejected
 
     victim.resume()
-    await anyio.sleep(0.1)
+    clock.advance(1.0)  # past health_interval_s: the next call probes the victim again
     before = hung.served
     with anyio.fail_after(30):
         async with anyio.create_task_group() as tg:

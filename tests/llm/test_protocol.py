@@ -23,7 +23,9 @@ MESSAGES = [Message(role="user", content="hi")]
         ({"n": 3, "temperature": 0.0}, "set temperature > 0 or n = 1"),
     ],
 )
-def test_sampling_parameters_outside_vllms_bounds_are_refused(settings: dict[str, float], message: str) -> None:
+def test_sampling_parameters_outside_vllms_bounds_are_refused(
+    settings: dict[str, float], message: str
+) -> None:
     with pytest.raises(ValidationError, match=message):
         ChatRequest(messages=MESSAGES, **settings)  # type: ignore[arg-type]
 

@@ -66,6 +66,24 @@ def test_foreign_output_is_refused_not_touched(tmp_path: Path) -> None:
         previous_rows(str(file_output), "jsonl")
 
 
+def test_a_stray_file_in_the_output_directory_is_never_cut_or_removed(tmp_path: Path) -> None:
+    jsonl = tmp_path / "out.jsonl"
+    jsonl.mkdir()
+    (jsonl / "a.jsonl").write_text(json.dumps({"id": "r1"}) + "\n")
+    notes = jsonl / "notes.jsonl"
+    notes.write_bytes(b'{"id": "r2"}\nmy notes, no final newline')
+    with pytest.raises(UsageError, match="last line is not a trustscore result row"):
+        previous_rows(str(jsonl), "jsonl")
+    assert notes.read_bytes() == b'{"id": "r2"}\nmy notes, no final newline'
+    parquet = tmp_path / "out.parquet"
+    parquet.mkdir()
+    stray = parquet / "photo.parquet"
+    stray.write_bytes(b"\xff\xd8 not parquet at all")
+    with pytest.raises(UsageError, match="not a Parquet file"):
+        previous_rows(str(parquet), "parquet")
+    assert stray.exists()
+
+
 def test_drop_rows_rewrites_only_the_files_holding_them(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     out.mkdir()

@@ -415,7 +415,7 @@ def test_duplicate_ids_are_refused_before_anything_is_scored(
     local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = write_config(tmp_path, fake_vllm.base_url)
-    items = rows(5) + [rows(3)[2]]
+    items = [*rows(5), rows(3)[2]]
     source = write_jsonl(tmp_path / "in.jsonl", items)
     assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1") == 2
     assert "id(s) 'r2' occur more than once" in capsys.readouterr().err

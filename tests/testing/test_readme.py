@@ -28,4 +28,4 @@ def test_the_complete_user_test_passes(pytester: pytest.Pytester) -> None:
 def test_the_policy_and_fault_snippets_run(fake_vllm: object) -> None:
     server = fake_vllm
     for block in _code_blocks()[:2]:
-        exec(compile(block, str(README), "exec"), {"server": server})  # noqa: S102
+        exec(compile(block, str(README), "exec"), {"server": server})

@@ -272,12 +272,12 @@ async def test_rate_limit_server_error_unavailable(server: FakeVLLMServer, http:
 async def test_delay_outlasts_a_client_deadline_and_the_server_stays_usable(
     server: FakeVLLMServer, http: httpx.AsyncClient
 ) -> None:
-    server.faults.add(Fault.delay(5.0), first=1)
+    server.faults.add(Fault.delay(60.0), first=1)
     with pytest.raises(httpx.ReadTimeout):
         await http.post("/chat/completions", json=_chat("x"), timeout=0.2)
-    start = time.monotonic()
-    ok = await http.post("/chat/completions", json=_chat("x"))
-    assert ok.status_code == 200 and time.monotonic() - start < 1.0
+    with anyio.fail_after(30):  # answered without waiting out the first request's delay
+        ok = await http.post("/chat/completions", json=_chat("x"))
+    assert ok.status_code == 200
 
 
 async def test_delay_then_normal_answer(server: FakeVLLMServer, http: httpx.AsyncClient) -> None:
@@ -306,7 +306,9 @@ async def test_a_hung_server_holds_every_request_until_it_resumes(
             late.append((await http.post("/chat/completions", json=_chat("y"))).status_code)
 
         tg.start_soon(held)
-        await anyio.sleep(0.2)
+        with anyio.fail_after(10):
+            while len(server.requests) < 3:  # the server has received the third request and holds it
+                await anyio.sleep(0.01)
         assert late == []
         server.resume()
     assert late == [200]  # the held request is answered once the server resumes
@@ -402,7 +404,7 @@ async def test_capacity_queues_requests_and_counts_busy_time(fake_vllm_factory) 
     assert stats.max_concurrency == 2 and stats.max_queued >= 3
     assert wall >= 0.3 - 0.02  # 6 requests, 2 at a time, 0.1 s each
     assert stats.busy_s == pytest.approx(0.6)
-    # Utilisation is busy time over slot time; the wall clock of a loaded box only bounds it above.
+    # Utilisation is busy time over slot time; the wall clock of a busy machine only bounds it above.
     assert stats.utilisation(0.6, 2) == pytest.approx(0.5)
     assert 0.0 < stats.utilisation(wall, 2) <= 1.0
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from trustscore.testing.tiny import save_tiny_model
 from trustscore.types import Sample
 from trustscore.whitebox.aarf import AARFSettings, Intervention, generate_with_aarf, load_for_aarf
 from trustscore.whitebox.model import build_prompt
@@ -15,7 +16,6 @@ from trustscore.whitebox.profile import (
     RedeepProfile,
     TrainingSummary,
 )
-from trustscore.testing.tiny import save_tiny_model
 
 torch = pytest.importorskip("torch")
 

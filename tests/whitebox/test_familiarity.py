@@ -353,7 +353,7 @@ def test_suffix_alignment_reads_sentencepiece_tokens_and_refuses_a_mismatch() ->
 
 
 def test_the_signal_is_a_local_signal() -> None:
-    from trustscore.sources import LocalSignal
+    from trustscore.signals._protocols import LocalSignal
 
     signal = remote_signal(FakeLLM())
     assert isinstance(signal, LocalSignal) and signal.name == "familiarity"

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from trustscore.hashing import canonical_json, sha256_hex
+from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.whitebox.profile import (
     LogisticCombination,
     ModelIdentity,

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from trustscore.sources import LocalSignal
+from trustscore.signals._protocols import LocalSignal
 from trustscore.testing.tiny import save_tiny_model
 from trustscore.types import Sample, Signal
 from trustscore.whitebox.config import WhiteboxConfig

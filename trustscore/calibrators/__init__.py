@@ -7,8 +7,10 @@ keeps the uncalibrated default (log-odds) fusion, so a calibrator is never appli
 was not fitted on.
 
 ``local_multidomain.json``: lexical + embedding grounding fitted on 1,200 responses from six public
-sets (RAGTruth QA / Summary / Data2txt, FRANK, XSumFaith, FactCC); how it was fitted, its calibration
-domain, and how well it does on domains it never saw is in ``calibration/README.md``.
+sets (RAGTruth QA / Summary / Data2txt, FRANK, XSumFaith, FactCC). It ranks, and never claims
+calibrated: its results carry ``not_calibrated_reason`` (the user's base rate is unknown; a few labeled
+rows fix it, ``trustscore calibrate LABELED.jsonl --adapt``). How it was fitted, its calibration domain,
+and how well it does on domains it never saw: ``calibration/README.md`` and ``docs/calibration.md``.
 """
 
 from __future__ import annotations

@@ -4,14 +4,24 @@ Fits the fused model (stacked L2 logistic regression over signal features, see
 ``trustscore.fusion.fit``) on the output of ``trustscore score``, prints its grouped
 cross-validated metrics, and writes the calibrator JSON that ``fusion.calibrator`` loads.
 
-``trustscore calibrate --adapt BASE.json LABELED.jsonl -o NEW.json`` instead recalibrates an existing
-model on a few labeled rows of your domain (50-500; ``trustscore.fusion.adapt``): the base model's
-coefficients are refitted under a prior centred on them, so mostly the intercept moves.
+``trustscore calibrate LABELED.jsonl --adapt -o NEW.json`` instead recalibrates a fitted model on a few
+labeled rows of your data (25-500; ``trustscore.fusion.adapt``): the base model's coefficients are
+refitted under a prior centred on them, so mostly the intercept moves (your data's base rate). Without a
+value ``--adapt`` starts from the shipped offline calibrator, and LABELED may be plain samples
+(``question``, ``context``, ``response`` and the label): they are scored with the offline default first.
+``--adapt BASE.json`` starts from your own calibrator instead; LABELED is then the output of
+``trustscore score`` run with the configuration BASE was fitted on.
+
+``trustscore calibrate --cascade --config trustscore.toml SCORED.jsonl -o cascade.json`` fits the
+config's ``[cascade]`` stages instead: each stage's calibrator and the bands that save the most judge
+requests within a quality loss you set (``--max-auroc-loss``, default 0.01; docs/cascade.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,33 +29,46 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from trustscore.cli.calibrate_cascade import add_arguments as add_cascade_arguments
+from trustscore.cli.calibrate_cascade import run_cascade
 from trustscore.cli.eval import add_label_arguments
+from trustscore.cli.help_text import plain
+from trustscore.errors import InputError
 from trustscore.fusion.fit import FitOptions, fit_calibrator
-from trustscore.fusion.model import CalibratorError
+from trustscore.fusion.model import CalibratorError, FusionModel
 from trustscore.fusion.report import macro_table, metrics_table, polarity_note
-from trustscore.fusion.scored import read_scored
+from trustscore.fusion.scored import ScoredRow, read_scored, rows_from_dicts
 from trustscore.fusion.store import save_model
 
 __all__ = ["add_parser", "run"]
 
 _KINDS = ("platt", "temperature", "beta", "isotonic")
+SHIPPED = "shipped"
+"""``--adapt`` without a value: the shipped calibrator of the signals the rows were scored with."""
 
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "calibrate",
         help="fit a calibrated fusion model on a scored JSONL",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("scored", type=Path, help="JSONL written by `trustscore score`")
+    p.add_argument(
+        "scored",
+        type=Path,
+        help="JSONL written by `trustscore score` (with --adapt and no BASE: plain labeled samples too)",
+    )
     p.add_argument("-o", "--output", type=Path, required=True, help="calibrator JSON to write")
     p.add_argument(
         "--adapt",
-        type=Path,
+        nargs="?",
+        const=SHIPPED,
         default=None,
         metavar="BASE.json",
-        help="recalibrate this fitted model on the (few) labeled rows of SCORED instead of fitting anew",
+        help="recalibrate a fitted model on the (few) labeled rows of SCORED instead of fitting anew: "
+        "BASE.json, or without a value the shipped offline calibrator (SCORED may then be unscored "
+        "samples with their label; they are scored with the offline default first)",
     )
     add_label_arguments(p)
     p.add_argument(
@@ -68,7 +91,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--post-hoc", choices=_KINDS, default=None, help="calibrate the fused score on a held-out split"
     )
-    p.add_argument("--post-hoc-fraction", type=float, default=0.25)
+    p.add_argument(
+        "--post-hoc-fraction",
+        type=float,
+        default=0.25,
+        help="share of the rows (whole groups) held out to fit --post-hoc on (default 0.25)",
+    )
     p.add_argument(
         "--monotone",
         action="store_true",
@@ -81,10 +109,62 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         help="fit with one intercept per value of this column (e.g. dataset), so the weights do not learn "
         "which data set hallucinates more; the calibrator keeps one shared intercept",
     )
-    p.add_argument("--folds", type=int, default=5)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--folds", type=int, default=5, help="cross-validation folds (default 5)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the fold and held-out splits (default 0)")
+    add_cascade_arguments(p)
     p.set_defaults(run=run)
     return p
+
+
+def _is_scored(path: Path) -> bool:
+    """Whether the first row of ``path`` is a scored row (it has ``signals``)."""
+    try:
+        with path.open(encoding="utf-8") as f:
+            first = next((line for line in f if line.strip()), "{}")
+    except FileNotFoundError:
+        raise InputError(f"labeled file {path} does not exist") from None
+    try:
+        data = json.loads(first)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: the first row is not valid JSON ({e.msg})") from None
+    return isinstance(data, dict) and "signals" in data
+
+
+def labeled_rows(path: Path, *, shipped_base: bool) -> list[ScoredRow]:
+    """The labeled rows to adapt on: read as scored, or (plain samples, adapting the shipped
+    calibrator) scored here first with the offline default."""
+    if _is_scored(path):
+        return read_scored(path)
+    if not shipped_base:
+        raise InputError(
+            f"{path} holds samples without signals: score them first with `trustscore score` and the "
+            "configuration your base calibrator was fitted on, or adapt the shipped calibrator (--adapt "
+            "without a value)"
+        )
+    from trustscore.cli.score import build_scorer, read_input
+    from trustscore.rows import result_row
+
+    inputs = read_input(path)
+    scorer = build_scorer(None, no_cache=False)
+    results = scorer.score_many_sync([r.sample for r in inputs], progress=True)
+    return rows_from_dicts(
+        result_row(r.sample.id or "", res, r.carried) for r, res in zip(inputs, results, strict=True)
+    )
+
+
+def shipped_base(rows: Sequence[ScoredRow]) -> FusionModel:
+    """The shipped calibrator fitted on the signals (at the versions) these rows were scored with."""
+    from trustscore.calibrators import shipped_calibrator
+
+    versions = {n: s.version for r in rows for n, s in r.signals.items() if s.value is not None}
+    model = shipped_calibrator(versions)
+    if model is None:
+        raise InputError(
+            f"no shipped calibrator was fitted on the signals these rows carry ({versions}); the shipped "
+            "one reads the offline default's lexical and embedding signals (install the embedding extra), "
+            "or pass --adapt BASE.json"
+        )
+    return model
 
 
 def run_adapt(args: argparse.Namespace) -> int:
@@ -98,8 +178,8 @@ def run_adapt(args: argparse.Namespace) -> int:
     out = Console()
     err = Console(stderr=True)
     try:
-        base = load_model(args.adapt)
-        rows = read_scored(args.scored)
+        rows = labeled_rows(args.scored, shipped_base=args.adapt == SHIPPED)
+        base = load_model(args.adapt) if args.adapt != SHIPPED else shipped_base(rows)
         model = adapt_model(
             base,
             rows,
@@ -127,11 +207,15 @@ def run_adapt(args: argparse.Namespace) -> int:
         )
     )
     out.print(f"intercept {base.intercept:+.3f} -> {model.intercept:+.3f}", highlight=False)
+    claim = model.not_calibrated_reason or "claims calibrated on data like these rows (inside its domain)"
+    out.print(f"{model.name}: {claim}", highlight=False, soft_wrap=True)
     out.print(f"wrote {path} ({model.description})", highlight=False)
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.cascade:
+        return run_cascade(args)
     if args.adapt is not None:
         return run_adapt(args)
     out = Console()

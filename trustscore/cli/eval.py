@@ -1,7 +1,9 @@
 """``trustscore eval SCORED.jsonl --label hallucinated [--by task] [--plots DIR]``.
 
 Reads the output of ``trustscore score`` (never calls an LLM) and prints, for the fused score and
-for every signal, AUROC, PR-AUC, ECE, Brier, log loss and F1 pooled, per group and macro-averaged.
+for every signal, AUROC, PR-AUC, ECE, Brier, log loss and F1 pooled, per group and macro-averaged;
+first, how many rows claim a calibrated score and whether that claim holds, per value of ``--by``
+(a task or data set column: the promise is per kind of data, never pooled).
 """
 
 from __future__ import annotations
@@ -13,9 +15,10 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
+from trustscore.cli.help_text import plain
 from trustscore.fusion.domain import outside_count
 from trustscore.fusion.evaluation import FUSED, evaluate_scored
-from trustscore.fusion.report import macro_table, metrics_table, polarity_note
+from trustscore.fusion.report import claims_table, macro_table, metrics_table, polarity_note
 from trustscore.fusion.scored import read_scored
 
 __all__ = ["add_parser", "run"]
@@ -36,12 +39,17 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "eval",
         help="metrics of each signal and of the fused score on a scored JSONL",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("scored", type=Path, help="JSONL written by `trustscore score`")
     add_label_arguments(p)
-    p.add_argument("--by", default=None, help="also report per value of this column (e.g. task) and macro")
+    p.add_argument(
+        "--by",
+        default=None,
+        help="also report per value of this column (e.g. task or dataset) and macro; the calibrated "
+        "claim is checked per value",
+    )
     p.add_argument(
         "--plots", type=Path, default=None, metavar="DIR", help="write reliability.png and roc.png here"
     )
@@ -85,6 +93,12 @@ def run(args: argparse.Namespace) -> int:
             "their scores are not claimed calibrated",
             highlight=False,
         )
+    if result.claims is not None:
+        c = result.claims
+        out.print(
+            f"claimed calibrated: {c.claimed} of {c.n} scored rows ({c.claimed_share:.1%})", highlight=False
+        )
+        out.print(claims_table({**result.claims_by, "all rows": c}))
     names = list(result.reports)
     out.print(metrics_table("pooled", {n: result.reports[n].pooled for n in names}))
     if args.by:

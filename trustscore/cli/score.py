@@ -8,80 +8,66 @@ through untouched into the output row, so ``trustscore eval`` can read labels la
 The whole input is checked before anything is scored: a bad line stops the run with its line
 number (nothing is silently skipped, so an evaluation never quietly loses rows). The file is then
 read again a row at a time into ``Scorer.stream``, so memory does not grow with it (only the ids
-are kept, compactly: duplicates and resume need them).
+are kept, compactly: duplicates and resume need them). IN may be a pipe or ``-`` (standard input):
+it is read once. What each odd input gets: docs/limits.md.
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
-``id``, ``score``, ``calibrated``, ``fusion``, ``used_signals``, ``signals`` ({name: Signal}),
-``usage``, ``complete``, ``incomplete_signals``, ``seconds``, then the carried-through fields.
+``id``, ``score``, ``calibrated``, ``not_calibrated_reason``, ``fusion``, ``used_signals``, ``signals``
+({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``, ``seconds``, ``domain`` (whether the
+row lies inside the calibration domain, and why not), ``cascade`` (the stage a row stopped at and the
+signals it skipped, with a ``[cascade]``), then the carried-through fields.
 
 Resume: re-running with the same output file skips the ids whose row is complete, so an
 interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
 reason a rerun may fix (cut by the budget; judge server unreachable, overloaded or slow; API key
 unset or refused). Incomplete rows are kept and counted; ``--retry-incomplete`` drops them from the
 output and scores those samples again. When every judge failed on every row for such a reason the
-run exits with status 1 and says why. The output may not be the input file.
+run exits with status 1 and says why. The output may not be the input file; it must be new, empty
+or a trustscore output (anything else is refused untouched), and one run at a time writes it.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Iterable, Iterator, Sequence
 from typing import IO, Any
 
 import anyio
 
-from trustscore.cli.ids import IdIndex
+from trustscore.cli.cascade_spend import CascadeSpend
+from trustscore.cli.help_text import plain
 from trustscore.cli.usage import UsageError
-from trustscore.hashing import canonical_json, short_hash
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
-from trustscore.scorer import Scorer, validate_sample
+from trustscore.rows import IdIndex, InputFile, InputRow, OutputFile, result_row
 from trustscore.scoring.batch import ProgressBar
-from trustscore.types import Sample, TrustScore, Usage, find_bad_text, text_problem
+from trustscore.scoring.scorer import OUTSIDE_DOMAIN, Scorer
+from trustscore.types import Sample, TrustScore, Usage
 
 __all__ = [
-    "InputFile",
-    "InputRow",
     "ScoreRunSummary",
     "add_parser",
     "build_scorer",
-    "done_ids",
-    "previous_rows",
+    "check_output_path",
     "read_input",
-    "result_row",
     "score_file",
 ]
-
-SAMPLE_FIELDS = ("question", "context", "response", "id")
-RESULT_FIELDS = (
-    "id",
-    "score",
-    "calibrated",
-    "fusion",
-    "used_signals",
-    "signals",
-    "usage",
-    "complete",
-    "incomplete_signals",
-    "seconds",
-    "domain",
-)
 
 
 def add_parser(subcommands: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subcommands.add_parser(
         "score",
         help="score a JSONL file of samples (resumable)",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("input", type=Path, help="JSONL: question, context, response[, id, any other fields]")
+    parser.add_argument(
+        "input", type=Path, help="JSONL: question, context, response[, id, any other fields]; - reads stdin"
+    )
     parser.add_argument(
         "-o", "--output", type=Path, required=True, help="JSONL results, appended (resumable)"
     )
@@ -152,184 +138,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def check_output_path(input_path: Path, output: Path) -> None:
-    """Refuse an output that is a directory or the input file itself (resuming it would score nothing)."""
-    if output.is_dir():
-        raise UsageError(f"-o {output} is a directory; give the path of a JSONL file to write")
-    same = output.resolve() == input_path.resolve()
-    if not same and output.exists() and input_path.exists():
-        same = output.samefile(input_path)
+    """Refuse an output that is the input file itself (resuming it would score nothing)."""
+    if str(input_path) == "-":
+        return
+    try:
+        same = output.resolve() == input_path.resolve()
+        if not same and output.exists() and input_path.exists():
+            same = output.samefile(input_path)
+    except (OSError, RuntimeError):  # a symlink loop: reading or opening it says so
+        return
     if same:
         raise UsageError(f"-o {output} is the input file; write the results to another file")
-
-
-# -- input ------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class InputRow:
-    line: int
-    sample: Sample
-    carried: dict[str, Any]
-    """Fields other than question/context/response/id, copied into the output row as they are."""
-
-
-class InputFile:
-    """A checked input file, read again lazily (one row at a time) each time it is iterated, so a
-    run's memory does not grow with the file. Only the ids are kept (resume needs them), each with the
-    line it is on."""
-
-    def __init__(self, path: Path, ids: IdIndex) -> None:
-        self.path = path
-        self.ids = ids
-
-    @classmethod
-    def check(cls, path: Path) -> InputFile:
-        """Validate every line; the first problem raises UsageError with its line number."""
-        first_line_of = IdIndex()
-        for number, row in _rows(path):
-            previous = first_line_of.add(row.sample.id or "", number)
-            if previous is not None:
-                raise UsageError(
-                    f"{path}:{number}: id {row.sample.id!r} already used on line {previous}; ids must be "
-                    f"unique (they are how an interrupted run resumes)"
-                )
-        if not first_line_of:
-            raise UsageError(f"input file {path} has no samples (expected one JSON object a line)")
-        return cls(path, first_line_of)
-
-    def __iter__(self) -> Iterator[InputRow]:
-        for _, row in _rows(self.path):
-            yield row
 
 
 def read_input(path: Path) -> list[InputRow]:
     """Every row of a checked input file, in a list (for small files; the CLI streams them)."""
     return list(InputFile.check(path))
-
-
-def _rows(path: Path) -> Iterator[tuple[int, InputRow]]:
-    """(line number, row) for each non-blank line, parsed and validated as it is read."""
-    try:
-        with path.open(encoding="utf-8") as f:
-            for number, line in enumerate(f, start=1):
-                if line.strip():
-                    yield number, _parse_row(path, number, line)
-    except FileNotFoundError:
-        raise UsageError(f"input file {path} does not exist") from None
-    except UnicodeDecodeError as e:
-        raise UsageError(f"input file {path} is not UTF-8 text ({e})") from None
-
-
-def _parse_row(path: Path, number: int, line: str) -> InputRow:
-    where = f"{path}:{number}"
-    try:
-        return _parse_object(where, number, line)
-    except RecursionError:
-        raise UsageError(f"{where}: JSON nested too deeply to be a sample") from None
-
-
-def _parse_object(where: str, number: int, line: str) -> InputRow:
-    try:
-        data = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
-    if not isinstance(data, dict):
-        raise UsageError(f"{where}: expected a JSON object with question, context and response")
-    clashes = [k for k in data if k in RESULT_FIELDS and k != "id"]
-    if clashes:
-        raise UsageError(f"{where}: field(s) {clashes} would be overwritten by the result; rename them")
-    carried = {k: v for k, v in data.items() if k not in SAMPLE_FIELDS}
-    # Checked here so the message names the JSONL field; a lone surrogate would otherwise abort
-    # the output write of this row and of every resume after it.
-    for key, value in carried.items():
-        shown = key.encode("utf-8", "backslashreplace").decode()
-        if problem := text_problem(key):
-            raise UsageError(f"{where}: field name {shown!r} {problem}")
-        if found := find_bad_text(value, f"field {shown!r}"):
-            raise UsageError(f"{where}: {found}")
-    fields = {k: data[k] for k in SAMPLE_FIELDS if k in data}
-    if isinstance(fields.get("id"), int) and not isinstance(fields["id"], bool):
-        fields["id"] = str(fields["id"])
-    try:
-        sample = validate_sample({**fields, "metadata": carried}, where="")
-    except ValueError as e:
-        raise UsageError(f"{where}: {e}") from None
-    if sample.id is None:
-        content = canonical_json(
-            {"question": sample.question, "context": sample.context, "response": sample.response}
-        )
-        sample = sample.model_copy(update={"id": short_hash(content, 16)})
-    return InputRow(line=number, sample=sample, carried=carried)
-
-
-# -- output -----------------------------------------------------------------------------------
-
-
-def done_ids(path: Path) -> set[str]:
-    """Ids whose row in an earlier run's output is complete (see :func:`previous_rows`)."""
-    return {i for i, complete in previous_rows(path).items() if complete}
-
-
-def previous_rows(path: Path) -> IdIndex:
-    """Id -> complete (1) or not (0), for each row of an earlier run's output, read a line at a time.
-    A torn last line (the run was killed mid-write) is cut off. A row written before ``complete``
-    existed counts as complete; of two rows with one id, the later one counts."""
-    ids = IdIndex()
-    if not path.exists():
-        return ids
-    _cut_torn_line(path)
-    with path.open("rb") as f:
-        offset = 0
-        for number, raw in enumerate(f, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise UsageError(
-                    f"{path}: byte {offset + e.start} is not UTF-8, so this is not a trustscore output; "
-                    "write to a new file"
-                ) from None
-            offset += len(raw)
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                ids.set(str(row["id"]), int(row.get("complete", True) is True))
-            except (json.JSONDecodeError, KeyError, TypeError, AttributeError, RecursionError):
-                raise UsageError(
-                    f"{path}:{number}: not a trustscore result row; "
-                    "fix or remove that line, or write to a new file"
-                ) from None
-    return ids
-
-
-def _cut_torn_line(path: Path) -> None:
-    """Truncate ``path`` after its last newline, if anything follows it."""
-    with path.open("rb") as f:
-        end = f.seek(0, os.SEEK_END)
-        if end == 0:
-            return
-        f.seek(end - 1)
-        if f.read(1) == b"\n":
-            return
-        keep, block = end, 1 << 16
-        while keep > 0:  # scan back for the last newline, a block at a time
-            start = max(0, keep - block)
-            f.seek(start)
-            found = f.read(keep - start).rfind(b"\n")
-            if found >= 0:
-                keep = start + found + 1
-                break
-            keep = start
-    print(f"trustscore: {path}: dropping an incomplete last line (interrupted write)", file=sys.stderr)
-    with path.open("r+b") as f:
-        f.truncate(keep)
-
-
-def result_row(sample_id: str, result: TrustScore, carried: dict[str, Any]) -> dict[str, Any]:
-    dumped = result.model_dump(mode="json")
-    row = {"id": sample_id, **{k: dumped[k] for k in RESULT_FIELDS if k != "id"}}
-    row.update(carried)
-    return row
 
 
 @dataclass
@@ -365,10 +189,18 @@ class ScoreRunSummary:
     def judges_down(self) -> bool:
         """Whether every judge failed on every scored row for a reason a rerun may fix."""
         return bool(self.judges) and self.scored > 0 and self.judges_down_rows == self.scored
+
+    calibrated: int = 0
+    """Rows whose score claims to be a calibrated probability."""
+    not_calibrated_reasons: dict[str, int] = field(default_factory=dict)
+    """How often each reason not to claim calibrated came up (outside-the-domain reasons aside: they
+    are counted by dimension below)."""
     domain_checked: int = 0
     outside_domain: int = 0
     outside_reasons: dict[str, int] = field(default_factory=dict)
     """How often each checked dimension put a row outside the calibration domain."""
+    cascade: CascadeSpend = field(default_factory=CascadeSpend)
+    """Where rows left the cascade, and its spend against the full ensemble's (rows of a [cascade])."""
 
     def add(self, result: TrustScore) -> None:
         if self.judges and all(j in result.incomplete_signals for j in self.judges):
@@ -377,6 +209,10 @@ class ScoreRunSummary:
         self.scored += 1
         self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
         self.incomplete += not result.complete
+        self.calibrated += result.calibrated
+        reason = result.not_calibrated_reason
+        if reason is not None and not reason.startswith(OUTSIDE_DOMAIN):
+            self.not_calibrated_reasons[reason] = self.not_calibrated_reasons.get(reason, 0) + 1
         if result.domain is not None:
             self.domain_checked += 1
             if not result.domain.inside:
@@ -389,6 +225,7 @@ class ScoreRunSummary:
         else:
             self.score_total += result.score
         self.usage = self.usage + result.usage
+        self.cascade.add(result)
         for name, signal in result.signals.items():
             tally = self.signals.setdefault(name, _SignalTally())
             tally.n += 1
@@ -419,19 +256,21 @@ class ScoreRunSummary:
         console.print(f"trustscore score -> {self.output}", soft_wrap=True, highlight=False)
         console.print(table)
         for fusion, n in self.fusions.items():
-            kind = "uncalibrated"
-            if fusion.startswith("calibrator:"):
-                kind = "calibrated P(trustworthy)"
-                if self.domain_checked:
-                    kind += " on the rows inside its calibration domain"
-            console.print(f"fusion: {fusion} ({kind}) for {n} row(s)", soft_wrap=True)
+            console.print(f"fusion: {fusion} for {n} row(s)", soft_wrap=True)
+        console.print(
+            f"calibrated P(trustworthy): {self.calibrated} of {scored_with_value} scored row(s)",
+            soft_wrap=True,
+        )
+        for reason, n in sorted(self.not_calibrated_reasons.items(), key=lambda kv: -kv[1]):
+            console.print(f"not calibrated, {n} row(s): {reason}", soft_wrap=True)
         if self.domain_checked:
             share = self.outside_domain / self.domain_checked
             counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])
-            why = ", ".join(f"{k}: {v}" for k, v in counts)
+            why = ", ".join(f"{k} in {v} row(s)" for k, v in counts)
+            beyond = f"; beyond the calibration data's range: {why} (see each row's domain.reasons)"
             console.print(
                 f"outside the calibration domain: {self.outside_domain} of {self.domain_checked} row(s) "
-                f"({share:.1%}; scored but not claimed calibrated)" + (f" - {why}" if why else ""),
+                f"({share:.1%}; scored but not claimed calibrated)" + (beyond if why else ""),
                 soft_wrap=True,
             )
         u = self.usage
@@ -447,6 +286,8 @@ class ScoreRunSummary:
             f"cache hits {u.cache_hits}; {self.seconds:.1f}s",
             soft_wrap=True,
         )
+        if self.cascade.rows:
+            console.print(self.cascade.describe(self.usage), soft_wrap=True, highlight=False)
 
 
 async def score_file(
@@ -467,15 +308,29 @@ async def score_file(
     (an :class:`InputFile` streams its file): memory holds the earlier ids and the rows in flight.
     """
     started = time.perf_counter()
-    previous = previous_rows(output)
-    incomplete = IdIndex()
-    for i, complete in previous.items():
-        if not complete:
-            incomplete.add(i, 0)
-    if retry_incomplete and incomplete:
-        _drop_rows(output, incomplete)
-        previous = previous_rows(output)
-    summary = ScoreRunSummary(output=output, judges=scorer.judge_names)
+    with OutputFile.open(output) as out:
+        if retry_incomplete:
+            incomplete = IdIndex()
+            for i, complete in out.rows.items():
+                if not complete:
+                    incomplete.add(i, 0)
+            if incomplete:
+                out.drop(incomplete)
+        summary = await _score_into(out, rows, scorer, concurrency, budget_s, progress)
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+async def _score_into(
+    out: OutputFile,
+    rows: Iterable[InputRow],
+    scorer: Scorer,
+    concurrency: int | None,
+    budget_s: float | None,
+    progress: bool,
+) -> ScoreRunSummary:
+    previous = out.rows
+    summary = ScoreRunSummary(output=out.path, judges=scorer.judge_names)
     in_flight: dict[int, InputRow] = {}
     """The rows handed to the stream whose result is not written yet, by their index in it."""
 
@@ -492,32 +347,19 @@ async def score_file(
             else:
                 summary.kept_incomplete += 1
 
-    try:
-        output.parent.mkdir(parents=True, exist_ok=True)
-        out = output.open("a", encoding="utf-8")
-    except OSError as e:
-        raise _write_error(output, e) from None
     bar = ProgressBar(_count_todo(rows, previous)) if progress else None
     try:
-        with out:
-            async with scorer.stream(todo(), concurrency=concurrency, budget_s=budget_s) as results:
-                async for index, result in results:
-                    assert isinstance(result, TrustScore)  # without return_exceptions, errors raise
-                    row = in_flight.pop(index)
-                    dumped = result_row(row.sample.id or "", result, row.carried)
-                    line = json.dumps(dumped, ensure_ascii=False)
-                    try:
-                        out.write(line + "\n")
-                        out.flush()
-                    except OSError as e:
-                        raise _write_error(output, e) from None
-                    summary.add(result)
-                    if bar is not None:
-                        bar.advance()
+        async with scorer.stream(todo(), concurrency=concurrency, budget_s=budget_s) as results:
+            async for index, result in results:
+                assert isinstance(result, TrustScore)  # without return_exceptions, errors raise
+                row = in_flight.pop(index)
+                out.write(result_row(row.sample.id or "", result, row.carried))
+                summary.add(result)
+                if bar is not None:
+                    bar.advance()
     finally:
         if bar is not None:
             bar.stop()
-    summary.seconds = time.perf_counter() - started
     return summary
 
 
@@ -528,23 +370,3 @@ def _count_todo(rows: Iterable[InputRow], previous: IdIndex) -> int | None:
     if isinstance(rows, Sequence):
         return sum(1 for r in rows if (r.sample.id or "") not in previous)
     return None
-
-
-def _write_error(path: Path, error: OSError) -> OSError:
-    """The error as one line naming the output file (disk full and read-only have no filename)."""
-    return OSError(error.errno, f"cannot write the results: {error.strerror or error}", str(path))
-
-
-def _drop_rows(path: Path, ids: IdIndex) -> None:
-    """Rewrite ``path`` without the rows of ``ids``, a line at a time (atomically: a crash leaves the
-    old file)."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        with path.open(encoding="utf-8") as src, tmp.open("w", encoding="utf-8") as dst:
-            for line in src:
-                if line.strip() and str(json.loads(line)["id"]) not in ids:
-                    dst.write(line)
-        os.replace(tmp, path)
-    except OSError as e:
-        tmp.unlink(missing_ok=True)
-        raise _write_error(path, e) from None

@@ -1,13 +1,14 @@
-"""trustscore serve --config F: start one vLLM server per local endpoint of the config.
+"""trustscore serve --config F: start one vLLM server per local endpoint of the config."""
 
-The work is in trustscore/serve.py; this module only declares the command line.
-"""
+# The work is in trustscore/serve/servers.py; this module only declares the command line.
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 from typing import Any
+
+from trustscore.cli.help_text import plain
 
 __all__ = ["add_parser", "run"]
 
@@ -31,7 +32,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "serve",
         help="start one vLLM server per local endpoint of a config (the judge fleet)",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -43,12 +44,17 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--pick-ports", action="store_true", help="move a server whose port is busy to a free one")
     p.add_argument("--python", default=None, help="run this python's vLLM module instead of `vllm serve`")
     p.add_argument("--startup-timeout", type=float, default=1800.0, help="seconds to wait for /health")
+    p.add_argument(
+        "--listen-all",
+        action="store_true",
+        help="let an endpoint whose base_url is 0.0.0.0 listen on every interface (it needs api_key_env)",
+    )
     p.set_defaults(run=run)
     return p
 
 
 def run(args: argparse.Namespace) -> int:
-    from trustscore.serve import serve
+    from trustscore.serve.servers import serve
 
     return serve(
         args.config,
@@ -58,4 +64,5 @@ def run(args: argparse.Namespace) -> int:
         pick_ports=args.pick_ports,
         python=args.python,
         timeout_s=args.startup_timeout,
+        listen_all=args.listen_all,
     )

@@ -13,6 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from trustscore.cli.help_text import plain
+from trustscore.core.extras import install_extra
+
 __all__ = ["add_parser", "run"]
 
 
@@ -20,7 +23,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p: argparse.ArgumentParser = subparsers.add_parser(
         "train-detector",
         help="fine-tune a hallucination token classifier on labeled spans",
-        description=__doc__,
+        description=plain(__doc__),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("data", type=Path, nargs="+", help="JSONL rows with question, context, response, spans")
@@ -38,14 +41,16 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--base", default=None, help="encoder checkpoint to fine-tune (default: the bundled all-MiniLM-L6-v2)"
     )
     p.add_argument("--full", action="store_true", help="fine-tune every weight instead of a LoRA adapter")
-    p.add_argument("--max-length", type=int, default=512)
-    p.add_argument("--epochs", type=float, default=1.0)
-    p.add_argument("--batch-size", type=int, default=8)
-    p.add_argument("--learning-rate", type=float, default=5e-4)
-    p.add_argument("--lora-r", type=int, default=8)
+    p.add_argument(
+        "--max-length", type=int, default=512, help="tokens per row: the context is cut to fit (default 512)"
+    )
+    p.add_argument("--epochs", type=float, default=1.0, help="passes over the training rows (default 1)")
+    p.add_argument("--batch-size", type=int, default=8, help="rows per step (default 8)")
+    p.add_argument("--learning-rate", type=float, default=5e-4, help="peak learning rate (default 5e-4)")
+    p.add_argument("--lora-r", type=int, default=8, help="LoRA adapter rank (default 8)")
     p.add_argument("--heldout-fraction", type=float, default=0.5, help="share of groups held out")
     p.add_argument("--group", default="source_id", help="column whose rows stay on one side of the split")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the split and the training (default 0)")
     p.add_argument("--checkpoint-every", type=int, default=50, help="steps between checkpoints")
     p.add_argument("--max-minutes", type=float, default=None, help="training time budget")
     p.add_argument("--device", default="cpu", help="torch device to train and evaluate on (cpu, cuda)")
@@ -65,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         from trustscore.encoders.train import TrainOptions, lexical_baseline, train_detector
     except ImportError as e:
         raise UsageError(
-            f"train-detector needs the training extra: pip install 'trustscore[train]' ({e})"
+            f"train-detector needs the training extra: {install_extra('train')} ({e})"
         ) from e
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 
 import anyio
 
-from trustscore.deadline import BudgetExceeded, bound, checkpoint, current_deadline
-from trustscore.hashing import short_hash
-from trustscore.lane import AllGaveUp, Lane, LaneRequest
+from trustscore.compute.deadline import BudgetExceeded, bound, checkpoint, current_deadline
+from trustscore.compute.lane import AllGaveUp, Lane, LaneRequest
+from trustscore.core.hashing import short_hash
 from trustscore.types import Sample, Signal, Usage
 
 __all__ = ["EncoderLoadError", "batches", "cached_load", "fingerprint", "never_cancelled", "run_in_worker"]
@@ -87,7 +87,7 @@ class _Request(LaneRequest):
 
 
 def _serve_round(requests: list[_Request]) -> None:
-    """One round of a model's lane (issue 12): requests with the same ``score`` become one call over
+    """One round of a model's lane: requests with the same ``score`` become one call over
     all their samples, so windows of many samples share padded batches; each caller gets its slice."""
     groups: dict[Score, list[_Request]] = {}
     for r in requests:
@@ -118,7 +118,7 @@ _lanes: dict[str, Lane[_Request]] = {}
 
 
 def _lane(key: str) -> Lane[_Request]:
-    """The one thread that runs every forward of the model ``key`` (see :mod:`trustscore.lane`)."""
+    """The one thread that runs every forward of the model ``key`` (see :mod:`trustscore.compute.lane`)."""
     with _load_lock:
         lane = _lanes.get(key)
         if lane is None:

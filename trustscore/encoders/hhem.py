@@ -25,6 +25,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from trustscore.compute.torch_import import import_torch
+from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.encoders.common import (
     CheckCancelled,
     EncoderLoadError,
@@ -35,8 +37,6 @@ from trustscore.encoders.common import (
     never_cancelled,
     run_in_worker,
 )
-from trustscore.hashing import canonical_json, short_hash
-from trustscore.torch_import import import_torch
 from trustscore.types import Sample, Signal, Usage
 
 __all__ = ["PROMPT", "HHEMConfig", "HHEMSignal", "build_hhem", "premise_windows"]
@@ -108,7 +108,7 @@ def _weights_path(model: str, local_files_only: bool) -> Path:
 
 
 class HHEMSignal:
-    """A :class:`~trustscore.sources.LocalSignal` named ``"hhem"``: P(the response is consistent)."""
+    """A :class:`~trustscore.signals.LocalSignal` named ``"hhem"``: P(the response is consistent)."""
 
     name = "hhem"
 

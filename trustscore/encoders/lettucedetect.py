@@ -26,6 +26,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from trustscore.compute.torch_import import import_torch
+from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.encoders.common import (
     CheckCancelled,
     EncoderLoadError,
@@ -36,8 +38,6 @@ from trustscore.encoders.common import (
     never_cancelled,
     run_in_worker,
 )
-from trustscore.hashing import canonical_json, short_hash
-from trustscore.torch_import import import_torch
 from trustscore.types import Sample, Signal, Span, Usage
 
 __all__ = [
@@ -174,7 +174,7 @@ class _Loaded:
 
 
 class LettuceDetectSignal:
-    """A :class:`~trustscore.sources.LocalSignal` named ``"lettucedetect"`` (higher = better supported)."""
+    """A :class:`~trustscore.signals.LocalSignal` named ``"lettucedetect"`` (higher = better supported)."""
 
     name = "lettucedetect"
 

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trustscore.core.extras import install_extra
 from trustscore.encoders.hhem import HHEMConfig
 from trustscore.encoders.lettucedetect import LettuceDetectConfig
-from trustscore.registry import register_signal
+from trustscore.signals._registry import register_signal
 
 if TYPE_CHECKING:
-    from trustscore.scoring.context import SignalContext
-    from trustscore.sources import LocalSignal
+    from trustscore.signals._context import SignalContext
+    from trustscore.signals._protocols import LocalSignal
 
 __all__ = ["build_hhem_signal", "build_lettucedetect_signal"]
 
-_HINT = "pip install 'trustscore[encoders]'"
+_HINT = install_extra("encoders")
 
 
 @register_signal("lettucedetect", config=LettuceDetectConfig, kind="local", install_hint=_HINT)

@@ -15,6 +15,9 @@ small sample measures best); as labels accumulate the coefficients follow the da
 chosen before the benchmark (``benchmarks/multidomain.py --adapt`` reports ECE and AUROC against
 25/50/100/200 labels per domain, held out).
 
+Adapted on :data:`CLAIM_ROWS` labeled rows or more, the model claims calibrated on data like them (its
+results say ``calibrated=True`` inside its domain); on fewer, it carries a ``not_calibrated_reason``.
+
 The adapted model's domain is the union of the base domain and the new rows (lower quantiles the
 smaller of the two, upper the larger): the model has now seen both.
 """
@@ -34,13 +37,17 @@ from trustscore.fusion.logistic import sigmoid
 from trustscore.fusion.model import FusionModel, LabelPolarity, TrainingSummary, design_matrix
 from trustscore.fusion.scored import ScoredRow, label_column, trust_target
 
-__all__ = ["COEF_PRIOR", "INTERCEPT_PRIOR", "adapt_model", "map_logistic"]
+__all__ = ["CLAIM_ROWS", "COEF_PRIOR", "INTERCEPT_PRIOR", "adapt_model", "map_logistic"]
 
 COEF_PRIOR = 20.0
 """Precision of the prior on each (standardised) coefficient around the base value."""
 INTERCEPT_PRIOR = 0.5
 """Precision of the prior on the intercept around the base value (weak: sd ~1.4 in log-odds)."""
 MIN_ROWS = 10
+CLAIM_ROWS = 25
+"""Fewest labeled rows whose adapted model claims calibrated: the smallest sample the per-domain
+benchmark measured (``benchmarks/multidomain.py --adapt``). Adapted on fewer, the model ranks and its
+results say how many labels to add."""
 
 
 def map_logistic(
@@ -159,4 +166,10 @@ def adapt_model(
         ),
         held_out=None,
         domain=domain,
+        not_calibrated_reason=None
+        if keep.size >= CLAIM_ROWS
+        else (
+            f"adapted on {keep.size} labeled rows; a calibrated claim needs {CLAIM_ROWS} or more: "
+            "label more rows of your data and adapt again (`trustscore calibrate LABELED.jsonl --adapt`)"
+        ),
     )

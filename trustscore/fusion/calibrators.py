@@ -76,8 +76,31 @@ def _training(scores: ArrayLike, labels: ArrayLike) -> tuple[NDArray[np.float64]
     return s, y
 
 
+MAX_PARAMETER = 1e6
+"""Largest magnitude of a fitted number in a calibrator file (a coefficient, a centre, a calibrator's
+parameter): fits on standardised features and probabilities stay far below it; a file beyond it was
+made by hand, and would score 0 or 1 everywhere."""
+
+
+def check_parameters(model: BaseModel) -> None:
+    """ValueError naming the first float field (or list item) of ``model`` beyond :data:`MAX_PARAMETER`."""
+    for name, value in model:
+        items = value if isinstance(value, list | tuple) else [value]
+        for v in items:
+            if isinstance(v, float) and abs(v) > MAX_PARAMETER:
+                raise ValueError(
+                    f"{name} holds {v:g}, beyond the +-{MAX_PARAMETER:g} a fit produces: the file was "
+                    "edited; refit it with `trustscore calibrate`"
+                )
+
+
 class _Base(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _sane(self) -> _Base:
+        check_parameters(self)
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict
 
+from trustscore.fusion.claims import ClaimCheck, check_claims, check_claims_by
 from trustscore.fusion.metrics import GroupedReport, evaluate_grouped
 from trustscore.fusion.model import LabelPolarity
 from trustscore.fusion.scored import ScoredRow, group_column, label_column
@@ -31,6 +32,10 @@ class EvalResult(BaseModel):
     """``fused`` first, then each signal by name; each over the rows where it has a value."""
     coverage: dict[str, int]
     """Rows with a value, per source."""
+    claims: ClaimCheck | None
+    """The calibrated promise checked on every scored row (None when no row has a score)."""
+    claims_by: dict[str, ClaimCheck]
+    """The same per value of ``by`` (empty without ``by``): the promise is per kind of data."""
 
 
 def positive_class_scores(
@@ -84,6 +89,10 @@ def evaluate_scored(
         reports[name] = evaluate_grouped(
             y[idx], p, g, by=by, threshold=threshold, n_bins=n_bins, ci=ci, clusters=c, n_boot=n_boot
         )
+    idx, p = positive_class_scores(rows, FUSED, label_means)
+    claimed = np.array([rows[i].calibrated for i in idx.tolist()], dtype=bool)
+    claims = check_claims(y[idx], p, claimed) if idx.size else None
+    claims_by = check_claims_by(y[idx], p, claimed, [groups[i] for i in idx.tolist()]) if groups else {}
     scored = [r for r in rows if r.score is not None]
     calibrated = bool(scored) and all(r.calibrated for r in scored)
     fusions = sorted({str(r.fields["fusion"]) for r in scored if r.fields.get("fusion")})
@@ -98,4 +107,6 @@ def evaluate_scored(
         fused_description=description,
         reports=reports,
         coverage=coverage,
+        claims=claims,
+        claims_by=claims_by,
     )

@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict
 
 from trustscore._version import __version__
+from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.fusion.calibrators import CalibratorKind, fit_calibrator_kind
 from trustscore.fusion.cv import Fold, grouped_kfold, grouped_split, held_out_f1, out_of_fold
 from trustscore.fusion.domain import LENGTHS, CalibrationDomain, describe_domain, lengths_of
@@ -44,7 +45,6 @@ from trustscore.fusion.model import (
     linear_predict,
 )
 from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
-from trustscore.hashing import canonical_json, sha256_hex
 
 __all__ = [
     "FitOptions",

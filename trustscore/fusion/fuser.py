@@ -24,6 +24,8 @@ class FusedScore(BaseModel):
     """The signals that fed ``score``."""
     description: str
     """"default:logodds" or "calibrator:<name>@<version>"."""
+    not_calibrated_reason: str | None = None
+    """Why ``calibrated`` is False, naming the fix (None when calibrated)."""
 
 
 @runtime_checkable
@@ -72,6 +74,10 @@ class DefaultFuser:
     """
 
     description = "default:logodds"
+    not_calibrated_reason = (
+        "the default fusion (a weighted log-odds pool of the signals) ranks but is not a probability: "
+        "fit a calibrator on labeled rows with `trustscore calibrate`"
+    )
 
     def __init__(self, weights: Mapping[str, float] = SIGNAL_WEIGHTS) -> None:
         self.weights = weights
@@ -79,10 +85,22 @@ class DefaultFuser:
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore:
         used = [name for name, s in signals.items() if s.value is not None]
         if not used:
-            return FusedScore(score=None, calibrated=False, used=[], description=self.description)
+            return FusedScore(
+                score=None,
+                calibrated=False,
+                used=[],
+                description=self.description,
+                not_calibrated_reason=self.not_calibrated_reason,
+            )
         if len(used) == 1:
             only = signals[used[0]].value
-            return FusedScore(score=only, calibrated=False, used=used, description=self.description)
+            return FusedScore(
+                score=only,
+                calibrated=False,
+                used=used,
+                description=self.description,
+                not_calibrated_reason=self.not_calibrated_reason,
+            )
         total = pooled = 0.0
         for name in used:
             value = min(1.0 - CLIP, max(CLIP, float(signals[name].value or 0.0)))
@@ -90,4 +108,10 @@ class DefaultFuser:
             pooled += weight * math.log(value / (1.0 - value))
             total += weight
         score = 1.0 / (1.0 + math.exp(-pooled / total))
-        return FusedScore(score=score, calibrated=False, used=used, description=self.description)
+        return FusedScore(
+            score=score,
+            calibrated=False,
+            used=used,
+            description=self.description,
+            not_calibrated_reason=self.not_calibrated_reason,
+        )

@@ -30,15 +30,15 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from trustscore.files import MAX_JSON_BYTES
-from trustscore.fusion.calibrators import Calibrator
+from trustscore.core.files import MAX_JSON_BYTES
+from trustscore.core.hashing import canonical_json, sha256_hex
+from trustscore.fusion.calibrators import Calibrator, check_parameters
 from trustscore.fusion.domain import CalibrationDomain
 from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.features import FeatureSpec, apply_transform
 from trustscore.fusion.fuser import FusedScore
 from trustscore.fusion.logistic import sigmoid
 from trustscore.fusion.metrics import GroupedReport, ThresholdMetrics
-from trustscore.hashing import canonical_json, sha256_hex
 from trustscore.types import DomainCheck, Sample, Signal
 
 __all__ = [
@@ -66,7 +66,7 @@ class _Strict(BaseModel):
 class FittedFeature(_Strict):
     spec: FeatureSpec
     center: float
-    scale: float = Field(gt=0)
+    scale: float = Field(gt=1e-12)  # the fit uses 1.0 for a feature with no spread
     bounds: tuple[float, float] | None = None
     """Training (min, max) of the raw number, for the ``clip`` transform."""
     stack: Calibrator | None = None
@@ -74,6 +74,7 @@ class FittedFeature(_Strict):
 
     @model_validator(mode="after")
     def _consistent(self) -> FittedFeature:
+        check_parameters(self)
         if self.spec.transform == "clip" and self.bounds is None:
             raise ValueError(f"feature {self.spec.key}: clip needs bounds")
         if self.stack is not None and self.spec.field != "value":
@@ -164,10 +165,16 @@ class FusionModel(_Strict):
     held_out: HeldOutMetrics | None = None
     domain: CalibrationDomain | None = None
     """What the calibration data looked like (None in files fitted before domains were recorded)."""
+    not_calibrated_reason: str | None = Field(default=None, min_length=1)
+    """Set on a model whose probabilities hold only on data with its calibration data's base rate
+    (a model fitted on a mixture of data sets, shipped for data it never saw): its scores rank, and
+    every result says ``calibrated=False`` with this reason, which names the fix. None for a model
+    fitted or adapted on the user's own data: its scores are claimed calibrated (inside its domain)."""
     content_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
     @model_validator(mode="after")
     def _consistent(self) -> FusionModel:
+        check_parameters(self)
         keys = [f.spec.key for f in self.features]
         if len(set(keys)) != len(keys):
             raise ValueError(f"duplicate features: {keys}")
@@ -191,8 +198,10 @@ class FusionModel(_Strict):
 
     @staticmethod
     def compute_hash(data: Mapping[str, Any]) -> str:
-        # A file from before ``domain`` existed has no such key: its hash must not change.
-        kept = {k: v for k, v in data.items() if k != "content_sha256" and not (k == "domain" and v is None)}
+        # Files from before ``domain`` / ``not_calibrated_reason`` existed lack the key: their hash must
+        # not change.
+        optional = ("domain", "not_calibrated_reason")
+        kept = {k: v for k, v in data.items() if k != "content_sha256" and not (k in optional and v is None)}
         return sha256_hex(canonical_json(kept))
 
     @classmethod
@@ -264,6 +273,12 @@ class FusionModel(_Strict):
             )
         return linear_predict(self.features, self.indicators, self.coef, self.intercept, self.post_hoc, raw)
 
+    def ranking_only(self, reason: str) -> FusionModel:
+        """This model, with its scores no longer claimed calibrated, for ``reason``."""
+        data = {**self.model_dump(mode="json"), "not_calibrated_reason": reason}
+        data["content_sha256"] = self.compute_hash(data)
+        return FusionModel.model_validate(data)
+
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore:
         """The :class:`~trustscore.fusion.fuser.Fuser` entry point."""
         raw = self.raw_matrix([signals])
@@ -271,10 +286,12 @@ class FusionModel(_Strict):
         used = list(
             dict.fromkeys(f.spec.signal for j, f in enumerate(self.features) if not np.isnan(raw[0, j]))
         )
-        if not used:
-            return FusedScore(score=None, calibrated=True, used=[], description=self.description)
         return FusedScore(
-            score=min(max(p, 0.0), 1.0), calibrated=True, used=used, description=self.description
+            score=min(max(p, 0.0), 1.0) if used else None,
+            calibrated=self.not_calibrated_reason is None,
+            used=used,
+            description=self.description,
+            not_calibrated_reason=self.not_calibrated_reason,
         )
 
     def domain_check(self, sample: Sample, signals: Mapping[str, Signal]) -> DomainCheck | None:

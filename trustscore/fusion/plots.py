@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from trustscore.core.extras import install_extra
 from trustscore.fusion.evaluation import positive_class_scores
 from trustscore.fusion.metrics import reliability_curve, roc_curve
 from trustscore.fusion.model import LabelPolarity
@@ -31,7 +32,7 @@ def write_plots(
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        raise RuntimeError("--plots needs matplotlib: pip install 'trustscore[plots]'") from None
+        raise RuntimeError(f"--plots needs matplotlib: {install_extra('plots')}") from None
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     y = label_column(rows, label)

@@ -8,10 +8,11 @@ from rich import box
 from rich.console import Group
 from rich.table import Table
 
+from trustscore.fusion.claims import ECE_BINS, ECE_LIMIT, MIN_CLAIMS, ClaimCheck
 from trustscore.fusion.metrics import GroupedReport, MetricReport
 from trustscore.fusion.model import LabelPolarity
 
-__all__ = ["macro_table", "metrics_table", "polarity_note"]
+__all__ = ["claims_table", "macro_table", "metrics_table", "polarity_note"]
 
 
 def _f(v: float | None, digits: int = 3) -> str:
@@ -81,3 +82,23 @@ def macro_table(title: str, reports: Mapping[str, GroupedReport]) -> Group:
             table.add_row(name, str(len(g.groups)), *(_f(g.macro[f]) for f in fields))
         tables.append(table)
     return Group(*tables)
+
+
+def claims_table(checks: Mapping[str, ClaimCheck]) -> Table:
+    """Per group (or "all"): how many rows claim calibrated, and whether the claim holds there."""
+    table = _table(
+        f"calibrated claims (holds: their ECE m/{ECE_BINS} <= {ECE_LIMIT:g}; n/a: under {MIN_CLAIMS} claims)",
+        ("source", "n", "claimed", "share", "ECE claimed", "ECE all", "AUROC", "holds"),
+    )
+    for name, c in checks.items():
+        table.add_row(
+            name,
+            str(c.n),
+            str(c.claimed),
+            f"{c.claimed_share:.1%}",
+            _f(c.ece_claimed),
+            _f(c.ece_all),
+            _f(c.auroc),
+            "n/a" if c.claimed < MIN_CLAIMS else "yes" if c.holds else "NO",
+        )
+    return table

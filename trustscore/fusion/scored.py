@@ -70,13 +70,16 @@ def rows_from_dicts(items: Iterable[Any]) -> list[ScoredRow]:
 
 
 def read_scored(path: str | Path) -> list[ScoredRow]:
-    """Read a scored JSONL file; blank lines are skipped, anything else malformed is an error."""
+    """Read a scored JSONL file; blank lines are skipped, anything else malformed is an error, and
+    so is an id on two rows (two runs wrote one file, or files were joined): counting a sample
+    twice would bias every metric."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"scored file {path} does not exist")
     if path.is_dir():
         raise InputError(f"scored file {path} is a directory; give the JSONL file `trustscore score` wrote")
     rows: list[ScoredRow] = []
+    line_of: dict[str, int] = {}
     try:
         lines = path.read_bytes().decode("utf-8").splitlines()
     except UnicodeDecodeError as e:
@@ -90,7 +93,15 @@ def read_scored(path: str | Path) -> list[ScoredRow]:
             raise InputError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
         except RecursionError:
             raise InputError(f"{path}:{lineno}: JSON nested too deeply to be a scored row") from None
-        rows.append(_row(data, f"{path}:{lineno}"))
+        row = _row(data, f"{path}:{lineno}")
+        if row.id is not None:
+            first = line_of.setdefault(row.id, lineno)
+            if first != lineno:
+                raise InputError(
+                    f"{path}: id {row.id!r} is on line {first} and line {lineno}; a scored file holds one "
+                    "row per sample (were two runs writing it at once?): score again into a new file"
+                )
+        rows.append(row)
     if not rows:
         raise InputError(f"scored file {path} has no rows")
     return rows
@@ -120,7 +131,8 @@ def label_column(rows: Sequence[ScoredRow], label: str) -> NDArray[np.float64]:
         shown = ", ".join(bad[:5]) + (" ..." if len(bad) > 5 else "")
         known = ", ".join(sorted({k for r in rows[:50] for k in r.fields})) or "none"
         raise InputError(
-            f"{len(bad)} rows have no 0/1 (or true/false) value in label column {label!r} ({shown}); "
+            f"{len(bad)} {'row has' if len(bad) == 1 else 'rows have'} no 0/1 (or true/false) value in "
+            f"label column {label!r} ({shown}); "
             f"columns present: {known}"
         )
     return out

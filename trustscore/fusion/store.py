@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from trustscore.files import MAX_JSON_BYTES, read_capped_text
+from trustscore.core.files import MAX_JSON_BYTES, read_capped_text
 from trustscore.fusion.config import FusionConfig
 from trustscore.fusion.errors import CalibratorMismatchError
 from trustscore.fusion.fuser import DefaultFuser, Fuser
@@ -30,7 +30,7 @@ def load_model(path: str | Path, *, signal_versions: Mapping[str, str | None] | 
     time: a never-present signal would otherwise be imputed on every row under calibrated=True.
     """
     path = Path(path)
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():  # a symlink loop "does not exist" either
         raise CalibratorError(
             f"calibrator file {path} does not exist; fit one with `trustscore calibrate` or unset "
             "fusion.calibrator"

@@ -28,14 +28,12 @@ class GroundingConfig(BaseModel):
     embedding_windows: tuple[int, ...] = Field(
         default=(1,),
         description="context chunk sizes, in consecutive sentences; each response sentence is matched "
-        "against every window of every size ((1, 2) was no better than (1,) on RAGTruth train_extra "
-        "and costs twice the embeddings)",
+        "against every window of every size (each size adds as many embeddings again)",
     )
     embedding_aggregate: EmbeddingAggregate = Field(
         default="q25",
-        description="how per-sentence best similarities become the signal: the lower quartile had the "
-        "best macro AUROC of min / mean / q25 / softmin on RAGTruth train_extra (0.664 vs 0.656 for "
-        "the mean; benchmarks/bench_grounding.py)",
+        description="how per-sentence best similarities become the signal: the lower quartile of "
+        "the sentences' best similarities (q25), the minimum, the mean or a soft minimum",
     )
     embedding_claim_words: int = Field(
         default=5,

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trustscore.deadline import check_in_every_leaf, checkpoint
+from trustscore.compute.deadline import check_in_every_leaf, checkpoint
+from trustscore.compute.quiet_loading import quiet_model_loading
+from trustscore.compute.torch_import import import_torch
+from trustscore.core.extras import install_extra
+from trustscore.core.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
 from trustscore.errors import ModelLoadError
-from trustscore.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
 from trustscore.grounding.lane import EncoderLane
-from trustscore.quiet import quiet_model_loading
-from trustscore.torch_import import import_torch
 
 if TYPE_CHECKING:
     import torch
@@ -133,7 +134,7 @@ class Embedder:
             from transformers import AutoModel, AutoTokenizer
         except ImportError as e:
             raise EmbedderError(
-                f"the embedding model needs torch and transformers: pip install 'trustscore[embed]' ({e})"
+                f"the embedding model needs torch and transformers: {install_extra('embed')} ({e})"
             ) from None
         actual = digest.result() if digest is not None else None
         if expected_sha256 is not None and actual != expected_sha256:
@@ -241,14 +242,12 @@ class Embedder:
 
 
 _PADDING_ALLOWED = 1.05
-"""A batch may hold at most 5% padding: on par with one global length sort of a whole file's texts
-(1.03x on 300 RAGTruth rows), where one lane round's texts sorted into fixed batches of 64 padded
-1.49x (issue 11)."""
+"""A batch may hold at most 5% padding over its real tokens, about what one global length sort of a
+whole file's texts achieves (docs/benchmarks.md)."""
 
 BATCH_TOKENS = 4096
-"""At most this many (padded) tokens a forward pass: activations grow with batch x width, and one
-64 x 256-token batch of MiniLM raised peak memory by ~400 MiB against ~150 MiB for 16 x 256 (measured
-on CPU). Per token the smaller batches cost the same on CPU."""
+"""At most this many (padded) tokens a forward pass: activations grow with batch x width, while per
+token smaller batches cost the same on CPU (docs/benchmarks.md)."""
 
 
 def length_batches(lengths: list[int], batch_size: int) -> list[list[int]]:

@@ -31,11 +31,11 @@ import anyio
 import numpy as np
 from pydantic import JsonValue
 
-from trustscore.deadline import checkpoint
+from trustscore.compute.deadline import checkpoint
+from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.grounding.config import GroundingConfig
 from trustscore.grounding.embedder import Embedder, EmbedderError, load_embedder, model_identity
 from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
-from trustscore.hashing import canonical_json, short_hash
 from trustscore.types import Sample, Signal, Span, Usage
 
 if TYPE_CHECKING:
@@ -45,8 +45,8 @@ __all__ = ["EmbeddingGrounding", "aggregate_similarities"]
 
 _METHOD = "embedding-grounding/3"
 _release = cache(version)
-"""A package's installed release, read once (importlib.metadata scans site-packages: ~2 ms a sample
-when every cache lookup asked again, issue 11). A missing package raises each time."""
+"""A package's installed release, read once (importlib.metadata scans site-packages, too slow to
+repeat for every cache lookup). A missing package raises each time."""
 _SOFTMIN_TEMPERATURE = 0.1
 
 
@@ -76,7 +76,7 @@ class _Chunks:
 
 
 class EmbeddingGrounding:
-    """A :class:`~trustscore.sources.LocalSignal` named ``"embedding"`` (higher = better grounded).
+    """A :class:`~trustscore.signals._protocols.LocalSignal` named ``"embedding"`` (higher = better grounded).
 
     The model is loaded on first use (process-wide, shared with other users of the same folder).
     A sample's text work runs in a worker thread; its forward passes run on the embedder's one

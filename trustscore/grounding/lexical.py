@@ -3,7 +3,7 @@
 Each number, name and content word of the response is looked up, after folding (case, suffixes,
 "1,000" = "1000", "five" = "5"), among the words of the context (and of the question). The
 signal is ``1 - weighted unsupported share``: numbers and names weigh 1, content words weigh by
-rarity (wordfreq Zipf frequency, read by :mod:`trustscore.word_frequency`), because an invented rare
+rarity (wordfreq Zipf frequency, read by :mod:`trustscore.grounding.word_frequency`), because an invented rare
 word is far more telling than a common one. Millisecond-fast and model-free: the offline baseline
 every other signal is compared with.
 
@@ -31,12 +31,12 @@ from itertools import pairwise
 import anyio
 from pydantic import JsonValue
 
-from trustscore.deadline import checkpoint
+from trustscore.compute.deadline import checkpoint
+from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.grounding.config import GroundingConfig
 from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
-from trustscore.hashing import canonical_json, short_hash
+from trustscore.grounding.word_frequency import zipf_frequency
 from trustscore.types import Sample, Signal, Span, Usage
-from trustscore.word_frequency import zipf_frequency
 
 __all__ = ["LexicalSupport", "word_weight"]
 
@@ -61,7 +61,7 @@ def word_weight(word: Word) -> float:
 
 
 class LexicalSupport:
-    """A :class:`~trustscore.sources.LocalSignal` named ``"lexical"`` (higher = better supported)."""
+    """A :class:`~trustscore.signals.LocalSignal` named ``"lexical"`` (higher = better supported)."""
 
     name = "lexical"
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trustscore.core.extras import install_extra
 from trustscore.grounding.config import GroundingConfig
-from trustscore.registry import register_signal
+from trustscore.signals._registry import register_signal
 
 if TYPE_CHECKING:
-    from trustscore.scoring.context import SignalContext
-    from trustscore.sources import LocalSignal
+    from trustscore.signals._context import SignalContext
+    from trustscore.signals._protocols import LocalSignal
 
 __all__ = ["build_embedding", "build_lexical"]
 
@@ -29,7 +30,7 @@ def build_lexical(config: GroundingConfig, ctx: SignalContext) -> LocalSignal | 
     config=GroundingConfig,
     kind="local",
     section="grounding",
-    install_hint="pip install 'trustscore[embed]'",
+    install_hint=install_extra("embed"),
 )
 def build_embedding(config: GroundingConfig, ctx: SignalContext) -> LocalSignal | None:
     if not config.embedding:

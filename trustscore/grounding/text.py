@@ -13,7 +13,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Any, Literal
 
-from trustscore.deadline import checkpoint
+from trustscore.compute.deadline import checkpoint
 
 __all__ = [
     "STOPWORDS",
@@ -271,10 +271,8 @@ _SUFFIXES = (
 
 WORD_CACHE_SIZE = 16384
 """Entries of each per-word memo (here and lexical's rarity). Small on purpose: every new number or
-name is a new entry, so a long run fills them, and at 131,072 / 65,536 entries a scoring process
-kept growing for over 100,000 samples (30 MB of memo entries at 100,000 short samples, tracemalloc).
-At 16,384 they are full within about 16,000 such samples (~6 MB), and lexical support over
-RAGTruth's test set took as long as with the larger memos (within this box's noise)."""
+name is a new entry, so a long run fills them; at this size they are full within about 16,000 short
+samples (~6 MB) and cost no speed (docs/benchmarks.md)."""
 
 
 @lru_cache(maxsize=WORD_CACHE_SIZE)

@@ -25,9 +25,9 @@ from trustscore.judges.likert import LikertJudge
 from trustscore.judges.lynx import LynxJudge
 from trustscore.judges.prometheus import PrometheusJudge
 from trustscore.judges.tlm import Similarity, TLMJudge
-from trustscore.registry import get_signal, register_signal
-from trustscore.scoring.context import SignalContext
-from trustscore.sources import Judge
+from trustscore.signals._context import SignalContext
+from trustscore.signals._protocols import Judge
+from trustscore.signals._registry import get_signal, register_signal
 
 __all__ = [
     "JUDGE_NAMES",

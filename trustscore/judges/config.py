@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, model_validator
 
-from trustscore.hashing import canonical_json
+from trustscore.core.hashing import canonical_json
 from trustscore.llm.protocol import MAX_TEMPERATURE
 
 __all__ = [
@@ -165,7 +165,7 @@ class TLMConfig(JudgeConfig):
 
 class JudgesConfig(BaseModel):
     """Which judges run, and how: one ``[judges.<name>]`` table per judge, validated by the model
-    its registration names (:mod:`trustscore.registry`). Absent table = judge off.
+    its registration names (:mod:`trustscore.signals._registry`). Absent table = judge off.
 
     Read a judge's section as ``config.judges.get("lynx")`` (or ``config.judges.lynx`` when present).
     """
@@ -180,7 +180,7 @@ class JudgesConfig(BaseModel):
             return data
         if not isinstance(data, Mapping):
             raise ValueError("[judges] must be a table of [judges.<name>] sections")
-        from trustscore.registry import resolve_section
+        from trustscore.signals._registry import resolve_section
 
         return {name: resolve_section("judge", str(name), raw) for name, raw in data.items()}
 

@@ -9,7 +9,7 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from trustscore.hashing import short_hash
+from trustscore.core.hashing import short_hash
 
 __all__ = ["fill", "load_template", "prompt_version", "prompts_folder"]
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from trustscore.errors import EndpointUnavailable
 
-__all__ = ["CACHE_DIR_ENV", "CacheConfig", "EndpointConfig"]
+__all__ = ["CACHE_DIR_ENV", "CacheConfig", "EndpointConfig", "redact_url"]
 
 
 class EndpointConfig(BaseModel):
@@ -60,7 +60,12 @@ class EndpointConfig(BaseModel):
     )
     context_window: int = Field(default=8192, ge=256, description="--max-model-len of the server")
     timeout_s: float = Field(default=60.0, gt=0, description="deadline for one HTTP attempt")
-    max_retries: int = Field(default=3, ge=0, le=10)
+    max_retries: int = Field(
+        default=4,
+        ge=0,
+        le=10,
+        description="retries of a 429, 5xx, timeout, dropped connection or 200 that is no answer",
+    )
     initial_concurrency: int = Field(default=16, ge=1)
     max_concurrency: int = Field(default=256, ge=1, description="ceiling for the adaptive (AIMD) limiter")
     headers: dict[str, str] = Field(default_factory=dict)
@@ -87,7 +92,13 @@ class EndpointConfig(BaseModel):
     def _check(self) -> EndpointConfig:
         for url in (self.base_url, *self.base_urls):
             if not url.startswith(("http://", "https://")):
-                raise ValueError(f"base_url {url!r} must start with http:// or https://")
+                raise ValueError(f"base_url {redact_url(url)!r} must start with http:// or https://")
+            if "@" in urlsplit(url).netloc:
+                raise ValueError(
+                    f"base_url {redact_url(url)!r} holds credentials (user:key@host): a key in a URL ends up "
+                    'in error messages and logs. Export the key (export MY_API_KEY=...), set api_key_env = '
+                    '"MY_API_KEY" and give the URL without it; if that was a real key, rotate it'
+                )
         if self.base_urls:
             if self.replicas != 1:
                 raise ValueError(
@@ -179,3 +190,11 @@ class CacheConfig(BaseModel):
         "$XDG_CACHE_HOME/trustscore/responses (~/.cache/trustscore/responses)",
     )
     size_limit_bytes: int = Field(default=2**30, ge=2**20, description="oldest answers are evicted beyond it")
+
+
+def redact_url(url: str) -> str:
+    """``url`` with any ``user:password@`` replaced by ``***@``, for messages."""
+    parts = urlsplit(url)
+    if "@" not in parts.netloc:
+        return url
+    return urlunsplit(parts._replace(netloc="***@" + parts.netloc.rsplit("@", 1)[1]))

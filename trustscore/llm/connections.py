@@ -4,8 +4,8 @@ httpcore's connection pool re-examines its whole state on every request and ever
 connection's expiry (a socket poll), and for each idle connection a count over all of them, so its
 cost per request grows with the square of the connections it holds (httpcore 1.0.x,
 ``AsyncConnectionPool._assign_requests_to_connections``). A five-judge ensemble keeps ~40 requests
-in flight against one server; profiled on the fake server, that bookkeeping was most of the
-client's CPU per request (issue 11). :class:`ShardedClients` spreads the requests of one server
+in flight against one server, where that bookkeeping becomes most of the client's CPU per request.
+:class:`ShardedClients` spreads the requests of one server
 over several httpx clients of at most ``shard_width`` connections each, opening another only when
 every open one is full, so the bookkeeping per request stays bounded whatever the concurrency.
 """
@@ -19,7 +19,7 @@ import httpx
 __all__ = ["SHARD_WIDTH", "ShardedClients"]
 
 SHARD_WIDTH = 8
-"""Connections per httpx client. Measured on the five-judge ensemble (benchmarks/bench_judges.py)."""
+"""Connections per httpx client (chosen with benchmarks/bench_judges.py; docs/benchmarks.md)."""
 
 
 class ShardedClients:

@@ -11,6 +11,7 @@ import email.utils
 import functools
 import json
 import math
+import re
 import ssl
 import time
 from collections.abc import Mapping
@@ -19,11 +20,12 @@ from typing import Any, Literal
 import httpx
 
 from trustscore.llm.accounting import Delivery
-from trustscore.llm.config import EndpointConfig
+from trustscore.llm.config import EndpointConfig, redact_url
 from trustscore.llm.connections import ShardedClients
 from trustscore.llm.limits import LoopLocal
 from trustscore.llm.loops import close_on_loop
 from trustscore.llm.protocol import (
+    LOGPROB_TOLERANCE,
     BadResponse,
     ChatRequest,
     ChatResult,
@@ -150,8 +152,27 @@ def _add_openai_dialect(body: dict[str, Any], request: ChatRequest) -> None:
 # Responses
 
 
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _text(value: str) -> str:
+    """A server's text as valid Unicode: a lone surrogate (JSON escapes can spell one; it cannot be
+    written as UTF-8, to the cache or to an output file) becomes U+FFFD."""
+    return _LONE_SURROGATE.sub("\ufffd", value)
+
+
+def _logprob(value: Any) -> float:
+    """A log-probability from the wire; BadResponse unless it is finite and <= 0 (rounding allowed)."""
+    number = float(value)
+    if not (math.isfinite(number) and number <= LOGPROB_TOLERANCE):
+        raise BadResponse(f"the server sent a log-probability of {value!r} (must be finite and <= 0)")
+    return min(number, 0.0)
+
+
 def parse_response(data: object) -> ChatResult:
-    """A chat or text completion JSON body as a ChatResult; BadResponse when it is not one."""
+    """A chat or text completion JSON body as a ChatResult; BadResponse when it is not one.
+
+    Log-probabilities must be finite and <= 0; text is made valid Unicode (see :func:`_text`)."""
     if not isinstance(data, dict):
         raise BadResponse(f"expected a JSON object, got {type(data).__name__}")
     raw_choices = data.get("choices")
@@ -164,7 +185,7 @@ def parse_response(data: object) -> ChatResult:
         prompt_logprobs, prompt_token_strs = _parse_prompt_logprobs(data, ordered[0])
         return ChatResult(
             choices=choices,
-            model=str(data.get("model") or ""),
+            model=_text(str(data.get("model") or "")),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
             prompt_logprobs=prompt_logprobs,
@@ -190,7 +211,9 @@ def _parse_choice(raw: Any) -> Choice:
         raise BadResponse("a choice has neither message nor text")
     if not isinstance(text, str):
         raise BadResponse("a choice's text is not a string")
-    return Choice(text=text, logprobs=logprobs, finish_reason=raw.get("finish_reason"))
+    finish = raw.get("finish_reason")
+    reason = None if finish is None else _text(str(finish))
+    return Choice(text=_text(text), logprobs=logprobs, finish_reason=reason)
 
 
 def _chat_logprobs(raw: Any) -> list[TokenLogprob] | None:
@@ -199,10 +222,10 @@ def _chat_logprobs(raw: Any) -> list[TokenLogprob] | None:
         return None
     return [
         TokenLogprob(
-            token=entry["token"],
-            logprob=float(entry["logprob"]),
+            token=_text(entry["token"]),
+            logprob=_logprob(entry["logprob"]),
             top_logprobs=[
-                TopLogprob(token=t["token"], logprob=float(t["logprob"]))
+                TopLogprob(token=_text(t["token"]), logprob=_logprob(t["logprob"]))
                 for t in entry.get("top_logprobs") or []
             ],
         )
@@ -227,8 +250,8 @@ def _completion_logprobs(raw: Any) -> list[TokenLogprob] | None:
     for token, value, top in zip(tokens, values, tops, strict=True):
         if value is None:
             continue
-        alternatives = [TopLogprob(token=t, logprob=float(lp)) for t, lp in (top or {}).items()]
-        out.append(TokenLogprob(token=token, logprob=float(value), top_logprobs=alternatives))
+        alternatives = [TopLogprob(token=_text(t), logprob=_logprob(lp)) for t, lp in (top or {}).items()]
+        out.append(TokenLogprob(token=_text(token), logprob=_logprob(value), top_logprobs=alternatives))
     return out
 
 
@@ -259,7 +282,7 @@ def _parse_prompt_logprobs(
             continue
         by_token: dict[str, float] = {}
         for token_id, entry in position.items():
-            by_token.setdefault(_decoded(token_id, entry), float(entry["logprob"]))
+            by_token.setdefault(_decoded(token_id, entry), _logprob(entry["logprob"]))
         logprobs.append(by_token)
         token_strs.append(next(iter(by_token), ""))
     echoed = _echoed_first_token(first_choice.get("logprobs"))
@@ -274,12 +297,12 @@ def _echoed_first_token(logprobs: Any) -> str | None:
     if not isinstance(logprobs, dict) or not logprobs.get("tokens"):
         return None
     values = logprobs.get("token_logprobs") or []
-    return str(logprobs["tokens"][0]) if values and values[0] is None else None
+    return _text(str(logprobs["tokens"][0])) if values and values[0] is None else None
 
 
 def _decoded(token_id: str, entry: dict[str, Any]) -> str:
     token = entry.get("decoded_token")
-    return token if isinstance(token, str) else f"token_id:{token_id}"
+    return _text(token) if isinstance(token, str) else f"token_id:{_text(str(token_id))}"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -344,6 +367,7 @@ def _server_message(body: str) -> str:
 
 
 def _truncate(text: str) -> str:
+    text = _text(text)
     return text if len(text) <= _MAX_ERROR_CHARS else text[: _MAX_ERROR_CHARS - 3] + "..."
 
 
@@ -433,7 +457,8 @@ class HttpBackend:
         except httpx.TimeoutException as e:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:
-            raise LLMUnreachable(f"{self._base_url}: {type(e).__name__}: {_truncate(str(e))}") from None
+            where = redact_url(self._base_url)
+            raise LLMUnreachable(f"{where}: {type(e).__name__}: {_truncate(str(e))}") from None
         finally:
             shards.release(shard)
         if response.status_code >= 400:

@@ -6,15 +6,16 @@ caching or rate limits. A backend maps the request to a server's dialect (vLLM o
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, runtime_checkable
+from typing import Annotated, Literal, Protocol, runtime_checkable
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from trustscore.errors import LLMError
 from trustscore.types import Usage
 
 __all__ = [
     "LLM",
+    "LOGPROB_TOLERANCE",
     "Backend",
     "BadResponse",
     "ChatRequest",
@@ -25,6 +26,7 @@ __all__ = [
     "LLMError",
     "LLMTimeout",
     "LLMUnreachable",
+    "Logprob",
     "Message",
     "RateLimited",
     "ServerError",
@@ -106,14 +108,23 @@ class ChatRequest(_Frozen):
         return "chat" if self.messages is not None else "completions"
 
 
+LOGPROB_TOLERANCE = 1e-3
+"""How far above 0 a server's log-probability may round (it is then read as 0)."""
+
+Logprob = Annotated[
+    float, Field(allow_inf_nan=False, le=LOGPROB_TOLERANCE), AfterValidator(lambda v: min(v, 0.0))
+]
+"""A log-probability: finite and <= 0 (a server's rounding up to :data:`LOGPROB_TOLERANCE` allowed)."""
+
+
 class TopLogprob(_Frozen):
     token: str
-    logprob: float
+    logprob: Logprob
 
 
 class TokenLogprob(_Frozen):
     token: str
-    logprob: float
+    logprob: Logprob
     top_logprobs: list[TopLogprob] = Field(default_factory=list)
 
 
@@ -128,7 +139,7 @@ class ChatResult(_Frozen):
     model: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    prompt_logprobs: list[dict[str, float] | None] | None = None
+    prompt_logprobs: list[dict[str, Logprob] | None] | None = None
     """Completions with ``prompt_logprobs``: per prompt token, {token: logprob} (first is None)."""
     prompt_token_strs: list[str] | None = None
     """Completions with ``prompt_logprobs``: the prompt's own tokens, aligned with prompt_logprobs."""
@@ -175,7 +186,10 @@ class LLMUnreachable(LLMError):
 
 
 class BadResponse(LLMError):
-    """The server answered 200 with something that is not a valid completion."""
+    """The server answered 200 with something that is not a valid completion (not JSON, no choices,
+    a log-probability that is NaN, infinite or above 0): a server fault, retried like a 5xx."""
+
+    retryable = True
 
 
 @runtime_checkable

@@ -14,8 +14,7 @@ first attempts of 64 samples ahead of every retry.
 
 Why: with the whole batch's first attempts queued first-come-first-served in the client's limiter,
 a retry (which waits out its Retry-After *without* holding a slot, then queues again) lands behind
-all of them and the sample's budget ends before it is sent (issue 8: 0 retries sent for 1,123
-retryable faults in a storm of 1,000 samples).
+all of them and the sample's budget ends before it is sent.
 """
 
 from __future__ import annotations

@@ -32,9 +32,9 @@ import ray
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from trustscore.config import Config
-from trustscore.hashing import short_hash
+from trustscore.core.hashing import short_hash
 from trustscore.ray.rows import error_result, scored_result
-from trustscore.scorer import Scorer
+from trustscore.scoring.scorer import Scorer
 from trustscore.types import Sample, TrustScore
 
 __all__ = ["BATCH_DEATHS", "OUTPUT_SCHEMA", "SAMPLE_DEATHS", "ScoreBatches", "died_reason"]

@@ -4,7 +4,9 @@
 
 IN is a JSONL file or a Parquet file (or a directory of them, named ``*.jsonl`` / ``*.parquet``),
 local or on any filesystem Ray reads (``s3://``, ``gs://``, ...). OUT is a directory of part
-files in the format its name says. Without ``--address`` a local Ray is started on this machine; on
+files in the format its name says. Without ``--address`` a local Ray is started on this machine,
+listening on 127.0.0.1 only (Ray's own default for a local start is every interface, with no
+authentication: anyone on the network could run code in it); on
 a cluster of several nodes IN and OUT must be storage every node sees (Ray reads and writes part
 files on whichever node runs the task).
 The Ray path parses rows exactly as the local command does, but it streams: an invalid row does not
@@ -18,11 +20,14 @@ Resume follows the local command: ids already in OUT are skipped, incomplete row
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any
 
-__all__ = ["add_arguments", "run_ray"]
+from trustscore.core.extras import install_extra
+
+__all__ = ["add_arguments", "keep_local_ray_on_loopback", "run_ray"]
 
 DEFAULT_BATCH_SIZE = 64
 """Samples per actor call: enough to keep ``max_concurrent_samples`` busy for most of a batch, few
@@ -74,6 +79,15 @@ def _gpus(text: str) -> float:
     return value
 
 
+def keep_local_ray_on_loopback() -> None:
+    """Make a Ray started by this process (not one joined with ``--address``) listen on 127.0.0.1.
+
+    Ray gives its processes the node's address and they listen on every interface unless that
+    address is loopback; it uses loopback when clusters are off (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0,
+    read when ray is first imported). A value the user set is kept."""
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+
 def run_ray(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -83,12 +97,14 @@ def run_ray(args: argparse.Namespace) -> int:
     local = "://" not in source_text and "://" not in output_text
     if source_text == output_text or (local and Path(source_text).resolve() == Path(output_text).resolve()):
         raise UsageError(f"-o {output_text} is the input; write the results to a new directory")
+    if args.address is None:
+        keep_local_ray_on_loopback()
     try:
         import ray
         import ray.data
     except ImportError:
         raise UsageError(
-            "--ray needs Ray Data: pip install 'trustscore[ray]' (or bash scripts/setup --ray)"
+            f"--ray needs Ray Data: {install_extra('ray')}; in a checkout's .venv: bash scripts/setup --ray"
         ) from None
     from trustscore.config import Config
     from trustscore.ray.dataset import check_gpus, prepare_lines, prepare_records, score_prepared

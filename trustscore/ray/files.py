@@ -9,8 +9,9 @@ may fix, or no score at all with an ``error``) from the files that hold them, so
 scored again and the output keeps one row per id.
 
 A run killed mid-write can leave one file cut short. Resume repairs it before reading: a JSONL file
-loses its torn last line (that row is scored again), an unreadable Parquet file is removed (its rows
-are scored again). Nothing else in the directory is touched.
+loses its torn last line (that row is scored again), a Parquet file without its footer is removed (its
+rows are scored again). A file that is not trustscore output (a line that is not a result row, a
+file that is not Parquet) refuses the directory untouched. Nothing else in the directory is touched.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from ray.data.block import BlockAccessor
 from ray.data.datasource import BlockBasedFileDatasink
 
 from trustscore.cli import UsageError
+from trustscore.rows.output import begins_like_a_row, row_state
 
 __all__ = [
     "Format",
@@ -148,31 +150,44 @@ def _replace(fs: pafs.FileSystem, path: str, write: Callable[[pa.NativeFile], ob
 
 
 def _jsonl_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
+    """The rows of one part file, every whole line checked before a torn last line (a killed
+    writer's, which begins like a result row) is cut off; any other last line refuses the file."""
     with fs.open_input_stream(path) as f:
         raw = f.read()
-    if raw and not raw.endswith(b"\n"):
-        keep = raw[: raw.rfind(b"\n") + 1]
-        print(f"trustscore: {path}: dropping an incomplete last line (interrupted write)", file=sys.stderr)
-        with fs.open_output_stream(path) as f:
-            f.write(keep)
-        raw = keep
+    whole = raw[: raw.rfind(b"\n") + 1]
+    tail = raw[len(whole) :]
     rows: dict[str, bool] = {}
-    for number, line in enumerate(raw.decode("utf-8").splitlines(), start=1):
+    for number, line in enumerate(whole.decode("utf-8").splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-            rows[str(row["id"])] = row.get("complete", True) is True
-        except (json.JSONDecodeError, KeyError, TypeError, AttributeError):
+            row_id, complete = row_state(line)
+        except ValueError:
             raise UsageError(
                 f"{path}:{number}: not a trustscore result row; remove that file or write to a new directory"
             ) from None
+        rows[row_id] = complete
+    if tail:
+        if not begins_like_a_row(tail):
+            raise UsageError(
+                f"{path}: its last line is not a trustscore result row; remove that file or write to a new "
+                "directory"
+            )
+        print(f"trustscore: {path}: dropping an incomplete last line (interrupted write)", file=sys.stderr)
+        with fs.open_output_stream(path) as f:
+            f.write(whole)
     return rows
 
 
 def _parquet_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
     try:
         with fs.open_input_file(path) as f:
+            if f.read(4) != b"PAR1":  # every Parquet file begins so, even one whose writer was killed
+                raise UsageError(
+                    f"{path}: not a Parquet file, so not trustscore output; remove it or write to a new "
+                    "directory"
+                )
+            f.seek(0)
             names = pq.ParquetFile(f).schema_arrow.names
     except pa.ArrowInvalid as e:  # no footer: the writer was killed
         print(f"trustscore: {path}: removing an unreadable file (interrupted write: {e})", file=sys.stderr)

@@ -1,12 +1,13 @@
 """Rows in and out of the Ray pipeline, as plain JSON text, so every stage agrees with the local CLI.
 
-An input row (a JSONL line, or a Parquet row turned into a dict) is parsed by the same code as
-``trustscore score`` (same validation, same hashed id for rows without one). Between stages a row
+An input row (a JSONL line, or a Parquet row turned into a dict) is parsed by
+:func:`trustscore.rows.parse_row`, as in ``trustscore score`` (same validation, same hashed id for
+rows without one). Between stages a row
 travels as strings: ``id`` and ``sample`` (the Sample as JSON; the fields carried through to the
 output are its ``metadata``, as in the local CLI), or ``id`` plus ``error`` when the row is not a
 valid sample: such a row is never dropped, it is written out with its reason.
 
-The scored row is the local CLI's result row (``result_row``), serialised once, plus typed columns
+The scored row is :func:`trustscore.rows.result_row`, serialised once, plus typed columns
 for filtering in Ray. A sample that could not be scored gets ``score`` null, ``complete`` false and
 an ``error`` naming why.
 """
@@ -14,12 +15,11 @@ an ``error`` naming why.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
-from trustscore.cli import UsageError
-from trustscore.cli.score import _parse_row, result_row
-from trustscore.hashing import short_hash
+from trustscore.core.hashing import short_hash
+from trustscore.errors import InputError
+from trustscore.rows import parse_row, result_row, row_line
 from trustscore.types import Sample, TrustScore
 
 __all__ = ["PreparedRow", "error_result", "prepare_line", "prepare_record", "scored_result"]
@@ -27,15 +27,12 @@ __all__ = ["PreparedRow", "error_result", "prepare_line", "prepare_record", "sco
 PreparedRow = dict[str, str | None]
 """``{"id", "sample", "error"}``: ``error`` set means ``sample`` is None."""
 
-_SOURCE = Path("input")
-
-
 def prepare_line(line: str, where: str) -> PreparedRow:
     """One JSONL line, parsed exactly as the local CLI parses it; ``where`` prefixes an error."""
     try:
-        row = _parse_row(_SOURCE, 0, line)
-    except UsageError as e:
-        return _invalid(line, f"{where}: " + str(e).removeprefix(f"{_SOURCE}:0: "))
+        row = parse_row(line, where)
+    except InputError as e:
+        return _invalid(line, str(e))
     return {"id": row.sample.id, "sample": row.sample.model_dump_json(), "error": None}
 
 
@@ -103,5 +100,5 @@ def _columns(row: dict[str, Any], *, error: str | None) -> dict[str, Any]:
         "complete": row["complete"],
         "seconds": row["seconds"],
         "error": error,
-        "result": json.dumps(row, ensure_ascii=False),
+        "result": row_line(row).removesuffix("\n"),
     }

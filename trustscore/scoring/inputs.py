@@ -95,12 +95,13 @@ def _explain_sample_error(e: ValidationError, where: str) -> str:
         field = loc[0] if loc else "(sample)"
         path = field + "".join(f"[{p}]" for p in loc[1:])
         msg = str(err["msg"]).removeprefix("Value error, ")
-        if err["type"] == "missing":
-            msg = "is required"
+        got = f" (got {_describe(err.get('input'))})"
+        if err["type"] == "missing":  # its input is the whole sample, not the absent field
+            msg, got = "is required", ""
         elif err["type"] == "extra_forbidden":
             msg = "is not a Sample field"
         fix = _FIELD_FIXES.get(field, "see trustscore.Sample for the fields")
-        lines.append(f"{where}{path}: {msg} (got {_describe(err.get('input'))}); {fix}")
+        lines.append(f"{where}{path}: {msg}{got}; {fix}")
     return "invalid sample: " + "; ".join(lines)
 
 

@@ -9,18 +9,15 @@ content-addressed,
 * **embeddings**, keyed by the model identity and the text, stored as ``.npy`` bytes (float32, one
   row; read back with ``allow_pickle=False``): a new response on a known context embeds only itself.
 
-It follows the response cache's rules (:mod:`trustscore.llm.cache`): sha256 keys, a diskcache
-:class:`~trustscore.llm.cache.SafeDisk` that refuses anything pickled, a 0700 directory
-(``<cache.directory>/local``), ``[cache] mode`` ("off" never touches disk, "read" never writes),
-only successful results stored, and a failed read or write counted and answered as a miss.
+It is a :class:`~trustscore.core.disk_cache.DiskCache` like the response cache: sha256 keys, nothing
+pickled, no file outside its 0700 directory (``<cache.directory>/local``) ever touched, ``[cache]
+mode`` ("off" never touches disk, "read" never writes), only successful results stored, and a failed
+read or write counted and answered as a miss.
 """
 
 from __future__ import annotations
 
 import io
-import logging
-import sqlite3
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
@@ -29,8 +26,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 import diskcache  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
-from trustscore.hashing import canonical_json, sha256_hex
-from trustscore.llm.cache import SafeDisk, UnsafeCacheEntry, _private_directory
+from trustscore.core.disk_cache import DiskCache, UnsafeCacheEntry
+from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.llm.config import CacheConfig
 from trustscore.types import Sample, Signal, Usage
 
@@ -42,10 +39,7 @@ __all__ = ["LOCAL_CACHE_SCHEMA", "CachedSignal", "LocalCache", "sample_key"]
 LOCAL_CACHE_SCHEMA = 1
 """Bump when the stored shapes change: old entries stop matching."""
 
-logger = logging.getLogger(__name__)
-
 T = TypeVar("T")
-_FAILURES = (OSError, sqlite3.Error, diskcache.Timeout)
 
 
 @runtime_checkable
@@ -84,74 +78,24 @@ def _vector_key_prefix(model: str) -> str:
     return canonical_json({"schema": LOCAL_CACHE_SCHEMA, "kind": "vector", "model": model})
 
 
-class LocalCache:
+class LocalCache(DiskCache):
     """Blocking access (call it from worker threads); thread-safe. Counts hits, misses and failures.
 
     Every disk access runs on one thread of its own: diskcache opens an SQLite connection per
-    thread, each mapping up to 64 MiB of the database, and callers come from many worker threads
-    (measured: +45 MiB peak RSS on 60 rows when each worker had its own connection).
+    thread, each mapping up to 64 MiB of the database, and callers come from many worker threads.
     """
 
     def __init__(self, config: CacheConfig) -> None:
-        self._config = config
-        self._cache: diskcache.Cache | None = None
-        self._opening = threading.Lock()
-        self._counting = threading.Lock()
+        super().__init__(
+            config.directory / "local",
+            mode=config.mode,
+            size_limit_bytes=config.size_limit_bytes,
+            label="local-signal cache",
+        )
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="trustscore-local-cache")
-        self.hits = 0
-        self.misses = 0
-        self.stores = 0
-        self.read_errors = 0
-        self.write_errors = 0
 
-    @property
-    def directory(self) -> Any:
-        return self._config.directory.expanduser() / "local"
-
-    @property
-    def readable(self) -> bool:
-        return self._config.mode != "off"
-
-    @property
-    def writable(self) -> bool:
-        return self._config.mode == "readwrite"
-
-    def _open(self) -> diskcache.Cache:
-        with self._opening:
-            if self._cache is None:
-                self._cache = diskcache.Cache(
-                    str(_private_directory(self.directory)),
-                    disk=SafeDisk,
-                    size_limit=self._config.size_limit_bytes,
-                    eviction_policy="least-recently-stored",
-                )
-            return self._cache
-
-    def _count(self, **deltas: int) -> None:
-        with self._counting:
-            for name, delta in deltas.items():
-                setattr(self, name, getattr(self, name) + delta)
-
-    def _read(self, read: Callable[[diskcache.Cache], T], default: T) -> T:
-        if not self.readable:
-            return default
-        try:
-            return self._thread.submit(lambda: read(self._open())).result()
-        except _FAILURES as e:
-            self._count(read_errors=1)
-            logger.warning("local-signal cache %s: could not read: %s", self.directory, e)
-            return default
-
-    def _write(self, write: Callable[[diskcache.Cache], None]) -> None:
-        if not self.writable:
-            return
-        try:
-            self._thread.submit(lambda: write(self._open())).result()
-        except _FAILURES as e:
-            self._count(write_errors=1)
-            logger.warning("local-signal cache %s: could not store: %s", self.directory, e)
-        else:
-            self._count(stores=1)
+    def _run(self, work: Callable[[], T]) -> T:
+        return self._thread.submit(work).result()
 
     # -- signal results ---------------------------------------------------------------------
 
@@ -180,8 +124,8 @@ class LocalCache:
         """Store a result that has a value (a missing signal is never stored); its usage is not kept."""
         if signal.value is None:
             return
-        text = signal.model_copy(update={"usage": Usage()}).model_dump_json()
-        self._write(lambda c: c.set(key, text))
+        kept = signal.model_copy(update={"usage": Usage()})
+        self._write(lambda c: c.set(key, kept.model_dump_json()))
 
     # -- embeddings -------------------------------------------------------------------------
 
@@ -208,13 +152,7 @@ class LocalCache:
         self._write(write)
 
     def close(self) -> None:
-        def close() -> None:
-            with self._opening:
-                if self._cache is not None:
-                    self._cache.close()
-                    self._cache = None
-
-        self._thread.submit(close).result()  # the connection belongs to that thread
+        super().close()  # on its thread: the connection belongs to that thread
         self._thread.shutdown()
         # A closed cache reopens on use, like the response cache; no thread runs until then.
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="trustscore-local-cache")

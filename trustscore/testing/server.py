@@ -18,10 +18,19 @@ from contextlib import AbstractContextManager
 from types import TracebackType
 
 import anyio
-import h11
 from anyio.abc import SocketAttribute, SocketStream
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from anyio.streams.stapled import MultiListener
+
+from trustscore.core.extras import install_extra
+
+try:
+    import h11
+except ModuleNotFoundError as exc:  # the fake server's one dependency outside the core install
+    raise ModuleNotFoundError(
+        f"trustscore.testing's fake vLLM server needs h11: {install_extra('testing')}",
+        name="h11",
+    ) from exc
 
 from trustscore.testing.engine import EngineView, FakeEngine, UnmatchedRequest
 from trustscore.testing.latency import LatencyModel

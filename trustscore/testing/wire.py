@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from trustscore.hashing import short_hash
+from trustscore.core.hashing import short_hash
 from trustscore.llm.protocol import Constraint, Message
 from trustscore.testing.constraints import apply_constraint
 from trustscore.testing.script import FakeAnswer, FakeRequest

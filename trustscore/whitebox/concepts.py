@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, JsonValue, ValidationError
 
-from trustscore.hashing import short_hash
+from trustscore.core.hashing import short_hash
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, Constraint, Message
 
 __all__ = [
@@ -88,7 +88,7 @@ def word_rank(word: str) -> int:
 
 def _listed_rank(word: str) -> int:
     """The rank in wordfreq's English list (``MAX_RANK`` beyond it or when absent)."""
-    from trustscore.word_frequency import rank
+    from trustscore.grounding.word_frequency import rank
 
     found = rank(word)
     return found if found is not None and found < MAX_RANK else MAX_RANK

@@ -34,7 +34,7 @@ import anyio
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from trustscore.hashing import canonical_json, short_hash
+from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.llm.protocol import LLM, ChatRequest, LLMError, Message
 from trustscore.types import Sample, Signal, Usage
 from trustscore.whitebox.concepts import (

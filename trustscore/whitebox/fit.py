@@ -24,10 +24,10 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from trustscore.core.hashing import sha256_hex
 from trustscore.fusion import metrics
 from trustscore.fusion.cv import grouped_kfold
 from trustscore.fusion.logistic import fit_logistic, sigmoid
-from trustscore.hashing import sha256_hex
 from trustscore.types import Sample
 from trustscore.whitebox.model import LoadedModel
 from trustscore.whitebox.profile import (

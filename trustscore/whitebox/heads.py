@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from trustscore.files import MAX_JSON_BYTES, read_capped_text
+from trustscore.core.files import MAX_JSON_BYTES, read_capped_text
 from trustscore.whitebox.model import LoadedModel, weights_fingerprint
 
 __all__ = [

@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.lowlevel import RunVar
 
-from trustscore.deadline import check_in_every_leaf
+from trustscore.compute.deadline import check_in_every_leaf
+from trustscore.compute.quiet_loading import quiet_model_loading
+from trustscore.compute.torch_import import import_torch
+from trustscore.core.hashing import short_hash
 from trustscore.errors import ModelLoadError
-from trustscore.hashing import short_hash
-from trustscore.quiet import quiet_model_loading
-from trustscore.torch_import import import_torch
 from trustscore.types import Sample
 
 if TYPE_CHECKING:

@@ -26,10 +26,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from trustscore.core.files import MAX_JSON_BYTES, loads_json, read_capped_text
+from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.errors import ProfileError
-from trustscore.files import MAX_JSON_BYTES, loads_json, read_capped_text
 from trustscore.fusion.logistic import sigmoid
-from trustscore.hashing import canonical_json, sha256_hex
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import JsonValue
 
-from trustscore.hashing import short_hash
+from trustscore.core.hashing import short_hash
 from trustscore.types import Sample, Signal, Span, Usage
 from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.heads import load_or_score_copying_heads

@@ -6,21 +6,22 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from trustscore.core.extras import install_extra
 from trustscore.errors import EndpointUnavailable
-from trustscore.registry import register_signal
+from trustscore.signals._registry import register_signal
 from trustscore.whitebox.familiarity_config import FamiliarityConfig
 from trustscore.whitebox.redeep_config import RedeepConfig
 
 if TYPE_CHECKING:
     from trustscore.llm.protocol import LLM
-    from trustscore.scoring.context import SignalContext
-    from trustscore.sources import LocalSignal
+    from trustscore.signals._context import SignalContext
+    from trustscore.signals._protocols import LocalSignal
 
 __all__ = ["build_familiarity", "build_redeep"]
 
 logger = logging.getLogger("trustscore")
 
-_WHITEBOX = "pip install 'trustscore[whitebox]'"
+_WHITEBOX = install_extra("whitebox")
 
 
 @register_signal(

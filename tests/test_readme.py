@@ -1,0 +1,119 @@
+"""The README's code runs as written: every python block, the config, the test commands CI runs, and
+the offline scores it quotes."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from trustscore import Config
+
+REPO = Path(__file__).parents[1]
+README = REPO / "README.md"
+TEXT = README.read_text(encoding="utf-8")
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", TEXT, flags=re.S)
+
+
+def block(language: str, containing: str) -> str:
+    (found,) = [b for b in blocks(language) if containing in b]
+    return found
+
+
+def run_block(code: str) -> None:
+    exec(compile(code, str(README), "exec"), {"__name__": "readme"})
+
+
+@pytest.fixture
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The README's calls cache into the test's folder, never the user's."""
+    monkeypatch.setenv("TRUSTSCORE_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path
+
+
+def test_the_readme_stays_short() -> None:
+    assert len(TEXT.splitlines()) <= 260, "README.md is for users: put the detail in a docs/ page"
+
+
+def test_every_python_block_is_tested() -> None:
+    tested = ("ts.score_sync(", "score_many(samples)", "ts.read_jsonl(", 'signals["likert"]')
+    assert len(blocks("python")) == len(tested)
+    assert all(sum(marker in b for marker in tested) == 1 for b in blocks("python"))
+
+
+def test_the_first_score(own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_block(block("python", "ts.score_sync("))
+    out = capsys.readouterr().out.splitlines()
+    assert 0.0 <= float(out[0]) <= 1.0
+    assert out[1:3] == ["False", "['lexical', 'embedding']"]  # the offline score ranks: not calibrated
+    assert "text='1989'" in out[3]
+    assert out[4] == "{}"
+
+
+def test_score_many(own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run_block(block("python", "score_many(samples)"))
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.rsplit(" ", 1)[0] for line in lines] == ["Clara Voss.", "It is 410 metres long."]
+
+
+def test_streaming_a_file(
+    own_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(REPO)
+    run_block(block("python", "ts.read_jsonl("))
+    lines = capsys.readouterr().out.splitlines()
+    rows = len((REPO / "examples/rag_samples.jsonl").read_text(encoding="utf-8").splitlines())
+    assert sorted(int(line.split()[0]) for line in lines) == list(range(rows))
+
+
+def test_the_judge_config_is_valid() -> None:
+    config = Config.from_dict(tomllib.loads(block("toml", "[judges.likert]")))
+    assert config.endpoints["judge"].model == "judge"
+    assert {"likert", "chainpoll"} <= set(config.judges.model_dump())
+
+
+def test_judges_in_three_steps_against_a_fake_server(
+    own_cache: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_vllm_factory: object,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = fake_vllm_factory(models="judge")  # type: ignore[operator]
+    (own_cache / "trustscore.toml").write_text(block("toml", "[judges.likert]"), encoding="utf-8")
+    monkeypatch.setenv("TRUSTSCORE_ENDPOINT_JUDGE_BASE_URL", server.base_url)
+    monkeypatch.chdir(own_cache)
+    run_block(block("python", 'signals["likert"]'))
+    out = capsys.readouterr().out
+    assert "'likert'" in out and "'chainpoll'" in out and out.rstrip().endswith("{}")
+
+
+def test_the_readme_lists_exactly_the_commands_ci_runs() -> None:
+    ci = [
+        line
+        for line in (REPO / ".ci/run").read_text(encoding="utf-8").splitlines()
+        if line and not line.startswith(("#", "set ", "cd "))
+    ]
+    readme = block("bash", "pytest -m vllm").strip().splitlines()
+    assert readme == ci
+
+
+def test_the_offline_limits_table_is_what_the_example_prints() -> None:
+    done = subprocess.run(
+        [sys.executable, "examples/offline_limits.py"], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    printed = {
+        m["name"]: float(m["score"])
+        for m in re.finditer(r"^(?P<name>.+?)\s+(?P<score>[01]\.\d{3})$", done.stdout, re.M)
+    }
+    row = r"^\| (?P<name>[^|]+?) \| [^|]+ \| (?P<score>[01]\.\d{3}) \|$"
+    table = {m["name"]: float(m["score"]) for m in re.finditer(row, TEXT, re.M)}
+    assert len(printed) == 5 and printed.keys() == table.keys()
+    for name, score in printed.items():
+        assert table[name] == pytest.approx(score, abs=0.01), name

@@ -1,0 +1,2 @@
+"""Local compute support: the score budget in worker threads, one-thread model lanes, torch import,
+quiet model loading."""

@@ -1,0 +1,27 @@
+"""The JSONL row format of ``trustscore score``, local and on Ray: input rows in, result rows out,
+and the index of ids a run resumes from.
+
+* :mod:`trustscore.rows.input`: what an input line must be, :func:`read_jsonl` (samples of a file,
+  for ``Scorer.stream``), :class:`InputFile` (a checked input the CLI reads twice, a pipe once);
+* :mod:`trustscore.rows.output`: the result row and :class:`OutputFile` (a locked result file that
+  only trustscore's own rows may be in);
+* :mod:`trustscore.rows.ids`: :class:`IdIndex`, a compact id -> int index.
+"""
+
+from trustscore.rows.ids import IdIndex
+from trustscore.rows.input import MAX_LINE_BYTES, InputFile, InputRow, parse_row, read_jsonl
+from trustscore.rows.output import OutputFile, begins_like_a_row, result_row, row_line, row_state
+
+__all__ = [
+    "MAX_LINE_BYTES",
+    "IdIndex",
+    "InputFile",
+    "InputRow",
+    "OutputFile",
+    "begins_like_a_row",
+    "parse_row",
+    "read_jsonl",
+    "result_row",
+    "row_line",
+    "row_state",
+]

@@ -1,0 +1,235 @@
+"""The signal registry: every judge and local signal, built-in or third-party, is found here by name.
+
+    @register_signal("my_judge", config=MyJudgeConfig, kind="judge")
+    def build_my_judge(config: MyJudgeConfig, ctx: SignalContext) -> Judge: ...
+
+A registration names the signal, the pydantic model of its config section and a factory
+``(section, ctx) -> source``. Judges are configured under ``[judges.<name>]`` (their model extends
+:class:`~trustscore.judges.config.JudgeConfig`, which names the endpoint) and local signals under
+``[signals.<name>]``; a built-in whose settings predate the registry names its own ``section``
+(lexical and embedding read ``[grounding]``, ReDeEP and Self-Familiarity read ``[whitebox]``).
+
+The built-ins register on first use of the registry (importing :data:`_BUILTIN_MODULES`); third-party
+packages register through the entry-point group ``trustscore.signals``, whose entry names are the
+signal names and whose values are the modules (or objects) whose import registers them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from trustscore.errors import ConfigError
+
+if TYPE_CHECKING:
+    from trustscore.signals._context import SignalContext
+    from trustscore.signals._protocols import Judge, LocalSignal
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "SignalKind",
+    "SignalSpec",
+    "get_signal",
+    "register_signal",
+    "registered_signals",
+    "resolve_section",
+]
+
+logger = logging.getLogger("trustscore")
+
+ENTRY_POINT_GROUP = "trustscore.signals"
+
+SignalKind = Literal["judge", "local"]
+
+_BUILTIN_MODULES = (
+    "trustscore.judges",
+    "trustscore.grounding.signals",
+    "trustscore.whitebox.signals",
+    "trustscore.encoders.signals",
+)
+"""Modules whose import registers the built-in signals, in the order results list them."""
+
+_SECTION_TABLE: dict[str, str] = {"judge": "judges", "local": "signals"}
+
+Factory = Callable[[Any, "SignalContext"], "Judge | LocalSignal | None"]
+"""``(section, ctx) -> source``; a factory of a signal with a shared section returns None when the
+section's settings leave the signal off."""
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class SignalSpec:
+    """One registered signal: what it is called, how it is configured and how it is built."""
+
+    name: str
+    kind: SignalKind
+    config: type[BaseModel]
+    build: Factory
+    section: str
+    """Dotted path of its config section: ``judges.<name>``, ``signals.<name>``, or a shared section."""
+    install_hint: str | None
+    """What to install when the factory's imports fail (e.g. ``pip install 'trustscore-plugin[gpu]'``)."""
+    origin: str
+    """The module that registered it (for messages)."""
+
+    @property
+    def own_section(self) -> bool:
+        """True when the signal has its own ``[judges.<name>]`` / ``[signals.<name>]`` table."""
+        return self.section == f"{_SECTION_TABLE[self.kind]}.{self.name}"
+
+
+_REGISTRY: dict[str, SignalSpec] = {}
+_broken_entry_points: dict[str, str] = {}
+_builtins_loaded = False
+_plugins_loaded = False
+
+
+def register_signal(
+    name: str,
+    *,
+    config: type[BaseModel],
+    kind: SignalKind,
+    section: str | None = None,
+    install_hint: str | None = None,
+) -> Callable[[F], F]:
+    """Register ``factory(section, ctx)`` as the signal ``name`` (decorator; returns the factory as is).
+
+    ``config`` validates the signal's config section; a judge's must extend ``JudgeConfig``.
+    ``section`` is only for signals that read a shared section (default: the signal's own table).
+    Registering a taken name raises :class:`~trustscore.errors.ConfigError`, so a plug-in cannot
+    silently replace a built-in.
+    """
+    if kind not in _SECTION_TABLE:
+        raise ConfigError(f"register_signal({name!r}): kind must be 'judge' or 'local', not {kind!r}")
+    if not name.isidentifier():
+        raise ConfigError(
+            f"register_signal({name!r}): a signal name must be a Python identifier (letters, digits, _)"
+        )
+    if not (isinstance(config, type) and issubclass(config, BaseModel)):
+        raise ConfigError(f"register_signal({name!r}): config must be a pydantic model class")
+    if kind == "judge":
+        from trustscore.judges.config import JudgeConfig
+
+        if not issubclass(config, JudgeConfig):
+            raise ConfigError(
+                f"register_signal({name!r}): a judge's config must extend trustscore.judges.JudgeConfig "
+                "(it names the endpoint the judge asks)"
+            )
+
+    def decorator(factory: F) -> F:
+        _load_builtins()  # built-ins first, so a clash with one is caught here
+        spec = SignalSpec(
+            name=name,
+            kind=kind,
+            config=config,
+            build=factory,
+            section=section or f"{_SECTION_TABLE[kind]}.{name}",
+            install_hint=install_hint,
+            origin=getattr(factory, "__module__", "?"),
+        )
+        taken = _REGISTRY.get(name)
+        if taken is not None and taken.build is not factory:
+            raise ConfigError(
+                f"signal {name!r} is already registered by {taken.origin}; pick another name for the one "
+                f"in {spec.origin}"
+            )
+        _REGISTRY[name] = spec
+        return factory
+
+    return decorator
+
+
+def registered_signals(kind: SignalKind | None = None) -> dict[str, SignalSpec]:
+    """Every registered signal (of one kind) in registration order: built-ins first, then plug-ins."""
+    _load()
+    return {n: s for n, s in _REGISTRY.items() if kind is None or s.kind == kind}
+
+
+def get_signal(name: str, *, kind: SignalKind | None = None) -> SignalSpec:
+    """The registration of ``name``; an unknown name is a ConfigError listing the known ones."""
+    _load()
+    spec = _REGISTRY.get(name)
+    if spec is None:
+        if name in _broken_entry_points:
+            raise ConfigError(
+                f"signal {name!r} comes from a plug-in that failed to load: {_broken_entry_points[name]}"
+            )
+        raise ConfigError(_unknown(name, kind))
+    if kind is not None and spec.kind != kind:
+        raise ConfigError(f"{name!r} is a {_KIND_WORDS[spec.kind]}, configured under [{spec.section}]")
+    return spec
+
+
+def resolve_section(kind: SignalKind, name: str, raw: Any) -> BaseModel:
+    """Validate the ``[judges.<name>]`` / ``[signals.<name>]`` table with the signal's own model."""
+    spec = get_signal(name, kind=kind)
+    if not spec.own_section:
+        raise ConfigError(f"{name!r} is configured in [{spec.section}], not [{_SECTION_TABLE[kind]}.{name}]")
+    if isinstance(raw, spec.config):
+        return raw
+    if isinstance(raw, BaseModel):
+        raw = raw.model_dump(exclude_unset=True)
+    try:
+        return spec.config.model_validate(raw)
+    except ValidationError as e:  # the same errors, located under the signal's name
+        raise ValidationError.from_exception_data(
+            e.title,
+            [
+                {
+                    "type": err["type"],
+                    "loc": (name, *err["loc"]),
+                    "input": err["input"],
+                    "ctx": err.get("ctx", {}),
+                }
+                for err in e.errors()
+            ],
+        ) from None
+
+
+_KIND_WORDS = {"judge": "judge", "local": "local signal"}
+
+
+def _unknown(name: str, kind: SignalKind | None) -> str:
+    known = [n for n, s in _REGISTRY.items() if kind is None or s.kind == kind]
+    what = _KIND_WORDS[kind] if kind else "signal"
+    close = difflib.get_close_matches(name, known, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return (
+        f"unknown {what} {name!r}{hint} (registered: {', '.join(known) or 'none'}; a plug-in registers "
+        f"with @trustscore.register_signal or the {ENTRY_POINT_GROUP!r} entry-point group)"
+    )
+
+
+def _load_builtins() -> None:
+    global _builtins_loaded
+    if not _builtins_loaded:
+        _builtins_loaded = True
+        for module in _BUILTIN_MODULES:
+            importlib.import_module(module)
+
+
+def _load() -> None:
+    """Import the built-ins, then the plug-ins of the entry-point group, once per process."""
+    global _plugins_loaded
+    _load_builtins()
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            ep.load()
+        except Exception as e:
+            reason = f"{ep.value}: {type(e).__name__}: {e}"
+            logger.warning("trustscore plug-in %s failed to load (%s)", ep.name, reason)
+            _broken_entry_points[ep.name] = reason
+            continue
+        if ep.name not in _REGISTRY:
+            _broken_entry_points[ep.name] = f"{ep.value} loaded but registered no signal named {ep.name!r}"
