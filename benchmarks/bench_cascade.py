@@ -51,9 +51,9 @@ from numpy.typing import NDArray
 
 from trustscore.fusion.cascade import StagePlan, cascade_scores, fit_cascade
 from trustscore.fusion.cascade_model import CascadeQuality
-from trustscore.fusion.cv import grouped_kfold
-from trustscore.fusion.metrics import auroc
 from trustscore.fusion.scored import ScoredRow, group_column, label_column, read_scored, rows_from_dicts
+from trustscore.stats.cv import grouped_kfold
+from trustscore.stats.metrics import auroc
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data"

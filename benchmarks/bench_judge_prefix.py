@@ -23,9 +23,8 @@ from types import ModuleType
 
 import anyio
 
-from trustscore.judges import chainpoll, likert, tlm
+from trustscore.judges import ChainPollConfig, LikertConfig, TLMConfig, chainpoll, likert, tlm
 from trustscore.judges.chainpoll import ChainPollJudge
-from trustscore.judges.config import ChainPollConfig, LikertConfig, TLMConfig
 from trustscore.judges.evidence import evidence_messages, question_messages
 from trustscore.judges.likert import LikertJudge
 from trustscore.judges.tlm import TLMJudge

@@ -146,7 +146,7 @@ def ensemble_config(server: ServerProcess, judges: Sequence[str] = JUDGES, *, sl
                 }
             },
             "judges": {name: {"endpoint": "judge"} for name in judges},
-            "grounding": {"lexical": False, "embedding": False},
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
             "cache": {"mode": "off"},
         }
     )

@@ -55,7 +55,7 @@ def run(server: FakeVLLMServer, flavour: str, verdict_only: bool, samples: list[
         {
             "endpoints": {"judge": {"base_url": server.base_url, "model": server.model, "flavour": flavour}},
             "judges": {"likert": {"endpoint": "judge", "verdict_only": verdict_only}},
-            "grounding": {"lexical": False, "embedding": False},
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
             "cache": {"mode": "off"},
         }
     )
@@ -135,7 +135,7 @@ def compare_real(n_samples: int, max_tokens: int) -> dict[str, Any]:
                                 "endpoint": "judge", "verdict_only": verdict_only, "max_tokens": max_tokens
                             }
                         },
-                        "grounding": {"lexical": False, "embedding": False},
+                        "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
                         "cache": {"mode": "off"},
                         "limits": {"score_budget_s": 600},
                     }

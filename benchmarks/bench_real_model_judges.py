@@ -30,12 +30,11 @@ import anyio
 import numpy as np
 
 from benchmarks.bench_grounding import TASKS, auroc, bow_unsupported_ratio, load
-from trustscore.judges.chainpoll import ChainPollJudge
-from trustscore.judges.config import ChainPollConfig, LikertConfig, LynxConfig, PrometheusConfig, TLMConfig
-from trustscore.judges.likert import LikertJudge, parse_likert
-from trustscore.judges.lynx import LynxJudge
-from trustscore.judges.prometheus import PrometheusJudge
-from trustscore.judges.tlm import TLMJudge
+from trustscore.judges.chainpoll import ChainPollConfig, ChainPollJudge
+from trustscore.judges.likert import LikertConfig, LikertJudge, parse_likert
+from trustscore.judges.lynx import LynxConfig, LynxJudge
+from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge
+from trustscore.judges.tlm import TLMConfig, TLMJudge
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.protocol import ChatRequest, ChatResult

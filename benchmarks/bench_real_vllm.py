@@ -34,8 +34,8 @@ import anyio
 import httpx
 
 from benchmarks.bench_judge_prefix import layout, load_samples
+from trustscore.judges import ChainPollConfig, LikertConfig, TLMConfig
 from trustscore.judges.chainpoll import ChainPollJudge
-from trustscore.judges.config import ChainPollConfig, LikertConfig, TLMConfig
 from trustscore.judges.likert import LikertJudge
 from trustscore.judges.tlm import TLMJudge
 from trustscore.llm.client import LLMClient

@@ -62,10 +62,10 @@ from benchmarks.multidomain import (
 )
 from calibration.build_corpus import SHIPPABLE
 from trustscore.fusion.claims import ECE_LIMIT, MIN_CLAIMS
-from trustscore.fusion.cv import grouped_kfold
-from trustscore.fusion.logistic import sigmoid
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, label_column
+from trustscore.stats.cv import grouped_kfold
+from trustscore.stats.logistic import sigmoid
 
 EM_BATCH = 50
 KINDS = ("qa", "summary", "data2txt", "dialogue")
@@ -361,7 +361,7 @@ FLOOR_SIZES = (50, 100, 150, 200, 300, 1000)
 
 def ece_floor(draws: int = 400) -> dict[int, dict[str, float]]:
     """{n: median and 90th percentile ECE(10, equal mass) of a perfectly calibrated score on n rows}."""
-    from trustscore.fusion.metrics import ece
+    from trustscore.stats.metrics import ece
 
     rng = np.random.default_rng(0)
     out: dict[int, dict[str, float]] = {}

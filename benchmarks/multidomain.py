@@ -39,11 +39,11 @@ from numpy.typing import NDArray
 
 from calibration.build_corpus import SHIPPABLE
 from trustscore.fusion.adapt import adapt_model
-from trustscore.fusion.cv import grouped_kfold
 from trustscore.fusion.fit import FitOptions, fit_calibrator
-from trustscore.fusion.metrics import auroc, ece
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, label_column, read_scored
+from trustscore.stats.cv import grouped_kfold
+from trustscore.stats.metrics import auroc, ece
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SCORED = REPO / ".cache-data" / "corpus" / "scored.jsonl"

@@ -29,10 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from trustscore.stats.metrics import auroc_or_nan
 from trustscore.whitebox.fit import (
     FeatureSet,
     PaperSelection,
-    auroc,
     fit_logistic_profile,
     fit_paper_profile,
     pearson,
@@ -75,15 +75,15 @@ def _evaluate(profile: RedeepProfile, data: FeatureSet) -> dict[str, float]:
     unit = profile.token_scores(ecs, pks)
     resp, resp_y = response_scores(unit, data, profile.response_aggregation)
     out = {
-        "auroc_response": auroc(resp, resp_y),
-        "auroc_chunk": auroc(unit, data.labels),
+        "auroc_response": auroc_or_nan(resp_y, resp),
+        "auroc_chunk": auroc_or_nan(data.labels, unit),
         "pcc_response": pearson(resp, resp_y),
     }
     if isinstance(profile.combination, PaperCombination):
         # the paper's own response score: mean of the un-mapped chunk scores (no Platt map)
         raw = profile.combination.raw_score(ecs, pks)
         raw_resp, _ = response_scores(raw, data, "mean")
-        out["auroc_response_raw_mean"] = auroc(raw_resp, resp_y)
+        out["auroc_response_raw_mean"] = auroc_or_nan(resp_y, raw_resp)
     return out
 
 
@@ -104,7 +104,7 @@ def parity(data: FeatureSet) -> dict[str, Any]:
     return {
         "heads": [list(h) for h in profile.heads],
         "layers": profile.layers,
-        "auroc_response": auroc(raw_resp, resp_y),
+        "auroc_response": auroc_or_nan(resp_y, raw_resp),
         "pcc_response": pearson(raw_resp, resp_y),
         "paper": {"auroc": 0.7458, "pcc": 0.4203},
         "released_log": {"auroc": 0.74725, "pcc": 0.42072},

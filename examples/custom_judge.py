@@ -59,8 +59,8 @@ model = "fake-judge"
 endpoint = "judge"
 instruction = "Does the context support the answer? Answer yes or no."
 
-[grounding]
-embedding = false   # keep the demo quick: lexical support is the built-in signal fused here
+[signals.embedding]
+enabled = false   # keep the demo quick: lexical support is the built-in signal fused here
 
 [cache]
 mode = "off"

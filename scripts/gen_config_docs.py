@@ -89,16 +89,24 @@ def _signals_section(field: FieldInfo) -> str:
     lines = [
         "## [signals.<name>]",
         "",
-        f"{_sentence(field.description)} A present table turns the signal on; its settings are those",
-        "of the model the signal registered. The built-in local signals read shared sections instead:",
+        f"{_sentence(field.description)} A present table turns the signal on (`enabled = false` turns",
+        "it off); its settings are those of the model the signal registered. The built-in local signals:",
         "",
     ]
     own: list[str] = []
     for name, spec in registered_signals("local").items():
         if spec.origin.startswith("trustscore."):
-            lines.append(f"- `{name}`: `[{spec.section}]`")
-            if spec.own_section:
-                own.append(_model_section(f"signals.{name}", spec.config, None, level=3))
+            default = ", on by default" if spec.on_by_default else ""
+            lines.append(f"- `{name}`: `[{spec.section}]`{default}")
+            own.append(_model_section(f"signals.{name}", spec.config, None, level=3))
+    lines += [
+        "",
+        "Deprecated, still read with a DeprecationWarning: `[grounding]` (the lexical and embedding",
+        "settings in one table, with `lexical` / `embedding` switches) is read into `[signals.lexical]`",
+        "and `[signals.embedding]`; `[whitebox]` (`model_path`, `device`, `dtype`, with",
+        "`[whitebox.redeep]` and `[whitebox.familiarity]`) into `[signals.redeep]` and",
+        "`[signals.familiarity]`, each with the model settings.",
+    ]
     return "\n".join(lines) + "\n" + ("\n" + "\n".join(own) if own else "")
 
 

@@ -17,7 +17,8 @@ import httpx
 import pytest
 
 from trustscore import Config, Scorer
-from trustscore.testing import FakeEngine, guess_judge
+from trustscore.testing import FakeEngine, judge_of
+from trustscore.testing.engine import RecordedRequest
 
 JUDGES = ("likert", "prometheus", "lynx", "chainpoll", "tlm")
 QUESTION = "Who wrote the novel Dune?"
@@ -50,7 +51,7 @@ def ensemble_dict(
     data: dict[str, Any] = {
         "endpoints": {"judge": judge_endpoint, **(endpoints or {})},
         "judges": sections,
-        "grounding": {"lexical": False, "embedding": False},
+        "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
         "cache": {"mode": "readwrite", "directory": str(cache_dir)} if cache_dir else {"mode": "off"},
     }
     if limits:
@@ -81,6 +82,10 @@ class Kit:
         """JSON bodies of the completion requests received, oldest first."""
         return [r.body for r in self.engine.completion_requests()]
 
+    def requests(self) -> list[RecordedRequest]:
+        """The completion requests received, oldest first."""
+        return self.engine.completion_requests()
+
 
 def make_kit(request: pytest.FixtureRequest) -> Kit:
     """The kit named by ``request.param``, from the test kit's pytest fixtures."""
@@ -95,15 +100,16 @@ def prompt_text(body: dict[str, Any]) -> str:
     return "\n".join(m["content"] for m in body.get("messages") or []) or str(body.get("prompt") or "")
 
 
-def judge_kind(body: dict[str, Any]) -> str | None:
-    """Which judge sent this request (the kit's own classifier, on the prompt's wording)."""
-    return guess_judge(prompt_text(body))
+def judge_kind(request: RecordedRequest) -> str | None:
+    """Which judge sent this request (from the tag header the LLM client sends)."""
+    return judge_of(request.headers.get("x-trustscore-tag"))
 
 
-def by_kind(bodies: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def by_kind(requests: list[RecordedRequest]) -> dict[str, list[dict[str, Any]]]:
+    """The request bodies by the judge kind that sent them."""
     out: dict[str, list[dict[str, Any]]] = {}
-    for body in bodies:
-        out.setdefault(judge_kind(body) or "?", []).append(body)
+    for request in requests:
+        out.setdefault(judge_kind(request) or "?", []).append(request.body)
     return out
 
 

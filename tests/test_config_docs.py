@@ -38,10 +38,10 @@ def test_the_reference_covers_every_section_and_the_environment() -> None:
         "[endpoints.<name>]",
         "[judges.lynx]",
         "[signals.<name>]",
-        "[whitebox]",
-        "[whitebox.redeep]",
-        "[whitebox.familiarity]",
-        "[grounding]",
+        "[signals.redeep]",
+        "[signals.familiarity]",
+        "[signals.lexical]",
+        "[signals.embedding]",
         "[fusion]",
         "[cache]",
         "[limits]",
@@ -50,7 +50,8 @@ def test_the_reference_covers_every_section_and_the_environment() -> None:
     assert "| `score_budget_s` | float | `120.0` | overall deadline for one score()" in text
     assert "`TRUSTSCORE_ENDPOINT_<NAME>_BASE_URL` | `endpoints.<name>.base_url` | override" in text
     assert "`TRUSTSCORE_CACHE_DIR` | `cache.directory` | default" in text
-    assert "- `lexical`: `[grounding]`" in text
+    assert "- `lexical`: `[signals.lexical]`, on by default" in text
+    assert "`[grounding]` (the lexical and embedding" in text and "`[whitebox]` (`model_path`" in text
 
 
 def test_config_errors_point_to_the_reference() -> None:

@@ -16,8 +16,8 @@ PROMISED = {
     # data
     "Sample", "Signal", "Span", "TrustScore", "Usage",
     # writing signals
-    "Judge", "JudgeConfig", "LocalSignal", "FamiliarityCheck", "SignalContext", "SignalSpec",
-    "register_signal", "registered_signals",
+    "Judge", "JudgeConfig", "SignalConfig", "LocalSignal", "FamiliarityCheck", "SignalContext", "SignalSpec",
+    "register_signal", "register_judge", "registered_signals",
     # models
     "LLM", "LLMClient", "from_openai",
     # fusion

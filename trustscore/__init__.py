@@ -6,11 +6,11 @@ everything else lives in documented subpackages (``trustscore.llm``, ``trustscor
 Names that need httpx or numpy load on first access, so ``import trustscore`` stays light.
 """
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from trustscore._version import __version__
 from trustscore.config import Config
+from trustscore.core.lazy import lazy_exports
 from trustscore.errors import (
     CalibratorError,
     ConfigError,
@@ -21,19 +21,25 @@ from trustscore.errors import (
     ProfileError,
     TrustscoreError,
 )
-from trustscore.judges.config import JudgeConfig
 from trustscore.llm.protocol import LLM
-from trustscore.scoring.scorer import Scorer, score
-from trustscore.scoring.sync import score_sync
-from trustscore.signals._context import SignalContext
-from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
-from trustscore.signals._registry import SignalSpec, register_signal, registered_signals
+from trustscore.scoring.scorer import Scorer, score, score_sync
+from trustscore.signals import (
+    FamiliarityCheck,
+    Judge,
+    JudgeConfig,
+    LocalSignal,
+    SignalConfig,
+    SignalContext,
+    SignalSpec,
+    register_judge,
+    register_signal,
+    registered_signals,
+)
 from trustscore.types import Sample, Signal, Span, TrustScore, Usage
 
 if TYPE_CHECKING:
     from trustscore.fusion.fuser import DefaultFuser, FusedScore, Fuser
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.openai_adapter import from_openai
+    from trustscore.llm.client import LLMClient, from_openai
     from trustscore.rows.input import read_jsonl
 
 __all__ = [
@@ -57,6 +63,7 @@ __all__ = [
     "Sample",
     "Scorer",
     "Signal",
+    "SignalConfig",
     "SignalContext",
     "SignalSpec",
     "Span",
@@ -66,6 +73,7 @@ __all__ = [
     "__version__",
     "from_openai",
     "read_jsonl",
+    "register_judge",
     "register_signal",
     "registered_signals",
     "score",
@@ -77,19 +85,8 @@ _LAZY = {
     "FusedScore": "trustscore.fusion.fuser",
     "Fuser": "trustscore.fusion.fuser",
     "LLMClient": "trustscore.llm.client",
-    "from_openai": "trustscore.llm.openai_adapter",
+    "from_openai": "trustscore.llm.client",
     "read_jsonl": "trustscore.rows.input",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'trustscore' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

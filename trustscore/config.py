@@ -11,7 +11,7 @@
     [signals.my_signal]          # a registered local signal's own section
     threshold = 0.3
 
-Each part owns its section's model (``trustscore.llm.config``, ``trustscore.judges.config``, ...);
+Each part owns its section's model (``trustscore.llm.config``, ``trustscore.fusion.config``, ...);
 ``[judges.<name>]`` and ``[signals.<name>]`` are validated by the models their signals registered
 (:mod:`trustscore.signals._registry`). This module only composes them and checks the references between
 them. Every setting is described in docs/config.md, generated from the models' descriptions.
@@ -22,19 +22,20 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping
+import warnings
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SerializeAsAny, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from trustscore.core.files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.errors import CONFIG_REFERENCE, ConfigError
 from trustscore.fusion.cascade_config import CascadeConfig
 from trustscore.fusion.config import FusionConfig
 from trustscore.grounding.config import GroundingConfig
-from trustscore.judges.config import JudgesConfig
 from trustscore.llm.config import CACHE_DIR_ENV, CacheConfig, EndpointConfig
+from trustscore.signals import JudgesConfig, SignalsConfig
 from trustscore.whitebox.config import WhiteboxConfig
 
 __all__ = ["ENV_DEFAULTS", "ENV_OVERRIDES", "Config", "ConfigError", "LimitsConfig", "SignalsConfig"]
@@ -64,31 +65,6 @@ class LimitsConfig(BaseModel):
     max_concurrent_samples: int = Field(default=64, ge=1, description="samples in flight in score_many")
 
 
-class SignalsConfig(BaseModel):
-    """Registered local signals with their own section: one ``[signals.<name>]`` table each, validated
-    by the model the signal registered. A present table turns the signal on (``enabled = false``
-    turns it off when its model has that field). The built-in local signals read [grounding] and
-    [whitebox]."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-    __pydantic_extra__: dict[str, SerializeAsAny[BaseModel]] = Field(init=False)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _resolve(cls, data: Any) -> Any:
-        if isinstance(data, SignalsConfig):
-            return data
-        if not isinstance(data, Mapping):
-            raise ValueError("[signals] must be a table of [signals.<name>] sections")
-        from trustscore.signals._registry import resolve_section
-
-        return {name: resolve_section("local", str(name), raw) for name, raw in data.items()}
-
-    def get(self, name: str) -> BaseModel | None:
-        """The section of local signal ``name``; None when it is not configured."""
-        return (self.__pydantic_extra__ or {}).get(name)
-
-
 class Config(BaseModel):
     """The whole configuration: every section, with defaults that run offline (local signals only)."""
 
@@ -105,12 +81,6 @@ class Config(BaseModel):
         default_factory=SignalsConfig,
         description="one [signals.<name>] table per registered local signal with its own section",
     )
-    whitebox: WhiteboxConfig = Field(
-        default_factory=WhiteboxConfig, description="the local generator model read from inside"
-    )
-    grounding: GroundingConfig = Field(
-        default_factory=GroundingConfig, description="the fast CPU grounding signals"
-    )
     fusion: FusionConfig = Field(default_factory=FusionConfig, description="how signals become one score")
     cascade: CascadeConfig = Field(
         default_factory=CascadeConfig, description="signals in stages: later ones only where still unsure"
@@ -121,7 +91,12 @@ class Config(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _environment(cls, data: Any) -> Any:
-        return _with_env_overrides(data, os.environ) if isinstance(data, Mapping) else data
+        if not isinstance(data, Mapping):
+            return data
+        data = _with_env_overrides(data, os.environ)
+        for old, new_spelling in _SHARED_SECTIONS.items():
+            data = _shared_section_as_signals(data, old, new_spelling)
+        return data
 
     @model_validator(mode="after")
     def _references(self) -> Config:
@@ -132,12 +107,14 @@ class Config(BaseModel):
                     f"judges.{name}.endpoint = {judge.endpoint!r} is not an entry under [endpoints] "
                     f"(known: {known}); add [endpoints.{judge.endpoint}] or fix the name"
                 )
-        familiar = self.whitebox.familiarity
-        if familiar.enabled and familiar.endpoint is not None and familiar.endpoint not in self.endpoints:
-            raise ValueError(
-                f"whitebox.familiarity.endpoint = {familiar.endpoint!r} is not an entry under [endpoints]; "
-                f"add [endpoints.{familiar.endpoint}] or fix the name"
-            )
+        for name, section in self.signals.sections().items():
+            endpoint = getattr(section, "endpoint", None)
+            on = getattr(section, "enabled", True)
+            if on and isinstance(endpoint, str) and endpoint not in self.endpoints:
+                raise ValueError(
+                    f"signals.{name}.endpoint = {endpoint!r} is not an entry under [endpoints]; "
+                    f"add [endpoints.{endpoint}] or fix the name"
+                )
         if self.cascade.calibrator is not None and self.fusion.calibrator is not None:
             raise ValueError(
                 "fusion.calibrator and cascade.calibrator are both set: a fitted cascade holds its own "
@@ -177,22 +154,59 @@ class Config(BaseModel):
 
         return self.model_copy(
             update={
-                "whitebox": self.whitebox.model_copy(
-                    update={
-                        "model_path": fix(self.whitebox.model_path),
-                        "redeep": self.whitebox.redeep.model_copy(
-                            update={"profile": fix(self.whitebox.redeep.profile)}
-                        ),
-                    }
-                ),
-                "grounding": self.grounding.model_copy(
-                    update={"embedding_model": fix(self.grounding.embedding_model)}
+                "signals": SignalsConfig.model_validate(
+                    {name: _with_paths_fixed(sec, fix) for name, sec in self.signals.sections().items()}
                 ),
                 "fusion": self.fusion.model_copy(update={"calibrator": fix(self.fusion.calibrator)}),
                 "cascade": self.cascade.model_copy(update={"calibrator": fix(self.cascade.calibrator)}),
                 "cache": self.cache.model_copy(update={"directory": fix(self.cache.directory)}),
             }
         )
+
+
+_SHARED_SECTIONS: dict[str, tuple[type[GroundingConfig] | type[WhiteboxConfig], str]] = {
+    "grounding": (
+        GroundingConfig,
+        "write [signals.lexical] (the lexical_* settings) and [signals.embedding] (the embedding_* and "
+        "max_* settings); lexical = false is [signals.lexical] enabled = false",
+    ),
+    "whitebox": (
+        WhiteboxConfig,
+        "write [signals.redeep] and [signals.familiarity], each with the model_path / device / dtype it "
+        "reads and the settings of its old [whitebox.redeep] / [whitebox.familiarity] table",
+    ),
+}
+"""The deprecated shared sections, read into the signals' own sections: model, and the new spelling."""
+
+
+def _shared_section_as_signals(data: dict[str, Any], key: str, spelling: tuple[Any, str]) -> dict[str, Any]:
+    """``data`` with a deprecated shared section read into ``[signals.<name>]`` sections (with a
+    DeprecationWarning that names the new spelling); both spellings for one signal are refused."""
+    if key not in data:
+        return data
+    model, new_spelling = spelling
+    out = dict(data)
+    old = out.pop(key)
+    warnings.warn(f"[{key}] is deprecated: {new_spelling}", DeprecationWarning, stacklevel=2)
+    try:
+        sections = model.model_validate(old).sections()
+    except ValidationError as e:
+        where = (f"{key}.{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
+        raise ValueError("; ".join(where)) from None
+    signals = _plain(out.get("signals") or {})
+    for name, table in sections.items():
+        if name in signals:
+            raise ValueError(f"[{key}] and [signals.{name}] both configure {name}: keep [signals.{name}]")
+        if table:
+            signals[name] = table
+    out["signals"] = signals
+    return out
+
+
+def _with_paths_fixed(section: BaseModel, fix: Callable[[Path | None], Path | None]) -> BaseModel:
+    """``section`` with its relative paths taken from the config file's folder."""
+    update = {name: fix(value) for name, value in section if isinstance(value, Path)}
+    return section.model_copy(update=update) if update else section
 
 
 def _with_env_overrides(data: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:

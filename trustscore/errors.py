@@ -1,40 +1,80 @@
-"""Every error trustscore raises on purpose descends from :class:`TrustscoreError`.
+"""Every exception trustscore raises, in one tree rooted at :class:`TrustscoreError`.
 
     TrustscoreError
-    ├── ConfigError        (also ValueError)  a setting is wrong; the message names it and the fix
-    │   └── EndpointUnavailable               a named endpoint cannot be used here (e.g. its API key is unset)
-    ├── InputError         (also ValueError)  a sample or argument is wrong; the message names the field
-    ├── LLMError                              a model could not answer (``trustscore.llm`` has the subclasses)
-    ├── CalibratorError    (also ValueError)  a calibrator file is unusable or does not fit the signals
-    ├── ProfileError       (also ValueError)  a ReDeEP profile is unusable for this model
-    └── ModelLoadError                        a local model (white-box, embedder) cannot be loaded as asked
+    ├── ConfigError             (also ValueError)   a setting is wrong; the message names it and the fix
+    │   ├── EndpointUnavailable                     an endpoint cannot be used here (its API key is unset)
+    │   └── ServeError                              ``trustscore serve`` cannot start the servers asked for
+    ├── InputError              (also ValueError)   a sample or argument is wrong; the message names the field
+    │   ├── UsageError                              a command-line file, line or flag is wrong
+    │   ├── NoContextError                          a signal that reads the context got none
+    │   └── PromptTooLong                           a judge's prompt does not fit the model's context window
+    ├── LLMError                                    a model could not answer
+    │   ├── RateLimited, ServerError, LLMTimeout, LLMUnreachable, BadResponse   (retryable)
+    │   ├── ClientError, UnsupportedRequest
+    ├── JudgeFailure                                a judge cannot give a value (becomes a missing signal)
+    ├── CalibratorError         (also ValueError)   a calibrator file is unusable or does not fit the signals
+    │   └── CalibratorMismatchError                 the signals are not the ones it was fitted on
+    │       └── FeatureError                        a signal lacks a feature the fused model needs
+    ├── ProfileError            (also ValueError)   a ReDeEP profile is unusable for this model
+    ├── ModelLoadError                              a local model cannot be loaded as asked
+    │   ├── EmbedderError       (also RuntimeError)
+    │   ├── EncoderLoadError    (also ValueError)
+    │   └── WhiteboxModelError  (also ValueError)
+    ├── BudgetExceeded                              blocking work ran past its time budget (a missing signal)
+    ├── UnsafeCacheEntry        (also RuntimeError) a cache row is not what trustscore writes
+    └── ServerExited            (also RuntimeError) a model server process ended or never became healthy
 
-``ValueError`` stays a base where callers have long caught it. This module sits at the bottom of the
-package: it imports nothing of trustscore but the data types.
+``ValueError`` / ``RuntimeError`` stay bases where callers have long caught them. This module sits
+at the bottom of the package: it imports nothing of trustscore but the data types.
 """
 
 from __future__ import annotations
+
+from pydantic import JsonValue
 
 from trustscore.types import Usage
 
 __all__ = [
     "CONFIG_REFERENCE",
+    "BadResponse",
+    "BudgetExceeded",
     "CalibratorError",
+    "CalibratorMismatchError",
+    "ClientError",
     "ConfigError",
+    "EmbedderError",
+    "EncoderLoadError",
     "EndpointUnavailable",
+    "FeatureError",
     "InputError",
+    "JudgeFailure",
     "LLMError",
+    "LLMTimeout",
+    "LLMUnreachable",
     "ModelLoadError",
+    "NoContextError",
     "ProfileError",
+    "PromptTooLong",
+    "RateLimited",
+    "ServeError",
+    "ServerError",
+    "ServerExited",
     "TrustscoreError",
+    "UnsafeCacheEntry",
+    "UnsupportedRequest",
+    "UsageError",
+    "WhiteboxModelError",
 ]
 
 CONFIG_REFERENCE = "docs/config.md"
-"""Where every setting is described (generated from the config models; see scripts/gen_config_docs.py)."""
+"""Where every setting is described (generated from the config models by scripts/gen_config_docs.py)."""
 
 
 class TrustscoreError(Exception):
     """The root of trustscore's own errors: ``except TrustscoreError`` catches every one of them."""
+
+
+# ---- configuration and input ---------------------------------------------------------------------
 
 
 class ConfigError(TrustscoreError, ValueError):
@@ -48,8 +88,27 @@ class EndpointUnavailable(ConfigError):
     """
 
 
+class ServeError(ConfigError):
+    """``trustscore serve`` cannot start what the config asks for; the message says what to change."""
+
+
 class InputError(TrustscoreError, ValueError):
     """Bad input to a call (a sample field, an argument); the message names it and the fix."""
+
+
+class UsageError(InputError):
+    """Bad input to a command (file, line, flag): printed as one line, exit status 2."""
+
+
+class NoContextError(InputError):
+    """A signal that measures how the response uses the retrieved context was given none."""
+
+
+class PromptTooLong(InputError):
+    """A judge's prompt does not fit its model's context window, even with the context trimmed."""
+
+
+# ---- models that could not answer ----------------------------------------------------------------
 
 
 class LLMError(TrustscoreError):
@@ -63,13 +122,106 @@ class LLMError(TrustscoreError):
         self.usage = usage or Usage()
 
 
+class RateLimited(LLMError):
+    retryable = True
+
+    def __init__(self, reason: str, *, retry_after: float | None = None, usage: Usage | None = None) -> None:
+        super().__init__(reason, usage=usage)
+        self.retry_after = retry_after
+
+
+class ServerError(LLMError):
+    retryable = True
+
+    def __init__(
+        self, reason: str, *, status: int, retry_after: float | None = None, usage: Usage | None = None
+    ) -> None:
+        super().__init__(reason, usage=usage)
+        self.status = status
+        self.retry_after = retry_after
+
+
+class ClientError(LLMError):
+    """4xx other than 429: bad request, auth, unknown model. Retrying does not help."""
+
+    def __init__(self, reason: str, *, status: int, usage: Usage | None = None) -> None:
+        super().__init__(reason, usage=usage)
+        self.status = status
+
+
+class LLMTimeout(LLMError):
+    retryable = True
+
+
+class LLMUnreachable(LLMError):
+    retryable = True
+
+
+class BadResponse(LLMError):
+    """The server answered 200 with something that is not a valid completion (not JSON, no choices,
+    a log-probability that is NaN, infinite or above 0): a server fault, retried like a 5xx."""
+
+    retryable = True
+
+
+class UnsupportedRequest(LLMError):
+    """The endpoint's flavour cannot do what the request asks (e.g. prompt_logprobs on OpenAI)."""
+
+
+class JudgeFailure(TrustscoreError):
+    """The judge cannot give a value; ``reason`` becomes the missing signal's error."""
+
+    def __init__(self, reason: str, *, raw: JsonValue = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.raw = raw
+
+
+# ---- calibrators and profiles --------------------------------------------------------------------
+
+
 class CalibratorError(TrustscoreError, ValueError):
     """A calibrator file is unreadable, of the wrong schema, or tampered with."""
+
+
+class CalibratorMismatchError(CalibratorError):
+    """The signals offered do not match those the calibrator was fitted on (versions or features)."""
+
+
+class FeatureError(CalibratorMismatchError):
+    """A signal does not carry a feature the fused model needs (e.g. its ``raw`` changed shape)."""
 
 
 class ProfileError(TrustscoreError, ValueError):
     """A profile file cannot be used: unreadable, tampered, wrong schema, or fitted for another model."""
 
 
+# ---- local models and local work -----------------------------------------------------------------
+
+
 class ModelLoadError(TrustscoreError):
     """A local model cannot be loaded or used as asked; the message names the setting and the fix."""
+
+
+class EmbedderError(ModelLoadError, RuntimeError):
+    """The embedding model cannot be found, verified or loaded; the message says how to fix it."""
+
+
+class EncoderLoadError(ModelLoadError, ValueError):
+    """The encoder checkpoint cannot be loaded as configured; the message names the setting and the fix."""
+
+
+class WhiteboxModelError(ModelLoadError, ValueError):
+    """The local generator model cannot be used as asked; the message names the setting and the fix."""
+
+
+class BudgetExceeded(TrustscoreError):
+    """Raised inside blocking work when its time budget is over: the work stops, its result is missing."""
+
+
+class UnsafeCacheEntry(TrustscoreError, RuntimeError):
+    """A cache row is not what trustscore writes (pickled, or not the stored type): refuse to load it."""
+
+
+class ServerExited(TrustscoreError, RuntimeError):
+    """The server process ended (or never became healthy); the message quotes its log tail."""

@@ -32,7 +32,7 @@ def local_ray() -> Iterator[None]:
 
 def write_config(tmp_path: Path, base_url: str) -> Path:
     data = ensemble_dict(base_url)
-    data["grounding"] = {"lexical": True, "embedding": False}
+    data["signals"] = {"embedding": {"enabled": False}}  # lexical on: the local stage
     stages = (
         '[[cascade.stages]]\nname = "local"\nsignals = ["lexical"]\n\n'
         '[[cascade.stages]]\nname = "judges"\nsignals = ' + str(list(JUDGES)).replace("'", '"') + "\n"

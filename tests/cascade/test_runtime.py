@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import anyio
@@ -73,7 +74,8 @@ async def test_the_band_is_read_on_the_score_of_the_stages_so_far() -> None:
     assert result.cascade is not None
     assert (result.cascade.stage, result.cascade.skipped) == ("verdict", ["j1", "j2"])
     assert not judges["j1"].seen
-    assert result.score == pytest.approx(0.75)  # the log-odds pool of 0.5 and 0.9
+    # the log-odds pool of the local 0.5 (weight 0.5) and the judge's 0.9 (a judge's weight, 1)
+    assert result.score == pytest.approx(1 / (1 + math.exp(-math.log(9) / 1.5)))
 
 
 async def test_a_stage_with_no_value_so_far_goes_on() -> None:

@@ -33,7 +33,7 @@ def use_lynx_at(monkeypatch: pytest.MonkeyPatch, base_url: str, **endpoint: Any)
     data = {
         "endpoints": {"judge": {"base_url": base_url, "model": "fake-judge", "max_retries": 0, **endpoint}},
         "judges": {"lynx": {"endpoint": "judge"}},
-        "grounding": {"embedding": False},
+        "signals": {"embedding": {"enabled": False}},
         "cache": {"mode": "off"},
     }
     monkeypatch.setattr(

@@ -119,7 +119,7 @@ async def test_evidence_judges_share_their_prefix_byte_for_byte(kit: Kit) -> Non
         result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE)
     assert result.missing == {}
 
-    kinds = by_kind(kit.bodies())
+    kinds = by_kind(kit.requests())
     assert set(kinds) == {
         "likert",
         "prometheus",
@@ -161,7 +161,7 @@ async def test_chainpoll_polls_follow_the_config(kit: Kit) -> None:
     kit.engine.policy = judge_policy({"chainpoll": chainpoll_answers([True, False, False])})
     async with kit.scorer(config) as scorer:
         result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE)
-    [chainpoll] = by_kind(kit.bodies())["chainpoll"]
+    [chainpoll] = by_kind(kit.requests())["chainpoll"]
     assert chainpoll["n"] == 3
     assert result.signals["chainpoll"].value == pytest.approx(1 / 3)
     assert result.signals["chainpoll"].usage.requests == 1

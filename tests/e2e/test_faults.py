@@ -58,7 +58,7 @@ async def test_429_with_retry_after_is_honoured_then_succeeds(kit: Kit) -> None:
     assert result.missing == {} and result.complete
     assert result.signals["lynx"].value == pytest.approx(0.93)
     assert result.signals["lynx"].usage.requests == 2, "the 429 and the retry are both counted"
-    lynx = [r for r in kit.engine.completion_requests() if judge_kind(r.body) == "lynx"]
+    lynx = [r for r in kit.engine.completion_requests() if judge_kind(r) == "lynx"]
     assert [r.status for r in lynx] == [429, 200]
     # Our own backoff for a first retry is at most 0.5 s: waiting 0.6 s means Retry-After was read.
     assert lynx[1].time - lynx[0].time >= 0.6
@@ -187,7 +187,7 @@ async def test_an_unreachable_endpoint_is_missing_with_its_address(fake_vllm: Fa
     assert down in error and "ConnectError" in error
     # The attempt never reached a server: counted as cut before sending, not as a request.
     assert result.signals["lynx"].usage.requests == 0 and result.signals["lynx"].usage.unsent == 1
-    assert all(judge_kind(b) != "lynx" for b in kit.bodies())
+    assert all(judge_kind(r) != "lynx" for r in kit.requests())
 
 
 async def test_a_missing_api_key_names_the_variable(kit: Kit, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -207,7 +207,7 @@ async def test_a_missing_api_key_names_the_variable(kit: Kit, monkeypatch: pytes
         result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE)
     assert_fused_from_the_rest(result, {"prometheus"})
     assert "$TRUSTSCORE_E2E_UNSET_KEY" in (result.signals["prometheus"].error or "")
-    assert all(judge_kind(b) != "prometheus" for b in kit.bodies()), "nothing sent without the key"
+    assert all(judge_kind(r) != "prometheus" for r in kit.requests()), "nothing sent without the key"
 
 
 # -- cancellation -------------------------------------------------------------------------------

@@ -14,8 +14,9 @@ import pytest
 from lane_watch import LaneSubmissions
 
 from trustscore import Config, Scorer
-from trustscore.compute.deadline import BudgetExceeded, Deadline, bound
+from trustscore.compute.deadline import Deadline, bound
 from trustscore.encoders.common import CheckCancelled, run_in_worker
+from trustscore.errors import BudgetExceeded
 from trustscore.types import Sample, Signal
 
 pytestmark = pytest.mark.anyio

@@ -10,13 +10,13 @@ import pytest
 
 from tests.fusion.test_domain import with_lengths
 from trustscore.cli import main as cli_main
+from trustscore.errors import CalibratorError
 from trustscore.fusion.adapt import CLAIM_ROWS, adapt_model, map_logistic
-from trustscore.fusion.errors import CalibratorError
 from trustscore.fusion.fit import FitOptions, fit_calibrator
-from trustscore.fusion.metrics import ece
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, label_column, rows_from_dicts
 from trustscore.fusion.store import load_model, save_model
+from trustscore.stats.metrics import ece
 from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
 
 FEATURES = ["distorted", "lexical:raw.numbers_unsupported|clip"]

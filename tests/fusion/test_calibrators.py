@@ -18,7 +18,7 @@ from trustscore.fusion.calibrators import (
     fit_calibrator_kind,
     logit,
 )
-from trustscore.fusion.metrics import ece
+from trustscore.stats.metrics import ece
 
 KINDS = ["platt", "temperature", "beta", "isotonic"]
 

@@ -49,6 +49,6 @@ def test_judges_weigh_more_than_heuristics_and_unknown_signals_sit_between() -> 
     judge_led = DefaultFuser().predict(signals(likert=0.2, lexical=0.8)).score
     unknown_led = DefaultFuser().predict(signals(mine=0.2, lexical=0.8)).score
     assert judge_led is not None and unknown_led is not None and judge_led < unknown_led < 0.5
-    from trustscore.fusion.fuser import SIGNAL_WEIGHTS
-
-    assert all(SIGNAL_WEIGHTS[j] == 1.0 for j in ("likert", "prometheus", "lynx", "chainpoll", "tlm"))
+    weights = DefaultFuser().weights
+    assert all(weights[j] == 1.0 for j in ("likert", "prometheus", "lynx", "chainpoll", "tlm"))
+    assert weights["redeep"] == 0.5 and weights["lexical"] == weights["embedding"] == 0.25

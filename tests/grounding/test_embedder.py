@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from trustscore.errors import EmbedderError
 from trustscore.grounding.embedder import (
     BATCH_TOKENS,
     BUNDLED_MODEL_SHA256,
     Embedder,
-    EmbedderError,
     bundled_model_path,
     file_sha256,
     length_batches,

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from lane_watch import LaneSubmissions
 
-from trustscore.compute.deadline import BudgetExceeded, Deadline, bound, checkpoint
+from trustscore.compute.deadline import Deadline, bound, checkpoint
+from trustscore.errors import BudgetExceeded
 from trustscore.grounding.lane import EncoderLane
 
 

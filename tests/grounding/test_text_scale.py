@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.compute.deadline import BudgetExceeded, Deadline, bound
+from trustscore.compute.deadline import Deadline, bound
+from trustscore.errors import BudgetExceeded
 from trustscore.grounding.text import split_sentences, support_keys, words
 
 # Many dots, few line breaks: the shape that made the abbreviation look-back scan from the start.

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.judges import JUDGE_NAMES, build_judge
+from trustscore.judges import LikertConfig, LynxConfig, PrometheusConfig, TLMConfig, build_judge
 from trustscore.judges.chainpoll import build_chainpoll_messages
-from trustscore.judges.config import LikertConfig, LynxConfig, PrometheusConfig, TLMConfig
 from trustscore.judges.evidence import evidence_messages
 from trustscore.judges.likert import build_likert_request
 from trustscore.judges.lynx import LynxJudge, build_lynx_messages
@@ -19,6 +18,9 @@ from trustscore.judges.tlm import (
     build_reflection_messages,
 )
 from trustscore.llm.protocol import Message
+from trustscore.signals import registered_signals
+
+JUDGE_NAMES = tuple(registered_signals("judge"))
 
 Q, C, A = "Who wrote Hamlet?", "Hamlet is a tragedy by William Shakespeare.", "Shakespeare wrote it."
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from judges_fakes import FakeLLM, choice, result, tokens
 
-from trustscore.judges.config import TLMConfig
+from trustscore.errors import ServerError
+from trustscore.judges import TLMConfig
 from trustscore.judges.tlm import TLMJudge
-from trustscore.llm.protocol import ChatRequest, ChatResult, ServerError
+from trustscore.llm.protocol import ChatRequest, ChatResult
 from trustscore.types import Sample
 
 pytestmark = pytest.mark.anyio

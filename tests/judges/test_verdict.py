@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 from judges_fakes import FakeLLM, choice, result, tokens
 
+from trustscore.errors import ServerError
+from trustscore.judges import ChainPollConfig, LynxConfig, PrometheusConfig, TLMConfig
 from trustscore.judges.chainpoll import ChainPollJudge
-from trustscore.judges.config import ChainPollConfig, LynxConfig, PrometheusConfig, TLMConfig
 from trustscore.judges.lynx import LynxJudge
 from trustscore.judges.prometheus import PrometheusJudge
 from trustscore.judges.tlm import TLMJudge
 from trustscore.judges.verdict import CONSTRAINED_WARNING, VERDICT_MAX_TOKENS
-from trustscore.llm.protocol import ChatRequest, ChatResult, ServerError, TopLogprob
+from trustscore.llm.protocol import ChatRequest, ChatResult, TopLogprob
 from trustscore.types import Sample, Usage
 
 pytestmark = pytest.mark.anyio

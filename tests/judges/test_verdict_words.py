@@ -9,11 +9,10 @@ from __future__ import annotations
 import pytest
 from judges_fakes import FakeLLM, choice, result
 
-from trustscore.judges.chainpoll import ChainPollJudge, vote_in_words
-from trustscore.judges.config import ChainPollConfig, LynxConfig, PrometheusConfig, TLMConfig
-from trustscore.judges.lynx import LynxJudge, lynx_in_words
-from trustscore.judges.prometheus import PrometheusJudge, grade_in_words
-from trustscore.judges.tlm import TLMJudge, reflection_in_words
+from trustscore.judges.chainpoll import ChainPollConfig, ChainPollJudge, vote_in_words
+from trustscore.judges.lynx import LynxConfig, LynxJudge, lynx_in_words
+from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge, grade_in_words
+from trustscore.judges.tlm import TLMConfig, TLMJudge, reflection_in_words
 from trustscore.judges.verdict import CONSTRAINED_WARNING, WORDS_WARNING, non_answer
 from trustscore.llm.protocol import ChatRequest, ChatResult
 from trustscore.types import Sample

@@ -11,7 +11,8 @@ from pathlib import Path
 import diskcache  # type: ignore[import-untyped]
 import pytest
 
-from trustscore.llm.cache import ResponseCache, SafeDisk, UnsafeCacheEntry, cache_key
+from trustscore.errors import UnsafeCacheEntry
+from trustscore.llm.cache import ResponseCache, SafeDisk, cache_key
 from trustscore.llm.config import CacheConfig, EndpointConfig
 from trustscore.llm.protocol import ChatRequest, ChatResult, Choice, Constraint, Message
 from trustscore.types import Usage

@@ -15,22 +15,20 @@ import anyio
 import httpx
 import pytest
 
+from trustscore.errors import (
+    BadResponse,
+    ClientError,
+    LLMTimeout,
+    LLMUnreachable,
+    ServerError,
+    UnsupportedRequest,
+)
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.cache import ResponseCache
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import CacheConfig, EndpointConfig
-from trustscore.llm.http import UnsupportedRequest
 from trustscore.llm.limits import RetryPolicy
-from trustscore.llm.protocol import (
-    LLM,
-    BadResponse,
-    ChatRequest,
-    ClientError,
-    LLMTimeout,
-    LLMUnreachable,
-    Message,
-    ServerError,
-)
+from trustscore.llm.protocol import LLM, ChatRequest, Message
 from trustscore.types import Usage
 
 pytestmark = pytest.mark.anyio

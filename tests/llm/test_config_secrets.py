@@ -59,8 +59,9 @@ def test_an_unreachable_server_error_never_shows_userinfo() -> None:
     import anyio
     import httpx
 
+    from trustscore.errors import LLMUnreachable
     from trustscore.llm.http import HttpBackend
-    from trustscore.llm.protocol import ChatRequest, LLMUnreachable, Message
+    from trustscore.llm.protocol import ChatRequest, Message
 
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused")

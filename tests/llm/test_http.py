@@ -11,26 +11,24 @@ import httpx
 import pytest
 from pydantic import JsonValue
 
+from trustscore.errors import (
+    BadResponse,
+    ClientError,
+    LLMTimeout,
+    LLMUnreachable,
+    RateLimited,
+    ServerError,
+    UnsupportedRequest,
+)
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.http import (
     HttpBackend,
-    UnsupportedRequest,
     build_request_body,
     error_for_status,
     parse_response,
     parse_retry_after,
 )
-from trustscore.llm.protocol import (
-    BadResponse,
-    ChatRequest,
-    ClientError,
-    Constraint,
-    LLMTimeout,
-    LLMUnreachable,
-    Message,
-    RateLimited,
-    ServerError,
-)
+from trustscore.llm.protocol import ChatRequest, Constraint, Message
 
 CHAT = [Message(role="system", content="be brief"), Message(role="user", content="Is it true?")]
 

@@ -10,8 +10,8 @@ import pytest
 from fake_clock import Clock
 
 import trustscore.llm.limits
+from trustscore.errors import BadResponse, ClientError, LLMTimeout, RateLimited, ServerError
 from trustscore.llm.limits import AdaptiveLimiter, RetryPolicy, is_overload
-from trustscore.llm.protocol import BadResponse, ClientError, LLMTimeout, RateLimited, ServerError
 
 pytestmark = pytest.mark.anyio
 

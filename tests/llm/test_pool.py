@@ -13,11 +13,12 @@ from fake_clock import Clock
 from pydantic import ValidationError
 
 import trustscore.llm.pool
+from trustscore.errors import LLMTimeout, LLMUnreachable
 from trustscore.llm.cache import cache_key
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.limits import LimiterPool
-from trustscore.llm.protocol import ChatRequest, LLMTimeout, LLMUnreachable, Message
+from trustscore.llm.protocol import ChatRequest, Message
 from trustscore.llm.scheduling import Ticket
 from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, Fault, LatencyModel
 
@@ -335,7 +336,7 @@ async def test_the_scorer_spreads_samples_over_a_pool_and_keeps_each_on_one_repl
         {
             "endpoints": {"judge": {"base_urls": [s.base_url for s in servers], "model": "fake-judge"}},
             "judges": {"likert": {"endpoint": "judge"}, "lynx": {"endpoint": "judge"}},
-            "grounding": {"lexical": False, "embedding": False},
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
             "cache": {"mode": "off"},
         }
     )

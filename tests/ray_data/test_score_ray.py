@@ -130,7 +130,7 @@ def rows(n: int, *, without_id: int = 0) -> list[dict[str, Any]]:
 
 def write_config(tmp_path: Path, base_url: str, **endpoint: Any) -> Path:
     data = ensemble_dict(base_url, endpoint=endpoint or None)
-    data["grounding"] = {"lexical": True, "embedding": False}  # one local signal, run on the actors
+    data["signals"] = {"embedding": {"enabled": False}}  # one local signal, run on the actors
     path = tmp_path / "trustscore.toml"
     path.write_text(to_toml(data), encoding="utf-8")
     return path

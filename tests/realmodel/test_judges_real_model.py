@@ -19,15 +19,21 @@ import pytest
 
 from trustscore.judges.budget import CPU_JUDGES
 from trustscore.judges.chainpoll import VERDICT as CHAINPOLL_VERDICT
-from trustscore.judges.chainpoll import ChainPollJudge
-from trustscore.judges.config import ChainPollConfig, LikertConfig, LynxConfig, PrometheusConfig, TLMConfig
-from trustscore.judges.likert import PREFILL_CHOICES, LikertJudge
+from trustscore.judges.chainpoll import ChainPollConfig, ChainPollJudge
+from trustscore.judges.likert import PREFILL_CHOICES, LikertConfig, LikertJudge
 from trustscore.judges.lynx import VERDICT as LYNX_VERDICT
-from trustscore.judges.lynx import LynxJudge, verdict_label
+from trustscore.judges.lynx import LynxConfig, LynxJudge, verdict_label
 from trustscore.judges.parsing import rating_digit
 from trustscore.judges.prometheus import VERDICT as PROMETHEUS_VERDICT
-from trustscore.judges.prometheus import PrometheusJudge
-from trustscore.judges.tlm import AGREEMENT_LABELS, REFLECTION_VERDICT, TLMJudge, _agreement_label, _letter
+from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge
+from trustscore.judges.tlm import (
+    AGREEMENT_LABELS,
+    REFLECTION_VERDICT,
+    TLMConfig,
+    TLMJudge,
+    _agreement_label,
+    _letter,
+)
 from trustscore.judges.verdict import VerdictSpec, non_answer
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig

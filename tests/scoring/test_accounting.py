@@ -17,11 +17,14 @@ CONTEXT = ["Zorblax was founded by Ada Brook in 1999."]
 RESPONSE = "Ada Brook founded Zorblax."
 
 
+OFFLINE_OFF = {"lexical": {"enabled": False}, "embedding": {"enabled": False}}
+
+
 def config(router: MockRouter, **extra: Any) -> Config:
     return Config.from_dict(
         {
             "endpoints": {"judge": {"base_url": router.base_url, "model": "fake-judge", "max_retries": 0}},
-            "grounding": {"lexical": False, "embedding": False},
+            "signals": OFFLINE_OFF,
             "cache": {"mode": "off"},
             **extra,
         }
@@ -52,7 +55,7 @@ async def test_requests_cut_off_by_the_budget_are_counted() -> None:
 async def test_familiaritys_requests_are_counted_when_the_budget_cuts_it() -> None:
     router = MockRouter(familiarity_policy)
     router.engine.faults.add(Fault.delay(5.0), when=lambda r: '"concepts"' not in r.text)
-    cfg = config(router, whitebox={"familiarity": {"enabled": True}})
+    cfg = config(router, signals={**OFFLINE_OFF, "familiarity": {}})
     async with Scorer(cfg, transport=router.transport) as scorer:
         result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE, budget_s=0.5)
 
@@ -66,7 +69,7 @@ async def test_familiaritys_requests_are_counted_when_the_budget_cuts_it() -> No
 async def test_familiaritys_requests_are_counted_when_a_later_call_fails() -> None:
     router = MockRouter(familiarity_policy)
     router.engine.faults.add(Fault.server_error(), when=lambda r: r.prompt_logprobs is not None)
-    cfg = config(router, whitebox={"familiarity": {"enabled": True}})
+    cfg = config(router, signals={**OFFLINE_OFF, "familiarity": {}})
     async with Scorer(cfg, transport=router.transport) as scorer:
         signal = await scorer.familiarity(QUESTION)
 

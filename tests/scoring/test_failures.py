@@ -6,9 +6,9 @@ import pytest
 from judges_fakes import FakeLLM
 
 from trustscore import Scorer
-from trustscore.judges.config import TLMConfig
+from trustscore.errors import RateLimited
+from trustscore.judges import TLMConfig
 from trustscore.judges.tlm import TLMJudge
-from trustscore.llm.protocol import RateLimited
 
 pytestmark = pytest.mark.anyio
 

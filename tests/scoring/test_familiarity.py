@@ -34,14 +34,14 @@ async def test_familiarity_asks_the_familiarity_source_with_the_question_only() 
 
 
 async def test_familiarity_off_is_a_clear_error() -> None:
-    scorer = ts.Scorer(ts.Config(grounding={"lexical": True, "embedding": False}))
-    with pytest.raises(ValueError, match=r"\[whitebox.familiarity\] enabled = true"):
+    scorer = ts.Scorer(ts.Config(signals={"embedding": {"enabled": False}}))
+    with pytest.raises(ValueError, match=r"checks a question alone: add \[signals\.familiarity\]"):
         await scorer.familiarity("Who founded Zorblax?")
 
 
 async def test_familiarity_without_a_model_or_endpoint_is_missing_with_its_reason() -> None:
     config = ts.Config(
-        grounding={"lexical": False, "embedding": False}, whitebox={"familiarity": {"enabled": True}}
+        signals={"lexical": {"enabled": False}, "embedding": {"enabled": False}, "familiarity": {}},
     )
     scorer = ts.Scorer(config)
     signal = await scorer.familiarity("Who founded Zorblax?")
@@ -50,5 +50,5 @@ async def test_familiarity_without_a_model_or_endpoint_is_missing_with_its_reaso
 
 
 def test_familiarity_endpoint_must_name_an_endpoint() -> None:
-    with pytest.raises(ts.ConfigError, match=r"whitebox.familiarity.endpoint = 'gen'"):
-        ts.Config.from_dict({"whitebox": {"familiarity": {"enabled": True, "endpoint": "gen"}}})
+    with pytest.raises(ts.ConfigError, match=r"signals.familiarity.endpoint = 'gen'"):
+        ts.Config.from_dict({"signals": {"familiarity": {"endpoint": "gen"}}})

@@ -93,6 +93,6 @@ def test_config_files_are_named_by_a_path(tmp_path: Path) -> None:
 
 
 async def test_familiarity_of_a_signal_without_the_check_is_a_config_error() -> None:
-    scorer = Scorer(Config(), local_signals=[FakeLocal("familiarity")])
-    with pytest.raises(ConfigError, match=r"cannot check a question alone"):
+    scorer = Scorer(Config(), local_signals=[FakeLocal("familiarity")])  # the name alone is not the check
+    with pytest.raises(ConfigError, match=r"no signal of this Scorer checks a question alone"):
         await scorer.familiarity("Who founded Zorblax?")

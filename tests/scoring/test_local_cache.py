@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from trustscore import Config, Scorer
-from trustscore.llm.cache import UnsafeCacheEntry
+from trustscore.errors import UnsafeCacheEntry
 from trustscore.llm.config import CacheConfig
 from trustscore.scoring.local_cache import LocalCache, _vector_key, sample_key
 from trustscore.types import Sample, Signal, Usage

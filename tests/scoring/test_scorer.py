@@ -13,8 +13,9 @@ import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
 from trustscore import Config, ConfigError, InputError, Sample, Scorer, Signal, TrustScore, Usage
+from trustscore.errors import RateLimited
 from trustscore.fusion.fuser import FusedScore
-from trustscore.llm.protocol import LLM, ChatRequest, RateLimited
+from trustscore.llm.protocol import LLM, ChatRequest
 
 pytestmark = pytest.mark.anyio
 

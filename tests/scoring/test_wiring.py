@@ -17,6 +17,7 @@ from scorer_fakes import FakeJudge, FakeLLM, FakeLLMClient, FakeLocal, install_f
 import trustscore
 import trustscore.fusion
 import trustscore.judges
+import trustscore.signals
 from trustscore import Config, ConfigError, Scorer, Signal
 from trustscore.fusion.fuser import FusedScore
 from trustscore.scoring.scorer import default_scorer
@@ -31,7 +32,7 @@ Q, R = "Who wrote Dune?", "Frank Herbert wrote Dune."
 def fake_build_judge(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any]]:
     """The built-in judges' registrations with factories that record their call and build fakes."""
     calls: list[tuple[str, Any]] = []
-    for name in trustscore.judges.JUDGE_NAMES:
+    for name in tuple(trustscore.signals.registered_signals("judge")):
 
         def build(config: Any, ctx: Any, name: str = name) -> FakeJudge:
             calls.append((name, config))
@@ -55,7 +56,7 @@ def judge_config(**extra: Any) -> dict[str, Any]:
             },
         },
         "judges": {"lynx": {"endpoint": "a"}, "likert": {"endpoint": "b"}},
-        "grounding": {"lexical": False, "embedding": False},
+        "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
         **extra,
     }
 
@@ -100,7 +101,7 @@ def test_no_cache_turns_the_cache_off(
     toml = tmp_path / "trustscore.toml"
     toml.write_text(
         '[endpoints.a]\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "m"\n[judges.lynx]\nendpoint = "a"\n'
-        "[grounding]\nlexical = false\nembedding = false\n"
+        "[signals.lexical]\nenabled = false\n[signals.embedding]\nenabled = false\n"
     )
     scorer = Scorer.from_config(toml, no_cache=True)
     assert scorer.config.cache.mode == "off" and fake_clients[0].cache is None
@@ -168,17 +169,26 @@ def test_whitebox_signals_are_built_from_their_config(
 
     install_module(monkeypatch, "trustscore.whitebox.redeep", RedeepSignal=RedeepSignal)
     install_module(monkeypatch, "trustscore.whitebox.familiarity", FamiliaritySignal=FamiliaritySignal)
-    off = Scorer(Config.from_dict({"grounding": {"lexical": False, "embedding": False}}))
+    off = Scorer(
+        Config.from_dict({"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}}})
+    )
     assert off.signal_names == []
+    model = {"model_path": str(tmp_path), "dtype": "bfloat16"}
     config = Config.from_dict(
         {
-            "grounding": {"lexical": False, "embedding": False},
-            "whitebox": {"model_path": str(tmp_path), "familiarity": {"enabled": True}},
+            "signals": {
+                "lexical": {"enabled": False},
+                "embedding": {"enabled": False},
+                "redeep": {**model, "max_tokens": 512},
+                "familiarity": {**model, "max_concepts": 2},
+            },
         }
     )
     scorer = Scorer(config)
     assert scorer.signal_names == ["redeep", "familiarity"]
-    assert seen["redeep"] is config.whitebox and seen["familiarity"] == (config.whitebox, None)
+    redeep, (familiarity, llm) = seen["redeep"], seen["familiarity"]
+    assert redeep.model_path == familiarity.model_path == tmp_path and redeep.dtype == "bfloat16"
+    assert redeep.redeep.max_tokens == 512 and familiarity.familiarity.max_concepts == 2 and llm is None
 
 
 def test_familiarity_gets_the_only_endpoint_and_runs_without_a_local_model(
@@ -196,8 +206,7 @@ def test_familiarity_gets_the_only_endpoint_and_runs_without_a_local_model(
     config = Config.from_dict(
         {
             "endpoints": {"gen": {"base_url": "http://127.0.0.1:9/v1", "model": "generator"}},
-            "grounding": {"lexical": False, "embedding": False},
-            "whitebox": {"familiarity": {"enabled": True}},
+            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}, "familiarity": {}},
             "cache": {"mode": "off"},
         }
     )
@@ -273,7 +282,13 @@ def test_a_local_signal_that_cannot_be_set_up_is_a_config_error(monkeypatch: pyt
 
     install_module(monkeypatch, "trustscore.whitebox.redeep", RedeepSignal=RedeepSignal)
     config = Config.from_dict(
-        {"grounding": {"lexical": False, "embedding": False}, "whitebox": {"model_path": "/m"}}
+        {
+            "signals": {
+                "lexical": {"enabled": False},
+                "embedding": {"enabled": False},
+                "redeep": {"model_path": "/m"},
+            },
+        }
     )
-    with pytest.raises(ConfigError, match=r"whitebox\.redeep: profile\.json is not a ReDeEP profile"):
+    with pytest.raises(ConfigError, match=r"signals\.redeep: profile\.json is not a ReDeEP profile"):
         Scorer(config)

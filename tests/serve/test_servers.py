@@ -12,7 +12,8 @@ import pytest
 
 from trustscore.cli import main
 from trustscore.config import Config
-from trustscore.serve.servers import ServeError, check_ports, commands, plan_servers, ready_config, serve
+from trustscore.errors import ServeError
+from trustscore.serve.servers import check_ports, commands, plan_servers, ready_config, serve
 
 FLEET = """
 [endpoints.judge]
@@ -195,7 +196,7 @@ def test_serve_starts_the_fleet_scores_through_it_and_stops_without_leftovers(tm
         '[judges.lynx]\nendpoint = "judge"\nmax_tokens = 16\n'
         '[judges.prometheus]\nenabled = false\nendpoint = "judge"\n[judges.chainpoll]\nenabled = false\n'
         'endpoint = "judge"\n[judges.tlm]\nenabled = false\nendpoint = "judge"\n'
-        '[grounding]\nlexical = false\nembedding = false\n[cache]\nmode = "off"\n',
+        '[signals.lexical]\nenabled = false\n[signals.embedding]\nenabled = false\n[cache]\nmode = "off"\n',
         encoding="utf-8",
     )
     out = (tmp_path / "serve.out").open("w")

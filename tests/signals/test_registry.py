@@ -24,7 +24,7 @@ from trustscore.core.extras import install_extra
 from trustscore.fusion.fuser import DefaultFuser
 from trustscore.judges import build_judge
 from trustscore.llm.protocol import ChatRequest
-from trustscore.signals._registry import get_signal
+from trustscore.signals import ExampleAnswer, get_signal
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("signal_registry")]
 
@@ -95,7 +95,7 @@ async def test_a_registered_judge_is_configured_by_name_and_fused_with_the_built
     llm = FakeLLM()
     scorer = Scorer(config, llms={"e": llm})
     assert scorer.signal_names == ["echo", "lexical", "embedding"]
-    assert contexts[0].config is config and contexts[0].llm("e") is llm
+    assert contexts[0].llm("e") is llm and contexts[0].endpoint_names == ["e"]  # never the Config
     r = await scorer.score(question=Q, context=C, response=R)
     assert llm.calls == 1 and r.signals["echo"].raw == "PASS"
     assert r.signals["echo"].value == 0.6 and r.used_signals == ["echo", "lexical", "embedding"]
@@ -105,14 +105,26 @@ async def test_a_registered_judge_is_configured_by_name_and_fused_with_the_built
 async def test_a_registered_local_signal_reads_its_own_section() -> None:
     register_length()
     config = Config.from_dict(
-        {"grounding": {"lexical": False, "embedding": False}, "signals": {"length": {"max_words": 2}}}
+        {
+            "signals": {
+                "lexical": {"enabled": False},
+                "embedding": {"enabled": False},
+                "length": {"max_words": 2},
+            }
+        }
     )
     scorer = Scorer(config)
     assert scorer.signal_names == ["length"]
     r = await scorer.score(question=Q, response="one two three four")
     assert r.signals["length"].value == 0.5
     off = Config.from_dict(
-        {"grounding": {"lexical": False, "embedding": False}, "signals": {"length": {"enabled": False}}}
+        {
+            "signals": {
+                "lexical": {"enabled": False},
+                "embedding": {"enabled": False},
+                "length": {"enabled": False},
+            }
+        }
     )
     assert Scorer(off).signal_names == []
 
@@ -135,12 +147,12 @@ def test_an_unknown_name_lists_the_registered_ones_and_suggests_the_closest() ->
         Config.from_dict({"judges": {"lynxx": {"endpoint": "e"}}})
     with pytest.raises(ConfigError, match=r"unknown local signal 'lexicl'; did you mean 'lexical'\?"):
         Config.from_dict({"signals": {"lexicl": {}}})
-    with pytest.raises(ConfigError, match=r"'lexical' is a local signal, configured under \[grounding\]"):
-        Config.from_dict({"judges": {"lexical": {"endpoint": "e"}}})
     with pytest.raises(
-        ConfigError, match=r"'lexical' is configured in \[grounding\], not \[signals.lexical\]"
+        ConfigError, match=r"'lexical' is a local signal, configured under \[signals\.lexical\]"
     ):
-        Config.from_dict({"signals": {"lexical": {}}})
+        Config.from_dict({"judges": {"lexical": {"endpoint": "e"}}})
+    with pytest.raises(ConfigError, match=r"'hhem' is a local signal, configured under \[signals\.hhem\]"):
+        Config.from_dict({"judges": {"hhem": {"endpoint": "e"}}})
     with pytest.raises(ConfigError, match=r"unknown judge 'nope' \(registered"):
         build_judge("nope", {"endpoint": "e"})
 
@@ -148,28 +160,35 @@ def test_an_unknown_name_lists_the_registered_ones_and_suggests_the_closest() ->
 def test_the_built_ins_register_like_any_other_signal() -> None:
     judges = registered_signals("judge")
     assert list(judges)[:5] == ["likert", "prometheus", "lynx", "chainpoll", "tlm"]
-    assert all(spec.own_section and spec.origin == "trustscore.judges" for spec in judges.values())
+    for name, spec in judges.items():
+        assert spec.section == f"judges.{name}" and spec.origin == f"trustscore.judges.{name}"
+    assert all(spec.weight == 1.0 and spec.example_answers for spec in judges.values())
     local = registered_signals("local")
     sections = {n: s.section for n, s in local.items() if s.origin.startswith("trustscore.")}
     assert (
         sections.items()
         >= {
-            "lexical": "grounding",
-            "embedding": "grounding",
-            "redeep": "whitebox.redeep",
-            "familiarity": "whitebox.familiarity",
+            "lexical": "signals.lexical",
+            "embedding": "signals.embedding",
+            "redeep": "signals.redeep",
+            "familiarity": "signals.familiarity",
         }.items()
     )
     assert get_signal("embedding").install_hint == install_extra("embed")
+    weights = {n: s.weight for n, s in local.items() if s.origin.startswith("trustscore.")}
+    assert weights == {
+        "lexical": 0.25, "embedding": 0.25, "redeep": 0.5, "familiarity": 0.25,
+        "lettucedetect": 0.5, "hhem": 0.5,
+    }  # fmt: skip
 
 
 def test_registration_misuse_is_refused_with_the_fix() -> None:
     def factory(config: Any, ctx: SignalContext) -> None:
         return None
 
-    with pytest.raises(ConfigError, match=r"already registered by trustscore\.judges"):
+    with pytest.raises(ConfigError, match=r"already registered by trustscore\.judges\.lynx"):
         register_signal("lynx", config=EchoConfig, kind="judge")(factory)
-    with pytest.raises(ConfigError, match=r"must extend trustscore\.judges\.JudgeConfig"):
+    with pytest.raises(ConfigError, match=r"must extend trustscore\.JudgeConfig"):
         register_signal("mine", config=LengthConfig, kind="judge")
     with pytest.raises(ConfigError, match="kind must be 'judge' or 'local'"):
         register_signal("mine", config=LengthConfig, kind="remote")  # type: ignore[arg-type]
@@ -177,6 +196,11 @@ def test_registration_misuse_is_refused_with_the_fix() -> None:
         register_signal("my-signal", config=LengthConfig, kind="local")
     with pytest.raises(ConfigError, match="must be a pydantic model class"):
         register_signal("mine", config=dict, kind="local")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="weight must be a positive number"):
+        register_signal("mine", config=LengthConfig, kind="local", weight=0.0)
+    with pytest.raises(ConfigError, match=r"keyed by request kind, 'echo2' or 'echo2\.<step>', not 'lynx'"):
+        answers = {"lynx": ExampleAnswer("x")}
+        register_signal("echo2", config=EchoConfig, kind="judge", example_answers=answers)
     register_signal("mine", config=LengthConfig, kind="local")(factory)
     register_signal("mine", config=LengthConfig, kind="local")(factory)  # a module imported twice
     assert get_signal("mine").build is factory
@@ -208,7 +232,7 @@ def test_a_factory_that_fails_is_a_config_error_naming_its_section() -> None:
         raise ValueError("model file is corrupt")
 
     config = Config.from_dict(
-        {"grounding": {"lexical": False, "embedding": False}, "signals": {"fragile": {}}}
+        {"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}, "fragile": {}}}
     )
     with pytest.raises(ConfigError, match=r"signals\.fragile: model file is corrupt"):
         Scorer(config)
@@ -220,7 +244,7 @@ def test_a_factory_whose_imports_fail_makes_the_signal_missing_with_the_install_
         raise ImportError("No module named 'gpu_thing'")
 
     config = Config.from_dict(
-        {"grounding": {"lexical": False, "embedding": False}, "signals": {"needs_gpu": {}}}
+        {"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}, "needs_gpu": {}}}
     )
     scorer = Scorer(config)
     assert "No module named 'gpu_thing'" in scorer.unavailable["needs_gpu"]

@@ -19,7 +19,7 @@ from trustscore.signals import _registry as registry
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("signal_registry")]
 
 PLUGIN = Path(__file__).resolve().parents[2] / "examples" / "plugin"
-OFFLINE = {"grounding": {"lexical": False, "embedding": False}}
+OFFLINE = {"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}}}
 
 
 def install(site: Path, name: str, version: str, entry_points: dict[str, dict[str, str]]) -> None:
@@ -71,4 +71,6 @@ def test_a_broken_plugin_is_reported_by_name_and_spares_the_others(
     assert "plug-in broken failed to load" in caplog.text
     with pytest.raises(ConfigError, match=r"json loaded but registered no signal named 'absent'"):
         Config.from_dict({"signals": {"absent": {}}})
-    assert Scorer(Config.from_dict({"grounding": {"embedding": False}})).signal_names == ["lexical"]
+    assert Scorer(Config.from_dict({"signals": {"embedding": {"enabled": False}}})).signal_names == [
+        "lexical"
+    ]

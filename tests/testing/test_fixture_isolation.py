@@ -18,7 +18,7 @@ def lynx_value(base_url):
     config = Config.from_dict({
         "endpoints": {"judge": {"base_url": base_url, "model": "fake-judge"}},
         "judges": {"lynx": {"endpoint": "judge"}},
-        "grounding": {"lexical": False, "embedding": False},
+        "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
     })  # the default cache: readwrite
 
     async def go():

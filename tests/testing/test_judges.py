@@ -1,11 +1,13 @@
-"""The ready-made judge scripts answer every judge trustscore ships, through the real LLM client."""
+"""The ready-made judge scripts answer every registered judge by the tag its requests carry, through the
+real LLM client."""
 
 from __future__ import annotations
 
 import pytest
 
-from trustscore.testing import MockRouter, judge_policy, lynx_answer
-from trustscore.types import Sample
+from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge, registered_signals
+from trustscore.testing import MockRouter, default_judge_answers, judge_of, judge_policy, lynx_answer
+from trustscore.types import Sample, Signal
 
 pytestmark = pytest.mark.anyio
 
@@ -19,18 +21,53 @@ def _sample() -> Sample:
 
 
 async def test_every_shipped_judge_gets_a_value_from_the_default_scripts() -> None:
-    from trustscore.judges import JUDGE_NAMES, build_judge
+    from trustscore.judges import build_judge
     from trustscore.llm.client import LLMClient
     from trustscore.llm.config import EndpointConfig
 
     router = MockRouter()
     llm = LLMClient(EndpointConfig(base_url=router.base_url, model="fake-judge"), transport=router.transport)
     sample = _sample()
-    for name in JUDGE_NAMES:
+    for name in registered_signals("judge"):
         signal = await build_judge(name, {"endpoint": "fake"}).run(sample, llm)
         assert signal.value is not None, f"{name}: {signal.error}"
     assert router.unmatched == []
     assert {r.body["model"] for r in router.requests} == {"fake-judge"}
+    kinds = {judge_of(r.headers.get("x-trustscore-tag")) for r in router.requests}
+    assert (
+        kinds
+        == set(default_judge_answers())
+        == {"likert", "prometheus", "lynx", "chainpoll", "tlm.answer", "tlm.reflection", "tlm.agreement"}
+    )
+
+
+async def test_a_new_judge_is_answered_by_its_registered_example_not_its_wording(
+    signal_registry: None,
+) -> None:
+    from trustscore.judges.base import CallLog
+    from trustscore.llm.client import LLMClient
+    from trustscore.llm.config import EndpointConfig
+    from trustscore.llm.protocol import ChatRequest, Message
+
+    @register_judge("echo_yes", config=JudgeConfig, example_answers={"echo_yes": ExampleAnswer("yes")})
+    class EchoYes:
+        name, version = "echo_yes", "1"
+
+        def __init__(self, config: JudgeConfig) -> None:
+            self.config = config
+
+        async def run(self, sample: Sample, llm: object) -> Signal:
+            calls = CallLog(llm, self.name)  # type: ignore[arg-type]
+            result = await calls.generate(
+                ChatRequest(messages=[Message(role="user", content="Rate it.")], tag="echo_yes@1")
+            )
+            return Signal(name=self.name, value=1.0 if result.text == "yes" else 0.0, version=self.version)
+
+    router = MockRouter()
+    llm = LLMClient(EndpointConfig(base_url=router.base_url, model="fake-judge"), transport=router.transport)
+    signal = await EchoYes(JudgeConfig(endpoint="fake")).run(_sample(), llm)
+    assert signal.value == 1.0 and router.unmatched == []
+    assert registered_signals()["echo_yes"].weight == 1.0  # a judge's weight without naming one
 
 
 async def test_scripted_lynx_verdict_reaches_the_signal() -> None:

@@ -25,11 +25,12 @@ from trustscore.testing import FakeAnswer, Fault, LatencyModel, RulePolicy, Unma
 pytestmark = pytest.mark.anyio
 
 LYNX = "Given the following QUESTION, DOCUMENT and ANSWER you must analyze"
+TAG = {"X-Trustscore-Tag": "lynx@test"}
 
 
 async def test_fake_vllm(fake_vllm):
     async with httpx.AsyncClient(base_url=fake_vllm.base_url) as http:
-        resp = await http.post("/chat/completions", json={
+        resp = await http.post("/chat/completions", headers=TAG, json={
             "model": fake_vllm.model, "messages": [{"role": "user", "content": LYNX}]})
     assert resp.json()["choices"][0]["message"]["content"].endswith('"SCORE": PASS}')
     assert fake_vllm.stats.requests == 1
@@ -51,8 +52,8 @@ async def test_router(trustscore_router):
     trustscore_router.faults.add(Fault.server_error(), first=1)
     async with trustscore_router.client() as http:
         body = {"model": "fake-judge", "messages": [{"role": "user", "content": LYNX}]}
-        assert (await http.post("/chat/completions", json=body)).status_code == 500
-        assert (await http.post("/chat/completions", json=body)).status_code == 200
+        assert (await http.post("/chat/completions", json=body, headers=TAG)).status_code == 500
+        assert (await http.post("/chat/completions", json=body, headers=TAG)).status_code == 200
         with pytest.raises(UnmatchedRequest):
             await http.post(
                 "/chat/completions", json={**body, "messages": [{"role": "user", "content": "?"}]}

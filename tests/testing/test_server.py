@@ -28,6 +28,8 @@ from trustscore.testing import (
 pytestmark = pytest.mark.anyio
 
 LYNX_PROMPT = "Given the following QUESTION, DOCUMENT and ANSWER you must analyze the provided answer."
+LYNX_TAG = {"X-Trustscore-Tag": "lynx@test"}
+"""The fake answers a judge by the tag its requests carry, never by the prompt's wording."""
 FALLBACK = FakeAnswer(text="Paris is the capital of France.")
 
 
@@ -70,6 +72,7 @@ async def test_openai_client_parses_chat_with_logprobs(
         logprobs=True,
         top_logprobs=5,
         temperature=0,
+        extra_headers=LYNX_TAG,
     )
     choice = resp.choices[0]
     assert resp.object == "chat.completion" and resp.model == "fake-judge"
@@ -124,6 +127,7 @@ async def test_n_choices_follow_the_scripted_votes(openai_client: AsyncOpenAI) -
         messages=[{"role": "user", "content": "VERDICT: supported or VERDICT: unsupported"}],
         n=7,
         temperature=1.0,
+        extra_headers={"X-Trustscore-Tag": "chainpoll@test"},
     )
     verdicts = [(c.message.content or "").rsplit(" ", 1)[-1] for c in resp.choices]
     assert [c.index for c in resp.choices] == list(range(7))
@@ -138,6 +142,7 @@ async def test_structured_choice_and_regex_are_honoured(openai_client: AsyncOpen
         logprobs=True,
         top_logprobs=2,
         extra_body={"structured_outputs": {"choice": ["FAIL", "PASS"]}},
+        extra_headers=LYNX_TAG,
     )
     assert choice.choices[0].message.content == "PASS"
     regex = await openai_client.chat.completions.create(
@@ -171,7 +176,7 @@ async def test_continue_final_message_answers_the_rest(http: httpx.AsyncClient) 
     messages = body["messages"]
     assert isinstance(messages, list)
     messages.append({"role": "assistant", "content": '{"REASONING": [\'ok\'], "SCORE": '})
-    data = (await http.post("/chat/completions", json=body)).json()
+    data = (await http.post("/chat/completions", json=body, headers=LYNX_TAG)).json()
     (tok,) = data["choices"][0]["logprobs"]["content"]
     assert tok["token"] == "PASS" and math.exp(tok["logprob"]) == pytest.approx(0.93)
 
@@ -454,9 +459,10 @@ async def test_router_raises_on_unmatched_and_disconnect() -> None:
 
 
 async def test_router_plugs_into_the_trustscore_http_backend() -> None:
+    from trustscore.errors import RateLimited
     from trustscore.llm.config import EndpointConfig
     from trustscore.llm.http import HttpBackend
-    from trustscore.llm.protocol import ChatRequest, Constraint, Message, RateLimited
+    from trustscore.llm.protocol import ChatRequest, Constraint, Message
 
     router = MockRouter(judge_policy(), models="lynx-8b")
     backend = HttpBackend(
@@ -464,7 +470,12 @@ async def test_router_plugs_into_the_trustscore_http_backend() -> None:
     )
     try:
         result = await backend.send(
-            ChatRequest(messages=[Message(role="user", content=LYNX_PROMPT)], logprobs=True, top_logprobs=2)
+            ChatRequest(
+                messages=[Message(role="user", content=LYNX_PROMPT)],
+                logprobs=True,
+                top_logprobs=2,
+                tag="lynx@t",
+            )
         )
         assert result.text.endswith('"SCORE": PASS}') and result.choices[0].finish_reason == "stop"
         verdict = next(t for t in result.choices[0].logprobs or [] if t.token.strip() == "PASS")
@@ -473,6 +484,7 @@ async def test_router_plugs_into_the_trustscore_http_backend() -> None:
             ChatRequest(
                 messages=[Message(role="user", content=LYNX_PROMPT)],
                 constraint=Constraint(choice=["PASS", "FAIL"]),
+                tag="lynx@t",
             )
         )
         assert constrained.text == "PASS"

@@ -47,7 +47,7 @@ def config_dict(base_url: str, **judges: dict[str, Any]) -> dict[str, Any]:
         "endpoints": {"judge": {"base_url": base_url, "model": "tiny-judge", "max_retries": 0,
                                 "context_window": 8192}},
         "judges": sections,
-        "grounding": {"lexical": False, "embedding": False},
+        "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
         "cache": {"mode": "off"},
         "limits": {"score_budget_s": 600},
     }
@@ -141,8 +141,8 @@ async def test_prefilled_likert_and_multi_token_agreement_read_logprobs(vllm_eng
 async def test_familiarity_remote_path_reads_prompt_logprobs(vllm_engine: VLLMEngine) -> None:
     data = config_dict(vllm_engine.base_url)
     data["judges"] = {name: {"endpoint": "judge", "enabled": False} for name in JUDGES}
-    data["whitebox"] = {"familiarity": {"enabled": True, "backend": "remote", "concepts": "heuristic",
-                                        "explanation_max_tokens": 16, "max_concepts": 2}}
+    data["signals"]["familiarity"] = {"backend": "remote", "concepts": "heuristic",
+                                      "explanation_max_tokens": 16, "max_concepts": 2}
     async with Scorer.from_config(Config.from_dict(data)) as scorer:
         signal = await scorer.familiarity(ROWS[0]["question"])
     assert signal.value is not None, signal.error
@@ -152,7 +152,7 @@ async def test_familiarity_remote_path_reads_prompt_logprobs(vllm_engine: VLLMEn
 async def test_the_openai_client_backend_talks_to_the_engine(vllm_engine: VLLMEngine) -> None:
     import openai
 
-    from trustscore.judges.config import LynxConfig
+    from trustscore.judges import LynxConfig
     from trustscore.judges.lynx import LynxJudge
     from trustscore.llm.client import LLMClient
     from trustscore.llm.config import EndpointConfig

@@ -9,16 +9,15 @@ import re
 import pytest
 from pydantic import JsonValue, ValidationError
 
-from trustscore.judges.templates import prompts_folder
 from trustscore.llm.protocol import Constraint
-from trustscore.testing import FakeAnswer, Fault, FaultSchedule, guess_judge, judge_policy, lynx_answer
+from trustscore.testing import FakeAnswer, Fault, FaultSchedule, judge_policy, lynx_answer
 from trustscore.testing.constraints import UnsupportedConstraint, apply_constraint, minimal_regex_match
 from trustscore.testing.tokens import block_hashes, token_id, tokenize
 from trustscore.testing.wire import WireError, parse_completion_request, render_choice
 
 
 def _request(body: dict[str, object], endpoint: str = "chat", index: int = 0):
-    return parse_completion_request(endpoint, json.dumps(body).encode(), {}, index, ["m"], guess_judge)
+    return parse_completion_request(endpoint, json.dumps(body).encode(), {}, index, ["m"])
 
 
 def _chat(content: str, **extra: object):
@@ -152,10 +151,8 @@ def test_parse_refuses_what_vllm_0_32_refuses_in_continuations_choices_and_lengt
     with pytest.raises(WireError, match="cannot be an empty list"):
         _request({"model": "m", "messages": user, "structured_outputs": {"choice": []}})
     with pytest.raises(WireError, match="cannot be greater than max_model_len=4096") as info:
-        parse_completion_request(
-            "chat", json.dumps({"model": "m", "messages": user, "max_tokens": 5000}).encode(), {}, 0, ["m"],
-            guess_judge, 4096,
-        )
+        body = json.dumps({"model": "m", "messages": user, "max_tokens": 5000}).encode()
+        parse_completion_request("chat", body, {}, 0, ["m"], 4096)
     assert info.value.status == 400 and info.value.param == "max_tokens"
 
 
@@ -206,35 +203,25 @@ def test_parse_reads_constraints_from_response_format_and_tag_from_user() -> Non
     assert req.judge == "lynx" and req.tag == "lynx@abc123"
 
 
-_TEMPLATE_KINDS = {
-    "likert.txt": "likert",
-    "prometheus_absolute.txt": "prometheus",
-    "lynx.txt": "lynx",
-    "chainpoll.txt": "chainpoll",
-    "tlm_reflection_1.txt": "tlm.reflection",
-    "tlm_reflection_2.txt": "tlm.reflection",
-    "tlm_agreement.txt": "tlm.agreement",
-    "tlm_answer.txt": "tlm.answer",
-    "tlm_answer_no_context.txt": "tlm.answer",
-}
-
-
-@pytest.mark.parametrize("name, kind", sorted(_TEMPLATE_KINDS.items()))
-def test_guess_judge_recognises_the_shipped_prompt_templates(name: str, kind: str) -> None:
-    path = prompts_folder() / name
-    assert path.is_file(), f"prompt template {name} is not shipped: update _TEMPLATE_KINDS and JUDGE_PATTERNS"
-    evidence = "Context:\nParis is in France.\n\nQuestion:\nWhere is Paris?\n\nAnswer:\nFrance.\n\n"
-    assert guess_judge(evidence + path.read_text(encoding="utf-8")) == kind
+def test_the_judge_kind_comes_from_the_tag_header_never_from_the_wording() -> None:
+    body = {"model": "m", "messages": [{"role": "user", "content": "QUESTION, DOCUMENT and ANSWER"}]}
+    raw = json.dumps(body).encode()
+    header = {"x-trustscore-tag": "tlm.reflection@ab12/verdict"}
+    tagged = parse_completion_request("chat", raw, header, 0, ["m"])
+    assert tagged.judge == "tlm.reflection" and tagged.tag == "tlm.reflection@ab12/verdict"
+    assert parse_completion_request("chat", raw, {}, 0, ["m"]).judge is None
 
 
 def test_judge_policy_newest_rule_wins_and_unknown_is_unmatched() -> None:
     policy = judge_policy({"lynx": lynx_answer("FAIL")})
-    lynx_req = _chat("Given the following QUESTION, DOCUMENT and ANSWER you must analyze")
+    body = {"model": "m", "messages": [{"role": "user", "content": "QUESTION, DOCUMENT and ANSWER"}]}
+    tag = {"x-trustscore-tag": "lynx@v"}
+    lynx_req = parse_completion_request("chat", json.dumps(body).encode(), tag, 0, ["m"])
     reply = policy(lynx_req)
     assert isinstance(reply, FakeAnswer) and reply.text.endswith('"SCORE": FAIL}')
     policy.on(r"DOCUMENT", FakeAnswer(text="override"))
     assert policy(lynx_req) == FakeAnswer(text="override")
-    assert policy(_chat("something else entirely")) is None
+    assert policy(_chat("an untagged request")) is None
     with pytest.raises(ValueError, match="needs a pattern"):
         policy.on()
 

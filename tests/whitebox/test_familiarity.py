@@ -11,7 +11,8 @@ import anyio
 import numpy as np
 import pytest
 
-from trustscore.llm.protocol import ChatRequest, ChatResult, Choice, RateLimited
+from trustscore.errors import RateLimited
+from trustscore.llm.protocol import ChatRequest, ChatResult, Choice
 from trustscore.types import Sample, Usage
 from trustscore.whitebox.concepts import (
     extract_concepts_heuristic,

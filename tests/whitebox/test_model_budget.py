@@ -8,7 +8,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="needs trustscore[whitebox]")
 
-from trustscore.compute.deadline import BudgetExceeded, Deadline, bound  # noqa: E402
+from trustscore.compute.deadline import Deadline, bound  # noqa: E402
+from trustscore.errors import BudgetExceeded  # noqa: E402
 from trustscore.testing.tiny import save_tiny_model  # noqa: E402
 from trustscore.whitebox.model import load_model  # noqa: E402
 

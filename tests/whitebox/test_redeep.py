@@ -12,11 +12,12 @@ import numpy as np
 import pytest
 import torch
 
+from trustscore.errors import WhiteboxModelError
 from trustscore.signals._protocols import LocalSignal
 from trustscore.testing.tiny import save_tiny_model
 from trustscore.types import Sample, Signal
 from trustscore.whitebox.config import WhiteboxConfig
-from trustscore.whitebox.model import WhiteboxModelError, load_model
+from trustscore.whitebox.model import load_model
 from trustscore.whitebox.profile import (
     LogisticCombination,
     ModelIdentity,

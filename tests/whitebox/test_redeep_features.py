@@ -14,12 +14,12 @@ import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from trustscore.errors import NoContextError
 from trustscore.testing.tiny import save_tiny_model
 from trustscore.types import Sample
 from trustscore.whitebox.model import LoadedModel, encode_sample, load_model
 from trustscore.whitebox.redeep import (
     FeatureRecipe,
-    NoContextError,
     extract_features,
     jensen_shannon,
     legacy_divergence_sum,

@@ -171,9 +171,9 @@ def run_adapt(args: argparse.Namespace) -> int:
     import numpy as np
 
     from trustscore.fusion.adapt import adapt_model
-    from trustscore.fusion.metrics import evaluate
     from trustscore.fusion.scored import label_column
     from trustscore.fusion.store import load_model
+    from trustscore.stats.metrics import evaluate
 
     out = Console()
     err = Console(stderr=True)

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from trustscore.cli.usage import UsageError
+from trustscore.errors import UsageError
 from trustscore.fusion.cascade_model import CascadeEstimate, CascadeModel, CascadeQuality
 
 __all__ = ["add_arguments", "run_cascade"]

@@ -4,7 +4,7 @@ A subcommand module defines ``add_parser(subcommands)``: it adds its parser to t
 sub-parsers object and sets ``run=<function(args) -> exit code>`` as the parser's default. Adding a
 command = one module in ``trustscore/cli/`` plus one line in ``_COMMAND_MODULES``. Subcommands are
 imported only when the parser is built, and import nothing from here (UsageError is in
-:mod:`trustscore.cli.usage`), so there is no import cycle.
+:mod:`trustscore.errors`), so there is no import cycle.
 """
 
 from __future__ import annotations
@@ -15,8 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from trustscore._version import __version__
-from trustscore.cli.usage import UsageError
-from trustscore.errors import ConfigError, InputError
+from trustscore.errors import ConfigError, InputError, UsageError
 
 __all__ = ["UsageError", "build_parser", "main"]
 

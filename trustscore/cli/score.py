@@ -40,7 +40,7 @@ import anyio
 
 from trustscore.cli.cascade_spend import CascadeSpend
 from trustscore.cli.help_text import plain
-from trustscore.cli.usage import UsageError
+from trustscore.errors import UsageError
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
 from trustscore.rows import IdIndex, InputFile, InputRow, OutputFile, result_row

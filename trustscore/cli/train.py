@@ -62,7 +62,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from trustscore.cli.usage import UsageError
+    from trustscore.errors import UsageError
 
     try:
         import torch

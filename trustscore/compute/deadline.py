@@ -16,11 +16,9 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
-__all__ = ["BudgetExceeded", "Deadline", "bound", "check_in_every_leaf", "checkpoint", "current_deadline"]
+from trustscore.errors import BudgetExceeded
 
-
-class BudgetExceeded(Exception):
-    """Raised inside blocking work when its time budget is over: the work stops, its result is missing."""
+__all__ = ["Deadline", "bound", "check_in_every_leaf", "checkpoint", "current_deadline"]
 
 
 class Deadline:

@@ -6,10 +6,9 @@ made each thread keep its own allocator arena at its own peak; one thread per mo
 Requests that queue while a round runs are served together in the next one.
 
 The score budget still binds: each request carries its caller's
-:class:`~trustscore.compute.deadline.Deadline`.
-A request whose caller gave up (budget over, or cancelled) before its round is dropped, and a round's
-work is bound to :class:`AllGaveUp`, which is over only when *every* caller it serves has given up, so
-one caller's budget never cuts the others'.
+:class:`~trustscore.compute.deadline.Deadline`. A request whose caller gave up (budget over, or
+cancelled) before its round is dropped, and a round's work is bound to :class:`AllGaveUp`, which is
+over only when *every* caller it serves has given up, so one caller's budget never cuts the others'.
 """
 
 from __future__ import annotations
@@ -20,7 +19,8 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
-from trustscore.compute.deadline import BudgetExceeded, Deadline
+from trustscore.compute.deadline import Deadline
+from trustscore.errors import BudgetExceeded
 
 __all__ = ["AllGaveUp", "Lane", "LaneRequest"]
 

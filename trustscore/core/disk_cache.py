@@ -28,7 +28,7 @@ from typing import Any, Literal, TypeVar
 
 import diskcache  # type: ignore[import-untyped]
 
-from trustscore.errors import TrustscoreError
+from trustscore.errors import UnsafeCacheEntry
 
 __all__ = ["CacheMode", "DiskCache", "SafeDisk", "UnsafeCacheEntry", "private_directory"]
 
@@ -44,9 +44,6 @@ _WRITE_FAILURES = (*_READ_FAILURES, ValueError)
 _OWN_FILENAME = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{28}\.val")
 """The only file names diskcache's ``Disk.filename`` makes (two folder levels of a random hex name)."""
 
-
-class UnsafeCacheEntry(TrustscoreError, RuntimeError):
-    """A cache row is not what trustscore writes (pickled, or not the stored type): refuse to load it."""
 
 
 class SafeDisk(diskcache.Disk):  # type: ignore[misc]

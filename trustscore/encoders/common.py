@@ -16,22 +16,19 @@ from typing import Any, TypeVar
 
 import anyio
 
-from trustscore.compute.deadline import BudgetExceeded, bound, checkpoint, current_deadline
+from trustscore.compute.deadline import bound, checkpoint, current_deadline
 from trustscore.compute.lane import AllGaveUp, Lane, LaneRequest
 from trustscore.core.hashing import short_hash
+from trustscore.errors import BudgetExceeded
 from trustscore.types import Sample, Signal, Usage
 
-__all__ = ["EncoderLoadError", "batches", "cached_load", "fingerprint", "never_cancelled", "run_in_worker"]
+__all__ = ["batches", "cached_load", "fingerprint", "never_cancelled", "run_in_worker"]
 
 logger = logging.getLogger("trustscore.encoders")
 
 T = TypeVar("T")
 CheckCancelled = Callable[[], None]
 """Called between windows; raises to stop (``anyio.from_thread.check_cancelled`` in a worker)."""
-
-
-class EncoderLoadError(ValueError):
-    """The encoder checkpoint cannot be loaded as configured; the message names the setting and the fix."""
 
 
 def never_cancelled() -> None:

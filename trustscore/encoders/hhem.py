@@ -29,7 +29,6 @@ from trustscore.compute.torch_import import import_torch
 from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.encoders.common import (
     CheckCancelled,
-    EncoderLoadError,
     batches,
     cached_load,
     describe_source,
@@ -37,6 +36,7 @@ from trustscore.encoders.common import (
     never_cancelled,
     run_in_worker,
 )
+from trustscore.errors import EncoderLoadError
 from trustscore.types import Sample, Signal, Usage
 
 __all__ = ["PROMPT", "HHEMConfig", "HHEMSignal", "build_hhem", "premise_windows"]

@@ -30,7 +30,6 @@ from trustscore.compute.torch_import import import_torch
 from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.encoders.common import (
     CheckCancelled,
-    EncoderLoadError,
     batches,
     cached_load,
     describe_source,
@@ -38,6 +37,7 @@ from trustscore.encoders.common import (
     never_cancelled,
     run_in_worker,
 )
+from trustscore.errors import EncoderLoadError
 from trustscore.types import Sample, Signal, Span, Usage
 
 __all__ = [

@@ -120,15 +120,12 @@ def read_rows(path: Path, group: str) -> list[LabeledRow]:
 def split_by_group(
     rows: Sequence[LabeledRow], fraction: float, seed: int
 ) -> tuple[list[LabeledRow], list[LabeledRow]]:
-    """(train, held-out): a group is held out when its seeded hash falls below ``fraction``."""
+    """(train, held-out), each group whole on one side, about ``fraction`` of the rows held out
+    (:func:`trustscore.stats.cv.grouped_split`)."""
+    from trustscore.stats.cv import grouped_split
 
-    def held(group: str) -> bool:
-        digest = hashlib.sha256(f"{seed}|{group}".encode()).digest()
-        return int.from_bytes(digest[:8], "big") / 2**64 < fraction
-
-    train = [r for r in rows if not held(r.group)]
-    heldout = [r for r in rows if held(r.group)]
-    return train, heldout
+    train, heldout = grouped_split([r.group for r in rows], fraction, seed=seed)
+    return [rows[i] for i in train], [rows[i] for i in heldout]
 
 
 def encode_row(tokenizer: Any, row: LabeledRow, max_length: int) -> dict[str, list[int]] | None:
@@ -454,17 +451,13 @@ def predict_rows(
     return out
 
 
-def _f1(tp: int, fp: int, fn: int) -> float | None:
-    return None if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
-
-
 def summarize(
     predictions: Sequence[dict[str, Any]],
     baseline: dict[str, float | None] | None = None,
     threshold: float = 0.5,
 ) -> dict[str, Any]:
     """Token F1, example F1 and AUROC, pooled, per task and macro over tasks, beside the baseline's AUROC."""
-    from trustscore.fusion.metrics import auroc
+    from trustscore.stats.metrics import auroc
 
     def safe_auroc(y: list[int], p: list[float]) -> float | None:
         return auroc(y, p) if 0 < sum(y) < len(y) else None

@@ -1,12 +1,11 @@
-"""Score fusion: calibrators, the fitted fusion model, metrics and cross-validation (numpy only).
+"""Score fusion: calibrators and the fitted fusion model (numpy only; statistics: :mod:`trustscore.stats`).
 
 Names are imported lazily so that ``import trustscore`` (which reads :mod:`.config`) stays light.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from trustscore.core.lazy import lazy_exports
 
 __all__ = [
     "CalibrationDomain",
@@ -27,9 +26,9 @@ __all__ = [
 _HOMES = {
     "CalibrationDomain": "trustscore.fusion.domain",
     "adapt_model": "trustscore.fusion.adapt",
-    "CalibratorError": "trustscore.fusion.errors",
-    "CalibratorMismatchError": "trustscore.fusion.errors",
-    "FeatureError": "trustscore.fusion.errors",
+    "CalibratorError": "trustscore.errors",
+    "CalibratorMismatchError": "trustscore.errors",
+    "FeatureError": "trustscore.errors",
     "FusionModel": "trustscore.fusion.model",
     "FitOptions": "trustscore.fusion.fit",
     "FitReport": "trustscore.fusion.fit",
@@ -40,13 +39,4 @@ _HOMES = {
     "read_scored": "trustscore.fusion.scored",
 }
 
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'trustscore.fusion' has no attribute {name!r}")
-    return getattr(importlib.import_module(home), name)
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from trustscore.fusion.logistic import fit_logistic, sigmoid
+from trustscore.stats.logistic import fit_logistic, sigmoid
 
 __all__ = [
     "BetaCalibrator",

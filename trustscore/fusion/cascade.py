@@ -39,12 +39,12 @@ from trustscore.fusion.cascade_model import (
     CostUnit,
     SignalCost,
 )
-from trustscore.fusion.cv import grouped_kfold
 from trustscore.fusion.features import FeatureSpec
 from trustscore.fusion.fit import FitOptions, data_hash, fit_calibrator, raw_features
-from trustscore.fusion.metrics import auroc
 from trustscore.fusion.model import LabelPolarity
 from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
+from trustscore.stats.cv import grouped_kfold
+from trustscore.stats.metrics import auroc
 
 __all__ = ["CascadeScores", "StagePlan", "cascade_scores", "evaluate_cascade", "fit_cascade", "signal_costs"]
 

@@ -18,8 +18,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from trustscore.core.files import MAX_JSON_BYTES, read_capped_text
 from trustscore.core.hashing import canonical_json, sha256_hex
+from trustscore.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.cascade_config import CascadeConfig
-from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.model import FusionModel, LabelPolarity
 
 __all__ = [

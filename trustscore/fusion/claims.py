@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from pydantic import BaseModel, ConfigDict
 
-from trustscore.fusion.metrics import auroc, ece
+from trustscore.stats.metrics import auroc, ece
 
 __all__ = ["ECE_BINS", "ECE_LIMIT", "MIN_CLAIMS", "ClaimCheck", "check_claims", "check_claims_by"]
 

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict, Field
 
-from trustscore.fusion.errors import FeatureError
+from trustscore.errors import FeatureError
 from trustscore.types import Signal
 
 __all__ = ["FeatureError", "FeatureSpec", "Transform", "apply_transform", "parse_feature"]

@@ -30,11 +30,8 @@ from pydantic import BaseModel, ConfigDict
 from trustscore._version import __version__
 from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.fusion.calibrators import CalibratorKind, fit_calibrator_kind
-from trustscore.fusion.cv import Fold, grouped_kfold, grouped_split, held_out_f1, out_of_fold
 from trustscore.fusion.domain import LENGTHS, CalibrationDomain, describe_domain, lengths_of
 from trustscore.fusion.features import FeatureSpec, apply_transform, parse_feature
-from trustscore.fusion.logistic import fit_logistic, sigmoid
-from trustscore.fusion.metrics import evaluate_grouped
 from trustscore.fusion.model import (
     FittedFeature,
     FusionModel,
@@ -45,6 +42,9 @@ from trustscore.fusion.model import (
     linear_predict,
 )
 from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
+from trustscore.stats.cv import Fold, grouped_kfold, grouped_split, held_out_f1, out_of_fold
+from trustscore.stats.logistic import fit_logistic, sigmoid
+from trustscore.stats.metrics import evaluate_grouped
 
 __all__ = [
     "FitOptions",

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from types import MappingProxyType
 from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
 from trustscore.types import Signal
 
-__all__ = ["CLIP", "OTHER_WEIGHT", "SIGNAL_WEIGHTS", "DefaultFuser", "FusedScore", "Fuser"]
+__all__ = ["CLIP", "OTHER_WEIGHT", "DefaultFuser", "FusedScore", "Fuser"]
 
 
 class FusedScore(BaseModel):
@@ -33,28 +32,8 @@ class Fuser(Protocol):
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore: ...
 
 
-SIGNAL_WEIGHTS: Mapping[str, float] = MappingProxyType(
-    {
-        # LLM judges answer "is the response supported?" and their value is meant as that probability.
-        "likert": 1.0,
-        "prometheus": 1.0,
-        "lynx": 1.0,
-        "chainpoll": 1.0,
-        "tlm": 1.0,
-        # ReDeEP is a fitted logistic model on the generator's internals: a probability, less direct.
-        "redeep": 0.5,
-        # Trained detectors (token classifier, cross-encoder): probabilities, but of their own training data.
-        "lettucedetect": 0.5,
-        "hhem": 0.5,
-        # Grounding and familiarity values are similarity / support shares, not probabilities.
-        "lexical": 0.25,
-        "embedding": 0.25,
-        "familiarity": 0.25,
-    }
-)
-"""Per-signal weights of the uncalibrated default fusion (see :class:`DefaultFuser`)."""
 OTHER_WEIGHT = 0.5
-"""Weight of a signal not in :data:`SIGNAL_WEIGHTS` (a third-party signal)."""
+"""Weight of a signal the weights do not name."""
 CLIP = 0.01
 """Values are clipped into [CLIP, 1 - CLIP] before taking log-odds, so 0 and 1 stay finite."""
 
@@ -63,12 +42,13 @@ class DefaultFuser:
     """The uncalibrated default: a weighted log-odds pool of the available signal values.
 
     ``score = sigmoid(sum_i w_i * logit(v_i) / sum_i w_i)`` over the present signals, with each
-    value clipped into [0.01, 0.99] and the weights of :data:`SIGNAL_WEIGHTS` (judges 1, ReDeEP 0.5,
-    grounding and familiarity 0.25, other signals 0.5). In log-odds a confident verdict is far from
-    0, so it is not averaged away the way a plain mean averages it: a judge at 0.09 or lower keeps
-    the score below 0.5 even when both default grounding signals say 1.0 (Lynx 0.07 with lexical
-    1.0 and embedding 0.56 gives 0.285, where the plain mean gave 0.544). One signal alone gives its
-    own value. The result ranks; it is *not* a calibrated probability
+    value clipped into [0.01, 0.99] and per-signal weights: by default those the signals registered
+    with (:func:`trustscore.signals.signal_weights`: judges 1, ReDeEP and the encoders 0.5, grounding
+    and familiarity 0.25), :data:`OTHER_WEIGHT` for a name not registered. In log-odds a confident
+    verdict is far from 0, so it is not averaged away the way a plain mean averages it: a judge at
+    0.09 or lower keeps the score below 0.5 even when both default grounding signals say 1.0 (Lynx
+    0.07 with lexical 1.0 and embedding 0.56 gives 0.285, where the plain mean gave 0.544). One
+    signal alone gives its own value. The result ranks; it is *not* a calibrated probability
     (``calibrated=False``): fit a calibrator for that. Missing signals are left out, never counted
     as 0; with no signal at all the score is ``None``.
     """
@@ -79,7 +59,11 @@ class DefaultFuser:
         "fit a calibrator on labeled rows with `trustscore calibrate`"
     )
 
-    def __init__(self, weights: Mapping[str, float] = SIGNAL_WEIGHTS) -> None:
+    def __init__(self, weights: Mapping[str, float] | None = None) -> None:
+        if weights is None:
+            from trustscore.signals import signal_weights
+
+            weights = signal_weights()
         self.weights = weights
 
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore:

@@ -32,13 +32,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from trustscore.core.files import MAX_JSON_BYTES
 from trustscore.core.hashing import canonical_json, sha256_hex
+from trustscore.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.calibrators import Calibrator, check_parameters
 from trustscore.fusion.domain import CalibrationDomain
-from trustscore.fusion.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.features import FeatureSpec, apply_transform
 from trustscore.fusion.fuser import FusedScore
-from trustscore.fusion.logistic import sigmoid
-from trustscore.fusion.metrics import GroupedReport, ThresholdMetrics
+from trustscore.stats.logistic import sigmoid
+from trustscore.stats.metrics import GroupedReport, ThresholdMetrics
 from trustscore.types import DomainCheck, Sample, Signal
 
 __all__ = [

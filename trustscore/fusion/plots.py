@@ -9,9 +9,9 @@ import numpy as np
 
 from trustscore.core.extras import install_extra
 from trustscore.fusion.evaluation import positive_class_scores
-from trustscore.fusion.metrics import reliability_curve, roc_curve
 from trustscore.fusion.model import LabelPolarity
 from trustscore.fusion.scored import ScoredRow, label_column
+from trustscore.stats.metrics import reliability_curve, roc_curve
 
 __all__ = ["write_plots"]
 

@@ -9,8 +9,8 @@ from rich.console import Group
 from rich.table import Table
 
 from trustscore.fusion.claims import ECE_BINS, ECE_LIMIT, MIN_CLAIMS, ClaimCheck
-from trustscore.fusion.metrics import GroupedReport, MetricReport
 from trustscore.fusion.model import LabelPolarity
+from trustscore.stats.metrics import GroupedReport, MetricReport
 
 __all__ = ["claims_table", "macro_table", "metrics_table", "polarity_note"]
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from trustscore.core.files import MAX_JSON_BYTES, read_capped_text
+from trustscore.errors import CalibratorMismatchError
 from trustscore.fusion.config import FusionConfig
-from trustscore.fusion.errors import CalibratorMismatchError
 from trustscore.fusion.fuser import DefaultFuser, Fuser
 from trustscore.fusion.model import CalibratorError, FusionModel
 

@@ -7,13 +7,14 @@ embedder is first built.
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from trustscore.grounding.config import GroundingConfig
+from trustscore.core.lazy import lazy_exports
+from trustscore.grounding.config import EmbeddingConfig, GroundingConfig, LexicalConfig
 
 if TYPE_CHECKING:
-    from trustscore.grounding.embedder import Embedder, EmbedderError, bundled_model_path, load_embedder
+    from trustscore.errors import EmbedderError
+    from trustscore.grounding.embedder import Embedder, bundled_model_path, load_embedder
     from trustscore.grounding.embedding import EmbeddingGrounding
     from trustscore.grounding.features import FEATURE_NAMES, GroundingFeatures, features, features_many
     from trustscore.grounding.lexical import LexicalSupport
@@ -22,9 +23,11 @@ __all__ = [
     "FEATURE_NAMES",
     "Embedder",
     "EmbedderError",
+    "EmbeddingConfig",
     "EmbeddingGrounding",
     "GroundingConfig",
     "GroundingFeatures",
+    "LexicalConfig",
     "LexicalSupport",
     "bundled_model_path",
     "features",
@@ -33,20 +36,16 @@ __all__ = [
 ]
 
 _HOME = {
-    "Embedder": "embedder",
-    "EmbedderError": "embedder",
-    "bundled_model_path": "embedder",
-    "load_embedder": "embedder",
-    "EmbeddingGrounding": "embedding",
-    "FEATURE_NAMES": "features",
-    "GroundingFeatures": "features",
-    "features": "features",
-    "features_many": "features",
-    "LexicalSupport": "lexical",
+    "Embedder": "trustscore.grounding.embedder",
+    "EmbedderError": "trustscore.grounding.embedder",
+    "bundled_model_path": "trustscore.grounding.embedder",
+    "load_embedder": "trustscore.grounding.embedder",
+    "EmbeddingGrounding": "trustscore.grounding.embedding",
+    "FEATURE_NAMES": "trustscore.grounding.features",
+    "GroundingFeatures": "trustscore.grounding.features",
+    "features": "trustscore.grounding.features",
+    "features_many": "trustscore.grounding.features",
+    "LexicalSupport": "trustscore.grounding.lexical",
 }
 
-
-def __getattr__(name: str) -> Any:
-    if name in _HOME:
-        return getattr(import_module(f"trustscore.grounding.{_HOME[name]}"), name)
-    raise AttributeError(f"module 'trustscore.grounding' has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _HOME)

@@ -1,4 +1,9 @@
-"""Configuration of the fast CPU grounding signals (embedding grounding, lexical support)."""
+"""Configuration of the fast CPU grounding signals: ``[signals.lexical]`` and ``[signals.embedding]``.
+
+Both are on by default. :class:`GroundingConfig` holds both signals' settings and an on/off switch
+for each: the deprecated shared ``[grounding]`` section, which a config that still has is read into
+the two sections with a DeprecationWarning (:mod:`trustscore.config`).
+"""
 
 from __future__ import annotations
 
@@ -7,16 +12,42 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-__all__ = ["EmbeddingAggregate", "GroundingConfig"]
+from trustscore.signals import SignalConfig
+
+__all__ = [
+    "EmbeddingAggregate",
+    "EmbeddingConfig",
+    "EmbeddingSettings",
+    "GroundingConfig",
+    "LexicalConfig",
+    "LexicalSettings",
+]
 
 EmbeddingAggregate = Literal["min", "mean", "q25", "softmin"]
 
 
-class GroundingConfig(BaseModel):
+class LexicalSettings(BaseModel):
+    """What the lexical support signal reads."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    lexical: bool = True
-    embedding: bool = True
+    lexical_question_support: bool = Field(
+        default=True, description="words the question itself contains count as supported, not invented"
+    )
+    lexical_prior_weight: float = Field(
+        default=1.0,
+        ge=0.0,
+        description="weight of supported evidence added to every response before the unsupported share is "
+        "taken, so a two-word answer with one unmatched word is not scored as if half of a long answer "
+        "were invented (0 = the plain weighted share)",
+    )
+
+
+class EmbeddingSettings(BaseModel):
+    """What the embedding grounding signal reads."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     embedding_model: Path | None = Field(
         default=None,
         description="local sentence-embedding model directory; default: the bundled all-MiniLM-L6-v2",
@@ -59,16 +90,6 @@ class GroundingConfig(BaseModel):
         ge=1,
         description="context windows embedded per sample; beyond it the rest is skipped with a warning",
     )
-    lexical_question_support: bool = Field(
-        default=True, description="words the question itself contains count as supported, not invented"
-    )
-    lexical_prior_weight: float = Field(
-        default=1.0,
-        ge=0.0,
-        description="weight of supported evidence added to every response before the unsupported share is "
-        "taken, so a two-word answer with one unmatched word is not scored as if half of a long answer "
-        "were invented (0 = the plain weighted share)",
-    )
 
     @field_validator("embedding_windows")
     @classmethod
@@ -76,3 +97,33 @@ class GroundingConfig(BaseModel):
         if not v or any(w < 1 for w in v):
             raise ValueError("embedding_windows needs one or more sizes >= 1, e.g. [1, 2]")
         return tuple(sorted(set(v)))
+
+
+class LexicalConfig(SignalConfig, LexicalSettings):
+    """Lexical support: the share of the response's content words the context (or question) contains.
+    On by default."""
+
+
+class EmbeddingConfig(SignalConfig, EmbeddingSettings):
+    """Embedding grounding: how close each response sentence comes to some context window.
+    On by default."""
+
+
+class GroundingConfig(LexicalSettings, EmbeddingSettings):
+    """Both grounding signals' settings together (what :mod:`trustscore.grounding.features` reads), and
+    the deprecated shared ``[grounding]`` section: write ``[signals.lexical]`` and
+    ``[signals.embedding]`` instead (``lexical = false`` is ``[signals.lexical] enabled = false``)."""
+
+    lexical: bool = True
+    embedding: bool = True
+
+    def sections(self) -> dict[str, dict[str, object]]:
+        """The settings given here, as the ``[signals.lexical]`` / ``[signals.embedding]`` tables."""
+        given = self.model_fields_set
+        out: dict[str, dict[str, object]] = {}
+        for name, model in (("lexical", LexicalSettings), ("embedding", EmbeddingSettings)):
+            table = {k: getattr(self, k) for k in model.model_fields if k in given}
+            if name in given:
+                table["enabled"] = getattr(self, name)
+            out[name] = table
+        return out

@@ -24,18 +24,17 @@ from trustscore.compute.quiet_loading import quiet_model_loading
 from trustscore.compute.torch_import import import_torch
 from trustscore.core.extras import install_extra
 from trustscore.core.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
-from trustscore.errors import ModelLoadError
+from trustscore.errors import EmbedderError
 from trustscore.grounding.lane import EncoderLane
 
 if TYPE_CHECKING:
     import torch
 
-    from trustscore.scoring.local_cache import LocalCache
+    from trustscore.signals import VectorStore
 
 __all__ = [
     "BUNDLED_MODEL_SHA256",
     "Embedder",
-    "EmbedderError",
     "bundled_model_path",
     "load_embedder",
     "model_identity",
@@ -46,10 +45,6 @@ BUNDLED_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fa
 """sha256 of all-MiniLM-L6-v2's model.safetensors as published by sentence-transformers."""
 
 _DEFAULT_MAX_LENGTH = 256  # all-MiniLM-L6-v2's sentence_bert_config.json max_seq_length
-
-
-class EmbedderError(ModelLoadError, RuntimeError):
-    """The embedding model cannot be found, verified or loaded; the message says how to fix it."""
 
 
 def bundled_model_path() -> Path:
@@ -93,7 +88,7 @@ class Embedder:
 
     Thread-safe: every forward pass runs on the embedder's one :class:`EncoderLane` thread, which
     batches the texts of concurrent callers together. Encoded texts are kept in a bounded LRU cache
-    (and, when ``encode`` is given a :class:`~trustscore.scoring.local_cache.LocalCache`, on disk),
+    (and, when ``encode`` is given the local cache, a :class:`~trustscore.signals.VectorStore`, on disk),
     so contexts shared by several responses are embedded once.
 
     Args:
@@ -163,7 +158,7 @@ class Embedder:
         self._cache_size = cache_size
 
     def encode(
-        self, texts: list[str], batch_size: int = 64, *, store: LocalCache | None = None
+        self, texts: list[str], batch_size: int = 64, *, store: VectorStore | None = None
     ) -> np.ndarray:
         """Embed ``texts``: an array ``(len(texts), dim)`` of float32 unit rows (zeros for blank text).
 

@@ -2,7 +2,7 @@
 
 Every response sentence is embedded and compared (cosine) with windows of 1..k consecutive
 context sentences; its *support* is the best similarity it finds. The per-sentence supports are
-aggregated into the signal (``GroundingConfig.embedding_aggregate``; by default the lower
+aggregated into the signal (``embedding_aggregate``; by default the lower
 quartile, chosen on RAGTruth train_extra) and clipped into [0, 1]. ``raw`` carries every aggregate so a fused
 model can use several, and the weakest sentences come back as spans.
 
@@ -33,13 +33,14 @@ from pydantic import JsonValue
 
 from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
-from trustscore.grounding.config import GroundingConfig
-from trustscore.grounding.embedder import Embedder, EmbedderError, load_embedder, model_identity
+from trustscore.errors import EmbedderError
+from trustscore.grounding.config import EmbeddingSettings
+from trustscore.grounding.embedder import Embedder, load_embedder, model_identity
 from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.types import Sample, Signal, Span, Usage
 
 if TYPE_CHECKING:
-    from trustscore.scoring.local_cache import LocalCache
+    from trustscore.signals import VectorStore
 
 __all__ = ["EmbeddingGrounding", "aggregate_similarities"]
 
@@ -76,7 +77,7 @@ class _Chunks:
 
 
 class EmbeddingGrounding:
-    """A :class:`~trustscore.signals._protocols.LocalSignal` named ``"embedding"`` (higher = better grounded).
+    """A :class:`~trustscore.signals.LocalSignal` named ``"embedding"`` (higher = better grounded).
 
     The model is loaded on first use (process-wide, shared with other users of the same folder).
     A sample's text work runs in a worker thread; its forward passes run on the embedder's one
@@ -88,12 +89,12 @@ class EmbeddingGrounding:
 
     def __init__(
         self,
-        config: GroundingConfig | None = None,
+        config: EmbeddingSettings | None = None,
         *,
         embedder: Embedder | None = None,
-        store: LocalCache | None = None,
+        store: VectorStore | None = None,
     ) -> None:
-        self.config = config or GroundingConfig()
+        self.config = config or EmbeddingSettings()
         self._embedder = embedder
         self._store = store
         cfg = self.config

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from trustscore.compute.deadline import BudgetExceeded, bound, checkpoint, current_deadline
+from trustscore.compute.deadline import bound, checkpoint, current_deadline
 from trustscore.compute.lane import AllGaveUp, Lane, LaneRequest
+from trustscore.errors import BudgetExceeded
 
 __all__ = ["EncoderLane"]
 

@@ -33,7 +33,7 @@ from pydantic import JsonValue
 
 from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
-from trustscore.grounding.config import GroundingConfig
+from trustscore.grounding.config import LexicalSettings
 from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
 from trustscore.grounding.word_frequency import zipf_frequency
 from trustscore.types import Sample, Signal, Span, Usage
@@ -65,8 +65,8 @@ class LexicalSupport:
 
     name = "lexical"
 
-    def __init__(self, config: GroundingConfig | None = None) -> None:
-        self.config = config or GroundingConfig()
+    def __init__(self, config: LexicalSettings | None = None) -> None:
+        self.config = config or LexicalSettings()
         self.version = (
             f"{_METHOD}+"
             + short_hash(

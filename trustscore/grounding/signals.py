@@ -1,12 +1,14 @@
-"""Registers the grounding signals. Both read the shared ``[grounding]`` section; their modules (and
-numpy, torch with them) load only when the Scorer builds a signal that is on."""
+"""Registers the grounding signals, ``[signals.lexical]`` and ``[signals.embedding]``, both on by
+default; their modules (and numpy, torch with them) load only when the Scorer builds a signal that is
+on. Their values are support shares and similarities, not probabilities: they weigh 0.25 in the
+default fusion."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from trustscore.core.extras import install_extra
-from trustscore.grounding.config import GroundingConfig
+from trustscore.grounding.config import EmbeddingConfig, LexicalConfig
 from trustscore.signals._registry import register_signal
 
 if TYPE_CHECKING:
@@ -16,10 +18,8 @@ if TYPE_CHECKING:
 __all__ = ["build_embedding", "build_lexical"]
 
 
-@register_signal("lexical", config=GroundingConfig, kind="local", section="grounding")
-def build_lexical(config: GroundingConfig, ctx: SignalContext) -> LocalSignal | None:
-    if not config.lexical:
-        return None
+@register_signal("lexical", config=LexicalConfig, kind="local", weight=0.25, on_by_default=True)
+def build_lexical(config: LexicalConfig, ctx: SignalContext) -> LocalSignal:
     from trustscore.grounding.lexical import LexicalSupport
 
     return LexicalSupport(config)
@@ -27,14 +27,13 @@ def build_lexical(config: GroundingConfig, ctx: SignalContext) -> LocalSignal | 
 
 @register_signal(
     "embedding",
-    config=GroundingConfig,
+    config=EmbeddingConfig,
     kind="local",
-    section="grounding",
     install_hint=install_extra("embed"),
+    weight=0.25,
+    on_by_default=True,
 )
-def build_embedding(config: GroundingConfig, ctx: SignalContext) -> LocalSignal | None:
-    if not config.embedding:
-        return None
+def build_embedding(config: EmbeddingConfig, ctx: SignalContext) -> LocalSignal:
     from trustscore.grounding.embedding import EmbeddingGrounding
 
     return EmbeddingGrounding(config, store=ctx.local_cache)

@@ -1,8 +1,10 @@
 """The LLM judges: Likert, Prometheus 2, Lynx, ChainPoll and TLM-style, registered by name.
 
-Each judge has ``name``, ``version`` (hash of its prompt files, parser rules and prompt-shaping settings)
-and ``async run(sample, llm) -> Signal``; prompt building and parsing are pure functions in its module.
-The five register here through :func:`trustscore.register_signal`, exactly as a user's judge would.
+Each judge module holds the judge, its config section model, its prompt building and parsing (pure
+functions) and its registration (:func:`trustscore.signals.register_judge`, exactly as a user's
+judge would register, with the answers the test kit replays for it). Each judge has ``name``,
+``version`` (hash of its prompt files, parser rules and prompt-shaping settings) and
+``async run(sample, llm) -> Signal``. The imports below register them, in the order results list them.
 """
 
 from __future__ import annotations
@@ -12,79 +14,41 @@ from typing import Any
 from pydantic import BaseModel
 
 from trustscore.errors import ConfigError
-from trustscore.judges.chainpoll import ChainPollJudge
-from trustscore.judges.config import (
-    ChainPollConfig,
-    JudgeConfig,
-    LikertConfig,
-    LynxConfig,
-    PrometheusConfig,
-    TLMConfig,
-)
-from trustscore.judges.likert import LikertJudge
-from trustscore.judges.lynx import LynxJudge
-from trustscore.judges.prometheus import PrometheusJudge
-from trustscore.judges.tlm import Similarity, TLMJudge
-from trustscore.signals._context import SignalContext
-from trustscore.signals._protocols import Judge
-from trustscore.signals._registry import get_signal, register_signal
+from trustscore.signals import Judge, JudgeConfig, SignalContext, get_signal
+
+# registration order = the order results list the judges
+# isort: off
+from trustscore.judges.likert import LikertConfig, LikertJudge
+from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge
+from trustscore.judges.lynx import LynxConfig, LynxJudge
+from trustscore.judges.chainpoll import ChainPollConfig, ChainPollJudge
+from trustscore.judges.tlm import TLMConfig, TLMJudge
+# isort: on
 
 __all__ = [
-    "JUDGE_NAMES",
+    "ChainPollConfig",
     "ChainPollJudge",
     "JudgeConfig",
+    "LikertConfig",
     "LikertJudge",
+    "LynxConfig",
     "LynxJudge",
+    "PrometheusConfig",
     "PrometheusJudge",
+    "TLMConfig",
     "TLMJudge",
     "build_judge",
 ]
 
-JUDGE_NAMES: tuple[str, ...] = ("likert", "prometheus", "lynx", "chainpoll", "tlm")
-"""The built-in judges, in the order results list them."""
 
-
-@register_signal("likert", config=LikertConfig, kind="judge")
-def build_likert(config: LikertConfig, ctx: SignalContext) -> Judge:
-    return LikertJudge(config)
-
-
-@register_signal("prometheus", config=PrometheusConfig, kind="judge")
-def build_prometheus(config: PrometheusConfig, ctx: SignalContext) -> Judge:
-    return PrometheusJudge(config)
-
-
-@register_signal("lynx", config=LynxConfig, kind="judge")
-def build_lynx(config: LynxConfig, ctx: SignalContext) -> Judge:
-    return LynxJudge(config)
-
-
-@register_signal("chainpoll", config=ChainPollConfig, kind="judge")
-def build_chainpoll(config: ChainPollConfig, ctx: SignalContext) -> Judge:
-    return ChainPollJudge(config)
-
-
-@register_signal("tlm", config=TLMConfig, kind="judge")
-def build_tlm(config: TLMConfig, ctx: SignalContext) -> Judge:
-    return TLMJudge(config)
-
-
-def build_judge(
-    name: str, config: BaseModel | dict[str, Any], *, similarity: Similarity | None = None
-) -> Judge:
+def build_judge(name: str, config: BaseModel | dict[str, Any]) -> Judge:
     """The registered judge called ``name`` with its config section (a plain JudgeConfig or dict is
-    upgraded to the judge's own model), built outside a Scorer.
-
-    ``similarity`` is for the TLM judge's embedding-based consistency; other judges refuse it.
-    """
+    upgraded to the judge's own model), built outside a Scorer. (A judge that takes more than its
+    section, e.g. ``TLMJudge(config, similarity=fn)``, is constructed directly.)"""
     spec = get_signal(name, kind="judge")
     if not isinstance(config, spec.config):
         data = config if isinstance(config, dict) else config.model_dump(exclude_unset=True)
         config = spec.config.model_validate(data)
-    if similarity is not None:
-        if name != "tlm":
-            raise ConfigError(f"similarity is a TLM setting; the {name} judge does not take it")
-        return TLMJudge(config, similarity=similarity)  # type: ignore[arg-type]
     judge = spec.build(config, SignalContext())
     if judge is None:
         raise ConfigError(f"the factory of judge {name!r} ({spec.origin}) returned None")

@@ -4,22 +4,15 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from pydantic import JsonValue
-
-from trustscore.judges.context_fit import ContextFit, PromptTooLong, fit_context
+from trustscore.errors import JudgeFailure, PromptTooLong
+from trustscore.judges.context_fit import ContextFit, fit_context
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
 from trustscore.types import Sample, Signal, Usage
 
-__all__ = ["CallLog", "JudgeBase", "JudgeFailure", "fitted_context", "needs_context"]
+__all__ = ["TEMPERATURE_RANGE", "CallLog", "JudgeBase", "fitted_context", "needs_context"]
 
-
-class JudgeFailure(Exception):
-    """The judge cannot give a value; ``reason`` becomes the missing signal's error."""
-
-    def __init__(self, reason: str, *, raw: JsonValue = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.raw = raw
+TEMPERATURE_RANGE = "[0, 2], the range vLLM and the OpenAI API accept"
+"""How a judge's temperature setting is described (the bounds its Field enforces)."""
 
 
 class CallLog:

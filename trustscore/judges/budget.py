@@ -16,15 +16,13 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from trustscore.judges.config import (
-    ChainPollConfig,
-    JudgeConfig,
-    LikertConfig,
-    LynxConfig,
-    PrometheusConfig,
-    TLMConfig,
-)
+from trustscore.judges.chainpoll import ChainPollConfig
+from trustscore.judges.likert import LikertConfig
+from trustscore.judges.lynx import LynxConfig
+from trustscore.judges.prometheus import PrometheusConfig
+from trustscore.judges.tlm import TLMConfig
 from trustscore.judges.verdict import VERDICT_MAX_TOKENS
+from trustscore.signals import JudgeConfig
 
 __all__ = ["CPU_DECODE_TOKENS_PER_S", "CPU_JUDGES", "JudgeCost", "budget_for", "cpu_advice", "judge_cost"]
 

@@ -11,20 +11,22 @@ is no answer, and is otherwise continued with "VERDICT:" and a constrained suppo
 
 from __future__ import annotations
 
+import math
 import re
 
-from pydantic import JsonValue
+from pydantic import Field, JsonValue, model_validator
 
-from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, needs_context
-from trustscore.judges.config import ChainPollConfig
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import CallLog, JudgeBase, needs_context
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import quote
 from trustscore.judges.templates import load_template, prompt_version
 from trustscore.judges.verdict import VerdictSpec, stated_label, verdict_paths, with_verdicts
-from trustscore.llm.protocol import LLM, ChatRequest, Choice, Message
+from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
+from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
 from trustscore.types import Sample, Signal
 
-__all__ = ["ChainPollJudge", "build_chainpoll_messages", "parse_vote", "vote_in_words"]
+__all__ = ["ChainPollConfig", "ChainPollJudge", "build_chainpoll_messages", "parse_vote", "vote_in_words"]
 
 PARSER_RULES = "chainpoll-parser-3"
 TEMPLATES = ["evidence_system.txt", "evidence_user.txt", "chainpoll.txt"]
@@ -70,6 +72,47 @@ VERDICT = VerdictSpec(
 )
 
 
+class ChainPollConfig(JudgeConfig):
+    polls: int = Field(
+        default=5, ge=1, le=32, description="chain-of-thought verdicts drawn in one request (n)"
+    )
+    min_votes: int | None = Field(
+        default=None, ge=1, description="fewest parsed votes for a value; default ceil(polls / 2)"
+    )
+    temperature: float = Field(
+        default=0.7,
+        gt=0.0,
+        le=MAX_TEMPERATURE,
+        allow_inf_nan=False,
+        description="(0, 2]: > 0, or every poll is the same",
+    )
+    max_tokens: int = Field(default=512, ge=16)
+
+    @model_validator(mode="after")
+    def _votes_fit(self) -> ChainPollConfig:
+        if self.min_votes is not None and self.min_votes > self.polls:
+            raise ValueError(f"chainpoll.min_votes ({self.min_votes}) is above polls ({self.polls})")
+        return self
+
+    @property
+    def required_votes(self) -> int:
+        return self.min_votes if self.min_votes is not None else math.ceil(self.polls / 2)
+
+
+_SUPPORTED = "The answer's claim is stated in the context.\nVERDICT: supported"
+_UNSUPPORTED = "The answer's claim is not stated in the context.\nVERDICT: unsupported"
+
+
+@register_judge(
+    "chainpoll",
+    config=ChainPollConfig,
+    example_answers={
+        "chainpoll": [
+            *[ExampleAnswer(_SUPPORTED, {"supported": 0.9, "unsupported": 0.1})] * 4,
+            ExampleAnswer(_UNSUPPORTED, {"unsupported": 0.9, "supported": 0.1}),
+        ]
+    },
+)
 class ChainPollJudge(JudgeBase):
     name = "chainpoll"
 

@@ -8,17 +8,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from trustscore.errors import PromptTooLong
 from trustscore.llm.protocol import LLM
 
-__all__ = ["ContextFit", "PromptTooLong", "fit_context"]
+__all__ = ["ContextFit", "fit_context"]
 
 PASSAGE_SEPARATOR = "\n\n"
 TEMPLATE_OVERHEAD_TOKENS = 32
 """Room for chat-template tokens (role headers, BOS) that the text itself does not show."""
-
-
-class PromptTooLong(ValueError):
-    """Even with no context at all the prompt does not fit the window."""
 
 
 @dataclass(frozen=True)

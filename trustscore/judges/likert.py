@@ -17,8 +17,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, needs_context
-from trustscore.judges.config import LikertConfig
+from pydantic import Field
+
+from trustscore.core.hashing import canonical_json
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import TEMPERATURE_RANGE, CallLog, JudgeBase, needs_context
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import (
     RATING_FLOOR,
@@ -38,10 +41,20 @@ from trustscore.judges.verdict import (
     stated_label,
     with_verdicts,
 )
-from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob
+from trustscore.llm.protocol import (
+    LLM,
+    MAX_TEMPERATURE,
+    ChatRequest,
+    Choice,
+    Constraint,
+    Message,
+    TokenLogprob,
+)
+from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
 from trustscore.types import Sample, Signal
 
 __all__ = [
+    "LikertConfig",
     "LikertJudge",
     "LikertRating",
     "build_likert_request",
@@ -163,6 +176,41 @@ VERDICT = VerdictSpec(
 )
 
 
+class LikertConfig(JudgeConfig):
+    max_tokens: int = Field(default=512, ge=8, description="room for the explanation and the 'Score:' line")
+    temperature: float = Field(
+        default=0.0, ge=0.0, le=MAX_TEMPERATURE, allow_inf_nan=False, description=TEMPERATURE_RANGE
+    )
+    top_logprobs: int = Field(default=5, ge=0, le=20, description="0 = score from the text only")
+    prefill_score: bool = Field(
+        default=False,
+        description="vLLM only: skip the explanation, prefill the assistant turn with 'Score:' and constrain "
+        "the next token to a digit 1-5 (one-token answer, most graded expected score)",
+    )
+    verdict_only: bool = Field(
+        default=False,
+        description="ask for the rating alone, no explanation (for endpoints billed per token): the "
+        "prefilled one-token answer on a vLLM server, elsewhere a 'Score: <rating>' line in at most 8 tokens",
+    )
+
+    def value_settings(self) -> str:
+        # Off by default and left out then, so the explained judge keeps its version (and calibrators).
+        settings = self.model_dump(mode="json", exclude={"endpoint", "enabled", "timeout_s"})
+        if not self.verdict_only:
+            del settings["verdict_only"]
+        return canonical_json(settings)
+
+
+@register_judge(
+    "likert",
+    config=LikertConfig,
+    example_answers={
+        "likert": ExampleAnswer(
+            "Explanation: The answer matches what the context says about the question.\nScore: 4",
+            {"4": 0.7, "1": 0.075, "2": 0.075, "3": 0.075, "5": 0.075},
+        )
+    },
+)
 class LikertJudge(JudgeBase):
     name = "likert"
 

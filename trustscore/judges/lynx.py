@@ -16,8 +16,10 @@ import ast
 import re
 from dataclasses import dataclass
 
-from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, fitted_context, needs_context
-from trustscore.judges.config import LynxConfig
+from pydantic import Field
+
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import TEMPERATURE_RANGE, CallLog, JudgeBase, fitted_context, needs_context
 from trustscore.judges.parsing import label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
 from trustscore.judges.verdict import (
@@ -27,10 +29,19 @@ from trustscore.judges.verdict import (
     stated_label,
     with_verdicts,
 )
-from trustscore.llm.protocol import LLM, ChatRequest, Choice, Message
+from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
+from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
 from trustscore.types import Sample, Signal
 
-__all__ = ["LynxJudge", "LynxVerdict", "build_lynx_messages", "lynx_in_words", "parse_lynx", "verdict_label"]
+__all__ = [
+    "LynxConfig",
+    "LynxJudge",
+    "LynxVerdict",
+    "build_lynx_messages",
+    "lynx_in_words",
+    "parse_lynx",
+    "verdict_label",
+]
 
 PARSER_RULES = "lynx-parser-3"
 TEMPLATES = ["lynx.txt"]
@@ -121,6 +132,24 @@ VERDICT = VerdictSpec(
 )
 
 
+class LynxConfig(JudgeConfig):
+    max_tokens: int = Field(default=600, ge=16)
+    temperature: float = Field(
+        default=0.0, ge=0.0, le=MAX_TEMPERATURE, allow_inf_nan=False, description=TEMPERATURE_RANGE
+    )
+    top_logprobs: int = Field(default=10, ge=0, le=20, description="0 = verdict from the text only (1 or 0)")
+
+
+@register_judge(
+    "lynx",
+    config=LynxConfig,
+    example_answers={
+        "lynx": ExampleAnswer(
+            '{"REASONING": [\'The answer is stated in the document.\'], "SCORE": PASS}',
+            {"PASS": 0.93, "FAIL": 0.07},
+        )
+    },
+)
 class LynxJudge(JudgeBase):
     name = "lynx"
 

@@ -18,9 +18,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
-from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure, fitted_context, needs_context
-from trustscore.judges.config import PrometheusConfig
+from pydantic import Field, model_validator
+
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import TEMPERATURE_RANGE, CallLog, JudgeBase, fitted_context, needs_context
 from trustscore.judges.parsing import (
     RATING_FLOOR,
     RATING_LABELS,
@@ -33,10 +36,12 @@ from trustscore.judges.parsing import (
 )
 from trustscore.judges.templates import fill, load_template, prompt_version
 from trustscore.judges.verdict import VerdictSpec, stated_label, verdict_paths, with_verdicts
-from trustscore.llm.protocol import LLM, ChatRequest, Choice, Message
+from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
+from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
 from trustscore.types import Sample, Signal
 
 __all__ = [
+    "PrometheusConfig",
     "PrometheusGrade",
     "PrometheusJudge",
     "build_prometheus_messages",
@@ -142,6 +147,48 @@ VERDICT = VerdictSpec(
 )
 
 
+class PrometheusConfig(JudgeConfig):
+    system_prompt: Literal["fold", "system", "omit"] = Field(
+        default="fold",
+        description="fold: prepend the system prompt to the user turn (Mistral chat templates refuse a "
+        "system role); system: send it as a system message; omit: leave it out",
+    )
+    rubric: str | None = Field(
+        default=None,
+        description="a rubric in Prometheus format ('[criteria]' then 'Score 1: ...' .. 'Score 5: ...'); "
+        "default: a faithfulness-to-the-passage rubric",
+    )
+    polls: int = Field(default=1, ge=1, le=16, description="gradings drawn in one request (n) and averaged")
+    temperature: float = Field(
+        default=0.0, ge=0.0, le=MAX_TEMPERATURE, allow_inf_nan=False, description=TEMPERATURE_RANGE
+    )
+    top_p: float = Field(default=1.0, gt=0.0, le=1.0, allow_inf_nan=False)
+    max_tokens: int = Field(default=1024, ge=16)
+    top_logprobs: int = Field(default=5, ge=0, le=20, description="0 = score from the text only")
+
+    @model_validator(mode="after")
+    def _polls_need_sampling(self) -> PrometheusConfig:
+        if self.polls > 1 and self.temperature == 0.0:
+            raise ValueError(
+                "prometheus.polls > 1 draws identical gradings at temperature 0: set temperature > 0"
+            )
+        if self.rubric is not None and "Score 5:" not in self.rubric:
+            raise ValueError(
+                "prometheus.rubric must list the levels as 'Score 1: ...' through 'Score 5: ...'"
+            )
+        return self
+
+
+@register_judge(
+    "prometheus",
+    config=PrometheusConfig,
+    example_answers={
+        "prometheus": ExampleAnswer(
+            "The response sticks to the passage and answers the instruction. [RESULT] 4",
+            {"4": 0.7, "1": 0.075, "2": 0.075, "3": 0.075, "5": 0.075},
+        )
+    },
+)
 class PrometheusJudge(JudgeBase):
     name = "prometheus"
 

@@ -23,12 +23,13 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 import anyio
-from pydantic import JsonValue
+from pydantic import Field, JsonValue
 
-from trustscore.judges.base import CallLog, JudgeBase, JudgeFailure
-from trustscore.judges.config import TLMConfig
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import CallLog, JudgeBase
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context, question_messages
 from trustscore.judges.parsing import FILLER, label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
@@ -40,12 +41,14 @@ from trustscore.judges.verdict import (
     verdict_paths,
     with_verdicts,
 )
-from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message
+from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Constraint, Message
+from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
 from trustscore.types import Sample, Signal
 
 __all__ = [
     "AGREEMENT_LABELS",
     "Similarity",
+    "TLMConfig",
     "TLMJudge",
     "build_agreement_messages",
     "build_answer_messages",
@@ -201,14 +204,53 @@ class _Parts:
     consistency_error: str | None = None
 
 
+class TLMConfig(JudgeConfig):
+    samples: int = Field(
+        default=5, ge=0, le=20, description="answers drawn for consistency (0 = reflection only)"
+    )
+    sample_temperature: float = Field(
+        default=1.0, gt=0.0, le=MAX_TEMPERATURE, allow_inf_nan=False, description="(0, 2], as vLLM accepts"
+    )
+    beta: float = Field(
+        default=0.7, ge=0.0, le=1.0, description="weight of observed consistency (BSDetector)"
+    )
+    alpha: float = Field(
+        default=0.8, ge=0.0, le=1.0, description="per sample: weight of agreement vs exact match (BSDetector)"
+    )
+    consistency: Literal["llm", "similarity"] = Field(
+        default="llm",
+        description="llm: the judge says whether each sampled answer agrees with the response; similarity: "
+        "a similarity callable given to the judge's constructor (e.g. embeddings)",
+    )
+    require_context: bool = Field(
+        default=False,
+        description="True: missing signal without context; False: judge on the model's knowledge",
+    )
+    answer_max_tokens: int = Field(default=384, ge=8)
+    reflection_max_tokens: int = Field(default=384, ge=8)
+    top_logprobs: int = Field(default=5, ge=0, le=20)
+
+
+@register_judge(
+    "tlm",
+    config=TLMConfig,
+    example_answers={
+        "tlm.answer": ExampleAnswer("Paris is the capital of France."),
+        "tlm.reflection": ExampleAnswer(
+            "explanation: The proposed answer agrees with the context.\nanswer: A",
+            {"A": 0.85, "B": 0.075, "C": 0.075},
+        ),
+        "tlm.agreement": ExampleAnswer("agree", {"agree": 0.9, "neutral": 0.05, "contradict": 0.05}),
+    },
+)
 class TLMJudge(JudgeBase):
     name = "tlm"
 
     def __init__(self, config: TLMConfig, *, similarity: Similarity | None = None) -> None:
         if config.consistency == "similarity" and similarity is None and config.samples > 0:
             raise ValueError(
-                "tlm.consistency = 'similarity' needs a similarity callable: TLMJudge(config, similarity=fn) "
-                "or build_judge('tlm', config, similarity=fn); or set consistency = 'llm'"
+                "tlm.consistency = 'similarity' needs a similarity callable: "
+                "TLMJudge(config, similarity=fn); or set consistency = 'llm'"
             )
         self.config = config
         self.similarity = similarity
@@ -252,7 +294,7 @@ class TLMJudge(JudgeBase):
             max_tokens=self.config.reflection_max_tokens,
             logprobs=self.config.top_logprobs > 0,
             top_logprobs=self.config.top_logprobs,
-            tag=f"{self.name}@{self.version}",
+            tag=f"{self.name}.reflection@{self.version}",
         )
         try:
             result = await calls.generate(request)
@@ -277,7 +319,7 @@ class TLMJudge(JudgeBase):
             n=cfg.samples,
             temperature=cfg.sample_temperature,
             max_tokens=cfg.answer_max_tokens,
-            tag=f"{self.name}@{self.version}",
+            tag=f"{self.name}.answer@{self.version}",
         )
         try:
             result = await calls.generate(request)
@@ -324,7 +366,7 @@ class TLMJudge(JudgeBase):
             logprobs=self.config.top_logprobs > 0,
             top_logprobs=self.config.top_logprobs,
             constraint=Constraint(choice=AGREEMENT_LABELS),
-            tag=f"{self.name}@{self.version}",
+            tag=f"{self.name}.agreement@{self.version}",
         )
         result = await calls.generate(request)
         if not result.choices:

@@ -29,7 +29,8 @@ from typing import Generic, Literal, TypeVar
 
 import anyio
 
-from trustscore.judges.base import CallLog, JudgeFailure
+from trustscore.errors import JudgeFailure
+from trustscore.judges.base import CallLog
 from trustscore.judges.parsing import quote
 from trustscore.judges.templates import load_template, prompts_folder
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob

@@ -6,25 +6,20 @@ imports) load on first access, so ``import trustscore`` and the judges' imports 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from trustscore.core.lazy import lazy_exports
+from trustscore.errors import BadResponse, ClientError, LLMTimeout, LLMUnreachable, RateLimited, ServerError
 from trustscore.llm.config import CacheConfig, EndpointConfig
 from trustscore.llm.protocol import (
     LLM,
     Backend,
-    BadResponse,
     ChatRequest,
     ChatResult,
     Choice,
-    ClientError,
     Constraint,
     LLMError,
-    LLMTimeout,
-    LLMUnreachable,
     Message,
-    RateLimited,
-    ServerError,
     TokenLogprob,
     TopLogprob,
 )
@@ -71,29 +66,23 @@ _LAZY = {
     "UsageMeter": "trustscore.llm.accounting",
     "ReplicaPool": "trustscore.llm.pool",
     "HttpBackend": "trustscore.llm.http",
-    "UnsupportedRequest": "trustscore.llm.http",
+    "UnsupportedRequest": "trustscore.errors",
     "build_request_body": "trustscore.llm.http",
     "parse_response": "trustscore.llm.http",
     "LLMClient": "trustscore.llm.client",
     "ResponseCache": "trustscore.llm.cache",
     "SafeDisk": "trustscore.llm.cache",
-    "UnsafeCacheEntry": "trustscore.llm.cache",
+    "UnsafeCacheEntry": "trustscore.errors",
     "cache_key": "trustscore.llm.cache",
 }
 
 if TYPE_CHECKING:
+    from trustscore.errors import UnsafeCacheEntry, UnsupportedRequest
     from trustscore.llm.accounting import UsageMeter
-    from trustscore.llm.cache import ResponseCache, SafeDisk, UnsafeCacheEntry, cache_key
+    from trustscore.llm.cache import ResponseCache, SafeDisk, cache_key
     from trustscore.llm.client import LLMClient
-    from trustscore.llm.http import HttpBackend, UnsupportedRequest, build_request_body, parse_response
+    from trustscore.llm.http import HttpBackend, build_request_body, parse_response
     from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy
     from trustscore.llm.pool import ReplicaPool
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'trustscore.llm' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -18,7 +18,7 @@ from trustscore.llm.config import CacheConfig, EndpointConfig
 from trustscore.llm.limits import LoopLocal
 from trustscore.llm.protocol import ChatRequest, ChatResult
 
-__all__ = ["CACHE_SCHEMA_VERSION", "ResponseCache", "SafeDisk", "UnsafeCacheEntry", "cache_key"]
+__all__ = ["CACHE_SCHEMA_VERSION", "ResponseCache", "SafeDisk", "cache_key"]
 
 CACHE_SCHEMA_VERSION = 1
 """Bump when the request body mapping or the stored ChatResult shape changes: old entries stop matching."""

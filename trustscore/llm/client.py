@@ -4,24 +4,26 @@ from __future__ import annotations
 
 import math
 from types import TracebackType
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 import httpx
+from pydantic import ValidationError
 
+from trustscore.errors import ConfigError, LLMTimeout, UnsupportedRequest
 from trustscore.llm.accounting import CallTally, Delivery
 from trustscore.llm.cache import ResponseCache, cache_key
 from trustscore.llm.config import EndpointConfig
-from trustscore.llm.http import HttpBackend, UnsupportedRequest, unsupported_reason
+from trustscore.llm.http import HttpBackend, unsupported_reason
 from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy, is_overload
 from trustscore.llm.pool import PoolCapacity, Replica, ReplicaPool, is_replica_failure
-from trustscore.llm.protocol import Backend, ChatRequest, ChatResult, LLMError, LLMTimeout
+from trustscore.llm.protocol import Backend, ChatRequest, ChatResult, LLMError
 from trustscore.llm.scheduling import request_order
 
 if TYPE_CHECKING:
     import openai
 
-__all__ = ["LLMClient"]
+__all__ = ["LLMClient", "from_openai"]
 
 _BYTES_PER_TOKEN = 3
 
@@ -266,3 +268,24 @@ class LLMClient:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+def from_openai(
+    client: openai.AsyncOpenAI,
+    model: str,
+    *,
+    flavour: Literal["vllm", "openai"] = "openai",
+    cache: ResponseCache | None = None,
+    **settings: Any,
+) -> LLMClient:
+    """An :class:`LLMClient` that sends through your ``openai.AsyncOpenAI``.
+
+    The endpoint's ``base_url`` is the client's own; ``settings`` are further EndpointConfig fields
+    (``context_window``, ``max_retries``, ...). Retries, deadlines and caching are trustscore's.
+    """
+    try:
+        endpoint = EndpointConfig(base_url=str(client.base_url), model=model, flavour=flavour, **settings)
+    except ValidationError as e:
+        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
+        raise ConfigError(f"from_openai: {problems}") from None
+    return LLMClient.from_openai(client, endpoint, cache=cache)

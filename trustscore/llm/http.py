@@ -19,6 +19,15 @@ from typing import Any, Literal
 
 import httpx
 
+from trustscore.errors import (
+    BadResponse,
+    ClientError,
+    LLMTimeout,
+    LLMUnreachable,
+    RateLimited,
+    ServerError,
+    UnsupportedRequest,
+)
 from trustscore.llm.accounting import Delivery
 from trustscore.llm.config import EndpointConfig, redact_url
 from trustscore.llm.connections import ShardedClients
@@ -26,29 +35,24 @@ from trustscore.llm.limits import LoopLocal
 from trustscore.llm.loops import close_on_loop
 from trustscore.llm.protocol import (
     LOGPROB_TOLERANCE,
-    BadResponse,
     ChatRequest,
     ChatResult,
     Choice,
-    ClientError,
     Constraint,
     LLMError,
-    LLMTimeout,
-    LLMUnreachable,
-    RateLimited,
-    ServerError,
     TokenLogprob,
     TopLogprob,
 )
 
 __all__ = [
+    "TAG_HEADER",
     "HttpBackend",
-    "UnsupportedRequest",
     "build_request_body",
     "error_for_status",
     "parse_response",
     "parse_retry_after",
     "request_path",
+    "tag_headers",
     "unsupported_reason",
 ]
 
@@ -64,8 +68,14 @@ _CLOSE_ELSEWHERE_S = 5.0
 _VLLM_NEUTRAL_SAMPLING: dict[str, Any] = {"top_k": -1, "min_p": 0.0, "repetition_penalty": 1.0}
 
 
-class UnsupportedRequest(LLMError):
-    """The endpoint's flavour cannot do what the request asks (e.g. prompt_logprobs on OpenAI)."""
+TAG_HEADER = "X-Trustscore-Tag"
+"""Carries ``ChatRequest.tag`` (who asks, e.g. ``lynx@3f2a1c``): for server logs, and what the test
+kit's fake server answers by."""
+
+
+def tag_headers(request: ChatRequest) -> dict[str, str]:
+    """The header that names the request's sender; none for an untagged request."""
+    return {TAG_HEADER: request.tag} if request.tag else {}
 
 
 def request_path(request: ChatRequest) -> str:
@@ -450,7 +460,10 @@ class HttpBackend:
             extensions["trace"] = trace
         try:
             response = await shards.clients[shard].post(
-                self._urls[request_path(request)], json=body, extensions=extensions
+                self._urls[request_path(request)],
+                json=body,
+                headers=tag_headers(request),
+                extensions=extensions,
             )
             if delivery is not None:
                 delivery.reached = True

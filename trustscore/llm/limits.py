@@ -20,8 +20,9 @@ from typing import Generic, TypeVar
 import anyio
 import anyio.lowlevel
 
+from trustscore.errors import RateLimited, ServerError
 from trustscore.llm.config import EndpointConfig
-from trustscore.llm.protocol import LLMError, RateLimited, ServerError
+from trustscore.llm.protocol import LLMError
 from trustscore.llm.scheduling import PriorityGate, request_order
 
 __all__ = ["AdaptiveLimiter", "LimiterPool", "LoopLocal", "Permit", "RetryPolicy", "is_overload"]

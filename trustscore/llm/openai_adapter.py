@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from trustscore.llm.http import build_request_body, error_for_status, parse_response
-from trustscore.llm.protocol import BadResponse, ChatRequest, ChatResult, LLMError, LLMTimeout, LLMUnreachable
+from trustscore.errors import BadResponse, LLMTimeout, LLMUnreachable
+from trustscore.llm.http import build_request_body, error_for_status, parse_response, tag_headers
+from trustscore.llm.protocol import ChatRequest, ChatResult, LLMError
 
 if TYPE_CHECKING:
     import openai
 
-    from trustscore.llm.cache import ResponseCache
-    from trustscore.llm.client import LLMClient
 
-__all__ = ["OpenAIBackend", "from_openai"]
+__all__ = ["OpenAIBackend"]
 
 
 class OpenAIBackend:
@@ -38,11 +37,13 @@ class OpenAIBackend:
             if request.endpoint == "chat":
                 messages = body.pop("messages")
                 response: Any = await self._client.chat.completions.create(
-                    model=model, messages=messages, extra_body=body
+                    model=model, messages=messages, extra_body=body, extra_headers=tag_headers(request)
                 )
             else:
                 prompt = body.pop("prompt")
-                response = await self._client.completions.create(model=model, prompt=prompt, extra_body=body)
+                response = await self._client.completions.create(
+                    model=model, prompt=prompt, extra_body=body, extra_headers=tag_headers(request)
+                )
         except openai.APITimeoutError as e:  # a subclass of APIConnectionError: test it first
             raise LLMTimeout(f"openai client timed out: {e}") from None
         except openai.APIConnectionError as e:
@@ -64,30 +65,3 @@ def _status_error(e: Any) -> LLMError:
     except Exception:  # a streamed body that was never read
         text = str(e.message)
     return error_for_status(e.status_code, response.headers, text)
-
-
-def from_openai(
-    client: openai.AsyncOpenAI,
-    model: str,
-    *,
-    flavour: Literal["vllm", "openai"] = "openai",
-    cache: ResponseCache | None = None,
-    **settings: Any,
-) -> LLMClient:
-    """An :class:`~trustscore.llm.client.LLMClient` that sends through your ``openai.AsyncOpenAI``.
-
-    The endpoint's ``base_url`` is the client's own; ``settings`` are further EndpointConfig fields
-    (``context_window``, ``max_retries``, ...). Retries, deadlines and caching are trustscore's.
-    """
-    from pydantic import ValidationError
-
-    from trustscore.errors import ConfigError
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.config import EndpointConfig
-
-    try:
-        endpoint = EndpointConfig(base_url=str(client.base_url), model=model, flavour=flavour, **settings)
-    except ValidationError as e:
-        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
-        raise ConfigError(f"from_openai: {problems}") from None
-    return LLMClient(endpoint, backend=OpenAIBackend(client, flavour, model), cache=cache)

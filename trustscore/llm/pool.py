@@ -44,9 +44,10 @@ from collections.abc import Callable, Sequence
 
 import anyio
 
+from trustscore.errors import LLMTimeout, LLMUnreachable, ServerError
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.limits import AdaptiveLimiter, LimiterPool
-from trustscore.llm.protocol import Backend, LLMError, LLMTimeout, LLMUnreachable, ServerError
+from trustscore.llm.protocol import Backend, LLMError
 from trustscore.llm.scheduling import PriorityGate
 
 __all__ = ["PoolCapacity", "PoolGate", "Replica", "ReplicaPool", "is_replica_failure"]

@@ -17,19 +17,13 @@ __all__ = [
     "LLM",
     "LOGPROB_TOLERANCE",
     "Backend",
-    "BadResponse",
     "ChatRequest",
     "ChatResult",
     "Choice",
-    "ClientError",
     "Constraint",
     "LLMError",
-    "LLMTimeout",
-    "LLMUnreachable",
     "Logprob",
     "Message",
-    "RateLimited",
-    "ServerError",
     "TokenLogprob",
     "TopLogprob",
 ]
@@ -151,47 +145,6 @@ class ChatResult(_Frozen):
         return self.choices[0].text if self.choices else ""
 
 
-class RateLimited(LLMError):
-    retryable = True
-
-    def __init__(self, reason: str, *, retry_after: float | None = None, usage: Usage | None = None) -> None:
-        super().__init__(reason, usage=usage)
-        self.retry_after = retry_after
-
-
-class ServerError(LLMError):
-    retryable = True
-
-    def __init__(self, reason: str, *, status: int, retry_after: float | None = None,
-                 usage: Usage | None = None) -> None:
-        super().__init__(reason, usage=usage)
-        self.status = status
-        self.retry_after = retry_after
-
-
-class ClientError(LLMError):
-    """4xx other than 429: bad request, auth, unknown model. Retrying does not help."""
-
-    def __init__(self, reason: str, *, status: int, usage: Usage | None = None) -> None:
-        super().__init__(reason, usage=usage)
-        self.status = status
-
-
-class LLMTimeout(LLMError):
-    retryable = True
-
-
-class LLMUnreachable(LLMError):
-    retryable = True
-
-
-class BadResponse(LLMError):
-    """The server answered 200 with something that is not a valid completion (not JSON, no choices,
-    a log-probability that is NaN, infinite or above 0): a server fault, retried like a 5xx."""
-
-    retryable = True
-
-
 @runtime_checkable
 class Backend(Protocol):
     """One attempt at one request: no retries, no cache, no limiter. Raises LLMError subclasses."""
@@ -221,4 +174,3 @@ class LLM(Protocol):
         ...
 
     async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult: ...
-

@@ -9,18 +9,13 @@ name below is used (``trustscore score`` registers its ``--ray`` flags from here
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from trustscore.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from trustscore.ray.dataset import score_dataset
 
 __all__ = ["score_dataset"]
 
-
-def __getattr__(name: str) -> Any:
-    if name != "score_dataset":
-        raise AttributeError(f"module 'trustscore.ray' has no attribute {name!r}")
-    value = importlib.import_module("trustscore.ray.dataset").score_dataset
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, {"score_dataset": "trustscore.ray.dataset"})

@@ -26,12 +26,9 @@ import time
 from typing import Any
 
 from trustscore.core.extras import install_extra
+from trustscore.ray.batch_size import DEFAULT_BATCH_SIZE
 
 __all__ = ["add_arguments", "keep_local_ray_on_loopback", "run_ray"]
-
-DEFAULT_BATCH_SIZE = 64
-"""Samples per actor call: enough to keep ``max_concurrent_samples`` busy for most of a batch, few
-enough that a batch lost with its actor costs little and output files appear steadily."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

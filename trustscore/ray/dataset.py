@@ -29,7 +29,7 @@ import pyarrow as pa
 
 from trustscore.config import Config
 from trustscore.ray.actor import ScoreBatches
-from trustscore.ray.command import DEFAULT_BATCH_SIZE
+from trustscore.ray.batch_size import DEFAULT_BATCH_SIZE
 from trustscore.ray.ledger import DeathLedger
 from trustscore.ray.rows import PreparedRow, prepare_line, prepare_record
 

@@ -1,2 +1,3 @@
-"""The Scorer's parts, one job each: input checks, the context signal factories get, building the
-sources from the registry, running one source safely, and scoring many samples."""
+"""The Scorer and its parts, one job each: the Scorer itself and its blocking facade, input checks,
+the endpoints and caches it builds, building the sources from the registry, running one source
+safely, and scoring many samples."""

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Literal
 
 import anyio
 
-from trustscore.compute.deadline import BudgetExceeded
-from trustscore.errors import LLMError
-from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, ClientError
+from trustscore.errors import BudgetExceeded, ClientError, LLMError
+from trustscore.llm.protocol import LLM, ChatRequest, ChatResult
 from trustscore.signals._protocols import Judge, LocalSignal
 from trustscore.types import Sample, Signal, Usage
 

@@ -12,7 +12,7 @@ With a ``[cascade]`` the signals run in stages, a later stage only while the sco
 (:mod:`trustscore.scoring.cascade`), all within that one budget.
 Building the sources from the config lives in :mod:`trustscore.scoring.wiring`, input checks in
 :mod:`~trustscore.scoring.inputs`, batches in :mod:`~trustscore.scoring.batch` and the blocking
-facade in :mod:`trustscore.scoring.sync`.
+facade (:func:`score_sync`, :meth:`Scorer.score_sync`) runs on :mod:`trustscore.scoring.sync`.
 """
 
 from __future__ import annotations
@@ -27,14 +27,15 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import anyio
 from anyio.lowlevel import RunVar
 
-from trustscore.compute.deadline import BudgetExceeded, Deadline, bound
+from trustscore.compute.deadline import Deadline, bound
 from trustscore.config import Config
-from trustscore.errors import ConfigError, InputError, LLMError
+from trustscore.errors import BudgetExceeded, ConfigError, InputError, LLMError
 from trustscore.fusion.fuser import FusedScore, Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
 from trustscore.scoring.cascade import CascadeRun, build_cascade
+from trustscore.scoring.endpoints import Endpoints
 from trustscore.scoring.inputs import (
     check_budget,
     check_concurrency,
@@ -44,7 +45,6 @@ from trustscore.scoring.inputs import (
 )
 from trustscore.scoring.runners import LocalSource, Source, UnavailableSource, run_guarded, transient_failures
 from trustscore.scoring.wiring import build_sources, load_fuser
-from trustscore.signals._context import SignalContext
 from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
 from trustscore.types import DomainCheck, Sample, Signal, TrustScore, Usage
 
@@ -112,15 +112,11 @@ class Scorer:
         if llms is not None and not isinstance(llms, Mapping):
             raise InputError(f"llms must be a dict of endpoint name -> LLM (got {type(llms).__name__})")
         self.config = config if config is not None else Config()
-        self._context = SignalContext(self.config, llms=llms, transport=transport)
+        self._endpoints = Endpoints(self.config.endpoints, self.config.cache, llms=llms, transport=transport)
         self._sources = build_sources(
-            self._context, judges=judges, local_signals=local_signals, extra=signals
+            self.config, self._endpoints, judges=judges, local_signals=local_signals, extra=signals
         )
-        self._fuser = (
-            fuser
-            if fuser is not None
-            else load_fuser(self._context, {s.name: s.version for s in self._sources})
-        )
+        self._fuser = fuser if fuser is not None else load_fuser(self.config, self._sources)
         self._cascade = build_cascade(self.config, self._sources, self._fuser)
 
     @classmethod
@@ -161,21 +157,22 @@ class Scorer:
         """Self-Familiarity of ``question`` before any response exists (pre-detection).
 
         Returns the "familiarity" Signal: how well the generator knows the question's concepts; a
-        low value means it is likely to make things up. Needs ``[whitebox.familiarity] enabled``.
+        low value means it is likely to make things up. Needs a signal that checks a question alone
+        (a :class:`~trustscore.signals.FamiliarityCheck`, e.g. ``[signals.familiarity]``).
         """
         if not isinstance(question, str) or not question.strip():
             raise InputError(f"question must be a non-empty string (got {type(question).__name__})")
-        source = next((s for s in self._sources if s.name == "familiarity"), None)
+        local = (s for s in self._sources if isinstance(s, LocalSource))
+        source = next((s for s in local if isinstance(s.signal, FamiliarityCheck)), None)
         if source is None:
-            raise ConfigError(
-                "Self-Familiarity is off: set [whitebox.familiarity] enabled = true (and whitebox.model_path "
-                "or an endpoint for the generator)"
+            unavailable = "".join(
+                f"; {s.name} is unavailable here: {s.reason}"
+                for s in self._sources
+                if isinstance(s, UnavailableSource) and not s.is_judge
             )
-        if isinstance(source, UnavailableSource):
-            return Signal.failed(source.name, source.reason)
-        if not (isinstance(source, LocalSource) and isinstance(source.signal, FamiliarityCheck)):
             raise ConfigError(
-                "the 'familiarity' signal cannot check a question alone (no familiarity(question))"
+                "no signal of this Scorer checks a question alone: add [signals.familiarity] (with "
+                f"model_path, or an endpoint for the generator){unavailable}"
             )
         with UsageMeter() as meter:
             try:
@@ -380,7 +377,7 @@ class Scorer:
         return ResultStream(
             score_one,
             samples,
-            limiters=_limiters_of(self._context.llms),
+            limiters=_limiters_of(self._endpoints.llms),
             limit=limit,
             return_exceptions=return_exceptions,
         )
@@ -389,7 +386,7 @@ class Scorer:
         """Blocking :meth:`score`; works inside a running event loop too (see trustscore.scoring.sync)."""
         from trustscore.scoring.sync import run_sync_releasing
 
-        result: TrustScore = run_sync_releasing(self.score, self._context.release_clients, **kwargs)
+        result: TrustScore = run_sync_releasing(self.score, self._endpoints.release_clients, **kwargs)
         return result
 
     def score_many_sync(
@@ -400,7 +397,7 @@ class Scorer:
 
         _check_samples(samples, "a list")
         result: list[TrustScore] = run_sync_releasing(
-            self.score_many, self._context.release_clients, list(samples), **kwargs
+            self.score_many, self._endpoints.release_clients, list(samples), **kwargs
         )
         return result
 
@@ -409,8 +406,8 @@ class Scorer:
     async def aclose(self) -> None:
         """Close the LLM clients and the cache this Scorer built (injected ones belong to the caller),
         on every event loop they were used on, the sync facade's background loop included."""
-        await self._context.aclose_clients()
-        self._context.close_cache()
+        await self._endpoints.aclose_clients()
+        self._endpoints.close_cache()
 
     async def __aenter__(self) -> Scorer:
         return self
@@ -488,4 +485,27 @@ async def score(
     """Score one answer with the default Scorer (fast local signals only; no LLM judge)."""
     return await default_scorer().score(
         question=question, context=context, response=response, id=id, metadata=metadata, budget_s=budget_s
+    )
+
+
+def score_sync(
+    *,
+    question: str,
+    response: str,
+    context: str | Sequence[str] | None = None,
+    id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    budget_s: float | None = None,
+) -> TrustScore:
+    """Blocking :func:`trustscore.score` with the default Scorer."""
+    from trustscore.scoring.sync import run_sync
+
+    return run_sync(
+        score,
+        question=question,
+        context=context,
+        response=response,
+        id=id,
+        metadata=metadata,
+        budget_s=budget_s,
     )

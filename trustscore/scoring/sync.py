@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import atexit
 import threading
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from functools import partial
 from typing import Any, TypeVar
@@ -20,9 +20,7 @@ import anyio
 import anyio.lowlevel
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from trustscore.types import TrustScore
-
-__all__ = ["run_sync", "run_sync_releasing", "score_sync"]
+__all__ = ["run_sync", "run_sync_releasing"]
 
 T = TypeVar("T")
 
@@ -94,26 +92,3 @@ def run_sync_releasing(
                 await release()
 
     return anyio.run(call_then_release)
-
-
-def score_sync(
-    *,
-    question: str,
-    response: str,
-    context: str | Sequence[str] | None = None,
-    id: str | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    budget_s: float | None = None,
-) -> TrustScore:
-    """Blocking :func:`trustscore.score` with the default Scorer."""
-    from trustscore.scoring.scorer import score
-
-    return run_sync(
-        score,
-        question=question,
-        context=context,
-        response=response,
-        id=id,
-        metadata=metadata,
-        budget_s=budget_s,
-    )

@@ -1,25 +1,32 @@
-"""Building the Scorer's sources: the registered signals the config enables, plus injected ones.
+"""Building the Scorer's sources and fuser from the config: the registered signals it enables, plus
+injected ones, each bound to what it needs.
 
 Judges come from ``[judges.<name>]`` and are bound to the LLM of the endpoint their section names;
 local signals come from their section (``[signals.<name>]`` or the shared one they registered with).
-Factories run here, once per Scorer; heavy modules load only for the signals that are on.
+Factories run here, once per Scorer, and see a :class:`~trustscore.signals.SignalContext` (LLMs by
+name, the local cache), never the Config; heavy modules load only for the signals that are on.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from pydantic import BaseModel
-
+from trustscore.config import Config
 from trustscore.errors import ConfigError, EndpointUnavailable, InputError
 from trustscore.fusion.fuser import DefaultFuser, Fuser
-from trustscore.judges.config import JudgeConfig
+from trustscore.scoring.endpoints import Endpoints
 from trustscore.scoring.runners import JudgeSource, LocalSource, Source, UnavailableSource
-from trustscore.signals._context import SignalContext
+from trustscore.signals import (
+    DEFAULT_WEIGHTS,
+    JudgeConfig,
+    SignalContext,
+    SignalSpec,
+    registered_signals,
+    signal_weights,
+)
 from trustscore.signals._protocols import Judge, LocalSignal
-from trustscore.signals._registry import SignalSpec, registered_signals
 
 __all__ = ["build_sources", "is_judge", "load_fuser"]
 
@@ -27,7 +34,8 @@ logger = logging.getLogger("trustscore")
 
 
 def build_sources(
-    ctx: SignalContext,
+    config: Config,
+    endpoints: Endpoints,
     *,
     judges: Sequence[Judge] | None,
     local_signals: Sequence[LocalSignal] | None,
@@ -35,24 +43,28 @@ def build_sources(
 ) -> list[Source]:
     """Configured judges (or ``judges``), configured local signals (or ``local_signals``), then
     ``extra``; two sources with one name are a ConfigError."""
+    ctx = SignalContext(
+        llm=endpoints.llm, endpoint_names=endpoints.names, local_cache=lambda: endpoints.local_cache
+    )
+    binder = _JudgeBinder(config, endpoints)
     sources: list[Source] = []
     if judges is None:
         for spec in registered_signals("judge").values():
-            section = ctx.config.judges.get(spec.name)
+            section = config.judges.get(spec.name)
             if section is not None and section.enabled:
-                sources.append(_configured_judge(spec, section, ctx))
+                sources.append(_configured_judge(spec, section, ctx, binder))
     else:
-        sources.extend(_bind_judge(judge, ctx) for judge in judges)
+        sources.extend(binder.bind(judge) for judge in judges)
     if local_signals is None:
         for spec in registered_signals("local").values():
-            local = _configured_local(spec, ctx)
+            local = _configured_local(spec, config, ctx, endpoints)
             if local is not None:
                 sources.append(local)
     else:
-        sources.extend(LocalSource(signal, ctx.local_cache) for signal in local_signals)
+        sources.extend(LocalSource(signal, endpoints.local_cache) for signal in local_signals)
     for i, source in enumerate(extra):
         sources.append(
-            _bind_judge(source, ctx) if is_judge(source, i) else LocalSource(source, ctx.local_cache)  # type: ignore[arg-type]
+            binder.bind(source) if is_judge(source, i) else LocalSource(source, endpoints.local_cache)  # type: ignore[arg-type]
         )
     names = [s.name for s in sources]
     duplicates = sorted({n for n in names if names.count(n) > 1})
@@ -80,7 +92,9 @@ def is_judge(source: object, index: int) -> bool:
     return len(params) >= 2
 
 
-def _configured_judge(spec: SignalSpec, section: JudgeConfig, ctx: SignalContext) -> Source:
+def _configured_judge(
+    spec: SignalSpec, section: JudgeConfig, ctx: SignalContext, binder: _JudgeBinder
+) -> Source:
     try:
         judge = spec.build(section, ctx)
     except ImportError as e:
@@ -89,34 +103,43 @@ def _configured_judge(spec: SignalSpec, section: JudgeConfig, ctx: SignalContext
         raise ConfigError(f"{spec.section}: {e}") from e
     if judge is None:
         raise ConfigError(f"{spec.section}: the factory of judge {spec.name!r} ({spec.origin}) returned None")
-    return _bind_judge(judge, ctx, endpoint=section.endpoint, timeout_s=section.timeout_s)  # type: ignore[arg-type]
+    return binder.bind(judge, endpoint=section.endpoint, timeout_s=section.timeout_s)  # type: ignore[arg-type]
 
 
-def _bind_judge(
-    judge: Judge, ctx: SignalContext, *, endpoint: str | None = None, timeout_s: float | None = None
-) -> Source:
-    """The judge bound to its endpoint's LLM: its [judges.<name>] endpoint, else the only one."""
-    if endpoint is None:
-        section = ctx.config.judges.get(judge.name)
-        if section is not None:
-            endpoint, timeout_s = section.endpoint, section.timeout_s
-        elif len(ctx.endpoint_names) == 1:
-            endpoint = ctx.endpoint_names[0]
-        else:
-            raise ConfigError(
-                f'judge {judge.name!r} has no LLM: add [judges.{judge.name}] endpoint = "..." to the config '
-                f"or pass llms={{endpoint_name: llm}}"
-            )
-    try:
-        llm = ctx.llm(endpoint)
-    except EndpointUnavailable as e:  # an unset key: a rerun after exporting it fixes this
-        logger.warning("judge %s is unavailable: %s", judge.name, e)
-        return UnavailableSource(judge.name, str(e), judge=True, transient=True)
-    return JudgeSource(judge, llm, timeout_s)
+class _JudgeBinder:
+    """Binds a judge to its endpoint's LLM: its [judges.<name>] endpoint, else the only one."""
+
+    def __init__(self, config: Config, endpoints: Endpoints) -> None:
+        self._config = config
+        self._endpoints = endpoints
+
+    def bind(self, judge: Judge, *, endpoint: str | None = None, timeout_s: float | None = None) -> Source:
+        if endpoint is None:
+            section = self._config.judges.get(judge.name)
+            names = self._endpoints.names
+            if section is not None:
+                endpoint, timeout_s = section.endpoint, section.timeout_s
+            elif len(names) == 1:
+                endpoint = names[0]
+            else:
+                raise ConfigError(
+                    f'judge {judge.name!r} has no LLM: add [judges.{judge.name}] endpoint = "..." to the '
+                    f"config or pass llms={{endpoint_name: llm}}"
+                )
+        try:
+            llm = self._endpoints.llm(endpoint)
+        except EndpointUnavailable as e:  # an unset key: a rerun after exporting it fixes this
+            logger.warning("judge %s is unavailable: %s", judge.name, e)
+            return UnavailableSource(judge.name, str(e), judge=True, transient=True)
+        return JudgeSource(judge, llm, timeout_s)
 
 
-def _configured_local(spec: SignalSpec, ctx: SignalContext) -> Source | None:
-    section = _section(ctx, spec.section)
+def _configured_local(
+    spec: SignalSpec, config: Config, ctx: SignalContext, endpoints: Endpoints
+) -> Source | None:
+    section = config.signals.get(spec.name)
+    if section is None and spec.on_by_default:
+        section = spec.config()
     if section is None or getattr(section, "enabled", True) is False:
         return None
     try:
@@ -125,19 +148,7 @@ def _configured_local(spec: SignalSpec, ctx: SignalContext) -> Source | None:
         return _missing_extra(spec, e, judge=False)
     except (ValueError, OSError) as e:
         raise ConfigError(f"{spec.section}: {e}") from e
-    return None if signal is None else LocalSource(signal, ctx.local_cache)  # type: ignore[arg-type]
-
-
-def _section(ctx: SignalContext, path: str) -> BaseModel | None:
-    """The config section at a dotted path (``grounding``, ``signals.mine``); None when absent."""
-    node: object = ctx.config
-    for part in path.split("."):
-        node = getattr(node, part, None)
-        if node is None:
-            return None
-    if not isinstance(node, BaseModel):
-        raise ConfigError(f"[{path}] is a setting, not a section")
-    return node
+    return None if signal is None else LocalSource(signal, endpoints.local_cache)  # type: ignore[arg-type]
 
 
 def _missing_extra(spec: SignalSpec, error: ImportError, *, judge: bool) -> Source:
@@ -147,15 +158,22 @@ def _missing_extra(spec: SignalSpec, error: ImportError, *, judge: bool) -> Sour
     return UnavailableSource(spec.name, reason, judge=judge)
 
 
-def load_fuser(ctx: SignalContext, signal_versions: Mapping[str, str | None]) -> Fuser:
-    """The configured calibrator (checked against these signal versions); else the shipped calibrator
-    fitted on exactly these signals and versions (trustscore.calibrators); else the default fuser
-    (a weighted log-odds pool)."""
-    fusion = ctx.config.fusion
+def load_fuser(config: Config, sources: Sequence[Source]) -> Fuser:
+    """The configured calibrator (checked against the sources' signal versions); else the shipped
+    calibrator fitted on exactly these signals and versions (trustscore.calibrators); else the
+    default fuser (a weighted log-odds pool with each signal's registered weight; an injected
+    signal gets its kind's)."""
+    signal_versions = {s.name: s.version for s in sources}
+    fusion = config.fusion
     if fusion.calibrator is None:
         from trustscore.calibrators import shipped_calibrator
 
-        return shipped_calibrator(signal_versions) or DefaultFuser()
+        registered = signal_weights()
+        weights = {
+            s.name: registered.get(s.name, DEFAULT_WEIGHTS["judge" if s.is_judge else "local"])
+            for s in sources
+        }
+        return shipped_calibrator(signal_versions) or DefaultFuser(weights)
     from trustscore.fusion import load_fuser as load
 
     try:

@@ -1,2 +1,2 @@
-"""``trustscore serve``: vLLM servers for the endpoints of a config (servers), one server as a child
-process (process)."""
+"""``trustscore serve``: vLLM servers for the endpoints of a config (:mod:`.servers`), each one a child
+process (:mod:`.process`)."""

@@ -17,13 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-__all__ = ["ServerExited", "ServerProcess", "free_port", "port_is_free"]
+from trustscore.errors import ServerExited
+
+__all__ = ["ServerProcess", "free_port", "port_is_free"]
 
 GRACE_S = 20.0
-
-
-class ServerExited(RuntimeError):
-    """The server process ended (or never became healthy); the message quotes its log tail."""
 
 
 def free_port() -> int:
@@ -157,4 +155,3 @@ def _group_has_live_member(pgid: int) -> bool:
         if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
             return True
     return False
-

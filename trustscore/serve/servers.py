@@ -35,20 +35,17 @@ from types import FrameType
 from typing import TextIO
 from urllib.parse import urlsplit
 
-from trustscore.config import Config, ConfigError
-from trustscore.serve.process import ServerExited, ServerProcess, port_is_free
+from trustscore.config import Config
+from trustscore.errors import ServeError, ServerExited
+from trustscore.serve.process import ServerProcess, port_is_free
 
-__all__ = ["ServeError", "ServerPlan", "launch_all", "plan_servers", "ready_config", "serve"]
+__all__ = ["ServerPlan", "launch_all", "plan_servers", "ready_config", "serve"]
 
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 ALL_INTERFACES = "0.0.0.0"
 LOCAL_HOSTS = {*LOOPBACK_HOSTS, ALL_INTERFACES}
 MEMORY_SHARE = 0.9
 """Share of each GPU's memory handed to the vLLM servers on it (vLLM's own default)."""
-
-
-class ServeError(ConfigError):
-    """The config cannot be served as asked (no weights named, a busy port, a dead server)."""
 
 
 @dataclass

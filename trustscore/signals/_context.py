@@ -1,123 +1,59 @@
-"""What a signal's factory gets: the whole Config, the named LLM endpoints, the response and local caches.
-
-LLM clients are built on first request for an endpoint and shared by every signal that asks for it;
-they share one response cache, built with the first client (none when ``[cache] mode = "off"``).
-"""
+"""What a signal's factory receives: the LLMs by endpoint name and the local-signal cache, never the
+whole Config (a factory's own settings are its config section)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from trustscore.errors import ConfigError
 
 if TYPE_CHECKING:
-    import httpx
+    import numpy as np
 
-    from trustscore.config import Config, LimitsConfig
-    from trustscore.llm.cache import ResponseCache
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.limits import LimiterPool
     from trustscore.llm.protocol import LLM
-    from trustscore.scoring.local_cache import LocalCache
 
-__all__ = ["SignalContext"]
+__all__ = ["SignalContext", "VectorStore"]
+
+
+@runtime_checkable
+class VectorStore(Protocol):
+    """The on-disk store of text embeddings a local signal may share across runs (the local cache)."""
+
+    def get_vectors(self, model: str, texts: list[str], dim: int) -> Mapping[str, np.ndarray]: ...
+
+    def put_vectors(self, model: str, vectors: Mapping[str, np.ndarray]) -> None: ...
 
 
 class SignalContext:
     """Given to every signal factory (see :func:`trustscore.register_signal`).
 
-    ``llm(name)`` is the client of ``[endpoints.<name>]`` (or the LLM injected under that name);
-    it raises :class:`~trustscore.errors.EndpointUnavailable` when the endpoint's API key is not set,
+    ``llm(name)`` is the LLM of ``[endpoints.<name>]`` (or the one injected under that name); it
+    raises :class:`~trustscore.errors.EndpointUnavailable` when the endpoint's API key is not set,
     and :class:`~trustscore.errors.ConfigError` for a name that is not configured.
+    ``endpoint_names`` lists every name ``llm`` knows; ``local_cache`` is the store a local
+    signal may keep embeddings in (None when the cache is off), opened on first use.
     """
 
     def __init__(
         self,
-        config: Config | None = None,
         *,
-        llms: Mapping[str, LLM] | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
+        llm: Callable[[str], LLM] | None = None,
+        endpoint_names: Sequence[str] = (),
+        local_cache: Callable[[], VectorStore | None] | None = None,
     ) -> None:
-        if config is None:
-            from trustscore.config import Config
-
-            config = Config()
-        self.config = config
-        self._given: dict[str, LLM] = dict(llms or {})
-        self._built: dict[str, LLMClient] = {}
-        self._transport = transport
-        self._cache: ResponseCache | None = None
-        self._limiters: LimiterPool | None = None
-        self._local_cache: LocalCache | None = None
+        self._llm = llm
+        self.endpoint_names = list(endpoint_names)
+        self._local_cache = local_cache
 
     @property
-    def limits(self) -> LimitsConfig:
-        return self.config.limits
-
-    @property
-    def endpoint_names(self) -> list[str]:
-        """Every endpoint a signal may ask for: the configured ones and the injected ones."""
-        return list(dict.fromkeys([*self.config.endpoints, *self._given]))
-
-    @property
-    def llms(self) -> list[LLM]:
-        """The LLMs handed out so far (built and injected), e.g. for admission control."""
-        return [*self._built.values(), *self._given.values()]
-
-    @property
-    def cache(self) -> ResponseCache | None:
-        """The response cache the LLM clients share; None when the cache is off."""
-        if self._cache is None and self.config.cache.mode != "off":
-            from trustscore.llm.cache import ResponseCache
-
-            self._cache = ResponseCache(self.config.cache)
-        return self._cache
-
-    @property
-    def local_cache(self) -> LocalCache | None:
-        """The local-signal cache (embeddings, local-signal results); None when the cache is off."""
-        if self._local_cache is None and self.config.cache.mode != "off":
-            from trustscore.scoring.local_cache import LocalCache
-
-            self._local_cache = LocalCache(self.config.cache)
-        return self._local_cache
+    def local_cache(self) -> VectorStore | None:
+        return self._local_cache() if self._local_cache is not None else None
 
     def llm(self, endpoint: str) -> LLM:
-        if endpoint in self._given:
-            return self._given[endpoint]
-        if endpoint in self._built:
-            return self._built[endpoint]
-        settings = self.config.endpoints.get(endpoint)
-        if settings is None:
-            known = ", ".join(self.endpoint_names) or "none defined"
+        if self._llm is None:
             raise ConfigError(
-                f"endpoint {endpoint!r} is neither under [endpoints] nor in llms= (known: {known}); "
-                f"add [endpoints.{endpoint}] or fix the name"
+                f"endpoint {endpoint!r} is not available here (no endpoints); add [endpoints.{endpoint}] "
+                "to the config or pass llms={name: llm} to the Scorer"
             )
-        settings.api_key()  # EndpointUnavailable before anything is built
-        from trustscore.llm.client import LLMClient
-        from trustscore.llm.limits import LimiterPool
-
-        if self._limiters is None:
-            self._limiters = LimiterPool()  # endpoints on one server share its adaptive limit
-        client = LLMClient(settings, cache=self.cache, transport=self._transport, limiters=self._limiters)
-        self._built[endpoint] = client
-        return client
-
-    async def aclose_clients(self) -> None:
-        """Close the clients built here, on every event loop they were used on."""
-        for client in self._built.values():
-            await client.aclose()
-
-    async def release_clients(self) -> None:
-        """Close only the current event loop's connections of the clients built here (they reopen on
-        next use): run before a temporary loop of a sync call ends."""
-        for client in self._built.values():
-            await client.release_loop()
-
-    def close_cache(self) -> None:
-        if self._cache is not None:
-            self._cache.close()
-        if self._local_cache is not None:
-            self._local_cache.close()
+        return self._llm(endpoint)

@@ -4,10 +4,12 @@
     def build_my_judge(config: MyJudgeConfig, ctx: SignalContext) -> Judge: ...
 
 A registration names the signal, the pydantic model of its config section and a factory
-``(section, ctx) -> source``. Judges are configured under ``[judges.<name>]`` (their model extends
-:class:`~trustscore.judges.config.JudgeConfig`, which names the endpoint) and local signals under
-``[signals.<name>]``; a built-in whose settings predate the registry names its own ``section``
-(lexical and embedding read ``[grounding]``, ReDeEP and Self-Familiarity read ``[whitebox]``).
+``(section, ctx) -> source``, and carries what others need to know of the signal, so no other module
+knows it by name: its default fusion ``weight`` and, for a judge, the ``example_answers`` the test
+kit's fake server replays for requests tagged with its name. Judges are configured under
+``[judges.<name>]`` (their model extends :class:`~trustscore.signals.JudgeConfig`, which names the
+endpoint) and local signals under ``[signals.<name>]``, built-ins and plug-ins alike. A judge class
+built from its section alone registers with :func:`register_judge`.
 
 The built-ins register on first use of the registry (importing :data:`_BUILTIN_MODULES`); third-party
 packages register through the entry-point group ``trustscore.signals``, whose entry names are the
@@ -19,27 +21,33 @@ from __future__ import annotations
 import difflib
 import importlib
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from importlib.metadata import entry_points
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from trustscore.errors import ConfigError
+from trustscore.signals._config import JudgeConfig
 
 if TYPE_CHECKING:
     from trustscore.signals._context import SignalContext
     from trustscore.signals._protocols import Judge, LocalSignal
 
 __all__ = [
+    "DEFAULT_WEIGHTS",
     "ENTRY_POINT_GROUP",
+    "ExampleAnswer",
     "SignalKind",
     "SignalSpec",
     "get_signal",
+    "register_judge",
     "register_signal",
     "registered_signals",
     "resolve_section",
+    "signal_weights",
 ]
 
 logger = logging.getLogger("trustscore")
@@ -58,9 +66,22 @@ _BUILTIN_MODULES = (
 
 _SECTION_TABLE: dict[str, str] = {"judge": "judges", "local": "signals"}
 
+DEFAULT_WEIGHTS: Mapping[SignalKind, float] = MappingProxyType({"judge": 1.0, "local": 0.5})
+"""Fusion weight of a signal that names none: a judge answers "is the response supported?" and its
+value is meant as that probability (1.0); a local signal's value is less direct (0.5)."""
+
+
+@dataclass(frozen=True)
+class ExampleAnswer:
+    """One completion a judge's model typically gives: its text and, optionally, the probabilities
+    at its verdict token. The test kit replays these for requests tagged with the judge's name."""
+
+    text: str
+    verdict_probs: Mapping[str, float] | None = None
+
+
 Factory = Callable[[Any, "SignalContext"], "Judge | LocalSignal | None"]
-"""``(section, ctx) -> source``; a factory of a signal with a shared section returns None when the
-section's settings leave the signal off."""
+"""``(section, ctx) -> source``."""
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -73,17 +94,22 @@ class SignalSpec:
     kind: SignalKind
     config: type[BaseModel]
     build: Factory
-    section: str
-    """Dotted path of its config section: ``judges.<name>``, ``signals.<name>``, or a shared section."""
     install_hint: str | None
     """What to install when the factory's imports fail (e.g. ``pip install 'trustscore-plugin[gpu]'``)."""
     origin: str
     """The module that registered it (for messages)."""
+    weight: float
+    """Its weight in the uncalibrated default fusion."""
+    on_by_default: bool = False
+    """Runs without a config section, with its model's defaults (``enabled = false`` turns it off)."""
+    example_answers: Mapping[str, tuple[ExampleAnswer, ...]] = field(default_factory=dict)
+    """Judges: request kind (the tag before ``@``: the judge's name, or ``<name>.<step>`` for a judge
+    that sends several kinds of request) -> the answers the test kit gives it by default."""
 
     @property
-    def own_section(self) -> bool:
-        """True when the signal has its own ``[judges.<name>]`` / ``[signals.<name>]`` table."""
-        return self.section == f"{_SECTION_TABLE[self.kind]}.{self.name}"
+    def section(self) -> str:
+        """Dotted path of its config section: ``judges.<name>`` or ``signals.<name>``."""
+        return f"{_SECTION_TABLE[self.kind]}.{self.name}"
 
 
 _REGISTRY: dict[str, SignalSpec] = {}
@@ -97,13 +123,17 @@ def register_signal(
     *,
     config: type[BaseModel],
     kind: SignalKind,
-    section: str | None = None,
     install_hint: str | None = None,
+    weight: float | None = None,
+    example_answers: Mapping[str, ExampleAnswer | Sequence[ExampleAnswer]] | None = None,
+    on_by_default: bool = False,
 ) -> Callable[[F], F]:
     """Register ``factory(section, ctx)`` as the signal ``name`` (decorator; returns the factory as is).
 
     ``config`` validates the signal's config section; a judge's must extend ``JudgeConfig``.
-    ``section`` is only for signals that read a shared section (default: the signal's own table).
+    ``weight`` is its default fusion weight (default: :data:`DEFAULT_WEIGHTS` of its kind);
+    ``example_answers`` are a judge's typical answers by request kind, for the test kit.
+    ``on_by_default`` runs the signal without a section (its model's defaults must validate).
     Registering a taken name raises :class:`~trustscore.errors.ConfigError`, so a plug-in cannot
     silently replace a built-in.
     """
@@ -115,14 +145,14 @@ def register_signal(
         )
     if not (isinstance(config, type) and issubclass(config, BaseModel)):
         raise ConfigError(f"register_signal({name!r}): config must be a pydantic model class")
-    if kind == "judge":
-        from trustscore.judges.config import JudgeConfig
-
-        if not issubclass(config, JudgeConfig):
-            raise ConfigError(
-                f"register_signal({name!r}): a judge's config must extend trustscore.judges.JudgeConfig "
-                "(it names the endpoint the judge asks)"
-            )
+    if kind == "judge" and not issubclass(config, JudgeConfig):
+        raise ConfigError(
+            f"register_signal({name!r}): a judge's config must extend trustscore.JudgeConfig "
+            "(it names the endpoint the judge asks)"
+        )
+    if weight is not None and not (weight > 0 and weight < float("inf")):
+        raise ConfigError(f"register_signal({name!r}): weight must be a positive number, not {weight!r}")
+    answers = _example_answers(name, example_answers or {})
 
     def decorator(factory: F) -> F:
         _load_builtins()  # built-ins first, so a clash with one is caught here
@@ -131,9 +161,11 @@ def register_signal(
             kind=kind,
             config=config,
             build=factory,
-            section=section or f"{_SECTION_TABLE[kind]}.{name}",
             install_hint=install_hint,
             origin=getattr(factory, "__module__", "?"),
+            weight=DEFAULT_WEIGHTS[kind] if weight is None else weight,
+            example_answers=answers,
+            on_by_default=on_by_default,
         )
         taken = _REGISTRY.get(name)
         if taken is not None and taken.build is not factory:
@@ -145,6 +177,53 @@ def register_signal(
         return factory
 
     return decorator
+
+
+J = TypeVar("J", bound=type)
+
+
+def register_judge(
+    name: str,
+    *,
+    config: type[JudgeConfig],
+    weight: float | None = None,
+    example_answers: Mapping[str, ExampleAnswer | Sequence[ExampleAnswer]] | None = None,
+) -> Callable[[J], J]:
+    """Register a judge class built from its config section alone, ``cls(section)`` (class decorator;
+    returns the class as is). The arguments are those of :func:`register_signal`."""
+
+    def decorator(cls: J) -> J:
+        def build(section: JudgeConfig, ctx: SignalContext) -> Any:
+            return cls(section)
+
+        build.__module__ = cls.__module__
+        build.__qualname__ = f"{cls.__qualname__}.<factory>"
+        register = register_signal(
+            name, config=config, kind="judge", weight=weight, example_answers=example_answers
+        )
+        register(build)
+        return cls
+
+    return decorator
+
+
+def signal_weights() -> dict[str, float]:
+    """The default fusion weight of every registered signal, by name."""
+    return {name: spec.weight for name, spec in registered_signals().items()}
+
+
+def _example_answers(
+    name: str, given: Mapping[str, ExampleAnswer | Sequence[ExampleAnswer]]
+) -> Mapping[str, tuple[ExampleAnswer, ...]]:
+    out: dict[str, tuple[ExampleAnswer, ...]] = {}
+    for kind, answers in given.items():
+        if kind != name and not kind.startswith(name + "."):
+            raise ConfigError(
+                f"register_signal({name!r}): example answers are keyed by request kind, {name!r} or "
+                f"'{name}.<step>', not {kind!r}"
+            )
+        out[kind] = (answers,) if isinstance(answers, ExampleAnswer) else tuple(answers)
+    return MappingProxyType(out)
 
 
 def registered_signals(kind: SignalKind | None = None) -> dict[str, SignalSpec]:
@@ -171,8 +250,6 @@ def get_signal(name: str, *, kind: SignalKind | None = None) -> SignalSpec:
 def resolve_section(kind: SignalKind, name: str, raw: Any) -> BaseModel:
     """Validate the ``[judges.<name>]`` / ``[signals.<name>]`` table with the signal's own model."""
     spec = get_signal(name, kind=kind)
-    if not spec.own_section:
-        raise ConfigError(f"{name!r} is configured in [{spec.section}], not [{_SECTION_TABLE[kind]}.{name}]")
     if isinstance(raw, spec.config):
         return raw
     if isinstance(raw, BaseModel):

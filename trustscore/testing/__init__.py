@@ -17,18 +17,18 @@ Nothing here is imported by ``import trustscore``. Names load on first use, so t
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from trustscore.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from trustscore.testing.engine import FakeEngine, RecordedRequest, UnmatchedRequest
     from trustscore.testing.faults import Fault, FaultSchedule
     from trustscore.testing.judges import (
-        DEFAULT_JUDGE_ANSWERS,
-        JUDGE_PATTERNS,
         RulePolicy,
         chainpoll_answers,
-        guess_judge,
+        default_judge_answers,
+        judge_of,
         judge_policy,
         likert_answer,
         lynx_answer,
@@ -44,14 +44,12 @@ if TYPE_CHECKING:
     from trustscore.testing.tokens import tokenize
 
 _LAZY = {
-    "DEFAULT_JUDGE_ANSWERS": "trustscore.testing.judges",
     "FakeAnswer": "trustscore.testing.script",
     "FakeEngine": "trustscore.testing.engine",
     "FakeRequest": "trustscore.testing.script",
     "FakeVLLMServer": "trustscore.testing.server",
     "Fault": "trustscore.testing.faults",
     "FaultSchedule": "trustscore.testing.faults",
-    "JUDGE_PATTERNS": "trustscore.testing.judges",
     "LatencyModel": "trustscore.testing.latency",
     "MockRouter": "trustscore.testing.router",
     "Policy": "trustscore.testing.script",
@@ -61,7 +59,8 @@ _LAZY = {
     "ServerStats": "trustscore.testing.latency",
     "UnmatchedRequest": "trustscore.testing.engine",
     "chainpoll_answers": "trustscore.testing.judges",
-    "guess_judge": "trustscore.testing.judges",
+    "default_judge_answers": "trustscore.testing.judges",
+    "judge_of": "trustscore.testing.judges",
     "judge_policy": "trustscore.testing.judges",
     "likert_answer": "trustscore.testing.judges",
     "lynx_answer": "trustscore.testing.judges",
@@ -73,8 +72,6 @@ _LAZY = {
 }
 
 __all__ = [
-    "DEFAULT_JUDGE_ANSWERS",
-    "JUDGE_PATTERNS",
     "FakeAnswer",
     "FakeEngine",
     "FakeRequest",
@@ -90,7 +87,8 @@ __all__ = [
     "ServerStats",
     "UnmatchedRequest",
     "chainpoll_answers",
-    "guess_judge",
+    "default_judge_answers",
+    "judge_of",
     "judge_policy",
     "likert_answer",
     "lynx_answer",
@@ -101,11 +99,4 @@ __all__ = [
     "tokenize",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'trustscore.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 
 from trustscore.testing.faults import Fault, FaultSchedule
-from trustscore.testing.judges import JUDGE_PATTERNS, guess_judge, judge_policy
+from trustscore.testing.judges import judge_policy
 from trustscore.testing.latency import EngineSimulator, LatencyModel, ServerStats
 from trustscore.testing.script import FakeAnswer, FakeRequest, Policy, Reply
 from trustscore.testing.tokens import tokenize
@@ -111,14 +111,12 @@ class FakeEngine:
         models: str | Sequence[str] = "fake-judge",
         latency: LatencyModel | None = None,
         max_model_len: int = 8192,
-        judge_patterns: dict[str, str] | None = None,
     ) -> None:
         self.policy: Policy = policy if policy is not None else judge_policy()
         self.models = [models] if isinstance(models, str) else list(models)
         if not self.models:
             raise ValueError("FakeEngine needs at least one served model name")
         self.max_model_len = max_model_len
-        self.judge_patterns = dict(judge_patterns if judge_patterns is not None else JUDGE_PATTERNS)
         self.faults = FaultSchedule()
         self.simulator = EngineSimulator(latency)
         self.created = int(time.time())
@@ -209,7 +207,6 @@ class FakeEngine:
                 headers,
                 index,
                 self.models,
-                lambda text: guess_judge(text, self.judge_patterns),
                 self.max_model_len,
             )
         except WireError as e:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
-    from trustscore.testing.script import FakeRequest
+    from trustscore.testing.request import FakeRequest
 
 __all__ = ["Fault", "FaultKind", "FaultSchedule"]
 

@@ -1,8 +1,10 @@
-"""Ready-made scripts for the five judges trustscore ships, as data that is easy to adjust.
+"""Ready-made answers for trustscore's judges, as data that is easy to adjust.
 
-:data:`JUDGE_PATTERNS` says how a request is recognised (a regex on its prompt text, first match
-wins; the wording comes from ``prompts/``), and :func:`judge_policy` answers each kind with
-the output shape the real judge model produces (judges.md in the research notes):
+A request is recognised by its tag (the ``X-Trustscore-Tag`` header every trustscore judge sends,
+``<kind>@<version>``; :func:`judge_of`), never by its wording. :func:`judge_policy` answers each
+kind with the example answers its judge registered (``register_signal(..., example_answers=...)``,
+so a new judge brings its own), in the output shape the real judge model produces; the builders
+below make variations of the built-in judges' answers:
 
 - likert: ``Explanation: ...`` then ``Score: 4`` on the last line;
 - prometheus: feedback then ``[RESULT] 4`` at the very end;
@@ -24,11 +26,10 @@ from typing import TypeAlias
 from trustscore.testing.script import FakeAnswer, FakeRequest, Reply
 
 __all__ = [
-    "DEFAULT_JUDGE_ANSWERS",
-    "JUDGE_PATTERNS",
     "RulePolicy",
     "chainpoll_answers",
-    "guess_judge",
+    "default_judge_answers",
+    "judge_of",
     "judge_policy",
     "likert_answer",
     "lynx_answer",
@@ -38,24 +39,9 @@ __all__ = [
     "tlm_sampled_answers",
 ]
 
-JUDGE_PATTERNS: dict[str, str] = {
-    "prometheus": r"###Task Description:|\[RESULT\]",
-    "lynx": r"QUESTION, DOCUMENT and ANSWER",
-    "chainpoll": r"VERDICT: (?:supported|unsupported)",
-    "tlm.agreement": r"Here is another answer to the same Question",
-    "tlm.reflection": r"\(A\) Correct",
-    "tlm.answer": r"Answer the QUESTION",
-    "likert": r"5-point scale|Score: <rating>",
-}
-"""Judge kind -> regex searched in the request's prompt text; the first that matches names the kind."""
-
-
-def guess_judge(text: str, patterns: Mapping[str, str] = JUDGE_PATTERNS) -> str | None:
-    """The judge kind whose pattern matches ``text`` first, or None."""
-    for name, pattern in patterns.items():
-        if re.search(pattern, text):
-            return name
-    return None
+def judge_of(tag: str | None) -> str | None:
+    """The judge kind a request tag names (``"tlm.reflection@3f2a1c/verdict"`` -> ``"tlm.reflection"``)."""
+    return tag.split("@", 1)[0] if tag and "@" in tag else None
 
 
 def _spread(top: str, p_top: float, others: Sequence[str]) -> dict[str, float]:
@@ -139,16 +125,21 @@ def tlm_sampled_answers(texts: Sequence[str] = ("Paris is the capital of France.
     return [FakeAnswer(text=t) for t in texts]
 
 
-DEFAULT_JUDGE_ANSWERS: dict[str, Reply] = {
-    "likert": likert_answer(4),
-    "prometheus": prometheus_answer(4),
-    "lynx": lynx_answer("PASS"),
-    "chainpoll": chainpoll_answers(),
-    "tlm.reflection": tlm_reflection_answer("A"),
-    "tlm.agreement": tlm_agreement_answer("agree"),
-    "tlm.answer": tlm_sampled_answers(),
-}
-"""Judge kind -> the reply :func:`judge_policy` gives by default."""
+def default_judge_answers() -> dict[str, Reply]:
+    """Judge kind -> the reply :func:`judge_policy` gives by default: the example answers every
+    registered judge carries (one answer, or one per choice for a judge that asks for ``n``)."""
+    from trustscore.signals import registered_signals
+
+    out: dict[str, Reply] = {}
+    for spec in registered_signals("judge").values():
+        for kind, answers in spec.example_answers.items():
+            fakes = [
+                FakeAnswer(text=a.text, verdict_probs=dict(a.verdict_probs) if a.verdict_probs else None)
+                for a in answers
+            ]
+            out[kind] = fakes[0] if len(fakes) == 1 else fakes
+    return out
+
 
 RuleReply: TypeAlias = Reply | Callable[[FakeRequest], Reply | Awaitable[Reply]]
 
@@ -192,8 +183,8 @@ class RulePolicy:
 
 
 def judge_policy(answers: Mapping[str, RuleReply] | None = None, *, fallback: RuleReply = None) -> RulePolicy:
-    """A :class:`RulePolicy` answering every trustscore judge kind; ``answers`` overrides kinds."""
+    """A :class:`RulePolicy` answering every registered judge's kinds; ``answers`` overrides kinds."""
     policy = RulePolicy(fallback=fallback)
-    for kind, reply in {**DEFAULT_JUDGE_ANSWERS, **(answers or {})}.items():
+    for kind, reply in {**default_judge_answers(), **(answers or {})}.items():
         policy.on_judge(kind, reply)
     return policy

@@ -35,10 +35,9 @@ class MockRouter(EngineView):
         models: str | Sequence[str] = "fake-judge",
         latency: LatencyModel | None = None,
         max_model_len: int = 8192,
-        judge_patterns: dict[str, str] | None = None,
     ) -> None:
         self.engine = FakeEngine(
-            policy, models=models, latency=latency, max_model_len=max_model_len, judge_patterns=judge_patterns
+            policy, models=models, latency=latency, max_model_len=max_model_len
         )
         self._transport: httpx.MockTransport | None = None
 

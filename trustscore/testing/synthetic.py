@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from trustscore.fusion.logistic import sigmoid
+from trustscore.stats.logistic import sigmoid
 
 __all__ = ["make_scored_rows", "write_scored_jsonl"]
 

@@ -11,7 +11,7 @@ silently ignored) are refused with 400 so a client still sending them is caught 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from trustscore.core.hashing import short_hash
 from trustscore.llm.protocol import Constraint, Message
 from trustscore.testing.constraints import apply_constraint
+from trustscore.testing.judges import judge_of
 from trustscore.testing.script import FakeAnswer, FakeRequest
 from trustscore.testing.tokens import token_id, tokenize
 
@@ -191,7 +192,6 @@ def parse_completion_request(
     headers: dict[str, str],
     index: int,
     models: Sequence[str],
-    guess_judge: Callable[[str], str | None],
     max_model_len: int | None = None,
 ) -> FakeRequest:
     """Validate one POST body the way vLLM would; raise :class:`WireError` for what it would refuse."""
@@ -244,7 +244,7 @@ def parse_completion_request(
     if isinstance(stop, str):
         stop = [stop]
     tag = headers.get("x-trustscore-tag") or (body.get("user") if isinstance(body.get("user"), str) else None)
-    judge = tag.split("@", 1)[0] if tag and "@" in tag else guess_judge(text)
+    judge = judge_of(tag)
     max_tokens = _int(body, "max_tokens", None, 1) or _int(body, "max_completion_tokens", None, 1)
     if max_model_len is not None and max_tokens is not None and max_tokens > max_model_len:
         raise _bad(

@@ -25,9 +25,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trustscore.core.hashing import sha256_hex
-from trustscore.fusion import metrics
-from trustscore.fusion.cv import grouped_kfold
-from trustscore.fusion.logistic import fit_logistic, sigmoid
+from trustscore.stats import metrics
+from trustscore.stats.cv import grouped_kfold
+from trustscore.stats.logistic import fit_logistic, sigmoid
 from trustscore.types import Sample
 from trustscore.whitebox.model import LoadedModel
 from trustscore.whitebox.profile import (
@@ -48,7 +48,6 @@ __all__ = [
     "FeatureSet",
     "LogisticSelection",
     "PaperSelection",
-    "auroc",
     "collect_features",
     "feature_aurocs",
     "fit_logistic_profile",
@@ -225,14 +224,6 @@ def collect_features(
 # ---- metrics -------------------------------------------------------------------------------------
 
 
-def auroc(scores: ArrayLike, labels: ArrayLike) -> float:
-    """:func:`trustscore.fusion.metrics.auroc` (ties count half), but NaN when only one class is present."""
-    y = np.asarray(labels).ravel()
-    if y.size == 0 or y.min() == y.max():
-        return float("nan")
-    return metrics.auroc(y, scores)
-
-
 def pearson(x: ArrayLike, y: ArrayLike) -> float:
     a = np.asarray(x, dtype=np.float64).ravel()
     b = np.asarray(y, dtype=np.float64).ravel()
@@ -261,16 +252,16 @@ def _score_auroc(
     unit_scores: NDArray[np.float64], data: FeatureSet, level: Level, aggregation: Aggregation
 ) -> float:
     if level == "unit":
-        return auroc(unit_scores, data.labels)
+        return metrics.auroc_or_nan(data.labels, unit_scores)
     s, y = response_scores(unit_scores, data, aggregation)
-    return auroc(s, y)
+    return metrics.auroc_or_nan(y, s)
 
 
 def feature_aurocs(data: FeatureSet) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Univariate AUROC per head (ECS vs "not hallucinated") and per layer (PKS vs "hallucinated")."""
     not_y = 1 - data.labels
-    head_auc = np.array([auroc(data.ecs[:, j], not_y) for j in range(data.ecs.shape[1])])
-    layer_auc = np.array([auroc(data.pks[:, j], data.labels) for j in range(data.pks.shape[1])])
+    head_auc = np.array([metrics.auroc_or_nan(not_y, column) for column in data.ecs.T])
+    layer_auc = np.array([metrics.auroc_or_nan(data.labels, column) for column in data.pks.T])
     return np.nan_to_num(head_auc, nan=0.5), np.nan_to_num(layer_auc, nan=0.5)
 
 

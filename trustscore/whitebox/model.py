@@ -24,7 +24,7 @@ from trustscore.compute.deadline import check_in_every_leaf
 from trustscore.compute.quiet_loading import quiet_model_loading
 from trustscore.compute.torch_import import import_torch
 from trustscore.core.hashing import short_hash
-from trustscore.errors import ModelLoadError
+from trustscore.errors import WhiteboxModelError
 from trustscore.types import Sample
 
 if TYPE_CHECKING:
@@ -35,7 +35,6 @@ __all__ = [
     "EncodedSample",
     "LoadedModel",
     "ModelLayout",
-    "WhiteboxModelError",
     "build_prompt",
     "encode_sample",
     "load_model",
@@ -43,10 +42,6 @@ __all__ = [
     "model_limiter",
     "weights_fingerprint",
 ]
-
-
-class WhiteboxModelError(ModelLoadError, ValueError):
-    """The local model cannot be used as asked; the message names the setting and the fix."""
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ pickled. Two combinations are supported:
   normalisers (Sun et al., ICLR 2025, eq. 9 and appendix I; alpha = 1 there), followed by a final
   min-max range or, when fitted, a Platt map to a probability;
 * ``logistic``: standardised features, then an L2-regularised logistic regression
-  (:func:`trustscore.fusion.logistic.fit_logistic`).
+  (:func:`trustscore.stats.logistic.fit_logistic`).
 
 Both return P(hallucination) for one unit (token or chunk); :meth:`RedeepProfile.aggregate` turns the
 units of one response into the response's probability.
@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from trustscore.core.files import MAX_JSON_BYTES, loads_json, read_capped_text
 from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.errors import ProfileError
-from trustscore.fusion.logistic import sigmoid
+from trustscore.stats.logistic import sigmoid
 
 __all__ = [
     "SCHEMA_VERSION",

@@ -40,13 +40,13 @@ from numpy.typing import NDArray
 from pydantic import JsonValue
 
 from trustscore.core.hashing import short_hash
+from trustscore.errors import NoContextError, WhiteboxModelError
 from trustscore.types import Sample, Signal, Span, Usage
 from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.heads import load_or_score_copying_heads
 from trustscore.whitebox.model import (
     EncodedSample,
     LoadedModel,
-    WhiteboxModelError,
     encode_sample,
     load_model,
     model_key,
@@ -80,10 +80,6 @@ NO_PROFILE = (
 Head = tuple[int, int]
 EmbedFn = Callable[[list[str]], NDArray[np.floating[Any]]]
 """Anything that maps texts to one embedding row each, e.g. ``Embedder.encode``."""
-
-
-class NoContextError(ValueError):
-    """ReDeEP measures how the response uses retrieved context; there is none."""
 
 
 # ---- divergences -------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
-"""Registers the white-box signals. Both read their part of the shared ``[whitebox]`` section (the
-model they read is ``whitebox.model_path``); torch loads only when one is built."""
+"""Registers the white-box signals, ``[signals.redeep]`` and ``[signals.familiarity]``; each section
+names the local model it reads. torch loads only when one is built. ReDeEP is a fitted logistic
+model on the generator's internals (a probability, less direct than a judge's: weight 0.5);
+Self-Familiarity is a similarity (0.25)."""
 
 from __future__ import annotations
 
@@ -9,8 +11,7 @@ from typing import TYPE_CHECKING
 from trustscore.core.extras import install_extra
 from trustscore.errors import EndpointUnavailable
 from trustscore.signals._registry import register_signal
-from trustscore.whitebox.familiarity_config import FamiliarityConfig
-from trustscore.whitebox.redeep_config import RedeepConfig
+from trustscore.whitebox.config import FamiliaritySection, RedeepSection
 
 if TYPE_CHECKING:
     from trustscore.llm.protocol import LLM
@@ -24,30 +25,19 @@ logger = logging.getLogger("trustscore")
 _WHITEBOX = install_extra("whitebox")
 
 
-@register_signal(
-    "redeep", config=RedeepConfig, kind="local", section="whitebox.redeep", install_hint=_WHITEBOX
-)
-def build_redeep(config: RedeepConfig, ctx: SignalContext) -> LocalSignal | None:
-    """On when ``[whitebox.redeep] enabled`` (the default) and ``whitebox.model_path`` is set."""
-    if ctx.config.whitebox.model_path is None:
-        return None
+@register_signal("redeep", config=RedeepSection, kind="local", install_hint=_WHITEBOX)
+def build_redeep(config: RedeepSection, ctx: SignalContext) -> LocalSignal:
     from trustscore.whitebox.redeep import RedeepSignal
 
-    return RedeepSignal.from_config(ctx.config.whitebox)
+    return RedeepSignal.from_config(config.whitebox())
 
 
-@register_signal(
-    "familiarity",
-    config=FamiliarityConfig,
-    kind="local",
-    section="whitebox.familiarity",
-    install_hint=_WHITEBOX,
-)
-def build_familiarity(config: FamiliarityConfig, ctx: SignalContext) -> LocalSignal:
-    """The LLM it asks (concept extraction, remote backend) is ``endpoint``, else the only endpoint."""
+@register_signal("familiarity", config=FamiliaritySection, kind="local", install_hint=_WHITEBOX, weight=0.25)
+def build_familiarity(config: FamiliaritySection, ctx: SignalContext) -> LocalSignal:
+    """The LLM it asks (concept extraction, remote backend) is its ``endpoint``, else the only endpoint."""
     endpoint = config.endpoint
-    if endpoint is None and len(ctx.config.endpoints) == 1:
-        endpoint = next(iter(ctx.config.endpoints))
+    if endpoint is None and len(ctx.endpoint_names) == 1:
+        endpoint = ctx.endpoint_names[0]
     llm: LLM | None = None
     if endpoint is not None:
         try:
@@ -56,4 +46,4 @@ def build_familiarity(config: FamiliarityConfig, ctx: SignalContext) -> LocalSig
             logger.warning("familiarity runs without endpoints.%s: %s", endpoint, e)
     from trustscore.whitebox.familiarity import FamiliaritySignal
 
-    return FamiliaritySignal.from_config(ctx.config.whitebox, llm)
+    return FamiliaritySignal.from_config(config.whitebox(), llm)

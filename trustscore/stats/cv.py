@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from trustscore.fusion.metrics import ThresholdMetrics, best_f1, threshold_metrics
+from trustscore.stats.metrics import ThresholdMetrics, best_f1, threshold_metrics
 
 __all__ = ["Fold", "grouped_kfold", "grouped_split", "held_out_f1", "out_of_fold"]
 

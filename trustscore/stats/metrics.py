@@ -32,6 +32,7 @@ __all__ = [
     "ReliabilityCurve",
     "ThresholdMetrics",
     "auroc",
+    "auroc_or_nan",
     "average_precision",
     "best_f1",
     "bootstrap_ci",
@@ -88,6 +89,15 @@ def auroc(y: ArrayLike, p: ArrayLike) -> float:
     ranks = _average_ranks(pp)
     u = ranks[yy == 1].sum() - n_pos * (n_pos + 1) / 2.0
     return float(u / (n_pos * n_neg))
+
+
+def auroc_or_nan(y: ArrayLike, p: ArrayLike) -> float:
+    """:func:`auroc`, but NaN when the labels hold only one class (or none), e.g. for a search that
+    skips such folds instead of failing on them."""
+    yy = np.asarray(y).ravel()
+    if yy.size == 0 or yy.min() == yy.max():
+        return float("nan")
+    return auroc(yy, p)
 
 
 def _descending_thresholds(
@@ -229,7 +239,7 @@ def best_f1(y: ArrayLike, p: ArrayLike) -> ThresholdMetrics:
     """The threshold (one of the distinct scores) that maximises F1 on these rows, and its metrics.
 
     Chosen on the rows it is measured on, so it is optimistic: for an honest figure choose the
-    threshold on training folds (:func:`trustscore.fusion.cv.held_out_f1`).
+    threshold on training folds (:func:`trustscore.stats.cv.held_out_f1`).
     """
     yy, pp = _check(y, p)
     n_pos = yy.sum()
