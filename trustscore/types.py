@@ -34,7 +34,9 @@ class Usage(_Frozen):
     """What producing a signal cost. Summed across signals for a whole result."""
 
     requests: int = 0
-    """HTTP requests actually sent (retries included; cache hits excluded)."""
+    """HTTP requests that reached the server (retries included; cache hits excluded)."""
+    unsent: int = 0
+    """Requests cut by a deadline or budget before they reached the server (not in ``requests``)."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cache_hits: int = 0
@@ -44,6 +46,7 @@ class Usage(_Frozen):
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             requests=self.requests + other.requests,
+            unsent=self.unsent + other.unsent,
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
             cache_hits=self.cache_hits + other.cache_hits,

@@ -92,7 +92,7 @@ async def test_all_five_judges_score_from_logprobs_and_count_usage(kit: Kit) -> 
     assert result.signals["chainpoll"].raw == {
         "votes": ["supported", "unsupported", "supported", "unsupported", "supported"],
         "abstained": 0,
-        "verdict_paths": {"free": 5, "constrained": 0},
+        "verdict_paths": {"free": 5, "words": 0, "constrained": 0},
     }
     assert result.fusion == "default:logodds" and not result.calibrated
     mean_log_odds = sum(math.log(v / (1 - v)) for v in EXPECTED.values()) / len(EXPECTED)

@@ -92,7 +92,8 @@ async def test_server_slower_than_the_endpoint_timeout(kit: Kit) -> None:
 
     assert_fused_from_the_rest(result, {"lynx"})
     assert "timeout" in (result.signals["lynx"].error or "").lower()
-    assert result.signals["lynx"].usage.requests == 1
+    # The request reached the server, which was too slow: it counts as sent.
+    assert result.signals["lynx"].usage.requests == 1 and result.signals["lynx"].usage.unsent == 0
 
 
 async def test_a_judge_timeout_bounds_that_judge_only(kit: Kit) -> None:
@@ -140,20 +141,28 @@ async def test_malformed_and_truncated_judge_output_is_missing_never_zero(kit: K
 
 
 async def test_rambling_output_gets_its_verdict_as_a_constrained_continuation(kit: Kit) -> None:
-    babble = "I have read the document carefully and the answer seems fine to me."
+    # Reasoning about the sample that never states a verdict (a non-answer would stay missing).
+    babble = "I have read the document about Dune and Frank Herbert carefully, and the answer names him."
     kit.engine.policy = judge_policy(
-        {"lynx": FakeAnswer(text=babble), "chainpoll": FakeAnswer(text="Hmm, hard to say.")}
+        {
+            "lynx": FakeAnswer(text=babble),
+            "chainpoll": FakeAnswer(text="Hmm, Dune and Frank Herbert: hard to say."),
+        }
     )
     result = await score(kit)
     assert not result.missing
     lynx, chainpoll = result.signals["lynx"], result.signals["chainpoll"]
     assert CONSTRAINED_WARNING in lynx.warnings and lynx.usage.requests == 2
-    assert isinstance(chainpoll.raw, dict) and chainpoll.raw["verdict_paths"] == {"free": 0, "constrained": 5}
+    assert isinstance(chainpoll.raw, dict) and chainpoll.raw["verdict_paths"] == {
+        "free": 0,
+        "words": 0,
+        "constrained": 5,
+    }
     assert chainpoll.raw["abstained"] == 0 and chainpoll.usage.requests == 1 + 5
     follow = [b for b in kit.bodies() if b.get("continue_final_message")]
-    lynx_follow = [b for b in follow if b["messages"][-1]["content"].endswith('"SCORE": ')]
+    lynx_follow = [b for b in follow if b["messages"][-1]["content"].endswith('"SCORE":')]
     assert len(lynx_follow) == 1 and lynx_follow[0]["messages"][-1]["content"].startswith(babble)
-    assert lynx_follow[0]["structured_outputs"] == {"choice": ["PASS", "FAIL"]}
+    assert lynx_follow[0]["structured_outputs"] == {"choice": [" PASS", " FAIL"]}
 
 
 async def test_a_judge_answering_nothing_usable_at_all_is_missing(kit: Kit) -> None:
@@ -176,7 +185,8 @@ async def test_an_unreachable_endpoint_is_missing_with_its_address(fake_vllm: Fa
     assert_fused_from_the_rest(result, {"lynx"})
     error = result.signals["lynx"].error or ""
     assert down in error and "ConnectError" in error
-    assert result.signals["lynx"].usage.requests == 1
+    # The attempt never reached a server: counted as cut before sending, not as a request.
+    assert result.signals["lynx"].usage.requests == 0 and result.signals["lynx"].usage.unsent == 1
     assert all(judge_kind(r) != "lynx" for r in kit.requests())
 
 

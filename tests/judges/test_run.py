@@ -193,7 +193,7 @@ async def test_prometheus_single_grade_logprob_weighted() -> None:
     assert signal.raw == {
         "score": pytest.approx(1 + 4 * signal.value, abs=1e-4),
         "polls": [5],
-        "verdict_paths": {"free": 1, "constrained": 0},
+        "verdict_paths": {"free": 1, "words": 0, "constrained": 0},
     }
     assert signal.explanation == "Every claim is in the passage."
     (req,) = llm.requests
@@ -204,12 +204,14 @@ async def test_prometheus_single_grade_logprob_weighted() -> None:
 
 async def test_prometheus_polls_average_parsed_grades_and_warn_about_the_rest() -> None:
     cfg = PrometheusConfig(endpoint="e", polls=3, temperature=0.8)
-    # An OpenAI server cannot continue an output, so the third poll stays ungraded.
-    llm = FakeLLM(always(result("ok [RESULT] 4", "fine [RESULT] 2", "[RESULT] 5 because")), flavour="openai")
+    # An OpenAI server cannot continue an output, so the third poll, which states no grade, stays ungraded.
+    polls = result("ok [RESULT] 4", "fine [RESULT] 2", "Shakespeare wrote Hamlet, so")
+    llm = FakeLLM(always(polls), flavour="openai")
     signal = await PrometheusJudge(cfg).run(SAMPLE, llm)
     assert llm.requests[0].n == 3 and llm.requests[0].temperature == 0.8
     assert signal.value == pytest.approx((3.0 - 1) / 4)
-    assert signal.raw == {"score": 3.0, "polls": [4, 2, None], "verdict_paths": {"free": 2, "constrained": 0}}
+    paths = {"free": 2, "words": 0, "constrained": 0}
+    assert signal.raw == {"score": 3.0, "polls": [4, 2, None], "verdict_paths": paths}
     assert any("1 of 3 gradings unparsable" in w for w in signal.warnings)
 
 
@@ -279,7 +281,7 @@ async def test_chainpoll_share_of_supported_votes_with_abstentions() -> None:
     assert signal.raw == {
         "votes": ["supported", "supported", "unsupported", "supported"],
         "abstained": 1,
-        "verdict_paths": {"free": 4, "constrained": 0},
+        "verdict_paths": {"free": 4, "words": 0, "constrained": 0},
     }
     assert signal.explanation == "claim 2 missing\nVERDICT: unsupported"
     (req,) = llm.requests
@@ -295,7 +297,7 @@ async def test_chainpoll_too_few_votes_is_missing_with_the_votes_in_raw() -> Non
     assert signal.raw == {
         "votes": ["supported", "unsupported"],
         "abstained": 3,
-        "verdict_paths": {"free": 2, "constrained": 0},
+        "verdict_paths": {"free": 2, "words": 0, "constrained": 0},
     }
 
 

@@ -319,7 +319,9 @@ async def test_every_replica_down_ends_in_the_connection_error(fake_vllm_factory
     llm = LLMClient(endpoint)
     with pytest.raises(LLMUnreachable) as caught:
         await llm.generate(ask("q"))
-    assert caught.value.usage is not None and caught.value.usage.requests == 4  # 2 replicas x (1 + 1 retry)
+    # 2 replicas x (1 + 1 retry) attempts, none of which reached a server
+    usage = caught.value.usage
+    assert usage is not None and usage.unsent == 4 and usage.requests == 0
     await llm.aclose()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import shlex
 import socket
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -301,3 +302,37 @@ def test_one_server_cannot_require_two_keys(tmp_path: Path) -> None:
     ).replace("FLEET_KEY", "OTHER_KEY").replace('model = "judge"', 'model = "other"')
     with pytest.raises(ServeError, match="different api_key_env"):
         plan_servers(Config.from_toml(write(tmp_path, two)), gpus=0)
+
+
+def test_a_cpu_dry_run_warns_that_the_default_judges_miss_the_budget_and_prints_settings_that_fit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = str(write(tmp_path))
+    assert main(["serve", "--config", config, "--gpus", "0", "--dry-run", "--python", "/opt/py"]) == 0
+    advice = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
+    assert advice[0].startswith("judges on a CPU server")
+    # Defaults: Prometheus 1 poll of 1,024 tokens, ChainPoll 5 polls of 512, TLM 5 answers and 2 reflections.
+    assert "  chainpoll: 6 requests, 10 sequences, 2640 tokens" in advice
+    warning = next(line for line in advice if line.startswith("WARNING"))
+    assert "limits.score_budget_s = 120" in warning
+    suggested = "\n".join(advice[advice.index(warning) + 1 :])
+    settings = tomllib.loads(suggested)
+    assert settings["judges"]["likert"] == {"prefill_score": True}
+    assert settings["judges"]["chainpoll"] == {"polls": 3, "max_tokens": 256}
+    assert settings["limits"]["score_budget_s"] > 120
+
+
+def test_judges_that_fit_the_budget_get_no_warning(tmp_path: Path) -> None:
+    from trustscore.judges.budget import CPU_JUDGES, budget_for, cpu_advice, judge_cost
+
+    config = Config.from_toml(write(tmp_path))
+    judges = {n: c.model_copy(update=CPU_JUDGES[n]) for n, c in config.judges.enabled().items()}
+    needed = budget_for([judge_cost(n, c) for n, c in judges.items()])
+    advice = cpu_advice(judges, needed)
+    assert not any(line.startswith("WARNING") for line in advice) and advice[-1].startswith("they fit")
+    assert any(line.startswith("WARNING") for line in cpu_advice(judges, needed - 60))
+
+
+def test_gpu_servers_get_no_cpu_advice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    main(["serve", "--config", str(write(tmp_path)), "--gpus", "4", "--dry-run", "--python", "/opt/py"])
+    assert not any(line.startswith("#") for line in capsys.readouterr().out.splitlines())

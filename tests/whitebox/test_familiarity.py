@@ -174,7 +174,7 @@ class FakeLLM:
         if self._fail is not None:
             raise self._fail
         usage = Usage(requests=1, prompt_tokens=10, completion_tokens=5)
-        if request.messages is not None:
+        if request.messages is not None and not request.continue_final_message:
             content = request.messages[-1].content
             if request.tag.startswith("familiarity-concepts"):
                 if self._concepts is None:
@@ -185,8 +185,14 @@ class FakeLLM:
             concept = re.search(r'"(.*)"', content).group(1)  # type: ignore[union-attr]
             text = KNOWN.get(concept, f"{concept} is a thing people mention.")
             return ChatResult(choices=[Choice(text=text)], usage=usage)
-        assert request.prompt is not None and request.prompt_logprobs == 0 and request.max_tokens == 1
-        tokens = re.findall(r"\s*\S+", request.prompt)
+        assert request.prompt_logprobs == 0 and request.max_tokens == 1
+        if request.messages is not None:  # the chat template, rendered the way this fake's model would
+            user, assistant = request.messages
+            rendered = f"<|user|>\n{user.content}\n<|assistant|>\n{assistant.content}"
+        else:
+            assert request.prompt is not None
+            rendered = request.prompt
+        tokens = re.findall(r"\s*\S+", rendered)
         strs = [t.replace(" ", "Ġ") for t in tokens]
         known = {w.lower() for k in KNOWN for w in k.split()}
         logprobs: list[dict[str, float] | None] = [None] + [
@@ -219,13 +225,27 @@ async def test_remote_known_concept_scores_above_an_unknown_one() -> None:
     assert unknown.value == pytest.approx(math.exp(-4.0))
     assert known.raw["concepts"][0]["concept"] == "Zorblat"  # type: ignore[index]
     assert known.usage.requests == 1 + 1 + 2  # concepts, explanation, two case variants
+    # Teacher forcing goes through the model's own chat template: the concept is the open assistant turn.
+    teacher = [r for r in llm.requests if r.continue_final_message]
+    assert teacher[0].prompt is None and teacher[0].messages is not None
+    assert [m.role for m in teacher[0].messages] == ["user", "assistant"]
+    assert teacher[0].messages[0].content == (
+        '"... is a purple fruit grown by farmers. A ... tastes sweet." is related to what?'
+    )
+    assert {r.messages[-1].content for r in teacher} == {"Zorblat", "zorblat"}  # type: ignore[index]
+
+
+@pytest.mark.anyio
+async def test_remote_template_set_sends_that_turn_format_as_a_completion() -> None:
+    llm = FakeLLM(concepts=["Zorblat"])
+    signal = remote_signal(llm, remote_template="USER: {message}\nASSISTANT:")
+    known = await signal.familiarity("What is a Zorblat?")
+    assert known.value == pytest.approx(math.exp(-0.1))
     teacher = [r for r in llm.requests if r.prompt is not None]
-    assert (
-        teacher[0].prompt
-        == 'USER: "... is a purple fruit grown by farmers. A ... tastes sweet." is related to what?'
+    assert teacher[0].prompt == (
+        'USER: "... is a purple fruit grown by farmers. A ... tastes sweet." is related to what?'
         "\nASSISTANT: Zorblat"
     )
-    assert {r.prompt.rsplit(" ", 1)[1] for r in teacher} == {"Zorblat", "zorblat"}  # type: ignore[union-attr]
 
 
 @pytest.mark.anyio

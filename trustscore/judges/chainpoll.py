@@ -4,8 +4,9 @@ The official prompt is not public; ours asks for claim-by-claim reasoning agains
 final line ``VERDICT: supported|unsupported``. k polls come from ONE request with ``n=k`` at temperature
 > 0 (the prompt is prefilled once). Value = supported / parsed votes; a poll without a verdict abstains,
 and fewer than ``min_votes`` parsed votes make the signal missing. On a vLLM server a poll without a
-verdict line is continued with "VERDICT:" and a constrained supported|unsupported (judges/verdict.py),
-so a poll abstains only when that fails too; ``raw.verdict_paths`` counts both paths.
+verdict line is read from its own words when it states a vote there ("Unsupported"), is no vote when it
+is no answer, and is otherwise continued with "VERDICT:" and a constrained supported|unsupported
+(judges/verdict.py); ``raw.verdict_paths`` counts each path.
 """
 
 from __future__ import annotations
@@ -20,14 +21,14 @@ from trustscore.judges.base import CallLog, JudgeBase, needs_context
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import quote
 from trustscore.judges.templates import load_template, prompt_version
-from trustscore.judges.verdict import VerdictSpec, verdict_paths, with_verdicts
+from trustscore.judges.verdict import VerdictSpec, stated_label, verdict_paths, with_verdicts
 from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
 from trustscore.types import Sample, Signal
 
-__all__ = ["ChainPollConfig", "ChainPollJudge", "build_chainpoll_messages", "parse_vote"]
+__all__ = ["ChainPollConfig", "ChainPollJudge", "build_chainpoll_messages", "parse_vote", "vote_in_words"]
 
-PARSER_RULES = "chainpoll-parser-2"
+PARSER_RULES = "chainpoll-parser-3"
 TEMPLATES = ["evidence_system.txt", "evidence_user.txt", "chainpoll.txt"]
 _VERDICT = re.compile(r"verdict\s*\**\s*:\s*\**\s*(supported|unsupported)\b", re.IGNORECASE)
 
@@ -44,6 +45,17 @@ def parse_vote(text: str) -> str | None:
     return matches[-1].lower() if matches else None
 
 
+_VOTE_WORDS = [
+    (re.compile(r"\b(?:unsupport\w*|not\s+(?:\w+\s+)?support\w*)", re.IGNORECASE), "unsupported"),
+    (re.compile(r"\bsupport(?:ed|ive|s)\b", re.IGNORECASE), "supported"),
+]
+
+
+def vote_in_words(text: str) -> str | None:
+    """The vote a poll stated without the VERDICT line ("Unsupported\n\nNote: ..."), if it stated one."""
+    return stated_label(text, _VOTE_WORDS)
+
+
 def _vote_or_raise(choice: Choice) -> str:
     vote = parse_vote(choice.text)
     if vote is None:
@@ -52,7 +64,11 @@ def _vote_or_raise(choice: Choice) -> str:
 
 
 VERDICT = VerdictSpec(
-    parse=_vote_or_raise, marker="\nVERDICT: ", choices=["supported", "unsupported"], cut="VERDICT"
+    parse=_vote_or_raise,
+    words=vote_in_words,
+    marker="\nVERDICT:",
+    choices=[" supported", " unsupported"],
+    cut="VERDICT",
 )
 
 

@@ -34,7 +34,13 @@ from trustscore.judges.parsing import (
     to_unit,
 )
 from trustscore.judges.templates import load_template, prompt_version
-from trustscore.judges.verdict import CONSTRAINED_WARNING, VerdictSpec, with_verdicts
+from trustscore.judges.verdict import (
+    CONSTRAINED_WARNING,
+    WORDS_WARNING,
+    VerdictSpec,
+    stated_label,
+    with_verdicts,
+)
 from trustscore.llm.protocol import (
     LLM,
     MAX_TEMPERATURE,
@@ -54,9 +60,10 @@ __all__ = [
     "build_likert_request",
     "likert_instruction",
     "parse_likert",
+    "rating_in_words",
 ]
 
-PARSER_RULES = "likert-parser-2"
+PARSER_RULES = "likert-parser-3"
 TEMPLATES = ["evidence_system.txt", "evidence_user.txt", "likert.txt"]
 VERDICT_ONLY_TEMPLATE = "likert_verdict_only.txt"
 VERDICT_ONLY_MAX_TOKENS = 8
@@ -139,7 +146,34 @@ def parse_likert(choice: Choice, *, prefilled: bool = False) -> LikertRating:
     return LikertRating(float(rating), rating, explanation, False)
 
 
-VERDICT = VerdictSpec(parse=lambda c: parse_likert(c), marker="\nScore: ", choices=RATING_LABELS, cut=MARKER)
+_RATING_WORDS = [
+    (
+        re.compile(
+            rf"\b(?:score|rat(?:e|ed|ing)|confidence)\b\W{{0,12}}(?:of\s+|is\s+|as\s+)?{d}\b(?![.,]\d)"
+            rf"|\b{d}\s*(?:/|out\s+of)\s*5\b",
+            re.IGNORECASE,
+        ),
+        str(d),
+    )
+    for d in range(1, 6)
+]
+
+
+def rating_in_words(text: str) -> LikertRating | None:
+    """A rating stated without "Score: n" ("I rate it 4", "4/5"), when the output states only one."""
+    label = stated_label(text, _RATING_WORDS)
+    if label is None:
+        return None
+    return LikertRating(float(label), int(label), text.strip(), False)
+
+
+VERDICT = VerdictSpec(
+    parse=lambda c: parse_likert(c),
+    words=rating_in_words,
+    marker="\nScore: ",
+    choices=RATING_LABELS,
+    cut=MARKER,
+)
 
 
 class LikertConfig(JudgeConfig):
@@ -225,6 +259,8 @@ class LikertJudge(JudgeBase):
             rating = done.value
             if done.path == "constrained":
                 warnings.append(CONSTRAINED_WARNING)
+            if done.path == "words":
+                warnings.append(WORDS_WARNING)
         if not rating.from_logprobs and self.config.top_logprobs > 0:
             warnings.append("no logprobs at the rating token: used the written rating")
         if fit.warning:

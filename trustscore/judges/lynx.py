@@ -4,8 +4,10 @@ Lynx answers in pseudo-JSON (``"SCORE": PASS`` unquoted, ``"REASONING": ['...', 
 so the output is read with tolerant patterns, never ``json.loads``. Value = P(PASS) at the verdict token
 after the last ``"SCORE":``: the probability of every PASS variant (" PASS", "Pass", '"PASS', "PA") over
 PASS + FAIL variants; 1 or 0 from the text when the server gives no logprobs. Unparsable output is a
-missing signal (NeMo Guardrails would call it a FAIL; we do not guess). On a vLLM server an output
-without a verdict is continued with ``"SCORE":`` and a constrained PASS|FAIL (judges/verdict.py).
+missing signal (NeMo Guardrails would call it a FAIL; we do not guess). A bare PASS or FAIL without the
+key is read from the model's words; an output that only repeats the document is no answer; on a vLLM
+server other reasoning without a verdict is continued with ``"SCORE":`` and a constrained PASS|FAIL
+(judges/verdict.py).
 """
 
 from __future__ import annotations
@@ -20,23 +22,35 @@ from trustscore.errors import JudgeFailure
 from trustscore.judges.base import TEMPERATURE_RANGE, CallLog, JudgeBase, fitted_context, needs_context
 from trustscore.judges.parsing import label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
-from trustscore.judges.verdict import CONSTRAINED_WARNING, VerdictSpec, with_verdicts
+from trustscore.judges.verdict import (
+    CONSTRAINED_WARNING,
+    WORDS_WARNING,
+    VerdictSpec,
+    stated_label,
+    with_verdicts,
+)
 from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
 from trustscore.types import Sample, Signal
 
-__all__ = ["LynxConfig", "LynxJudge", "LynxVerdict", "build_lynx_messages", "parse_lynx", "verdict_label"]
+__all__ = [
+    "LynxConfig",
+    "LynxJudge",
+    "LynxVerdict",
+    "build_lynx_messages",
+    "lynx_in_words",
+    "parse_lynx",
+    "verdict_label",
+]
 
-PARSER_RULES = "lynx-parser-2"
+PARSER_RULES = "lynx-parser-3"
 TEMPLATES = ["lynx.txt"]
 _SCORE = re.compile(r"""["']?SCORE["']?\s*:\s*["']?\s*(PASS|FAIL)\b""", re.IGNORECASE)
 _REASONING = re.compile(r"""["']?REASONING["']?\s*:\s*\[(.*?)\]""", re.IGNORECASE | re.DOTALL)
 _PASS_PIECE = re.compile(r"(?:P|PA|PAS|PASS(?:ED)?)[^A-Z]*")
 _FAIL_PIECE = re.compile(r"(?:F|FA|FAI|FAIL(?:ED)?)[^A-Z]*")
 _SCORE_MARKERS = ['"SCORE":', "'SCORE':", "SCORE:"]
-VERDICT = VerdictSpec(
-    parse=lambda c: parse_lynx(c), marker='\n"SCORE": ', choices=["PASS", "FAIL"], cut='"SCORE"'
-)
+_VERDICT_WORDS = [(re.compile(r"\bFAIL(?:S|ED)?\b"), "FAIL"), (re.compile(r"\bPASS(?:ES|ED)?\b"), "PASS")]
 
 
 @dataclass(frozen=True)
@@ -101,6 +115,23 @@ def parse_lynx(choice: Choice) -> LynxVerdict:
     return LynxVerdict(verdict, 1.0 if verdict == "PASS" else 0.0, reasoning, False)
 
 
+def lynx_in_words(text: str) -> LynxVerdict | None:
+    """PASS or FAIL written in capitals without the "SCORE": key, when the output states only one."""
+    label = stated_label(text, _VERDICT_WORDS)
+    if label is None:
+        return None
+    return LynxVerdict(label, 1.0 if label == "PASS" else 0.0, _reasoning_items(text), False)
+
+
+VERDICT = VerdictSpec(
+    parse=lambda c: parse_lynx(c),
+    words=lynx_in_words,
+    marker='\n"SCORE":',
+    choices=[" PASS", " FAIL"],
+    cut='"SCORE"',
+)
+
+
 class LynxConfig(JudgeConfig):
     max_tokens: int = Field(default=600, ge=16)
     temperature: float = Field(
@@ -148,7 +179,7 @@ class LynxJudge(JudgeBase):
         if done.value is None:
             raise JudgeFailure(done.error or "no verdict")
         verdict = done.value
-        warnings = [CONSTRAINED_WARNING] if done.path == "constrained" else []
+        warnings = {"constrained": [CONSTRAINED_WARNING], "words": [WORDS_WARNING]}.get(done.path or "", [])
         if cfg.top_logprobs > 0 and not verdict.from_logprobs:
             warnings.append("no logprobs at the verdict token: value is 1 or 0 from the text")
         if fit.warning:

@@ -8,9 +8,10 @@ prompt is folded into the user turn with a blank line, as the prometheus-eval RE
 The grade must END the output ("... [RESULT] 4", trailing whitespace/punctuation/end-of-sequence text
 tolerated): the library's parser has the same rule, so a truncated answer is not graded. Value =
 (score - 1) / 4, the score being the mean over polls of each poll's expected grade (top logprobs at the
-digit after "[RESULT]", floored like cleanlab/tlm) or its written grade without logprobs. On a vLLM
-server a poll without a final grade is continued with "[RESULT]" and a constrained digit
-(judges/verdict.py); ``raw.verdict_paths`` counts how each poll's grade was obtained.
+digit after "[RESULT]", floored like cleanlab/tlm) or its written grade without logprobs. A poll without
+a final grade is read from its own words when it states one ("Score: 4", "Yes, the response is
+faithful" = 5), is no grade when it is no answer, and otherwise, on a vLLM server, is continued with
+"[RESULT]" and a constrained digit (judges/verdict.py); ``raw.verdict_paths`` counts each path.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from trustscore.judges.parsing import (
     to_unit,
 )
 from trustscore.judges.templates import fill, load_template, prompt_version
-from trustscore.judges.verdict import VerdictSpec, verdict_paths, with_verdicts
+from trustscore.judges.verdict import VerdictSpec, stated_label, verdict_paths, with_verdicts
 from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
 from trustscore.types import Sample, Signal
@@ -44,10 +45,11 @@ __all__ = [
     "PrometheusGrade",
     "PrometheusJudge",
     "build_prometheus_messages",
+    "grade_in_words",
     "parse_prometheus",
 ]
 
-PARSER_RULES = "prometheus-parser-2"
+PARSER_RULES = "prometheus-parser-3"
 TEMPLATES = ["prometheus_system.txt", "prometheus_instruction.txt", "prometheus_absolute.txt"]
 DEFAULT_RUBRIC = "prometheus_faithfulness_rubric.txt"
 MARKER = "[RESULT]"
@@ -103,8 +105,45 @@ def parse_prometheus(choice: Choice) -> PrometheusGrade:
     return PrometheusGrade(float(grade), grade, feedback, False)
 
 
+_GRADE_WORDS = [
+    *(
+        (
+            re.compile(
+                rf"(?:\[RESULT\]|\bscore\b|\bgrade\b|\brat(?:e|ed|ing)\b)\W{{0,12}}(?:of\s+|is\s+|as\s+)?[\[(]?{d}\b"
+                rf"(?![.,]\d)|\b{d}\s*(?:/|out\s+of)\s*5\b",
+                re.IGNORECASE,
+            ),
+            str(d),
+        )
+        for d in range(1, 6)
+    ),
+    # The rubric's ends: score 1 is "mostly unsupported", score 5 "every claim explicitly supported".
+    (
+        re.compile(
+            r"\b(?:not|isn't)\s+(?:\w+\s+)?(?:faithful|supported)\b|\bun(?:faithful|supported)\b",
+            re.IGNORECASE,
+        ),
+        "1",
+    ),
+    (re.compile(r"\b(?:faithful|supported)\b", re.IGNORECASE), "5"),
+]
+
+
+def grade_in_words(text: str) -> PrometheusGrade | None:
+    """A grade stated without the final "[RESULT] n": a score written elsewhere ("Score: 4", "4/5"),
+    or a plain faithful / supported or not, read as the rubric's ends (5 / 1)."""
+    label = stated_label(text, _GRADE_WORDS)
+    if label is None:
+        return None
+    return PrometheusGrade(float(label), int(label), text.strip(), False)
+
+
 VERDICT = VerdictSpec(
-    parse=lambda c: parse_prometheus(c), marker="\n[RESULT] ", choices=RATING_LABELS, cut=MARKER
+    parse=lambda c: parse_prometheus(c),
+    words=grade_in_words,
+    marker="\n[RESULT] ",
+    choices=RATING_LABELS,
+    cut=MARKER,
 )
 
 

@@ -33,7 +33,14 @@ from trustscore.judges.base import CallLog, JudgeBase
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context, question_messages
 from trustscore.judges.parsing import FILLER, label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
-from trustscore.judges.verdict import VERDICT_MAX_TOKENS, Verdicted, VerdictSpec, verdict_paths, with_verdicts
+from trustscore.judges.verdict import (
+    VERDICT_MAX_TOKENS,
+    Verdicted,
+    VerdictSpec,
+    stated_label,
+    verdict_paths,
+    with_verdicts,
+)
 from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Constraint, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
 from trustscore.types import Sample, Signal
@@ -49,14 +56,15 @@ __all__ = [
     "exact_match",
     "parse_agreement",
     "parse_reflection",
+    "reflection_in_words",
 ]
 
 Similarity = Callable[[str, str], float]
 """similarity(sampled_answer, response) in [0, 1]; may block (it runs in a worker thread)."""
 
-PARSER_RULES = "tlm-parser-3"
+PARSER_RULES = "tlm-parser-4"
 """Bumped with any change to how the prompts are put together or parsed (3: answer sampling on the evidence
-block)."""
+block; 4: a reflection's choice read from its own words before any continuation)."""
 REFLECTIONS = ["tlm_reflection_1.txt", "tlm_reflection_2.txt"]
 TEMPLATES = [
     "evidence_system.txt",
@@ -152,8 +160,31 @@ def parse_agreement(choice: Choice) -> float:
     return 0.0 if label == "contradict" else 1.0
 
 
+_REFLECTION_WORDS = [
+    (re.compile(r"\(B\)|\bincorrect\b|\bnot\s+correct\b|\bwrong\b", re.IGNORECASE), "B"),
+    (re.compile(r"\(C\)|\bnot\s+sure\b|\bunsure\b", re.IGNORECASE), "C"),
+    (re.compile(r"\(A\)|\bcorrect\b", re.IGNORECASE), "A"),
+]
+
+
+_REFLECTION_HEADS = [(re.compile(rf"\(?{k}\)?"), k) for k in LETTER_SCORES]
+
+
+def reflection_in_words(text: str) -> Reflection | None:
+    """The choice stated without "answer:" ("(B) Incorrect ... The answer is incorrect", a bare "A"),
+    if only one is."""
+    letter = stated_label(text, _REFLECTION_WORDS, _REFLECTION_HEADS)
+    if letter is None:
+        return None
+    return Reflection(LETTER_SCORES[letter], letter, text.strip(), False)
+
+
 REFLECTION_VERDICT = VerdictSpec(
-    parse=lambda c: parse_reflection(c), marker="\nanswer: ", choices=list(LETTER_SCORES), cut="answer:"
+    parse=lambda c: parse_reflection(c),
+    words=reflection_in_words,
+    marker="\nanswer:",
+    choices=[f" {k}" for k in LETTER_SCORES],
+    cut="answer:",
 )
 
 

@@ -6,6 +6,11 @@ So :class:`~trustscore.llm.client.LLMClient` also enters each call's :class:`Cal
 current :class:`UsageMeter` (a context variable: tasks a signal spawns inherit it) and updates it
 as requests go out. The Scorer puts one meter around each signal and reads it when the signal ends,
 however it ends.
+
+A request counts once it reached the server. Each attempt runs inside a :class:`Delivery`; a
+backend that can tell (the HTTP backend: its request body was written, or a response came back)
+marks it, and an attempt cut before that (waiting for a connection, connecting) counts as
+``unsent`` instead. A backend that reports nothing has every attempt counted as sent.
 """
 
 from __future__ import annotations
@@ -16,9 +21,38 @@ from types import TracebackType
 
 from trustscore.types import Usage
 
-__all__ = ["CallTally", "UsageMeter"]
+__all__ = ["CallTally", "Delivery", "UsageMeter"]
 
 _current: ContextVar[UsageMeter | None] = ContextVar("trustscore_usage_meter", default=None)
+_delivery: ContextVar[Delivery | None] = ContextVar("trustscore_delivery", default=None)
+
+
+class Delivery:
+    """Whether the attempt in progress reached the server: ``with Delivery() as d: await send()``."""
+
+    def __init__(self) -> None:
+        self.tracked = False
+        """A backend said it reports delivery (until then every attempt counts as sent)."""
+        self.reached = False
+        self._token: object = None
+
+    @property
+    def sent(self) -> bool:
+        return self.reached or not self.tracked
+
+    @staticmethod
+    def current() -> Delivery | None:
+        """The attempt's delivery, for a backend to mark (None outside an LLMClient attempt)."""
+        return _delivery.get()
+
+    def __enter__(self) -> Delivery:
+        self._token = _delivery.set(self)
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        _delivery.reset(self._token)  # type: ignore[arg-type]
 
 
 class CallTally:
@@ -26,6 +60,7 @@ class CallTally:
 
     def __init__(self) -> None:
         self.requests = 0
+        self.unsent = 0
         self.prompt_tokens = 0
         self.completion_tokens = 0
         self.cache_hits = 0
@@ -43,6 +78,7 @@ class CallTally:
         end = self.ended if self.ended is not None else time.perf_counter()
         return Usage(
             requests=self.requests,
+            unsent=self.unsent,
             prompt_tokens=self.prompt_tokens,
             completion_tokens=self.completion_tokens,
             cache_hits=self.cache_hits,

@@ -11,7 +11,7 @@ import httpx
 from pydantic import ValidationError
 
 from trustscore.errors import ConfigError, LLMTimeout, UnsupportedRequest
-from trustscore.llm.accounting import CallTally
+from trustscore.llm.accounting import CallTally, Delivery
 from trustscore.llm.cache import ResponseCache, cache_key
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.http import HttpBackend, unsupported_reason
@@ -222,9 +222,8 @@ class LLMClient:
         replica.outstanding += 1
         try:
             async with replica.limiter.slot(order) as permit:
-                tally.requests += 1
                 timeout_s = self._endpoint.timeout_s
-                with anyio.move_on_after(timeout_s) as attempt:
+                with anyio.move_on_after(timeout_s) as attempt, Delivery() as delivery:
                     try:
                         result = await replica.backend.send(request)
                     except LLMError as e:
@@ -232,6 +231,12 @@ class LLMClient:
                             permit.overloaded(getattr(e, "retry_after", None))
                         self._pool.failed(replica, e)
                         raise
+                    finally:
+                        # Counted however the attempt ends, a deadline's cancellation included.
+                        if delivery.sent:
+                            tally.requests += 1
+                        else:
+                            tally.unsent += 1
                 if attempt.cancelled_caught:
                     timed_out = LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
                     self._pool.failed(replica, timed_out)

@@ -28,6 +28,7 @@ from trustscore.errors import (
     ServerError,
     UnsupportedRequest,
 )
+from trustscore.llm.accounting import Delivery
 from trustscore.llm.config import EndpointConfig, redact_url
 from trustscore.llm.connections import ShardedClients
 from trustscore.llm.limits import LoopLocal
@@ -445,10 +446,27 @@ class HttpBackend:
         body = build_request_body(request, model=self._endpoint.model, flavour=self._endpoint.flavour)
         shards = self._clients.get()
         shard = shards.acquire()
+        # httpx's own transport reports when the request body is written; a transport given in its
+        # place (a test's MockTransport) may not, and then the attempt counts as sent.
+        delivery = Delivery.current() if self._transport is None else None
+        extensions: dict[str, Any] = {}
+        if delivery is not None:
+            delivery.tracked = True
+
+            async def trace(event: str, info: dict[str, Any]) -> None:
+                if event.endswith("send_request_body.complete"):
+                    delivery.reached = True
+
+            extensions["trace"] = trace
         try:
             response = await shards.clients[shard].post(
-                self._urls[request_path(request)], json=body, headers=tag_headers(request)
+                self._urls[request_path(request)],
+                json=body,
+                headers=tag_headers(request),
+                extensions=extensions,
             )
+            if delivery is not None:
+                delivery.reached = True
         except httpx.TimeoutException as e:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:

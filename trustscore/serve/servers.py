@@ -259,6 +259,15 @@ def ready_config(config: Config, plans: Sequence[ServerPlan]) -> str:
     return "\n".join(lines)
 
 
+def cpu_judge_advice(config: Config, plans: Sequence[ServerPlan]) -> list[str]:
+    """The judges served on CPU: their worst-case cost, and settings that fit the budget if theirs do not."""
+    from trustscore.judges.budget import cpu_advice
+
+    on_cpu = {name for plan in plans if not plan.gpus for name in plan.endpoints}
+    judges = {name: cfg for name, cfg in config.judges.enabled().items() if cfg.endpoint in on_cpu}
+    return cpu_advice(judges, config.limits.score_budget_s)
+
+
 def table(plans: Sequence[ServerPlan], logs: dict[int, Path] | None = None) -> str:
     rows = [("endpoints", "served as", "url", "gpus", "log")]
     for plan in plans:
@@ -324,6 +333,8 @@ def serve(
         for env, argv in commands(plans, engine):
             prefix = " ".join(f"{k}={v}" for k, v in env.items())
             say(" ".join([prefix, *map(_quote, argv)]).strip())
+        for line in cpu_judge_advice(config, plans):
+            say(f"# {line}")
         return 0
     for note in check_ports(plans, pick=pick_ports):
         say(f"trustscore serve: {note}")
@@ -334,6 +345,9 @@ def serve(
         processes = launch_all(plans, engine, log_dir=log_dir, timeout_s=timeout_s)
         say(table(plans, {p.port: proc.log for p, proc in zip(plans, processes, strict=True)}))
         say("\n# ready config: these endpoints point at the servers above\n" + ready_config(config, plans))
+        advice = cpu_judge_advice(config, plans)
+        if advice:
+            say("\n".join(f"# {line}" for line in advice))
         say("trustscore serve: ready (Ctrl-C or SIGTERM stops every server)")
         while True:
             for plan, proc in zip(plans, processes, strict=True):

@@ -329,11 +329,11 @@ _BYTE_LEVEL_SPACE = str.maketrans({"Ġ": " ", "▁": " ", "Ċ": "\n"})
 class RemoteFamiliarityBackend:
     """A served model through the LLM protocol; teacher forcing by ``prompt_logprobs`` (vLLM)."""
 
-    def __init__(self, llm: LLM, *, template: str = "USER: {message}\nASSISTANT:") -> None:
+    def __init__(self, llm: LLM, *, template: str | None = None) -> None:
         self.llm = llm
         self.template = template
         self.identity = f"remote:{llm.model}"
-        self._tag = f"familiarity@{short_hash(template)}"
+        self._tag = f"familiarity@{short_hash(template or 'chat-template')}"
 
     async def explain(self, message: str, max_tokens: int) -> tuple[str, Usage]:
         result = await self.llm.generate(
@@ -349,22 +349,40 @@ class RemoteFamiliarityBackend:
     async def continuation_logprobs(
         self, message: str, continuations: Sequence[str]
     ) -> tuple[list[list[float]], Usage]:
-        prefix = self.template.format(message=message)
         out: list[list[float]] = []
         usage = Usage()
         for cont in continuations:
-            result = await self.llm.generate(
-                ChatRequest(
-                    prompt=f"{prefix} {cont}",
-                    max_tokens=1,
-                    temperature=0.0,
-                    prompt_logprobs=0,
-                    tag=self._tag + ":teacher-forcing",
-                )
-            )
+            result = await self.llm.generate(self._teacher_forcing(message, cont))
             usage = usage + result.usage
             out.append(_suffix_logprobs(result.prompt_logprobs, result.prompt_token_strs, cont))
         return out, usage
+
+    def _teacher_forcing(self, message: str, continuation: str) -> ChatRequest:
+        """The continuation as the model's own answer to ``message``, its prompt tokens scored.
+
+        Without a ``template`` the server renders the model's chat template (the same one the
+        explanation request went through), with the continuation as the open assistant turn;
+        a ``template`` is a hand-written turn format for a model served without one.
+        """
+        if self.template is None:
+            return ChatRequest(
+                messages=[
+                    Message(role="user", content=message),
+                    Message(role="assistant", content=continuation),
+                ],
+                continue_final_message=True,
+                max_tokens=1,
+                temperature=0.0,
+                prompt_logprobs=0,
+                tag=self._tag + ":teacher-forcing",
+            )
+        return ChatRequest(
+            prompt=f"{self.template.format(message=message)} {continuation}",
+            max_tokens=1,
+            temperature=0.0,
+            prompt_logprobs=0,
+            tag=self._tag + ":teacher-forcing",
+        )
 
 
 def _suffix_logprobs(

@@ -54,10 +54,11 @@ class FamiliarityConfig(BaseModel):
         le=1.0,
         description="familiar when the score is at or above it (see familiarity.fit_threshold)",
     )
-    remote_template: str = Field(
-        default="USER: {message}\nASSISTANT:",
-        description="remote backend: the served model's turn format around {message} for the teacher-forced "
-        "completion (the chat endpoint applies the real template to the explanation request)",
+    remote_template: str | None = Field(
+        default=None,
+        description="remote backend: unset, the teacher-forced concept goes through the served model's own "
+        "chat template (the chat endpoint, the concept as the open assistant turn); set a turn format around "
+        "{message} (e.g. 'USER: {message}\\nASSISTANT:') only for a model served without a chat template",
     )
 
     @field_validator("explain_prompt")
@@ -76,7 +77,7 @@ class FamiliarityConfig(BaseModel):
 
     @field_validator("remote_template")
     @classmethod
-    def _has_message(cls, v: str) -> str:
-        if "{message}" not in v:
+    def _has_message(cls, v: str | None) -> str | None:
+        if v is not None and "{message}" not in v:
             raise ValueError("remote_template must contain {message}")
         return v
