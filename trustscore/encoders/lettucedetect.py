@@ -212,7 +212,9 @@ class LettuceDetectSignal:
             from peft import PeftModel
 
             try:
-                model = PeftModel.from_pretrained(model, self.config.adapter, **opts).merge_and_unload()
+                model = PeftModel.from_pretrained(
+                    model, self.config.adapter, local_files_only=self.config.local_files_only
+                ).merge_and_unload()
             except (OSError, ValueError) as e:
                 raise EncoderLoadError(
                     f"signals.lettucedetect.adapter = {self.config.adapter!r} could not be applied ({e})"

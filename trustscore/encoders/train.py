@@ -186,7 +186,7 @@ def _build_model(options: TrainOptions, resume_from: Path | None) -> Any:
         r=options.lora_r,
         lora_alpha=options.lora_alpha,
         lora_dropout=0.1,
-        target_modules=targets,
+        target_modules=targets,  # type: ignore[arg-type]  # peft's unannotated mapping (lists, regexes) infers as Sequence
         exclude_modules=["classifier"],
     )
     return get_peft_model(base, lora)

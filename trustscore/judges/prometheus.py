@@ -242,7 +242,7 @@ class PrometheusJudge(JudgeBase):
             raw={
                 "score": round(mean, 4),
                 "polls": [g.grade if g else None for g in grades],
-                "verdict_paths": verdict_paths(done),
+                "verdict_paths": dict(verdict_paths(done)),
             },
             explanation=parsed[0].feedback or None,
             warnings=warnings,

@@ -39,6 +39,8 @@ def _close_blocking(native_token: object, close: Callable[[], Awaitable[Any]]) -
         return True
     import trio  # not asyncio: the token is a TrioToken, so trio is installed
 
+    assert isinstance(native_token, trio.lowlevel.TrioToken)  # anyio runs on asyncio or trio only
+
     try:
         trio.from_thread.run(close, trio_token=native_token)
     except trio.RunFinishedError:

@@ -106,10 +106,9 @@ class ScoreBatches:
 
     def _score_rows(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         samples = [Sample.model_validate_json(r["sample"]) for r in rows if r["error"] is None]
-        results: list[TrustScore | BaseException] = (
+        results: list[TrustScore | Exception] = (
             self._portal.call(
-                partial(
-                    self._scorer.score_many,
+                lambda: self._scorer.score_many(
                     samples,
                     concurrency=self._concurrency,
                     budget_s=self._budget_s,

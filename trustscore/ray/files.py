@@ -20,6 +20,8 @@ import json
 import re
 import sys
 from collections.abc import Callable, Collection
+from functools import partial
+from operator import methodcaller
 from pathlib import Path
 from typing import Literal
 
@@ -130,13 +132,13 @@ def drop_rows(location: str, fmt: Format, ids: Collection[str]) -> int:
             keep = [line for line in lines if not line.strip() or str(json.loads(line)["id"]) not in ids]
             gone = len(lines) - len(keep)
             if gone:
-                _replace(fs, path, lambda f, keep=keep: f.write("".join(keep).encode("utf-8")))
+                _replace(fs, path, methodcaller("write", "".join(keep).encode("utf-8")))
         else:
             table = pq.read_table(path, filesystem=fs)
             kept = table.filter(pc.invert(pc.is_in(table.column("id"), pa.array(list(ids), pa.string()))))
             gone = table.num_rows - kept.num_rows
             if gone:
-                _replace(fs, path, lambda f, kept=kept: pq.write_table(kept, f))
+                _replace(fs, path, partial(pq.write_table, kept))
         dropped += gone
     return dropped
 

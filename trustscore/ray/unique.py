@@ -35,7 +35,8 @@ def duplicate_ids(prepared: ray.data.Dataset, *, limit: int = 5, hash_bytes: int
     width = {"size": hash_bytes}
     parts = [
         batch["h"]
-        for batch in ids.map_batches(_hashes, batch_format="pyarrow", fn_kwargs=width).iter_batches(
+        # ray types map_batches' fn as taking the batch alone, though fn_kwargs supplies the rest
+        for batch in ids.map_batches(_hashes, batch_format="pyarrow", fn_kwargs=width).iter_batches(  # type: ignore[arg-type]
             batch_format="numpy", batch_size=None
         )
     ]
@@ -49,9 +50,11 @@ def duplicate_ids(prepared: ray.data.Dataset, *, limit: int = 5, hash_bytes: int
     if not candidates:
         return []
     seen: Counter[str] = Counter()
-    matching = ids.map_batches(_matching, batch_format="pyarrow", fn_kwargs={"wanted": candidates, **width})
+    wanted = {"wanted": candidates, **width}
+    matching = ids.map_batches(_matching, batch_format="pyarrow", fn_kwargs=wanted)  # type: ignore[arg-type]
     for batch in matching.iter_batches(batch_format="pyarrow", batch_size=None):
-        seen.update(batch.column("id").to_pylist())
+        # ray types every batch as the union of all batch formats; these are pyarrow Tables
+        seen.update(batch.column("id").to_pylist())  # type: ignore[union-attr]
     return sorted(i for i, n in seen.items() if n > 1)[:limit]
 
 

@@ -39,7 +39,7 @@ class Scored(NamedTuple):
     """One finished sample of a stream: its position in the input, and its result (an exception in
     place of the result only with ``return_exceptions=True``)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index on purpose: the input position
     result: TrustScore | Exception
 
 

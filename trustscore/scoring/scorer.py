@@ -163,8 +163,8 @@ class Scorer:
         if not isinstance(question, str) or not question.strip():
             raise InputError(f"question must be a non-empty string (got {type(question).__name__})")
         local = (s for s in self._sources if isinstance(s, LocalSource))
-        source = next((s for s in local if isinstance(s.signal, FamiliarityCheck)), None)
-        if source is None:
+        found = next(((s.name, s.signal) for s in local if isinstance(s.signal, FamiliarityCheck)), None)
+        if found is None:
             unavailable = "".join(
                 f"; {s.name} is unavailable here: {s.reason}"
                 for s in self._sources
@@ -174,11 +174,12 @@ class Scorer:
                 "no signal of this Scorer checks a question alone: add [signals.familiarity] (with "
                 f"model_path, or an endpoint for the generator){unavailable}"
             )
+        name, check = found
         with UsageMeter() as meter:
             try:
-                result: Signal = await source.signal.familiarity(question)
+                result: Signal = await check.familiarity(question)
             except LLMError as e:
-                result = Signal.failed(source.name, e.reason, usage=e.usage)
+                result = Signal.failed(name, e.reason, usage=e.usage)
         return _metered(result, meter)
 
     async def score(

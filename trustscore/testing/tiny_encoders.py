@@ -66,7 +66,8 @@ def save_tiny_lettucedetect(
     from transformers import ModernBertConfig, ModernBertForTokenClassification
 
     tokenizer = build_bert_style_tokenizer()
-    config = ModernBertConfig(
+    # transformers reads these from **kwargs, which its typed config does not declare
+    config = ModernBertConfig(  # type: ignore[call-arg]
         vocab_size=len(tokenizer),
         hidden_size=hidden_size,
         intermediate_size=intermediate_size,
@@ -122,7 +123,8 @@ def save_tiny_hhem(
 
     path = Path(path)
     tokenizer = _t5_tokenizer()
-    config = T5Config(
+    # transformers reads decoder_start_token_id from **kwargs, which its typed config does not declare
+    config = T5Config(  # type: ignore[call-arg]
         vocab_size=len(tokenizer),
         d_model=d_model,
         d_kv=8,
