@@ -22,7 +22,7 @@ OpenAI servers have no ``continue_final_message``: there an output without a ver
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Generic, Literal, TypeVar
@@ -163,7 +163,9 @@ def verdict_paths(items: list[Verdicted[T]]) -> dict[str, int]:
 
 
 def stated_label(
-    text: str, mentions: list[tuple[re.Pattern[str], str]], heads: list[tuple[re.Pattern[str], str]] = ()
+    text: str,
+    mentions: Sequence[tuple[re.Pattern[str], str]],
+    heads: Sequence[tuple[re.Pattern[str], str]] = (),
 ) -> str | None:
     """The one label the text states, read tolerantly from its own words; None when it states none.
 
