@@ -32,9 +32,10 @@ from rich.table import Table
 from trustscore.cli.calibrate_cascade import add_arguments as add_cascade_arguments
 from trustscore.cli.calibrate_cascade import run_cascade
 from trustscore.cli.eval import add_label_arguments
+from trustscore.cli.fit_flags import fit_options, group_column
 from trustscore.cli.help_text import plain
 from trustscore.errors import InputError
-from trustscore.fusion.fit import FitOptions, fit_calibrator
+from trustscore.fusion.fit import fit_calibrator
 from trustscore.fusion.model import CalibratorError, FusionModel
 from trustscore.fusion.report import macro_table, metrics_table, polarity_note
 from trustscore.fusion.scored import ScoredRow, read_scored, rows_from_dicts
@@ -220,20 +221,11 @@ def run(args: argparse.Namespace) -> int:
         return run_adapt(args)
     out = Console()
     err = Console(stderr=True)
-    group = None if str(args.group).lower() == "none" else args.group
+    group = group_column(args)
     name = args.name or args.output.stem
     try:
         rows = read_scored(args.scored)
-        options = FitOptions(
-            l2=args.l2,
-            stack=args.stack,
-            post_hoc=args.post_hoc,
-            post_hoc_fraction=args.post_hoc_fraction,
-            folds=args.folds,
-            monotone=args.monotone,
-            seed=args.seed,
-            intercept_by=args.intercept_by,
-        )
+        options = fit_options(args)
         model, report = fit_calibrator(
             rows,
             label=args.label,

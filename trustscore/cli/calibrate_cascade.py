@@ -81,10 +81,10 @@ def _checked(metric: str, loss: float, threshold: float | None) -> CascadeQualit
 
 
 def run_cascade(args: argparse.Namespace) -> int:
+    from trustscore.cli.fit_flags import fit_options, group_column
     from trustscore.config import Config
     from trustscore.fusion.cascade import StagePlan, fit_cascade
     from trustscore.fusion.cascade_model import save_cascade
-    from trustscore.fusion.fit import FitOptions
     from trustscore.fusion.model import CalibratorError
     from trustscore.fusion.scored import read_scored
 
@@ -108,19 +108,10 @@ def run_cascade(args: argparse.Namespace) -> int:
             stages,
             label=args.label,
             label_means=args.label_means,
-            group=None if str(args.group).lower() == "none" else args.group,
+            group=group_column(args),
             quality=quality,
             cost=args.cost,
-            options=FitOptions(
-                l2=args.l2,
-                stack=args.stack,
-                post_hoc=args.post_hoc,
-                post_hoc_fraction=args.post_hoc_fraction,
-                folds=args.folds,
-                monotone=args.monotone,
-                seed=args.seed,
-                intercept_by=args.intercept_by,
-            ),
+            options=fit_options(args),
             name=args.name or args.output.stem,
             data_name=args.scored.name,
         )
