@@ -65,7 +65,7 @@ from trustscore.fusion.claims import ECE_LIMIT, MIN_CLAIMS
 from trustscore.fusion.model import FusionModel
 from trustscore.fusion.scored import ScoredRow, label_column
 from trustscore.stats.cv import grouped_kfold
-from trustscore.stats.logistic import sigmoid
+from trustscore.stats.logistic import intercept_matching_mean, sigmoid
 
 EM_BATCH = 50
 KINDS = ("qa", "summary", "data2txt", "dialogue")
@@ -141,17 +141,6 @@ def _margin(model: FusionModel, rows: Sequence[ScoredRow]) -> NDArray[np.float64
     return np.log(p / (1 - p)) - model.intercept
 
 
-def _intercept_for(margin: NDArray[np.float64], t: NDArray[np.float64]) -> float:
-    c = 0.0
-    for _ in range(100):
-        p = sigmoid(margin + c)
-        step = float(np.sum(p - t) / max(np.sum(p * (1 - p)), 1e-12))
-        c -= step
-        if abs(step) < 1e-10:
-            break
-    return c
-
-
 def em_prior(p_trust: NDArray[np.float64], train_prior: float, iterations: int = 200) -> float:
     """Saerens-Latinne-Decaestecker EM: the share trustworthy of a batch whose posteriors ``p_trust``
     were computed under ``train_prior``."""
@@ -205,7 +194,7 @@ class _Fitted:
         for k in KINDS:
             sel = kinds == k
             if sel.sum() >= 20 and 0 < t[sel].mean() < 1:
-                self.kind_intercept[k] = _intercept_for(margin[sel], t[sel])
+                self.kind_intercept[k] = intercept_matching_mean(margin[sel], t[sel])
                 self.kind_prior[k] = float(t[sel].mean())
 
     def ways(

@@ -43,7 +43,7 @@ from trustscore.fusion.model import (
 )
 from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
 from trustscore.stats.cv import Fold, grouped_kfold, grouped_split, held_out_f1, out_of_fold
-from trustscore.stats.logistic import fit_logistic, sigmoid
+from trustscore.stats.logistic import fit_logistic, intercept_matching_mean
 from trustscore.stats.metrics import evaluate_grouped
 
 __all__ = [
@@ -170,18 +170,6 @@ def _strata_columns(strata: Sequence[str] | None, n: int) -> NDArray[np.float64]
     return np.column_stack([np.array([s == v for s in strata], dtype=np.float64) for v in values])
 
 
-def _shared_intercept(margin: NDArray[np.float64], t: NDArray[np.float64]) -> float:
-    """The intercept that makes ``sigmoid(margin + c)`` average to the mean of ``t`` (Newton in 1-D)."""
-    c = 0.0
-    for _ in range(100):
-        p = sigmoid(margin + c)
-        step = float(np.sum(p - t) / max(np.sum(p * (1 - p)), 1e-12))
-        c -= step
-        if abs(step) < 1e-10:
-            break
-    return c
-
-
 def _fit_linear(
     raw: NDArray[np.float64],
     t: NDArray[np.float64],
@@ -233,7 +221,7 @@ def _fit_linear(
         coef, intercept = fit_logistic(widened, t, l2=opts.l2)
     if per_stratum.shape[1]:
         coef = coef[: design.shape[1]]
-        intercept = _shared_intercept(design @ coef, t)
+        intercept = intercept_matching_mean(design @ coef, t)
     return {"features": fitted, "indicators": indicators, "coef": coef.tolist(), "intercept": intercept}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["fit_logistic", "sigmoid"]
+__all__ = ["fit_logistic", "intercept_matching_mean", "sigmoid"]
 
 
 def sigmoid(z: ArrayLike) -> NDArray[np.float64]:
@@ -59,3 +59,17 @@ def fit_logistic(
     if fit_intercept:
         return beta[:-1].copy(), float(beta[-1])
     return beta.copy(), 0.0
+
+
+def intercept_matching_mean(margin: ArrayLike, t: ArrayLike) -> float:
+    """The intercept that makes ``sigmoid(margin + c)`` average to the mean of ``t`` (Newton in 1-D)."""
+    m = np.asarray(margin, dtype=np.float64)
+    target = np.asarray(t, dtype=np.float64)
+    c = 0.0
+    for _ in range(100):
+        p = sigmoid(m + c)
+        step = float(np.sum(p - target) / max(np.sum(p * (1 - p)), 1e-12))
+        c -= step
+        if abs(step) < 1e-10:
+            break
+    return c
