@@ -14,13 +14,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trustscore.core.files import MAX_JSON_BYTES, read_capped_text
 from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.cascade_config import CascadeConfig
 from trustscore.fusion.model import FusionModel, LabelPolarity
+from trustscore.fusion.sealed import build_sealed, check_seal, read_sealed
 
 __all__ = [
     "CascadeEstimate",
@@ -131,10 +132,7 @@ class CascadeModel(_Strict):
                 raise ValueError(
                     f"stage {stage.name!r}: band {list(stage.band)} is not [low, high] within [0, 1]"
                 )
-        if self.content_sha256 != self.compute_hash(self.model_dump(mode="json")):
-            raise ValueError(
-                "content_sha256 does not match the file's content: it was edited after fitting; refit it"
-            )
+        check_seal(self.content_sha256, self.compute_hash(self.model_dump(mode="json")))
         return self
 
     @staticmethod
@@ -144,9 +142,7 @@ class CascadeModel(_Strict):
     @classmethod
     def build(cls, **fields: Any) -> CascadeModel:
         """Construct from fields (no hash): the content hash is computed and checked here."""
-        draft = cls.model_construct(**fields, content_sha256="0" * 64).model_dump(mode="json")
-        draft["content_sha256"] = cls.compute_hash(draft)
-        return cls.model_validate(draft)
+        return build_sealed(cls, cls.compute_hash, fields)
 
     @property
     def version(self) -> str:
@@ -157,14 +153,7 @@ class CascadeModel(_Strict):
 
     @classmethod
     def from_json(cls, text: str, *, source: str = "cascade file") -> CascadeModel:
-        try:
-            return cls.model_validate_json(text)
-        except ValidationError as e:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
-                for err in e.errors()[:5]
-            )
-            raise CalibratorError(f"{source} is not a valid trustscore cascade ({problems})") from None
+        return read_sealed(cls, text, source=source, kind="cascade")
 
     def check(self, config: CascadeConfig, signal_versions: Mapping[str, str | None], *, source: str) -> None:
         """Refuse a file fitted for other stages, or on signals this scorer does not run, or runs in

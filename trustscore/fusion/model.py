@@ -28,15 +28,15 @@ from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from trustscore.core.files import MAX_JSON_BYTES
 from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.calibrators import Calibrator, check_parameters
 from trustscore.fusion.domain import CalibrationDomain
 from trustscore.fusion.features import FeatureSpec, apply_transform
 from trustscore.fusion.fuser import FusedScore
+from trustscore.fusion.sealed import build_sealed, check_seal, read_sealed
 from trustscore.stats.logistic import sigmoid
 from trustscore.stats.metrics import GroupedReport, ThresholdMetrics
 from trustscore.types import DomainCheck, Sample, Signal
@@ -190,10 +190,7 @@ class FusionModel(_Strict):
                 f"{len(self.coef)} coefficients for {len(self.features)} features + "
                 f"{len(self.indicators)} indicators"
             )
-        if self.content_sha256 != self.compute_hash(self.model_dump(mode="json")):
-            raise ValueError(
-                "content_sha256 does not match the file's content: it was edited after fitting; refit it"
-            )
+        check_seal(self.content_sha256, self.compute_hash(self.model_dump(mode="json")))
         return self
 
     @staticmethod
@@ -207,9 +204,7 @@ class FusionModel(_Strict):
     @classmethod
     def build(cls, **fields: Any) -> FusionModel:
         """Construct from fields (no hash): the content hash is computed and checked here."""
-        draft = cls.model_construct(**fields, content_sha256="0" * 64).model_dump(mode="json")
-        draft["content_sha256"] = cls.compute_hash(draft)
-        return cls.model_validate(draft)
+        return build_sealed(cls, cls.compute_hash, fields)
 
     # --- persistence -------------------------------------------------------------------------
 
@@ -218,16 +213,7 @@ class FusionModel(_Strict):
 
     @classmethod
     def from_json(cls, text: str, *, source: str = "calibrator") -> FusionModel:
-        if len(text) > MAX_JSON_BYTES:
-            raise CalibratorError(f"{source} holds {len(text):,} characters; a calibrator is far smaller")
-        try:
-            return cls.model_validate_json(text)
-        except ValidationError as e:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in err['loc']) or '(top level)'}: {err['msg']}"
-                for err in e.errors()[:5]
-            )
-            raise CalibratorError(f"{source} is not a valid trustscore calibrator ({problems})") from None
+        return read_sealed(cls, text, source=source, kind="calibrator")
 
     # --- prediction --------------------------------------------------------------------------
 
