@@ -37,8 +37,8 @@ from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge
 from trustscore.judges.tlm import TLMConfig, TLMJudge
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
-from trustscore.llm.protocol import ChatRequest, ChatResult
 from trustscore.testing.real_model import default_real_model_dir, real_model_ready
+from trustscore.testing.recording import RecordingClient
 from trustscore.testing.vllm_engine import VLLMEngine
 from trustscore.types import Sample, Signal
 
@@ -60,22 +60,6 @@ def judges() -> dict[str, Any]:
             TLMConfig(endpoint=ep, samples=3, answer_max_tokens=128, reflection_max_tokens=MAX_TOKENS)
         ),
     }
-
-
-class Recorder:
-    """Forwards to the client and keeps what each request got back."""
-
-    def __init__(self, inner: LLMClient) -> None:
-        self.inner = inner
-        self.seen: list[tuple[ChatRequest, ChatResult]] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
-        result = await self.inner.generate(request, cache=cache)
-        self.seen.append((request, result))
-        return result
 
 
 def pick(samples: list[Sample], labels: np.ndarray, tasks: list[str], per_task: int) -> list[int]:
@@ -115,7 +99,7 @@ async def run_rows(base_url: str, rows: list[Sample], dump: Path | None) -> list
         for n, sample in enumerate(rows):
             row: dict[str, Any] = {"id": sample.id}
             for name, judge in judges().items():
-                llm = Recorder(client)
+                llm = RecordingClient(client)
                 started = time.perf_counter()
                 signal = await judge.run(sample, llm)  # type: ignore[arg-type]
                 took = time.perf_counter() - started

@@ -39,6 +39,7 @@ from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.protocol import ChatRequest, ChatResult
 from trustscore.testing.real_model import default_real_model_dir
+from trustscore.testing.recording import RecordingClient
 from trustscore.testing.vllm_engine import VLLMEngine, parse_metrics
 from trustscore.types import Sample, Signal
 
@@ -68,22 +69,6 @@ def judges() -> dict[str, Any]:
         "chainpoll": ChainPollJudge(ChainPollConfig(endpoint="judge", **c["chainpoll"])),
         "tlm": TLMJudge(TLMConfig(endpoint="judge", **c["tlm"])),
     }
-
-
-class Recorder:
-    """The client, keeping every request with what came back."""
-
-    def __init__(self, inner: LLMClient) -> None:
-        self.inner = inner
-        self.seen: list[tuple[ChatRequest, ChatResult]] = []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
-        result = await self.inner.generate(request, cache=cache)
-        self.seen.append((request, result))
-        return result
 
 
 def engine_counts(engine: VLLMEngine) -> dict[str, float]:
@@ -116,7 +101,7 @@ async def judged(real_model_engine: VLLMEngine) -> dict[str, Any]:
     async with LLMClient(endpoint(real_model_engine)) as client:
         for sample in ROWS:
             for name, judge in judges().items():
-                recorder = Recorder(client)
+                recorder = RecordingClient(client)
                 signals[name].append(await judge.run(sample, recorder))  # type: ignore[arg-type]
                 seen[name] += recorder.seen
     after = engine_counts(real_model_engine)
