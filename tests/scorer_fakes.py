@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar, Literal
 
 import anyio
+import httpx
 import pytest
 
 from trustscore.llm.protocol import ChatRequest, ChatResult, Choice
@@ -169,3 +170,17 @@ def install_fake_grounding(monkeypatch: pytest.MonkeyPatch) -> None:
 
     install_module(monkeypatch, "trustscore.grounding.lexical", LexicalSupport=LexicalSupport)
     install_module(monkeypatch, "trustscore.grounding.embedding", EmbeddingGrounding=EmbeddingGrounding)
+
+
+class CountingTransport(httpx.AsyncBaseTransport):
+    """Forwards to the in-process fake vLLM and counts the HTTP clients closed over it."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+        self.closed = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await self.inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        self.closed += 1

@@ -7,25 +7,11 @@ import asyncio
 import threading
 
 import anyio
-import httpx
 from e2e_helpers import CONTEXT, QUESTION, RESPONSE, ensemble_dict
+from scorer_fakes import CountingTransport
 
 from trustscore import Config, Scorer
 from trustscore.testing import MockRouter
-
-
-class CountingTransport(httpx.AsyncBaseTransport):
-    """Forwards to the in-process fake vLLM and counts the HTTP clients closed over it."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self.inner = inner
-        self.closed = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await self.inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        self.closed += 1
 
 
 def lynx_scorer() -> tuple[Scorer, CountingTransport]:

@@ -6,11 +6,10 @@ import asyncio
 import math
 import threading
 
-import httpx
 import pytest
 import trio
 from e2e_helpers import CONTEXT, QUESTION, RESPONSE, SAMPLE, ensemble_dict
-from scorer_fakes import FakeLocal, install_fake_grounding
+from scorer_fakes import CountingTransport, FakeLocal, install_fake_grounding
 
 import trustscore
 from trustscore import Config, Sample, Scorer, TrustScore
@@ -111,25 +110,11 @@ def test_run_sync_passes_arguments() -> None:
     assert asyncio.run(cell()) == 7
 
 
-class _CountingTransport(httpx.AsyncBaseTransport):
-    """Forwards to the in-process fake vLLM and counts the HTTP clients closed over it."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
-        self.inner = inner
-        self.closed = 0
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await self.inner.handle_async_request(request)
-
-    async def aclose(self) -> None:
-        self.closed += 1
-
-
 def test_score_sync_without_a_loop_closes_the_clients_its_loop_opened() -> None:
     """Each call without a running loop gets a loop of its own; a client left open there would keep
     its sockets (and the dead loop) alive for the life of the Scorer, one more per call."""
     router = MockRouter()
-    transport = _CountingTransport(router.transport)
+    transport = CountingTransport(router.transport)
     data = ensemble_dict(router.base_url)
     data["judges"] = {"lynx": data["judges"]["lynx"]}
     scorer = Scorer.from_config(Config.from_dict(data), transport=transport)
