@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from trustscore.cli.help_text import plain
+from trustscore.core.extras import install_extra
 
 __all__ = ["add_parser", "run"]
 
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         torch = import_torch()
     except ImportError as e:
         raise UsageError(
-            f"fit-redeep needs the white-box extra: pip install 'trustscore[whitebox]' ({e})"
+            f"fit-redeep needs the white-box extra: {install_extra('whitebox')} ({e})"
         ) from e
     if args.limit is not None and args.limit < 1:
         raise UsageError(f"--limit must be at least 1 (got {args.limit})")

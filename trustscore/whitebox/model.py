@@ -23,6 +23,7 @@ from anyio.lowlevel import RunVar
 from trustscore.compute.deadline import check_in_every_leaf
 from trustscore.compute.quiet_loading import quiet_model_loading
 from trustscore.compute.torch_import import import_torch, loading_models
+from trustscore.core.extras import install_extra
 from trustscore.core.hashing import short_hash
 from trustscore.errors import WhiteboxLoadError, WhiteboxModelError
 from trustscore.types import Sample
@@ -200,7 +201,7 @@ def _load_pretrained(path: Path, *, device: str, dtype: str, attention: str) -> 
         from transformers import AutoModelForCausalLM, AutoTokenizer
     except ImportError as e:
         raise WhiteboxLoadError(
-            f"the white-box signals need torch and transformers: pip install 'trustscore[whitebox]' ({e})"
+            f"the white-box signals need torch and transformers: {install_extra('whitebox')} ({e})"
         ) from e
     torch_dtype = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[dtype]
     try:
