@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from deadline_clock import DeadlineClock
 from lane_watch import LaneSubmissions
 
 from trustscore.compute.deadline import Deadline, bound, checkpoint
@@ -83,7 +84,34 @@ def test_texts_of_the_round_in_progress_are_not_encoded_again_in_the_next(
     assert len(encode.rounds) == 2
 
 
-def test_a_caller_past_its_budget_stops_waiting_and_the_others_still_get_their_vectors() -> None:
+def test_a_queued_caller_waits_behind_others_uncharged_and_then_gets_its_vectors(
+    lane_submissions: LaneSubmissions, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Time queued behind another caller's forward is not the caller's own work: its budget runs out
+    in the queue (by the clock the deadline reads) and it is still served once the lane takes it."""
+    clock = DeadlineClock(monkeypatch)
+    encode = Recorder()
+    encode.hold.clear()
+    lane = EncoderLane(encode, "test-lane")
+    deadline = Deadline(1.0)
+
+    def budgeted() -> np.ndarray:
+        with bound(deadline):
+            return lane.run(["budgeted"], 8)
+
+    with ThreadPoolExecutor(2) as pool:
+        first = pool.submit(lane.run, ["first"], 8)
+        assert encode.entered.wait(5)
+        queued = pool.submit(budgeted)
+        lane_submissions.wait_for(2)
+        clock.advance(1.5)  # past its 1 s budget, short of the 2 s ceiling
+        encode.hold.set()
+        assert first.result(5)[0, 0] == 5.0
+        assert queued.result(5)[0, 0] == 8.0
+    assert encode.rounds == [["first"], ["budgeted"]]
+
+
+def test_a_caller_queued_to_its_ceiling_stops_waiting_and_the_others_still_get_their_vectors() -> None:
     encode = Recorder()
     encode.hold.clear()
     lane = EncoderLane(encode, "test-lane")

@@ -7,12 +7,14 @@ from typing import TYPE_CHECKING
 
 import anyio
 import pytest
+from deadline_clock import DeadlineClock
 
+from trustscore.compute.deadline import checkpoint, clock_stopped
 from trustscore.config import Config
 from trustscore.grounding.config import GroundingConfig
 from trustscore.grounding.lexical import LexicalSupport
 from trustscore.scoring.scorer import Scorer
-from trustscore.types import Sample, TrustScore
+from trustscore.types import Sample, Signal, TrustScore
 
 if TYPE_CHECKING:
     from trustscore.grounding.embedding import EmbeddingGrounding
@@ -102,9 +104,6 @@ async def test_a_signal_that_finishes_in_time_is_complete() -> None:
 
 
 async def test_a_cut_inside_a_sources_own_task_group_is_still_a_budget_cut() -> None:
-    from trustscore.compute.deadline import checkpoint
-    from trustscore.types import Signal
-
     class FanOut:
         name, version = "fanout", "1"
 
@@ -120,3 +119,37 @@ async def test_a_cut_inside_a_sources_own_task_group_is_still_a_budget_cut() -> 
     scorer = Scorer(Config(), judges=[], local_signals=[FanOut()])
     result = await scorer.score_sample(Sample(question="q", context=["c"], response="r"), budget_s=0.3)
     assert not result.complete and result.signals["fanout"].error == "timed out after 0.3s budget"
+
+
+class _WaitsOnALoad:
+    """A local signal whose worker thread waits ``waited_s`` (by the deadline's clock) for a model load
+    another sample started, then does a moment of its own work."""
+
+    name = "waits_on_a_load"
+    version = "1"
+
+    def __init__(self, clock: DeadlineClock, waited_s: float) -> None:
+        self._clock = clock
+        self._waited_s = waited_s
+
+    async def run(self, sample: Sample) -> Signal:
+        return await anyio.to_thread.run_sync(self._score)
+
+    def _score(self) -> Signal:
+        with clock_stopped():
+            self._clock.advance(self._waited_s)
+        checkpoint()
+        return Signal(name=self.name, value=1.0)
+
+
+@pytest.mark.parametrize(("waited_s", "complete"), [(1.5, True), (2.5, False)])
+async def test_a_wait_for_others_work_is_not_charged_up_to_twice_the_budget(
+    monkeypatch: pytest.MonkeyPatch, waited_s: float, complete: bool
+) -> None:
+    clock = DeadlineClock(monkeypatch)
+    sample = Sample(question="Where did they go?", context=["Settlers moved in 1847."], response=SENTENCE)
+    scorer = Scorer(Config(), judges=[], local_signals=[_WaitsOnALoad(clock, waited_s)])
+    result = await scorer.score_sample(sample, budget_s=1.0)
+    assert result.complete is complete
+    signal = result.signals["waits_on_a_load"]
+    assert signal.value == 1.0 if complete else "budget" in (signal.error or "")

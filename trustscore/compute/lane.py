@@ -6,7 +6,9 @@ made each thread keep its own allocator arena at its own peak; one thread per mo
 Requests that queue while a round runs are served together in the next one.
 
 The score budget still binds: each request carries its caller's
-:class:`~trustscore.compute.deadline.Deadline`. A request whose caller gave up (budget over, or
+:class:`~trustscore.compute.deadline.Deadline`. Its clock is stopped from submit until a round takes
+the request: time queued behind other callers' work is not charged to the caller (the deadline's
+ceiling still bounds it). A request whose caller gave up (budget over, or
 cancelled) before its round is dropped, and a round's work is bound to :class:`AllGaveUp`, which is
 over only when *every* caller it serves has given up, so one caller's budget never cuts the others'.
 
@@ -64,6 +66,15 @@ class AllGaveUp(Deadline):
     def over(self) -> bool:
         return all(r.gave_up for r in self._requests)
 
+    def hold(self) -> None:
+        """Stop the clock of every caller served (a model loading inside the round)."""
+        for r in self._requests:
+            if r.deadline is not None:
+                r.deadline.hold()
+
+    def release(self) -> None:
+        _resume_clocks(self._requests)
+
 
 class Lane(Generic[R]):
     """A daemon thread (started on first use) that hands every round of live requests to ``serve``.
@@ -89,6 +100,8 @@ class Lane(Generic[R]):
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._loop, name=self._name, daemon=True)
                 self._thread.start()
+            if request.deadline is not None:
+                request.deadline.hold()
             self._pending.append(request)
             self._wake.notify()
 
@@ -102,6 +115,7 @@ class Lane(Generic[R]):
                 request.abandoned.set()
             self._wake.notify()
             thread = self._thread
+        _resume_clocks(queued)
         for request in queued:
             request.fail_waiting(LaneClosed(f"{self._name} is closed: the process is exiting"))
         if thread is not None and thread is not threading.current_thread():
@@ -116,6 +130,7 @@ class Lane(Generic[R]):
                     return
                 taken, self._pending = self._pending, []
                 self._serving = taken
+            _resume_clocks(taken)
             try:
                 self._serve_round(taken)
             finally:
@@ -130,6 +145,13 @@ class Lane(Generic[R]):
         waiting = [r for r in live if not r.future.done()]
         if waiting:
             self._serve(waiting)
+
+
+def _resume_clocks(requests: Sequence[LaneRequest]) -> None:
+    """Restart the clocks :meth:`Lane.submit` stopped: the requests left the queue."""
+    for request in requests:
+        if request.deadline is not None:
+            request.deadline.release()
 
 
 _open_lanes: weakref.WeakSet[Lane[Any]] = weakref.WeakSet()

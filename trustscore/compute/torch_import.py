@@ -32,6 +32,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import ModuleType
 
+from trustscore.compute.deadline import clock_stopped
+
 __all__ = ["import_torch", "loading_models"]
 
 _POLICY = "OMP_WAIT_POLICY"
@@ -43,8 +45,9 @@ _LOADING = threading.RLock()
 @contextmanager
 def loading_models() -> Iterator[None]:
     """Hold the process-wide lock for heavy imports (torch, transformers) and model loads: put every
-    ``from transformers import ...`` and ``from_pretrained`` of a local model inside it."""
-    with _LOADING:
+    ``from transformers import ...`` and ``from_pretrained`` of a local model inside it. A one-time
+    load is no sample's own work: the bound score budget's clock stops meanwhile."""
+    with clock_stopped(), _LOADING:
         yield
 
 

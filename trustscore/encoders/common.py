@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import anyio
 
-from trustscore.compute.deadline import bound, checkpoint, current_deadline
+from trustscore.compute.deadline import bound, checkpoint, clock_stopped, current_deadline
 from trustscore.compute.lane import AllGaveUp, Lane, LaneRequest
 from trustscore.compute.torch_import import loading_models
 from trustscore.core.hashing import short_hash
@@ -42,8 +42,9 @@ _load_lock = threading.Lock()
 
 def cached_load(key: str, load: Callable[[], T]) -> T:
     """``load()`` once per process per ``key`` (a model is shared by every signal instance using it),
-    under the process-wide :func:`~trustscore.compute.torch_import.loading_models` lock."""
-    with _load_lock:
+    under the process-wide :func:`~trustscore.compute.torch_import.loading_models` lock. The one-time
+    load is no sample's own work: the bound score budget's clock stops meanwhile."""
+    with clock_stopped(), _load_lock:
         if key not in _loaded:
             with loading_models():
                 _loaded[key] = load()

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from trustscore.compute.deadline import check_in_every_leaf, checkpoint
+from trustscore.compute.deadline import check_in_every_leaf, checkpoint, clock_stopped
 from trustscore.compute.quiet_loading import quiet_model_loading
 from trustscore.compute.torch_import import import_torch, loading_models
 from trustscore.core.extras import install_extra
@@ -294,9 +294,9 @@ _IDENTITIES: dict[Path, str] = {}
 def model_identity(path: Path | None = None) -> str:
     """What an embedder's vectors depend on, without loading it: the weights' sha256 and max length
     (the bundled model's hash is the published one, checked when it loads). Hashes a custom folder's
-    weights once per process."""
+    weights once per process. Waiting for another caller's load stops the bound budget's clock."""
     resolved = (Path(path) if path is not None else bundled_model_path()).resolve()
-    with _LOADING:
+    with clock_stopped(), _LOADING:
         identity = _IDENTITIES.get(resolved)
         if identity is None:
             digest = BUNDLED_MODEL_SHA256 if path is None else file_sha256(resolved / "model.safetensors")
@@ -309,10 +309,12 @@ _LOADING = threading.Lock()
 
 
 def load_embedder(path: Path | None = None, *, threads: int | None = None) -> Embedder:
-    """The process-wide embedder for ``path`` (default: the bundled, hash-checked MiniLM), loaded once."""
+    """The process-wide embedder for ``path`` (default: the bundled, hash-checked MiniLM), loaded once.
+
+    The one-time load is no sample's own work: the bound score budget's clock stops meanwhile."""
     resolved = (Path(path) if path is not None else bundled_model_path()).resolve()
     key = (resolved, threads)
-    with _LOADING:
+    with clock_stopped(), _LOADING:
         embedder = _LOADED.get(key)
         if embedder is None:
             expected = BUNDLED_MODEL_SHA256 if path is None else None

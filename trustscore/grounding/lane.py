@@ -8,7 +8,6 @@ it waits.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -58,9 +57,9 @@ class EncoderLane:
             deadline.wake_on_cancel(woken)
         self._lane.submit(request)
         while not request.future.done():
-            # A deadline that is not over at its time (one bound by a lane round) is looked at every
-            # _POLL_S, as every waiter once was.
-            woken.wait(None if deadline is None else max(deadline.at - time.monotonic(), _POLL_S))
+            # A deadline whose clock is stopped (queued) moves later; one that is not over at its
+            # time (one bound by a lane round) is looked at every _POLL_S, as every waiter once was.
+            woken.wait(None if deadline is None else max(deadline.seconds_left(), _POLL_S))
             if request.future.done():
                 break
             try:

@@ -6,7 +6,9 @@
 Every signal runs in its own task of one anyio task group; a source that raises becomes a missing
 signal with the reason (:mod:`trustscore.scoring.runners`). An overall time budget
 (``limits.score_budget_s``) bounds the whole call: signals still running when it ends are reported
-missing and the result is marked incomplete. Local signals work in worker threads no event loop can
+missing and the result is marked incomplete. It measures the sample's own work: waiting in a local
+lane's queue or for a one-time model load stops its clock, up to twice the budget in all
+(:class:`~trustscore.compute.deadline.Deadline`). Local signals work in worker threads no event loop can
 interrupt, so the budget is also a :class:`~trustscore.compute.deadline.Deadline` they check between chunks.
 With a ``[cascade]`` the signals run in stages, a later stage only while the score is unsure
 (:mod:`trustscore.scoring.cascade`), all within that one budget.
@@ -226,11 +228,11 @@ class Scorer:
 
         progress = CascadeRun()
         # The ticket gives this sample's LLM requests their place in line: older samples first.
-        with sample_ticket(), anyio.move_on_after(budget):
+        with sample_ticket(), anyio.CancelScope() as budget_scope:
             async with anyio.create_task_group() as watch:
                 # Worker threads cannot be interrupted: when this scope is cancelled (budget over, or
                 # the caller cancelled) the watcher tells them through the deadline they check.
-                watch.start_soon(_cancel_when_cancelled, deadline)
+                watch.start_soon(_watch_deadline, deadline, budget_scope)
                 if self._cascade is None:
                     await run_all(self._sources)
                 else:
@@ -419,9 +421,13 @@ class Scorer:
         await self.aclose()
 
 
-async def _cancel_when_cancelled(deadline: Deadline) -> None:
+async def _watch_deadline(deadline: Deadline, scope: anyio.CancelScope) -> None:
+    """Cancel ``scope`` when ``deadline`` is over (its clock stops while the sample waits on others'
+    work, so the end moves); cancel ``deadline`` when the scope is cancelled for any reason."""
     try:
-        await anyio.sleep_forever()
+        while (left := deadline.seconds_left()) > 0:
+            await anyio.sleep(left)
+        scope.cancel()
     finally:
         deadline.cancel()
 

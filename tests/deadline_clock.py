@@ -1,0 +1,26 @@
+"""A clock the test moves by hand, seen only by :mod:`trustscore.compute.deadline`: budgets run out
+when the test says so, never by how fast a shared box happens to be."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import pytest
+
+from trustscore.compute import deadline
+
+
+class DeadlineClock:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self._now = 1000.0
+        self._lock = threading.Lock()
+        monkeypatch.setattr(deadline, "time", SimpleNamespace(monotonic=self.monotonic))
+
+    def monotonic(self) -> float:
+        with self._lock:
+            return self._now
+
+    def advance(self, seconds: float) -> None:
+        with self._lock:
+            self._now += seconds
