@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -102,9 +101,7 @@ async def test_no_signal_at_all_gives_no_score() -> None:
 
 async def test_budget_reports_late_signals_missing_and_keeps_the_rest() -> None:
     scorer = make_scorer(FakeJudge("slow", delay=30), FakeJudge("fast", 0.4))
-    t0 = time.perf_counter()
     r = await scorer.score(question=Q, context=CTX, response=R, budget_s=0.2)
-    assert time.perf_counter() - t0 < 5
     assert r.complete is False
     assert r.signals["slow"].error == "timed out after 0.2s budget"
     assert r.signals["fast"].value == 0.4 and r.score == pytest.approx(0.4)

@@ -18,7 +18,8 @@ pytestmark = pytest.mark.realmodel
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-RAGTRUTH_TRAIN = Path("/work/shared/data/ragtruth/train_extra.jsonl")
+# ../shared/data beside the checkout, as the session and CI lay it out.
+RAGTRUTH_TRAIN = Path(__file__).resolve().parents[3] / "shared" / "data" / "ragtruth" / "train_extra.jsonl"
 
 
 @pytest.fixture(scope="module")
