@@ -112,10 +112,12 @@ class OutputFile:
             new.flush()
             os.chmod(tmp, stat.S_IMODE(os.fstat(self._file.fileno()).st_mode))
             os.replace(tmp, self.path)
-        except OSError as e:
+        except BaseException as e:
             new.close()
             tmp.unlink(missing_ok=True)
-            raise _write_error(self.path, e) from None
+            if isinstance(e, OSError):
+                raise _write_error(self.path, e) from None
+            raise
         self._file.close()
         self._file = new
         self._file.seek(0, os.SEEK_END)
