@@ -15,6 +15,7 @@ from trustscore.fusion.claims import ClaimCheck
 from trustscore.fusion.evaluation import evaluate_scored
 from trustscore.fusion.report import claims_table, macro_table, metrics_table
 from trustscore.fusion.scored import read_scored
+from trustscore.signals import registered_signals
 from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
 
 
@@ -98,7 +99,7 @@ def test_the_score_summary_keeps_one_line_per_fact_when_redirected() -> None:
     from trustscore.types import Signal, TrustScore, Usage
 
     summary = ScoreRunSummary(output=Path("/a/rather/long/path/to/the/results/of/this/run/scored.jsonl"))
-    signals = {n: Signal(name=n, value=0.5) for n in ("likert", "prometheus", "lynx", "chainpoll", "tlm")}
+    signals = {n: Signal(name=n, value=0.5) for n in registered_signals("judge")}
     summary.add(
         TrustScore(score=0.5, calibrated=False, signals=signals, used_signals=list(signals),
                    fusion="default:logodds", usage=Usage(requests=12, prompt_tokens=123456))

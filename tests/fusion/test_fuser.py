@@ -7,6 +7,7 @@ import itertools
 import pytest
 
 from trustscore.fusion.fuser import DefaultFuser
+from trustscore.signals import registered_signals
 from trustscore.types import Signal
 
 
@@ -50,5 +51,5 @@ def test_judges_weigh_more_than_heuristics_and_unknown_signals_sit_between() -> 
     unknown_led = DefaultFuser().predict(signals(mine=0.2, lexical=0.8)).score
     assert judge_led is not None and unknown_led is not None and judge_led < unknown_led < 0.5
     weights = DefaultFuser().weights
-    assert all(weights[j] == 1.0 for j in ("likert", "prometheus", "lynx", "chainpoll", "tlm"))
+    assert all(weights[j] == 1.0 for j in registered_signals("judge"))
     assert weights["redeep"] == 0.5 and weights["lexical"] == weights["embedding"] == 0.25

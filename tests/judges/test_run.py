@@ -456,12 +456,11 @@ async def test_cancellation_propagates_out_of_a_judge() -> None:
 
 def test_build_judge_by_name_upgrades_plain_config_and_rejects_unknown_names() -> None:
     names = tuple(registered_signals("judge"))
-    assert names == ("likert", "prometheus", "lynx", "chainpoll", "tlm")
     for name in names:
         judge = build_judge(name, JudgeConfig(endpoint="e"))
         assert isinstance(judge, Judge) and judge.name == name and len(judge.version) == 12
     assert isinstance(build_judge("chainpoll", {"endpoint": "e", "polls": 3}), ChainPollJudge)
-    with pytest.raises(ValueError, match="likert, prometheus, lynx, chainpoll, tlm"):
+    with pytest.raises(ValueError, match=", ".join(names)):
         build_judge("gpt-judge", JudgeConfig(endpoint="e"))
 
 

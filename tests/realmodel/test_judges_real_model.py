@@ -17,15 +17,14 @@ from typing import Any
 import httpx
 import pytest
 
-from trustscore.judges.budget import CPU_JUDGES
+from trustscore.judges import build_judge
 from trustscore.judges.chainpoll import VERDICT as CHAINPOLL_VERDICT
 from trustscore.judges.chainpoll import ChainPollConfig, ChainPollJudge
 from trustscore.judges.likert import PREFILL_CHOICES, LikertConfig, LikertJudge
 from trustscore.judges.lynx import VERDICT as LYNX_VERDICT
-from trustscore.judges.lynx import LynxConfig, LynxJudge, verdict_label
+from trustscore.judges.lynx import verdict_label
 from trustscore.judges.parsing import rating_digit
 from trustscore.judges.prometheus import VERDICT as PROMETHEUS_VERDICT
-from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge
 from trustscore.judges.tlm import (
     AGREEMENT_LABELS,
     REFLECTION_VERDICT,
@@ -38,6 +37,7 @@ from trustscore.judges.verdict import VerdictSpec, non_answer
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.protocol import ChatRequest, ChatResult
+from trustscore.signals import registered_signals
 from trustscore.testing.real_model import default_real_model_dir
 from trustscore.testing.recording import RecordingClient
 from trustscore.testing.vllm_engine import VLLMEngine, parse_metrics
@@ -61,13 +61,9 @@ SPECS: dict[str, VerdictSpec[Any]] = {
 
 def judges() -> dict[str, Any]:
     """The judges with the CPU settings the docs and ``trustscore serve`` recommend."""
-    c = CPU_JUDGES
     return {
-        "likert": LikertJudge(LikertConfig(endpoint="judge", **c["likert"])),
-        "prometheus": PrometheusJudge(PrometheusConfig(endpoint="judge", **c["prometheus"])),
-        "lynx": LynxJudge(LynxConfig(endpoint="judge", **c["lynx"])),
-        "chainpoll": ChainPollJudge(ChainPollConfig(endpoint="judge", **c["chainpoll"])),
-        "tlm": TLMJudge(TLMConfig(endpoint="judge", **c["tlm"])),
+        name: build_judge(name, {"endpoint": "judge", **spec.cpu_settings})
+        for name, spec in registered_signals("judge").items()
     }
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore import Config, Scorer
+from trustscore import Config, Scorer, registered_signals
 
 pytestmark = pytest.mark.anyio
 
 testing = pytest.importorskip("trustscore.testing")
-JUDGES = ("likert", "prometheus", "lynx", "chainpoll", "tlm")
+JUDGES = tuple(registered_signals("judge"))
 Q = "Who wrote Dune?"
 CTX = ["Dune is a 1965 novel by Frank Herbert."]
 

@@ -14,6 +14,7 @@ from trustscore.cli import main
 from trustscore.config import Config
 from trustscore.errors import ServeError
 from trustscore.serve.servers import check_ports, commands, plan_servers, ready_config, serve
+from trustscore.signals import get_signal
 
 FLEET = """
 [endpoints.judge]
@@ -323,11 +324,13 @@ def test_a_cpu_dry_run_warns_that_the_default_judges_miss_the_budget_and_prints_
 
 
 def test_judges_that_fit_the_budget_get_no_warning(tmp_path: Path) -> None:
-    from trustscore.judges.budget import CPU_JUDGES, budget_for, cpu_advice, judge_cost
+    from trustscore.judges.budget import budget_for, cpu_advice, judge_cost
 
     config = Config.from_toml(write(tmp_path))
-    judges = {n: c.model_copy(update=CPU_JUDGES[n]) for n, c in config.judges.enabled().items()}
-    needed = budget_for([judge_cost(n, c) for n, c in judges.items()])
+    judges = {
+        n: c.model_copy(update=dict(get_signal(n).cpu_settings)) for n, c in config.judges.enabled().items()
+    }
+    needed = budget_for([cost for n, c in judges.items() if (cost := judge_cost(n, c)) is not None])
     advice = cpu_advice(judges, needed)
     assert not any(line.startswith("WARNING") for line in advice) and advice[-1].startswith("they fit")
     assert any(line.startswith("WARNING") for line in cpu_advice(judges, needed - 60))
@@ -336,3 +339,21 @@ def test_judges_that_fit_the_budget_get_no_warning(tmp_path: Path) -> None:
 def test_gpu_servers_get_no_cpu_advice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["serve", "--config", str(write(tmp_path)), "--gpus", "4", "--dry-run", "--python", "/opt/py"])
     assert not any(line.startswith("#") for line in capsys.readouterr().out.splitlines())
+
+
+@pytest.mark.usefixtures("signal_registry")
+def test_a_cpu_dry_run_with_a_plug_in_judge_without_a_cost_model_says_so_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from trustscore.signals import JudgeConfig, register_judge
+
+    @register_judge("myjudge", config=JudgeConfig)
+    class MyJudge:
+        def __init__(self, config: JudgeConfig) -> None:
+            self.config = config
+
+    config = write(tmp_path, KEYED.format(host="127.0.0.1") + '[judges.myjudge]\nendpoint = "judge"\n')
+    assert main(["serve", "--config", str(config), "--gpus", "0", "--dry-run", "--python", "/opt/py"]) == 0
+    out = capsys.readouterr().out
+    assert "myjudge: no cost model registered (register_judge(..., cost=)); not counted" in out
+    assert "Traceback" not in out

@@ -159,7 +159,6 @@ def test_an_unknown_name_lists_the_registered_ones_and_suggests_the_closest() ->
 
 def test_the_built_ins_register_like_any_other_signal() -> None:
     judges = registered_signals("judge")
-    assert list(judges)[:5] == ["likert", "prometheus", "lynx", "chainpoll", "tlm"]
     for name, spec in judges.items():
         assert spec.section == f"judges.{name}" and spec.origin == f"trustscore.judges.{name}"
     assert all(spec.weight == 1.0 and spec.example_answers for spec in judges.values())

@@ -34,11 +34,8 @@ async def test_every_shipped_judge_gets_a_value_from_the_default_scripts() -> No
     assert router.unmatched == []
     assert {r.body["model"] for r in router.requests} == {"fake-judge"}
     kinds = {judge_of(r.headers.get("x-trustscore-tag")) for r in router.requests}
-    assert (
-        kinds
-        == set(default_judge_answers())
-        == {"likert", "prometheus", "lynx", "chainpoll", "tlm.answer", "tlm.reflection", "tlm.agreement"}
-    )
+    assert kinds == set(default_judge_answers())
+    assert {kind.partition(".")[0] for kind in kinds} == set(registered_signals("judge"))
 
 
 async def test_a_new_judge_is_answered_by_its_registered_example_not_its_wording(

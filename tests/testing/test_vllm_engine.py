@@ -17,13 +17,13 @@ from typing import Any
 import httpx
 import pytest
 
-from trustscore import Config, Scorer
+from trustscore import Config, Scorer, registered_signals
 from trustscore.judges.verdict import CONSTRAINED_WARNING, WORDS_WARNING
 from trustscore.testing.vllm_engine import VLLMEngine, parse_metrics
 
 pytestmark = [pytest.mark.vllm, pytest.mark.anyio]
 
-JUDGES = ("likert", "prometheus", "lynx", "chainpoll", "tlm")
+JUDGES = tuple(registered_signals("judge"))
 ROWS = [
     {k: row[k] for k in ("question", "context", "response")}
     for row in map(json.loads, Path("examples/rag_samples.jsonl").read_text().splitlines()[:2])
@@ -42,7 +42,9 @@ HITS = "vllm:prefix_cache_hits_total"
 
 
 def config_dict(base_url: str, **judges: dict[str, Any]) -> dict[str, Any]:
-    sections = {name: {"endpoint": "judge", **BUDGET[name], **judges.get(name, {})} for name in JUDGES}
+    sections = {
+        name: {"endpoint": "judge", **BUDGET.get(name, {}), **judges.get(name, {})} for name in JUDGES
+    }
     return {
         "endpoints": {"judge": {"base_url": base_url, "model": "tiny-judge", "max_retries": 0,
                                 "context_window": 8192}},

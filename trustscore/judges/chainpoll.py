@@ -21,9 +21,15 @@ from trustscore.judges.base import CallLog, JudgeBase, needs_context
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import quote
 from trustscore.judges.templates import load_template, prompt_version
-from trustscore.judges.verdict import VerdictSpec, stated_label, verdict_paths, with_verdicts
+from trustscore.judges.verdict import (
+    VERDICT_MAX_TOKENS,
+    VerdictSpec,
+    stated_label,
+    verdict_paths,
+    with_verdicts,
+)
 from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
-from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
+from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 from trustscore.types import Sample, Signal
 
 __all__ = ["ChainPollConfig", "ChainPollJudge", "build_chainpoll_messages", "parse_vote", "vote_in_words"]
@@ -103,9 +109,17 @@ _SUPPORTED = "The answer's claim is stated in the context.\nVERDICT: supported"
 _UNSUPPORTED = "The answer's claim is not stated in the context.\nVERDICT: unsupported"
 
 
+def chainpoll_cost(config: ChainPollConfig) -> JudgeCost:
+    """Worst case per sample: every poll reasons to ``max_tokens`` and is continued once."""
+    n = config.polls
+    return JudgeCost(1 + n, 2 * n, n * (config.max_tokens + VERDICT_MAX_TOKENS))
+
+
 @register_judge(
     "chainpoll",
     config=ChainPollConfig,
+    cost=chainpoll_cost,
+    cpu_settings={"polls": 3, "max_tokens": 256},
     example_answers={
         "chainpoll": [
             *[ExampleAnswer(_SUPPORTED, {"supported": 0.9, "unsupported": 0.1})] * 4,

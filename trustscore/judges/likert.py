@@ -36,6 +36,7 @@ from trustscore.judges.parsing import (
 from trustscore.judges.templates import load_template, prompt_version
 from trustscore.judges.verdict import (
     CONSTRAINED_WARNING,
+    VERDICT_MAX_TOKENS,
     WORDS_WARNING,
     VerdictSpec,
     stated_label,
@@ -50,7 +51,7 @@ from trustscore.llm.protocol import (
     Message,
     TokenLogprob,
 )
-from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
+from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 from trustscore.types import Sample, Signal
 
 __all__ = [
@@ -201,9 +202,18 @@ class LikertConfig(JudgeConfig):
         return canonical_json(settings)
 
 
+def likert_cost(config: LikertConfig) -> JudgeCost:
+    """Worst case per sample: the one-token rating, or free reasoning to ``max_tokens`` continued once."""
+    if config.prefill_score or config.verdict_only:
+        return JudgeCost(1, 1, 2)
+    return JudgeCost(2, 2, config.max_tokens + VERDICT_MAX_TOKENS)
+
+
 @register_judge(
     "likert",
     config=LikertConfig,
+    cost=likert_cost,
+    cpu_settings={"prefill_score": True},
     example_answers={
         "likert": ExampleAnswer(
             "Explanation: The answer matches what the context says about the question.\nScore: 4",

@@ -24,13 +24,14 @@ from trustscore.judges.parsing import label_distribution, locate_after, quote, t
 from trustscore.judges.templates import fill, load_template, prompt_version
 from trustscore.judges.verdict import (
     CONSTRAINED_WARNING,
+    VERDICT_MAX_TOKENS,
     WORDS_WARNING,
     VerdictSpec,
     stated_label,
     with_verdicts,
 )
 from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
-from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
+from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 from trustscore.types import Sample, Signal
 
 __all__ = [
@@ -140,9 +141,16 @@ class LynxConfig(JudgeConfig):
     top_logprobs: int = Field(default=10, ge=0, le=20, description="0 = verdict from the text only (1 or 0)")
 
 
+def lynx_cost(config: LynxConfig) -> JudgeCost:
+    """Worst case per sample: the reasoning to ``max_tokens``, continued once."""
+    return JudgeCost(2, 2, config.max_tokens + VERDICT_MAX_TOKENS)
+
+
 @register_judge(
     "lynx",
     config=LynxConfig,
+    cost=lynx_cost,
+    cpu_settings={"max_tokens": 256},
     example_answers={
         "lynx": ExampleAnswer(
             '{"REASONING": [\'The answer is stated in the document.\'], "SCORE": PASS}',

@@ -35,9 +35,15 @@ from trustscore.judges.parsing import (
     to_unit,
 )
 from trustscore.judges.templates import fill, load_template, prompt_version
-from trustscore.judges.verdict import VerdictSpec, stated_label, verdict_paths, with_verdicts
+from trustscore.judges.verdict import (
+    VERDICT_MAX_TOKENS,
+    VerdictSpec,
+    stated_label,
+    verdict_paths,
+    with_verdicts,
+)
 from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
-from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
+from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 from trustscore.types import Sample, Signal
 
 __all__ = [
@@ -179,9 +185,17 @@ class PrometheusConfig(JudgeConfig):
         return self
 
 
+def prometheus_cost(config: PrometheusConfig) -> JudgeCost:
+    """Worst case per sample: every poll reasons to ``max_tokens`` and is continued once."""
+    n = config.polls
+    return JudgeCost(1 + n, 2 * n, n * (config.max_tokens + VERDICT_MAX_TOKENS))
+
+
 @register_judge(
     "prometheus",
     config=PrometheusConfig,
+    cost=prometheus_cost,
+    cpu_settings={"polls": 1, "max_tokens": 256},
     example_answers={
         "prometheus": ExampleAnswer(
             "The response sticks to the passage and answers the instruction. [RESULT] 4",

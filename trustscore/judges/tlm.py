@@ -42,7 +42,7 @@ from trustscore.judges.verdict import (
     with_verdicts,
 )
 from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Constraint, Message
-from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge
+from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 from trustscore.types import Sample, Signal
 
 __all__ = [
@@ -231,9 +231,23 @@ class TLMConfig(JudgeConfig):
     top_logprobs: int = Field(default=5, ge=0, le=20)
 
 
+def tlm_cost(config: TLMConfig) -> JudgeCost:
+    """Worst case per sample: two reflections, the answers sampled, and their agreement checks, each
+    free output continued once."""
+    k = config.samples
+    reflections = 2 * (config.reflection_max_tokens + VERDICT_MAX_TOKENS)
+    return JudgeCost(
+        2 + 2 + (1 + k if k else 0),
+        4 + 2 * k,
+        reflections + k * (config.answer_max_tokens + VERDICT_MAX_TOKENS),
+    )
+
+
 @register_judge(
     "tlm",
     config=TLMConfig,
+    cost=tlm_cost,
+    cpu_settings={"samples": 3, "answer_max_tokens": 128, "reflection_max_tokens": 256},
     example_answers={
         "tlm.answer": ExampleAnswer("Paris is the capital of France."),
         "tlm.reflection": ExampleAnswer(

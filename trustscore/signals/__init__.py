@@ -9,6 +9,7 @@ alone: :func:`register_judge`); the factory gets the signal's config section (a
 
 from trustscore.signals._config import JudgeConfig, SignalConfig
 from trustscore.signals._context import SignalContext, VectorStore
+from trustscore.signals._cost import CostModel, JudgeCost
 from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
 from trustscore.signals._registry import (
     DEFAULT_WEIGHTS,
@@ -16,6 +17,7 @@ from trustscore.signals._registry import (
     ExampleAnswer,
     SignalKind,
     SignalSpec,
+    declare_builtins,
     get_signal,
     register_judge,
     register_signal,
@@ -28,10 +30,12 @@ from trustscore.signals._tables import JudgesConfig, SignalsConfig
 __all__ = [
     "DEFAULT_WEIGHTS",
     "ENTRY_POINT_GROUP",
+    "CostModel",
     "ExampleAnswer",
     "FamiliarityCheck",
     "Judge",
     "JudgeConfig",
+    "JudgeCost",
     "JudgesConfig",
     "LocalSignal",
     "SignalConfig",
@@ -40,6 +44,7 @@ __all__ = [
     "SignalSpec",
     "SignalsConfig",
     "VectorStore",
+    "declare_builtins",
     "get_signal",
     "register_judge",
     "register_signal",

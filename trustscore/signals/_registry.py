@@ -11,9 +11,13 @@ kit's fake server replays for requests tagged with its name. Judges are configur
 endpoint) and local signals under ``[signals.<name>]``, built-ins and plug-ins alike. A judge class
 built from its section alone registers with :func:`register_judge`.
 
-The built-ins register on first use of the registry (importing :data:`_BUILTIN_MODULES`); third-party
-packages register through the entry-point group ``trustscore.signals``, whose entry names are the
-signal names and whose values are the modules (or objects) whose import registers them.
+A judge may also register its ``cost`` model (worst-case requests and decoded tokens per sample, for
+``trustscore serve``) and ``cpu_settings`` (the settings a CPU server can finish).
+
+The built-in signals are declared by the composition root (:mod:`trustscore.scoring.builtins`, with
+:func:`declare_builtins`) and imported on first use of the registry; third-party packages register
+through the entry-point group ``trustscore.signals``, whose entry names are the signal names and
+whose values are the modules (or objects) whose import registers them.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pydantic import BaseModel, ValidationError
 
 from trustscore.errors import ConfigError
 from trustscore.signals._config import JudgeConfig
+from trustscore.signals._cost import CostModel
 
 if TYPE_CHECKING:
     from trustscore.signals._context import SignalContext
@@ -42,6 +47,7 @@ __all__ = [
     "ExampleAnswer",
     "SignalKind",
     "SignalSpec",
+    "declare_builtins",
     "get_signal",
     "register_judge",
     "register_signal",
@@ -56,13 +62,9 @@ ENTRY_POINT_GROUP = "trustscore.signals"
 
 SignalKind = Literal["judge", "local"]
 
-_BUILTIN_MODULES = (
-    "trustscore.judges",
-    "trustscore.grounding.signals",
-    "trustscore.whitebox.signals",
-    "trustscore.encoders.signals",
-)
-"""Modules whose import registers the built-in signals, in the order results list them."""
+_builtin_modules: list[str] = []
+"""Modules whose import registers the built-in signals, in the order results list them (declared by
+the composition root)."""
 
 _SECTION_TABLE: dict[str, str] = {"judge": "judges", "local": "signals"}
 
@@ -105,6 +107,10 @@ class SignalSpec:
     example_answers: Mapping[str, tuple[ExampleAnswer, ...]] = field(default_factory=dict)
     """Judges: request kind (the tag before ``@``: the judge's name, or ``<name>.<step>`` for a judge
     that sends several kinds of request) -> the answers the test kit gives it by default."""
+    cost: CostModel | None = None
+    """Judges: the worst case of one sample for a config section; None when the judge registered none."""
+    cpu_settings: Mapping[str, Any] = field(default_factory=dict)
+    """Judges: settings a CPU server can finish within a budget (``trustscore serve`` suggests them)."""
 
     @property
     def section(self) -> str:
@@ -114,7 +120,7 @@ class SignalSpec:
 
 _REGISTRY: dict[str, SignalSpec] = {}
 _broken_entry_points: dict[str, str] = {}
-_builtins_loaded = False
+_builtins_imported: set[str] = set()
 _plugins_loaded = False
 
 
@@ -127,6 +133,8 @@ def register_signal(
     weight: float | None = None,
     example_answers: Mapping[str, ExampleAnswer | Sequence[ExampleAnswer]] | None = None,
     on_by_default: bool = False,
+    cost: CostModel | None = None,
+    cpu_settings: Mapping[str, Any] | None = None,
 ) -> Callable[[F], F]:
     """Register ``factory(section, ctx)`` as the signal ``name`` (decorator; returns the factory as is).
 
@@ -134,6 +142,8 @@ def register_signal(
     ``weight`` is its default fusion weight (default: :data:`DEFAULT_WEIGHTS` of its kind);
     ``example_answers`` are a judge's typical answers by request kind, for the test kit.
     ``on_by_default`` runs the signal without a section (its model's defaults must validate).
+    ``cost`` and ``cpu_settings`` (judges) are its worst case per sample and the settings a CPU
+    server can finish; ``cpu_settings`` must validate with ``config``.
     Registering a taken name raises :class:`~trustscore.errors.ConfigError`, so a plug-in cannot
     silently replace a built-in.
     """
@@ -153,6 +163,12 @@ def register_signal(
     if weight is not None and not (weight > 0 and weight < float("inf")):
         raise ConfigError(f"register_signal({name!r}): weight must be a positive number, not {weight!r}")
     answers = _example_answers(name, example_answers or {})
+    if kind != "judge" and (cost is not None or cpu_settings):
+        raise ConfigError(f"register_signal({name!r}): only a judge has a cost model and CPU settings")
+    unknown = sorted(set(cpu_settings or {}) - set(config.model_fields))
+    if unknown:
+        raise ConfigError(f"register_signal({name!r}): cpu_settings name no setting of {config.__name__}: "
+                          f"{', '.join(unknown)}")
 
     def decorator(factory: F) -> F:
         _load_builtins()  # built-ins first, so a clash with one is caught here
@@ -166,6 +182,8 @@ def register_signal(
             weight=DEFAULT_WEIGHTS[kind] if weight is None else weight,
             example_answers=answers,
             on_by_default=on_by_default,
+            cost=cost,
+            cpu_settings=MappingProxyType(dict(cpu_settings or {})),
         )
         taken = _REGISTRY.get(name)
         if taken is not None and taken.build is not factory:
@@ -188,6 +206,8 @@ def register_judge(
     config: type[JudgeConfig],
     weight: float | None = None,
     example_answers: Mapping[str, ExampleAnswer | Sequence[ExampleAnswer]] | None = None,
+    cost: CostModel | None = None,
+    cpu_settings: Mapping[str, Any] | None = None,
 ) -> Callable[[J], J]:
     """Register a judge class built from its config section alone, ``cls(section)`` (class decorator;
     returns the class as is). The arguments are those of :func:`register_signal`."""
@@ -199,7 +219,13 @@ def register_judge(
         build.__module__ = cls.__module__
         build.__qualname__ = f"{cls.__qualname__}.<factory>"
         register = register_signal(
-            name, config=config, kind="judge", weight=weight, example_answers=example_answers
+            name,
+            config=config,
+            kind="judge",
+            weight=weight,
+            example_answers=example_answers,
+            cost=cost,
+            cpu_settings=cpu_settings,
         )
         register(build)
         return cls
@@ -227,9 +253,19 @@ def _example_answers(
 
 
 def registered_signals(kind: SignalKind | None = None) -> dict[str, SignalSpec]:
-    """Every registered signal (of one kind) in registration order: built-ins first, then plug-ins."""
+    """Every registered signal (of one kind): built-ins first, in the order their modules were
+    declared, then plug-ins in registration order."""
     _load()
-    return {n: s for n, s in _REGISTRY.items() if kind is None or s.kind == kind}
+    specs = [s for s in _REGISTRY.values() if kind is None or s.kind == kind]
+    return {s.name: s for s in sorted(specs, key=_builtin_rank)}
+
+
+def _builtin_rank(spec: SignalSpec) -> int:
+    """The index of the declared built-in module ``spec`` comes from; plug-ins after all of them."""
+    for index, module in enumerate(_builtin_modules):
+        if spec.origin == module or spec.origin.startswith(module + "."):
+            return index
+    return len(_builtin_modules)
 
 
 def get_signal(name: str, *, kind: SignalKind | None = None) -> SignalSpec:
@@ -285,11 +321,16 @@ def _unknown(name: str, kind: SignalKind | None) -> str:
     )
 
 
+def declare_builtins(modules: Sequence[str]) -> None:
+    """Declare the modules whose import registers the built-in signals (the composition root does,
+    once); they are imported on first use of the registry, before any plug-in."""
+    _builtin_modules.extend(m for m in modules if m not in _builtin_modules)
+
+
 def _load_builtins() -> None:
-    global _builtins_loaded
-    if not _builtins_loaded:
-        _builtins_loaded = True
-        for module in _BUILTIN_MODULES:
+    for module in list(_builtin_modules):
+        if module not in _builtins_imported:
+            _builtins_imported.add(module)
             importlib.import_module(module)
 
 
