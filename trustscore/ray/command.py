@@ -88,7 +88,7 @@ def keep_local_ray_on_loopback() -> None:
 def run_ray(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from trustscore.cli import UsageError
+    from trustscore.errors import UsageError
 
     source_text, output_text = str(args.input), str(args.output)
     local = "://" not in source_text and "://" not in output_text

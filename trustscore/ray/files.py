@@ -32,7 +32,7 @@ import pyarrow.parquet as pq
 from ray.data.block import BlockAccessor
 from ray.data.datasource import BlockBasedFileDatasink
 
-from trustscore.cli import UsageError
+from trustscore.errors import UsageError
 from trustscore.rows.output import begins_like_a_row, row_state
 
 __all__ = [
