@@ -63,10 +63,10 @@ def extract(args: argparse.Namespace, rows: list[dict[str, Any]]) -> list[dict[s
     """Every row's features, from the cache when there (one JSON file per row)."""
     import torch
 
+    from trustscore.fitting.redeep import label_units
     from trustscore.grounding.embedder import load_embedder
     from trustscore.grounding.embedding import EmbeddingGrounding
     from trustscore.grounding.lexical import LexicalSupport
-    from trustscore.whitebox.fit import label_units
     from trustscore.whitebox.model import load_model
     from trustscore.whitebox.redeep import candidate_recipe, extract_features
 
@@ -135,7 +135,7 @@ def auroc(scores: list[float], trustworthy: list[int]) -> float | None:
 
 
 def fit_profile(records: list[dict[str, Any]]) -> Any:
-    from trustscore.whitebox.fit import FeatureSet, fit_paper_profile
+    from trustscore.fitting.redeep import FeatureSet, fit_paper_profile
     from trustscore.whitebox.profile import ModelIdentity
 
     first = records[0]

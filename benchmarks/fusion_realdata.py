@@ -15,7 +15,7 @@ hallucinated. ECE: 15 equal-mass bins. Each single signal is reported beside the
 
 ReDeEP: the 450 llama-2-7b-chat test responses with the authors' released chunk features
 (``redeep/llama2_7b_chunk_features.json``, matched by source_id + model). Grouped 5-fold CV; in every
-training fold ReDeEP is selected and fitted with ``trustscore.whitebox.fit.fit_paper_profile``
+training fold ReDeEP is selected and fitted with ``trustscore.fitting.redeep.fit_paper_profile``
 (heads, layers and beta chosen inside), its scores for the training rows come from an inner grouped
 CV (so the fusion never learns from in-sample ReDeEP scores), and the fused model is fitted on them.
 """
@@ -38,6 +38,7 @@ from numpy.typing import NDArray
 from benchmarks.redeep_realdata import FILE as REDEEP_FILE
 from benchmarks.redeep_realdata import LLAMA2_7B, load_features
 from trustscore.core.hashing import canonical_json, short_hash
+from trustscore.fitting.redeep import FeatureSet, fit_paper_profile, response_scores
 from trustscore.fusion.evaluation import positive_class_scores
 from trustscore.fusion.fit import FitOptions, FitReport, fit_calibrator
 from trustscore.fusion.model import FusionModel
@@ -45,7 +46,6 @@ from trustscore.fusion.scored import ScoredRow, group_column, label_column, read
 from trustscore.stats.cv import Fold, grouped_kfold
 from trustscore.stats.metrics import auroc, best_f1, evaluate, evaluate_grouped, threshold_metrics
 from trustscore.types import Signal
-from trustscore.whitebox.fit import FeatureSet, fit_paper_profile, response_scores
 from trustscore.whitebox.profile import RedeepProfile
 
 REPO = Path(__file__).resolve().parent.parent

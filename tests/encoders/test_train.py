@@ -11,15 +11,8 @@ pytest.importorskip("peft")
 
 from trustscore.cli import main
 from trustscore.encoders.lettucedetect import format_prompt
-from trustscore.encoders.train import (
-    LabeledRow,
-    TrainOptions,
-    encode_row,
-    read_rows,
-    split_by_group,
-    summarize,
-    train_detector,
-)
+from trustscore.fitting.detector import TrainOptions, encode_row, summarize, train_detector
+from trustscore.rows.labeled import LabeledRow, read_rows, split_by_group
 from trustscore.testing.tiny_encoders import save_tiny_lettucedetect
 from trustscore.types import Sample
 

@@ -224,7 +224,7 @@ async def test_cancellation_propagates_and_frees_the_model(model_path: Path) -> 
 
 
 def test_label_units_marks_units_overlapping_an_annotated_span() -> None:
-    from trustscore.whitebox.fit import label_units
+    from trustscore.fitting.redeep import label_units
 
     units = [(0, 3), (4, 9), (10, 14), (14, 15)]
     assert label_units(units, [(5, 6)]).tolist() == [0, 1, 0, 0]
@@ -235,7 +235,7 @@ def test_label_units_marks_units_overlapping_an_annotated_span() -> None:
 async def test_collect_features_then_fit_gives_a_profile_the_signal_scores_with(
     model_path: Path, tmp_path: Path
 ) -> None:
-    from trustscore.whitebox.fit import collect_features, fit_logistic_profile
+    from trustscore.fitting.redeep import collect_features, fit_logistic_profile
 
     loaded = load_model(model_path)
     recipe = FeatureRecipe(heads=((0, 1), (1, 2), (1, 3)), layers=(0, 1))

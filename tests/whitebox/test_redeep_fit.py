@@ -7,8 +7,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-from trustscore.stats.metrics import auroc_or_nan
-from trustscore.whitebox.fit import (
+from trustscore.fitting.redeep import (
     FeatureSet,
     LogisticSelection,
     PaperSelection,
@@ -20,6 +19,7 @@ from trustscore.whitebox.fit import (
     select_logistic,
     select_paper,
 )
+from trustscore.stats.metrics import auroc_or_nan
 from trustscore.whitebox.profile import LogisticCombination, ModelIdentity, PaperCombination, RedeepProfile
 
 MODEL = ModelIdentity(model_type="llama", n_layers=8, n_heads=4, hidden_size=32)

@@ -60,8 +60,8 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         from trustscore.compute.torch_import import import_torch
-        from trustscore.encoders.train import read_rows
-        from trustscore.whitebox.fit_rows import fit_profile_from_rows
+        from trustscore.fitting.redeep_rows import fit_profile_from_rows
+        from trustscore.rows.labeled import read_rows
 
         torch = import_torch()
     except ImportError as e:

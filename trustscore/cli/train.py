@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         import torch
 
-        from trustscore.encoders.train import TrainOptions, lexical_baseline, train_detector
+        from trustscore.fitting.detector import TrainOptions, lexical_baseline, train_detector
     except ImportError as e:
         raise UsageError(
             f"train-detector needs the training extra: {install_extra('train')} ({e})"

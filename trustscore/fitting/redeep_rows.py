@@ -1,10 +1,10 @@
 """Fitting a ReDeEP profile for one local model from labeled rows (what ``trustscore fit-redeep`` runs).
 
-Rows are the labeled JSONL of :func:`trustscore.encoders.train.read_rows`: ``question``, ``context``,
+Rows are the labeled JSONL of :func:`trustscore.fitting.detector.read_rows`: ``question``, ``context``,
 ``response`` and ``spans`` (character offsets of hallucinated text; ``[]`` when none), plus a group
 column (default ``source_id``) that keeps responses to one source on one side of every inner
 cross-validation fold. The candidate copying heads are scored from the weights (cached), the features
-of every candidate head and every layer are extracted row by row, and :mod:`trustscore.whitebox.fit`
+of every candidate head and every layer are extracted row by row, and :mod:`trustscore.fitting.redeep`
 picks the heads, layers and weights. Rows the model cannot read (no context, longer than
 ``whitebox.redeep.max_tokens``) are skipped and counted. Everything runs in the calling thread.
 """
@@ -19,14 +19,14 @@ from typing import Literal
 
 import numpy as np
 
-from trustscore.encoders.train import LabeledRow
 from trustscore.errors import WhiteboxLoadError, WhiteboxModelError
-from trustscore.whitebox.fit import (
+from trustscore.fitting.redeep import (
     FeatureSet,
     fit_logistic_profile,
     fit_paper_profile,
     label_units,
 )
+from trustscore.rows.labeled import LabeledRow
 from trustscore.whitebox.model import load_model, weights_fingerprint
 from trustscore.whitebox.profile import ModelIdentity, RedeepProfile
 from trustscore.whitebox.redeep import EmbedFn, candidate_recipe, extract_features
