@@ -94,14 +94,38 @@ def test_judges_in_three_steps_against_a_fake_server(
     assert "'likert'" in out and "'chainpoll'" in out and out.rstrip().endswith("{}")
 
 
-def test_the_readme_lists_exactly_the_commands_ci_runs() -> None:
+def test_the_readme_ci_and_the_contributing_page_run_the_same_test_script() -> None:
     ci = [
         line
         for line in (REPO / ".ci/run").read_text(encoding="utf-8").splitlines()
         if line and not line.startswith(("#", "set ", "cd "))
     ]
-    readme = block("bash", "pytest -m vllm").strip().splitlines()
-    assert readme == ci
+    readme = block("bash", "scripts/test").strip()
+    assert readme == "bash scripts/setup --dev && bash scripts/test"
+    assert ci[-1] == "bash scripts/test --all"
+    assert all(line.startswith("bash scripts/setup ") for line in ci[:-1])
+    contributing = (REPO / "docs/contributing.md").read_text(encoding="utf-8")
+    assert readme in contributing
+    for line in ci[:-1]:
+        assert f"`{line}`" in contributing, line
+
+
+def test_the_test_script_runs_every_suite_that_ci_needs() -> None:
+    """scripts/test runs what CI checks; --all adds each marked suite except the GPU one."""
+    script = (REPO / "scripts/test").read_text(encoding="utf-8")
+    for step in ('ruff" check .', 'mypy" trustscore', 'mkdocs" build --strict', 'python" -m pytest\n',
+                 'python" -m pytest -m slow tests/test_notebooks.py'):
+        assert step in script, step
+    markers = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"][
+        "ini_options"]["markers"]
+    for marker in (m.partition(":")[0] for m in markers):
+        if marker not in ("slow", "gpu"):
+            assert f"-m {marker}" in script and f"--{marker})" in script, marker
+
+
+def test_the_test_script_refuses_an_unknown_flag() -> None:
+    done = subprocess.run(["bash", "scripts/test", "--bogus"], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 2 and "unknown flag --bogus" in done.stderr
 
 
 def test_the_offline_limits_table_is_what_the_example_prints() -> None:
