@@ -21,7 +21,7 @@ import numpy as np
 from pydantic import JsonValue
 
 from trustscore.core.hashing import short_hash
-from trustscore.grounding import EmbeddingGrounding, GroundingConfig, LexicalSupport
+from trustscore.grounding import EmbeddingConfig, EmbeddingGrounding, LexicalConfig, LexicalSupport
 from trustscore.grounding.embedder import Embedder
 from trustscore.grounding.embedding import aggregate_similarities
 from trustscore.types import Sample, Signal
@@ -157,14 +157,13 @@ def table(title: str, rows: dict[str, dict[str, float]]) -> str:
 
 
 def selection(
-    data: Path, base: GroundingConfig, progress: Callable[[str], None]
+    data: Path, base: EmbeddingConfig, progress: Callable[[str], None]
 ) -> dict[str, dict[str, float]]:
     """Knob comparison on train_extra only: lexical question support, context window sizes."""
     samples, labels, tasks = load(data / "ragtruth" / "train_extra.jsonl")
     out: dict[str, dict[str, float]] = {}
     for q in (True, False):
-        cfg = base.model_copy(update={"lexical_question_support": q})
-        lx = LexicalSupport(cfg)
+        lx = LexicalSupport(LexicalConfig(question_support=q))
         vals = [lx.score(s) for s in samples]
         out[f"lexical, question_support={q}"] = report(
             np.array([np.nan if v.value is None else 1 - v.value for v in vals]), labels, tasks
@@ -214,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     def progress(msg: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
-    config = GroundingConfig(embedding_threads=args.threads)
+    config = EmbeddingConfig(embedding_threads=args.threads)
     embedding = EmbeddingGrounding(config)
     began = time.perf_counter()
     embedding.embedder()
@@ -222,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     result: dict[str, object] = {
         "config": config.model_dump(mode="json"),
         "model_load_s": round(load_s, 2),
-        "versions": {"lexical": LexicalSupport(config).version, "embedding": embedding.version},
+        "versions": {"lexical": LexicalSupport().version, "embedding": embedding.version},
     }
     if not args.no_selection:
         progress("selection on train_extra.jsonl")
@@ -241,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     # Only the embedding columns are slow: they are cached per embedding version (resumable).
     cache_file = args.cache / f"{short_hash(embedding.version)}-test-embedding.jsonl"
     cached = _read_cache(cache_file)
-    lexical = LexicalSupport(config)
+    lexical = LexicalSupport()
     already = sum(str(samples[i].id) in cached for i in order)
     progress(f"test.jsonl: {len(order)} rows ({already} embedded rows cached in {cache_file})")
     lexical.score(samples[order[0]])  # warm-up: wordfreq loads its tables on first use

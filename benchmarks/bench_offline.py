@@ -98,12 +98,12 @@ def measure(cmd: list[str], env: dict[str, str]) -> Run:
 
 def unique_texts(rows_file: Path) -> list[str]:
     """Every distinct text the embedding signal embeds for these rows (as EmbeddingGrounding.score does)."""
-    from trustscore.grounding.config import GroundingConfig
+    from trustscore.grounding.config import EmbeddingConfig
     from trustscore.grounding.embedding import EmbeddingGrounding
     from trustscore.grounding.text import split_long, split_sentences
     from trustscore.types import Sample
 
-    cfg = GroundingConfig()
+    cfg = EmbeddingConfig()
     signal = EmbeddingGrounding(cfg)
     texts: set[str] = set()
     for line in rows_file.read_text().splitlines():

@@ -81,12 +81,10 @@ def extract(args: argparse.Namespace, rows: list[dict[str, Any]]) -> list[dict[s
     embedding = EmbeddingGrounding(embedder=load_embedder())
     familiarity = None
     if args.familiarity:
-        from trustscore.whitebox.config import WhiteboxConfig
         from trustscore.whitebox.familiarity import FamiliaritySignal
         from trustscore.whitebox.familiarity_config import FamiliarityConfig
 
-        whitebox = WhiteboxConfig(model_path=args.model, familiarity=FamiliarityConfig(enabled=True))
-        familiarity = FamiliaritySignal.from_config(whitebox, None)
+        familiarity = FamiliaritySignal.from_config(FamiliarityConfig(model_path=args.model), None)
     out = []
     for i, row in enumerate(rows, 1):
         cached = args.cache / f"{row['id']}.json"

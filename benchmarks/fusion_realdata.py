@@ -86,10 +86,9 @@ def write_score_input(data_dir: Path, path: Path) -> int:
 
 def default_signal_versions() -> dict[str, str]:
     """The versions of the local signals the offline default Scorer runs."""
-    from trustscore.grounding import EmbeddingGrounding, GroundingConfig, LexicalSupport
+    from trustscore.grounding import EmbeddingGrounding, LexicalSupport
 
-    config = GroundingConfig()
-    return {s.name: s.version for s in (LexicalSupport(config), EmbeddingGrounding(config))}
+    return {s.name: s.version for s in (LexicalSupport(), EmbeddingGrounding())}
 
 
 def scored_ragtruth(

@@ -37,3 +37,38 @@ def test_the_grounding_section_still_works_with_a_deprecation_warning_naming_the
     bad = r"grounding\.embedding_batch_size"
     with pytest.warns(DeprecationWarning), pytest.raises(ConfigError, match=bad):
         Config.from_dict({"grounding": {"embedding_batch_size": 0}})
+
+
+def test_every_built_in_local_signal_accepts_enabled_false() -> None:
+    from trustscore.signals import registered_signals
+
+    for name, spec in registered_signals("local").items():
+        assert "enabled" in spec.config.model_fields, name
+    config = Config.from_dict({"signals": {"hhem": {"enabled": False}, "lettucedetect": {"enabled": False,
+                                                                                          "model": "m"}}})
+    assert config.signals.get("hhem").enabled is False  # type: ignore[union-attr]
+
+
+def test_the_lexical_settings_lose_their_prefix_and_the_old_names_still_read() -> None:
+    config = Config.from_dict({"signals": {"lexical": {"prior_weight": 0.5, "question_support": False}}})
+    assert config.signals.get("lexical").prior_weight == 0.5  # type: ignore[union-attr]
+    with pytest.warns(DeprecationWarning, match="lexical_prior_weight is deprecated: write prior_weight"):
+        old = Config.from_dict({"signals": {"lexical": {"lexical_prior_weight": 0.5}}})
+    assert old.signals.get("lexical").prior_weight == 0.5  # type: ignore[union-attr]
+    with pytest.raises(ConfigError, match="give prior_weight only"):
+        Config.from_dict({"signals": {"lexical": {"lexical_prior_weight": 0.5, "prior_weight": 0.5}}})
+
+
+def test_the_white_box_signals_read_their_own_section() -> None:
+    from trustscore.whitebox.familiarity_config import FamiliarityConfig
+    from trustscore.whitebox.redeep_config import RedeepConfig
+
+    with pytest.warns(DeprecationWarning):
+        config = Config.from_dict(
+            {"whitebox": {"model_path": "/m", "redeep": {"max_tokens": 64}, "familiarity": {"enabled": True}}}
+        )
+    redeep, familiarity = config.signals.get("redeep"), config.signals.get("familiarity")
+    assert isinstance(redeep, RedeepConfig) and isinstance(familiarity, FamiliarityConfig)
+    assert str(redeep.model_path) == "/m" and redeep.max_tokens == 64 and familiarity.enabled
+    with pytest.warns(DeprecationWarning), pytest.raises(ConfigError, match=r"whitebox\.modelpath: unknown"):
+        Config.from_dict({"whitebox": {"modelpath": "/m"}})

@@ -33,10 +33,10 @@ from trustscore.core.files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.errors import CONFIG_REFERENCE, ConfigError
 from trustscore.fusion.cascade_config import CascadeConfig
 from trustscore.fusion.config import FusionConfig
-from trustscore.grounding.config import GroundingConfig
+from trustscore.grounding.config import sections_from_grounding
 from trustscore.llm.config import CACHE_DIR_ENV, CacheConfig, EndpointConfig
-from trustscore.signals import JudgesConfig, SignalsConfig
-from trustscore.whitebox.config import WhiteboxConfig
+from trustscore.signals import JudgesConfig, SignalsConfig, resolve_section
+from trustscore.whitebox.config import sections_from_whitebox
 
 __all__ = ["ENV_DEFAULTS", "ENV_OVERRIDES", "Config", "ConfigError", "LimitsConfig", "SignalsConfig"]
 
@@ -164,19 +164,20 @@ class Config(BaseModel):
         )
 
 
-_SHARED_SECTIONS: dict[str, tuple[type[GroundingConfig] | type[WhiteboxConfig], str]] = {
+_SHARED_SECTIONS: dict[str, tuple[Callable[[Mapping[str, Any]], dict[str, dict[str, Any]]], str]] = {
     "grounding": (
-        GroundingConfig,
-        "write [signals.lexical] (the lexical_* settings) and [signals.embedding] (the embedding_* and "
-        "max_* settings); lexical = false is [signals.lexical] enabled = false",
+        sections_from_grounding,
+        "write [signals.lexical] (the lexical_* settings without the prefix) and [signals.embedding] "
+        "(the embedding_* and max_* settings); lexical = false is [signals.lexical] enabled = false",
     ),
     "whitebox": (
-        WhiteboxConfig,
+        sections_from_whitebox,
         "write [signals.redeep] and [signals.familiarity], each with the model_path / device / dtype it "
         "reads and the settings of its old [whitebox.redeep] / [whitebox.familiarity] table",
     ),
 }
-"""The deprecated shared sections, read into the signals' own sections: model, and the new spelling."""
+"""The deprecated shared sections, translated into the signals' own sections at load time: the
+translation each family owns, and the new spelling."""
 
 
 def _shared_section_as_signals(data: dict[str, Any], key: str, spelling: tuple[Any, str]) -> dict[str, Any]:
@@ -184,15 +185,17 @@ def _shared_section_as_signals(data: dict[str, Any], key: str, spelling: tuple[A
     DeprecationWarning that names the new spelling); both spellings for one signal are refused."""
     if key not in data:
         return data
-    model, new_spelling = spelling
+    translate, new_spelling = spelling
     out = dict(data)
     old = out.pop(key)
     warnings.warn(f"[{key}] is deprecated: {new_spelling}", DeprecationWarning, stacklevel=2)
-    try:
-        sections = model.model_validate(old).sections()
-    except ValidationError as e:
-        where = (f"{key}.{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
-        raise ValueError("; ".join(where)) from None
+    sections = translate(_plain(old) if isinstance(old, Mapping) else old)
+    for name, table in sections.items():  # errors located where the user wrote them
+        try:
+            resolve_section("local", name, table)
+        except ValidationError as e:
+            where = (f"{key}.{'.'.join(map(str, err['loc'][1:]))}: {err['msg']}" for err in e.errors())
+            raise ValueError("; ".join(where)) from None
     signals = _plain(out.get("signals") or {})
     for name, table in sections.items():
         if name in signals:

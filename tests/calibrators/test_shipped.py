@@ -14,7 +14,7 @@ from trustscore import Config, Scorer
 from trustscore.calibrators import shipped_calibrator, shipped_calibrators
 from trustscore.cli import main as cli_main
 from trustscore.fusion.store import load_model
-from trustscore.grounding import EmbeddingGrounding, GroundingConfig, LexicalSupport
+from trustscore.grounding import EmbeddingGrounding, LexicalSupport
 from trustscore.types import Sample, Signal
 
 pytestmark = pytest.mark.anyio
@@ -28,8 +28,7 @@ EXAMPLES = REPO / "examples" / "rag_samples.jsonl"
 
 
 def default_versions() -> dict[str, str]:
-    config = GroundingConfig()
-    return {s.name: s.version for s in (LexicalSupport(config), EmbeddingGrounding(config))}
+    return {s.name: s.version for s in (LexicalSupport(), EmbeddingGrounding())}
 
 
 class ScriptedLocal:

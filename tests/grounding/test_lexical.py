@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.grounding import GroundingConfig, LexicalSupport
+from trustscore.grounding import LexicalConfig, LexicalSupport
 from trustscore.grounding.text import PAIR_WINDOW, pair_keys
 from trustscore.types import Sample
 
@@ -16,7 +16,7 @@ QUESTION = "Who won the 1998 final?"
 
 
 def raw(response: str, context: list[str] | None = None, **config: object) -> dict[str, object]:
-    s = LexicalSupport(GroundingConfig(**config)).score(  # type: ignore[arg-type]
+    s = LexicalSupport(LexicalConfig(**config)).score(  # type: ignore[arg-type]
         Sample(question=QUESTION, context=CONTEXT if context is None else context, response=response)
     )
     assert isinstance(s.raw, dict)
@@ -35,7 +35,7 @@ def test_one_invented_sentence_is_not_diluted_by_faithful_ones() -> None:
 
 def test_the_sentence_max_uses_the_prior_so_a_one_word_sentence_is_not_wholly_invented() -> None:
     smoothed = raw("Smith beat Jones. Remarkable!")["sentence_max_unsupported_share"]
-    plain = raw("Smith beat Jones. Remarkable!", lexical_prior_weight=0.0)["sentence_max_unsupported_share"]
+    plain = raw("Smith beat Jones. Remarkable!", prior_weight=0.0)["sentence_max_unsupported_share"]
     assert plain == 1.0 and isinstance(smoothed, float) and 0 < smoothed < 1.0
 
 
@@ -65,7 +65,7 @@ def test_question_pairs_count_as_support_unless_disabled() -> None:
     context = ["The final was played in 1998 at Wembley."]
     response = "Smith won the final."
     assert raw(response, context)["pairs_unsupported_share"] == 0.0  # "won final" is in the question
-    strict = raw(response, context, lexical_question_support=False)
+    strict = raw(response, context, question_support=False)
     assert strict["pairs_unsupported_share"] is None, "without the question, 'won' is unsupported"
 
 

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.grounding import EmbeddingGrounding, GroundingConfig, LexicalSupport, load_embedder
+from trustscore.grounding import (
+    EmbeddingConfig,
+    EmbeddingGrounding,
+    LexicalConfig,
+    LexicalSupport,
+    load_embedder,
+)
 from trustscore.grounding.text import has_negation
 from trustscore.types import Sample
 
@@ -25,7 +31,7 @@ def embedder():  # type: ignore[no-untyped-def]
 def test_a_short_answer_is_judged_with_its_question(embedder) -> None:  # type: ignore[no-untyped-def]
     smp = Sample(question=QUESTION, context=CONTEXT, response="1998.")
     claims = EmbeddingGrounding(embedder=embedder).score(smp)
-    alone = EmbeddingGrounding(GroundingConfig(embedding_claim_words=1), embedder=embedder).score(smp)
+    alone = EmbeddingGrounding(EmbeddingConfig(embedding_claim_words=1), embedder=embedder).score(smp)
     assert claims.raw["claims_with_question"] == 1 and alone.raw["claims_with_question"] == 0
     assert claims.value is not None and alone.value is not None
     assert claims.value > alone.value + 0.15, "a correct short answer no longer looks ungrounded"
@@ -74,7 +80,7 @@ def test_has_negation(text: str, negated: bool) -> None:
 def test_lexical_does_not_sink_a_short_exact_answer() -> None:
     smp = Sample(question=QUESTION, context=CONTEXT, response="Approximately 1998.")
     s = LexicalSupport().score(smp)
-    plain = LexicalSupport(GroundingConfig(lexical_prior_weight=0.0)).score(smp)
+    plain = LexicalSupport(LexicalConfig(prior_weight=0.0)).score(smp)
     assert s.raw["weighted_unsupported_share"] == plain.raw["weighted_unsupported_share"] > 0
     assert plain.value is not None and s.value is not None and s.value > plain.value
     invented = LexicalSupport().score(
@@ -92,9 +98,9 @@ def test_lexical_reports_lengths_in_words() -> None:
 
 
 def test_the_prior_weight_is_part_of_the_version() -> None:
-    assert LexicalSupport().version != LexicalSupport(GroundingConfig(lexical_prior_weight=0.0)).version
+    assert LexicalSupport().version != LexicalSupport(LexicalConfig(prior_weight=0.0)).version
     with pytest.raises(ValueError):
-        GroundingConfig(lexical_prior_weight=-1.0)
+        LexicalConfig(prior_weight=-1.0)
 
 
 def test_a_bare_number_answer_is_checked_not_taken_for_a_list_marker() -> None:

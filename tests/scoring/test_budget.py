@@ -11,7 +11,7 @@ from deadline_clock import DeadlineClock
 
 from trustscore.compute.deadline import checkpoint, clock_stopped
 from trustscore.config import Config
-from trustscore.grounding.config import GroundingConfig
+from trustscore.grounding.config import EmbeddingConfig
 from trustscore.grounding.lexical import LexicalSupport
 from trustscore.scoring.scorer import Scorer
 from trustscore.types import Sample, Signal, TrustScore
@@ -53,7 +53,7 @@ def embedding() -> EmbeddingGrounding:
     from trustscore.grounding.embedder import load_embedder
     from trustscore.grounding.embedding import EmbeddingGrounding
 
-    return EmbeddingGrounding(GroundingConfig(), embedder=load_embedder())
+    return EmbeddingGrounding(EmbeddingConfig(), embedder=load_embedder())
 
 
 async def test_embedding_on_3000_passages_stops_at_the_budget(embedding: EmbeddingGrounding) -> None:

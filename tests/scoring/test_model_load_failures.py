@@ -35,14 +35,10 @@ def unloadable_model(tmp_path: Path) -> Path:
 
 
 def _familiarity(path: Path) -> Scorer:
-    from trustscore.whitebox.config import WhiteboxConfig
     from trustscore.whitebox.familiarity import FamiliaritySignal
     from trustscore.whitebox.familiarity_config import FamiliarityConfig
 
-    whitebox = WhiteboxConfig(
-        model_path=path, familiarity=FamiliarityConfig(enabled=True, explanation_max_tokens=4)
-    )
-    signal = FamiliaritySignal.from_config(whitebox, None)
+    signal = FamiliaritySignal.from_config(FamiliarityConfig(model_path=path, explanation_max_tokens=4), None)
     return Scorer(Config(), judges=[], local_signals=[LexicalSupport(), signal])
 
 
@@ -68,14 +64,14 @@ async def test_a_whitebox_model_that_does_not_load_leaves_the_sample_incomplete(
 
 
 async def test_an_embedding_model_that_does_not_load_leaves_the_sample_incomplete(tmp_path: Path) -> None:
-    from trustscore.grounding.config import GroundingConfig
+    from trustscore.grounding.config import EmbeddingConfig
     from trustscore.grounding.embedding import EmbeddingGrounding
 
     folder = tmp_path / "embedder"
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps({"model_type": "bert"}), encoding="utf-8")
     (folder / "model.safetensors").write_bytes(b"not weights")
-    embedding = EmbeddingGrounding(GroundingConfig(embedding_model=folder))
+    embedding = EmbeddingGrounding(EmbeddingConfig(embedding_model=folder))
     result = await Scorer(Config(), judges=[], local_signals=[embedding]).score_sample(SAMPLE)
     signal = result.signals["embedding"]
     assert signal.missing and "embedding model unavailable" in (signal.error or "")

@@ -20,7 +20,6 @@ from trustscore.whitebox.concepts import (
     prepare_concepts,
     word_rank,
 )
-from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.familiarity import (
     FamiliaritySignal,
     RemoteFamiliarityBackend,
@@ -208,8 +207,7 @@ class FakeLLM:
 
 
 def remote_signal(llm: FakeLLM, **cfg: object) -> FamiliaritySignal:
-    whitebox = WhiteboxConfig(familiarity=FamiliarityConfig(enabled=True, **cfg))  # type: ignore[arg-type]
-    return FamiliaritySignal.from_config(whitebox, llm)  # type: ignore[arg-type]
+    return FamiliaritySignal.from_config(FamiliarityConfig(**cfg), llm)  # type: ignore[arg-type]
 
 
 @pytest.mark.anyio
@@ -302,11 +300,11 @@ async def test_missing_signal_cases() -> None:
         FakeLLM(fail=RateLimited("slow down", usage=Usage(requests=3))), concepts="heuristic"
     ).familiarity("A Zorblat?")
     assert failing.missing and failing.error == "LLM: slow down" and failing.usage.requests >= 3
-    nothing = FamiliaritySignal.from_config(WhiteboxConfig(), None)
+    nothing = FamiliaritySignal.from_config(FamiliarityConfig(), None)
     out = await nothing.familiarity("A Zorblat?")
-    assert out.missing and "whitebox.model_path" in (out.error or "")
+    assert out.missing and "signals.familiarity.model_path" in (out.error or "")
     local_without_path = FamiliaritySignal.from_config(
-        WhiteboxConfig(familiarity=FamiliarityConfig(backend="local")), FakeLLM()
+        FamiliarityConfig(backend="local"), FakeLLM()
     )  # type: ignore[arg-type]
     out = await local_without_path.familiarity("A Zorblat?")
     assert out.missing and "model_path is not set" in (out.error or "")

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from trustscore.types import Sample
-from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.familiarity import FamiliaritySignal, LocalFamiliarityBackend
 from trustscore.whitebox.familiarity_config import FamiliarityConfig
 
@@ -101,8 +100,7 @@ def trained_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def local_signal(path: Path, **cfg: object) -> FamiliaritySignal:
-    whitebox = WhiteboxConfig(model_path=path, familiarity=FamiliarityConfig(enabled=True, **cfg))  # type: ignore[arg-type]
-    signal = FamiliaritySignal.from_config(whitebox, None)
+    signal = FamiliaritySignal.from_config(FamiliarityConfig(model_path=path, **cfg), None)  # type: ignore[arg-type]
     assert isinstance(signal.backend, LocalFamiliarityBackend)
     return signal
 

@@ -100,15 +100,11 @@ def test_a_profile_fitted_with_the_command_scores_a_held_out_row(model_dir: Path
 
 
 def test_local_self_familiarity_reads_what_the_trained_model_writes(model_dir: Path) -> None:
-    from trustscore.whitebox.config import WhiteboxConfig
     from trustscore.whitebox.familiarity import FamiliaritySignal
     from trustscore.whitebox.familiarity_config import FamiliarityConfig
 
-    whitebox = WhiteboxConfig(
-        model_path=model_dir,
-        familiarity=FamiliarityConfig(enabled=True, explanation_max_tokens=24, max_concepts=2),
-    )
-    signal = FamiliaritySignal.from_config(whitebox, None)
+    config = FamiliarityConfig(model_path=model_dir, explanation_max_tokens=24, max_concepts=2)
+    signal = FamiliaritySignal.from_config(config, None)
     result = anyio.run(signal.familiarity, "What is the population of Paris?")
     assert result.value is not None and 0.0 < result.value <= 1.0, result.error
     assert result.raw["concepts"]  # type: ignore[index]

@@ -16,7 +16,6 @@ from trustscore.errors import WhiteboxModelError
 from trustscore.signals._protocols import LocalSignal
 from trustscore.testing.tiny import save_tiny_model
 from trustscore.types import Sample, Signal
-from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.model import load_model
 from trustscore.whitebox.profile import (
     LogisticCombination,
@@ -124,7 +123,7 @@ async def test_oversized_input_is_missing_and_names_the_setting(model_path: Path
         model_path=model_path, profile=_profile(model_path), config=RedeepConfig(max_tokens=16)
     )
     result = await signal.run(SAMPLE)
-    assert result.missing and "whitebox.redeep.max_tokens" in (result.error or "")
+    assert result.missing and "signals.redeep.max_tokens" in (result.error or "")
 
 
 async def test_concurrent_runs_match_sequential(model_path: Path) -> None:
@@ -169,18 +168,18 @@ async def test_chunk_level_uses_the_given_embedder(model_path: Path) -> None:
 
 
 def test_from_config(model_path: Path, tmp_path: Path) -> None:
-    with pytest.raises(WhiteboxModelError, match=r"whitebox\.model_path is not set"):
-        RedeepSignal.from_config(WhiteboxConfig())
-    missing = WhiteboxConfig(model_path=model_path, redeep=RedeepConfig(profile=tmp_path / "nope.json"))
+    with pytest.raises(WhiteboxModelError, match=r"signals\.redeep\.model_path is not set"):
+        RedeepSignal.from_config(RedeepConfig())
+    missing = RedeepConfig(model_path=model_path, profile=tmp_path / "nope.json")
     with pytest.raises(ProfileError, match="does not exist"):
         RedeepSignal.from_config(missing)
     profile = _profile(model_path)
     profile.save(tmp_path / "p.json")
     signal = RedeepSignal.from_config(
-        WhiteboxConfig(model_path=model_path, redeep=RedeepConfig(profile=tmp_path / "p.json"))
+        RedeepConfig(model_path=model_path, profile=tmp_path / "p.json")
     )
     assert signal.profile == profile and signal.name == "redeep"
-    assert RedeepSignal.from_config(WhiteboxConfig(model_path=model_path)).profile is None
+    assert RedeepSignal.from_config(RedeepConfig(model_path=model_path)).profile is None
 
 
 def test_whitebox_modules_import_without_torch() -> None:

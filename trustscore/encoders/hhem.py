@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from trustscore.compute.torch_import import import_torch
 from trustscore.core.hashing import canonical_json, short_hash
@@ -37,6 +37,7 @@ from trustscore.encoders.common import (
     run_in_worker,
 )
 from trustscore.errors import EncoderLoadError
+from trustscore.signals import SignalConfig
 from trustscore.types import Sample, Signal, Usage
 
 __all__ = ["PROMPT", "HHEMConfig", "HHEMSignal", "build_hhem", "premise_windows"]
@@ -52,7 +53,7 @@ _WEIGHTS_FILE = "model.safetensors"
 _PREFIX = "t5."
 
 
-class HHEMConfig(BaseModel):
+class HHEMConfig(SignalConfig):
     """``[signals.hhem]``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -114,7 +115,7 @@ class HHEMSignal:
 
     def __init__(self, config: HHEMConfig | None = None) -> None:
         self.config = config or HHEMConfig()
-        knobs = self.config.model_dump(exclude={"batch_size", "device", "local_files_only"})
+        knobs = self.config.model_dump(exclude={"enabled", "batch_size", "device", "local_files_only"})
         self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
         self._key = (
             f"hhem|{describe_source(self.config.model)}|{describe_source(self.config.foundation)}"

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from trustscore.compute.torch_import import import_torch
 from trustscore.core.hashing import canonical_json, short_hash
@@ -38,6 +38,7 @@ from trustscore.encoders.common import (
     run_in_worker,
 )
 from trustscore.errors import EncoderLoadError
+from trustscore.signals import SignalConfig
 from trustscore.types import Sample, Signal, Span, Usage
 
 __all__ = [
@@ -66,7 +67,7 @@ _PASSAGE_WORD = "passage"
 _NO_CONTEXT = "no context: LettuceDetect checks the response against the passages; pass context=[...]"
 
 
-class LettuceDetectConfig(BaseModel):
+class LettuceDetectConfig(SignalConfig):
     """``[signals.lettucedetect]``."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -180,7 +181,7 @@ class LettuceDetectSignal:
 
     def __init__(self, config: LettuceDetectConfig) -> None:
         self.config = config
-        knobs = config.model_dump(exclude={"batch_size", "device", "local_files_only"})
+        knobs = config.model_dump(exclude={"enabled", "batch_size", "device", "local_files_only"})
         self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
         self._key = (
             f"lettucedetect|{describe_source(config.model)}"

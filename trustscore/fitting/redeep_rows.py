@@ -6,7 +6,7 @@ column (default ``source_id``) that keeps responses to one source on one side of
 cross-validation fold. The candidate copying heads are scored from the weights (cached), the features
 of every candidate head and every layer are extracted row by row, and :mod:`trustscore.fitting.redeep`
 picks the heads, layers and weights. Rows the model cannot read (no context, longer than
-``whitebox.redeep.max_tokens``) are skipped and counted. Everything runs in the calling thread.
+``[signals.redeep] max_tokens``) are skipped and counted. Everything runs in the calling thread.
 """
 
 from __future__ import annotations

@@ -10,28 +10,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trustscore.core.lazy import lazy_exports
-from trustscore.grounding.config import EmbeddingConfig, GroundingConfig, LexicalConfig
+from trustscore.grounding.config import EmbeddingConfig, LexicalConfig
 
 if TYPE_CHECKING:
     from trustscore.errors import EmbedderError
     from trustscore.grounding.embedder import Embedder, bundled_model_path, load_embedder
     from trustscore.grounding.embedding import EmbeddingGrounding
-    from trustscore.grounding.features import FEATURE_NAMES, GroundingFeatures, features, features_many
     from trustscore.grounding.lexical import LexicalSupport
 
 __all__ = [
-    "FEATURE_NAMES",
     "Embedder",
     "EmbedderError",
     "EmbeddingConfig",
     "EmbeddingGrounding",
-    "GroundingConfig",
-    "GroundingFeatures",
     "LexicalConfig",
     "LexicalSupport",
     "bundled_model_path",
-    "features",
-    "features_many",
     "load_embedder",
 ]
 
@@ -41,10 +35,6 @@ _HOME = {
     "bundled_model_path": "trustscore.grounding.embedder",
     "load_embedder": "trustscore.grounding.embedder",
     "EmbeddingGrounding": "trustscore.grounding.embedding",
-    "FEATURE_NAMES": "trustscore.grounding.features",
-    "GroundingFeatures": "trustscore.grounding.features",
-    "features": "trustscore.grounding.features",
-    "features_many": "trustscore.grounding.features",
     "LexicalSupport": "trustscore.grounding.lexical",
 }
 

@@ -1,16 +1,18 @@
 """Configuration of the fast CPU grounding signals: ``[signals.lexical]`` and ``[signals.embedding]``.
 
-Both are on by default. :class:`GroundingConfig` holds both signals' settings and an on/off switch
-for each: the deprecated shared ``[grounding]`` section, which a config that still has is read into
-the two sections with a DeprecationWarning (:mod:`trustscore.config`).
+Both are on by default. The deprecated shared ``[grounding]`` section (both signals' settings with an
+on/off switch for each) is translated into the two sections at load time
+(:func:`sections_from_grounding`, called by :mod:`trustscore.config` with a DeprecationWarning).
 """
 
 from __future__ import annotations
 
+import warnings
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from trustscore.signals import SignalConfig
 
@@ -18,29 +20,11 @@ __all__ = [
     "EmbeddingAggregate",
     "EmbeddingConfig",
     "EmbeddingSettings",
-    "GroundingConfig",
     "LexicalConfig",
-    "LexicalSettings",
+    "sections_from_grounding",
 ]
 
 EmbeddingAggregate = Literal["min", "mean", "q25", "softmin"]
-
-
-class LexicalSettings(BaseModel):
-    """What the lexical support signal reads."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    lexical_question_support: bool = Field(
-        default=True, description="words the question itself contains count as supported, not invented"
-    )
-    lexical_prior_weight: float = Field(
-        default=1.0,
-        ge=0.0,
-        description="weight of supported evidence added to every response before the unsupported share is "
-        "taken, so a two-word answer with one unmatched word is not scored as if half of a long answer "
-        "were invented (0 = the plain weighted share)",
-    )
 
 
 class EmbeddingSettings(BaseModel):
@@ -99,9 +83,40 @@ class EmbeddingSettings(BaseModel):
         return tuple(sorted(set(v)))
 
 
-class LexicalConfig(SignalConfig, LexicalSettings):
+_LEXICAL_OLD_NAMES = {"lexical_question_support": "question_support", "lexical_prior_weight": "prior_weight"}
+
+
+class LexicalConfig(SignalConfig):
     """Lexical support: the share of the response's content words the context (or question) contains.
-    On by default."""
+    On by default. The old names ``lexical_question_support`` and ``lexical_prior_weight`` are read
+    with a DeprecationWarning."""
+
+    question_support: bool = Field(
+        default=True, description="words the question itself contains count as supported, not invented"
+    )
+    prior_weight: float = Field(
+        default=1.0,
+        ge=0.0,
+        description="weight of supported evidence added to every response before the unsupported share is "
+        "taken, so a two-word answer with one unmatched word is not scored as if half of a long answer "
+        "were invented (0 = the plain weighted share)",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: Any) -> Any:
+        if not isinstance(data, Mapping) or not any(k in data for k in _LEXICAL_OLD_NAMES):
+            return data
+        out = dict(data)
+        for old, new in _LEXICAL_OLD_NAMES.items():
+            if old in out:
+                if new in out:
+                    raise ValueError(f"{old} is the old name of {new}: give {new} only")
+                warnings.warn(
+                    f"[signals.lexical] {old} is deprecated: write {new}", DeprecationWarning, stacklevel=2
+                )
+                out[new] = out.pop(old)
+        return out
 
 
 class EmbeddingConfig(SignalConfig, EmbeddingSettings):
@@ -109,21 +124,22 @@ class EmbeddingConfig(SignalConfig, EmbeddingSettings):
     On by default."""
 
 
-class GroundingConfig(LexicalSettings, EmbeddingSettings):
-    """Both grounding signals' settings together (what :mod:`trustscore.grounding.features` reads), and
-    the deprecated shared ``[grounding]`` section: write ``[signals.lexical]`` and
-    ``[signals.embedding]`` instead (``lexical = false`` is ``[signals.lexical] enabled = false``)."""
-
-    lexical: bool = True
-    embedding: bool = True
-
-    def sections(self) -> dict[str, dict[str, object]]:
-        """The settings given here, as the ``[signals.lexical]`` / ``[signals.embedding]`` tables."""
-        given = self.model_fields_set
-        out: dict[str, dict[str, object]] = {}
-        for name, model in (("lexical", LexicalSettings), ("embedding", EmbeddingSettings)):
-            table = {k: getattr(self, k) for k in model.model_fields if k in given}
-            if name in given:
-                table["enabled"] = getattr(self, name)
-            out[name] = table
-        return out
+def sections_from_grounding(old: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The deprecated shared ``[grounding]`` table as ``[signals.lexical]`` and ``[signals.embedding]``
+    tables: the ``lexical_*`` settings (old names, read as the lexical signal reads them) to the first,
+    the embedding settings to the second, ``lexical`` / ``embedding`` = false to ``enabled = false``.
+    Read at load time only; the signals' own models validate the result."""
+    if not isinstance(old, Mapping):
+        raise ValueError("[grounding] must be a table")
+    embedding_keys = set(EmbeddingSettings.model_fields)
+    out: dict[str, dict[str, Any]] = {"lexical": {}, "embedding": {}}
+    for key, value in old.items():
+        if key in _LEXICAL_OLD_NAMES:
+            out["lexical"][_LEXICAL_OLD_NAMES[key]] = value
+        elif key in embedding_keys:
+            out["embedding"][key] = value
+        elif key in out:
+            out[key]["enabled"] = value
+        else:
+            raise ValueError(f"grounding.{key}: unknown setting")
+    return out

@@ -7,7 +7,7 @@ rarity (wordfreq Zipf frequency, read by :mod:`trustscore.grounding.word_frequen
 word is far more telling than a common one. Millisecond-fast and model-free: the offline baseline
 every other signal is compared with.
 
-The share is taken after adding ``lexical_prior_weight`` of supported evidence to every response:
+The share is taken after adding ``prior_weight`` of supported evidence to every response:
 a plain share puts a short exact answer with one unmatched word ("approximately 1998") at 50%
 unsupported, as low as a long answer that invents half of what it says. ``raw`` keeps the plain share
 (``weighted_unsupported_share``) and the response and context lengths in words.
@@ -33,7 +33,7 @@ from pydantic import JsonValue
 
 from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
-from trustscore.grounding.config import LexicalSettings
+from trustscore.grounding.config import LexicalConfig
 from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
 from trustscore.grounding.word_frequency import zipf_frequency
 from trustscore.types import Sample, Signal, Span, Usage
@@ -65,13 +65,13 @@ class LexicalSupport:
 
     name = "lexical"
 
-    def __init__(self, config: LexicalSettings | None = None) -> None:
-        self.config = config or LexicalSettings()
+    def __init__(self, config: LexicalConfig | None = None) -> None:
+        self.config = config or LexicalConfig()
         self.version = (
             f"{_METHOD}+"
             + short_hash(
                 canonical_json(
-                    {"q": self.config.lexical_question_support, "prior": self.config.lexical_prior_weight}
+                    {"q": self.config.question_support, "prior": self.config.prior_weight}
                 ),
                 8,
             )
@@ -100,7 +100,7 @@ class LexicalSupport:
         if not claimed:
             return self._failed("the response has no content words, numbers or names to check", began)
         supported = support_keys(sample.context_text)
-        if self.config.lexical_question_support:
+        if self.config.question_support:
             supported = supported | support_keys(sample.question)
 
         totals = dict.fromkeys(_KINDS, 0)
@@ -121,11 +121,11 @@ class LexicalSupport:
                 )
 
         sentence_max = _sentence_max_share(
-            sample.response, claimed, supported, self.config.lexical_prior_weight
+            sample.response, claimed, supported, self.config.prior_weight
         )
-        pairs = _unsupported_pairs(claimed, supported, sample, self.config.lexical_question_support)
+        pairs = _unsupported_pairs(claimed, supported, sample, self.config.question_support)
         weighted_share = missing_weight / total_weight
-        smoothed_share = missing_weight / (total_weight + self.config.lexical_prior_weight)
+        smoothed_share = missing_weight / (total_weight + self.config.prior_weight)
         raw: dict[str, JsonValue] = {
             "smoothed_unsupported_share": round(smoothed_share, 6),
             "weighted_unsupported_share": round(weighted_share, 6),

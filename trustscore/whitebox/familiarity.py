@@ -46,7 +46,6 @@ from trustscore.whitebox.concepts import (
     extract_concepts_llm,
     prepare_concepts,
 )
-from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.familiarity_config import FamiliarityConfig
 
 __all__ = [
@@ -224,7 +223,7 @@ class FamiliarityBackend(Protocol):
 
 
 class LocalFamiliarityBackend:
-    """The local model (``whitebox.model_path``), shared with the other white-box signals."""
+    """The local model (``model_path``), shared with the other white-box signals."""
 
     def __init__(
         self,
@@ -441,7 +440,10 @@ class FamiliaritySignal:
         self.backend = backend
         self.concept_llm = concept_llm
         self.unavailable = unavailable or "no model to measure familiarity with"
-        settings = config.model_dump(mode="json", exclude={"enabled", "backend", "concepts", "threshold"})
+        settings = config.model_dump(
+            mode="json",
+            exclude={"enabled", "backend", "concepts", "threshold", "model_path", "device", "dtype"},
+        )
         identity = backend.identity if backend is not None else "none"
         self.version = (
             f"{METHOD_VERSION}+{short_hash(canonical_json([settings, identity, CONCEPT_PROMPT_VERSION]))}"
@@ -449,28 +451,25 @@ class FamiliaritySignal:
 
     @classmethod
     def from_config(
-        cls, whitebox: WhiteboxConfig, llm: LLM | None, *, generator: LLM | None = None
+        cls, cfg: FamiliarityConfig, llm: LLM | None, *, generator: LLM | None = None
     ) -> FamiliaritySignal:
-        """Build from ``[whitebox]``. ``llm`` is the judge (concept extraction); ``generator`` the served
-        generator for the remote backend (defaults to ``llm``)."""
-        cfg = whitebox.familiarity
+        """Build from ``[signals.familiarity]``. ``llm`` is the judge (concept extraction); ``generator``
+        the served generator for the remote backend (defaults to ``llm``)."""
         remote = generator or llm
         backend: FamiliarityBackend | None = None
         unavailable = None
-        want_local = cfg.backend == "local" or (cfg.backend == "auto" and whitebox.model_path is not None)
+        want_local = cfg.backend == "local" or (cfg.backend == "auto" and cfg.model_path is not None)
         if want_local:
-            if whitebox.model_path is None:
-                unavailable = "whitebox.familiarity.backend = 'local' but whitebox.model_path is not set"
+            if cfg.model_path is None:
+                unavailable = "signals.familiarity.backend = 'local' but its model_path is not set"
             else:
-                backend = LocalFamiliarityBackend(
-                    whitebox.model_path, device=whitebox.device, dtype=whitebox.dtype
-                )
+                backend = LocalFamiliarityBackend(cfg.model_path, device=cfg.device, dtype=cfg.dtype)
         elif remote is not None:
             backend = RemoteFamiliarityBackend(remote, template=cfg.remote_template)
         else:
             unavailable = (
-                "no model for familiarity: set whitebox.model_path (local) or pass the generator's LLM "
-                "(remote)"
+                "no model for familiarity: set signals.familiarity.model_path (local) or pass the "
+                "generator's LLM (remote)"
             )
         concept_llm = llm if cfg.concepts in ("auto", "llm") else None
         return cls(cfg, backend, concept_llm=concept_llm, unavailable=unavailable)
@@ -568,7 +567,7 @@ class FamiliaritySignal:
     ) -> tuple[ThresholdFit, list[ConceptScore]]:
         """Score common concepts with this very pipeline and fit the threshold (see :func:`fit_threshold`).
 
-        Put the returned ``threshold`` into ``whitebox.familiarity.threshold``.
+        Put the returned ``threshold`` into ``[signals.familiarity] threshold``.
         """
         scored = [await self.score_concept(c) for c in concepts]
         return fit_threshold([s.score for s in scored], **fit), scored
@@ -589,7 +588,7 @@ class FamiliaritySignal:
                     f"concept extraction by the LLM failed ({getattr(e, 'reason', e)}); used the heuristic"
                 )
         elif cfg.concepts == "llm":
-            raise ValueError("whitebox.familiarity.concepts = 'llm' but no judge LLM was given")
+            raise ValueError("signals.familiarity.concepts = 'llm' but no judge LLM was given")
         if entities is None:
             entities = extract_concepts_heuristic(question, common_top_n=cfg.common_top_n)
         return prepare_concepts(

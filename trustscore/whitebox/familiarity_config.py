@@ -1,32 +1,33 @@
-"""Settings of the Self-Familiarity signal (Luo et al., 2023)."""
+"""``[signals.familiarity]``: the Self-Familiarity signal (Luo et al., 2023), its model and settings."""
 
 from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
+
+from trustscore.signals import SignalConfig
+from trustscore.whitebox.config import WhiteboxModel
 
 __all__ = ["FamiliarityConfig"]
 
 
-class FamiliarityConfig(BaseModel):
-    """How well the generator knows the concepts in a question, measured before or after answering.
+class FamiliarityConfig(SignalConfig, WhiteboxModel):
+    """Self-Familiarity: how well the generator knows the question's concepts (a local model at
+    ``model_path``, or the remote generator at ``endpoint``), measured before or after answering.
 
     The prompts are the paper's (``soap117/Self-evaluation``); the concept score is the model's
     probability of the concept given its own masked explanation, by teacher forcing.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    enabled: bool = False
     endpoint: str | None = Field(
         default=None,
-        description="entry under [endpoints] for concept extraction and, without whitebox.model_path, the "
+        description="entry under [endpoints] for concept extraction and, without model_path, the "
         "remote generator; default: the only endpoint when there is exactly one",
     )
     backend: Literal["auto", "local", "remote"] = Field(
         default="auto",
-        description="local = whitebox.model_path with transformers; remote = the generator LLM through vLLM "
+        description="local = model_path with transformers; remote = the generator LLM through vLLM "
         "(completions with prompt_logprobs); auto = local when model_path is set, else remote",
     )
     concepts: Literal["auto", "llm", "heuristic"] = Field(

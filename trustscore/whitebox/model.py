@@ -176,7 +176,7 @@ def load_model(path: str | Path, *, device: str = "cpu", dtype: str = "float32")
             return _registry[key]
         if not (path / "config.json").is_file():
             raise WhiteboxLoadError(
-                f"whitebox.model_path {path} has no config.json: "
+                f"model_path {path} has no config.json: "
                 "point it at a saved Hugging Face model directory"
             )
         tokenizer, model = load_pretrained(path, device=device, dtype=dtype, attention="sdpa")
@@ -212,7 +212,7 @@ def _load_pretrained(path: Path, *, device: str, dtype: str, attention: str) -> 
             )
         model = model.to(device).eval()  # type: ignore[arg-type]  # transformers types .to oddly
     except Exception as e:  # a corrupt file raises the reader's own errors (SafetensorError, ...)
-        raise WhiteboxLoadError(f"cannot load the model in whitebox.model_path {path}: {e}") from e
+        raise WhiteboxLoadError(f"cannot load the model in model_path {path}: {e}") from e
     if not getattr(tokenizer, "is_fast", False):
         raise WhiteboxLoadError(
             f"the tokenizer in {path} is not a fast tokenizer: ReDeEP needs character offsets "

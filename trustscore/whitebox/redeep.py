@@ -42,7 +42,6 @@ from pydantic import JsonValue
 from trustscore.core.hashing import short_hash
 from trustscore.errors import EmbedderError, NoContextError, WhiteboxLoadError, WhiteboxModelError
 from trustscore.types import Sample, Signal, Span, Usage
-from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.heads import load_or_score_copying_heads
 from trustscore.whitebox.model import (
     EncodedSample,
@@ -356,7 +355,7 @@ def extract_features(
     if limit is not None and enc.n_tokens > limit:
         raise WhiteboxModelError(
             f"prompt + response is {enc.n_tokens} tokens, above the limit of {limit} "
-            "(raise whitebox.redeep.max_tokens or shorten the context)"
+            "(raise signals.redeep.max_tokens or shorten the context)"
         )
     device = loaded.device
     shift = 1 if recipe.legacy else 0
@@ -580,16 +579,17 @@ class RedeepSignal:
         self.version = f"{METHOD_VERSION}+{short_hash(fitted)}"
 
     @classmethod
-    def from_config(cls, whitebox: WhiteboxConfig, *, embed: EmbedFn | None = None) -> RedeepSignal:
-        """Build from ``[whitebox]``; a named profile that cannot be read is an error here, not at scoring."""
-        if whitebox.model_path is None:
+    def from_config(cls, config: RedeepConfig, *, embed: EmbedFn | None = None) -> RedeepSignal:
+        """Build from ``[signals.redeep]``; a named profile that cannot be read is an error here, not at
+        scoring."""
+        if config.model_path is None:
             raise WhiteboxModelError(
-                "whitebox.model_path is not set: point it at the generator model's local directory"
+                "signals.redeep.model_path is not set: point it at the generator model's local directory"
             )
-        profile = RedeepProfile.load(whitebox.redeep.profile) if whitebox.redeep.profile is not None else None
+        profile = RedeepProfile.load(config.profile) if config.profile is not None else None
         return cls(
-            model_path=whitebox.model_path, profile=profile, config=whitebox.redeep,
-            device=whitebox.device, dtype=whitebox.dtype, embed=embed,
+            model_path=config.model_path, profile=profile, config=config,
+            device=config.device, dtype=config.dtype, embed=embed,
         )  # fmt: skip
 
     async def run(self, sample: Sample) -> Signal:

@@ -1,4 +1,4 @@
-"""Settings of the ReDeEP signal.
+"""``[signals.redeep]``: the model the ReDeEP signal reads and how it runs.
 
 What to read (heads A, layers F, token or chunk level, PKS units, top-k fraction) comes from the
 fitted profile, so fitting and scoring always use one recipe; these settings only say how to run it.
@@ -8,15 +8,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from trustscore.signals import SignalConfig
+from trustscore.whitebox.config import WhiteboxModel
 
 __all__ = ["RedeepConfig"]
 
 
-class RedeepConfig(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class RedeepConfig(SignalConfig, WhiteboxModel):
+    """ReDeEP: how the response uses the retrieved context, read from the generator's attention and
+    feed-forward layers (needs ``model_path`` and a fitted ``profile``)."""
 
-    enabled: bool = True
     profile: Path | None = Field(default=None, description="fitted ReDeEP profile (JSON) for this model")
     system_prompt: str = Field(
         default="You are a helpful assistant.",

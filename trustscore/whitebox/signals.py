@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 from trustscore.core.extras import install_extra
 from trustscore.errors import EndpointUnavailable
 from trustscore.signals._registry import register_signal
-from trustscore.whitebox.config import FamiliaritySection, RedeepSection
+from trustscore.whitebox.familiarity_config import FamiliarityConfig
+from trustscore.whitebox.redeep_config import RedeepConfig
 
 if TYPE_CHECKING:
     from trustscore.llm.protocol import LLM
@@ -25,15 +26,15 @@ logger = logging.getLogger("trustscore")
 _WHITEBOX = install_extra("whitebox")
 
 
-@register_signal("redeep", config=RedeepSection, kind="local", install_hint=_WHITEBOX)
-def build_redeep(config: RedeepSection, ctx: SignalContext) -> LocalSignal:
+@register_signal("redeep", config=RedeepConfig, kind="local", install_hint=_WHITEBOX)
+def build_redeep(config: RedeepConfig, ctx: SignalContext) -> LocalSignal:
     from trustscore.whitebox.redeep import RedeepSignal
 
-    return RedeepSignal.from_config(config.whitebox())
+    return RedeepSignal.from_config(config)
 
 
-@register_signal("familiarity", config=FamiliaritySection, kind="local", install_hint=_WHITEBOX, weight=0.25)
-def build_familiarity(config: FamiliaritySection, ctx: SignalContext) -> LocalSignal:
+@register_signal("familiarity", config=FamiliarityConfig, kind="local", install_hint=_WHITEBOX, weight=0.25)
+def build_familiarity(config: FamiliarityConfig, ctx: SignalContext) -> LocalSignal:
     """The LLM it asks (concept extraction, remote backend) is its ``endpoint``, else the only endpoint."""
     endpoint = config.endpoint
     if endpoint is None and len(ctx.endpoint_names) == 1:
@@ -46,4 +47,4 @@ def build_familiarity(config: FamiliaritySection, ctx: SignalContext) -> LocalSi
             logger.warning("familiarity runs without endpoints.%s: %s", endpoint, e)
     from trustscore.whitebox.familiarity import FamiliaritySignal
 
-    return FamiliaritySignal.from_config(config.whitebox(), llm)
+    return FamiliaritySignal.from_config(config, llm)
