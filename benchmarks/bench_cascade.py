@@ -49,9 +49,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trustscore.fusion.cascade import StagePlan, cascade_scores, fit_cascade
+from trustscore.fitting.cascade import StagePlan, cascade_scores, fit_cascade
 from trustscore.fusion.cascade_model import CascadeQuality
-from trustscore.fusion.scored import ScoredRow, group_column, label_column, read_scored, rows_from_dicts
+from trustscore.rows.scored import ScoredRow, group_column, label_column, read_scored, rows_from_dicts
 from trustscore.stats.cv import grouped_kfold
 from trustscore.stats.metrics import auroc
 

@@ -61,9 +61,9 @@ from benchmarks.multidomain import (
     inside,
 )
 from calibration.build_corpus import SHIPPABLE
-from trustscore.fusion.claims import ECE_LIMIT, MIN_CLAIMS
+from trustscore.fitting.claims import ECE_LIMIT, MIN_CLAIMS
 from trustscore.fusion.model import FusionModel
-from trustscore.fusion.scored import ScoredRow, label_column
+from trustscore.rows.scored import ScoredRow, label_column
 from trustscore.stats.cv import grouped_kfold
 from trustscore.stats.logistic import intercept_matching_mean, sigmoid
 
@@ -393,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.scored.exists() or not args.corpus.exists():
         print(f"SKIP: {args.scored} not found; build and score the corpus first (see the docstring)")
         return 0
-    from trustscore.fusion.scored import read_scored
+    from trustscore.rows.scored import read_scored
 
     result = run(with_texts(read_scored(args.scored), args.corpus))
     print(report(result))

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from trustscore.fusion.fit import FitOptions, fit_calibrator
+from trustscore.fitting.calibrator import FitOptions, fit_calibrator
 from trustscore.fusion.fuser import DefaultFuser
-from trustscore.fusion.scored import ScoredRow, label_column, read_scored, rows_from_dicts
+from trustscore.rows.scored import ScoredRow, label_column, read_scored, rows_from_dicts
 from trustscore.stats.cv import grouped_split
 from trustscore.stats.metrics import evaluate
 from trustscore.testing.synthetic import make_scored_rows

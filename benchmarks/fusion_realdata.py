@@ -38,11 +38,11 @@ from numpy.typing import NDArray
 from benchmarks.redeep_realdata import FILE as REDEEP_FILE
 from benchmarks.redeep_realdata import LLAMA2_7B, load_features
 from trustscore.core.hashing import canonical_json, short_hash
+from trustscore.fitting.calibrator import FitOptions, FitReport, fit_calibrator
+from trustscore.fitting.evaluation import positive_class_scores
 from trustscore.fitting.redeep import FeatureSet, fit_paper_profile, response_scores
-from trustscore.fusion.evaluation import positive_class_scores
-from trustscore.fusion.fit import FitOptions, FitReport, fit_calibrator
 from trustscore.fusion.model import FusionModel
-from trustscore.fusion.scored import ScoredRow, group_column, label_column, read_scored
+from trustscore.rows.scored import ScoredRow, group_column, label_column, read_scored
 from trustscore.stats.cv import Fold, grouped_kfold
 from trustscore.stats.metrics import auroc, best_f1, evaluate, evaluate_grouped, threshold_metrics
 from trustscore.types import Signal

@@ -38,17 +38,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.build_corpus import SHIPPABLE
-from trustscore.fusion.adapt import adapt_model
-from trustscore.fusion.fit import FitOptions, fit_calibrator
+from trustscore.fitting.adapt import adapt_model
+from trustscore.fitting.calibrator import FitOptions, fit_calibrator
+from trustscore.fitting.shipped import FEATURES, GROUP, INTERCEPT_BY, LABEL
 from trustscore.fusion.model import FusionModel
-from trustscore.fusion.scored import ScoredRow, label_column, read_scored
+from trustscore.rows.scored import ScoredRow, label_column, read_scored
 from trustscore.stats.cv import grouped_kfold
 from trustscore.stats.metrics import auroc, ece
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SCORED = REPO / ".cache-data" / "corpus" / "scored.jsonl"
-LABEL = "hallucinated"
-GROUP = "source_id"
 ECE_BINS = 10
 ADAPT_SIZES = (25, 50, 100, 150)
 ADAPT_DRAWS = 20
@@ -110,11 +109,11 @@ FITS: dict[str, str | None] = {"pooled": None, "intercept per dataset": "dataset
 """``FitOptions.intercept_by`` of each way of fitting: one intercept for all the training rows, or one
 per data set while the weights are fitted (so they do not learn which data set hallucinates more)."""
 
-FEATURES: list[str] = CANDIDATES["+amount"]
-INTERCEPT_BY: str | None = FITS["intercept per dataset"]
-"""The shipped model's feature set and way of fitting: what ``select_features`` chooses over every
-shippable domain (``--candidates`` prints it as "the rule on every shippable domain chooses"). Its
-plain leave-one-domain-out figures are flattering by the choice; ``nested`` measures the procedure."""
+# The shipped model's feature set and way of fitting (trustscore.fitting.shipped: FEATURES is
+# CANDIDATES["+amount"], INTERCEPT_BY is FITS["intercept per dataset"]; a test holds them equal) are what
+# ``select_features`` chooses over every shippable domain (``--candidates`` prints it as "the rule on
+# every shippable domain chooses"). Its plain leave-one-domain-out figures are flattering by the choice;
+# ``nested`` measures the procedure.
 
 
 def _raw(row: ScoredRow, signal: str, key: str) -> float | None:

@@ -5,8 +5,8 @@
     .venv/bin/python -m calibration.fit_local_multidomain
         # writes trustscore/calibrators/local_multidomain.json
 
-Fits ``trustscore.fusion.fit_calibrator`` over ``benchmarks.multidomain.FEATURES`` (with an intercept per
-data set while the weights are fitted: ``benchmarks.multidomain.INTERCEPT_BY``) on the rows of the
+Fits ``trustscore.fitting.fit_calibrator`` over ``trustscore.fitting.shipped.FEATURES`` (with an intercept
+per data set while the weights are fitted: ``trustscore.fitting.shipped.INTERCEPT_BY``) on the rows of the
 domains whose licence lets the result ship (``calibration.build_corpus.SHIPPABLE``: RAGTruth QA /
 Summary / Data2txt, FRANK CNN/DM, XSumFaith and FactCC; FActScore is never fitted on), grouped by
 source document. The model records its calibration domain (``trustscore.fusion.domain``). The held-out
@@ -32,11 +32,12 @@ import sys
 from pathlib import Path
 
 from benchmarks.fusion_realdata import default_signal_versions
-from benchmarks.multidomain import DEFAULT_SCORED, FEATURES, GROUP, INTERCEPT_BY, LABEL
+from benchmarks.multidomain import DEFAULT_SCORED
 from calibration.build_corpus import SHIPPABLE
-from trustscore.fusion.fit import FitOptions, fit_calibrator
-from trustscore.fusion.scored import read_scored
+from trustscore.fitting.calibrator import FitOptions, fit_calibrator
+from trustscore.fitting.shipped import FEATURES, GROUP, INTERCEPT_BY, LABEL
 from trustscore.fusion.store import save_model
+from trustscore.rows.scored import read_scored
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = REPO / "trustscore" / "calibrators" / "local_multidomain.json"

@@ -52,7 +52,8 @@ def test_from_openai_uses_the_clients_own_base_url() -> None:
 
 
 @pytest.mark.parametrize(
-    "package", ["trustscore.llm", "trustscore.fusion", "trustscore.testing", "trustscore.judges"]
+    "package",
+    ["trustscore.llm", "trustscore.fusion", "trustscore.fitting", "trustscore.testing", "trustscore.judges"],
 )
 def test_the_documented_subpackages_keep_their_promises(package: str) -> None:
     module = importlib.import_module(package)

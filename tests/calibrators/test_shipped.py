@@ -162,8 +162,8 @@ async def test_default_signal_set_is_calibrated_and_ranks_grounded_higher() -> N
 async def test_the_shipped_model_adapted_on_labeled_rows_claims_calibrated_inside_its_domain(
     tmp_path: Path,
 ) -> None:
-    from trustscore.fusion.adapt import adapt_model
-    from trustscore.fusion.scored import rows_from_dicts
+    from trustscore.fitting.adapt import adapt_model
+    from trustscore.rows.scored import rows_from_dicts
 
     versions = default_versions()
     rows = []

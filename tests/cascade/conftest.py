@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cascade.rows import STAGES, cascade_rows
-from trustscore.fusion.cascade import StagePlan, fit_cascade
+from trustscore.fitting.cascade import StagePlan, fit_cascade
 from trustscore.fusion.cascade_model import CascadeModel, CascadeQuality
 
 

@@ -135,7 +135,7 @@ def test_calibrate_then_eval_of_the_rescored_rows_is_calibrated(
     model = load_model(out_path)
     assert len(model.features) == 4  # every signal's value by default
     rows = [json.loads(line) for line in scored.read_text().splitlines()]
-    from trustscore.fusion.scored import rows_from_dicts
+    from trustscore.rows.scored import rows_from_dicts
 
     for raw, row in zip(rows, rows_from_dicts(rows), strict=True):
         fused = model.predict(row.signals)
@@ -163,8 +163,8 @@ def test_the_trustscore_command_reads_rows_written_by_trustscore_score(
 ) -> None:
     """Rows in the exact shape ``trustscore score`` writes (TrustScore dump + carried fields)."""
     from trustscore.cli import main
-    from trustscore.fusion.scored import rows_from_dicts
     from trustscore.rows import result_row
+    from trustscore.rows.scored import rows_from_dicts
     from trustscore.types import TrustScore
 
     written = []

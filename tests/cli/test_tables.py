@@ -11,10 +11,10 @@ import pytest
 from rich.console import Console
 
 from trustscore.cli import eval as cli_eval
-from trustscore.fusion.claims import ClaimCheck
-from trustscore.fusion.evaluation import evaluate_scored
-from trustscore.fusion.report import claims_table, macro_table, metrics_table
-from trustscore.fusion.scored import read_scored
+from trustscore.fitting.claims import ClaimCheck
+from trustscore.fitting.evaluation import evaluate_scored
+from trustscore.fitting.report import claims_table, macro_table, metrics_table
+from trustscore.rows.scored import read_scored
 from trustscore.signals import registered_signals
 from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
 

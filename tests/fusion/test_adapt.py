@@ -11,11 +11,11 @@ import pytest
 from tests.fusion.test_domain import with_lengths
 from trustscore.cli import main as cli_main
 from trustscore.errors import CalibratorError
-from trustscore.fusion.adapt import CLAIM_ROWS, adapt_model, map_logistic
-from trustscore.fusion.fit import FitOptions, fit_calibrator
+from trustscore.fitting.adapt import CLAIM_ROWS, adapt_model, map_logistic
+from trustscore.fitting.calibrator import FitOptions, fit_calibrator
 from trustscore.fusion.model import FusionModel
-from trustscore.fusion.scored import ScoredRow, label_column, rows_from_dicts
 from trustscore.fusion.store import load_model, save_model
+from trustscore.rows.scored import ScoredRow, label_column, rows_from_dicts
 from trustscore.stats.metrics import ece
 from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trustscore.fusion.claims import ECE_LIMIT, MIN_CLAIMS, check_claims, check_claims_by
+from trustscore.fitting.claims import ECE_LIMIT, MIN_CLAIMS, check_claims, check_claims_by
 
 
 def _domain(rng: np.random.Generator, n: int, rate: float, said: float) -> tuple[np.ndarray, np.ndarray]:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from trustscore.cli import main as cli_main
+from trustscore.fitting.calibrator import fit_calibrator
 from trustscore.fusion.domain import (
     PROBS,
     CalibrationDomain,
@@ -18,10 +19,9 @@ from trustscore.fusion.domain import (
     lengths_of,
     outside_count,
 )
-from trustscore.fusion.fit import fit_calibrator
 from trustscore.fusion.model import FusionModel
-from trustscore.fusion.scored import ScoredRow, rows_from_dicts
 from trustscore.fusion.store import save_model
+from trustscore.rows.scored import ScoredRow, rows_from_dicts
 from trustscore.scoring.scorer import Scorer
 from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
 from trustscore.types import Sample, Signal

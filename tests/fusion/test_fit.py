@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from trustscore.errors import InputError
-from trustscore.fusion.fit import FitOptions, fit_calibrator
-from trustscore.fusion.scored import rows_from_dicts
+from trustscore.fitting.calibrator import FitOptions, fit_calibrator
+from trustscore.rows.scored import rows_from_dicts
 
 FEATURES = ["lynx|identity", "lynx:raw.offset|identity"]
 

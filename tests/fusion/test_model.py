@@ -10,14 +10,14 @@ import pytest
 
 from trustscore.config import Config
 from trustscore.errors import CalibratorError, CalibratorMismatchError, FeatureError
+from trustscore.fitting.calibrator import FitOptions, fit_calibrator
 from trustscore.fusion import load_fuser
 from trustscore.fusion.config import FusionConfig
 from trustscore.fusion.features import FeatureSpec, parse_feature
-from trustscore.fusion.fit import FitOptions, fit_calibrator
 from trustscore.fusion.fuser import DefaultFuser, Fuser
 from trustscore.fusion.model import FusionModel
-from trustscore.fusion.scored import ScoredRow, label_column, rows_from_dicts
 from trustscore.fusion.store import load_model, save_model
+from trustscore.rows.scored import ScoredRow, label_column, rows_from_dicts
 from trustscore.stats.metrics import auroc
 from trustscore.testing.synthetic import make_scored_rows
 from trustscore.types import Signal

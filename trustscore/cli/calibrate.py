@@ -1,11 +1,11 @@
 """``trustscore calibrate SCORED.jsonl -o calibration/NAME.json [--label hallucinated] [--group source_id]``.
 
 Fits the fused model (stacked L2 logistic regression over signal features, see
-``trustscore.fusion.fit``) on the output of ``trustscore score``, prints its grouped
+``trustscore.fitting.calibrator``) on the output of ``trustscore score``, prints its grouped
 cross-validated metrics, and writes the calibrator JSON that ``fusion.calibrator`` loads.
 
 ``trustscore calibrate LABELED.jsonl --adapt -o NEW.json`` instead recalibrates a fitted model on a few
-labeled rows of your data (25-500; ``trustscore.fusion.adapt``): the base model's coefficients are
+labeled rows of your data (25-500; ``trustscore.fitting.adapt``): the base model's coefficients are
 refitted under a prior centred on them, so mostly the intercept moves (your data's base rate). Without a
 value ``--adapt`` starts from the shipped offline calibrator, and LABELED may be plain samples
 (``question``, ``context``, ``response`` and the label): they are scored with the offline default first.
@@ -35,11 +35,11 @@ from trustscore.cli.eval import add_label_arguments
 from trustscore.cli.fit_flags import fit_options, group_column
 from trustscore.cli.help_text import plain
 from trustscore.errors import InputError
-from trustscore.fusion.fit import fit_calibrator
+from trustscore.fitting.calibrator import fit_calibrator
+from trustscore.fitting.report import macro_table, metrics_table, polarity_note
 from trustscore.fusion.model import CalibratorError, FusionModel
-from trustscore.fusion.report import macro_table, metrics_table, polarity_note
-from trustscore.fusion.scored import ScoredRow, read_scored, rows_from_dicts
 from trustscore.fusion.store import save_model
+from trustscore.rows.scored import ScoredRow, read_scored, rows_from_dicts
 
 __all__ = ["add_parser", "run"]
 
@@ -171,9 +171,9 @@ def shipped_base(rows: Sequence[ScoredRow]) -> FusionModel:
 def run_adapt(args: argparse.Namespace) -> int:
     import numpy as np
 
-    from trustscore.fusion.adapt import adapt_model
-    from trustscore.fusion.scored import label_column
+    from trustscore.fitting.adapt import adapt_model
     from trustscore.fusion.store import load_model
+    from trustscore.rows.scored import label_column
     from trustscore.stats.metrics import evaluate
 
     out = Console()

@@ -1,7 +1,7 @@
 """``trustscore calibrate --cascade --config trustscore.toml SCORED.jsonl -o cascade.json``.
 
 Fits the ``[cascade]`` stages of the config on a labeled file scored with every signal of every stage
-(``trustscore.fusion.cascade``): one calibrator per stage and the bands that spend the fewest judge
+(``trustscore.fitting.cascade``): one calibrator per stage and the bands that spend the fewest judge
 requests (``--cost tokens``: tokens) while the cascade's AUROC stays at most ``--max-auroc-loss``
 below the full ensemble's (or its accuracy at ``--threshold``, with ``--max-accuracy-loss``). Point
 ``cascade.calibrator`` at the file written.
@@ -83,10 +83,10 @@ def _checked(metric: str, loss: float, threshold: float | None) -> CascadeQualit
 def run_cascade(args: argparse.Namespace) -> int:
     from trustscore.cli.fit_flags import fit_options, group_column
     from trustscore.config import Config
-    from trustscore.fusion.cascade import StagePlan, fit_cascade
+    from trustscore.fitting.cascade import StagePlan, fit_cascade
     from trustscore.fusion.cascade_model import save_cascade
     from trustscore.fusion.model import CalibratorError
-    from trustscore.fusion.scored import read_scored
+    from trustscore.rows.scored import read_scored
 
     for flag, value in (("--adapt", args.adapt), ("--features", args.features), ("--by", args.by)):
         if value is not None:

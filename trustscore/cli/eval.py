@@ -16,10 +16,10 @@ from rich.console import Console
 from rich.markup import escape
 
 from trustscore.cli.help_text import plain
+from trustscore.fitting.evaluation import FUSED, evaluate_scored
+from trustscore.fitting.report import claims_table, macro_table, metrics_table, polarity_note
 from trustscore.fusion.domain import outside_count
-from trustscore.fusion.evaluation import FUSED, evaluate_scored
-from trustscore.fusion.report import claims_table, macro_table, metrics_table, polarity_note
-from trustscore.fusion.scored import read_scored
+from trustscore.rows.scored import read_scored
 
 __all__ = ["add_parser", "run"]
 
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             out.print(metrics_table(f"{args.by} = {g}", per))
         out.print(macro_table(f"macro mean over {args.by}", result.reports))
     if args.plots is not None:
-        from trustscore.fusion.plots import write_plots
+        from trustscore.fitting.plots import write_plots
 
         try:
             paths = write_plots(

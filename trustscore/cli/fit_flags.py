@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from trustscore.fusion.fit import FitOptions
+from trustscore.fitting.calibrator import FitOptions
 
 __all__ = ["fit_options", "group_column"]
 

@@ -31,10 +31,10 @@ from numpy.typing import NDArray
 
 from trustscore._version import __version__
 from trustscore.errors import CalibratorError
+from trustscore.fitting.calibrator import data_hash, domain_of
 from trustscore.fusion.domain import CalibrationDomain, Dimension
-from trustscore.fusion.fit import data_hash, domain_of
 from trustscore.fusion.model import FusionModel, LabelPolarity, TrainingSummary, design_matrix
-from trustscore.fusion.scored import ScoredRow, label_column, trust_target
+from trustscore.rows.scored import ScoredRow, label_column, trust_target
 from trustscore.stats.logistic import sigmoid
 
 __all__ = ["CLAIM_ROWS", "COEF_PRIOR", "INTERCEPT_PRIOR", "adapt_model", "map_logistic"]

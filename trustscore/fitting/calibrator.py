@@ -41,7 +41,7 @@ from trustscore.fusion.model import (
     design_matrix,
     linear_predict,
 )
-from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
+from trustscore.rows.scored import ScoredRow, group_column, label_column, trust_target
 from trustscore.stats.cv import Fold, grouped_kfold, grouped_split, held_out_f1, out_of_fold
 from trustscore.stats.logistic import fit_logistic, intercept_matching_mean
 from trustscore.stats.metrics import evaluate_grouped

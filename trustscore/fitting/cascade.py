@@ -8,7 +8,7 @@
 Procedure (every split keeps a ``group`` whole):
 
 1. Per stage ``k``, a fusion model over the signals of stages ``0..k``
-   (:func:`~trustscore.fusion.fit.fit_calibrator`), with its out-of-fold P(trustworthy) on every row.
+   (:func:`~trustscore.fitting.calibrator.fit_calibrator`), with its out-of-fold P(trustworthy) on every row.
 2. Each row's cost per stage, from the row's own usage figures: judge requests (a cached answer counts
    as the request it saved) and prompt + completion tokens.
 3. The bands: stage ``k >= 1`` (unless ``always``) runs when the stage-``k - 1`` score lies inside its
@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trustscore._version import __version__
+from trustscore.fitting.calibrator import FitOptions, data_hash, fit_calibrator, raw_features
 from trustscore.fusion.cascade_model import (
     CascadeEstimate,
     CascadeModel,
@@ -40,9 +41,8 @@ from trustscore.fusion.cascade_model import (
     SignalCost,
 )
 from trustscore.fusion.features import FeatureSpec
-from trustscore.fusion.fit import FitOptions, data_hash, fit_calibrator, raw_features
 from trustscore.fusion.model import LabelPolarity
-from trustscore.fusion.scored import ScoredRow, group_column, label_column, trust_target
+from trustscore.rows.scored import ScoredRow, group_column, label_column, trust_target
 from trustscore.stats.cv import grouped_kfold
 from trustscore.stats.metrics import auroc
 

@@ -8,9 +8,9 @@ import numpy as np
 from numpy.typing import NDArray
 from pydantic import BaseModel, ConfigDict
 
-from trustscore.fusion.claims import ClaimCheck, check_claims, check_claims_by
+from trustscore.fitting.claims import ClaimCheck, check_claims, check_claims_by
 from trustscore.fusion.model import LabelPolarity
-from trustscore.fusion.scored import ScoredRow, group_column, label_column
+from trustscore.rows.scored import ScoredRow, group_column, label_column
 from trustscore.stats.metrics import GroupedReport, evaluate_grouped
 
 __all__ = ["FUSED", "EvalResult", "evaluate_scored", "positive_class_scores"]

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 
 from trustscore.core.extras import install_extra
-from trustscore.fusion.evaluation import positive_class_scores
+from trustscore.fitting.evaluation import positive_class_scores
 from trustscore.fusion.model import LabelPolarity
-from trustscore.fusion.scored import ScoredRow, label_column
+from trustscore.rows.scored import ScoredRow, label_column
 from trustscore.stats.metrics import reliability_curve, roc_curve
 
 __all__ = ["write_plots"]

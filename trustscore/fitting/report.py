@@ -8,7 +8,7 @@ from rich import box
 from rich.console import Group
 from rich.table import Table
 
-from trustscore.fusion.claims import ECE_BINS, ECE_LIMIT, MIN_CLAIMS, ClaimCheck
+from trustscore.fitting.claims import ECE_BINS, ECE_LIMIT, MIN_CLAIMS, ClaimCheck
 from trustscore.fusion.model import LabelPolarity
 from trustscore.stats.metrics import GroupedReport, MetricReport
 

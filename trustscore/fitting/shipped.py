@@ -1,0 +1,25 @@
+"""The recipe of the shipped calibrator (``trustscore/calibrators/local_multidomain.json``): which
+label and group columns it is fitted on, which features it reads and how its intercept is fitted.
+``calibration/fit_local_multidomain.py`` fits it with these; ``benchmarks/multidomain.py`` measures
+how they were chosen (the rule and its nested figures are in docs/calibration.md)."""
+
+from __future__ import annotations
+
+__all__ = ["FEATURES", "GROUP", "INTERCEPT_BY", "LABEL"]
+
+LABEL = "hallucinated"
+"""The label column of the training rows: true when the response is not supported."""
+GROUP = "source_id"
+"""Rows of one source document stay on one side of every split."""
+FEATURES: list[str] = [
+    "lexical",
+    "embedding|identity",
+    "lexical:raw.unsupported_share|identity",
+    "lexical:raw.numbers_unsupported_share|identity",
+    "lexical:raw.log_unsupported_weight|identity",
+]
+"""The two signal values, the unweighted unsupported share, the share of unsupported numbers and the
+unsupported amount: no length and no domain label, which do not carry to a new domain."""
+INTERCEPT_BY: str | None = "dataset"
+"""One intercept per data set while the weights are fitted, so the weights do not learn which data set
+hallucinates more; the shipped model keeps the pooled intercept."""
