@@ -1,59 +1,21 @@
-"""A hand-written fake LLM for the judge tests: scripted results, recorded requests, no I/O."""
+"""Scripted results for the judge tests, returned by the test kit's protocol-level FakeLLM (recorded
+requests, no I/O)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Literal
-
-import anyio
 
 from trustscore.llm.protocol import ChatRequest, ChatResult, Choice, TokenLogprob, TopLogprob
+from trustscore.testing import FakeLLM
 from trustscore.types import Usage
+
+__all__ = ["CALL_USAGE", "FakeLLM", "always", "choice", "result", "tokens"]
 
 Responder = Callable[[ChatRequest], ChatResult | Exception]
 TokenSpec = str | tuple[str, dict[str, float]]
 
 CALL_USAGE = Usage(requests=1, prompt_tokens=100, completion_tokens=20, seconds=0.5)
-
-
-class FakeLLM:
-    """Implements the LLM protocol; ``respond`` maps each request to a result or an exception to raise."""
-
-    def __init__(
-        self,
-        respond: Responder,
-        *,
-        flavour: Literal["vllm", "openai"] = "vllm",
-        context_window: int = 8192,
-    ) -> None:
-        self.respond = respond
-        self._flavour: Literal["vllm", "openai"] = flavour
-        self._context_window = context_window
-        self.requests: list[ChatRequest] = []
-
-    @property
-    def model(self) -> str:
-        return "fake-judge"
-
-    @property
-    def flavour(self) -> Literal["vllm", "openai"]:
-        return self._flavour
-
-    @property
-    def context_window(self) -> int:
-        return self._context_window
-
-    def count_tokens(self, text: str) -> int:
-        return math.ceil(len(text) / 4)
-
-    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
-        self.requests.append(request)
-        await anyio.lowlevel.checkpoint()
-        out = self.respond(request)
-        if isinstance(out, Exception):
-            raise out
-        return out
 
 
 def tokens(*spec: TokenSpec) -> list[TokenLogprob]:

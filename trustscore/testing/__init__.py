@@ -8,6 +8,7 @@
         ...  # point a client at server.base_url; read server.requests / server.stats
     router = MockRouter(policy)                                         # no sockets
     llm = LLMClient(EndpointConfig(base_url=router.base_url, model="fake-judge"), transport=router.transport)
+    llm = FakeLLM(answers=policy)                                       # no HTTP at all: the LLM protocol
 
 In pytest the ``fake_vllm``, ``fake_vllm_factory`` and ``trustscore_router`` fixtures do this.
 
@@ -23,6 +24,7 @@ from trustscore.core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from trustscore.testing.engine import FakeEngine, RecordedRequest, UnmatchedRequest
+    from trustscore.testing.fake_llm import FakeLLM
     from trustscore.testing.faults import Fault, FaultSchedule
     from trustscore.testing.judges import (
         RulePolicy,
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "FakeAnswer": "trustscore.testing.script",
     "FakeEngine": "trustscore.testing.engine",
+    "FakeLLM": "trustscore.testing.fake_llm",
     "FakeRequest": "trustscore.testing.script",
     "FakeVLLMServer": "trustscore.testing.server",
     "Fault": "trustscore.testing.faults",
@@ -74,6 +77,7 @@ _LAZY = {
 __all__ = [
     "FakeAnswer",
     "FakeEngine",
+    "FakeLLM",
     "FakeRequest",
     "FakeVLLMServer",
     "Fault",
