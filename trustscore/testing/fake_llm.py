@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Literal
 
 import anyio
@@ -27,7 +27,7 @@ from trustscore.llm.protocol import ChatRequest, ChatResult, Choice, TokenLogpro
 from trustscore.testing.faults import Fault
 from trustscore.testing.judges import judge_of, judge_policy
 from trustscore.testing.request import FakeRequest
-from trustscore.testing.script import FakeAnswer, Policy
+from trustscore.testing.script import FakeAnswer, Policy, Reply
 from trustscore.testing.tokens import tokenize
 from trustscore.testing.wire import render_choice, render_messages
 from trustscore.types import Usage
@@ -91,9 +91,8 @@ class FakeLLM:
 
     async def _answer(self, request: ChatRequest) -> ChatResult:
         fake = _as_fake_request(request, self._model, len(self.requests) - 1)
-        reply = self.answers(fake)
-        if inspect.isawaitable(reply):
-            reply = await _awaited(reply)
+        asked = self.answers(fake)
+        reply: Reply = await asked if inspect.isawaitable(asked) else asked
         if reply is None or isinstance(reply, Fault):
             self.unmatched.append(request)
             what = "a fault" if isinstance(reply, Fault) else "no answer"
@@ -109,10 +108,6 @@ class FakeLLM:
             completion_tokens=completion_tokens,
             usage=Usage(requests=1, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens),
         )
-
-
-async def _awaited(reply: Awaitable[object]) -> object:
-    return await reply
 
 
 def _as_fake_request(request: ChatRequest, model: str, index: int) -> FakeRequest:
