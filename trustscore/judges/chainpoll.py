@@ -21,13 +21,7 @@ from trustscore.judges.base import CallLog, JudgeBase, needs_context
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import quote
 from trustscore.judges.templates import load_template, prompt_version
-from trustscore.judges.verdict import (
-    VERDICT_MAX_TOKENS,
-    VerdictSpec,
-    stated_label,
-    verdict_paths,
-    with_verdicts,
-)
+from trustscore.judges.verdict import VerdictSpec, reasoning_cost, stated_label, verdict_paths, with_verdicts
 from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 from trustscore.types import Sample, Signal
@@ -111,8 +105,7 @@ _UNSUPPORTED = "The answer's claim is not stated in the context.\nVERDICT: unsup
 
 def chainpoll_cost(config: ChainPollConfig) -> JudgeCost:
     """Worst case per sample: every poll reasons to ``max_tokens`` and is continued once."""
-    n = config.polls
-    return JudgeCost(1 + n, 2 * n, n * (config.max_tokens + VERDICT_MAX_TOKENS))
+    return reasoning_cost(config.max_tokens, config.polls)
 
 
 @register_judge(

@@ -36,9 +36,9 @@ from trustscore.judges.parsing import (
 from trustscore.judges.templates import load_template, prompt_version
 from trustscore.judges.verdict import (
     CONSTRAINED_WARNING,
-    VERDICT_MAX_TOKENS,
     WORDS_WARNING,
     VerdictSpec,
+    reasoning_cost,
     stated_label,
     with_verdicts,
 )
@@ -206,7 +206,7 @@ def likert_cost(config: LikertConfig) -> JudgeCost:
     """Worst case per sample: the one-token rating, or free reasoning to ``max_tokens`` continued once."""
     if config.prefill_score or config.verdict_only:
         return JudgeCost(1, 1, 2)
-    return JudgeCost(2, 2, config.max_tokens + VERDICT_MAX_TOKENS)
+    return reasoning_cost(config.max_tokens)
 
 
 @register_judge(

@@ -24,9 +24,9 @@ from trustscore.judges.parsing import label_distribution, locate_after, quote, t
 from trustscore.judges.templates import fill, load_template, prompt_version
 from trustscore.judges.verdict import (
     CONSTRAINED_WARNING,
-    VERDICT_MAX_TOKENS,
     WORDS_WARNING,
     VerdictSpec,
+    reasoning_cost,
     stated_label,
     with_verdicts,
 )
@@ -143,7 +143,7 @@ class LynxConfig(JudgeConfig):
 
 def lynx_cost(config: LynxConfig) -> JudgeCost:
     """Worst case per sample: the reasoning to ``max_tokens``, continued once."""
-    return JudgeCost(2, 2, config.max_tokens + VERDICT_MAX_TOKENS)
+    return reasoning_cost(config.max_tokens)
 
 
 @register_judge(

@@ -35,13 +35,7 @@ from trustscore.judges.parsing import (
     to_unit,
 )
 from trustscore.judges.templates import fill, load_template, prompt_version
-from trustscore.judges.verdict import (
-    VERDICT_MAX_TOKENS,
-    VerdictSpec,
-    stated_label,
-    verdict_paths,
-    with_verdicts,
-)
+from trustscore.judges.verdict import VerdictSpec, reasoning_cost, stated_label, verdict_paths, with_verdicts
 from trustscore.llm.protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 from trustscore.types import Sample, Signal
@@ -187,8 +181,7 @@ class PrometheusConfig(JudgeConfig):
 
 def prometheus_cost(config: PrometheusConfig) -> JudgeCost:
     """Worst case per sample: every poll reasons to ``max_tokens`` and is continued once."""
-    n = config.polls
-    return JudgeCost(1 + n, 2 * n, n * (config.max_tokens + VERDICT_MAX_TOKENS))
+    return reasoning_cost(config.max_tokens, config.polls)
 
 
 @register_judge(

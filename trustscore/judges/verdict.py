@@ -34,6 +34,7 @@ from trustscore.judges.base import CallLog
 from trustscore.judges.parsing import quote
 from trustscore.judges.templates import load_template, prompts_folder
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob
+from trustscore.signals import JudgeCost
 
 __all__ = [
     "CONSTRAINED_WARNING",
@@ -42,6 +43,7 @@ __all__ = [
     "VerdictSpec",
     "Verdicted",
     "non_answer",
+    "reasoning_cost",
     "stated_label",
     "verdict_paths",
     "with_verdicts",
@@ -52,6 +54,13 @@ Path = Literal["free", "words", "constrained"]
 
 VERDICT_MAX_TOKENS = 16
 """Room for the longest allowed word: real tokenizers split "unsupported" or "PASS" into pieces."""
+
+
+def reasoning_cost(max_tokens: int, polls: int = 1) -> JudgeCost:
+    """The worst case of ``polls`` free outputs that each reason to ``max_tokens`` and are each
+    continued once with a constrained verdict (one request draws all the polls)."""
+    return JudgeCost(1 + polls, 2 * polls, polls * (max_tokens + VERDICT_MAX_TOKENS))
+
 WORDS_WARNING = "verdict read from the model's own words: it did not use the format the prompt asks for"
 CONSTRAINED_WARNING = (
     "verdict from continuation: the model's output stated none, so the verdict was written as a "
