@@ -188,7 +188,7 @@ def test_whitebox_signals_are_built_from_their_config(
     assert scorer.signal_names == ["redeep", "familiarity"]
     redeep, (familiarity, llm) = seen["redeep"], seen["familiarity"]
     assert redeep.model_path == familiarity.model_path == tmp_path and redeep.dtype == "bfloat16"
-    assert redeep.redeep.max_tokens == 512 and familiarity.familiarity.max_concepts == 2 and llm is None
+    assert redeep.max_tokens == 512 and familiarity.max_concepts == 2 and llm is None
 
 
 def test_familiarity_gets_the_only_endpoint_and_runs_without_a_local_model(
