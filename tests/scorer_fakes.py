@@ -5,38 +5,35 @@ from __future__ import annotations
 import sys
 import types
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import anyio
 import httpx
 import pytest
 
+from trustscore import testing
 from trustscore.llm.protocol import ChatRequest, ChatResult, Choice
 from trustscore.types import Sample, Signal, Usage
 
+_PASS = ChatResult(
+    choices=[Choice(text="PASS")],
+    prompt_tokens=10,
+    completion_tokens=1,
+    usage=Usage(requests=1, prompt_tokens=10, completion_tokens=1),
+)
 
-class FakeLLM:
-    """An LLM that answers "PASS", or blocks on ``gate`` when one is given; records cancellation."""
+
+class FakeLLM(testing.FakeLLM):
+    """The test kit's FakeLLM answering "PASS", or blocking on ``gate`` when one is given; records
+    calls, cancellation and closing."""
 
     def __init__(self, model: str = "fake-judge", gate: anyio.Event | None = None) -> None:
-        self._model = model
+        super().__init__(lambda request: _PASS, model=model)
         self.gate = gate
         self.calls = 0
         self.started = anyio.Event() if gate is not None else None
         self.cancelled = False
         self.closed = False
-
-    @property
-    def model(self) -> str:
-        return self._model
-
-    @property
-    def flavour(self) -> Literal["vllm", "openai"]:
-        return "vllm"
-
-    @property
-    def context_window(self) -> int:
-        return 8192
 
     def count_tokens(self, text: str) -> int:
         return len(text.split())
@@ -51,12 +48,7 @@ class FakeLLM:
             except anyio.get_cancelled_exc_class():
                 self.cancelled = True
                 raise
-        return ChatResult(
-            choices=[Choice(text="PASS")],
-            prompt_tokens=10,
-            completion_tokens=1,
-            usage=Usage(requests=1, prompt_tokens=10, completion_tokens=1),
-        )
+        return await super().generate(request, cache=cache)
 
     async def aclose(self) -> None:
         self.closed = True
