@@ -9,9 +9,9 @@ from typing import Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
-from trustscore.types import Signal
+from trustscore.types import DomainCheck, Sample, Signal
 
-__all__ = ["CLIP", "OTHER_WEIGHT", "DefaultFuser", "FusedScore", "Fuser"]
+__all__ = ["CLIP", "OTHER_WEIGHT", "DefaultFuser", "DomainCheckingFuser", "FusedScore", "Fuser"]
 
 
 class FusedScore(BaseModel):
@@ -30,6 +30,14 @@ class FusedScore(BaseModel):
 @runtime_checkable
 class Fuser(Protocol):
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore: ...
+
+
+@runtime_checkable
+class DomainCheckingFuser(Fuser, Protocol):
+    """A fuser fitted on a recorded calibration domain: it says whether a sample lies inside it
+    (None: nothing to say). Outside, the Scorer keeps the score but does not claim it calibrated."""
+
+    def domain_check(self, sample: Sample, signals: Mapping[str, Signal]) -> DomainCheck | None: ...
 
 
 OTHER_WEIGHT = 0.5

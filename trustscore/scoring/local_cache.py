@@ -21,7 +21,7 @@ import io
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import diskcache  # type: ignore[import-untyped]
 from pydantic import ValidationError
@@ -34,22 +34,12 @@ from trustscore.types import Sample, Signal, Usage
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["LOCAL_CACHE_SCHEMA", "CachedSignal", "LocalCache", "sample_key"]
+__all__ = ["LOCAL_CACHE_SCHEMA", "LocalCache", "sample_key"]
 
 LOCAL_CACHE_SCHEMA = 1
 """Bump when the stored shapes change: old entries stop matching."""
 
 T = TypeVar("T")
-
-
-@runtime_checkable
-class CachedSignal(Protocol):
-    """A local signal whose results may be cached: ``cache_identity()`` names everything besides
-    the sample that its result depends on (None: do not cache). It may block (hash a weights file)."""
-
-    name: str
-
-    def cache_identity(self) -> str | None: ...
 
 
 def sample_key(identity: str, sample: Sample) -> str:

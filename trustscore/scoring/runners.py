@@ -15,7 +15,7 @@ import anyio
 
 from trustscore.errors import BudgetExceeded, ClientError, LLMError, ModelLoadError
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult
-from trustscore.signals._protocols import Judge, LocalSignal
+from trustscore.signals._protocols import CachedSignal, Judge, LocalSignal
 from trustscore.types import Sample, Signal, Usage
 
 if TYPE_CHECKING:
@@ -98,8 +98,7 @@ class LocalSource(Source):
     def __init__(self, signal: LocalSignal, cache: LocalCache | None = None) -> None:
         super().__init__(signal.name, signal.version)
         self.signal = signal
-        identity = getattr(signal, "cache_identity", None)
-        self._cache = cache if callable(identity) else None
+        self._cache = cache if isinstance(signal, CachedSignal) else None
 
     async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
         cache = self._cache

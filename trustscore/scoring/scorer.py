@@ -32,7 +32,7 @@ from anyio.lowlevel import RunVar
 from trustscore.compute.deadline import Deadline, bound
 from trustscore.config import Config
 from trustscore.errors import BudgetExceeded, ConfigError, InputError, LLMError
-from trustscore.fusion.fuser import FusedScore, Fuser
+from trustscore.fusion.fuser import DomainCheckingFuser, FusedScore, Fuser
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
@@ -259,8 +259,9 @@ class Scorer:
         ]
         # A fitted model with a recorded calibration domain says whether this sample lies inside it;
         # outside, the score stands but is not claimed calibrated.
-        check = getattr(fuser, "domain_check", None)
-        domain = check(sample, signals) if check is not None and fused.score is not None else None
+        domain = None
+        if isinstance(fuser, DomainCheckingFuser) and fused.score is not None:
+            domain = fuser.domain_check(sample, signals)
         calibrated = fused.calibrated and (domain is None or domain.inside)
         return TrustScore(
             score=fused.score,

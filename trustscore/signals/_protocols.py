@@ -13,7 +13,7 @@ from typing import Protocol, runtime_checkable
 from trustscore.llm.protocol import LLM
 from trustscore.types import Sample, Signal
 
-__all__ = ["FamiliarityCheck", "Judge", "LocalSignal"]
+__all__ = ["CachedSignal", "FamiliarityCheck", "Judge", "LocalSignal"]
 
 
 @runtime_checkable
@@ -41,6 +41,15 @@ class LocalSignal(Protocol):
     version: str
 
     async def run(self, sample: Sample) -> Signal: ...
+
+
+@runtime_checkable
+class CachedSignal(LocalSignal, Protocol):
+    """A local signal whose results the Scorer may cache on disk: ``cache_identity()`` names everything
+    besides the sample that its result depends on (None: do not cache). It may block (hash a weights
+    file)."""
+
+    def cache_identity(self) -> str | None: ...
 
 
 @runtime_checkable
