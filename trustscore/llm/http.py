@@ -385,6 +385,23 @@ def _truncate(text: str) -> str:
 # Backend
 
 
+class _Secrets:
+    """The key and header values a backend sends, to blank out of any error text: as written, and
+    as Python escapes them when quoting a str or bytes value (``b'Bearer abc\\r'``)."""
+
+    def __init__(self, values: list[str | None]) -> None:
+        forms = set()
+        for value in values:
+            if value and len(value) >= 4:  # shorter values are no secret worth garbling messages for
+                forms |= {value, repr(value)[1:-1], repr(value.encode("utf-8", "replace"))[2:-1]}
+        self._forms = sorted(forms, key=len, reverse=True)
+
+    def redact(self, text: str) -> str:
+        for form in self._forms:
+            text = text.replace(form, "***")
+        return text
+
+
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
     """The CA store every backend verifies TLS with (its server's, or a proxy's), built once per
@@ -415,6 +432,7 @@ class HttpBackend:
         key = endpoint.api_key()  # a named but unset variable fails here, not mid-run
         if key is not None:
             self._headers["Authorization"] = f"Bearer {key}"
+        self._secrets = _Secrets([key, *endpoint.headers.values()])
         # Absolute URLs built once: httpx joins a relative path onto base_url by re-parsing both on
         # every request (build_request: 110 -> 50 us of CPU per request, of the client's ~2 ms).
         self._urls = {
@@ -471,7 +489,9 @@ class HttpBackend:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:
             where = redact_url(self._base_url)
-            raise LLMUnreachable(f"{where}: {type(e).__name__}: {_truncate(str(e))}") from None
+            # httpx quotes a header it refuses (the key included): no error text leaves unredacted.
+            text = _truncate(self._secrets.redact(str(e)))
+            raise LLMUnreachable(f"{where}: {type(e).__name__}: {text}") from None
         finally:
             shards.release(shard)
         if response.status_code >= 400:
