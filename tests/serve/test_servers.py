@@ -336,3 +336,19 @@ def test_judges_that_fit_the_budget_get_no_warning(tmp_path: Path) -> None:
 def test_gpu_servers_get_no_cpu_advice(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     main(["serve", "--config", str(write(tmp_path)), "--gpus", "4", "--dry-run", "--python", "/opt/py"])
     assert not any(line.startswith("#") for line in capsys.readouterr().out.splitlines())
+
+
+def test_a_keyed_server_loads_the_guard_that_requires_the_key_on_every_route(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trustscore.serve.servers import GUARD_FOLDER, GUARD_MIDDLEWARE
+
+    monkeypatch.setenv("FLEET_KEY", "sk-fleet-secret")
+    keyed = Config.from_toml(write(tmp_path, KEYED.format(host="0.0.0.0")))
+    ((env, argv),) = commands(plan_servers(keyed, gpus=0, listen_all=True), ["vllm", "serve"], reveal=True)
+    assert flags(argv, "--middleware") == GUARD_MIDDLEWARE and env["PYTHONPATH"] == str(GUARD_FOLDER)
+    assert (GUARD_FOLDER / (GUARD_MIDDLEWARE.split(".")[0] + ".py")).is_file()
+    keyless_text = KEYED.format(host="127.0.0.1").replace('api_key_env = "FLEET_KEY"', "")
+    keyless = Config.from_toml(write(tmp_path, keyless_text))
+    ((env, argv),) = commands(plan_servers(keyless, gpus=0), ["vllm", "serve"], reveal=True)
+    assert "--middleware" not in argv and "PYTHONPATH" not in env

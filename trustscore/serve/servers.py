@@ -11,7 +11,10 @@ Listening: a server listens on its base_url's host, loopback (127.0.0.1, localho
 ``--listen-all`` is given, which lets a base_url of ``0.0.0.0`` listen on every interface; such an
 endpoint must name an ``api_key_env``. A server whose endpoints name an ``api_key_env`` requires that
 key: it reaches vLLM as ``VLLM_API_KEY`` in the server's environment (never on its command line,
-which every local user can read; a dry run prints the variable, not the key).
+which every local user can read; a dry run prints the variable, not the key). vLLM itself checks the
+key only under ``/v1``-style prefixes (``/invocations``, ``/tokenize``, ``/pooling``... answer anyone),
+so a keyed server also loads :mod:`trustscore_engine_guard`, which requires it on every route but
+``/health``.
 
 GPU layout over ``--gpus N``: with at least as many GPUs as servers, each server gets its own block of
 GPUs and tensor parallelism over it (a power of two); with fewer, servers share GPUs round-robin and
@@ -45,6 +48,10 @@ LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 ALL_INTERFACES = "0.0.0.0"
 LOCAL_HOSTS = {*LOOPBACK_HOSTS, ALL_INTERFACES}
 MEMORY_SHARE = 0.9
+GUARD_FOLDER = Path(__file__).resolve().parent / "engine_guard"
+GUARD_MIDDLEWARE = "trustscore_engine_guard.RequireKey"
+"""vLLM's key guards only its /v1-style prefixes; this middleware (loaded by the engine from
+GUARD_FOLDER on its PYTHONPATH) makes a keyed server require the key on every route but /health."""
 """Share of each GPU's memory handed to the vLLM servers on it (vLLM's own default)."""
 
 
@@ -81,6 +88,8 @@ class ServerPlan:
         ]
         if self.revision:
             out += ["--revision", self.revision]
+        if self.api_key_env is not None:
+            out += ["--middleware", GUARD_MIDDLEWARE]
         if self.gpus:
             out += ["--tensor-parallel-size", str(self.tensor_parallel)]
             out += ["--gpu-memory-utilization", f"{self.memory_share:.2f}"]
@@ -97,11 +106,12 @@ class ServerPlan:
             out = {"VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "4")}
         if self.api_key_env is not None:
             out["VLLM_API_KEY"] = self._key() if reveal else f"${{{self.api_key_env}}}"
+            out["PYTHONPATH"] = str(GUARD_FOLDER)
         return out
 
     def _key(self) -> str:
         assert self.api_key_env is not None
-        key = os.environ.get(self.api_key_env)
+        key = (os.environ.get(self.api_key_env) or "").strip()
         if not key:
             raise ServeError(
                 f"endpoints.{self.endpoints[0]}.api_key_env names {self.api_key_env}, which is not set: "
