@@ -101,7 +101,7 @@ class LLMClient:
         """
         from trustscore.llm.openai_adapter import OpenAIBackend
 
-        backend = OpenAIBackend(client, endpoint.flavour, endpoint.model)
+        backend = OpenAIBackend(client, endpoint.flavour, endpoint.model, endpoint.context_window)
         return cls(endpoint, backend=backend, cache=cache, retry=retry)
 
     @property
