@@ -352,3 +352,25 @@ def test_a_keyed_server_loads_the_guard_that_requires_the_key_on_every_route(
     keyless = Config.from_toml(write(tmp_path, keyless_text))
     ((env, argv),) = commands(plan_servers(keyless, gpus=0), ["vllm", "serve"], reveal=True)
     assert "--middleware" not in argv and "PYTHONPATH" not in env
+
+
+def test_the_cpu_advice_gives_a_request_timeout_and_concurrency_that_fit_the_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from trustscore.judges.budget import CPU_JUDGES, budget_for, judge_cost
+    from trustscore.serve.servers import CPU_SAMPLES_IN_FLIGHT
+
+    path = write(tmp_path)
+    assert main(["serve", "--config", str(path), "--gpus", "0", "--dry-run", "--python", "/opt/py"]) == 0
+    advice = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
+    warning = next(line for line in advice if line.startswith("WARNING"))
+    settings = tomllib.loads("\n".join(advice[advice.index(warning) + 1 :]))
+    config = Config.from_toml(path)
+    judges = {n: c.model_copy(update=CPU_JUDGES[n]) for n, c in config.judges.enabled().items()}
+    per_sample = budget_for([judge_cost(n, c) for n, c in judges.items()])
+    assert set(settings["endpoints"]) == {c.endpoint for c in judges.values()}
+    for endpoint in settings["endpoints"].values():
+        assert endpoint["timeout_s"] == per_sample * CPU_SAMPLES_IN_FLIGHT > 60  # the default 60 s is short
+        assert endpoint["initial_concurrency"] <= endpoint["max_concurrency"] <= 16
+    assert settings["limits"]["max_concurrent_samples"] == CPU_SAMPLES_IN_FLIGHT
+    assert settings["limits"]["score_budget_s"] >= per_sample

@@ -10,6 +10,7 @@ import anyio
 import httpx
 from pydantic import ValidationError
 
+from trustscore.compute.deadline import current_deadline
 from trustscore.errors import ConfigError, LLMTimeout, UnsupportedRequest
 from trustscore.llm.accounting import CallTally, Delivery
 from trustscore.llm.cache import ResponseCache, cache_key
@@ -211,7 +212,7 @@ class LLMClient:
                     if self._pool.others_left(failed_on):
                         continue  # fail over at once: another server, not a later try
                     failed_on.clear()
-                if not self._retry.should_retry(e, retries):
+                if not self._retry.should_retry(e, retries) or _budget_spent():
                     raise
                 await anyio.sleep(self._retry.delay(e, retries))
                 retries += 1
@@ -223,6 +224,10 @@ class LLMClient:
         try:
             async with replica.limiter.slot(order) as permit:
                 timeout_s = self._endpoint.timeout_s
+                budget_s = _budget_left()
+                cut_by_budget = budget_s is not None and budget_s < timeout_s
+                if budget_s is not None:
+                    timeout_s = min(timeout_s, max(budget_s, 0.0))
                 with anyio.move_on_after(timeout_s) as attempt, Delivery() as delivery:
                     try:
                         result = await replica.backend.send(request)
@@ -238,7 +243,10 @@ class LLMClient:
                         else:
                             tally.unsent += 1
                 if attempt.cancelled_caught:
+                    if cut_by_budget:  # the sample's time ran out: no sign of the server's state
+                        raise LLMTimeout(f"the sample's time budget ran out {timeout_s:.3g}s into an attempt")
                     timed_out = LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
+                    permit.overloaded()
                     self._pool.failed(replica, timed_out)
                     raise timed_out
                 permit.success()
@@ -268,6 +276,28 @@ class LLMClient:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+def _budget_left() -> float | None:
+    """Seconds left of the time budget of the sample this call works for (None outside a budget)."""
+    deadline = current_deadline()
+    return None if deadline is None else deadline.seconds_left()
+
+
+def _budget_spent() -> bool:
+    left = _budget_left()
+    return left is not None and left <= 0
+
+
+def _budget_left() -> float | None:
+    """Seconds left of the time budget of the sample this call works for (None outside a budget)."""
+    deadline = current_deadline()
+    return None if deadline is None else deadline.seconds_left()
+
+
+def _budget_spent() -> bool:
+    left = _budget_left()
+    return left is not None and left <= 0
 
 
 def from_openai(

@@ -20,7 +20,7 @@ from typing import Generic, TypeVar
 import anyio
 import anyio.lowlevel
 
-from trustscore.errors import RateLimited, ServerError
+from trustscore.errors import LLMTimeout, RateLimited, ServerError
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.protocol import LLMError
 from trustscore.llm.scheduling import PriorityGate, request_order
@@ -78,8 +78,11 @@ def _loop_key() -> object:
 
 
 def is_overload(error: LLMError) -> bool:
-    """True for the errors that mean "send less": 429 and 503."""
-    return isinstance(error, RateLimited) or (isinstance(error, ServerError) and error.status == 503)
+    """True for the errors that mean "send less": 429, 503 and a timeout (a server too slow to answer
+    in time is congested: its queue, not the request, is what the time went to)."""
+    return isinstance(error, RateLimited | LLMTimeout) or (
+        isinstance(error, ServerError) and error.status == 503
+    )
 
 
 @dataclass

@@ -269,13 +269,50 @@ def ready_config(config: Config, plans: Sequence[ServerPlan]) -> str:
     return "\n".join(lines)
 
 
+CPU_SAMPLES_IN_FLIGHT = 2
+"""Samples a CPU engine is given at once: with 2 cores and SmolLM2-135M, 16 samples in flight (39
+requests at ~3.5 tokens/s each) timed out and retried most requests; 2 finished every row."""
+CPU_INITIAL_CONCURRENCY = 4
+CPU_MAX_CONCURRENCY = 8
+
+
 def cpu_judge_advice(config: Config, plans: Sequence[ServerPlan]) -> list[str]:
-    """The judges served on CPU: their worst-case cost, and settings that fit the budget if theirs do not."""
-    from trustscore.judges.budget import cpu_advice
+    """The judges served on CPU: their worst-case cost, settings that fit the budget if theirs do not,
+    and the request timeout and concurrency that fit the engine (TOML to paste)."""
+    from trustscore.judges.budget import CPU_JUDGES, budget_for, cpu_advice, judge_cost
 
     on_cpu = {name for plan in plans if not plan.gpus for name in plan.endpoints}
     judges = {name: cfg for name, cfg in config.judges.enabled().items() if cfg.endpoint in on_cpu}
-    return cpu_advice(judges, config.limits.score_budget_s)
+    lines = cpu_advice(judges, config.limits.score_budget_s)
+    if not lines:
+        return lines
+    warned = any(line.startswith("WARNING") for line in lines)
+    costs = [
+        judge_cost(name, cfg.model_copy(update=CPU_JUDGES.get(name, {})) if warned else cfg)
+        for name, cfg in judges.items()
+    ]
+    # A request may queue in the engine behind every request of the samples in flight: its timeout
+    # covers their whole worst case, so a slow engine is waited for rather than sent the work again.
+    request_s = budget_for(costs) * CPU_SAMPLES_IN_FLIGHT
+    tables: list[str] = []
+    for name in sorted({cfg.endpoint for cfg in judges.values()}):
+        tables += [
+            f"[endpoints.{name}]",
+            f"timeout_s = {request_s:g}",
+            f"initial_concurrency = {CPU_INITIAL_CONCURRENCY}",
+            f"max_concurrency = {CPU_MAX_CONCURRENCY}",
+        ]
+    samples = f"max_concurrent_samples = {CPU_SAMPLES_IN_FLIGHT}"
+    if warned:
+        at = lines.index("[limits]")
+        return [*lines[:at], *tables, "[limits]", samples, *lines[at + 1 :]]
+    return [
+        *lines,
+        "requests that fit a CPU engine (fewer at once, and a timeout it can answer within):",
+        *tables,
+        "[limits]",
+        samples,
+    ]
 
 
 def table(plans: Sequence[ServerPlan], logs: dict[int, Path] | None = None) -> str:
