@@ -289,17 +289,6 @@ def _budget_spent() -> bool:
     return left is not None and left <= 0
 
 
-def _budget_left() -> float | None:
-    """Seconds left of the time budget of the sample this call works for (None outside a budget)."""
-    deadline = current_deadline()
-    return None if deadline is None else deadline.seconds_left()
-
-
-def _budget_spent() -> bool:
-    left = _budget_left()
-    return left is not None and left <= 0
-
-
 def from_openai(
     client: openai.AsyncOpenAI,
     model: str,
