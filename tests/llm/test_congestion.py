@@ -97,3 +97,15 @@ async def test_an_attempt_gets_only_what_is_left_of_the_samples_budget_and_is_no
         await llm.generate(asking("one"))
     assert info.value.usage.requests == 1  # not retried: the budget is spent
     assert llm.limiter.limit == 4  # the budget ran out, not the server's patience: no congestion
+
+
+async def test_one_stuck_request_while_the_server_answers_others_is_no_congestion() -> None:
+    server = SlowThenFast()
+    server.seen.add("fast")  # answered at once
+    llm = client(server, timeout_s=0.2, initial_concurrency=8, max_concurrency=8)
+    with anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(llm.generate, asking("stuck"))
+            await anyio.wait_all_tasks_blocked()
+            await llm.generate(asking("fast"))  # answered while "stuck" is in flight
+    assert llm.limiter.limit == 8

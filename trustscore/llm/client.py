@@ -47,6 +47,13 @@ class LLMClient:
     (unreachable, 5xx, no answer within ``timeout_s``) is sent at once to another replica in
     service, without waiting or using up a retry, until every replica has been tried; then the
     retry policy takes over. ``deadline_s`` running out is the caller's budget, not a server fault.
+
+    Timeouts are congestion: an attempt with no answer within ``timeout_s`` halves the server's limit
+    as a 429 does (unless the server answered another request meanwhile: then it was one stuck
+    request), so the retry, and every other request, waits for a slot under the lowered limit while
+    the server still works on what it was sent. Inside a sample's time budget
+    (:func:`~trustscore.compute.deadline.current_deadline`) an attempt gets at most what is left of
+    it; an attempt the budget cut is neither congestion nor retried.
     """
 
     def __init__(
@@ -232,7 +239,9 @@ class LLMClient:
                     try:
                         result = await replica.backend.send(request)
                     except LLMError as e:
-                        if is_overload(e):
+                        if isinstance(e, LLMTimeout):
+                            permit.timed_out()
+                        elif is_overload(e):
                             permit.overloaded(getattr(e, "retry_after", None))
                         self._pool.failed(replica, e)
                         raise
@@ -246,7 +255,7 @@ class LLMClient:
                     if cut_by_budget:  # the sample's time ran out: no sign of the server's state
                         raise LLMTimeout(f"the sample's time budget ran out {timeout_s:.3g}s into an attempt")
                     timed_out = LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
-                    permit.overloaded()
+                    permit.timed_out()
                     self._pool.failed(replica, timed_out)
                     raise timed_out
                 permit.success()
