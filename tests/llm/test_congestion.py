@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from trustscore.compute.deadline import Deadline, bound
-from trustscore.errors import LLMTimeout
+from trustscore.errors import ServerError
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.limits import RetryPolicy
@@ -90,13 +90,26 @@ async def test_retries_after_timeouts_wait_for_a_slot_under_the_lowered_limit() 
     assert server.most_after_timeout == 1  # the retries went one at a time
 
 
-async def test_an_attempt_gets_only_what_is_left_of_the_samples_budget_and_is_not_retried() -> None:
-    server = SlowThenFast()
-    llm = client(server, timeout_s=600, initial_concurrency=4, max_concurrency=4)
-    with anyio.fail_after(30), bound(Deadline(0.05)), pytest.raises(LLMTimeout, match="time budget") as info:
+async def test_an_attempt_the_budget_cancels_is_no_congestion() -> None:
+    llm = client(SlowThenFast(), timeout_s=600, initial_concurrency=4, max_concurrency=4)
+    with anyio.fail_after(30), bound(Deadline(0.05)), anyio.move_on_after(0.05):  # as the Scorer does
         await llm.generate(asking("one"))
-    assert info.value.usage.requests == 1  # not retried: the budget is spent
-    assert llm.limiter.limit == 4  # the budget ran out, not the server's patience: no congestion
+    assert llm.limiter.limit == 4
+
+
+async def test_a_failure_after_the_budget_is_spent_is_not_retried() -> None:
+    calls = 0
+
+    async def failing(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(500, json={"error": {"message": "boom"}})
+
+    endpoint = EndpointConfig(base_url="http://judge.local/v1", model="judge")
+    llm = LLMClient(endpoint, transport=httpx.MockTransport(failing), retry=RETRY)
+    with anyio.fail_after(30), bound(Deadline(0.0)), pytest.raises(ServerError):
+        await llm.generate(asking("one"))
+    assert calls == 1
 
 
 async def test_one_stuck_request_while_the_server_answers_others_is_no_congestion() -> None:

@@ -51,9 +51,10 @@ class LLMClient:
     Timeouts are congestion: an attempt with no answer within ``timeout_s`` halves the server's limit
     as a 429 does (unless the server answered another request meanwhile: then it was one stuck
     request), so the retry, and every other request, waits for a slot under the lowered limit while
-    the server still works on what it was sent. Inside a sample's time budget
-    (:func:`~trustscore.compute.deadline.current_deadline`) an attempt gets at most what is left of
-    it; an attempt the budget cut is neither congestion nor retried.
+    the server still works on what it was sent. A sample's time budget
+    (:func:`~trustscore.compute.deadline.current_deadline`) ends an attempt from outside (the Scorer
+    cancels it): that is no sign of the server's state, so neither congestion nor retried, and a
+    failure once the budget is spent is not retried either.
     """
 
     def __init__(
@@ -231,10 +232,6 @@ class LLMClient:
         try:
             async with replica.limiter.slot(order) as permit:
                 timeout_s = self._endpoint.timeout_s
-                budget_s = _budget_left()
-                cut_by_budget = budget_s is not None and budget_s < timeout_s
-                if budget_s is not None:
-                    timeout_s = min(timeout_s, max(budget_s, 0.0))
                 with anyio.move_on_after(timeout_s) as attempt, Delivery() as delivery:
                     try:
                         result = await replica.backend.send(request)
@@ -252,8 +249,6 @@ class LLMClient:
                         else:
                             tally.unsent += 1
                 if attempt.cancelled_caught:
-                    if cut_by_budget:  # the sample's time ran out: no sign of the server's state
-                        raise LLMTimeout(f"the sample's time budget ran out {timeout_s:.3g}s into an attempt")
                     timed_out = LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
                     permit.timed_out()
                     self._pool.failed(replica, timed_out)
@@ -287,15 +282,10 @@ class LLMClient:
         await self.aclose()
 
 
-def _budget_left() -> float | None:
-    """Seconds left of the time budget of the sample this call works for (None outside a budget)."""
-    deadline = current_deadline()
-    return None if deadline is None else deadline.seconds_left()
-
-
 def _budget_spent() -> bool:
-    left = _budget_left()
-    return left is not None and left <= 0
+    """The time budget of the sample this call works for is over (never outside a budget)."""
+    deadline = current_deadline()
+    return deadline is not None and deadline.over
 
 
 def from_openai(
