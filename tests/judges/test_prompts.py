@@ -125,7 +125,10 @@ def test_our_judges_share_a_byte_identical_evidence_prefix() -> None:
     ]
     systems = {p[0].content for p in prompts}
     assert len(systems) == 1 and all(p[0].role == "system" for p in prompts)
-    prefix = f"Context:\n{C}\n\nQuestion:\n{Q}\n\nAnswer:\n{A}\n\n"
+    prefix = (
+        f"Context:\n<context>\n{C}\n</context>\n\nQuestion:\n<question>\n{Q}\n</question>\n\n"
+        f"Answer:\n<answer>\n{A}\n</answer>\n\n"
+    )
     users = [p[1].content for p in prompts]
     assert all(u.startswith(prefix) for u in users)
     instructions = [u[len(prefix) :] for u in users]
@@ -135,7 +138,9 @@ def test_our_judges_share_a_byte_identical_evidence_prefix() -> None:
 
 def test_evidence_prefix_leaves_out_context_section_when_empty() -> None:
     messages = evidence_messages(question=Q, context="", answer=A, instruction="INSTR")
-    assert messages[1].content == f"Question:\n{Q}\n\nAnswer:\n{A}\n\nINSTR"
+    assert messages[1].content == (
+        f"Question:\n<question>\n{Q}\n</question>\n\nAnswer:\n<answer>\n{A}\n</answer>\n\nINSTR"
+    )
 
 
 def test_tlm_answer_prompt_never_shows_the_response_being_judged() -> None:
@@ -151,8 +156,8 @@ def test_tlm_answer_prompt_shares_the_evidence_prefix_up_to_the_question(context
     sampling = build_answer_messages(question=Q, context=context)
     reflection = build_reflection_messages(question=Q, context=context, answer=A, which=0)
     assert sampling[0] == reflection[0]
-    header = f"Context:\n{C}\n\n" if context else ""
-    shared = f"{header}Question:\n{Q}\n\n"
+    header = f"Context:\n<context>\n{C}\n</context>\n\n" if context else ""
+    shared = f"{header}Question:\n<question>\n{Q}\n</question>\n\n"
     assert sampling[1].content.startswith(shared) and reflection[1].content.startswith(shared)
     assert sampling[1].content[len(shared) :] == load_template(
         "tlm_answer.txt" if context else "tlm_answer_no_context.txt"
@@ -215,5 +220,6 @@ def test_tlm_agreement_prompts_differ_only_in_the_sampled_answer_at_the_end() ->
     """The k agreement checks share evidence and instruction; only the sampled answer, last, differs."""
     one, two = (build_agreement_messages(question=Q, context=C, answer=A, other=o)[1].content
                 for o in ("Marlowe.", "Bacon."))
-    assert one.endswith("Marlowe.") and two.endswith("Bacon.")
-    assert one.removesuffix("Marlowe.") == two.removesuffix("Bacon.")
+    end = "\n</other_answer>"
+    assert one.endswith("Marlowe." + end) and two.endswith("Bacon." + end)
+    assert one.removesuffix("Marlowe." + end) == two.removesuffix("Bacon." + end)

@@ -144,7 +144,7 @@ async def test_context_over_the_window_is_trimmed_from_the_end_and_warned() -> N
         context=["first passage " * 40, "second passage " * 400, "third " * 400],
         response="The answer.",
     )
-    llm = FakeLLM(always(likert_output({" 4": 1.0})), context_window=1200)
+    llm = FakeLLM(always(likert_output({" 4": 1.0})), context_window=1400)
     signal = await LikertJudge(LikertConfig(endpoint="e")).run(big, llm)
     assert signal.value is not None
     (warning,) = [w for w in signal.warnings if w.startswith("context trimmed")]
@@ -152,8 +152,8 @@ async def test_context_over_the_window_is_trimmed_from_the_end_and_warned() -> N
     assert match is not None and int(match.group(1)) < int(match.group(2))
     content = llm.requests[0].messages[1].content  # type: ignore[index]
     assert "first passage" in content and "third" not in content
-    assert "Question:\nQ?" in content and "Answer:\nThe answer." in content
-    assert llm.count_tokens("".join(m.content for m in llm.requests[0].messages or [])) + 512 <= 1200
+    assert "<question>\nQ?\n</question>" in content and "<answer>\nThe answer.\n</answer>" in content
+    assert llm.count_tokens("".join(m.content for m in llm.requests[0].messages or [])) + 512 <= 1400
 
 
 async def test_trimmed_context_keeps_one_evidence_prefix_across_our_judges() -> None:
@@ -167,7 +167,7 @@ async def test_trimmed_context_keeps_one_evidence_prefix_across_our_judges() -> 
     llm.respond = always(result("VERDICT: supported"))
     await ChainPollJudge(ChainPollConfig(endpoint="e", polls=1)).run(big, llm)
     users = [r.messages[1].content for r in llm.requests]  # type: ignore[index]
-    prefixes = {u[: u.index("Answer:\nThe answer.\n\n")] for u in users}
+    prefixes = {u[: u.index("Answer:\n<answer>\nThe answer.\n</answer>\n\n")] for u in users}
     assert len(users) == 4 and len(prefixes) == 1
     (prefix,) = prefixes
     assert "alpha" in prefix and prefix.count("gamma") < 300

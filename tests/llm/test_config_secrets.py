@@ -81,3 +81,61 @@ def test_an_unreachable_server_error_never_shows_userinfo() -> None:
 
     reason = anyio.run(send)
     assert "secret" not in reason and "http://***@judge.local/v1" in reason
+
+
+@pytest.mark.parametrize("tail", ["\r", "\n", " ", "\t\r\n"])
+def test_a_key_is_read_without_surrounding_whitespace(monkeypatch: pytest.MonkeyPatch, tail: str) -> None:
+    monkeypatch.setenv("JUDGE_KEY", " sk-abcd1234" + tail)
+    endpoint = EndpointConfig(base_url="http://x/v1", model="m", api_key_env="JUDGE_KEY")
+    assert endpoint.api_key() == "sk-abcd1234"
+
+
+@pytest.mark.parametrize("key", ["sk-ab\r\ncd1234", "sk-ab\x07cd1234", "sk-abcd1234\u00e9"])
+def test_a_key_no_header_may_carry_is_refused_without_showing_it(
+    monkeypatch: pytest.MonkeyPatch, key: str
+) -> None:
+    from trustscore.errors import EndpointUnavailable
+
+    monkeypatch.setenv("JUDGE_KEY", key)
+    endpoint = EndpointConfig(base_url="http://x/v1", model="m", api_key_env="JUDGE_KEY")
+    with pytest.raises(EndpointUnavailable) as caught:
+        endpoint.api_key()
+    text = str(caught.value)
+    assert "JUDGE_KEY" in text and "abcd" not in text and "cd1234" not in text
+
+
+def test_a_header_value_no_header_may_carry_is_refused_without_showing_it() -> None:
+    with pytest.raises(ValidationError) as caught:
+        EndpointConfig(base_url="http://x/v1", model="m", headers={"X-Token": "tok-abcd1234\r\n"})
+    assert "headers.X-Token" in str(caught.value) and "abcd1234" not in str(caught.value)
+
+
+def test_error_text_quoting_a_sent_header_is_redacted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """httpx quotes a header value it refuses (``Illegal header value b'Bearer ...'``): the backend
+    blanks the key out of any transport error, as written and as Python escapes it."""
+    import anyio
+    import httpx
+
+    from trustscore.errors import LLMUnreachable
+    from trustscore.llm.http import HttpBackend
+    from trustscore.llm.protocol import ChatRequest, Message
+
+    monkeypatch.setenv("JUDGE_KEY", "sk-abcd1234")
+
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.LocalProtocolError(f"Illegal header value {request.headers['authorization'].encode()!r}")
+
+    endpoint = EndpointConfig(base_url="http://judge.local:8000/v1", model="m", api_key_env="JUDGE_KEY")
+    backend = HttpBackend(endpoint, transport=httpx.MockTransport(refuse))
+
+    async def send() -> str:
+        try:
+            await backend.send(ChatRequest(messages=[Message(role="user", content="hi")]))
+        except LLMUnreachable as e:
+            return e.reason
+        finally:
+            await backend.aclose()
+        return ""
+
+    reason = anyio.run(send)
+    assert "abcd1234" not in reason and "Bearer ***" in reason

@@ -125,7 +125,7 @@ def test_is_overload() -> None:
     assert is_overload(RateLimited("x"))
     assert is_overload(ServerError("x", status=503))
     assert not is_overload(ServerError("x", status=500))
-    assert not is_overload(LLMTimeout("x"))
+    assert is_overload(LLMTimeout("x"))
 
 
 def test_retry_policy_bounds_and_retryable_only() -> None:

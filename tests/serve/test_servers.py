@@ -357,3 +357,46 @@ def test_a_cpu_dry_run_with_a_plug_in_judge_without_a_cost_model_says_so_in_one_
     out = capsys.readouterr().out
     assert "myjudge: no cost model registered (register_judge(..., cost=)); not counted" in out
     assert "Traceback" not in out
+
+
+def test_a_keyed_server_loads_the_guard_that_requires_the_key_on_every_route(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from trustscore.serve.servers import GUARD_FOLDER, GUARD_MIDDLEWARE
+
+    monkeypatch.setenv("FLEET_KEY", "sk-fleet-secret")
+    keyed = Config.from_toml(write(tmp_path, KEYED.format(host="0.0.0.0")))
+    ((env, argv),) = commands(plan_servers(keyed, gpus=0, listen_all=True), ["vllm", "serve"], reveal=True)
+    assert flags(argv, "--middleware") == GUARD_MIDDLEWARE and env["PYTHONPATH"] == str(GUARD_FOLDER)
+    assert (GUARD_FOLDER / (GUARD_MIDDLEWARE.split(".")[0] + ".py")).is_file()
+    keyless_text = KEYED.format(host="127.0.0.1").replace('api_key_env = "FLEET_KEY"', "")
+    keyless = Config.from_toml(write(tmp_path, keyless_text))
+    ((env, argv),) = commands(plan_servers(keyless, gpus=0), ["vllm", "serve"], reveal=True)
+    assert "--middleware" not in argv and "PYTHONPATH" not in env
+
+
+def test_the_cpu_advice_gives_a_request_timeout_and_concurrency_that_fit_the_engine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from trustscore.judges.budget import budget_for, judge_cost
+    from trustscore.serve.servers import CPU_SAMPLES_IN_FLIGHT
+    from trustscore.signals import get_signal
+
+    path = write(tmp_path)
+    assert main(["serve", "--config", str(path), "--gpus", "0", "--dry-run", "--python", "/opt/py"]) == 0
+    advice = [line[2:] for line in capsys.readouterr().out.splitlines() if line.startswith("# ")]
+    warning = next(line for line in advice if line.startswith("WARNING"))
+    settings = tomllib.loads("\n".join(advice[advice.index(warning) + 1 :]))
+    config = Config.from_toml(path)
+    judges = {
+        n: c.model_copy(update=dict(get_signal(n, kind="judge").cpu_settings or {}))
+        for n, c in config.judges.enabled().items()
+    }
+    costs = [judge_cost(n, c) for n, c in judges.items()]
+    per_sample = budget_for([c for c in costs if c is not None])
+    assert set(settings["endpoints"]) == {c.endpoint for c in judges.values()}
+    for endpoint in settings["endpoints"].values():
+        assert endpoint["timeout_s"] == per_sample * CPU_SAMPLES_IN_FLIGHT > 60  # the default 60 s is short
+        assert endpoint["initial_concurrency"] <= endpoint["max_concurrency"] <= 16
+    assert settings["limits"]["max_concurrent_samples"] == CPU_SAMPLES_IN_FLIGHT
+    assert settings["limits"]["score_budget_s"] >= per_sample

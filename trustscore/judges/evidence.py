@@ -26,10 +26,17 @@ __all__ = [
 ]
 
 
+_QUESTION_END = "</question>"
+
+
 def _split_template(context: str) -> tuple[str, str]:
-    """The evidence template cut after ``{question}`` and the blank lines that follow it: (head, tail)."""
+    """The evidence template cut after the question section (``{question}`` and its closing
+    ``</question>`` delimiter) and the blank lines that follow it: (head, tail)."""
     template = load_template("evidence_user.txt" if context else "evidence_user_no_context.txt")
     cut = template.index("{question}") + len("{question}")
+    close = template.find(_QUESTION_END, cut)
+    if close != -1 and not template[cut:close].strip():
+        cut = close + len(_QUESTION_END)
     cut += len(template[cut:]) - len(template[cut:].lstrip())
     return template[:cut], template[cut:]
 

@@ -10,6 +10,7 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from trustscore.core.hashing import short_hash
+from trustscore.llm.special_tokens import MARKUP, neutralise
 
 __all__ = ["fill", "load_template", "prompt_version", "prompts_folder"]
 
@@ -36,17 +37,21 @@ def load_template(name: str) -> str:
 
 
 def fill(template: str, **values: str) -> str:
-    """Replace ``{name}`` placeholders in one pass.
+    """Replace ``{name}`` placeholders in one pass, each value made inert.
 
     One pass means a value that itself contains ``{question}`` is never substituted again, and any other
-    braces (Lynx's JSON example) stay as they are. A placeholder without a value is an error.
+    braces (Lynx's JSON example) stay as they are. A placeholder without a value is an error. Every
+    value is untrusted text (a question, a context, an answer): its tag- and bracket-like words, model
+    turn markers and the templates' own ``<answer>``-style delimiters included, are broken so that they
+    can neither become control tokens nor close the section they sit in
+    (:func:`~trustscore.llm.special_tokens.neutralise` with ``MARKUP``).
     """
 
     def sub(match: re.Match[str]) -> str:
         key = match.group(1)
         if key not in values:
             raise KeyError(f"template placeholder {{{key}}} has no value")
-        return values[key]
+        return neutralise(values[key], MARKUP)
 
     return _PLACEHOLDER.sub(sub, template)
 

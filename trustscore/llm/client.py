@@ -10,6 +10,7 @@ import anyio
 import httpx
 from pydantic import ValidationError
 
+from trustscore.compute.deadline import current_deadline
 from trustscore.errors import ConfigError, LLMTimeout, UnsupportedRequest
 from trustscore.llm.accounting import CallTally, Delivery
 from trustscore.llm.cache import ResponseCache, cache_key
@@ -46,6 +47,14 @@ class LLMClient:
     (unreachable, 5xx, no answer within ``timeout_s``) is sent at once to another replica in
     service, without waiting or using up a retry, until every replica has been tried; then the
     retry policy takes over. ``deadline_s`` running out is the caller's budget, not a server fault.
+
+    Timeouts are congestion: an attempt with no answer within ``timeout_s`` halves the server's limit
+    as a 429 does (unless the server answered another request meanwhile: then it was one stuck
+    request), so the retry, and every other request, waits for a slot under the lowered limit while
+    the server still works on what it was sent. A sample's time budget
+    (:func:`~trustscore.compute.deadline.current_deadline`) ends an attempt from outside (the Scorer
+    cancels it): that is no sign of the server's state, so neither congestion nor retried, and a
+    failure once the budget is spent is not retried either.
     """
 
     def __init__(
@@ -101,7 +110,7 @@ class LLMClient:
         """
         from trustscore.llm.openai_adapter import OpenAIBackend
 
-        backend = OpenAIBackend(client, endpoint.flavour, endpoint.model)
+        backend = OpenAIBackend(client, endpoint.flavour, endpoint.model, endpoint.context_window)
         return cls(endpoint, backend=backend, cache=cache, retry=retry)
 
     @property
@@ -211,7 +220,7 @@ class LLMClient:
                     if self._pool.others_left(failed_on):
                         continue  # fail over at once: another server, not a later try
                     failed_on.clear()
-                if not self._retry.should_retry(e, retries):
+                if not self._retry.should_retry(e, retries) or _budget_spent():
                     raise
                 await anyio.sleep(self._retry.delay(e, retries))
                 retries += 1
@@ -227,7 +236,9 @@ class LLMClient:
                     try:
                         result = await replica.backend.send(request)
                     except LLMError as e:
-                        if is_overload(e):
+                        if isinstance(e, LLMTimeout):
+                            permit.timed_out()
+                        elif is_overload(e):
                             permit.overloaded(getattr(e, "retry_after", None))
                         self._pool.failed(replica, e)
                         raise
@@ -239,6 +250,7 @@ class LLMClient:
                             tally.unsent += 1
                 if attempt.cancelled_caught:
                     timed_out = LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
+                    permit.timed_out()
                     self._pool.failed(replica, timed_out)
                     raise timed_out
                 permit.success()
@@ -268,6 +280,12 @@ class LLMClient:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+def _budget_spent() -> bool:
+    """The time budget of the sample this call works for is over (never outside a budget)."""
+    deadline = current_deadline()
+    return deadline is not None and deadline.over
 
 
 def from_openai(

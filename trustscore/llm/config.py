@@ -81,6 +81,17 @@ class EndpointConfig(BaseModel):
             )
         return v
 
+    @field_validator("headers")
+    @classmethod
+    def _header_values_fit_a_header(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, value in v.items():
+            if value != value.strip() or (value and not _HEADER_SAFE.fullmatch(value)):
+                raise ValueError(
+                    f"headers.{name}: the value (not shown) has surrounding whitespace, a control or a "
+                    "non-ASCII character, which no HTTP header may carry; give the value alone"
+                )
+        return v
+
     @model_validator(mode="before")
     @classmethod
     def _first_replica_is_base_url(cls, data: Any) -> Any:
@@ -134,19 +145,29 @@ class EndpointConfig(BaseModel):
         return tuple(urlunsplit(parts._replace(netloc=f"{host}:{port + i}")) for i in range(self.replicas))
 
     def api_key(self) -> str | None:
-        """The key from the named environment variable; a clear error when it is named but unset."""
+        """The key from the named environment variable, without surrounding whitespace (a key read
+        from a file keeps its newline); a clear error, never quoting the key, when it is named but
+        unset, empty, or holds characters no HTTP header may carry."""
         if self.api_key_env is None:
             return None
-        key = os.environ.get(self.api_key_env)
+        key = (os.environ.get(self.api_key_env) or "").strip()
         if not key:
             raise EndpointUnavailable(
-                f"endpoint {self.model!r}: api_key_env names ${self.api_key_env}, which is not set; "
-                f"export it or remove api_key_env"
+                f"endpoint {self.model!r}: api_key_env names ${self.api_key_env}, which is not set "
+                f"(or only whitespace); export it or remove api_key_env"
+            )
+        if not _HEADER_SAFE.fullmatch(key):
+            raise EndpointUnavailable(
+                f"endpoint {self.model!r}: the key in ${self.api_key_env} (not shown) holds a control "
+                "or non-ASCII character, which no HTTP header may carry: export the key alone"
             )
         return key
 
 
 CACHE_DIR_ENV = "TRUSTSCORE_CACHE_DIR"
+
+_HEADER_SAFE = re.compile(r"[\x20-\x7e]+")
+"""Printable ASCII: what a key may hold to travel in an Authorization header."""
 
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")

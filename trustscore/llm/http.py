@@ -29,6 +29,7 @@ from trustscore.errors import (
     UnsupportedRequest,
 )
 from trustscore.llm.accounting import Delivery
+from trustscore.llm.bounds import ResponseBounds, read_bounded
 from trustscore.llm.config import EndpointConfig, redact_url
 from trustscore.llm.connections import ShardedClients
 from trustscore.llm.limits import LoopLocal
@@ -43,6 +44,7 @@ from trustscore.llm.protocol import (
     TokenLogprob,
     TopLogprob,
 )
+from trustscore.llm.special_tokens import TURN_MARKERS, neutralise, served_special_tokens
 
 __all__ = [
     "TAG_HEADER",
@@ -59,6 +61,8 @@ __all__ = [
 Flavour = Literal["vllm", "openai"]
 
 _MAX_ERROR_CHARS = 300
+_MAX_ERROR_BODY_BYTES = 64 * 1024
+"""How much of an error answer is read: its message is cut to _MAX_ERROR_CHARS anyway."""
 _CLOSE_ELSEWHERE_S = 5.0
 """How long aclose() waits for another event loop to close its client (it may be blocked on us)."""
 
@@ -82,11 +86,20 @@ def request_path(request: ChatRequest) -> str:
     return "/chat/completions" if request.endpoint == "chat" else "/completions"
 
 
-def build_request_body(request: ChatRequest, *, model: str, flavour: Flavour) -> dict[str, Any]:
-    """The JSON body for ``request`` in the dialect of ``flavour``. Sampling params are always explicit."""
+def build_request_body(
+    request: ChatRequest, *, model: str, flavour: Flavour, special_tokens: frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """The JSON body for ``request`` in the dialect of ``flavour``. Sampling params are always explicit.
+
+    Message content never carries a control token: turn markers of every model family, and the
+    served model's own ``special_tokens``, are broken (:mod:`trustscore.llm.special_tokens`). A raw
+    ``prompt`` is sent as given: it is the caller's own rendering of a turn format."""
     body: dict[str, Any] = {"model": model}
     if request.messages is not None:
-        body["messages"] = [m.model_dump() for m in request.messages]
+        body["messages"] = [
+            {"role": m.role, "content": neutralise(m.content, TURN_MARKERS, special_tokens)}
+            for m in request.messages
+        ]
     else:
         body["prompt"] = request.prompt
     body.update(
@@ -179,25 +192,37 @@ def _logprob(value: Any) -> float:
     return min(number, 0.0)
 
 
-def parse_response(data: object) -> ChatResult:
+def parse_response(data: object, bounds: ResponseBounds | None = None) -> ChatResult:
     """A chat or text completion JSON body as a ChatResult; BadResponse when it is not one.
 
-    Log-probabilities must be finite and <= 0; text is made valid Unicode (see :func:`_text`)."""
+    Log-probabilities must be finite and <= 0; text is made valid Unicode (see :func:`_text`); token
+    counts must be non-negative integers. With the request's ``bounds``, more choices than it asked
+    for, or token counts it cannot have cost, are a server fault too."""
     if not isinstance(data, dict):
         raise BadResponse(f"expected a JSON object, got {type(data).__name__}")
     raw_choices = data.get("choices")
     if not isinstance(raw_choices, list) or not raw_choices:
         raise BadResponse("the response has no choices")
+    if bounds is not None and len(raw_choices) > bounds.max_choices:
+        raise BadResponse(
+            f"the server sent {len(raw_choices):,} choices for a request of n={bounds.max_choices}"
+        )
     try:
         ordered = sorted(raw_choices, key=lambda c: c.get("index", 0) if isinstance(c, dict) else 0)
         choices = [_parse_choice(c) for c in ordered]
         usage = data.get("usage") or {}
+        if not isinstance(usage, dict):
+            raise BadResponse("the response's usage is not a JSON object")
         prompt_logprobs, prompt_token_strs = _parse_prompt_logprobs(data, ordered[0])
         return ChatResult(
             choices=choices,
             model=_text(str(data.get("model") or "")),
-            prompt_tokens=int(usage.get("prompt_tokens") or 0),
-            completion_tokens=int(usage.get("completion_tokens") or 0),
+            prompt_tokens=_token_count(
+                usage, "prompt_tokens", None if bounds is None else bounds.max_prompt_tokens
+            ),
+            completion_tokens=_token_count(
+                usage, "completion_tokens", None if bounds is None else bounds.max_completion_tokens
+            ),
             prompt_logprobs=prompt_logprobs,
             prompt_token_strs=prompt_token_strs,
         )
@@ -205,6 +230,20 @@ def parse_response(data: object) -> ChatResult:
         raise
     except (AttributeError, KeyError, TypeError, ValueError) as e:
         raise BadResponse(f"malformed completion: {type(e).__name__}: {_truncate(str(e))}") from None
+
+
+def _token_count(usage: dict[str, Any], field: str, bound: int | None) -> int:
+    """A token count the server reports: a non-negative integer within what the request allows."""
+    value = usage.get(field)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadResponse(f"the server reports usage.{field} = {_truncate(repr(value))}: not a token count")
+    if bound is not None and value > bound:
+        raise BadResponse(
+            f"the server reports usage.{field} = {value:,}, more than the request can cost ({bound:,})"
+        )
+    return value
 
 
 def _parse_choice(raw: Any) -> Choice:
@@ -347,7 +386,16 @@ def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -
 
 
 def error_for_status(status: int, headers: Mapping[str, str], body: str) -> LLMError:
-    """The protocol error for a non-2xx answer, with the server's own message (truncated)."""
+    """The protocol error for a non-2xx answer, with the server's own message (truncated). A 3xx is
+    never an answer: a ClientError naming where it points."""
+    if 300 <= status < 400:
+        location = headers.get("location")
+        where = f" to {_truncate(redact_url(location))}" if location else ""
+        return ClientError(
+            f"HTTP {status}: the server redirects{where}; trustscore never follows a redirect (the key "
+            "must not reach another host) nor reads one as an answer: set base_url to where it answers",
+            status=status,
+        )
     message = _server_message(body)
     reason = f"HTTP {status}: {message}" if message else f"HTTP {status}"
     if status == 429:
@@ -385,6 +433,23 @@ def _truncate(text: str) -> str:
 # Backend
 
 
+class _Secrets:
+    """The key and header values a backend sends, to blank out of any error text: as written, and
+    as Python escapes them when quoting a str or bytes value (``b'Bearer abc\\r'``)."""
+
+    def __init__(self, values: list[str | None]) -> None:
+        forms = set()
+        for value in values:
+            if value and len(value) >= 4:  # shorter values are no secret worth garbling messages for
+                forms |= {value, repr(value)[1:-1], repr(value.encode("utf-8", "replace"))[2:-1]}
+        self._forms = sorted(forms, key=len, reverse=True)
+
+    def redact(self, text: str) -> str:
+        for form in self._forms:
+            text = text.replace(form, "***")
+        return text
+
+
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
     """The CA store every backend verifies TLS with (its server's, or a proxy's), built once per
@@ -411,10 +476,14 @@ class HttpBackend:
         self._endpoint = endpoint
         self._base_url = (base_url or endpoint.base_url).rstrip("/")
         self._transport = transport
-        self._headers = dict(endpoint.headers)
+        # Only what read_bounded decodes within its limit (httpx would also offer br and zstd).
+        self._headers = {"Accept-Encoding": "gzip, deflate", **endpoint.headers}
         key = endpoint.api_key()  # a named but unset variable fails here, not mid-run
         if key is not None:
             self._headers["Authorization"] = f"Bearer {key}"
+        self._secrets = _Secrets([key, *endpoint.headers.values()])
+        weights = (endpoint.model_identity or endpoint.model).partition("@")[0]
+        self._special_tokens = served_special_tokens(weights)
         # Absolute URLs built once: httpx joins a relative path onto base_url by re-parsing both on
         # every request (build_request: 110 -> 50 us of CPU per request, of the client's ~2 ms).
         self._urls = {
@@ -443,7 +512,12 @@ class HttpBackend:
         )
 
     async def send(self, request: ChatRequest) -> ChatResult:
-        body = build_request_body(request, model=self._endpoint.model, flavour=self._endpoint.flavour)
+        body = build_request_body(
+            request,
+            model=self._endpoint.model,
+            flavour=self._endpoint.flavour,
+            special_tokens=self._special_tokens,
+        )
         shards = self._clients.get()
         shard = shards.acquire()
         # httpx's own transport reports when the request body is written; a transport given in its
@@ -458,29 +532,43 @@ class HttpBackend:
                     delivery.reached = True
 
             extensions["trace"] = trace
+        bounds = ResponseBounds.of(request, body, context_window=self._endpoint.context_window)
+        client = shards.clients[shard]
         try:
-            response = await shards.clients[shard].post(
+            sent = client.build_request(
+                "POST",
                 self._urls[request_path(request)],
                 json=body,
                 headers=tag_headers(request),
                 extensions=extensions,
             )
+            response = await client.send(sent, stream=True)
             if delivery is not None:
                 delivery.reached = True
+            try:
+                ok = 200 <= response.status_code < 300
+                # An error body is only read for its message: the first bytes are enough.
+                limit = bounds.max_bytes if ok else _MAX_ERROR_BODY_BYTES
+                content = await read_bounded(response, limit, refuse=ok)
+            finally:
+                await response.aclose()
         except httpx.TimeoutException as e:
             raise LLMTimeout(f"{type(e).__name__} after {self._endpoint.timeout_s}s") from None
         except httpx.TransportError as e:
             where = redact_url(self._base_url)
-            raise LLMUnreachable(f"{where}: {type(e).__name__}: {_truncate(str(e))}") from None
+            # httpx quotes a header it refuses (the key included): no error text leaves unredacted.
+            text = _truncate(self._secrets.redact(str(e)))
+            raise LLMUnreachable(f"{where}: {type(e).__name__}: {text}") from None
         finally:
             shards.release(shard)
-        if response.status_code >= 400:
-            raise error_for_status(response.status_code, response.headers, response.text)
+        if not ok:
+            text = content.decode("utf-8", "replace")
+            raise error_for_status(response.status_code, response.headers, text)
         try:
-            data = response.json()
+            data = json.loads(content)
         except ValueError:
             raise BadResponse(f"HTTP {response.status_code} with a body that is not JSON") from None
-        return parse_response(data)
+        return parse_response(data, bounds)
 
     async def healthy(self, timeout_s: float) -> bool:
         """True when the server's ``GET /health`` (vLLM's liveness route, at the root: no ``/v1``)

@@ -20,7 +20,7 @@ from typing import Generic, TypeVar
 import anyio
 import anyio.lowlevel
 
-from trustscore.errors import RateLimited, ServerError
+from trustscore.errors import LLMTimeout, RateLimited, ServerError
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.protocol import LLMError
 from trustscore.llm.scheduling import PriorityGate, request_order
@@ -78,8 +78,11 @@ def _loop_key() -> object:
 
 
 def is_overload(error: LLMError) -> bool:
-    """True for the errors that mean "send less": 429 and 503."""
-    return isinstance(error, RateLimited) or (isinstance(error, ServerError) and error.status == 503)
+    """True for the errors that mean "send less": 429, 503 and a timeout (a server too slow to answer
+    in time is congested: its queue, not the request, is what the time went to)."""
+    return isinstance(error, RateLimited | LLMTimeout) or (
+        isinstance(error, ServerError) and error.status == 503
+    )
 
 
 @dataclass
@@ -88,6 +91,7 @@ class Permit:
 
     limiter: AdaptiveLimiter
     epoch: int
+    started: float = field(default_factory=time.monotonic)
 
     def success(self) -> None:
         self.limiter._on_success()
@@ -95,17 +99,24 @@ class Permit:
     def overloaded(self, retry_after: float | None = None) -> None:
         self.limiter._on_overload(self.epoch, retry_after)
 
+    def timed_out(self) -> None:
+        """No answer in time: congestion, unless the server answered another request meanwhile
+        (then this one was a straggler: one stuck request, not a server that is behind)."""
+        if self.limiter._last_success <= self.started:
+            self.limiter._on_overload(self.epoch, None)
+
 
 class AdaptiveLimiter:
     """Concurrency limit that grows by one per window of successes and halves on overload.
 
     Additive increase: after ``limit`` consecutive successes (one "round" at the current width, as in
     TCP congestion avoidance) the limit grows by one, up to ``maximum``. Multiplicative decrease: a
-    429 or 503 halves it (floor 1). One congestion event halves once, as TCP cuts once per round
-    trip: requests already in flight when the limit was cut belong to an older epoch and their
-    overload reports are ignored, and so are overloads within the Retry-After the cutting answer
-    asked for (the server has said how long its overload lasts; more 429s inside that window are
-    the same overload, not a worse one).
+    429, a 503 or a timeout halves it (floor 1); a timeout only when the server answered nothing
+    else since that attempt began (else it was one stuck request, not a server that is behind).
+    One congestion event halves once, as TCP cuts once per round trip: requests already in flight
+    when the limit was cut belong to an older epoch and their overload reports are ignored, and so
+    are overloads within the Retry-After the cutting answer asked for (the server has said how long
+    its overload lasts; more 429s inside that window are the same overload, not a worse one).
 
     Lowering the limit below the number of slots in use is allowed: no new slot is granted until
     enough are released. Waiting requests are served lowest ``order`` first (the age of the sample
@@ -122,6 +133,7 @@ class AdaptiveLimiter:
         self._successes = 0
         self._epoch = 0
         self._quiet_until = 0.0
+        self._last_success = float("-inf")
         self._gates: LoopLocal[PriorityGate] = LoopLocal(lambda: PriorityGate(self._limit))
 
     @property
@@ -156,6 +168,7 @@ class AdaptiveLimiter:
             gate.release()
 
     def _on_success(self) -> None:
+        self._last_success = time.monotonic()
         self._successes += 1
         if self._successes >= self._limit:
             self._successes = 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Literal
 
 from trustscore.errors import BadResponse, LLMTimeout, LLMUnreachable
+from trustscore.llm.bounds import ResponseBounds
 from trustscore.llm.http import build_request_body, error_for_status, parse_response, tag_headers
 from trustscore.llm.protocol import ChatRequest, ChatResult, LLMError
 
@@ -23,15 +24,23 @@ __all__ = ["OpenAIBackend"]
 class OpenAIBackend:
     """One attempt per ``send`` through an AsyncOpenAI client whose own retries are turned off."""
 
-    def __init__(self, client: openai.AsyncOpenAI, flavour: Literal["vllm", "openai"], model: str) -> None:
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        flavour: Literal["vllm", "openai"],
+        model: str,
+        context_window: int = 8192,
+    ) -> None:
         self._client = client.with_options(max_retries=0)  # retries, backoff and deadlines are ours
         self._flavour = flavour
         self._model = model
+        self._context_window = context_window
 
     async def send(self, request: ChatRequest) -> ChatResult:
         import openai
 
         body = build_request_body(request, model=self._model, flavour=self._flavour)
+        bounds = ResponseBounds.of(request, body, context_window=self._context_window)
         model = body.pop("model")
         try:
             if request.endpoint == "chat":
@@ -52,7 +61,7 @@ class OpenAIBackend:
             raise _status_error(e) from None
         except openai.APIResponseValidationError as e:
             raise BadResponse(f"openai client could not read the response: {e}") from None
-        return parse_response(response.model_dump(mode="json"))
+        return parse_response(response.model_dump(mode="json"), bounds)
 
     async def aclose(self) -> None:
         """Nothing to release: the AsyncOpenAI client belongs to the caller, who closes it."""

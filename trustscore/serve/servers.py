@@ -11,7 +11,10 @@ Listening: a server listens on its base_url's host, loopback (127.0.0.1, localho
 ``--listen-all`` is given, which lets a base_url of ``0.0.0.0`` listen on every interface; such an
 endpoint must name an ``api_key_env``. A server whose endpoints name an ``api_key_env`` requires that
 key: it reaches vLLM as ``VLLM_API_KEY`` in the server's environment (never on its command line,
-which every local user can read; a dry run prints the variable, not the key).
+which every local user can read; a dry run prints the variable, not the key). vLLM itself checks the
+key only under ``/v1``-style prefixes (``/invocations``, ``/tokenize``, ``/pooling``... answer anyone),
+so a keyed server also loads :mod:`trustscore_engine_guard`, which requires it on every route but
+``/health``.
 
 GPU layout over ``--gpus N``: with at least as many GPUs as servers, each server gets its own block of
 GPUs and tensor parallelism over it (a power of two); with fewer, servers share GPUs round-robin and
@@ -45,6 +48,10 @@ LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1"}
 ALL_INTERFACES = "0.0.0.0"
 LOCAL_HOSTS = {*LOOPBACK_HOSTS, ALL_INTERFACES}
 MEMORY_SHARE = 0.9
+GUARD_FOLDER = Path(__file__).resolve().parent / "engine_guard"
+GUARD_MIDDLEWARE = "trustscore_engine_guard.RequireKey"
+"""vLLM's key guards only its /v1-style prefixes; this middleware (loaded by the engine from
+GUARD_FOLDER on its PYTHONPATH) makes a keyed server require the key on every route but /health."""
 """Share of each GPU's memory handed to the vLLM servers on it (vLLM's own default)."""
 
 
@@ -81,6 +88,8 @@ class ServerPlan:
         ]
         if self.revision:
             out += ["--revision", self.revision]
+        if self.api_key_env is not None:
+            out += ["--middleware", GUARD_MIDDLEWARE]
         if self.gpus:
             out += ["--tensor-parallel-size", str(self.tensor_parallel)]
             out += ["--gpu-memory-utilization", f"{self.memory_share:.2f}"]
@@ -97,11 +106,12 @@ class ServerPlan:
             out = {"VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "4")}
         if self.api_key_env is not None:
             out["VLLM_API_KEY"] = self._key() if reveal else f"${{{self.api_key_env}}}"
+            out["PYTHONPATH"] = str(GUARD_FOLDER)
         return out
 
     def _key(self) -> str:
         assert self.api_key_env is not None
-        key = os.environ.get(self.api_key_env)
+        key = (os.environ.get(self.api_key_env) or "").strip()
         if not key:
             raise ServeError(
                 f"endpoints.{self.endpoints[0]}.api_key_env names {self.api_key_env}, which is not set: "
@@ -259,13 +269,55 @@ def ready_config(config: Config, plans: Sequence[ServerPlan]) -> str:
     return "\n".join(lines)
 
 
+CPU_SAMPLES_IN_FLIGHT = 2
+"""Samples a CPU engine is given at once: with 2 cores and SmolLM2-135M, 16 samples in flight (39
+requests at ~3.5 tokens/s each) timed out and retried most requests; 2 finished every row."""
+CPU_INITIAL_CONCURRENCY = 4
+CPU_MAX_CONCURRENCY = 8
+
+
 def cpu_judge_advice(config: Config, plans: Sequence[ServerPlan]) -> list[str]:
-    """The judges served on CPU: their worst-case cost, and settings that fit the budget if theirs do not."""
-    from trustscore.judges.budget import cpu_advice
+    """The judges served on CPU: their worst-case cost, settings that fit the budget if theirs do not,
+    and the request timeout and concurrency that fit the engine (TOML to paste)."""
+    from trustscore.judges.budget import budget_for, cpu_advice, judge_cost
+    from trustscore.signals import get_signal
 
     on_cpu = {name for plan in plans if not plan.gpus for name in plan.endpoints}
     judges = {name: cfg for name, cfg in config.judges.enabled().items() if cfg.endpoint in on_cpu}
-    return cpu_advice(judges, config.limits.score_budget_s)
+    lines = cpu_advice(judges, config.limits.score_budget_s)
+    if not lines:
+        return lines
+    warned = any(line.startswith("WARNING") for line in lines)
+    settings = {
+        name: dict(get_signal(name, kind="judge").cpu_settings or {}) if warned else {} for name in judges
+    }
+    costs = [
+        cost
+        for name, cfg in judges.items()
+        if (cost := judge_cost(name, cfg.model_copy(update=settings[name]))) is not None
+    ]
+    # A request may queue in the engine behind every request of the samples in flight: its timeout
+    # covers their whole worst case, so a slow engine is waited for rather than sent the work again.
+    request_s = budget_for(costs) * CPU_SAMPLES_IN_FLIGHT
+    tables: list[str] = []
+    for name in sorted({cfg.endpoint for cfg in judges.values()}):
+        tables += [
+            f"[endpoints.{name}]",
+            f"timeout_s = {request_s:g}",
+            f"initial_concurrency = {CPU_INITIAL_CONCURRENCY}",
+            f"max_concurrency = {CPU_MAX_CONCURRENCY}",
+        ]
+    samples = f"max_concurrent_samples = {CPU_SAMPLES_IN_FLIGHT}"
+    if warned:
+        at = lines.index("[limits]")
+        return [*lines[:at], *tables, "[limits]", samples, *lines[at + 1 :]]
+    return [
+        *lines,
+        "requests that fit a CPU engine (fewer at once, and a timeout it can answer within):",
+        *tables,
+        "[limits]",
+        samples,
+    ]
 
 
 def table(plans: Sequence[ServerPlan], logs: dict[int, Path] | None = None) -> str:

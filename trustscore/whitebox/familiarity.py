@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict
 from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.errors import WhiteboxLoadError
 from trustscore.llm.protocol import LLM, ChatRequest, LLMError, Message
+from trustscore.llm.special_tokens import neutralise
 from trustscore.types import Sample, Signal, Usage
 from trustscore.whitebox.concepts import (
     CONCEPT_PROMPT_VERSION,
@@ -376,7 +377,9 @@ class RemoteFamiliarityBackend:
                 tag=self._tag + ":teacher-forcing",
             )
         return ChatRequest(
-            prompt=f"{self.template.format(message=message)} {continuation}",
+            # A raw prompt is sent as written: the message (built from the sample) must not carry
+            # turn markers into the hand-written turn format.
+            prompt=f"{self.template.format(message=neutralise(message))} {continuation}",
             max_tokens=1,
             temperature=0.0,
             prompt_logprobs=0,
