@@ -74,7 +74,7 @@ def test_scores_a_file_and_carries_extra_fields(
     got = {r["id"]: r for r in read_jsonl(out)}
     assert set(got) == {"s0", "s1", "s2", "s3"}
     s0, s1 = got["s0"], got["s1"]
-    assert s0["score"] == 1.0 and s1["score"] == pytest.approx(0.2)
+    assert s0["score"] == 0.99 and s1["score"] == pytest.approx(0.2)  # 1.0 clipped
     assert s0["label"] == 0 and s1["label"] == 1 and s0["task"] == "QA"
     assert s0["used_signals"] == ["grounded"] and s0["fusion"] == "default:logodds"
     assert s0["signals"]["grounded"]["value"] == 1.0

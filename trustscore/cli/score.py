@@ -12,7 +12,9 @@ are kept, compactly: duplicates and resume need them). IN may be a pipe or ``-``
 it is read once. What each odd input gets: docs/limits.md.
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
-``id``, ``score``, ``calibrated``, ``not_calibrated_reason``, ``fusion``, ``used_signals``, ``signals``
+``id``, ``score``, ``degraded`` (true when a signal that ran gave no value: its reason is in
+``signals``; ``[fusion] on_missing`` says what such a row's score is), ``calibrated``,
+``not_calibrated_reason``, ``fusion``, ``used_signals``, ``signals``
 ({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``, ``seconds``, ``domain`` (whether the
 row lies inside the calibration domain, and why not), ``cascade`` (the stage a row stopped at and the
 signals it skipped, with a ``[cascade]``), then the carried-through fields.
@@ -21,8 +23,8 @@ Resume: re-running with the same output file skips the ids whose row is complete
 interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
 reason a rerun may fix (cut by the budget; judge server unreachable, overloaded or slow; API key
 unset or refused). Incomplete rows are kept and counted; ``--retry-incomplete`` drops them from the
-output and scores those samples again. When every judge failed on every row for such a reason the
-run exits with status 1 and says why. The output may not be the input file; it must be new, empty
+output and scores those samples again. When every judge failed on every row it ran on the run
+exits with status 1 and says why. The output may not be the input file; it must be new, empty
 or a trustscore output (anything else is refused untouched), and one run at a time writes it.
 """
 
@@ -127,10 +129,16 @@ def run(args: argparse.Namespace) -> int:
     summary = anyio.run(go)
     summary.print()
     if summary.judges_down():
+        if summary.judges_down_transient:
+            fix = (
+                "for a transport or credential reason, e.g. {}; the rows are kept as incomplete: start "
+                "the server (or export the API key), then rerun with --retry-incomplete"
+            )
+        else:
+            fix = "e.g. {}; the scores stand on the other signals only (degraded): fix the judges' config"
         print(
-            f"trustscore: error: every judge failed on all {summary.scored} scored row(s) for a transport "
-            f"or credential reason, e.g. {summary.judge_failure}; the rows are kept as incomplete: start "
-            "the server (or export the API key), then rerun with --retry-incomplete",
+            f"trustscore: error: every judge failed on all {summary.judge_rows} scored row(s) it ran on, "
+            + fix.format(summary.judge_failure),
             file=sys.stderr,
         )
         return 1
@@ -154,6 +162,11 @@ def check_output_path(input_path: Path, output: Path) -> None:
 def read_input(path: Path) -> list[InputRow]:
     """Every row of a checked input file, in a list (for small files; the CLI streams them)."""
     return list(InputFile.check(path))
+
+
+_MAX_REASONS = 1000
+"""Distinct missing reasons a summary counts (a reason quoting each row's numbers must not grow it
+without bound); later new ones are not counted."""
 
 
 @dataclass
@@ -181,14 +194,22 @@ class ScoreRunSummary:
     kept_incomplete: int = 0
     """Incomplete rows of an earlier run left as they are (no --retry-incomplete)."""
     judges: list[str] = field(default_factory=list)
+    judge_rows: int = 0
+    """Scored rows on which at least one judge ran (a cascade may skip them all)."""
     judges_down_rows: int = 0
-    """Scored rows on which every judge failed for a transport or credential reason."""
+    """Scored rows on which every judge that ran failed."""
+    judges_down_transient: bool = True
+    """Whether every such failure was for a transport or credential reason (a rerun may fix it)."""
     judge_failure: str = ""
     """One such failure's reason, for the message."""
+    degraded: int = 0
+    """Rows on which a signal that ran gave no value."""
+    missing_reasons: dict[str, int] = field(default_factory=dict)
+    """How often each "signal: reason" left a signal without a value."""
 
     def judges_down(self) -> bool:
-        """Whether every judge failed on every scored row for a reason a rerun may fix."""
-        return bool(self.judges) and self.scored > 0 and self.judges_down_rows == self.scored
+        """Whether every judge failed on every scored row that ran one."""
+        return self.judge_rows > 0 and self.judges_down_rows == self.judge_rows
 
     calibrated: int = 0
     """Rows whose score claims to be a calibrated probability."""
@@ -203,9 +224,18 @@ class ScoreRunSummary:
     """Where rows left the cascade, and its spend against the full ensemble's (rows of a [cascade])."""
 
     def add(self, result: TrustScore) -> None:
-        if self.judges and all(j in result.incomplete_signals for j in self.judges):
-            self.judges_down_rows += 1
-            self.judge_failure = self.judge_failure or (result.signals[self.judges[0]].error or "")
+        ran = [j for j in self.judges if j in result.signals]
+        if ran:
+            self.judge_rows += 1
+            if all(result.signals[j].missing for j in ran):
+                self.judges_down_rows += 1
+                self.judges_down_transient &= all(j in result.incomplete_signals for j in ran)
+                self.judge_failure = self.judge_failure or f"{ran[0]}: {result.signals[ran[0]].error}"
+        self.degraded += result.degraded
+        for name, why in result.missing.items():
+            key = f"{name}: {why}"
+            if key in self.missing_reasons or len(self.missing_reasons) < _MAX_REASONS:
+                self.missing_reasons[key] = self.missing_reasons.get(key, 0) + 1
         self.scored += 1
         self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
         self.incomplete += not result.complete
@@ -272,6 +302,15 @@ class ScoreRunSummary:
                 f"outside the calibration domain: {self.outside_domain} of {self.domain_checked} row(s) "
                 f"({share:.1%}; scored but not claimed calibrated)" + (beyond if why else ""),
                 soft_wrap=True,
+            )
+        if self.degraded:
+            common = max(self.missing_reasons.items(), key=lambda kv: kv[1])
+            console.print(
+                f"degraded: {self.degraded} of {self.scored} row(s) scored without every signal "
+                f"(each row's degraded and signals say which); most common missing reason, "
+                f"{common[1]} time(s): {common[0]}",
+                soft_wrap=True,
+                highlight=False,
             )
         u = self.usage
         if self.kept_incomplete:

@@ -49,6 +49,7 @@ SAMPLE_FIELDS = ("question", "context", "response", "id")
 RESULT_FIELDS = (
     "id",
     "score",
+    "degraded",
     "calibrated",
     "not_calibrated_reason",
     "fusion",

@@ -31,8 +31,8 @@ from anyio.lowlevel import RunVar
 
 from trustscore.compute.deadline import Deadline, bound
 from trustscore.config import Config
-from trustscore.errors import BudgetExceeded, ConfigError, InputError, LLMError
-from trustscore.fusion.fuser import FusedScore, Fuser
+from trustscore.errors import BudgetExceeded, ConfigError, DegradedScoreError, InputError, LLMError
+from trustscore.fusion.fuser import FusedScore, Fuser, clip_score
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
@@ -262,8 +262,8 @@ class Scorer:
         check = getattr(fuser, "domain_check", None)
         domain = check(sample, signals) if check is not None and fused.score is not None else None
         calibrated = fused.calibrated and (domain is None or domain.inside)
-        return TrustScore(
-            score=fused.score,
+        result = TrustScore(
+            score=clip_score(fused.score),
             calibrated=calibrated,
             not_calibrated_reason=None if calibrated else _not_calibrated_reason(fused, domain),
             domain=domain,
@@ -276,7 +276,9 @@ class Scorer:
             incomplete_signals=incomplete,
             sample_id=sample.id,
             cascade=stop,
+            degraded=any(signal.missing for signal in signals.values()),
         )
+        return _on_missing(result, self.config.fusion.on_missing)
 
     @overload
     async def score_many(
@@ -430,6 +432,26 @@ async def _watch_deadline(deadline: Deadline, scope: anyio.CancelScope) -> None:
         scope.cancel()
     finally:
         deadline.cancel()
+
+
+def _on_missing(result: TrustScore, on_missing: str) -> TrustScore:
+    """What ``fusion.on_missing`` makes of a degraded result: the fused score of the signals that
+    answered ("score"), no score ("none"), or a DegradedScoreError ("raise")."""
+    if not result.degraded or on_missing == "score":
+        return result
+    if on_missing == "raise":
+        raise DegradedScoreError(result.missing, result)
+    missing = ", ".join(result.missing)
+    return result.model_copy(
+        update={
+            "score": None,
+            "used_signals": [],
+            "calibrated": False,
+            "not_calibrated_reason": (
+                f'no score: signal(s) {missing} gave no value and fusion.on_missing = "none"'
+            ),
+        }
+    )
 
 
 def _metered(signal: Signal, meter: UsageMeter, *, finished: bool = True) -> Signal:
