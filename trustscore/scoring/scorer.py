@@ -318,15 +318,17 @@ class Scorer:
 
         Results come back in input order. Every sample is validated before any is scored; an invalid
         one raises InputError naming its index. Signal failures never raise (they are missing
-        signals); an unexpected error in one sample raises, or is returned in its place with
-        ``return_exceptions=True``. ``on_result(index, result)`` is called as each sample finishes.
+        signals); an unexpected error in one sample raises. With ``return_exceptions=True`` nothing
+        raises for one sample: an invalid sample's InputError, a ``DegradedScoreError``
+        (``fusion.on_missing = "raise"``) or an unexpected error is returned in its place and the
+        others are scored. ``on_result(index, result)`` is called as each sample finishes.
         This holds every result until the end: :meth:`stream` does not.
         """
         _check_samples(samples, "a list")
         if on_result is not None and not callable(on_result):
             got = type(on_result).__name__
             raise InputError(f"on_result must be a function of (index, result) (got {got})")
-        batch = [coerce_sample(item, i) for i, item in enumerate(samples)]
+        batch = list(samples) if return_exceptions else [coerce_sample(x, i) for i, x in enumerate(samples)]
         results: list[TrustScore | Exception | None] = [None] * len(batch)
         stream = self.stream(
             batch, concurrency=concurrency, budget_s=budget_s, return_exceptions=return_exceptions
@@ -367,10 +369,10 @@ class Scorer:
         one is pulled only when a sample may start (at most ``concurrency`` in flight, and only as the
         judges' endpoints have room), and a result is dropped once handed over. An invalid sample
         stops the stream from taking more: the samples before it are yielded, then InputError names
-        its index. An unexpected error in one
-        sample ends the stream with that error, or is yielded in the result's place with
-        ``return_exceptions=True``. Leaving the block (``break`` included) or ``await results.aclose()``
-        cancels the samples in flight.
+        its index. An unexpected error in one sample ends the stream with that error. With
+        ``return_exceptions=True`` the stream goes on past both: an invalid sample's InputError (or
+        the sample's error) is yielded in its result's place. Leaving the block (``break`` included)
+        or ``await results.aclose()`` cancels the samples in flight.
         """
         _check_samples(samples, "an iterable or async iterable")
         limit = check_concurrency(concurrency, self.config.limits.max_concurrent_samples)
