@@ -157,13 +157,13 @@ def test_integer_ids_are_accepted_as_text(signal: Counting, tmp_path: Path) -> N
         ([""], r"has no samples"),
     ],
 )
-def test_bad_input_stops_before_scoring_with_the_line_number(
+def test_bad_input_stops_before_scoring_with_the_line_number_with_on_error_stop(
     signal: Counting, tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: list[str], expected: str
 ) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 2
+    assert main(["score", str(src), "-o", str(out), "--no-progress", "--on-error", "stop"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("trustscore: error: ")
     import re

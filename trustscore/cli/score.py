@@ -5,8 +5,11 @@ list of passages) and optional ``id``. Every other field (label, task, source_id
 through untouched into the output row, so ``trustscore eval`` can read labels later. A row without
 ``id`` gets the hash of its question, context and response as its id.
 
-The whole input is checked before anything is scored: a bad line stops the run with its line
-number (nothing is silently skipped, so an evaluation never quietly loses rows). The file is then
+The whole input is checked before anything is scored. An invalid row (bad JSON, a missing or empty
+field, a wrong type) is written as an error row (``id``, ``score`` null, ``complete`` false and
+``row_error``: its input line and the reason) and the others are scored (``--on-error record``, the
+default); ``--on-error stop`` stops the run at it instead, before anything is scored. A field that
+looks like a sample field (``contexts``, ``answer``) is named with a did-you-mean. The file is then
 read again a row at a time into ``Scorer.stream``, so memory does not grow with it (only the ids
 are kept, compactly: duplicates and resume need them). IN may be a pipe or ``-`` (standard input):
 it is read once. What each odd input gets: docs/limits.md.
@@ -26,6 +29,10 @@ unset or refused). Incomplete rows are kept and counted; ``--retry-incomplete`` 
 output and scores those samples again. When every judge failed on every row it ran on the run
 exits with status 1 and says why. The output may not be the input file; it must be new, empty
 or a trustscore output (anything else is refused untouched), and one run at a time writes it.
+
+Exit status: 0 every row scored; 1 failed (every judge failed on every row); 2 bad input, flag or
+config (nothing scored), or no row could be scored (every row invalid, or no signal gave a value on
+any row: the reason is named); 3 the run finished but some rows are error rows.
 """
 
 from __future__ import annotations
@@ -42,10 +49,10 @@ import anyio
 
 from trustscore.cli.cascade_spend import CascadeSpend
 from trustscore.cli.help_text import plain
-from trustscore.errors import UsageError
+from trustscore.errors import DegradedScoreError, UsageError
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
-from trustscore.rows import IdIndex, InputFile, InputRow, OutputFile, result_row
+from trustscore.rows import IdIndex, InputFile, InputRow, OnError, OutputFile, RowError, error_row, result_row
 from trustscore.scoring.batch import ProgressBar
 from trustscore.scoring.scorer import OUTSIDE_DOMAIN, Scorer
 from trustscore.types import Sample, TrustScore, Usage
@@ -85,6 +92,13 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="score again the samples whose earlier row is incomplete (replacing those rows)",
     )
+    parser.add_argument(
+        "--on-error",
+        choices=("record", "stop"),
+        default="record",
+        help="an invalid input row: write it as an error row and go on (record, the default; exit 3), "
+        "or stop the run before scoring (stop; exit 2)",
+    )
     add_ray_arguments(parser)
     parser.set_defaults(run=run)
     return parser
@@ -109,7 +123,9 @@ def run(args: argparse.Namespace) -> int:
     if any(value is not None for value in ray_only):
         raise UsageError("--address, --actors, --batch-size and --gpus-per-actor only apply with --ray")
     check_output_path(args.input, args.output)
-    rows = InputFile.check(args.input)
+    rows = InputFile.check(args.input, on_error=args.on_error)
+    for warning in rows.warnings():
+        print(f"trustscore: warning: {warning}", file=sys.stderr)
     if args.budget is not None and not args.budget > 0:
         raise UsageError(f"--budget must be a positive number of seconds (got {args.budget})")
     scorer = build_scorer(args.config, no_cache=args.no_cache)
@@ -124,10 +140,15 @@ def run(args: argparse.Namespace) -> int:
                 budget_s=args.budget,
                 progress=not args.no_progress,
                 retry_incomplete=args.retry_incomplete,
+                on_error=args.on_error,
             )
 
     summary = anyio.run(go)
     summary.print()
+    if summary.nothing_scored():
+        why = summary.why_nothing_scored(rows)
+        print(f"trustscore: error: no row could be scored: {why}", file=sys.stderr)
+        return 2
     if summary.judges_down():
         if summary.judges_down_transient:
             fix = (
@@ -142,6 +163,13 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
+    if summary.errors:
+        print(
+            f"trustscore: {summary.errors} row(s) could not be scored and are error rows in {args.output} "
+            f"(row_error says why), e.g. {summary.first_error}",
+            file=sys.stderr,
+        )
+        return 3
     return 0
 
 
@@ -160,8 +188,9 @@ def check_output_path(input_path: Path, output: Path) -> None:
 
 
 def read_input(path: Path) -> list[InputRow]:
-    """Every row of a checked input file, in a list (for small files; the CLI streams them)."""
-    return list(InputFile.check(path))
+    """Every row of a checked input file, in a list (for small files; the CLI streams them); an
+    invalid row raises InputError naming its line."""
+    return [row for row in InputFile.check(path, on_error="stop") if isinstance(row, InputRow)]
 
 
 _MAX_REASONS = 1000
@@ -206,6 +235,34 @@ class ScoreRunSummary:
     """Rows on which a signal that ran gave no value."""
     missing_reasons: dict[str, int] = field(default_factory=dict)
     """How often each "signal: reason" left a signal without a value."""
+
+    errors: int = 0
+    """Input rows written as error rows (invalid, or refused by ``fusion.on_missing = "raise"``)."""
+    first_error: str = ""
+    """The first error row's line and reason, for the message."""
+
+    def nothing_scored(self) -> bool:
+        """Whether the run read the whole input afresh (nothing done before) and not one row got a score."""
+        fresh = not self.skipped and not self.kept_incomplete
+        return fresh and self.scored + self.errors > 0 and self.scored == self.no_score
+
+    def why_nothing_scored(self, rows: object) -> str:
+        """The reason for :meth:`nothing_scored`, with ``rows``' did-you-mean hints (an InputFile's)."""
+        if not self.scored:
+            return f"all {self.errors} row(s) are invalid, e.g. {self.first_error}"
+        why = f"no signal gave a value on any of {self.scored} row(s)"
+        if self.missing_reasons:
+            common = max(self.missing_reasons.items(), key=lambda kv: kv[1])
+            why += f"; most common reason, {common[1]} time(s): {common[0]}"
+        if self.errors:
+            why += f"; {self.errors} more row(s) are invalid, e.g. {self.first_error}"
+        lookalikes = rows.lookalikes if isinstance(rows, InputFile) else {}
+        hints = (f"; rows have {k!r}: did you mean {t.suggestion!r}?" for k, t in lookalikes.items())
+        return why + "".join(hints)
+
+    def add_error(self, line: int, reason: str) -> None:
+        self.errors += 1
+        self.first_error = self.first_error or f"line {line}: {reason}"
 
     def judges_down(self) -> bool:
         """Whether every judge failed on every scored row that ran one."""
@@ -319,8 +376,17 @@ class ScoreRunSummary:
                 "rerun with --retry-incomplete to score them again",
                 soft_wrap=True,
             )
+        if self.errors:
+            console.print(
+                f"error rows: {self.errors} input row(s) could not be scored (row_error says why), "
+                f"e.g. {self.first_error}",
+                soft_wrap=True,
+                highlight=False,
+            )
+        errors = f", errors {self.errors}" if self.errors else ""
         console.print(
-            f"scored {self.scored}, skipped {self.skipped} already done, incomplete {self.incomplete}; "
+            f"scored {self.scored}, skipped {self.skipped} already done, "
+            f"incomplete {self.incomplete}{errors}; "
             f"requests {u.requests}, tokens {u.prompt_tokens} prompt + {u.completion_tokens} completion, "
             f"cache hits {u.cache_hits}; {self.seconds:.1f}s",
             soft_wrap=True,
@@ -330,7 +396,7 @@ class ScoreRunSummary:
 
 
 async def score_file(
-    rows: Iterable[InputRow],
+    rows: Iterable[InputRow | RowError],
     output: Path,
     scorer: Scorer,
     *,
@@ -338,13 +404,17 @@ async def score_file(
     budget_s: float | None = None,
     progress: bool = True,
     retry_incomplete: bool = False,
+    on_error: OnError = "stop",
 ) -> ScoreRunSummary:
     """Score the rows that have no complete row in ``output`` yet, appending one flushed line per result
     (completion order).
 
-    Incomplete earlier rows are kept (and their samples skipped) unless ``retry_incomplete``, which
-    removes them from ``output`` first and scores those samples again. ``rows`` is read once, lazily
-    (an :class:`InputFile` streams its file): memory holds the earlier ids and the rows in flight.
+    A :class:`RowError` among ``rows`` is written as an error row as it is read. A sample the Scorer
+    refuses (``fusion.on_missing = "raise"``) is an error row too with ``on_error="record"``, and
+    stops the run with "stop". Incomplete earlier rows are kept (and their samples skipped) unless
+    ``retry_incomplete``, which removes them from ``output`` first and scores those samples again.
+    ``rows`` is read once, lazily (an :class:`InputFile` streams its file): memory holds the earlier
+    ids and the rows in flight.
     """
     started = time.perf_counter()
     with OutputFile.open(output) as out:
@@ -355,18 +425,19 @@ async def score_file(
                     incomplete.add(i, 0)
             if incomplete:
                 out.drop(incomplete)
-        summary = await _score_into(out, rows, scorer, concurrency, budget_s, progress)
+        summary = await _score_into(out, rows, scorer, concurrency, budget_s, progress, on_error)
     summary.seconds = time.perf_counter() - started
     return summary
 
 
 async def _score_into(
     out: OutputFile,
-    rows: Iterable[InputRow],
+    rows: Iterable[InputRow | RowError],
     scorer: Scorer,
     concurrency: int | None,
     budget_s: float | None,
     progress: bool,
+    on_error: OnError,
 ) -> ScoreRunSummary:
     previous = out.rows
     summary = ScoreRunSummary(output=out.path, judges=scorer.judge_names)
@@ -376,8 +447,12 @@ async def _score_into(
     def todo() -> Iterator[Sample]:
         index = 0
         for row in rows:
-            done = previous.get(row.sample.id or "")
-            if done is None:
+            done = previous.get(row.id if isinstance(row, RowError) else row.sample.id or "")
+            if done is None and isinstance(row, RowError):
+                # Written as it is read (the stream's consumer writes between awaits, never inside one).
+                out.write(error_row(row.id, row.line, row.reason))
+                summary.add_error(row.line, row.reason)
+            elif done is None and isinstance(row, InputRow):
                 in_flight[index] = row
                 index += 1
                 yield row.sample
@@ -388,10 +463,17 @@ async def _score_into(
 
     bar = ProgressBar(_count_todo(rows, previous)) if progress else None
     try:
-        async with scorer.stream(todo(), concurrency=concurrency, budget_s=budget_s) as results:
+        stream = scorer.stream(todo(), concurrency=concurrency, budget_s=budget_s, return_exceptions=True)
+        async with stream as results:
             async for index, result in results:
-                assert isinstance(result, TrustScore)  # without return_exceptions, errors raise
                 row = in_flight.pop(index)
+                if isinstance(result, Exception):
+                    # A refusal of the sample (fusion.on_missing = "raise") is its row's error; a bug is not.
+                    if on_error == "stop" or not isinstance(result, DegradedScoreError):
+                        raise result
+                    out.write(error_row(row.sample.id or "", row.line, str(result)))
+                    summary.add_error(row.line, str(result))
+                    continue
                 out.write(result_row(row.sample.id or "", result, row.carried))
                 summary.add(result)
                 if bar is not None:
@@ -402,10 +484,10 @@ async def _score_into(
     return summary
 
 
-def _count_todo(rows: Iterable[InputRow], previous: IdIndex) -> int | None:
+def _count_todo(rows: Iterable[InputRow | RowError], previous: IdIndex) -> int | None:
     """How many rows a run will score, for the progress bar (None when it is not known ahead)."""
     if isinstance(rows, InputFile):
         return sum(1 for i in rows.ids if i not in previous)
     if isinstance(rows, Sequence):
-        return sum(1 for r in rows if (r.sample.id or "") not in previous)
+        return sum(1 for r in rows if isinstance(r, InputRow) and (r.sample.id or "") not in previous)
     return None

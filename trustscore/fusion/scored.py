@@ -70,7 +70,8 @@ def rows_from_dicts(items: Iterable[Any]) -> list[ScoredRow]:
 
 
 def read_scored(path: str | Path) -> list[ScoredRow]:
-    """Read a scored JSONL file; blank lines are skipped, anything else malformed is an error, and
+    """Read a scored JSONL file; blank lines and error rows (``row_error``: input rows that could not
+    be scored) are skipped, anything else malformed is an error, and
     so is an id on two rows (two runs wrote one file, or files were joined): counting a sample
     twice would bias every metric."""
     path = Path(path)
@@ -93,6 +94,8 @@ def read_scored(path: str | Path) -> list[ScoredRow]:
             raise InputError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
         except RecursionError:
             raise InputError(f"{path}:{lineno}: JSON nested too deeply to be a scored row") from None
+        if isinstance(data, dict) and isinstance(data.get("row_error"), dict):
+            continue  # an input row that could not be scored: nothing to evaluate or fit on
         row = _row(data, f"{path}:{lineno}")
         if row.id is not None:
             first = line_of.setdefault(row.id, lineno)

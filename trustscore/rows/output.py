@@ -28,10 +28,10 @@ from typing import IO, Any
 
 from trustscore.errors import InputError
 from trustscore.rows.ids import IdIndex
-from trustscore.rows.input import MAX_LINE_BYTES, RESULT_FIELDS
+from trustscore.rows.input import ERROR_FIELD, MAX_LINE_BYTES, RESULT_FIELDS
 from trustscore.types import TrustScore
 
-__all__ = ["OutputFile", "begins_like_a_row", "result_row", "row_line", "row_state"]
+__all__ = ["OutputFile", "begins_like_a_row", "error_row", "result_row", "row_line", "row_state"]
 
 _ROW_START = b'{"id": '
 """How every result row begins (``id`` is written first, with json's default separators)."""
@@ -43,6 +43,12 @@ def result_row(sample_id: str, result: TrustScore, carried: dict[str, Any]) -> d
     row = {"id": sample_id, **{k: dumped[k] for k in RESULT_FIELDS if k != "id"}}
     row.update(carried)
     return row
+
+
+def error_row(sample_id: str, line: int, reason: str) -> dict[str, Any]:
+    """The row written for an input row that could not be scored: no score, incomplete (a rerun with
+    ``--retry-incomplete`` tries it again), and ``row_error`` with its input line and the reason."""
+    return {"id": sample_id, "score": None, "complete": False, ERROR_FIELD: {"line": line, "reason": reason}}
 
 
 def row_line(row: dict[str, Any]) -> str:
