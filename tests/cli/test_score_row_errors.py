@@ -67,11 +67,11 @@ def test_invalid_rows_become_error_rows_and_the_rest_is_scored_with_exit_3(
     rows = {r["id"]: r for r in read(out)}
     assert {k for k, r in rows.items() if r["score"] is not None} == {"a", "b", "c"}
     empty = rows["empty"]
-    assert empty["row_error"]["line"] == 2 and "response is empty" in empty["row_error"]["reason"]
-    assert empty["complete"] is False and empty["score"] is None
-    assert rows["5"]["row_error"]["line"] == 4 and "question" in rows["5"]["row_error"]["reason"]
+    assert empty["line"] == 2 and "response is empty" in empty["error"]
+    assert empty["complete"] is False and empty["score"] is None and empty["signals"] == {}
+    assert rows["5"]["line"] == 4 and "question" in rows["5"]["error"]
     (bad_json,) = [r for k, r in rows.items() if k not in {"a", "b", "c", "empty", "5"}]
-    assert bad_json["row_error"]["line"] == 5 and "not valid JSON" in bad_json["row_error"]["reason"]
+    assert bad_json["line"] == 5 and bad_json["error"].startswith("not valid JSON")
     assert sorted(r.id or "" for r in read_scored(out)) == ["a", "b", "c"]  # eval and calibrate skip errors
 
     # A rerun keeps them (they are incomplete); --retry-incomplete tries them again, once each.
@@ -127,15 +127,33 @@ def test_a_misspelt_required_field_says_what_was_meant(
     src = write(tmp_path / "in.jsonl", rows)
     out = tmp_path / "out.jsonl"
     assert score(src, out) == 3
-    (error,) = [r for r in read(out) if "row_error" in r]
-    assert "response: is required" in error["row_error"]["reason"]
-    assert "field 'answer' is not a sample field: did you mean 'response'?" in error["row_error"]["reason"]
+    (error,) = [r for r in read(out) if r.get("error")]
+    assert "response: is required" in error["error"]
+    assert "field 'answer' is not a sample field: did you mean 'response'?" in error["error"]
 
 
-def test_a_field_named_like_the_error_row_field_is_refused(
+def test_carry_copies_the_question_and_response_into_each_row(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     use(monkeypatch)
-    src = write(tmp_path / "in.jsonl", [{**GOOD, "row_error": "x"}])
-    assert score(src, tmp_path / "out.jsonl", "--on-error", "stop") == 2
-    assert "['row_error'] would be overwritten" in capsys.readouterr().err
+    src = write(tmp_path / "in.jsonl", [{**GOOD, "id": "a", "label": 1}])
+    out = tmp_path / "out.jsonl"
+    assert score(src, out, "--carry", "question,response") == 0
+    (row,) = read(out)
+    assert (row["question"], row["response"], row["label"]) == (GOOD["question"], GOOD["response"], 1)
+    assert "context" not in row
+    assert score(src, tmp_path / "plain.jsonl") == 0
+    assert "question" not in read(tmp_path / "plain.jsonl")[0]
+    with pytest.raises(SystemExit):
+        score(src, tmp_path / "x.jsonl", "--carry", "label")
+    assert "label cannot be carried" in capsys.readouterr().err
+
+
+def test_a_carried_error_field_on_a_scored_row_is_not_taken_for_an_error_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use(monkeypatch)
+    src = write(tmp_path / "in.jsonl", [{**GOOD, "id": "a", "error": "typo in the source"}])
+    out = tmp_path / "out.jsonl"
+    assert score(src, out) == 0
+    assert [r.id for r in read_scored(out)] == ["a"]

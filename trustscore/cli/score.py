@@ -6,8 +6,8 @@ through untouched into the output row, so ``trustscore eval`` can read labels la
 ``id`` gets the hash of its question, context and response as its id.
 
 The whole input is checked before anything is scored. An invalid row (bad JSON, a missing or empty
-field, a wrong type) is written as an error row (``id``, ``score`` null, ``complete`` false and
-``row_error``: its input line and the reason) and the others are scored (``--on-error record``, the
+field, a wrong type) is written as an error row (``id``, ``score`` null, no signals, ``complete`` false,
+``error``: the reason, and ``line``: its input line) and the others are scored (``--on-error record``, the
 default); ``--on-error stop`` stops the run at it instead, before anything is scored. A field that
 looks like a sample field (``contexts``, ``answer``) is named with a did-you-mean. The file is then
 read again a row at a time into ``Scorer.stream``, so memory does not grow with it (only the ids
@@ -20,7 +20,8 @@ Output: one JSON object a line, appended and flushed as each sample finishes (co
 ``not_calibrated_reason``, ``fusion``, ``used_signals``, ``signals``
 ({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``, ``seconds``, ``domain`` (whether the
 row lies inside the calibration domain, and why not), ``cascade`` (the stage a row stopped at and the
-signals it skipped, with a ``[cascade]``), then the carried-through fields.
+signals it skipped, with a ``[cascade]``), then the sample fields ``--carry`` names (``question``,
+``context``, ``response``: a row reads without a join to the input), then the carried-through fields.
 
 Resume: re-running with the same output file skips the ids whose row is complete, so an
 interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
@@ -93,6 +94,13 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
         help="score again the samples whose earlier row is incomplete (replacing those rows)",
     )
     parser.add_argument(
+        "--carry",
+        type=_carried_fields,
+        default=(),
+        metavar="FIELDS",
+        help="sample fields to copy into each result row, comma-separated: question,context,response",
+    )
+    parser.add_argument(
         "--on-error",
         choices=("record", "stop"),
         default="record",
@@ -102,6 +110,20 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
     add_ray_arguments(parser)
     parser.set_defaults(run=run)
     return parser
+
+
+CARRIABLE = ("question", "context", "response")
+"""The sample fields ``--carry`` may copy into result rows."""
+
+
+def _carried_fields(text: str) -> tuple[str, ...]:
+    fields = tuple(dict.fromkeys(f.strip() for f in text.split(",") if f.strip()))
+    unknown = [f for f in fields if f not in CARRIABLE]
+    if unknown or not fields:
+        raise argparse.ArgumentTypeError(
+            f"{', '.join(unknown) or 'nothing'} cannot be carried; name some of {', '.join(CARRIABLE)}"
+        )
+    return fields
 
 
 def _positive_int(text: str) -> int:
@@ -117,6 +139,8 @@ def build_scorer(config: Path | None, *, no_cache: bool) -> Scorer:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.ray and args.carry:
+        raise UsageError("--carry does not apply with --ray yet: join the part files to the input on id")
     if args.ray:
         return run_ray(args)
     ray_only = (args.address, args.actors, args.batch_size, args.gpus_per_actor)
@@ -141,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
                 progress=not args.no_progress,
                 retry_incomplete=args.retry_incomplete,
                 on_error=args.on_error,
+                carry=args.carry,
             )
 
     summary = anyio.run(go)
@@ -166,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     if summary.errors:
         print(
             f"trustscore: {summary.errors} row(s) could not be scored and are error rows in {args.output} "
-            f"(row_error says why), e.g. {summary.first_error}",
+            f"(error says why), e.g. {summary.first_error}",
             file=sys.stderr,
         )
         return 3
@@ -378,7 +403,7 @@ class ScoreRunSummary:
             )
         if self.errors:
             console.print(
-                f"error rows: {self.errors} input row(s) could not be scored (row_error says why), "
+                f"error rows: {self.errors} input row(s) could not be scored (error says why), "
                 f"e.g. {self.first_error}",
                 soft_wrap=True,
                 highlight=False,
@@ -405,13 +430,15 @@ async def score_file(
     progress: bool = True,
     retry_incomplete: bool = False,
     on_error: OnError = "stop",
+    carry: Sequence[str] = (),
 ) -> ScoreRunSummary:
     """Score the rows that have no complete row in ``output`` yet, appending one flushed line per result
     (completion order).
 
     A :class:`RowError` among ``rows`` is written as an error row as it is read. A sample the Scorer
     refuses (``fusion.on_missing = "raise"``) is an error row too with ``on_error="record"``, and
-    stops the run with "stop". Incomplete earlier rows are kept (and their samples skipped) unless
+    stops the run with "stop". ``carry`` names sample fields (question, context, response) to copy into
+    each result row. Incomplete earlier rows are kept (and their samples skipped) unless
     ``retry_incomplete``, which removes them from ``output`` first and scores those samples again.
     ``rows`` is read once, lazily (an :class:`InputFile` streams its file): memory holds the earlier
     ids and the rows in flight.
@@ -425,7 +452,7 @@ async def score_file(
                     incomplete.add(i, 0)
             if incomplete:
                 out.drop(incomplete)
-        summary = await _score_into(out, rows, scorer, concurrency, budget_s, progress, on_error)
+        summary = await _score_into(out, rows, scorer, concurrency, budget_s, progress, on_error, carry)
     summary.seconds = time.perf_counter() - started
     return summary
 
@@ -438,6 +465,7 @@ async def _score_into(
     budget_s: float | None,
     progress: bool,
     on_error: OnError,
+    carry: Sequence[str],
 ) -> ScoreRunSummary:
     previous = out.rows
     summary = ScoreRunSummary(output=out.path, judges=scorer.judge_names)
@@ -474,7 +502,8 @@ async def _score_into(
                     out.write(error_row(row.sample.id or "", row.line, str(result)))
                     summary.add_error(row.line, str(result))
                     continue
-                out.write(result_row(row.sample.id or "", result, row.carried))
+                texts = {name: getattr(row.sample, name) for name in carry}
+                out.write(result_row(row.sample.id or "", result, {**texts, **row.carried}))
                 summary.add(result)
                 if bar is not None:
                     bar.advance()

@@ -75,8 +75,6 @@ RESULT_FIELDS = (
     "cascade",
 )
 """The fields of a result row, in the order they are written (then the carried-through fields)."""
-ERROR_FIELD = "row_error"
-"""The field of an error row (``{"line": N, "reason": "..."}``): a row that could not be scored."""
 
 OnError = Literal["record", "stop"]
 """What an invalid input row does: becomes an error row ("record") or stops the run ("stop")."""
@@ -180,7 +178,7 @@ def parse_row(text: str, where: str, line: int = 0) -> InputRow:
         raise InputError(f"{where}: JSON nested too deeply to be a sample") from None
     if not isinstance(data, dict):
         raise InputError(f"{where}: expected a JSON object with question, context and response")
-    clashes = [k for k in data if (k in RESULT_FIELDS and k != "id") or k == ERROR_FIELD]
+    clashes = [k for k in data if k in RESULT_FIELDS and k != "id"]
     if clashes:
         raise InputError(f"{where}: field(s) {clashes} would be overwritten by the result; rename them")
     carried = {k: v for k, v in data.items() if k not in SAMPLE_FIELDS}

@@ -28,7 +28,7 @@ from typing import IO, Any
 
 from trustscore.errors import InputError
 from trustscore.rows.ids import IdIndex
-from trustscore.rows.input import ERROR_FIELD, MAX_LINE_BYTES, RESULT_FIELDS
+from trustscore.rows.input import MAX_LINE_BYTES, RESULT_FIELDS
 from trustscore.types import TrustScore
 
 __all__ = ["OutputFile", "begins_like_a_row", "error_row", "result_row", "row_line", "row_state"]
@@ -46,9 +46,22 @@ def result_row(sample_id: str, result: TrustScore, carried: dict[str, Any]) -> d
 
 
 def error_row(sample_id: str, line: int, reason: str) -> dict[str, Any]:
-    """The row written for an input row that could not be scored: no score, incomplete (a rerun with
-    ``--retry-incomplete`` tries it again), and ``row_error`` with its input line and the reason."""
-    return {"id": sample_id, "score": None, "complete": False, ERROR_FIELD: {"line": line, "reason": reason}}
+    """The row written for an input row that could not be scored, shaped as the Ray pipeline writes
+    one: no score, no signals, incomplete (a rerun with ``--retry-incomplete`` tries it again),
+    ``error`` with the reason and ``line`` with its input line."""
+    return {
+        "id": sample_id,
+        "score": None,
+        "calibrated": False,
+        "fusion": "none",
+        "used_signals": [],
+        "signals": {},
+        "usage": {},
+        "complete": False,
+        "seconds": 0.0,
+        "error": reason,
+        "line": line,
+    }
 
 
 def row_line(row: dict[str, Any]) -> str:
