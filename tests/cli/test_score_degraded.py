@@ -55,3 +55,28 @@ def test_a_run_whose_judges_answer_is_clean_and_not_degraded(
     assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
     assert "degraded" not in capsys.readouterr().out
     assert not any(json.loads(line)["degraded"] for line in out.read_text().splitlines())
+
+
+@pytest.mark.parametrize(("on_error", "status"), [("record", 3), ("stop", 1)])
+def test_on_missing_raise_makes_a_degraded_row_an_error_row_or_stops_the_run(
+    src: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    on_error: str,
+    status: int,
+) -> None:
+    def build(config: Path | None, *, no_cache: bool) -> Scorer:
+        failing = FakeLocal("flaky", lambda s: 1 / 0 if s.id == "s1" else 0.8)
+        config = Config.from_dict({"fusion": {"on_missing": "raise"}})
+        return Scorer(config, judges=[], local_signals=[failing])
+
+    monkeypatch.setattr(cli_score, "build_scorer", build)
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--no-progress", "--on-error", on_error]) == status
+    err = capsys.readouterr().err
+    assert "degraded result" in err and "flaky" in err
+    if on_error == "record":
+        rows = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+        assert rows["s1"]["score"] is None and "on_missing" in rows["s1"]["error"] and rows["s1"]["line"] == 2
+        assert rows["s0"]["score"] == pytest.approx(0.8)
