@@ -58,3 +58,8 @@ async def test_without_return_exceptions_an_invalid_sample_still_raises_naming_i
 async def test_one_sample_still_raises() -> None:
     with pytest.raises(InputError, match="response"):
         await scorer().score(question="q", context="c", response="")
+
+
+def test_score_many_sync_passes_return_exceptions_through() -> None:
+    results = scorer().score_many_sync(samples(), return_exceptions=True)
+    assert [isinstance(r, InputError) for r in results] == [False, True, False, True, False]

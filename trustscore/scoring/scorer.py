@@ -396,15 +396,37 @@ class Scorer:
         result: TrustScore = run_sync_releasing(self.score, self._endpoints.release_clients, **kwargs)
         return result
 
+    @overload
     def score_many_sync(
-        self, samples: Iterable[Sample | Mapping[str, Any]], **kwargs: Any
-    ) -> list[TrustScore]:
-        """Blocking :meth:`score_many`."""
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]],
+        *,
+        return_exceptions: Literal[False] = ...,
+        **kwargs: Any,
+    ) -> list[TrustScore]: ...
+
+    @overload
+    def score_many_sync(
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]],
+        *,
+        return_exceptions: Literal[True],
+        **kwargs: Any,
+    ) -> list[TrustScore | Exception]: ...
+
+    def score_many_sync(
+        self, samples: Iterable[Sample | Mapping[str, Any]], *, return_exceptions: bool = False, **kwargs: Any
+    ) -> list[TrustScore] | list[TrustScore | Exception]:
+        """Blocking :meth:`score_many` (``return_exceptions`` as there)."""
         from trustscore.scoring.sync import run_sync_releasing
 
         _check_samples(samples, "a list")
-        result: list[TrustScore] = run_sync_releasing(
-            self.score_many, self._endpoints.release_clients, list(samples), **kwargs
+        result: list[TrustScore] | list[TrustScore | Exception] = run_sync_releasing(
+            self.score_many,
+            self._endpoints.release_clients,
+            list(samples),
+            return_exceptions=return_exceptions,
+            **kwargs,
         )
         return result
 
