@@ -72,6 +72,7 @@ def test_invalid_rows_become_error_rows_and_the_rest_is_scored_with_exit_3(
     assert rows["5"]["line"] == 4 and "question" in rows["5"]["error"]
     (bad_json,) = [r for k, r in rows.items() if k not in {"a", "b", "c", "empty", "5"}]
     assert bad_json["line"] == 5 and bad_json["error"].startswith("not valid JSON")
+    assert bad_json["id"].startswith("invalid-")  # as the Ray pipeline names it
     assert sorted(r.id or "" for r in read_scored(out)) == ["a", "b", "c"]  # eval and calibrate skip errors
 
     # A rerun keeps them (they are incomplete); --retry-incomplete tries them again, once each.

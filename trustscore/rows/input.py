@@ -113,8 +113,8 @@ class InputRow:
 
 @dataclass(frozen=True)
 class RowError:
-    """An input line that cannot be scored: its number, the id it goes by (its own ``id``, else a
-    hash of the line) and why."""
+    """An input line that cannot be scored: its number, the id it goes by (its own ``id``, else
+    ``invalid-`` and a hash of the line) and why."""
 
     line: int
     id: str
@@ -209,7 +209,7 @@ def parse_row(text: str, where: str, line: int = 0) -> InputRow:
 def row_error(text: str, line: int, error: InputError, where: str = "") -> RowError:
     """The :class:`RowError` of an input line ``parse_row`` refused (its message less the ``where``
     prefix): its id is the row's own (when the line is a JSON object with a string or integer id),
-    else a hash of the line."""
+    else ``invalid-`` and a hash of the line, as the Ray pipeline names such a row."""
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
@@ -218,7 +218,7 @@ def row_error(text: str, line: int, error: InputError, where: str = "") -> RowEr
     if isinstance(given, int) and not isinstance(given, bool):
         given = str(given)
     usable = isinstance(given, str) and given.strip() and text_problem(given) is None
-    row_id = given if usable else short_hash(text.strip(), 16)
+    row_id = given if usable else "invalid-" + short_hash(text.strip(), 16)
     return RowError(line=line, id=str(row_id), reason=str(error).removeprefix(f"{where}: "))
 
 
