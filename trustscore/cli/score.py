@@ -31,8 +31,8 @@ output and scores those samples again. When every judge failed on every row it r
 exits with status 1 and says why. The output may not be the input file; it must be new, empty
 or a trustscore output (anything else is refused untouched), and one run at a time writes it.
 
-Exit status: 0 every row scored; 1 failed (every judge failed on every row); 2 bad input, flag or
-config (nothing scored), or no row could be scored (every row invalid, or no signal gave a value on
+Exit status: 0 every row scored; 1 failed (every judge failed on every row it ran on); 2 bad input,
+flag or config (nothing scored), or no row could be scored (every row invalid, or no signal gave a value on
 any row: the reason is named); 3 the run finished but some rows are error rows.
 """
 
@@ -170,10 +170,7 @@ def run(args: argparse.Namespace) -> int:
 
     summary = anyio.run(go)
     summary.print()
-    if summary.nothing_scored():
-        why = summary.why_nothing_scored(rows)
-        print(f"trustscore: error: no row could be scored: {why}", file=sys.stderr)
-        return 2
+    hints = "".join(f"; rows have {k!r}: did you mean {t.suggestion!r}?" for k, t in rows.lookalikes.items())
     if summary.judges_down():
         if summary.judges_down_transient:
             fix = (
@@ -184,10 +181,15 @@ def run(args: argparse.Namespace) -> int:
             fix = "e.g. {}; the scores stand on the other signals only (degraded): fix the judges' config"
         print(
             f"trustscore: error: every judge failed on all {summary.judge_rows} scored row(s) it ran on, "
-            + fix.format(summary.judge_failure),
+            + fix.format(summary.judge_failure)
+            + hints,
             file=sys.stderr,
         )
         return 1
+    if summary.nothing_scored():
+        why = summary.why_nothing_scored()
+        print(f"trustscore: error: no row could be scored: {why}{hints}", file=sys.stderr)
+        return 2
     if summary.errors:
         print(
             f"trustscore: {summary.errors} row(s) could not be scored and are error rows in {args.output} "
@@ -271,8 +273,8 @@ class ScoreRunSummary:
         fresh = not self.skipped and not self.kept_incomplete
         return fresh and self.scored + self.errors > 0 and self.scored == self.no_score
 
-    def why_nothing_scored(self, rows: object) -> str:
-        """The reason for :meth:`nothing_scored`, with ``rows``' did-you-mean hints (an InputFile's)."""
+    def why_nothing_scored(self) -> str:
+        """The reason for :meth:`nothing_scored`."""
         if not self.scored:
             return f"all {self.errors} row(s) are invalid, e.g. {self.first_error}"
         why = f"no signal gave a value on any of {self.scored} row(s)"
@@ -281,9 +283,7 @@ class ScoreRunSummary:
             why += f"; most common reason, {common[1]} time(s): {common[0]}"
         if self.errors:
             why += f"; {self.errors} more row(s) are invalid, e.g. {self.first_error}"
-        lookalikes = rows.lookalikes if isinstance(rows, InputFile) else {}
-        hints = (f"; rows have {k!r}: did you mean {t.suggestion!r}?" for k, t in lookalikes.items())
-        return why + "".join(hints)
+        return why
 
     def add_error(self, line: int, reason: str) -> None:
         self.errors += 1
