@@ -194,7 +194,8 @@ class Scorer:
         metadata: Mapping[str, Any] | None = None,
         budget_s: float | None = None,
     ) -> TrustScore:
-        """Score one answer. Bad input raises InputError naming the field; signal failures do not raise."""
+        """Score one answer. Bad input raises InputError naming the field; signal failures do not raise:
+        the result is ``degraded`` (with ``fusion.on_missing = "raise"``: DegradedScoreError)."""
         sample = make_sample(question=question, context=context, response=response, id=id, metadata=metadata)
         return await self.score_sample(sample, budget_s=budget_s)
 
