@@ -23,7 +23,7 @@ PROMISED = {
     # fusion
     "Fuser", "FusedScore", "DefaultFuser",
     # errors
-    "TrustscoreError", "ConfigError", "EndpointUnavailable", "InputError", "LLMError",
+    "TrustscoreError", "ConfigError", "DegradedScoreError", "EndpointUnavailable", "InputError", "LLMError",
     "CalibratorError", "ProfileError", "ModelLoadError",
 }  # fmt: skip
 

@@ -14,6 +14,7 @@ from trustscore.core.lazy import lazy_exports
 from trustscore.errors import (
     CalibratorError,
     ConfigError,
+    DegradedScoreError,
     EndpointUnavailable,
     InputError,
     LLMError,
@@ -48,6 +49,7 @@ __all__ = [
     "Config",
     "ConfigError",
     "DefaultFuser",
+    "DegradedScoreError",
     "EndpointUnavailable",
     "FamiliarityCheck",
     "FusedScore",

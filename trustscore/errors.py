@@ -12,6 +12,7 @@
     │   ├── RateLimited, ServerError, LLMTimeout, LLMUnreachable, BadResponse   (retryable)
     │   ├── ClientError, UnsupportedRequest
     ├── JudgeFailure                                a judge cannot give a value (becomes a missing signal)
+    ├── DegradedScoreError                          signals are missing and ``fusion.on_missing = "raise"``
     ├── CalibratorError         (also ValueError)   a calibrator file is unusable or does not fit the signals
     │   └── CalibratorMismatchError                 the signals are not the ones it was fitted on
     │       └── FeatureError                        a signal lacks a feature the fused model needs
@@ -44,6 +45,7 @@ __all__ = [
     "CalibratorMismatchError",
     "ClientError",
     "ConfigError",
+    "DegradedScoreError",
     "EmbedderError",
     "EncoderLoadError",
     "EndpointUnavailable",
@@ -179,6 +181,21 @@ class JudgeFailure(TrustscoreError):
         super().__init__(reason)
         self.reason = reason
         self.raw = raw
+
+
+class DegradedScoreError(TrustscoreError):
+    """Signals the Scorer ran gave no value, and the config says a degraded result must not pass as a
+    score (``fusion.on_missing = "raise"``). ``missing`` maps each missing signal to its reason;
+    ``result`` is the degraded result (a ``TrustScore``) for a caller who wants to look at it."""
+
+    def __init__(self, missing: dict[str, str], result: object = None) -> None:
+        shown = "; ".join(f"{name}: {reason}" for name, reason in missing.items())
+        super().__init__(
+            f"degraded result: {len(missing)} signal(s) gave no value ({shown}); "
+            'fusion.on_missing = "raise" refuses to score on the rest'
+        )
+        self.missing = dict(missing)
+        self.result = result
 
 
 # ---- calibrators and profiles --------------------------------------------------------------------

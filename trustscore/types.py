@@ -278,9 +278,10 @@ class CascadeStop(_Frozen):
 class TrustScore(_Frozen):
     """The fused verdict on one sample.
 
-    ``score`` is P(the response is trustworthy). It is calibrated only when ``calibrated`` is True
-    (a fitted calibrator was loaded); otherwise it is the documented default combination of the
-    available signals. It is ``None`` only when no signal at all could be computed.
+    ``score`` is P(the response is trustworthy), always within [0.01, 0.99]. It is calibrated only
+    when ``calibrated`` is True (a fitted calibrator was loaded); otherwise it is the documented
+    default combination of the available signals. It is ``None`` when no signal at all could be
+    computed, or when ``degraded`` and the config asks for no score then (``fusion.on_missing``).
     """
 
     score: float | None = Field(ge=0.0, le=1.0)
@@ -306,6 +307,11 @@ class TrustScore(_Frozen):
     when it is calibrated)."""
     cascade: CascadeStop | None = None
     """The stage the sample stopped at and the signals it skipped (None without a ``[cascade]``)."""
+    degraded: bool = False
+    """True when a signal the Scorer ran on this sample has no value (failed, timed out, unavailable,
+    or had nothing to read): ``score`` then stands on fewer signals than configured, or is None
+    (``fusion.on_missing = "none"``). :attr:`missing` says which signals and why. A signal a cascade
+    skipped is not missing and does not make a result degraded."""
 
     @property
     def missing(self) -> dict[str, str]:

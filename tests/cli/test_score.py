@@ -74,7 +74,7 @@ def test_scores_a_file_and_carries_extra_fields(
     got = {r["id"]: r for r in read_jsonl(out)}
     assert set(got) == {"s0", "s1", "s2", "s3"}
     s0, s1 = got["s0"], got["s1"]
-    assert s0["score"] == 1.0 and s1["score"] == pytest.approx(0.2)
+    assert s0["score"] == 0.99 and s1["score"] == pytest.approx(0.2)  # 1.0 clipped
     assert s0["label"] == 0 and s1["label"] == 1 and s0["task"] == "QA"
     assert s0["used_signals"] == ["grounded"] and s0["fusion"] == "default:logodds"
     assert s0["signals"]["grounded"]["value"] == 1.0
@@ -157,13 +157,13 @@ def test_integer_ids_are_accepted_as_text(signal: Counting, tmp_path: Path) -> N
         ([""], r"has no samples"),
     ],
 )
-def test_bad_input_stops_before_scoring_with_the_line_number(
+def test_bad_input_stops_before_scoring_with_the_line_number_with_on_error_stop(
     signal: Counting, tmp_path: Path, capsys: pytest.CaptureFixture[str], lines: list[str], expected: str
 ) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
     out = tmp_path / "out.jsonl"
-    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 2
+    assert main(["score", str(src), "-o", str(out), "--no-progress", "--on-error", "stop"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("trustscore: error: ")
     import re

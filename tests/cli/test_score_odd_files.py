@@ -34,8 +34,8 @@ def local_scorer(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli_score, "build_scorer", build)
 
 
-def score(src: str | Path, out: Path) -> int:
-    return main(["score", str(src), "-o", str(out), "--no-progress"])
+def score(src: str | Path, out: Path, *flags: str) -> int:
+    return main(["score", str(src), "-o", str(out), "--no-progress", *flags])
 
 
 def ids_in(path: Path) -> list[str]:
@@ -185,7 +185,7 @@ def test_numbers_that_strict_json_cannot_hold_are_refused_naming_the_line(
 ) -> None:
     src = tmp_path / "in.jsonl"
     src.write_text(TEXT + '{"question": "q", "response": "r", "weight": ' + value + "}\n", encoding="utf-8")
-    assert score(src, tmp_path / "out.jsonl") == 2
+    assert score(src, tmp_path / "out.jsonl", "--on-error", "stop") == 2
     err = capsys.readouterr().err
     assert f"in.jsonl:6: {message}" in err and "Traceback" not in err
     assert not (tmp_path / "out.jsonl").exists()
@@ -259,7 +259,7 @@ def test_a_byte_order_mark_is_accepted(tmp_path: Path) -> None:
 def test_errors_name_the_line_in_plain_words(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = tmp_path / "in.jsonl"
     src.write_bytes(TEXT.encode() + b'{"question": "a\x01b", "response": "r"}\n')
-    assert score(src, tmp_path / "out.jsonl") == 2
+    assert score(src, tmp_path / "out.jsonl", "--on-error", "stop") == 2
     err = capsys.readouterr().err
     assert "in.jsonl:6: not valid JSON (Invalid control character at column 16)" in err
     src.write_bytes(TEXT.encode() + b'{"question": "caf\xe9", "response": "r"}\n')

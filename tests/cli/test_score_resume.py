@@ -170,11 +170,11 @@ def test_a_lone_surrogate_in_a_carried_field_is_refused_naming_it(
     src = tmp_path / "in.jsonl"
     # JSON escapes can spell a lone surrogate; it used to abort the output write and every resume.
     src.write_text('{"question": "q", "context": "c", "response": "r", "note": ["ok", "\\udc80"]}\n')
-    assert main(["score", str(src), "-o", str(tmp_path / "out.jsonl")]) == 2
+    assert main(["score", str(src), "-o", str(tmp_path / "out.jsonl"), "--on-error", "stop"]) == 2
     err = capsys.readouterr().err
     assert "in.jsonl:1: field 'note'[1]: contains a lone surrogate" in err
     src.write_text('{"question": "q", "context": "c", "response": "r\\u0000"}\n')
-    assert main(["score", str(src), "-o", str(tmp_path / "out.jsonl")]) == 2
+    assert main(["score", str(src), "-o", str(tmp_path / "out.jsonl"), "--on-error", "stop"]) == 2
     assert "response: contains a control character U+0000" in capsys.readouterr().err
 
 
@@ -182,11 +182,12 @@ def test_deeply_nested_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureF
     src = tmp_path / "in.jsonl"
     deep = "[" * 100_000 + "]" * 100_000
     src.write_text(f'{{"question": "q", "context": "c", "response": "r", "extra": {deep}}}\n')
-    assert main(["score", str(src), "-o", str(tmp_path / "out.jsonl")]) == 2
+    assert main(["score", str(src), "-o", str(tmp_path / "out.jsonl"), "--on-error", "stop"]) == 2
     assert "in.jsonl:1: JSON nested too deeply" in capsys.readouterr().err
     medium = "[" * 900 + '"x"' + "]" * 900  # parses, then is walked by the checks
     src.write_text(f'{{"question": "q", "context": "c", "response": "r", "extra": {medium}}}\n')
-    assert main(["score", str(src), "-o", str(tmp_path / "out.jsonl"), "--no-progress"]) == 2
+    stop = ["--no-progress", "--on-error", "stop"]
+    assert main(["score", str(src), "-o", str(tmp_path / "out.jsonl"), *stop]) == 2
     assert "in.jsonl:1: invalid sample: metadata is nested too deeply" in capsys.readouterr().err
 
 

@@ -39,8 +39,9 @@ def test_the_pool_is_monotone_in_every_signal() -> None:
     assert base is not None and higher is not None and higher > base
 
 
-def test_missing_signals_are_left_out_and_one_signal_is_its_own_value() -> None:
-    assert DefaultFuser().predict(signals(lynx=None, lexical=0.0)).score == 0.0
+def test_missing_signals_are_left_out_and_one_signal_is_its_own_value_clipped() -> None:
+    assert DefaultFuser().predict(signals(lynx=None, lexical=0.3)).score == 0.3
+    assert DefaultFuser().predict(signals(lynx=None, lexical=0.0)).score == 0.01
     assert DefaultFuser().predict(signals(lynx=None)).score is None
     both = DefaultFuser().predict(signals(lexical=0.7, embedding=0.9, tlm=None))
     assert both.used == ["lexical", "embedding"]

@@ -183,11 +183,18 @@ async def test_a_replica_killed_mid_run_loses_nothing_and_its_work_moves(fake_vl
     await llm.aclose()
 
 
-async def test_server_errors_fail_over_without_using_a_retry(fake_vllm_factory: Factory) -> None:
+async def test_server_errors_fail_over_without_using_a_retry(
+    fake_vllm_factory: Factory, clock: Clock
+) -> None:
     bad, good = fake_vllm_factory(echo), fake_vllm_factory(echo)
     bad.faults.add(Fault.server_error())
-    llm = LLMClient(pool_endpoint([bad, good], max_retries=0, eject_after_failures=2))
+    # No health probe within the test, however slow a loaded machine makes these ten calls: a probe
+    # (due health_interval_s after the ejection) would let the bad replica back for one more request.
+    endpoint = pool_endpoint([bad, good], max_retries=0, eject_after_failures=2, health_interval_s=86_400)
+    llm = LLMClient(endpoint)
     for i in range(10):
+        if i == 5:
+            clock.advance(60.0)  # a loaded machine: a minute between two calls
         with Ticket():
             await llm.generate(ask(f"q{i}"))
     assert served(good) == 10

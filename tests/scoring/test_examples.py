@@ -39,3 +39,24 @@ def test_quickstart_runs_offline() -> None:
         check=True,
     )
     assert "score_sync:" in out.stdout and "ex12" in out.stdout
+
+
+def test_example_samples_lie_inside_the_shipped_calibrators_domain_by_length() -> None:
+    """A newcomer's first run must not warn on every row: the example's responses and contexts are as
+    long as the shipped calibrator's data (its features are checked by tests/calibrators)."""
+    import json
+
+    from trustscore.fusion.domain import LENGTHS
+    from trustscore.fusion.model import FusionModel
+
+    shipped = Path(__file__).resolve().parents[2] / "trustscore" / "calibrators" / "local_multidomain.json"
+    domain = FusionModel.from_json(shipped.read_text(encoding="utf-8")).domain
+    assert domain is not None
+    for row in read_input(EXAMPLES / "rag_samples.jsonl"):
+        words = {
+            "response_words": float(len(row.sample.response.split())),
+            "context_words": float(len(row.sample.context_text.split())),
+        }
+        assert set(words) == set(LENGTHS)
+        reasons = domain.check(words)
+        assert reasons == [], (row.sample.id, reasons, json.dumps(words))

@@ -186,7 +186,7 @@ async def test_bad_input_names_the_field_and_the_fix(kwargs: dict[str, object], 
 
 
 async def test_score_many_keeps_order_and_bounds_concurrency() -> None:
-    local = FakeLocal("len", lambda s: int(s.id or 0) / 100, delay=0.0)
+    local = FakeLocal("len", lambda s: (int(s.id or 0) + 1) / 100, delay=0.0)
     delays = [0.05, 0.0, 0.03, 0.01, 0.04, 0.0, 0.02, 0.01]
 
     class Variable(FakeLocal):
@@ -199,7 +199,7 @@ async def test_score_many_keeps_order_and_bounds_concurrency() -> None:
     done: list[int] = []
     results = await scorer.score_many(samples, concurrency=3, on_result=lambda i, r: done.append(i))
     assert [r.sample_id for r in results] == [str(i) for i in range(len(delays))]
-    assert [r.score for r in results] == pytest.approx([i / 100 for i in range(len(delays))])
+    assert [r.score for r in results] == pytest.approx([(i + 1) / 100 for i in range(len(delays))])
     assert local.max_in_flight == 3
     assert sorted(done) == list(range(len(delays))) and done != sorted(done)
 

@@ -81,7 +81,7 @@ def test_score_many_sync_keeps_order() -> None:
     scorer = scorer_with(FakeLocal("x", lambda s: float(s.id or 0) / 10))
     samples = [Sample(question=Q, response=R, id=str(i)) for i in range(5)]
     assert [r.score for r in scorer.score_many_sync(samples, concurrency=2)] == pytest.approx(
-        [0.0, 0.1, 0.2, 0.3, 0.4]
+        [0.01, 0.1, 0.2, 0.3, 0.4]  # the first clipped into [0.01, 0.99]
     )
 
 

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 
 from trustscore._version import __version__
-from trustscore.errors import ConfigError, InputError, UsageError
+from trustscore.errors import ConfigError, DegradedScoreError, InputError, UsageError
 
 __all__ = ["UsageError", "build_parser", "main"]
 
@@ -41,7 +41,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; returns the exit status (0 ok, 1 failed, 2 bad input or config, 130 interrupted)."""
+    """Run one command; returns the exit status (0 ok, 1 failed, 2 bad input or config, 3 finished with
+    some rows that could not be scored, 130 interrupted)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -49,6 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InputError, ConfigError) as e:  # UsageError is an InputError
         print(f"trustscore: error: {e}", file=sys.stderr)
         return 2
+    except DegradedScoreError as e:  # fusion.on_missing = "raise" with --on-error stop
+        print(f"trustscore: error: {e}", file=sys.stderr)
+        return 1
     except OSError as e:  # disk full, read-only, not a file: one line naming the path, no traceback
         where = f"{e.filename}: " if e.filename else ""
         print(f"trustscore: error: {where}{e.strerror or e}", file=sys.stderr)

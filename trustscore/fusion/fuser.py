@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from trustscore.types import DomainCheck, Sample, Signal
 
-__all__ = ["CLIP", "OTHER_WEIGHT", "DefaultFuser", "DomainCheckingFuser", "FusedScore", "Fuser"]
+__all__ = ["CLIP", "OTHER_WEIGHT", "DefaultFuser", "DomainCheckingFuser", "FusedScore", "Fuser", "clip_score"]
 
 
 class FusedScore(BaseModel):
@@ -43,7 +43,14 @@ class DomainCheckingFuser(Fuser, Protocol):
 OTHER_WEIGHT = 0.5
 """Weight of a signal the weights do not name."""
 CLIP = 0.01
-"""Values are clipped into [CLIP, 1 - CLIP] before taking log-odds, so 0 and 1 stay finite."""
+"""Values are clipped into [CLIP, 1 - CLIP] before taking log-odds, so 0 and 1 stay finite; every fused
+score a Scorer returns lies in that range too (:func:`clip_score`)."""
+
+
+def clip_score(score: float | None) -> float | None:
+    """``score`` clipped into [CLIP, 1 - CLIP] (None stays None): no fused score claims certainty,
+    whichever fuser made it and however few signals fed it."""
+    return None if score is None else min(1.0 - CLIP, max(CLIP, score))
 
 
 class DefaultFuser:
@@ -56,8 +63,8 @@ class DefaultFuser:
     verdict is far from 0, so it is not averaged away the way a plain mean averages it: a judge at
     0.09 or lower keeps the score below 0.5 even when both default grounding signals say 1.0 (Lynx
     0.07 with lexical 1.0 and embedding 0.56 gives 0.285, where the plain mean gave 0.544). One
-    signal alone gives its own value. The result ranks; it is *not* a calibrated probability
-    (``calibrated=False``): fit a calibrator for that. Missing signals are left out, never counted
+    signal alone gives its own value, clipped the same way. The result ranks; it is *not* a calibrated
+    probability (``calibrated=False``): fit a calibrator for that. Missing signals are left out, never counted
     as 0; with no signal at all the score is ``None``.
     """
 
@@ -85,9 +92,8 @@ class DefaultFuser:
                 not_calibrated_reason=self.not_calibrated_reason,
             )
         if len(used) == 1:
-            only = signals[used[0]].value
             return FusedScore(
-                score=only,
+                score=clip_score(signals[used[0]].value),
                 calibrated=False,
                 used=used,
                 description=self.description,

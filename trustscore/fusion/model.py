@@ -35,7 +35,7 @@ from trustscore.errors import CalibratorError, CalibratorMismatchError
 from trustscore.fusion.calibrators import Calibrator, check_parameters
 from trustscore.fusion.domain import CalibrationDomain
 from trustscore.fusion.features import FeatureSpec, apply_transform
-from trustscore.fusion.fuser import FusedScore
+from trustscore.fusion.fuser import FusedScore, clip_score
 from trustscore.fusion.sealed import build_sealed, check_seal, read_sealed
 from trustscore.stats.logistic import sigmoid
 from trustscore.stats.metrics import GroupedReport, ThresholdMetrics
@@ -273,7 +273,7 @@ class FusionModel(_Strict):
             dict.fromkeys(f.spec.signal for j, f in enumerate(self.features) if not np.isnan(raw[0, j]))
         )
         return FusedScore(
-            score=min(max(p, 0.0), 1.0) if used else None,
+            score=clip_score(p) if used else None,
             calibrated=self.not_calibrated_reason is None,
             used=used,
             description=self.description,

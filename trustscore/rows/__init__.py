@@ -9,19 +9,32 @@ and the index of ids a run resumes from.
 """
 
 from trustscore.rows.ids import IdIndex
-from trustscore.rows.input import MAX_LINE_BYTES, InputFile, InputRow, parse_row, read_jsonl
-from trustscore.rows.output import OutputFile, begins_like_a_row, result_row, row_line, row_state
+from trustscore.rows.input import (
+    MAX_LINE_BYTES,
+    InputFile,
+    InputRow,
+    OnError,
+    RowError,
+    parse_row,
+    read_jsonl,
+    suggest_field,
+)
+from trustscore.rows.output import OutputFile, begins_like_a_row, error_row, result_row, row_line, row_state
 
 __all__ = [
     "MAX_LINE_BYTES",
     "IdIndex",
     "InputFile",
     "InputRow",
+    "OnError",
     "OutputFile",
+    "RowError",
     "begins_like_a_row",
+    "error_row",
     "parse_row",
     "read_jsonl",
     "result_row",
     "row_line",
     "row_state",
+    "suggest_field",
 ]

@@ -31,7 +31,7 @@ from trustscore.rows.ids import IdIndex
 from trustscore.rows.input import MAX_LINE_BYTES, RESULT_FIELDS
 from trustscore.types import TrustScore
 
-__all__ = ["OutputFile", "begins_like_a_row", "result_row", "row_line", "row_state"]
+__all__ = ["OutputFile", "begins_like_a_row", "error_row", "result_row", "row_line", "row_state"]
 
 _ROW_START = b'{"id": '
 """How every result row begins (``id`` is written first, with json's default separators)."""
@@ -43,6 +43,25 @@ def result_row(sample_id: str, result: TrustScore, carried: dict[str, Any]) -> d
     row = {"id": sample_id, **{k: dumped[k] for k in RESULT_FIELDS if k != "id"}}
     row.update(carried)
     return row
+
+
+def error_row(sample_id: str, line: int, reason: str) -> dict[str, Any]:
+    """The row written for an input row that could not be scored, shaped as the Ray pipeline writes
+    one: no score, no signals, incomplete (a rerun with ``--retry-incomplete`` tries it again),
+    ``error`` with the reason and ``line`` with its input line."""
+    return {
+        "id": sample_id,
+        "score": None,
+        "calibrated": False,
+        "fusion": "none",
+        "used_signals": [],
+        "signals": {},
+        "usage": {},
+        "complete": False,
+        "seconds": 0.0,
+        "error": reason,
+        "line": line,
+    }
 
 
 def row_line(row: dict[str, Any]) -> str:

@@ -64,13 +64,24 @@ def _row(data: Any, where: str) -> ScoredRow:
     )
 
 
+def _is_error_row(data: Any) -> bool:
+    """An error row of ``trustscore score`` (local or Ray): a reason, no score, no signals."""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("error"), str)
+        and data.get("score") is None
+        and not data.get("signals")
+    )
+
+
 def rows_from_dicts(items: Iterable[Any]) -> list[ScoredRow]:
     """Parse already-loaded scored rows (dicts as ``trustscore score`` writes them)."""
     return [_row(item, f"row {i + 1}") for i, item in enumerate(items)]
 
 
 def read_scored(path: str | Path) -> list[ScoredRow]:
-    """Read a scored JSONL file; blank lines are skipped, anything else malformed is an error, and
+    """Read a scored JSONL file; blank lines and error rows (input rows that could not be scored: an
+    ``error``, no score and no signals) are skipped, anything else malformed is an error, and
     so is an id on two rows (two runs wrote one file, or files were joined): counting a sample
     twice would bias every metric."""
     path = Path(path)
@@ -93,6 +104,8 @@ def read_scored(path: str | Path) -> list[ScoredRow]:
             raise InputError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
         except RecursionError:
             raise InputError(f"{path}:{lineno}: JSON nested too deeply to be a scored row") from None
+        if _is_error_row(data):
+            continue  # an input row that could not be scored: nothing to evaluate or fit on
         row = _row(data, f"{path}:{lineno}")
         if row.id is not None:
             first = line_of.setdefault(row.id, lineno)

@@ -25,6 +25,7 @@ import anyio.abc
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
+from trustscore.errors import InputError
 from trustscore.llm.scheduling import Capacity, SampleAdmission, Ticket
 from trustscore.scoring.inputs import coerce_sample
 from trustscore.types import Sample, TrustScore
@@ -56,7 +57,9 @@ class ResultStream:
     cancels the samples still in flight and waits for them to end. A sample that raises ends the
     stream with that error, unless ``return_exceptions`` (then it is yielded in the result's place).
     An invalid input stops the stream from taking more: the samples before it are scored and yielded,
-    then InputError names its index (an error of the input's own iterator is raised the same way).
+    then InputError names its index; with ``return_exceptions`` its InputError is yielded in its
+    place instead and the stream goes on. An error of the input's own iterator always ends the stream
+    (after the samples before it).
     """
 
     def __init__(
@@ -165,7 +168,14 @@ class ResultStream:
                     next_item = _puller(self._samples)
                     index = 0
                     while (item := await next_item()) is not _END:
-                        sample = coerce_sample(item, index)
+                        try:
+                            sample = coerce_sample(item, index)
+                        except InputError as e:
+                            if not self._return_exceptions:
+                                raise
+                            await send.send(Scored(index, e))  # an invalid row is its own result
+                            index += 1
+                            continue
                         ticket = await admission.next()
                         work.start_soon(self._run_one, index, sample, ticket, send.clone())
                         index += 1

@@ -31,8 +31,8 @@ from anyio.lowlevel import RunVar
 
 from trustscore.compute.deadline import Deadline, bound
 from trustscore.config import Config
-from trustscore.errors import BudgetExceeded, ConfigError, InputError, LLMError
-from trustscore.fusion.fuser import DomainCheckingFuser, FusedScore, Fuser
+from trustscore.errors import BudgetExceeded, ConfigError, DegradedScoreError, InputError, LLMError
+from trustscore.fusion.fuser import DomainCheckingFuser, FusedScore, Fuser, clip_score
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
@@ -194,7 +194,8 @@ class Scorer:
         metadata: Mapping[str, Any] | None = None,
         budget_s: float | None = None,
     ) -> TrustScore:
-        """Score one answer. Bad input raises InputError naming the field; signal failures do not raise."""
+        """Score one answer. Bad input raises InputError naming the field; signal failures do not raise:
+        the result is ``degraded`` (with ``fusion.on_missing = "raise"``: DegradedScoreError)."""
         sample = make_sample(question=question, context=context, response=response, id=id, metadata=metadata)
         return await self.score_sample(sample, budget_s=budget_s)
 
@@ -263,8 +264,8 @@ class Scorer:
         if isinstance(fuser, DomainCheckingFuser) and fused.score is not None:
             domain = fuser.domain_check(sample, signals)
         calibrated = fused.calibrated and (domain is None or domain.inside)
-        return TrustScore(
-            score=fused.score,
+        result = TrustScore(
+            score=clip_score(fused.score),
             calibrated=calibrated,
             not_calibrated_reason=None if calibrated else _not_calibrated_reason(fused, domain),
             domain=domain,
@@ -277,7 +278,9 @@ class Scorer:
             incomplete_signals=incomplete,
             sample_id=sample.id,
             cascade=stop,
+            degraded=any(signal.missing for signal in signals.values()),
         )
+        return _on_missing(result, self.config.fusion.on_missing)
 
     @overload
     async def score_many(
@@ -317,15 +320,17 @@ class Scorer:
 
         Results come back in input order. Every sample is validated before any is scored; an invalid
         one raises InputError naming its index. Signal failures never raise (they are missing
-        signals); an unexpected error in one sample raises, or is returned in its place with
-        ``return_exceptions=True``. ``on_result(index, result)`` is called as each sample finishes.
+        signals); an unexpected error in one sample raises. With ``return_exceptions=True`` nothing
+        raises for one sample: an invalid sample's InputError, a ``DegradedScoreError``
+        (``fusion.on_missing = "raise"``) or an unexpected error is returned in its place and the
+        others are scored. ``on_result(index, result)`` is called as each sample finishes.
         This holds every result until the end: :meth:`stream` does not.
         """
         _check_samples(samples, "a list")
         if on_result is not None and not callable(on_result):
             got = type(on_result).__name__
             raise InputError(f"on_result must be a function of (index, result) (got {got})")
-        batch = [coerce_sample(item, i) for i, item in enumerate(samples)]
+        batch = list(samples) if return_exceptions else [coerce_sample(x, i) for i, x in enumerate(samples)]
         results: list[TrustScore | Exception | None] = [None] * len(batch)
         stream = self.stream(
             batch, concurrency=concurrency, budget_s=budget_s, return_exceptions=return_exceptions
@@ -366,10 +371,10 @@ class Scorer:
         one is pulled only when a sample may start (at most ``concurrency`` in flight, and only as the
         judges' endpoints have room), and a result is dropped once handed over. An invalid sample
         stops the stream from taking more: the samples before it are yielded, then InputError names
-        its index. An unexpected error in one
-        sample ends the stream with that error, or is yielded in the result's place with
-        ``return_exceptions=True``. Leaving the block (``break`` included) or ``await results.aclose()``
-        cancels the samples in flight.
+        its index. An unexpected error in one sample ends the stream with that error. With
+        ``return_exceptions=True`` the stream goes on past both: an invalid sample's InputError (or
+        the sample's error) is yielded in its result's place. Leaving the block (``break`` included)
+        or ``await results.aclose()`` cancels the samples in flight.
         """
         _check_samples(samples, "an iterable or async iterable")
         limit = check_concurrency(concurrency, self.config.limits.max_concurrent_samples)
@@ -393,15 +398,37 @@ class Scorer:
         result: TrustScore = run_sync_releasing(self.score, self._endpoints.release_clients, **kwargs)
         return result
 
+    @overload
     def score_many_sync(
-        self, samples: Iterable[Sample | Mapping[str, Any]], **kwargs: Any
-    ) -> list[TrustScore]:
-        """Blocking :meth:`score_many`."""
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]],
+        *,
+        return_exceptions: Literal[False] = ...,
+        **kwargs: Any,
+    ) -> list[TrustScore]: ...
+
+    @overload
+    def score_many_sync(
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]],
+        *,
+        return_exceptions: Literal[True],
+        **kwargs: Any,
+    ) -> list[TrustScore | Exception]: ...
+
+    def score_many_sync(
+        self, samples: Iterable[Sample | Mapping[str, Any]], *, return_exceptions: bool = False, **kwargs: Any
+    ) -> list[TrustScore] | list[TrustScore | Exception]:
+        """Blocking :meth:`score_many` (``return_exceptions`` as there)."""
         from trustscore.scoring.sync import run_sync_releasing
 
         _check_samples(samples, "a list")
-        result: list[TrustScore] = run_sync_releasing(
-            self.score_many, self._endpoints.release_clients, list(samples), **kwargs
+        result: list[TrustScore] | list[TrustScore | Exception] = run_sync_releasing(
+            self.score_many,
+            self._endpoints.release_clients,
+            list(samples),
+            return_exceptions=return_exceptions,
+            **kwargs,
         )
         return result
 
@@ -431,6 +458,26 @@ async def _watch_deadline(deadline: Deadline, scope: anyio.CancelScope) -> None:
         scope.cancel()
     finally:
         deadline.cancel()
+
+
+def _on_missing(result: TrustScore, on_missing: str) -> TrustScore:
+    """What ``fusion.on_missing`` makes of a degraded result: the fused score of the signals that
+    answered ("score"), no score ("none"), or a DegradedScoreError ("raise")."""
+    if not result.degraded or on_missing == "score":
+        return result
+    if on_missing == "raise":
+        raise DegradedScoreError(result.missing, result)
+    missing = ", ".join(result.missing)
+    return result.model_copy(
+        update={
+            "score": None,
+            "used_signals": [],
+            "calibrated": False,
+            "not_calibrated_reason": (
+                f'no score: signal(s) {missing} gave no value and fusion.on_missing = "none"'
+            ),
+        }
+    )
 
 
 def _metered(signal: Signal, meter: UsageMeter, *, finished: bool = True) -> Signal:

@@ -1,7 +1,9 @@
 """An in-process fake vLLM for fast unit tests: an ``httpx.MockTransport``, no sockets.
 
 It answers with the same engine as :class:`~trustscore.testing.server.FakeVLLMServer`, so bodies
-are identical. A request the policy has no answer for raises
+are identical. Each router has a host of its own in :attr:`MockRouter.base_url`: the response cache
+keys answers by the server's URL, so two routers with different policies never replay each other's
+answers, not even through the persistent cache. A request the policy has no answer for raises
 :class:`~trustscore.testing.engine.UnmatchedRequest` inside the client call, like pytest-httpx.
 
     router = MockRouter(judge_policy({"lynx": lynx_answer("FAIL", p_pass=0.1)}))
@@ -10,6 +12,7 @@ are identical. A request the policy has no answer for raises
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -24,9 +27,8 @@ __all__ = ["MockRouter"]
 
 
 class MockRouter(EngineView):
-    """A fake vLLM behind an ``httpx.MockTransport``. Any host works; :attr:`base_url` is a readable one."""
-
-    base_url = "http://fake-vllm.test/v1"
+    """A fake vLLM behind an ``httpx.MockTransport``. Any host works; :attr:`base_url` is this router's
+    own (``http://fake-vllm-<random>.test/v1``), so the cache never mixes two routers' answers."""
 
     def __init__(
         self,
@@ -40,6 +42,7 @@ class MockRouter(EngineView):
             policy, models=models, latency=latency, max_model_len=max_model_len
         )
         self._transport: httpx.MockTransport | None = None
+        self.base_url = f"http://fake-vllm-{secrets.token_hex(6)}.test/v1"
 
     @property
     def transport(self) -> httpx.MockTransport:

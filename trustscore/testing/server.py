@@ -12,6 +12,7 @@ HTTP/1.1 connections at once (h11, which httpx already depends on; no thread per
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
@@ -45,7 +46,10 @@ _MAX_BODY = 64 * 1024 * 1024
 class FakeVLLMServer(EngineView):
     """A fake OpenAI-compatible vLLM server on ``127.0.0.1`` (an ephemeral port by default).
 
-    Use as a context manager, or call :meth:`start` / :meth:`stop`. The policy runs on the
+    Use as a context manager, or call :meth:`start` / :meth:`stop`. Its :attr:`base_url` holds a path
+    prefix of its own (``/fake-<random>/v1``; the server also answers without it): a port is reused
+    once a server has stopped, and the response cache keys answers by the server's URL, so a later
+    server never replays an earlier one's answers. The policy runs on the
     server's own thread and asyncio loop: keep it free of objects bound to the test's loop. A
     request the policy has no answer for gets a 500 naming the request, and is kept in
     :attr:`unmatched`; an exception raised by the policy gets a 500 and is kept in
@@ -65,6 +69,7 @@ class FakeVLLMServer(EngineView):
             policy, models=models, latency=latency, max_model_len=max_model_len
         )
         self._port = port
+        self._prefix = f"/fake-{secrets.token_hex(6)}"
         self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
         self._portal: BlockingPortal | None = None
         self._listener: MultiListener[SocketStream] | None = None
@@ -119,8 +124,8 @@ class FakeVLLMServer(EngineView):
 
     @property
     def base_url(self) -> str:
-        """``http://127.0.0.1:PORT/v1``: what an OpenAI client takes as ``base_url``."""
-        return f"{self.url}/v1"
+        """``http://127.0.0.1:PORT/fake-<random>/v1``: what an OpenAI client takes as ``base_url``."""
+        return f"{self.url}{self._prefix}/v1"
 
     # -- serving ---------------------------------------------------------------------------------
 
@@ -157,7 +162,7 @@ class FakeVLLMServer(EngineView):
                 return
 
     async def _answer(self, method: str, target: str, headers: dict[str, str], body: bytes) -> WireResponse:
-        path = target.split("?", 1)[0]
+        path = target.split("?", 1)[0].removeprefix(self._prefix)
         try:
             return await self.engine.handle(method, path, headers, body)
         except UnmatchedRequest as e:
