@@ -227,9 +227,9 @@ def test_eval_checks_the_calibrated_claim_per_group(
     out = capsys.readouterr().out
     qa = sum(r["task"] == "QA" for r in rows)
     assert f"claimed calibrated: {qa} of {len(rows)} scored rows" in out
-    title = "calibrated claims (holds: their ECE m/10 <= 0.1; n/a: under 50 claims)"
+    title = "holds: ECE <= 0.1 or <= floor; too few rows: under 50 claim"
     assert title in " ".join(out.split())
     lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
     assert lines["Summary"][1:4] == [str(sum(r["task"] == "Summary" for r in rows)), "0", "0.0%"]
-    assert lines["Summary"][-1] == "n/a", "no row claims: nothing to test, so no 'yes'"
+    assert lines["Summary"][-3:] == ["too", "few", "rows"], "no row claims: nothing to test, so no 'holds'"
     assert lines["QA"][2] == str(qa) and lines["QA"][3] == "100.0%"
