@@ -160,7 +160,7 @@ async def test_default_signal_set_is_calibrated_and_ranks_grounded_higher() -> N
     assert short.domain.reasons[0].startswith("response has 1 words; calibration data's")
 
 
-async def test_the_shipped_model_adapted_on_labeled_rows_claims_calibrated_inside_its_domain(
+async def test_the_shipped_model_adapted_on_labeled_rows_scores_through_its_adaptation(
     tmp_path: Path,
 ) -> None:
     from trustscore.fusion.adapt import adapt_model
@@ -181,7 +181,9 @@ async def test_the_shipped_model_adapted_on_labeled_rows_claims_calibrated_insid
             }
         )
     adapted = adapt_model(load_model(PACKAGED), rows_from_dicts(rows), label="hallucinated")
-    assert adapted.not_calibrated_reason is None
+    (adaptation,) = adapted.adaptations
+    assert adaptation.n == 40 and adaptation.domain is None and adaptation.task_kinds is None
+    assert adaptation.not_calibrated_reason is None, adaptation.not_calibrated_reason
     path = tmp_path / "mine.json"
     path.write_text(adapted.to_json(), encoding="utf-8")
     config = Config.model_validate({"fusion": {"calibrator": str(path)}})
@@ -189,7 +191,7 @@ async def test_the_shipped_model_adapted_on_labeled_rows_claims_calibrated_insid
         question="q", context=CONTEXT, response=RESPONSE
     )
     assert result.calibrated is True and result.not_calibrated_reason is None
-    assert result.fusion == adapted.description
+    assert result.fusion == adapted.description and result.interval is not None
 
 
 async def test_with_a_judge_added_the_default_mean_is_used() -> None:

@@ -12,9 +12,11 @@ are kept, compactly: duplicates and resume need them). IN may be a pipe or ``-``
 it is read once. What each odd input gets: docs/limits.md.
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
-``id``, ``score``, ``calibrated``, ``not_calibrated_reason``, ``fusion``, ``used_signals``, ``signals``
+``id``, ``score``, ``calibrated``, ``not_calibrated_reason``, ``interval`` (90% interval of the score
+left by an adapted calibrator's few labels; null otherwise), ``fusion``, ``used_signals``, ``signals``
 ({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``, ``seconds``, ``domain`` (whether the
-row lies inside the calibration domain, and why not), ``cascade`` (the stage a row stopped at and the
+row lies inside what its calibrator or adaptation was calibrated on, and why not; an input row's own
+``domain`` names the adaptation it belongs to), ``cascade`` (the stage a row stopped at and the
 signals it skipped, with a ``[cascade]``), then the carried-through fields.
 
 Resume: re-running with the same output file skips the ids whose row is complete, so an

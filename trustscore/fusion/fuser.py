@@ -25,6 +25,9 @@ class FusedScore(BaseModel):
     """"default:logodds" or "calibrator:<name>@<version>"."""
     not_calibrated_reason: str | None = None
     """Why ``calibrated`` is False, naming the fix (None when calibrated)."""
+    interval: tuple[float, float] | None = None
+    """90% interval of ``score`` from the uncertainty of an adaptation's level and slope (None when no
+    adaptation made the score)."""
 
 
 @runtime_checkable

@@ -250,22 +250,22 @@ class Scorer:
             for s in self._sources
             if stop is None or s.name not in stop.skipped
         }
-        fused = fuser.predict(signals)
+        # A fitted model knows the sample: its adaptation by the sample's domain, and whether the
+        # sample lies inside what it was calibrated on; outside, the score stands but is not claimed.
+        assess = getattr(fuser, "assess", None)
+        fused, domain = assess(sample, signals) if assess is not None else (fuser.predict(signals), None)
         # Cut by the budget, or missing for a reason a rerun may fix (server down or busy, no key).
         incomplete = [
             name
             for name, signal in signals.items()
             if name not in finished or (signal.missing and transient[name])
         ]
-        # A fitted model with a recorded calibration domain says whether this sample lies inside it;
-        # outside, the score stands but is not claimed calibrated.
-        check = getattr(fuser, "domain_check", None)
-        domain = check(sample, signals) if check is not None and fused.score is not None else None
         calibrated = fused.calibrated and (domain is None or domain.inside)
         return TrustScore(
             score=fused.score,
             calibrated=calibrated,
             not_calibrated_reason=None if calibrated else _not_calibrated_reason(fused, domain),
+            interval=fused.interval,
             domain=domain,
             signals=signals,
             used_signals=list(fused.used),
