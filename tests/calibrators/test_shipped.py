@@ -229,3 +229,57 @@ def test_offline_default_ranks_the_examples_and_claims_no_calibration(tmp_path: 
     hallucinated = [r["score"] for r in rows if r["hallucinated"]]
     faithful = [r["score"] for r in rows if not r["hallucinated"]]
     assert sum(faithful) / len(faithful) > sum(hallucinated) / len(hallucinated)
+
+
+async def test_an_adaptation_on_question_answering_does_not_claim_summaries_or_short_hand_written_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Borrowed calibration: adapted on labeled QA rows, a summary of the same kind of documents and a
+    short hand-written sample are scored but never claimed calibrated; a QA row like the labeled ones is."""
+    import anyio
+
+    import trustscore.cli.score as cli_score
+
+    versions = default_versions()
+    labeled = tmp_path / "qa.jsonl"
+    with labeled.open("w", encoding="utf-8") as f:
+        for i in range(60):
+            row = {
+                "id": f"r{i}",
+                "question": "When did it open?",
+                "context": CONTEXT,
+                "response": RESPONSE,
+                "hallucinated": i % 3 == 0,
+                "source_id": f"doc{i // 3}",
+            }
+            f.write(json.dumps(row) + "\n")
+    grounded = iter([i % 3 != 0 for i in range(60)])
+
+    class OneScorerPerRow:
+        def score_many_sync(self, samples: list, **_: object) -> list:
+            return [
+                anyio.run(
+                    Scorer(
+                        Config(), local_signals=local_pair(versions, grounded=next(grounded))
+                    ).score_sample,
+                    s,
+                )
+                for s in samples
+            ]
+
+    monkeypatch.setattr(cli_score, "build_scorer", lambda config, no_cache: OneScorerPerRow())
+    path = tmp_path / "mine.json"
+    adapt = ["calibrate", str(labeled), "--adapt", "-o", str(path)]
+    assert await anyio.to_thread.run_sync(cli_main, adapt) == 0
+    config = Config.model_validate({"fusion": {"calibrator": str(path)}})
+    scorer = Scorer(config, local_signals=local_pair(versions, grounded=True))
+    qa = await scorer.score(question="When did it open?", context=CONTEXT, response=RESPONSE)
+    assert qa.calibrated is True, qa.not_calibrated_reason
+    summary = await scorer.score(question="Summarize the article.", context=CONTEXT, response=RESPONSE)
+    assert summary.calibrated is False and summary.score is not None
+    assert summary.not_calibrated_reason is not None and "summary task" in summary.not_calibrated_reason
+    hand = await scorer.score(
+        question="When did the bridge open?", context=["The bridge opened in May 1998."], response="In 1989."
+    )
+    assert hand.calibrated is False and hand.score is not None
+    assert hand.not_calibrated_reason is not None and "words" in hand.not_calibrated_reason
