@@ -264,6 +264,20 @@ def test_cli_calibrate_adapt_names_the_domain_and_adds_to_the_file(
     assert "the file also holds: domain 'support'" in " ".join(capsys.readouterr().out.split())
     model = load_model(out)
     assert model.name == "mine" and [a.domain for a in model.adaptations] == ["support", "legal"]
+    assert model.adaptations[0].groups == 60, "the bootstrap resamples whole source_id values"
+    args = [
+        "calibrate",
+        "--adapt",
+        str(out),
+        str(labeled),
+        "-o",
+        str(out),
+        "--domain",
+        "legal",
+        "--group",
+        "none",
+    ]
+    assert cli_main(args) == 0 and load_model(out).adaptations[1].groups is None
     assert cli_main(["calibrate", "--adapt", str(tmp_path / "nope.json"), str(labeled), "-o", str(out)]) == 2
     assert "does not exist" in " ".join(capsys.readouterr().err.split())
 

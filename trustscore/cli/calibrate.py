@@ -89,7 +89,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--group",
         default="source_id",
-        help="column whose rows stay on one side of every split (default source_id; 'none' = per row)",
+        help="column whose rows stay on one side of every split, and which --adapt's bootstrap resamples "
+        "whole (default source_id, used by --adapt when every row has it; 'none' = per row)",
     )
     p.add_argument(
         "--features",
@@ -242,6 +243,7 @@ def run_adapt(args: argparse.Namespace) -> int:
             label_means=args.label_means,
             domain=domain,
             task_kinds=kinds,
+            group=group_column(args),
             name=args.name or args.output.stem,
             data_name=args.scored.name,
         )
