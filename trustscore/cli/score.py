@@ -269,7 +269,7 @@ class ScoreRunSummary:
             share = self.outside_domain / self.domain_checked
             counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])
             why = ", ".join(f"{k} in {v} row(s)" for k, v in counts)
-            beyond = f"; beyond the calibration data's range: {why} (see each row's domain.reasons)"
+            beyond = f"; unlike the calibration data: {why} (see each row's domain.reasons)"
             console.print(
                 f"outside the calibration domain: {self.outside_domain} of {self.domain_checked} row(s) "
                 f"({share:.1%}; scored but not claimed calibrated)" + (beyond if why else ""),
