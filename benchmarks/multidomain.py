@@ -196,7 +196,7 @@ def fit(
 
 
 def p_hallucinated(model: FusionModel, rows: Sequence[ScoredRow]) -> NDArray[np.float64]:
-    return 1.0 - model.predict_raw(model.raw_matrix([r.signals for r in rows]))
+    return 1.0 - model.predict_adapted(model.raw_matrix([r.signals for r in rows]))
 
 
 def inside(model: FusionModel, rows: Sequence[ScoredRow]) -> NDArray[np.bool_]:

@@ -51,3 +51,26 @@ def test_every_way_is_measured_per_domain_and_no_claim_always_holds(monkeypatch:
     text = bench.report(result)
     assert 0.03 < result["floor"][300]["median"] < 0.10, "a calibrated score still shows some ECE on 300 rows"
     assert "## Leave one domain out" in text and "## In-domain" in text and "EM base rate" in text
+
+
+def test_the_adaptation_table_counts_claims_and_verdicts_per_domain(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bench, "ADAPT_SIZES", (25, 50))
+    monkeypatch.setattr(bench, "ADAPT_DRAWS", 2)
+    raw = generated(per=80)
+    for r in raw:
+        question, context = SHAPES[r["dataset"]]
+        r["question"], r["context"] = question, context
+    rows = rows_from_dicts(raw)
+    result = bench.adapted_claims(rows)
+    assert set(result) == set(DATASETS) and all(set(per) == {"25", "50"} for per in result.values())
+    for per in result.values():
+        for draws in per.values():
+            assert len(draws) == 2
+            for d in draws:
+                assert d["claims"] == (d["reason"] is None)
+                assert d["claimed"] <= d["inside"] <= d["rows"]
+                assert d["claims"] or d["claimed"] == 0
+    shuffled = bench.adapted_claims(rows, shuffled=True)
+    assert set(shuffled) == set(DATASETS)
+    text = "\n".join(bench.adapted_report(result))
+    assert "| domain | labels | draws claiming |" in text and "| ragtruth_qa | 25 |" in text

@@ -185,6 +185,10 @@ class Sample(_Frozen):
     response: StrictStr
     id: StrictStr | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
+    domain: StrictStr | None = Field(default=None, min_length=1)
+    """The domain the sample belongs to, as the user names it (``support``, ``legal``...): an adapted
+    calibrator claims calibrated only through the adaptation of this name (``trustscore calibrate
+    --adapt --domain NAME``). None: the sample names no domain."""
 
     @field_validator("context", mode="before")
     @classmethod
@@ -202,7 +206,7 @@ class Sample(_Frozen):
             raise ValueError("response is empty: there is nothing to score (pass the model's answer text)")
         return v
 
-    @field_validator("question", "response", "id")
+    @field_validator("question", "response", "id", "domain")
     @classmethod
     def _clean_text(cls, v: str | None) -> str | None:
         if v is not None and (problem := text_problem(v)):
@@ -305,6 +309,9 @@ class TrustScore(_Frozen):
     not_calibrated_reason: str | None = None
     """Why ``calibrated`` is False, and what would make the score a calibrated probability (None
     when it is calibrated)."""
+    interval: tuple[float, float] | None = None
+    """90% interval of ``score`` left by the few labels an adapted calibrator was fitted on (the
+    bootstrap uncertainty of its level and slope); None when no adaptation made the score."""
     cascade: CascadeStop | None = None
     """The stage the sample stopped at and the signals it skipped (None without a ``[cascade]``)."""
     degraded: bool = False

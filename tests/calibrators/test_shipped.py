@@ -159,7 +159,7 @@ async def test_default_signal_set_is_calibrated_and_ranks_grounded_higher() -> N
     assert short.domain.reasons[0].startswith("response has 1 words; calibration data's")
 
 
-async def test_the_shipped_model_adapted_on_labeled_rows_claims_calibrated_inside_its_domain(
+async def test_the_shipped_model_adapted_on_labeled_rows_scores_through_its_adaptation(
     tmp_path: Path,
 ) -> None:
     from trustscore.fitting.adapt import adapt_model
@@ -180,7 +180,9 @@ async def test_the_shipped_model_adapted_on_labeled_rows_claims_calibrated_insid
             }
         )
     adapted = adapt_model(load_model(PACKAGED), rows_from_dicts(rows), label="hallucinated")
-    assert adapted.not_calibrated_reason is None
+    (adaptation,) = adapted.adaptations
+    assert adaptation.n == 40 and adaptation.domain is None and adaptation.task_kinds is None
+    assert adaptation.not_calibrated_reason is None, adaptation.not_calibrated_reason
     path = tmp_path / "mine.json"
     path.write_text(adapted.to_json(), encoding="utf-8")
     config = Config.model_validate({"fusion": {"calibrator": str(path)}})
@@ -188,7 +190,7 @@ async def test_the_shipped_model_adapted_on_labeled_rows_claims_calibrated_insid
         question="q", context=CONTEXT, response=RESPONSE
     )
     assert result.calibrated is True and result.not_calibrated_reason is None
-    assert result.fusion == adapted.description
+    assert result.fusion == adapted.description and result.interval is not None
 
 
 async def test_with_a_judge_added_the_default_mean_is_used() -> None:
@@ -226,3 +228,57 @@ def test_offline_default_ranks_the_examples_and_claims_no_calibration(tmp_path: 
     hallucinated = [r["score"] for r in rows if r["hallucinated"]]
     faithful = [r["score"] for r in rows if not r["hallucinated"]]
     assert sum(faithful) / len(faithful) > sum(hallucinated) / len(hallucinated)
+
+
+async def test_an_adaptation_on_question_answering_does_not_claim_summaries_or_short_hand_written_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Borrowed calibration: adapted on labeled QA rows, a summary of the same kind of documents and a
+    short hand-written sample are scored but never claimed calibrated; a QA row like the labeled ones is."""
+    import anyio
+
+    import trustscore.cli.score as cli_score
+
+    versions = default_versions()
+    labeled = tmp_path / "qa.jsonl"
+    with labeled.open("w", encoding="utf-8") as f:
+        for i in range(60):
+            row = {
+                "id": f"r{i}",
+                "question": "When did it open?",
+                "context": CONTEXT,
+                "response": RESPONSE,
+                "hallucinated": i % 3 == 0,
+                "source_id": f"doc{i // 3}",
+            }
+            f.write(json.dumps(row) + "\n")
+    grounded = iter([i % 3 != 0 for i in range(60)])
+
+    class OneScorerPerRow:
+        def score_many_sync(self, samples: list, **_: object) -> list:
+            return [
+                anyio.run(
+                    Scorer(
+                        Config(), local_signals=local_pair(versions, grounded=next(grounded))
+                    ).score_sample,
+                    s,
+                )
+                for s in samples
+            ]
+
+    monkeypatch.setattr(cli_score, "build_scorer", lambda config, no_cache: OneScorerPerRow())
+    path = tmp_path / "mine.json"
+    adapt = ["calibrate", str(labeled), "--adapt", "-o", str(path)]
+    assert await anyio.to_thread.run_sync(cli_main, adapt) == 0
+    config = Config.model_validate({"fusion": {"calibrator": str(path)}})
+    scorer = Scorer(config, local_signals=local_pair(versions, grounded=True))
+    qa = await scorer.score(question="When did it open?", context=CONTEXT, response=RESPONSE)
+    assert qa.calibrated is True, qa.not_calibrated_reason
+    summary = await scorer.score(question="Summarize the article.", context=CONTEXT, response=RESPONSE)
+    assert summary.calibrated is False and summary.score is not None
+    assert summary.not_calibrated_reason is not None and "summary task" in summary.not_calibrated_reason
+    hand = await scorer.score(
+        question="When did the bridge open?", context=["The bridge opened in May 1998."], response="In 1989."
+    )
+    assert hand.calibrated is False and hand.score is not None
+    assert hand.not_calibrated_reason is not None and "words" in hand.not_calibrated_reason

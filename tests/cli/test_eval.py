@@ -227,9 +227,48 @@ def test_eval_checks_the_calibrated_claim_per_group(
     out = capsys.readouterr().out
     qa = sum(r["task"] == "QA" for r in rows)
     assert f"claimed calibrated: {qa} of {len(rows)} scored rows" in out
-    title = "calibrated claims (holds: their ECE m/10 <= 0.1; n/a: under 50 claims)"
+    title = "holds: ECE <= 0.1 or <= floor; too few rows: under 50 claim"
     assert title in " ".join(out.split())
     lines = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
     assert lines["Summary"][1:4] == [str(sum(r["task"] == "Summary" for r in rows)), "0", "0.0%"]
-    assert lines["Summary"][-1] == "n/a", "no row claims: nothing to test, so no 'yes'"
+    assert lines["Summary"][-3:] == ["too", "few", "rows"], "no row claims: nothing to test, so no 'holds'"
     assert lines["QA"][2] == str(qa) and lines["QA"][3] == "100.0%"
+
+
+def test_eval_reads_the_claim_against_the_published_noise_floor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ECE 0.107 on 151 claiming rows of one task: a perfectly calibrated score shows more one time in
+    ten at that count (docs/calibration.md), so the verdict is "holds", not broken."""
+    from tests.fusion.test_claims import _with_ece
+
+    y, p = _with_ece(151, 0.107)
+    rows = make_scored_rows(26, seed=9)[:151]
+    for r, label, p_hallucinated in zip(rows, y, p, strict=True):
+        r.update(score=1.0 - float(p_hallucinated), calibrated=True, hallucinated=bool(label), task="QA")
+    path = write_scored_jsonl(tmp_path / "claims.jsonl", rows)
+    assert _cli("eval", str(path), "--by", "task") == 0
+    out = capsys.readouterr().out
+    qa = next(line.split() for line in out.splitlines() if line.split()[:1] == ["QA"])
+    assert qa[1:5] == ["151", "151", "100.0%", "0.107"] and qa[-1] == "holds", qa
+
+
+def test_an_adaptation_whose_signals_are_at_chance_claims_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """360 labels drawn independently of the signals: however many, they cannot show that the score
+    ranks, so the adapted file claims nothing and says the base rate is all they carry."""
+    import numpy as np
+
+    base = tmp_path / "base.json"
+    fit_rows = write_scored_jsonl(tmp_path / "fit.jsonl", make_scored_rows(80, seed=5))
+    assert _cli("calibrate", str(fit_rows), "-o", str(base), "--features", "distorted") == 0
+    rows = make_scored_rows(60, seed=41)
+    rng = np.random.default_rng(41)
+    for r in rows:
+        r["hallucinated"] = bool(rng.random() < 0.4)
+    labeled = write_scored_jsonl(tmp_path / "chance.jsonl", rows)
+    capsys.readouterr()
+    assert _cli("calibrate", str(labeled), "--adapt", str(base), "-o", str(tmp_path / "mine.json")) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "signals do not show that they rank" in out and "claims calibrated" not in out

@@ -344,4 +344,4 @@ def test_the_summary_counts_calibrated_only_the_rows_that_claim_it(tmp_path: Pat
     assert "calibrated P(trustworthy): 1 of 3 scored row(s)" in printed
     assert "not calibrated, 1 row(s): base rate of your data unknown: adapt it" in printed
     assert "outside the calibration domain: 1 of 3 row(s)" in printed
-    assert "range: response in 1 row(s) (see each row's domain.reasons)" in printed
+    assert "calibration data: response in 1 row(s) (see each row's domain.reasons)" in printed

@@ -57,13 +57,13 @@ def test_metric_tables_render_at_80_columns(scored: Path) -> None:
     assert "AUROC" in text and "Brier" in text and "log_loss" in text
 
 
-def test_a_claim_too_small_to_test_reads_n_a_never_yes() -> None:
+def test_a_claim_too_small_to_test_reads_too_few_rows_never_holds() -> None:
     checks = {
-        name: ClaimCheck(n=200, claimed=claimed, ece_claimed=ece, ece_all=0.1, auroc=0.8, holds=holds)
-        for name, claimed, ece, holds in [
-            ("none", 0, None, True),
-            ("good", 100, 0.05, True),
-            ("bad", 100, 0.3, False),
+        name: ClaimCheck(n=200, claimed=claimed, ece_claimed=ece, ece_all=0.1, auroc=0.8, verdict=verdict)
+        for name, claimed, ece, verdict in [
+            ("none", 0, None, "too few rows"),
+            ("good", 100, 0.05, "holds"),
+            ("bad", 100, 0.3, "broken"),
         ]
     }
     buffer = io.StringIO()
@@ -71,8 +71,8 @@ def test_a_claim_too_small_to_test_reads_n_a_never_yes() -> None:
     verdicts = {line.split()[0]: line.split()[-1] for line in buffer.getvalue().splitlines() if line.strip()}
     narrow = io.StringIO()
     Console(file=narrow, width=80).print(claims_table(checks))
-    assert "calibrated claims (holds: their ECE m/10 <= 0.1; n/a: under 50 claims)" in narrow.getvalue()
-    assert (verdicts["none"], verdicts["good"], verdicts["bad"]) == ("n/a", "yes", "NO")
+    assert "too few rows: under 50 claim" in " ".join(narrow.getvalue().split())
+    assert (verdicts["none"], verdicts["good"], verdicts["bad"]) == ("rows", "holds", "broken")
 
 
 def test_the_plots_hint_names_the_extra(

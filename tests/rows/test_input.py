@@ -57,3 +57,11 @@ def test_a_row_parsed_here_is_written_back_as_strict_json() -> None:
     assert row_line({"id": "x", **row.carried}) == '{"id": "x", "weight": 0.5}\n'
     with pytest.raises(ValueError):
         row_line({"id": "x", "weight": float("nan")})
+
+
+def test_a_row_s_domain_names_the_adaptation_it_belongs_to() -> None:
+    row = parse_row('{"question": "q", "response": "r", "domain": "support", "label": 1}', "in:1", 1)
+    assert row.sample.domain == "support" and "domain" not in row.carried
+    with pytest.raises(InputError, match="domain"):
+        parse_row('{"question": "q", "response": "r", "domain": 3}', "in:2", 2)
+    assert parse_row('{"question": "q", "response": "r"}', "in:3", 3).sample.domain is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from trustscore.fusion.fuser import DefaultFuser, DomainCheckingFuser, FusedScore
+from trustscore.fusion.fuser import AssessingFuser, DefaultFuser, FusedScore
 from trustscore.signals import CachedSignal, LocalSignal
 from trustscore.types import DomainCheck, Sample, Signal
 
@@ -26,8 +26,8 @@ class Checked:
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore:
         return DefaultFuser().predict(signals)
 
-    def domain_check(self, sample: Sample, signals: Mapping[str, Signal]) -> DomainCheck | None:
-        return None
+    def assess(self, sample: Sample, signals: Mapping[str, Signal]) -> tuple[FusedScore, DomainCheck | None]:
+        return self.predict(signals), None
 
 
 def test_a_local_signal_declares_that_its_results_may_be_cached() -> None:
@@ -35,6 +35,6 @@ def test_a_local_signal_declares_that_its_results_may_be_cached() -> None:
     assert isinstance(Cached(), CachedSignal)
 
 
-def test_a_fuser_declares_that_it_checks_its_calibration_domain() -> None:
-    assert not isinstance(DefaultFuser(), DomainCheckingFuser)
-    assert isinstance(Checked(), DomainCheckingFuser)
+def test_a_fuser_declares_that_it_assesses_the_sample() -> None:
+    assert not isinstance(DefaultFuser(), AssessingFuser)
+    assert isinstance(Checked(), AssessingFuser)

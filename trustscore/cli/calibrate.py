@@ -4,13 +4,17 @@ Fits the fused model (stacked L2 logistic regression over signal features, see
 ``trustscore.fitting.calibrator``) on the output of ``trustscore score``, prints its grouped
 cross-validated metrics, and writes the calibrator JSON that ``fusion.calibrator`` loads.
 
-``trustscore calibrate LABELED.jsonl --adapt -o NEW.json`` instead recalibrates a fitted model on a few
-labeled rows of your data (25-500; ``trustscore.fitting.adapt``): the base model's coefficients are
-refitted under a prior centred on them, so mostly the intercept moves (your data's base rate). Without a
-value ``--adapt`` starts from the shipped offline calibrator, and LABELED may be plain samples
-(``question``, ``context``, ``response`` and the label): they are scored with the offline default first.
-``--adapt BASE.json`` starts from your own calibrator instead; LABELED is then the output of
-``trustscore score`` run with the configuration BASE was fitted on.
+``trustscore calibrate LABELED.jsonl --adapt [--domain NAME] -o NEW.json`` instead adapts a fitted model
+to one domain of your data with a few labeled rows (25-500; ``trustscore.fitting.adapt``): the level and
+slope of the base model's score are refitted on them, and the adaptation records what the rows were (task
+kinds, lengths, feature ranges, share trustworthy). It claims calibrated only on samples like them, of its
+domain, and only when the labels carry it (the signals rank these rows; the level and slope are known
+well enough); otherwise it says how many more labels would. Without a value ``--adapt`` starts from the
+shipped offline calibrator, and LABELED may be plain samples (``question``, ``context``, ``response``,
+the label, optionally ``domain``): they are scored with the offline default first. ``--adapt BASE.json``
+starts from a calibrator of your own (or one adapted before: the new domain is added to it, a domain
+adapted again is replaced); LABELED is then the output of ``trustscore score`` run with the
+configuration BASE was fitted on, or plain samples when BASE reads the offline default's signals.
 
 ``trustscore calibrate --cascade --config trustscore.toml SCORED.jsonl -o cascade.json`` fits the
 config's ``[cascade]`` stages instead: each stage's calibrator and the bands that save the most judge
@@ -39,7 +43,9 @@ from trustscore.fitting.calibrator import fit_calibrator
 from trustscore.fitting.report import macro_table, metrics_table, polarity_note
 from trustscore.fusion.model import CalibratorError, FusionModel
 from trustscore.fusion.store import save_model
+from trustscore.fusion.task_kind import task_kind
 from trustscore.rows.scored import ScoredRow, read_scored, rows_from_dicts
+from trustscore.types import Sample
 
 __all__ = ["add_parser", "run"]
 
@@ -71,11 +77,20 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "BASE.json, or without a value the shipped offline calibrator (SCORED may then be unscored "
         "samples with their label; they are scored with the offline default first)",
     )
+    p.add_argument(
+        "--domain",
+        default=None,
+        metavar="NAME",
+        help="with --adapt: the domain these labeled rows belong to; samples claim calibrated through this "
+        "adaptation only when their `domain` field names it (default: the rows' own `domain` when they "
+        "all name one; else unnamed, for samples that name none)",
+    )
     add_label_arguments(p)
     p.add_argument(
         "--group",
         default="source_id",
-        help="column whose rows stay on one side of every split (default source_id; 'none' = per row)",
+        help="column whose rows stay on one side of every split, and which --adapt's bootstrap resamples "
+        "whole (default source_id, used by --adapt when every row has it; 'none' = per row)",
     )
     p.add_argument(
         "--features",
@@ -131,12 +146,12 @@ def _is_scored(path: Path) -> bool:
     return isinstance(data, dict) and "signals" in data
 
 
-def labeled_rows(path: Path, *, shipped_base: bool) -> list[ScoredRow]:
-    """The labeled rows to adapt on: read as scored, or (plain samples, adapting the shipped
-    calibrator) scored here first with the offline default."""
+def labeled_rows(path: Path, *, offline_base: bool) -> tuple[list[ScoredRow], list[Sample] | None]:
+    """The labeled rows to adapt on, and their samples when LABELED held plain samples (scored here
+    first with the offline default; only a base that reads the offline default's signals allows it)."""
     if _is_scored(path):
-        return read_scored(path)
-    if not shipped_base:
+        return read_scored(path), None
+    if not offline_base:
         raise InputError(
             f"{path} holds samples without signals: score them first with `trustscore score` and the "
             "configuration your base calibrator was fitted on, or adapt the shipped calibrator (--adapt "
@@ -147,10 +162,41 @@ def labeled_rows(path: Path, *, shipped_base: bool) -> list[ScoredRow]:
 
     inputs = read_input(path)
     scorer = build_scorer(None, no_cache=False)
-    results = scorer.score_many_sync([r.sample for r in inputs], progress=True)
-    return rows_from_dicts(
+    samples = [r.sample for r in inputs]
+    results = scorer.score_many_sync(samples, progress=True)
+    rows = rows_from_dicts(
         result_row(r.sample.id or "", res, r.carried) for r, res in zip(inputs, results, strict=True)
     )
+    return rows, samples
+
+
+def _domain_of(args: argparse.Namespace, samples: Sequence[Sample] | None) -> str | None:
+    if args.domain is not None or samples is None:
+        return str(args.domain) if args.domain is not None else None
+    named = sorted({s.domain for s in samples if s.domain is not None})
+    if len(named) > 1:
+        raise InputError(
+            f"{args.scored} names several domains ({', '.join(named)}): adapt each on its own rows with "
+            "--domain NAME (one calibrator file holds them all: pass it as --adapt BASE.json and -o)"
+        )
+    if named and any(s.domain is None for s in samples):
+        raise InputError(f"{args.scored}: some rows name domain {named[0]!r} and some none; pass --domain")
+    return named[0] if named else None
+
+
+def _task_kinds(rows: Sequence[ScoredRow], samples: Sequence[Sample] | None) -> list[str] | None:
+    """Each labeled row's task kind, from its samples or carried question and context; None when the
+    rows do not carry them."""
+    if samples is not None:
+        return [task_kind(s.question, s.context) for s in samples]
+    kinds: list[str] = []
+    for r in rows:
+        question, context = r.fields.get("question"), r.fields.get("context")
+        if not isinstance(question, str) or not isinstance(context, str | list):
+            return None
+        passages = [context] if isinstance(context, str) else [str(c) for c in context]
+        kinds.append(task_kind(question, passages))
+    return kinds
 
 
 def shipped_base(rows: Sequence[ScoredRow]) -> FusionModel:
@@ -168,6 +214,12 @@ def shipped_base(rows: Sequence[ScoredRow]) -> FusionModel:
     return model
 
 
+def _offline_signals(model: FusionModel) -> bool:
+    from trustscore.calibrators import shipped_calibrator
+
+    return shipped_calibrator(model.signal_versions) is not None
+
+
 def run_adapt(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -179,27 +231,37 @@ def run_adapt(args: argparse.Namespace) -> int:
     out = Console()
     err = Console(stderr=True)
     try:
-        rows = labeled_rows(args.scored, shipped_base=args.adapt == SHIPPED)
-        base = load_model(args.adapt) if args.adapt != SHIPPED else shipped_base(rows)
+        given = load_model(args.adapt) if args.adapt != SHIPPED else None
+        rows, samples = labeled_rows(args.scored, offline_base=given is None or _offline_signals(given))
+        base = given if given is not None else shipped_base(rows)
+        domain = _domain_of(args, samples)
+        kinds = _task_kinds(rows, samples)
         model = adapt_model(
             base,
             rows,
             label=args.label,
             label_means=args.label_means,
+            domain=domain,
+            task_kinds=kinds,
+            group=group_column(args),
             name=args.name or args.output.stem,
             data_name=args.scored.name,
         )
+        adaptation = next(a for a in model.adaptations if a.domain == domain)
         labels = label_column(rows, args.label)
         raw = base.raw_matrix([r.signals for r in rows])
-        before, after = base.predict_raw(raw), model.predict_raw(raw)
+        before, after = base.predict_raw(raw), model.predict_adapted(raw, domain)
         ok = ~np.isnan(before)
         if args.label_means == "untrustworthy":
             before, after = 1.0 - before, 1.0 - after
         path = save_model(model, args.output)
     except (ValueError, CalibratorError) as e:
-        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        err.print(f"[red]error:[/red] {escape(str(e))}", markup=True, highlight=False, soft_wrap=True)
         return 2
-    out.print(f"{args.scored}: {model.training.n} labeled rows; adapted {base.description}", highlight=False)
+    a = adaptation
+    out.print(
+        f"{args.scored}: {a.n} labeled rows ({a.label}); adapted {base.description}", highlight=False
+    )
     out.print(polarity_note(args.label, args.label_means), highlight=False)
     out.print(
         metrics_table(
@@ -207,9 +269,22 @@ def run_adapt(args: argparse.Namespace) -> int:
             {base.name: evaluate(labels[ok], before[ok]), model.name: evaluate(labels[ok], after[ok])},
         )
     )
-    out.print(f"intercept {base.intercept:+.3f} -> {model.intercept:+.3f}", highlight=False)
-    claim = model.not_calibrated_reason or "claims calibrated on data like these rows (inside its domain)"
+    auroc = "n/a" if a.auroc is None else f"{a.auroc:.3f} (95% lower bound {a.auroc_low:.3f})"
+    kinds_seen = ", ".join(a.task_kinds) if a.task_kinds is not None else "unknown (rows carry no question)"
+    out.print(
+        f"level {a.level:+.3f}, slope {a.slope:.3f}; base score's AUROC on these rows {auroc}; "
+        f"level/slope uncertainty {a.calibration_gap:.3f} (bootstrap 90th percentile of the mean change in "
+        f"P); share trustworthy {a.trust_share:.2f}; task kinds {kinds_seen}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    claim = a.not_calibrated_reason or (
+        f"claims calibrated on samples of the {a.label} like these rows (each result carries a 90% interval)"
+    )
     out.print(f"{model.name}: {claim}", highlight=False, soft_wrap=True)
+    others = [x.label for x in model.adaptations if x is not a]
+    if others:
+        out.print(f"the file also holds: {', '.join(others)}", highlight=False)
     out.print(f"wrote {path} ({model.description})", highlight=False)
     return 0
 

@@ -17,11 +17,13 @@ it is read once. What each odd input gets: docs/limits.md.
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
 ``id``, ``score``, ``degraded`` (true when a signal that ran gave no value: its reason is in
 ``signals``; ``[fusion] on_missing`` says what such a row's score is), ``calibrated``,
-``not_calibrated_reason``, ``fusion``, ``used_signals``, ``signals``
-({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``, ``seconds``, ``domain`` (whether the
-row lies inside the calibration domain, and why not), ``cascade`` (the stage a row stopped at and the
-signals it skipped, with a ``[cascade]``), then the sample fields ``--carry`` names (``question``,
-``context``, ``response``: a row reads without a join to the input), then the carried-through fields.
+``not_calibrated_reason``, ``interval`` (90% interval of the score left by an adapted calibrator's few
+labels; null otherwise), ``fusion``, ``used_signals``, ``signals`` ({name: Signal}), ``usage``,
+``complete``, ``incomplete_signals``, ``seconds``, ``domain`` (whether the row lies inside what its
+calibrator or adaptation was calibrated on, and why not; an input row's own ``domain`` names the
+adaptation it belongs to), ``cascade`` (the stage a row stopped at and the signals it skipped, with a
+``[cascade]``), then the sample fields ``--carry`` names (``question``, ``context``, ``response``: a row
+reads without a join to the input), then the carried-through fields.
 
 Resume: re-running with the same output file skips the ids whose row is complete, so an
 interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
@@ -379,7 +381,7 @@ class ScoreRunSummary:
             share = self.outside_domain / self.domain_checked
             counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])
             why = ", ".join(f"{k} in {v} row(s)" for k, v in counts)
-            beyond = f"; beyond the calibration data's range: {why} (see each row's domain.reasons)"
+            beyond = f"; unlike the calibration data: {why} (see each row's domain.reasons)"
             console.print(
                 f"outside the calibration domain: {self.outside_domain} of {self.domain_checked} row(s) "
                 f"({share:.1%}; scored but not claimed calibrated)" + (beyond if why else ""),

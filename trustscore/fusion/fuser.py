@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict
 
 from trustscore.types import DomainCheck, Sample, Signal
 
-__all__ = ["CLIP", "OTHER_WEIGHT", "DefaultFuser", "DomainCheckingFuser", "FusedScore", "Fuser", "clip_score"]
+__all__ = ["CLIP", "OTHER_WEIGHT", "AssessingFuser", "DefaultFuser", "FusedScore", "Fuser", "clip_score"]
 
 
 class FusedScore(BaseModel):
@@ -25,6 +25,9 @@ class FusedScore(BaseModel):
     """"default:logodds" or "calibrator:<name>@<version>"."""
     not_calibrated_reason: str | None = None
     """Why ``calibrated`` is False, naming the fix (None when calibrated)."""
+    interval: tuple[float, float] | None = None
+    """90% interval of ``score`` from the uncertainty of an adaptation's level and slope (None when no
+    adaptation made the score)."""
 
 
 @runtime_checkable
@@ -33,11 +36,14 @@ class Fuser(Protocol):
 
 
 @runtime_checkable
-class DomainCheckingFuser(Fuser, Protocol):
-    """A fuser fitted on a recorded calibration domain: it says whether a sample lies inside it
-    (None: nothing to say). Outside, the Scorer keeps the score but does not claim it calibrated."""
+class AssessingFuser(Fuser, Protocol):
+    """A fuser that knows the sample: it picks its adaptation by the sample's domain and says whether the
+    sample lies inside what it was calibrated on (None: nothing to say). Outside, the Scorer keeps the
+    score but does not claim it calibrated."""
 
-    def domain_check(self, sample: Sample, signals: Mapping[str, Signal]) -> DomainCheck | None: ...
+    def assess(
+        self, sample: Sample, signals: Mapping[str, Signal]
+    ) -> tuple[FusedScore, DomainCheck | None]: ...
 
 
 OTHER_WEIGHT = 0.5

@@ -32,11 +32,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trustscore.core.hashing import canonical_json, sha256_hex
 from trustscore.errors import CalibratorError, CalibratorMismatchError
+from trustscore.fusion.adaptation import Adaptation
 from trustscore.fusion.calibrators import Calibrator, check_parameters
 from trustscore.fusion.domain import CalibrationDomain
 from trustscore.fusion.features import FeatureSpec, apply_transform
 from trustscore.fusion.fuser import FusedScore, clip_score
 from trustscore.fusion.sealed import build_sealed, check_seal, read_sealed
+from trustscore.fusion.task_kind import task_kind
 from trustscore.stats.logistic import sigmoid
 from trustscore.stats.metrics import GroupedReport, ThresholdMetrics
 from trustscore.types import DomainCheck, Sample, Signal
@@ -53,7 +55,11 @@ __all__ = [
     "linear_predict",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The format of a file holding adaptations (``trustscore calibrate --adapt``); a file without any is
+written as format 1, which earlier trustscore versions read too. Format 1 files written by an earlier
+``--adapt`` (their adaptation was folded into the coefficients, and claimed calibrated on anything inside
+the base model's domain) are refused with the command that adapts again."""
 
 LabelPolarity = Literal["untrustworthy", "trustworthy"]
 """What label 1 means: ``untrustworthy`` (a column like ``hallucinated``) or ``trustworthy`` (``correct``)."""
@@ -149,8 +155,12 @@ def linear_predict(
     return p
 
 
+_OLD_ADAPTED = " + "
+"""How a format-1 adapted file's domain name joined the base's and the labeled rows' names."""
+
+
 class FusionModel(_Strict):
-    format_version: Literal[1] = 1
+    format_version: Literal[1, 2] = 1
     kind: Literal["stacked_lr"] = "stacked_lr"
     name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.\-]+$")
     features: list[FittedFeature] = Field(min_length=1)
@@ -169,7 +179,13 @@ class FusionModel(_Strict):
     """Set on a model whose probabilities hold only on data with its calibration data's base rate
     (a model fitted on a mixture of data sets, shipped for data it never saw): its scores rank, and
     every result says ``calibrated=False`` with this reason, which names the fix. None for a model
-    fitted or adapted on the user's own data: its scores are claimed calibrated (inside its domain)."""
+    fitted on the user's own data: its scores are claimed calibrated (inside its domain). With
+    ``adaptations``, it applies to no sample: only an adaptation claims."""
+    adaptations: list[Adaptation] = Field(default_factory=list)
+    """Per domain, the level and slope refitted on the user's labeled rows (``trustscore.fitting.adapt``),
+    what those rows looked like and whether they carry a calibrated claim. With any, a sample is claimed
+    calibrated only by the adaptation of its own ``domain``, and only when it is like that adaptation's
+    rows."""
     content_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
 
     @model_validator(mode="after")
@@ -190,6 +206,19 @@ class FusionModel(_Strict):
                 f"{len(self.coef)} coefficients for {len(self.features)} features + "
                 f"{len(self.indicators)} indicators"
             )
+        names = [a.domain for a in self.adaptations]
+        if len(set(names)) != len(names):
+            raise ValueError(f"two adaptations share a domain name: {names}")
+        if self.adaptations and self.format_version != FORMAT_VERSION:
+            raise ValueError(f"a file with adaptations is format {FORMAT_VERSION}, not {self.format_version}")
+        if not self.adaptations and self.format_version != 1:
+            raise ValueError("a file without adaptations is format 1")
+        if self.domain is not None and _OLD_ADAPTED in self.domain.data_name:
+            raise ValueError(
+                "this calibrator was adapted by an earlier trustscore, which claimed calibrated on inputs "
+                "its labels never covered; adapt the base model again: `trustscore calibrate LABELED.jsonl "
+                "--adapt -o mine.json`"
+            )
         check_seal(self.content_sha256, self.compute_hash(self.model_dump(mode="json")))
         return self
 
@@ -197,8 +226,10 @@ class FusionModel(_Strict):
     def compute_hash(data: Mapping[str, Any]) -> str:
         # Files from before ``domain`` / ``not_calibrated_reason`` existed lack the key: their hash must
         # not change.
-        optional = ("domain", "not_calibrated_reason")
-        kept = {k: v for k, v in data.items() if k != "content_sha256" and not (k in optional and v is None)}
+        optional = ("domain", "not_calibrated_reason", "adaptations")
+        kept = {
+            k: v for k, v in data.items() if k != "content_sha256" and not (k in optional and v in (None, []))
+        }
         return sha256_hex(canonical_json(kept))
 
     @classmethod
@@ -259,6 +290,12 @@ class FusionModel(_Strict):
             )
         return linear_predict(self.features, self.indicators, self.coef, self.intercept, self.post_hoc, raw)
 
+    def predict_adapted(self, raw: NDArray[np.float64], domain: str | None = None) -> NDArray[np.float64]:
+        """:meth:`predict_raw` mapped by the adaptation of ``domain`` (the base score where there is none)."""
+        found = self.adaptation_for(domain) if self.adaptations else None
+        p = self.predict_raw(raw)
+        return found.map(p) if isinstance(found, Adaptation) else p
+
     def ranking_only(self, reason: str) -> FusionModel:
         """This model, with its scores no longer claimed calibrated, for ``reason``."""
         data = {**self.model_dump(mode="json"), "not_calibrated_reason": reason}
@@ -266,7 +303,8 @@ class FusionModel(_Strict):
         return FusionModel.model_validate(data)
 
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore:
-        """The :class:`~trustscore.fusion.fuser.Fuser` entry point."""
+        """The :class:`~trustscore.fusion.fuser.Fuser` entry point: the base model's score. With
+        adaptations, :meth:`assess` (which knows the sample) is what the Scorer calls."""
         raw = self.raw_matrix([signals])
         p = float(self.predict_raw(raw)[0])
         used = list(
@@ -274,19 +312,83 @@ class FusionModel(_Strict):
         )
         return FusedScore(
             score=clip_score(p) if used else None,
-            calibrated=self.not_calibrated_reason is None,
+            calibrated=self.not_calibrated_reason is None and not self.adaptations,
             used=used,
             description=self.description,
-            not_calibrated_reason=self.not_calibrated_reason,
+            not_calibrated_reason=self.not_calibrated_reason
+            or (
+                "an adapted calibrator claims only through the adaptation of a sample's domain"
+                if self.adaptations
+                else None
+            ),
         )
 
-    def domain_check(self, sample: Sample, signals: Mapping[str, Signal]) -> DomainCheck | None:
-        """Whether ``sample`` (with its ``signals``) lies inside the calibration domain; None when
-        this model has no recorded domain."""
-        if self.domain is None:
-            return None
+    def adaptation_for(self, domain: str | None) -> Adaptation | str:
+        """The adaptation for samples naming ``domain`` (None: naming none), or why there is none."""
+        for a in self.adaptations:
+            if a.domain == domain:
+                return a
+        names = ", ".join(repr(a.domain) for a in self.adaptations if a.domain is not None)
+        if domain is None:
+            return (
+                f"{self.description} was adapted on named domains only ({names}) and this sample names "
+                "none: set its `domain` (the JSONL field, or Sample(domain=...)) to the one it belongs to"
+            )
+        fix = (
+            f"label rows of it and adapt with `trustscore calibrate LABELED.jsonl --adapt THIS.json "
+            f"--domain {domain} -o THIS.json`"
+        )
+        if not names:
+            return (
+                f"{self.description} was adapted without a domain name, and this sample names domain "
+                f"{domain!r}: {fix}"
+            )
+        return f"{self.description} holds no adaptation for domain {domain!r} (only {names}): {fix}"
+
+    def assess(self, sample: Sample, signals: Mapping[str, Signal]) -> tuple[FusedScore, DomainCheck | None]:
+        """The score of ``sample`` and whether it lies inside what this calibrator was calibrated on.
+
+        Without adaptations: the base model's score and its calibration domain. With them: the score
+        mapped by the adaptation of the sample's ``domain`` (with its 90% interval), checked against
+        what that adaptation's labeled rows were; a sample no adaptation covers gets the base score,
+        not claimed, with the reason.
+        """
+        fused = self.predict(signals)
+        if fused.score is None:
+            return fused, None
+        if not self.adaptations:
+            return fused, self.domain_check(sample, signals)
+        found = self.adaptation_for(sample.domain)
+        if isinstance(found, str):
+            return fused.model_copy(update={"calibrated": False, "not_calibrated_reason": found}), None
+        p, interval = found.apply(fused.score)
+        reasons = found.outside(
+            task_kind(sample.question, sample.context), self._domain_values(sample, signals)
+        )
+        return (
+            FusedScore(
+                score=p,
+                calibrated=found.not_calibrated_reason is None,
+                used=fused.used,
+                description=self.description,
+                not_calibrated_reason=found.not_calibrated_reason,
+                interval=interval,
+            ),
+            DomainCheck(
+                inside=not reasons, reasons=reasons, calibrator=f"{self.description} ({found.label})"
+            ),
+        )
+
+    def _domain_values(self, sample: Sample, signals: Mapping[str, Signal]) -> dict[str, float | None]:
         values: dict[str, float | None] = {f.spec.key: f.spec.read(signals) for f in self.features}
         values["response_words"] = float(len(sample.response.split()))
         values["context_words"] = float(len(sample.context_text.split())) if sample.has_context else None
-        reasons = self.domain.check(values)
+        return values
+
+    def domain_check(self, sample: Sample, signals: Mapping[str, Signal]) -> DomainCheck | None:
+        """Whether ``sample`` (with its ``signals``) lies inside the base model's calibration domain;
+        None when this model has no recorded domain."""
+        if self.domain is None:
+            return None
+        reasons = self.domain.check(self._domain_values(sample, signals))
         return DomainCheck(inside=not reasons, reasons=reasons, calibrator=self.description)

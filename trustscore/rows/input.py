@@ -57,13 +57,14 @@ __all__ = [
     "suggest_field",
 ]
 
-SAMPLE_FIELDS = ("question", "context", "response", "id")
+SAMPLE_FIELDS = ("question", "context", "response", "id", "domain")
 RESULT_FIELDS = (
     "id",
     "score",
     "degraded",
     "calibrated",
     "not_calibrated_reason",
+    "interval",
     "fusion",
     "used_signals",
     "signals",
@@ -178,7 +179,7 @@ def parse_row(text: str, where: str, line: int = 0) -> InputRow:
         raise InputError(f"{where}: JSON nested too deeply to be a sample") from None
     if not isinstance(data, dict):
         raise InputError(f"{where}: expected a JSON object with question, context and response")
-    clashes = [k for k in data if k in RESULT_FIELDS and k != "id"]
+    clashes = [k for k in data if k in RESULT_FIELDS and k not in SAMPLE_FIELDS]
     if clashes:
         raise InputError(f"{where}: field(s) {clashes} would be overwritten by the result; rename them")
     carried = {k: v for k, v in data.items() if k not in SAMPLE_FIELDS}

@@ -32,7 +32,7 @@ from anyio.lowlevel import RunVar
 from trustscore.compute.deadline import Deadline, bound
 from trustscore.config import Config
 from trustscore.errors import BudgetExceeded, ConfigError, DegradedScoreError, InputError, LLMError
-from trustscore.fusion.fuser import DomainCheckingFuser, FusedScore, Fuser, clip_score
+from trustscore.fusion.fuser import AssessingFuser, FusedScore, Fuser, clip_score
 from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
@@ -251,23 +251,24 @@ class Scorer:
             for s in self._sources
             if stop is None or s.name not in stop.skipped
         }
-        fused = fuser.predict(signals)
+        # A fitted model knows the sample: its adaptation by the sample's domain, and whether the
+        # sample lies inside what it was calibrated on; outside, the score stands but is not claimed.
+        if isinstance(fuser, AssessingFuser):
+            fused, domain = fuser.assess(sample, signals)
+        else:
+            fused, domain = fuser.predict(signals), None
         # Cut by the budget, or missing for a reason a rerun may fix (server down or busy, no key).
         incomplete = [
             name
             for name, signal in signals.items()
             if name not in finished or (signal.missing and transient[name])
         ]
-        # A fitted model with a recorded calibration domain says whether this sample lies inside it;
-        # outside, the score stands but is not claimed calibrated.
-        domain = None
-        if isinstance(fuser, DomainCheckingFuser) and fused.score is not None:
-            domain = fuser.domain_check(sample, signals)
         calibrated = fused.calibrated and (domain is None or domain.inside)
         result = TrustScore(
             score=clip_score(fused.score),
             calibrated=calibrated,
             not_calibrated_reason=None if calibrated else _not_calibrated_reason(fused, domain),
+            interval=fused.interval,
             domain=domain,
             signals=signals,
             used_signals=list(fused.used),
