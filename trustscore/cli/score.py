@@ -12,10 +12,11 @@ are kept, compactly: duplicates and resume need them). IN may be a pipe or ``-``
 it is read once. What each odd input gets: docs/limits.md.
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
-``id``, ``score``, ``calibrated``, ``not_calibrated_reason``, ``fusion``, ``used_signals``, ``signals``
-({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``, ``seconds``, ``domain`` (whether the
-row lies inside the calibration domain, and why not), ``cascade`` (the stage a row stopped at and the
-signals it skipped, with a ``[cascade]``), then the carried-through fields.
+``id``, ``trustscore`` (the format marker, ``"result/1"``: see trustscore/rows/output.py), ``score``,
+``calibrated``, ``not_calibrated_reason``, ``fusion``, ``used_signals``, ``signals`` ({name: Signal}),
+``usage``, ``complete``, ``incomplete_signals``, ``seconds``, ``domain`` (whether the row lies inside
+the calibration domain, and why not), ``cascade`` (the stage a row stopped at and the signals it
+skipped, with a ``[cascade]``), then the carried-through fields.
 
 Resume: re-running with the same output file skips the ids whose row is complete, so an
 interrupted run resumes where it stopped. A row is complete only when no signal is missing for a

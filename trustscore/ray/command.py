@@ -23,10 +23,14 @@ import argparse
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trustscore.core.extras import install_extra
 from trustscore.ray.batch_size import DEFAULT_BATCH_SIZE
+
+if TYPE_CHECKING:
+    from trustscore.config import Config
+    from trustscore.ray.files import Format
 
 __all__ = ["add_arguments", "keep_local_ray_on_loopback", "run_ray"]
 
@@ -97,16 +101,13 @@ def run_ray(args: argparse.Namespace) -> int:
     if args.address is None:
         keep_local_ray_on_loopback()
     try:
-        import ray
-        import ray.data
+        import ray.data  # noqa: F401 (checked here, used in the locked run)
     except ImportError:
         raise UsageError(
             f"--ray needs Ray Data: {install_extra('ray')}; in a checkout's .venv: bash scripts/setup --ray"
         ) from None
     from trustscore.config import Config
-    from trustscore.ray.dataset import check_gpus, prepare_lines, prepare_records, score_prepared
-    from trustscore.ray.files import JsonlSink, as_location, count_rows, drop_rows, format_of, previous_rows
-    from trustscore.ray.unique import duplicate_ids
+    from trustscore.ray.files import as_location, format_of, locked_output
 
     source, output = as_location(args.input), as_location(args.output)
     in_format = format_of(source, role="input")
@@ -118,6 +119,28 @@ def run_ray(args: argparse.Namespace) -> int:
     config = Config.from_toml(args.config) if args.config else Config()
 
     started = time.perf_counter()
+    with locked_output(output):
+        return _run_locked(args, config, source, output, in_format, out_format, started)
+
+
+def _run_locked(
+    args: argparse.Namespace,
+    config: Config,
+    source: str,
+    output: str,
+    in_format: Format,
+    out_format: Format,
+    started: float,
+) -> int:
+    """The run, while it holds the output directory."""
+    import ray
+    import ray.data
+
+    from trustscore.cli import UsageError
+    from trustscore.ray.dataset import check_gpus, prepare_lines, prepare_records, score_prepared
+    from trustscore.ray.files import JsonlSink, count_rows, drop_rows, previous_rows
+    from trustscore.ray.unique import duplicate_ids
+
     previous = previous_rows(output, out_format)
     incomplete = [i for i, complete in previous.items() if not complete]
     own_ray = not ray.is_initialized()

@@ -48,6 +48,7 @@ __all__ = [
 SAMPLE_FIELDS = ("question", "context", "response", "id")
 RESULT_FIELDS = (
     "id",
+    "trustscore",
     "score",
     "calibrated",
     "not_calibrated_reason",
@@ -61,7 +62,8 @@ RESULT_FIELDS = (
     "domain",
     "cascade",
 )
-"""The fields of a result row, in the order they are written (then the carried-through fields)."""
+"""The fields of a result row, in the order they are written (then the carried-through fields).
+``trustscore`` is the format marker every result row carries (see :mod:`trustscore.rows.output`)."""
 
 MAX_LINE_BYTES = 12 * MAX_SAMPLE_CHARS + 2**20
 """Longest line read (~121 MB): a sample's characters at 12 bytes each (an astral character written
