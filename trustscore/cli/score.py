@@ -41,7 +41,7 @@ import anyio
 
 from trustscore.cli.cascade_spend import CascadeSpend
 from trustscore.cli.help_text import plain
-from trustscore.errors import UsageError
+from trustscore.errors import UnsafeCacheEntry, UsageError
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
 from trustscore.rows import IdIndex, InputFile, InputRow, OutputFile, result_row
@@ -186,6 +186,8 @@ class ScoreRunSummary:
     """Scored rows on which every judge failed for a transport or credential reason."""
     judge_failure: str = ""
     """One such failure's reason, for the message."""
+    unsafe_cache_rows: int = 0
+    """Rows with a signal missing because a cache entry on its key was not written by trustscore."""
 
     def judges_down(self) -> bool:
         """Whether every judge failed on every scored row for a reason a rerun may fix."""
@@ -210,6 +212,9 @@ class ScoreRunSummary:
         self.scored += 1
         self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
         self.incomplete += not result.complete
+        self.unsafe_cache_rows += any(
+            (s.error or "").startswith(UnsafeCacheEntry.__name__) for s in result.signals.values()
+        )
         self.calibrated += result.calibrated
         reason = result.not_calibrated_reason
         if reason is not None and not reason.startswith(OUTSIDE_DOMAIN):
@@ -281,6 +286,13 @@ class ScoreRunSummary:
                 "rerun with --retry-incomplete to score them again",
                 soft_wrap=True,
             )
+        if self.unsafe_cache_rows:
+            console.print(
+                f"cache: {self.unsafe_cache_rows} row(s) hit a cache entry trustscore did not write "
+                "(UnsafeCacheEntry; the row is kept incomplete); rerun with --retry-incomplete to replace "
+                "those entries",
+                soft_wrap=True,
+            )
         console.print(
             f"scored {self.scored}, skipped {self.skipped} already done, incomplete {self.incomplete}; "
             f"requests {u.requests}, tokens {u.prompt_tokens} prompt + {u.completion_tokens} completion, "
@@ -311,6 +323,7 @@ async def score_file(
     started = time.perf_counter()
     with OutputFile.open(output) as out:
         if retry_incomplete:
+            scorer.replace_unsafe_cache_entries()
             incomplete = IdIndex()
             for i, complete in out.rows.items():
                 if not complete:
