@@ -146,9 +146,9 @@ class LexicalSupport:
         sentence_max = _sentence_max_share(
             response.text, claimed, supported, self.config.lexical_prior_weight
         )
-        near = pair_keys(context)
+        near = [pair_keys(context)]
         if self.config.lexical_question_support:
-            near = near | pair_keys(question)
+            near.append(pair_keys(question))  # looked up beside the context's: no copy of a huge set
         pairs = _unsupported_pairs(claimed, supported, near)
         weighted_share = missing_weight / total_weight
         smoothed_share = missing_weight / (total_weight + self.config.lexical_prior_weight)
@@ -202,7 +202,9 @@ def _sentence_max_share(text: str, claimed: list[Word], supported: frozenset[str
     starts = [p.start for p in split_sentences(text)] or [0]
     totals = [0.0] * len(starts)
     missing = [0.0] * len(starts)
-    for w in claimed:
+    for n, w in enumerate(claimed):
+        if n % 4096 == 0:
+            checkpoint()
         i = max(0, bisect_right(starts, w.start) - 1)
         weight = word_weight(w)
         totals[i] += weight
@@ -212,7 +214,7 @@ def _sentence_max_share(text: str, claimed: list[Word], supported: frozenset[str
 
 
 def _unsupported_pairs(
-    claimed: list[Word], supported: frozenset[str], near: frozenset[tuple[str, str]]
+    claimed: list[Word], supported: frozenset[str], near: list[frozenset[tuple[str, str]]]
 ) -> tuple[float, float] | None:
     """Among adjacent checked words of the response that are each supported, the share of pairs that
     never occur near each other in the context (or question) in either order, and in the response's
@@ -220,11 +222,14 @@ def _unsupported_pairs(
     beat Smith" when the context says Smith beat Jones fails only the ordered check). None when there
     is no such pair."""
     checked = apart = reordered = 0
-    for a, b in pairwise(claimed):
+    for n, (a, b) in enumerate(pairwise(claimed)):
+        if n % 4096 == 0:
+            checkpoint()
         if a.key not in supported or b.key not in supported or a.key == b.key:
             continue
         checked += 1
-        forward, backward = (a.key, b.key) in near, (b.key, a.key) in near
+        forward = any((a.key, b.key) in keys for keys in near)
+        backward = any((b.key, a.key) in keys for keys in near)
         apart += not (forward or backward)
         reordered += not forward
     return (apart / checked, reordered / checked) if checked else None
