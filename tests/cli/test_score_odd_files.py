@@ -268,3 +268,23 @@ def test_errors_name_the_line_in_plain_words(tmp_path: Path, capsys: pytest.Capt
     src.write_bytes(TEXT.encode() + b'{"question": "caf\xe9", "response": "r"}\n')
     assert score(src, tmp_path / "out.jsonl") == 2
     assert "in.jsonl:6: not UTF-8 text (byte 18 of the line is not valid UTF-8)" in capsys.readouterr().err
+
+
+def test_a_full_temporary_directory_under_a_piped_input_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class FullSpool:
+        def write(self, data: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(rows_input.tempfile, "TemporaryFile", FullSpool)
+    monkeypatch.setattr(rows_input.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    read, write = os.pipe()
+    with os.fdopen(write, "wb") as w:
+        w.write(TEXT.encode())
+    out = tmp_path / "out.jsonl"
+    assert score(f"/dev/fd/{read}", out) == 1
+    err = capsys.readouterr().err
+    where = f"{tmp_path / 'tmp'} (the temporary directory)"
+    assert err.startswith(f"trustscore: error: {where}: cannot keep a copy of the piped input")
+    assert not out.exists()
