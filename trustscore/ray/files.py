@@ -121,12 +121,12 @@ LOCK_NAME = ".trustscore.lock"
 
 
 @contextmanager
-def locked_output(location: str) -> Iterator[None]:
-    """Hold the output directory (created if need be) for this run; UsageError when another
-    ``score --ray`` holds it."""
+def locked_output(location: str) -> Iterator[Path | None]:
+    """Hold the output directory (created if need be) for this run, yielding the lock file (None
+    on a remote filesystem: no lock); UsageError when another ``score --ray`` holds it."""
     fs, root = _filesystem(location)
     if not isinstance(fs, pafs.LocalFileSystem):
-        yield
+        yield None
         return
     directory = Path(root)
     if directory.exists() and not directory.is_dir():
@@ -146,7 +146,7 @@ def locked_output(location: str) -> Iterator[None]:
                 f"output {root} is being written by another trustscore run; wait for it to finish or "
                 "write to another directory"
             ) from None
-        yield
+        yield lock
     finally:
         if created and [p.name for p in directory.iterdir()] == [LOCK_NAME]:
             lock.unlink()  # a run that wrote nothing leaves no directory behind
