@@ -14,6 +14,7 @@ import trustscore.cli.score as cli_score
 from trustscore import Config, Sample, Scorer, Signal
 from trustscore.cli import main
 from trustscore.fusion.fuser import DefaultFuser
+from trustscore.rows import row_line
 from trustscore.types import DomainCheck, TrustScore
 
 CTX = ["Dune is a 1965 novel by Frank Herbert."]
@@ -110,7 +111,7 @@ def test_resume_skips_ids_already_written(
 def test_a_torn_last_line_is_dropped_and_rescored(signal: Counting, tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", rows(2))
     out = tmp_path / "out.jsonl"
-    out.write_text(json.dumps({"id": "s0", "score": 1.0}) + "\n" + '{"id": "s1", "sco', encoding="utf-8")
+    out.write_text(row_line({"id": "s0", "score": 1.0}) + '{"id": "s1", "trustscore": "res', encoding="utf-8")
     assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
     assert signal.seen == ["s1"]
     assert [r["id"] for r in read_jsonl(out)] == ["s0", "s1"]
@@ -276,7 +277,8 @@ def scorer_without_stuck() -> Scorer:
 async def test_progress_counts_only_the_rows_left(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     scorer = Scorer(Config(), judges=[], local_signals=[FakeLocal("x")])
     src = write_jsonl(tmp_path / "in.jsonl", rows(5))
-    out = write_jsonl(tmp_path / "out.jsonl", [{"id": "s1", "score": 0.5}, {"id": "s3", "score": 0.5}])
+    out = tmp_path / "out.jsonl"
+    out.write_text(row_line({"id": "s1", "score": 0.5}) + row_line({"id": "s3", "score": 0.5}))
     await cli_score.score_file(cli_score.InputFile.check(src), out, scorer, progress=True)
     assert "3/3" in capsys.readouterr().err
 
@@ -284,8 +286,9 @@ async def test_progress_counts_only_the_rows_left(tmp_path: Path, capsys: pytest
 def test_a_torn_last_line_longer_than_a_read_block_is_cut(signal: Counting, tmp_path: Path) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", rows(2))
     out = tmp_path / "out.jsonl"
-    kept = json.dumps({"id": "s0", "score": 1.0}) + "\n"
-    out.write_text(kept + '{"id": "s1", "note": "' + "x" * 200_000, encoding="utf-8")
+    kept = row_line({"id": "s0", "score": 1.0})
+    torn = '{"id": "s1", "trustscore": "result/1", "note": "' + "x" * 200_000
+    out.write_text(kept + torn, encoding="utf-8")
     assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
     assert signal.seen == ["s1"]
     assert [r["id"] for r in read_jsonl(out)] == ["s0", "s1"]
@@ -296,7 +299,7 @@ def test_an_output_that_is_not_utf8_is_refused_with_the_byte(
 ) -> None:
     src = write_jsonl(tmp_path / "in.jsonl", rows(1))
     out = tmp_path / "out.jsonl"
-    out.write_bytes(b'{"id": "s0"}\n{"id": "\xff"}\n')
+    out.write_bytes(b'{"id": "s0", "trustscore": "result/1"}\n{"id": "\xff"}\n')
     assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 2
     assert "out.jsonl:2: byte 9 of the line is not UTF-8" in capsys.readouterr().err
 

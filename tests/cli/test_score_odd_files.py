@@ -95,14 +95,17 @@ def test_an_output_of_blank_lines_is_as_good_as_empty(src: Path, tmp_path: Path)
 
 def test_a_whole_last_row_without_its_newline_is_kept(src: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
-    out.write_bytes(b'{"id": "s0", "score": 0.9, "complete": true}')
+    out.write_bytes(b'{"id": "s0", "trustscore": "result/1", "score": 0.9, "complete": true}')
     assert score(src, out) == 0
     assert sorted(ids_in(out)) == ["s0", "s1", "s2", "s3", "s4"]
 
 
 def test_a_torn_row_of_a_killed_run_is_still_cut_and_scored_again(src: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
-    out.write_bytes(b'{"id": "s0", "score": 0.9, "complete": true}\n{"id": "s1", "sco')
+    out.write_bytes(
+        b'{"id": "s0", "trustscore": "result/1", "score": 0.9, "complete": true}\n'
+        b'{"id": "s1", "trustscore": "result/1", "sco'
+    )
     assert score(src, out) == 0
     assert sorted(ids_in(out)) == ["s0", "s1", "s2", "s3", "s4"]
 
@@ -111,7 +114,7 @@ def test_a_second_run_on_the_same_output_is_refused_while_the_first_writes(
     src: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "out.jsonl"
-    out.write_text('{"id": "s0", "score": 0.9}\n', encoding="utf-8")
+    out.write_text('{"id": "s0", "trustscore": "result/1", "score": 0.9}\n', encoding="utf-8")
     with out.open("rb") as first:
         fcntl.flock(first.fileno(), fcntl.LOCK_EX)  # what a running `trustscore score` holds
         assert score(src, out) == 2
@@ -123,7 +126,7 @@ def test_a_second_run_on_the_same_output_is_refused_while_the_first_writes(
 
 def test_retry_incomplete_keeps_the_output_locked(src: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
-    out.write_text('{"id": "s0", "score": null, "complete": false}\n', encoding="utf-8")
+    out.write_text('{"id": "s0", "trustscore": "result/1", "score": null, "complete": false}\n')
     seen: list[bool] = []
     real = cli_score._score_into
 
@@ -265,3 +268,23 @@ def test_errors_name_the_line_in_plain_words(tmp_path: Path, capsys: pytest.Capt
     src.write_bytes(TEXT.encode() + b'{"question": "caf\xe9", "response": "r"}\n')
     assert score(src, tmp_path / "out.jsonl") == 2
     assert "in.jsonl:6: not UTF-8 text (byte 18 of the line is not valid UTF-8)" in capsys.readouterr().err
+
+
+def test_a_full_temporary_directory_under_a_piped_input_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class FullSpool:
+        def write(self, data: bytes) -> int:
+            raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(rows_input.tempfile, "TemporaryFile", FullSpool)
+    monkeypatch.setattr(rows_input.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    read, write = os.pipe()
+    with os.fdopen(write, "wb") as w:
+        w.write(TEXT.encode())
+    out = tmp_path / "out.jsonl"
+    assert score(f"/dev/fd/{read}", out) == 1
+    err = capsys.readouterr().err
+    where = f"{tmp_path / 'tmp'} (the temporary directory)"
+    assert err.startswith(f"trustscore: error: {where}: cannot keep a copy of the piped input")
+    assert not out.exists()

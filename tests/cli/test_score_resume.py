@@ -29,12 +29,14 @@ def closed_port_url() -> str:
     return f"http://127.0.0.1:{port}/v1"  # nothing listens there once the socket is closed
 
 
-def use_lynx_at(monkeypatch: pytest.MonkeyPatch, base_url: str, **endpoint: Any) -> None:
+def use_lynx_at(
+    monkeypatch: pytest.MonkeyPatch, base_url: str, *, cache: Path | None = None, **endpoint: Any
+) -> None:
     data = {
         "endpoints": {"judge": {"base_url": base_url, "model": "fake-judge", "max_retries": 0, **endpoint}},
         "judges": {"lynx": {"endpoint": "judge"}},
         "signals": {"embedding": {"enabled": False}},
-        "cache": {"mode": "off"},
+        "cache": {"mode": "off"} if cache is None else {"directory": str(cache)},
     }
     monkeypatch.setattr(
         cli_score, "build_scorer", lambda config, *, no_cache: Scorer(Config.from_dict(data))
@@ -224,3 +226,34 @@ def test_an_engine_crashing_mid_run_leaves_the_later_rows_incomplete(
     fake_vllm.engine.faults.clear()
     assert main(["score", str(src), "-o", str(out), "--no-progress", "--retry-incomplete"]) == 0
     assert "scored 2, skipped 1 already done, incomplete 0" in capsys.readouterr().out
+
+
+def test_a_cache_entry_trustscore_did_not_write_keeps_the_row_incomplete_until_retry_replaces_it(
+    src: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    fake_vllm: FakeVLLMServer,
+) -> None:
+    import diskcache  # type: ignore[import-untyped]
+
+    cache_dir = tmp_path / "cache"
+    use_lynx_at(monkeypatch, fake_vllm.base_url, cache=cache_dir)
+    assert main(["score", str(src), "-o", str(tmp_path / "first.jsonl"), "--no-progress"]) == 0
+    with diskcache.Cache(str(cache_dir)) as planted:  # valid JSON on every real key, not a result
+        keys = list(planted.iterkeys())
+        for key in keys:
+            planted.set(key, '{"choices": "PASS"}')
+    assert keys
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 1
+    printed = capsys.readouterr().out
+    assert "cache: 3 row(s) hit a cache entry trustscore did not write" in printed
+    assert "incomplete 3" in printed
+    assert all(not r["complete"] and r["incomplete_signals"] == ["lynx"] for r in read(out))
+    assert all("UnsafeCacheEntry" in r["signals"]["lynx"]["error"] for r in read(out))
+
+    assert main(["score", str(src), "-o", str(out), "--no-progress", "--retry-incomplete"]) == 0
+    assert "scored 3, skipped 0 already done, incomplete 0" in capsys.readouterr().out
+    assert all(r["complete"] for r in read(out))
+    with diskcache.Cache(str(cache_dir)) as replaced:
+        assert all(replaced.get(key) != '{"choices": "PASS"}' for key in keys)
+    assert main(["score", str(src), "-o", str(tmp_path / "again.jsonl"), "--no-progress"]) == 0
+    assert "incomplete 0" in capsys.readouterr().out  # the replaced entries are read as answers

@@ -89,7 +89,9 @@ def test_eval_file_errors_are_one_line_naming_the_file(
     bad = tmp_path / "scored.jsonl"
     bad.write_bytes(b'{"id": "a", "x": "\xff"}\n')
     assert _eval(str(bad)) == 2
-    assert capsys.readouterr().err == f"error: scored file {bad} is not UTF-8 text (byte 18)\n"
+    err = capsys.readouterr().err
+    assert f"{bad}:1: skipping a damaged result row ('utf-8' codec can't decode byte 0xff" in err
+    assert err.endswith(f"error: scored file {bad} has no rows\n")
     assert _eval(str(tmp_path)) == 2
     assert "is a directory" in capsys.readouterr().err
 

@@ -133,7 +133,7 @@ def test_an_interrupted_run_is_completed_without_rescoring(
     done = [r["id"] for r in read_jsonl(output)]
     assert len(done) == 2 and [f"(case {i[1:]})" for i in done] == scored_cases[:2]
     with output.open("ab") as f:  # and the process died half-way through writing a line
-        f.write(b'{"id": "r9", "score": 0.')
+        f.write(b'{"id": "r9", "trustscore": "result/1", "score": 0.')
 
     # The resumed run talks to a fresh server: requests the interrupted run had already sent
     # cannot show up in its log.

@@ -162,7 +162,8 @@ async def test_a_failed_write_is_logged_and_counted_not_raised(
     monkeypatch.setattr(cache, "_open", disk_full)
     await cache.put(cache_key(ENDPOINT, REQUEST), RESULT)
     assert (cache.stores, cache.write_errors) == (0, 1)
-    assert "No space left on device" in caplog.text
+    where = tmp_path / "c"
+    assert f"response cache {where}: could not store: [Errno 28] No space left on device" in caplog.text
     cache.close()
 
 

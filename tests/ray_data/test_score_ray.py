@@ -306,7 +306,8 @@ def test_resume_after_the_driver_is_killed(local_ray: str, tmp_path: Path) -> No
         command += ["--batch-size", "4", "--no-progress"]
         driver = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            _wait_for(lambda: output.exists() and any(output.iterdir()), 120, "the first part file")
+            parts = lambda: output.exists() and any(p.suffix == ".jsonl" for p in output.iterdir())  # noqa: E731
+            _wait_for(parts, 120, "the first part file")
         finally:
             driver.send_signal(signal.SIGKILL)
             driver.wait()

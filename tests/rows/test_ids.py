@@ -69,7 +69,7 @@ def test_the_cli_refuses_a_duplicate_id_and_resumes_exactly(
     seen.clear()
     # An earlier incomplete row is kept and skipped; the ids not yet written are scored, nothing else.
     with out.open("a", encoding="utf-8") as f:
-        f.write(json.dumps({"id": "s9", "complete": False}) + "\n")
+        f.write(json.dumps({"id": "s9", "trustscore": "result/1", "complete": False}) + "\n")
     src.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
     assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
     assert sorted(seen) == ["s10", "s11", "s7", "s8"]

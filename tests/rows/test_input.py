@@ -54,7 +54,7 @@ def test_read_jsonl_names_a_bad_line_when_it_reaches_it(tmp_path: Path) -> None:
 def test_a_row_parsed_here_is_written_back_as_strict_json() -> None:
     row = parse_row('{"question": "q", "response": "r", "weight": 0.5}', "in:1", 1)
     assert row.carried == {"weight": 0.5} and row.line == 1
-    assert row_line({"id": "x", **row.carried}) == '{"id": "x", "weight": 0.5}\n'
+    assert row_line({"id": "x", **row.carried}) == '{"id": "x", "trustscore": "result/1", "weight": 0.5}\n'
     with pytest.raises(ValueError):
         row_line({"id": "x", "weight": float("nan")})
 

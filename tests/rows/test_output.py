@@ -35,10 +35,10 @@ def test_a_failure_that_is_no_os_error_still_removes_the_temporary_file(
         before = path.read_bytes()
 
         def broken(text: str) -> tuple[str, bool]:
-            raise ValueError("unreadable row")
+            raise RuntimeError("unreadable row")
 
         monkeypatch.setattr(output, "row_state", broken)
-        with pytest.raises(ValueError, match="unreadable row"):
+        with pytest.raises(RuntimeError, match="unreadable row"):
             out.drop(IdIndex())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
     assert path.read_bytes() == before

@@ -219,3 +219,23 @@ def test_vectors_are_stored_as_exactly_the_bytes_np_save_writes(vector: np.ndarr
     np.save(expected, np.asarray(vector, dtype=np.float32), allow_pickle=False)
     assert stored(vector) == expected.getvalue()
     assert stored(vector) == expected.getvalue()  # the remembered header serves a second call
+
+
+def test_replacing_reads_a_foreign_entry_as_a_miss_and_overwrites_it(tmp_path: Path) -> None:
+    cache = cache_in(tmp_path)
+    key = sample_key("sig@1", SAMPLE)
+    cache.put_signal(key, Signal(name="sig", value=0.1, version="v1"))
+    cache.put_vectors("m", {"text": np.ones(2, dtype=np.float32)})
+    with _raw(cache) as raw:
+        raw.set(key, '{"not": "a signal"}')
+        raw.set(_vector_key("m", "text"), "a string")
+    cache.replace_unsafe = True
+    assert cache.get_signal(key, "sig", "v1") is None
+    assert cache.get_vectors("m", ["text"], 2) == {}
+    assert cache.replaced == 2
+    cache.put_signal(key, Signal(name="sig", value=0.7, version="v1"))
+    cache.put_vectors("m", {"text": np.full(2, 3.0, dtype=np.float32)})
+    cache.replace_unsafe = False
+    got = cache.get_signal(key, "sig", "v1")
+    assert got is not None and got.value == 0.7
+    assert cache.get_vectors("m", ["text"], 2)["text"].tolist() == [3.0, 3.0]

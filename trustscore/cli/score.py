@@ -15,15 +15,16 @@ are kept, compactly: duplicates and resume need them). IN may be a pipe or ``-``
 it is read once. What each odd input gets: docs/limits.md.
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
-``id``, ``score``, ``degraded`` (true when a signal that ran gave no value: its reason is in
-``signals``; ``[fusion] on_missing`` says what such a row's score is), ``calibrated``,
-``not_calibrated_reason``, ``interval`` (90% interval of the score left by an adapted calibrator's few
-labels; null otherwise), ``fusion``, ``used_signals``, ``signals`` ({name: Signal}), ``usage``,
-``complete``, ``incomplete_signals``, ``seconds``, ``domain`` (whether the row lies inside what its
-calibrator or adaptation was calibrated on, and why not; an input row's own ``domain`` names the
-adaptation it belongs to), ``cascade`` (the stage a row stopped at and the signals it skipped, with a
-``[cascade]``), then the sample fields ``--carry`` names (``question``, ``context``, ``response``: a row
-reads without a join to the input), then the carried-through fields.
+``id``, ``trustscore`` (the format marker, ``"result/1"``: see trustscore/rows/output.py), ``score``,
+``degraded`` (true when a signal that ran gave no value: its reason is in ``signals``; ``[fusion]
+on_missing`` says what such a row's score is), ``calibrated``, ``not_calibrated_reason``, ``interval``
+(90% interval of the score left by an adapted calibrator's few labels; null otherwise), ``fusion``,
+``used_signals``, ``signals`` ({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``,
+``seconds``, ``domain`` (whether the row lies inside what its calibrator or adaptation was calibrated on,
+and why not; an input row's own ``domain`` names the adaptation it belongs to), ``cascade`` (the stage a
+row stopped at and the signals it skipped, with a ``[cascade]``), then the sample fields ``--carry``
+names (``question``, ``context``, ``response``: a row reads without a join to the input), then the
+carried-through fields.
 
 Resume: re-running with the same output file skips the ids whose row is complete, so an
 interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
@@ -52,7 +53,7 @@ import anyio
 
 from trustscore.cli.cascade_spend import CascadeSpend
 from trustscore.cli.help_text import plain
-from trustscore.errors import DegradedScoreError, UsageError
+from trustscore.errors import DegradedScoreError, UnsafeCacheEntry, UsageError
 from trustscore.ray.command import add_arguments as add_ray_arguments
 from trustscore.ray.command import run_ray
 from trustscore.rows import IdIndex, InputFile, InputRow, OnError, OutputFile, RowError, error_row, result_row
@@ -260,6 +261,9 @@ class ScoreRunSummary:
     """Whether every such failure was for a transport or credential reason (a rerun may fix it)."""
     judge_failure: str = ""
     """One such failure's reason, for the message."""
+    unsafe_cache_rows: int = 0
+    """Rows with a signal missing because a cache entry on its key was not written by trustscore."""
+
     degraded: int = 0
     """Rows on which a signal that ran gave no value."""
     missing_reasons: dict[str, int] = field(default_factory=dict)
@@ -323,6 +327,9 @@ class ScoreRunSummary:
         self.scored += 1
         self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
         self.incomplete += not result.complete
+        self.unsafe_cache_rows += any(
+            (s.error or "").startswith(UnsafeCacheEntry.__name__) for s in result.signals.values()
+        )
         self.calibrated += result.calibrated
         reason = result.not_calibrated_reason
         if reason is not None and not reason.startswith(OUTSIDE_DOMAIN):
@@ -403,6 +410,13 @@ class ScoreRunSummary:
                 "rerun with --retry-incomplete to score them again",
                 soft_wrap=True,
             )
+        if self.unsafe_cache_rows:
+            console.print(
+                f"cache: {self.unsafe_cache_rows} row(s) hit a cache entry trustscore did not write "
+                "(UnsafeCacheEntry; the row is kept incomplete); rerun with --retry-incomplete to replace "
+                "those entries",
+                soft_wrap=True,
+            )
         if self.errors:
             console.print(
                 f"error rows: {self.errors} input row(s) could not be scored (error says why), "
@@ -448,6 +462,7 @@ async def score_file(
     started = time.perf_counter()
     with OutputFile.open(output) as out:
         if retry_incomplete:
+            scorer.replace_unsafe_cache_entries()
             incomplete = IdIndex()
             for i, complete in out.rows.items():
                 if not complete:

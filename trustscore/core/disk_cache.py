@@ -12,6 +12,13 @@ directory) is never opened or removed: such a row reads as a miss.
 ``mode`` ("off", "read", "readwrite"), and the counters. A failed read or write (disk full, database
 locked, a value that cannot be serialised) is logged, counted and answered as a miss: a cache never
 changes what a caller computed.
+
+**An entry trustscore did not write** (valid JSON that is not a result, a pickled value) on a key a
+run asks for raises :class:`UnsafeCacheEntry`: the signal that asked is missing with that reason, a
+rerun may fix it, so its row is incomplete. With ``replace_unsafe`` set (``score
+--retry-incomplete`` sets it) such an entry reads as a miss instead, counted in ``replaced``, and the
+fresh answer is stored over it under the same key: the one bad row is overwritten, and still no file
+outside the directory is opened or removed (:class:`SafeDisk` decides that, not this flag).
 """
 
 from __future__ import annotations
@@ -127,6 +134,10 @@ class DiskCache:
         self.stores = 0
         self.read_errors = 0
         self.write_errors = 0
+        self.replace_unsafe = False
+        """Read an entry trustscore did not write as a miss (and store the fresh answer over it)."""
+        self.replaced = 0
+        """Entries trustscore did not write that were read as a miss to be replaced."""
 
     @property
     def directory(self) -> Path:
@@ -170,6 +181,16 @@ class DiskCache:
             self._count(read_errors=1)
             logger.warning("%s %s: could not read: %s", self._label, self.directory, e)
             return default
+
+    def _unsafe(self, error: UnsafeCacheEntry) -> None:
+        """An entry trustscore did not write was read: raise ``error``, or, when replacing such
+        entries, count it (the caller answers a miss)."""
+        if not self.replace_unsafe:
+            raise error
+        self._count(replaced=1, misses=1)
+        logger.warning(
+            "%s %s: replacing an entry trustscore did not write: %s", self._label, self.directory, error
+        )
 
     def _write(self, write: Callable[[diskcache.Cache], None]) -> None:
         """``write(cache)`` unless the mode forbids it; a failure is counted, logged and dropped."""

@@ -1,7 +1,10 @@
 """LexicalSupport: how much of what the response states is written somewhere in the context.
 
 Each number, name and content word of the response is looked up, after folding (case, suffixes,
-"1,000" = "1000", "five" = "5"), among the words of the context (and of the question). The
+"1,000" = "1000", "five" = "5"), among the words of the context (and of the question). All three
+are first normalised (:mod:`trustscore.grounding.normalize`: NFKC, no zero-width or bidi controls, a
+Cyrillic "о" in a Latin word read as "o"), so "１９９８" and "19\u200b98" match "1998"; spans point
+into the original response. The
 signal is ``1 - weighted unsupported share``: numbers and names weigh 1, content words weigh by
 rarity (wordfreq Zipf frequency, read by :mod:`trustscore.grounding.word_frequency`), because an invented rare
 word is far more telling than a common one. Millisecond-fast and model-free: the offline baseline
@@ -34,6 +37,7 @@ from pydantic import JsonValue
 from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.grounding.config import LexicalConfig
+from trustscore.grounding.normalize import normalize
 from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
 from trustscore.grounding.word_frequency import zipf_frequency
 from trustscore.types import Sample, Signal, Span, Usage
@@ -41,6 +45,9 @@ from trustscore.types import Sample, Signal, Span, Usage
 __all__ = ["LexicalSupport", "word_weight"]
 
 _METHOD = "lexical-support/4"
+_NORMALIZATION = "nfkc-cf-latin-lookalikes/1"
+"""What :func:`normalize` does, in the cache identity. Not in the version: on text it leaves as it is
+(plain ASCII, most text) the signal is unchanged, so calibrators fitted on version 4 still apply."""
 _release = cache(version)  # read once: see embedding._release
 _KINDS = ("number", "name", "word")
 _NAME_WEIGHT_FLOOR = 0.5
@@ -50,6 +57,13 @@ _NAME_WEIGHT_FLOOR = 0.5
 def _rarity(word: str) -> float:
     """0.05 for the commonest English words up to 1 for rare ones (Zipf 7 -> 0, Zipf <= 3 -> 1)."""
     return min(1.0, max(0.05, (7.0 - zipf_frequency(word)) / 4.0))
+
+
+@lru_cache(maxsize=64)
+def _normalized(text: str) -> str:
+    """The context's (or question's) normalised text, memoised like the keys read from it: the
+    responses that share a context normalise it once."""
+    return normalize(text).text
 
 
 def word_weight(word: Word) -> float:
@@ -83,7 +97,7 @@ class LexicalSupport:
     def cache_identity(self) -> str | None:
         """The version and the wordfreq release whose word frequencies weigh the words."""
         try:
-            return canonical_json([self.version, _release("wordfreq")])
+            return canonical_json([self.version, _release("wordfreq"), _NORMALIZATION])
         except PackageNotFoundError:
             return None
 
@@ -96,12 +110,14 @@ class LexicalSupport:
                 "pass context=[...]",
                 began,
             )
-        claimed = words(sample.response)
+        response = normalize(sample.response)
+        context, question = _normalized(sample.context_text), _normalized(sample.question)
+        claimed = words(response.text)
         if not claimed:
             return self._failed("the response has no content words, numbers or names to check", began)
-        supported = support_keys(sample.context_text)
+        supported = support_keys(context)
         if self.config.question_support:
-            supported = supported | support_keys(sample.question)
+            supported = supported | support_keys(question)
 
         totals = dict.fromkeys(_KINDS, 0)
         misses = dict.fromkeys(_KINDS, 0)
@@ -116,14 +132,24 @@ class LexicalSupport:
             if w.key not in supported:
                 misses[w.kind] += 1
                 missing_weight += weight
+                start, end = response.original_span(w.start, w.end)
                 spans.append(
-                    Span(start=w.start, end=w.end, text=w.text, score=round(weight, 4), label=w.kind)
+                    Span(
+                        start=start,
+                        end=end,
+                        text=sample.response[start:end],
+                        score=round(weight, 4),
+                        label=w.kind,
+                    )
                 )
 
         sentence_max = _sentence_max_share(
-            sample.response, claimed, supported, self.config.prior_weight
+            response.text, claimed, supported, self.config.prior_weight
         )
-        pairs = _unsupported_pairs(claimed, supported, sample, self.config.question_support)
+        near = [pair_keys(context)]
+        if self.config.question_support:
+            near.append(pair_keys(question))  # looked up beside the context's: no copy of a huge set
+        pairs = _unsupported_pairs(claimed, supported, near)
         weighted_share = missing_weight / total_weight
         smoothed_share = missing_weight / (total_weight + self.config.prior_weight)
         raw: dict[str, JsonValue] = {
@@ -176,7 +202,9 @@ def _sentence_max_share(text: str, claimed: list[Word], supported: frozenset[str
     starts = [p.start for p in split_sentences(text)] or [0]
     totals = [0.0] * len(starts)
     missing = [0.0] * len(starts)
-    for w in claimed:
+    for n, w in enumerate(claimed):
+        if n % 4096 == 0:
+            checkpoint()
         i = max(0, bisect_right(starts, w.start) - 1)
         weight = word_weight(w)
         totals[i] += weight
@@ -186,22 +214,22 @@ def _sentence_max_share(text: str, claimed: list[Word], supported: frozenset[str
 
 
 def _unsupported_pairs(
-    claimed: list[Word], supported: frozenset[str], sample: Sample, with_question: bool
+    claimed: list[Word], supported: frozenset[str], near: list[frozenset[tuple[str, str]]]
 ) -> tuple[float, float] | None:
     """Among adjacent checked words of the response that are each supported, the share of pairs that
     never occur near each other in the context (or question) in either order, and in the response's
     order: every word is there, but put together differently (a figure moved to another item; "Jones
     beat Smith" when the context says Smith beat Jones fails only the ordered check). None when there
     is no such pair."""
-    near = pair_keys(sample.context_text)
-    if with_question:
-        near = near | pair_keys(sample.question)
     checked = apart = reordered = 0
-    for a, b in pairwise(claimed):
+    for n, (a, b) in enumerate(pairwise(claimed)):
+        if n % 4096 == 0:
+            checkpoint()
         if a.key not in supported or b.key not in supported or a.key == b.key:
             continue
         checked += 1
-        forward, backward = (a.key, b.key) in near, (b.key, a.key) in near
+        forward = any((a.key, b.key) in keys for keys in near)
+        backward = any((b.key, a.key) in keys for keys in near)
         apart += not (forward or backward)
         reordered += not forward
     return (apart / checked, reordered / checked) if checked else None

@@ -362,19 +362,26 @@ def support_keys(text: str) -> frozenset[str]:
     Memoised: the responses that share a context look it up once.
     """
     keys: set[str] = set()
+    checkpoint()
     for n, match in enumerate(_WORD.finditer(text)):
         if n % 4096 == 0:
             checkpoint()
         keys.add(_surface_key(match.groups("")))
-    for m in _CAMEL_WORD.finditer(text):
+    for n, m in enumerate(_CAMEL_WORD.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
         parts = _CAMEL_PART.findall(m.group())
         keys.update(fold(p) for p in parts)
         keys.update(fold(a + b) for a, b in pairwise(parts))
-    for m in _ISO_DATE.finditer(text):
+    for n, m in enumerate(_ISO_DATE.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
         month = int(m.group(2))
         if 1 <= month <= 12:
             keys.add(fold(_MONTHS[month - 1]))
-    for m in _CLOCK_TIME.finditer(text):
+    for n, m in enumerate(_CLOCK_TIME.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
         hour = int(m.group(1))
         if hour > 23:
             continue
@@ -383,6 +390,7 @@ def support_keys(text: str) -> frozenset[str]:
             keys.add(str(hour - 12))
         if hour == 0:
             keys.add("12")
+    checkpoint()
     return frozenset(keys)
 
 
@@ -403,6 +411,7 @@ def pair_keys(text: str) -> frozenset[tuple[str, str]]:
             checkpoint()
         for b in keys[i + 1 : i + 1 + PAIR_WINDOW]:
             out.add((a, b))
+    checkpoint()
     return frozenset(out)
 
 

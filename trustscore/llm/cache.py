@@ -72,17 +72,21 @@ class ResponseCache(DiskCache):
         return self._config
 
     def _get_sync(self, key: str) -> ChatResult | None:
-        raw = self._read(lambda c: c.get(key, default=None), None)
-        if raw is None:
-            self._count(misses=1)
-            return None
         try:
-            found = ChatResult.model_validate_json(raw)
-        except ValidationError as e:
-            raise UnsafeCacheEntry(
-                f"cache entry {key[:12]} in {self.directory} is not a ChatResult "
-                f"({e.error_count()} errors); delete the directory to reset the cache"
-            ) from None
+            raw = self._read(lambda c: c.get(key, default=None), None)
+            if raw is None:
+                self._count(misses=1)
+                return None
+            try:
+                found = ChatResult.model_validate_json(raw)
+            except ValidationError as e:
+                raise UnsafeCacheEntry(
+                    f"cache entry {key[:12]} in {self.directory} is not a ChatResult "
+                    f"({e.error_count()} errors); rerun with --retry-incomplete to replace it"
+                ) from None
+        except UnsafeCacheEntry as e:
+            self._unsafe(e)
+            return None
         self._count(hits=1)
         return found
 
@@ -90,7 +94,8 @@ class ResponseCache(DiskCache):
         self._write(lambda c: c.set(key, result.model_dump_json(exclude={"usage"})))
 
     async def get(self, key: str) -> ChatResult | None:
-        """The stored result, or None (also when the mode is "off"). Raises UnsafeCacheEntry on tampering.
+        """The stored result, or None (also when the mode is "off"). Raises UnsafeCacheEntry on an
+        entry trustscore did not write, unless ``replace_unsafe`` (then: None, and ``put`` replaces it).
 
         A failed read (database locked past its timeout, unreadable disk) is logged, counted in
         ``read_errors`` and answered as a miss: the model is asked instead of the judge failing."""

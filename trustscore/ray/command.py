@@ -23,10 +23,16 @@ import argparse
 import os
 import sys
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from trustscore.core.extras import install_extra
 from trustscore.ray.batch_size import DEFAULT_BATCH_SIZE
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from trustscore.config import Config
+    from trustscore.ray.files import Format
 
 __all__ = ["add_arguments", "keep_local_ray_on_loopback", "run_ray"]
 
@@ -97,16 +103,13 @@ def run_ray(args: argparse.Namespace) -> int:
     if args.address is None:
         keep_local_ray_on_loopback()
     try:
-        import ray
-        import ray.data
+        import ray.data  # noqa: F401 (checked here, used in the locked run)
     except ImportError:
         raise UsageError(
             f"--ray needs Ray Data: {install_extra('ray')}; in a checkout's .venv: bash scripts/setup --ray"
         ) from None
     from trustscore.config import Config
-    from trustscore.ray.dataset import check_gpus, prepare_lines, prepare_records, score_prepared
-    from trustscore.ray.files import JsonlSink, as_location, count_rows, drop_rows, format_of, previous_rows
-    from trustscore.ray.unique import duplicate_ids
+    from trustscore.ray.files import as_location, format_of, locked_output
 
     source, output = as_location(args.input), as_location(args.output)
     in_format = format_of(source, role="input")
@@ -118,11 +121,46 @@ def run_ray(args: argparse.Namespace) -> int:
     config = Config.from_toml(args.config) if args.config else Config()
 
     started = time.perf_counter()
+    with locked_output(output) as lock:
+        return _run_locked(args, config, source, output, in_format, out_format, started, lock)
+
+
+def _run_locked(
+    args: argparse.Namespace,
+    config: Config,
+    source: str,
+    output: str,
+    in_format: Format,
+    out_format: Format,
+    started: float,
+    lock: Path | None,
+) -> int:
+    """The run, while it holds the output directory (``lock``: its lock file, None when remote)."""
+    import ray
+    import ray.data
+
+    from trustscore.errors import UsageError
+    from trustscore.ray.dataset import check_gpus, prepare_lines, prepare_records, score_prepared
+    from trustscore.ray.files import JsonlSink, count_rows, drop_rows, previous_rows
+    from trustscore.ray.leftovers import RUN_ENV, mark_run, record_run, stop_leftovers
+    from trustscore.ray.unique import duplicate_ids
+
+    if lock is not None and (stopped := stop_leftovers(lock)):
+        print(
+            f"trustscore score --ray: stopped {stopped} process(es) an earlier, killed run into {output} "
+            "left running",
+            file=sys.stderr,
+        )
+
     previous = previous_rows(output, out_format)
     incomplete = [i for i, complete in previous.items() if not complete]
     own_ray = not ray.is_initialized()
+    marked = own_ray and args.address is None and lock is not None
     if own_ray:
+        run = mark_run() if marked else ""
         ray.init(address=args.address, log_to_driver=False)
+        if marked and lock is not None:
+            record_run(lock, run)  # what a later run stops if this one is killed
     try:
         ray.data.DataContext.get_current().enable_progress_bars = not args.no_progress
         actors = args.actors or _default_actors(ray.cluster_resources())
@@ -164,6 +202,8 @@ def run_ray(args: argparse.Namespace) -> int:
     finally:
         if own_ray:
             ray.shutdown()
+        if marked:
+            os.environ.pop(RUN_ENV, None)
     total = count_rows(output, out_format)
     print(
         f"trustscore score --ray: {total - before} row(s) scored ({retried} of them incomplete before), "

@@ -8,6 +8,12 @@ there and scores only the rest; new files are added beside the old ones. As in t
 may fix, or no score at all with an ``error``) from the files that hold them, so those samples are
 scored again and the output keeps one row per id.
 
+One run at a time writes a directory: the run holds a lock (``flock`` on ``.trustscore.lock`` inside
+it, a hidden file no reader takes for output) from before it reads the earlier rows until its last
+row is written, and a second run into the same directory is refused at once. The lock is the
+kernel's, so a killed run's goes with it. A directory on a remote filesystem (``s3://``) has no
+such lock: one run at a time is then the user's to keep.
+
 A run killed mid-write can leave one file cut short. Resume repairs it before reading: a JSONL file
 loses its torn last line (that row is scored again), a Parquet file without its footer is removed (its
 rows are scored again). A file that is not trustscore output (a line that is not a result row, a
@@ -16,10 +22,13 @@ file that is not Parquet) refuses the directory untouched. Nothing else in the d
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import re
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
 from functools import partial
 from operator import methodcaller
 from pathlib import Path
@@ -33,7 +42,7 @@ from ray.data.block import BlockAccessor
 from ray.data.datasource import BlockBasedFileDatasink
 
 from trustscore.errors import UsageError
-from trustscore.rows.output import begins_like_a_row, row_state
+from trustscore.rows.output import carries_the_marker, is_cut_short_row, row_state
 
 __all__ = [
     "Format",
@@ -42,6 +51,7 @@ __all__ = [
     "count_rows",
     "drop_rows",
     "format_of",
+    "locked_output",
     "output_rows",
     "previous_rows",
 ]
@@ -107,6 +117,43 @@ def _data_files(fs: pafs.FileSystem, root: str) -> list[str]:
     )
 
 
+LOCK_NAME = ".trustscore.lock"
+
+
+@contextmanager
+def locked_output(location: str) -> Iterator[Path | None]:
+    """Hold the output directory (created if need be) for this run, yielding the lock file (None
+    on a remote filesystem: no lock); UsageError when another ``score --ray`` holds it."""
+    fs, root = _filesystem(location)
+    if not isinstance(fs, pafs.LocalFileSystem):
+        yield None
+        return
+    directory = Path(root)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"output {root} is a file; --ray writes a directory of part files: name a directory")
+    created = not directory.exists()
+    lock = directory / LOCK_NAME
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    except OSError as e:
+        raise UsageError(f"output {root} cannot be written: {e.strerror or e}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(
+                f"output {root} is being written by another trustscore run; wait for it to finish or "
+                "write to another directory"
+            ) from None
+        yield lock
+    finally:
+        if created and [p.name for p in directory.iterdir()] == [LOCK_NAME]:
+            lock.unlink()  # a run that wrote nothing leaves no directory behind
+            directory.rmdir()
+        os.close(fd)  # releases the lock
+
+
 def previous_rows(location: str, fmt: Format) -> dict[str, bool]:
     """Id -> complete, for each row already under the output directory, after repairing a file cut
     short. A row without ``complete`` counts as complete, as in the local CLI."""
@@ -129,7 +176,7 @@ def drop_rows(location: str, fmt: Format, ids: Collection[str]) -> int:
         if fmt == "jsonl":
             with fs.open_input_stream(path) as f:
                 lines = f.read().decode("utf-8").splitlines(keepends=True)
-            keep = [line for line in lines if not line.strip() or str(json.loads(line)["id"]) not in ids]
+            keep = [line for line in lines if not line.strip() or _row_id(line) not in ids]
             gone = len(lines) - len(keep)
             if gone:
                 _replace(fs, path, methodcaller("write", "".join(keep).encode("utf-8")))
@@ -143,6 +190,14 @@ def drop_rows(location: str, fmt: Format, ids: Collection[str]) -> int:
     return dropped
 
 
+def _row_id(line: str) -> str | None:
+    """The id of a result row line; None for a damaged row (kept as it is)."""
+    try:
+        return row_state(line)[0]
+    except ValueError:
+        return None
+
+
 def _replace(fs: pafs.FileSystem, path: str, write: Callable[[pa.NativeFile], object]) -> None:
     parent, name = path.rsplit("/", 1)
     tmp = f"{parent}/.{name}.tmp"
@@ -153,24 +208,34 @@ def _replace(fs: pafs.FileSystem, path: str, write: Callable[[pa.NativeFile], ob
 
 def _jsonl_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
     """The rows of one part file, every whole line checked before a torn last line (a killed
-    writer's, which begins like a result row) is cut off; any other last line refuses the file."""
+    writer's, which begins like a result row) is cut off; any other last line refuses the file.
+    A damaged row of ours (it carries the marker but does not parse) is skipped and reported: its
+    sample is scored again."""
     with fs.open_input_stream(path) as f:
         raw = f.read()
     whole = raw[: raw.rfind(b"\n") + 1]
     tail = raw[len(whole) :]
     rows: dict[str, bool] = {}
-    for number, line in enumerate(whole.decode("utf-8").splitlines(), start=1):
+    for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
         if not line.strip():
             continue
         try:
-            row_id, complete = row_state(line)
-        except ValueError:
-            raise UsageError(
-                f"{path}:{number}: not a trustscore result row; remove that file or write to a new directory"
-            ) from None
+            row_id, complete = row_state(line.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as e:
+            if not carries_the_marker(line):
+                raise UsageError(
+                    f"{path}:{number}: not a trustscore result row; remove that file or write to a new "
+                    "directory"
+                ) from None
+            print(
+                f"trustscore: {path}: skipping a damaged result row (line {number}: {e}); its sample is "
+                "scored again",
+                file=sys.stderr,
+            )
+            continue
         rows[row_id] = complete
     if tail:
-        if not begins_like_a_row(tail):
+        if not is_cut_short_row(tail):
             raise UsageError(
                 f"{path}: its last line is not a trustscore result row; remove that file or write to a new "
                 "directory"
@@ -195,10 +260,19 @@ def _parquet_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
         print(f"trustscore: {path}: removing an unreadable file (interrupted write: {e})", file=sys.stderr)
         fs.delete_file(path)
         return {}
-    if "id" not in names:
+    if "id" not in names or "result" not in names:
         raise UsageError(
-            f"{path}: has no id column, so it is not trustscore output; write to a new directory"
+            f"{path}: has no id and result columns, so it is not trustscore output; write to a new directory"
         )
+    with fs.open_input_file(path) as f:
+        first = next(pq.ParquetFile(f).iter_batches(batch_size=1, columns=["result"]), None)
+    if first is not None and first.num_rows:
+        text = first.column(0)[0].as_py()
+        if not isinstance(text, str) or not carries_the_marker(text.encode("utf-8")):
+            raise UsageError(
+                f"{path}: its result column does not hold trustscore result rows, so it is not trustscore "
+                "output; write to a new directory"
+            )
     columns = ["id", "complete"] if "complete" in names else ["id"]
     table = pq.read_table(path, columns=columns, filesystem=fs)
     ids = [str(v) for v in table.column("id").to_pylist()]
@@ -213,7 +287,11 @@ def output_rows(location: str, fmt: Format) -> list[dict[str, object]]:
     for path in _data_files(fs, root):
         if fmt == "jsonl":
             with fs.open_input_stream(path) as f:
-                rows.extend(json.loads(line) for line in f.read().decode("utf-8").splitlines() if line)
+                for line in f.read().split(b"\n"):
+                    try:
+                        rows.append(json.loads(line.decode("utf-8")))
+                    except (ValueError, UnicodeDecodeError):
+                        continue  # blank, or a damaged row (reported when the directory was read)
         else:
             table = pq.read_table(path, columns=["result"], filesystem=fs)
             rows.extend(json.loads(text) for text in table.column("result").to_pylist())

@@ -19,7 +19,8 @@ from typing import Any
 
 from trustscore.core.hashing import short_hash
 from trustscore.errors import InputError
-from trustscore.rows import parse_row, result_row, row_line
+from trustscore.rows import parse_row, result_row
+from trustscore.rows.output import written_row
 from trustscore.types import Sample, TrustScore
 
 __all__ = ["PreparedRow", "error_result", "prepare_line", "prepare_record", "scored_result"]
@@ -92,6 +93,7 @@ def error_result(sample_id: str, reason: str, carried: dict[str, Any] | None) ->
 
 
 def _columns(row: dict[str, Any], *, error: str | None) -> dict[str, Any]:
+    row, line, too_large = written_row(row)  # a row over the size limit becomes an error row here
     return {
         "id": row["id"],
         "score": row["score"],
@@ -99,6 +101,6 @@ def _columns(row: dict[str, Any], *, error: str | None) -> dict[str, Any]:
         "fusion": row["fusion"],
         "complete": row["complete"],
         "seconds": row["seconds"],
-        "error": error,
-        "result": row_line(row).removesuffix("\n"),
+        "error": row["error"] if too_large else error,
+        "result": line.removesuffix("\n"),
     }

@@ -60,6 +60,7 @@ __all__ = [
 SAMPLE_FIELDS = ("question", "context", "response", "id", "domain")
 RESULT_FIELDS = (
     "id",
+    "trustscore",
     "score",
     "degraded",
     "calibrated",
@@ -75,7 +76,8 @@ RESULT_FIELDS = (
     "domain",
     "cascade",
 )
-"""The fields of a result row, in the order they are written (then the carried-through fields)."""
+"""The fields of a result row, in the order they are written (then the carried-through fields).
+``trustscore`` is the format marker every result row carries (see :mod:`trustscore.rows.output`)."""
 
 OnError = Literal["record", "stop"]
 """What an invalid input row does: becomes an error row ("record") or stops the run ("stop")."""
@@ -379,6 +381,19 @@ def _is_regular(stream: IO[bytes]) -> bool:
     return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
 
 
+def _keep(spool: IO[bytes], raw: bytes) -> None:
+    """Write a piped line to the unnamed temporary file; a failure (a full TMPDIR) names where."""
+    try:
+        spool.write(raw)
+    except OSError as e:
+        raise OSError(
+            e.errno,
+            f"cannot keep a copy of the piped input for its second pass: {e.strerror or e}; set TMPDIR "
+            "to a disk with room, or give a file instead of a pipe",
+            f"{tempfile.gettempdir()} (the temporary directory)",
+        ) from None
+
+
 def numbered_lines(
     stream: IO[bytes], name: str, *, copy_to: IO[bytes] | None = None
 ) -> Iterator[tuple[int, str]]:
@@ -397,7 +412,7 @@ def numbered_lines(
                 f"hold ({MAX_SAMPLE_CHARS:,} characters); is this a JSONL file of samples?"
             )
         if copy_to is not None:
-            copy_to.write(raw)
+            _keep(copy_to, raw)
         if number == 1 and raw.startswith(_BOM):
             raw = raw[len(_BOM) :]
         try:

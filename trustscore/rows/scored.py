@@ -7,6 +7,7 @@ input fields carried through (``label``, ``task``, ``source_id``, ...), kept her
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,8 @@ from trustscore.types import Signal
 __all__ = ["ScoredRow", "group_column", "label_column", "read_scored", "rows_from_dicts", "trust_target"]
 
 _CORE = ("id", "score", "calibrated", "signals")
+_ROW_START = b'{"id": '
+"""How every row `trustscore score` writes begins."""
 
 
 class ScoredRow(BaseModel):
@@ -81,9 +84,10 @@ def rows_from_dicts(items: Iterable[Any]) -> list[ScoredRow]:
 
 def read_scored(path: str | Path) -> list[ScoredRow]:
     """Read a scored JSONL file; blank lines and error rows (input rows that could not be scored: an
-    ``error``, no score and no signals) are skipped, anything else malformed is an error, and
-    so is an id on two rows (two runs wrote one file, or files were joined): counting a sample
-    twice would bias every metric."""
+    ``error``, no score and no signals) are skipped, a line that begins like a result row but is not
+    JSON (a damaged row) is skipped and reported on stderr with its line number, any other malformed
+    line is an error, and so is an id on two rows (two runs wrote one file, or files were joined):
+    counting a sample twice would bias every metric."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"scored file {path} does not exist")
@@ -91,19 +95,18 @@ def read_scored(path: str | Path) -> list[ScoredRow]:
         raise InputError(f"scored file {path} is a directory; give the JSONL file `trustscore score` wrote")
     rows: list[ScoredRow] = []
     line_of: dict[str, int] = {}
-    try:
-        lines = path.read_bytes().decode("utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise InputError(f"scored file {path} is not UTF-8 text (byte {e.start})") from None
-    for lineno, line in enumerate(lines, start=1):
-        if not line.strip():
+    for lineno, raw in enumerate(path.read_bytes().split(b"\n"), start=1):
+        if not raw.strip():
             continue
         try:
-            data = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
-        except RecursionError:
-            raise InputError(f"{path}:{lineno}: JSON nested too deeply to be a scored row") from None
+            data = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+            why = "nested too deeply" if isinstance(e, RecursionError) else str(e).split(":")[0]
+            if raw.startswith(_ROW_START):
+                # One damaged row (a torn write, a bad disk block) costs that row, not the file.
+                print(f"trustscore: {path}:{lineno}: skipping a damaged result row ({why})", file=sys.stderr)
+                continue
+            raise InputError(f"{path}:{lineno}: not valid JSON ({why})") from None
         if _is_error_row(data):
             continue  # an input row that could not be scored: nothing to evaluate or fit on
         row = _row(data, f"{path}:{lineno}")

@@ -44,6 +44,7 @@ class Endpoints:
         self._cache: ResponseCache | None = None
         self._limiters: LimiterPool | None = None
         self._local_cache: LocalCache | None = None
+        self._replace_unsafe = False
 
     @property
     def names(self) -> list[str]:
@@ -62,6 +63,7 @@ class Endpoints:
             from trustscore.llm.cache import ResponseCache
 
             self._cache = ResponseCache(self._cache_config)
+            self._cache.replace_unsafe = self._replace_unsafe
         return self._cache
 
     @property
@@ -71,7 +73,16 @@ class Endpoints:
             from trustscore.scoring.local_cache import LocalCache
 
             self._local_cache = LocalCache(self._cache_config)
+            self._local_cache.replace_unsafe = self._replace_unsafe
         return self._local_cache
+
+    def replace_unsafe_cache_entries(self) -> None:
+        """From now on both caches read an entry trustscore did not write as a miss and store the
+        fresh answer over it (see :mod:`trustscore.core.disk_cache`)."""
+        self._replace_unsafe = True
+        for cache in (self._cache, self._local_cache):
+            if cache is not None:
+                cache.replace_unsafe = True
 
     def llm(self, endpoint: str) -> LLM:
         if endpoint in self._given:

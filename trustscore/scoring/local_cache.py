@@ -90,23 +90,17 @@ class LocalCache(DiskCache):
     # -- signal results ---------------------------------------------------------------------
 
     def get_signal(self, key: str, name: str, version: str | None) -> Signal | None:
-        """The stored signal (None on a miss). Raises UnsafeCacheEntry on a row trustscore did not write."""
-        raw = self._read(lambda c: c.get(key, default=None), None)
-        if raw is None:
-            self._count(misses=1)
-            return None
+        """The stored signal (None on a miss). Raises UnsafeCacheEntry on a row trustscore did not write,
+        unless ``replace_unsafe`` (then: None, and ``put_signal`` replaces it)."""
         try:
-            signal = Signal.model_validate_json(raw)
-        except ValidationError as e:
-            raise UnsafeCacheEntry(
-                f"local-signal cache entry {key[:12]} in {self.directory} is not a Signal "
-                f"({e.error_count()} errors); delete the directory to reset the cache"
-            ) from None
-        if signal.name != name or signal.version != version or signal.value is None:
-            raise UnsafeCacheEntry(
-                f"local-signal cache entry {key[:12]} in {self.directory} holds {signal.name!r} "
-                f"{signal.version!r}, not {name!r} {version!r}; delete the directory to reset the cache"
-            )
+            raw = self._read(lambda c: c.get(key, default=None), None)
+            if raw is None:
+                self._count(misses=1)
+                return None
+            signal = _stored_signal(raw, key, name, version, self.directory)
+        except UnsafeCacheEntry as e:
+            self._unsafe(e)
+            return None
         self._count(hits=1)
         return signal
 
@@ -126,9 +120,12 @@ class LocalCache(DiskCache):
         def read(c: diskcache.Cache) -> dict[str, np.ndarray]:
             found = {}
             for t in texts:
-                raw = c.get(_vector_key(model, t), default=None)
-                if raw is not None:
-                    found[t] = _vector(raw, dim, self.directory)
+                try:
+                    raw = c.get(_vector_key(model, t), default=None)
+                    if raw is not None:
+                        found[t] = _vector(raw, dim, self.directory)
+                except UnsafeCacheEntry as e:
+                    self._unsafe(e)  # replacing: a miss, embedded and stored again
             return found
 
         return self._read(read, {})
@@ -146,6 +143,23 @@ class LocalCache(DiskCache):
         self._thread.shutdown()
         # A closed cache reopens on use, like the response cache; no thread runs until then.
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="trustscore-local-cache")
+
+
+def _stored_signal(raw: Any, key: str, name: str, version: str | None, directory: Any) -> Signal:
+    """The Signal a cache row holds; UnsafeCacheEntry when it is not one this signal stored."""
+    try:
+        signal = Signal.model_validate_json(raw)
+    except ValidationError as e:
+        raise UnsafeCacheEntry(
+            f"local-signal cache entry {key[:12]} in {directory} is not a Signal "
+            f"({e.error_count()} errors); rerun with --retry-incomplete to replace it"
+        ) from None
+    if signal.name != name or signal.version != version or signal.value is None:
+        raise UnsafeCacheEntry(
+            f"local-signal cache entry {key[:12]} in {directory} holds {signal.name!r} "
+            f"{signal.version!r}, not {name!r} {version!r}; rerun with --retry-incomplete to replace it"
+        )
+    return signal
 
 
 def _npy(vector: np.ndarray) -> bytes:
@@ -179,6 +193,6 @@ def _vector(raw: Any, dim: int, directory: Any) -> np.ndarray:
     except ValueError as e:
         raise UnsafeCacheEntry(
             f"a vector in the local-signal cache {directory} is not what trustscore writes ({e}); "
-            "delete the directory to reset the cache"
+            "rerun with --retry-incomplete to replace it"
         ) from None
     return v

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 import anyio
 
-from trustscore.errors import BudgetExceeded, ClientError, LLMError, ModelLoadError
+from trustscore.errors import BudgetExceeded, ClientError, LLMError, ModelLoadError, UnsafeCacheEntry
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult
 from trustscore.signals._protocols import CachedSignal, Judge, LocalSignal
 from trustscore.types import Sample, Signal, Usage
@@ -182,8 +182,10 @@ async def run_guarded(source: Source, sample: Sample, spent: list[Usage]) -> Sig
             raise cut from None  # cut inside a task group of the source: still a budget cut
         logger.debug("signal %s failed", source.name, exc_info=True)
         reason, usage = _failure(leaves)
-        if any(isinstance(leaf, ModelLoadError) for leaf in leaves):
-            _note_transient(reason)  # a model that did not load may load on the next run
+        if any(isinstance(leaf, ModelLoadError | UnsafeCacheEntry) for leaf in leaves):
+            # A model that did not load may load on the next run; a cache entry trustscore did not
+            # write is replaced by --retry-incomplete.
+            _note_transient(reason)
         return Signal.failed(source.name, reason, usage=usage)
     if not isinstance(signal, Signal):
         return Signal.failed(source.name, f"returned a {type(signal).__name__}, not a trustscore.Signal")

@@ -433,6 +433,12 @@ class Scorer:
         )
         return result
 
+    def replace_unsafe_cache_entries(self) -> None:
+        """Let this Scorer's caches replace an entry trustscore did not write (it reads as a miss and
+        the fresh answer is stored over it) instead of leaving its signal missing with
+        ``UnsafeCacheEntry``: what ``score --retry-incomplete`` does."""
+        self._endpoints.replace_unsafe_cache_entries()
+
     # -- lifetime -----------------------------------------------------------------------------
 
     async def aclose(self) -> None:
