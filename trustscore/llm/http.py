@@ -43,6 +43,7 @@ from trustscore.llm.protocol import (
     TokenLogprob,
     TopLogprob,
 )
+from trustscore.telemetry import trace_headers
 
 __all__ = [
     "TAG_HEADER",
@@ -198,6 +199,7 @@ def parse_response(data: object) -> ChatResult:
             model=_text(str(data.get("model") or "")),
             prompt_tokens=int(usage.get("prompt_tokens") or 0),
             completion_tokens=int(usage.get("completion_tokens") or 0),
+            cached_prompt_tokens=int((usage.get("prompt_tokens_details") or {}).get("cached_tokens") or 0),
             prompt_logprobs=prompt_logprobs,
             prompt_token_strs=prompt_token_strs,
         )
@@ -462,7 +464,7 @@ class HttpBackend:
             response = await shards.clients[shard].post(
                 self._urls[request_path(request)],
                 json=body,
-                headers=tag_headers(request),
+                headers=trace_headers(tag_headers(request)),
                 extensions=extensions,
             )
             if delivery is not None:
