@@ -14,6 +14,8 @@ from __future__ import annotations
 from trustscore.telemetry.spans import (
     EVALUATION_EVENT,
     FUSED_NAME,
+    attached,
+    capture,
     chat_span,
     score_span,
     signal_span,
@@ -24,6 +26,8 @@ from trustscore.telemetry.state import configure
 __all__ = [
     "EVALUATION_EVENT",
     "FUSED_NAME",
+    "attached",
+    "capture",
     "chat_span",
     "configure",
     "score_span",

@@ -344,3 +344,27 @@ def trace_headers(headers: dict[str, str]) -> dict[str, str]:
     out = dict(headers)
     inject(out)
     return out
+
+
+def capture() -> object | None:
+    """The current trace context (None when tracing is off), to parent work done later elsewhere."""
+    if tracer() is None:
+        return None
+    from opentelemetry import context
+
+    return context.get_current()
+
+
+@contextmanager
+def attached(captured: object | None) -> Iterator[None]:
+    """Run the block in a trace context from :func:`capture` (nothing to do for None)."""
+    if captured is None:
+        yield
+        return
+    from opentelemetry import context
+
+    token = context.attach(captured)  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        context.detach(token)
