@@ -75,6 +75,7 @@ class ChatResult(Protocol):
     @property
     def usage(self) -> Usage: ...
 
+
 __all__ = ["EVALUATION_EVENT", "chat_span", "score_span", "signal_span", "trace_headers"]
 
 EVALUATION_EVENT = "gen_ai.evaluation.result"
