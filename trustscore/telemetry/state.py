@@ -31,6 +31,10 @@ class _State:
     meter_provider: Any = None
     tracer_for: tuple[Any, Tracer] | None = None  # the provider a cached tracer came from
     instruments_for: tuple[Any, Instruments] | None = None
+    global_tracer_provider: Any = None  # opentelemetry's getters and "nothing set up" types, once imported
+    global_meter_provider: Any = None
+    tracing_off: tuple[type, ...] = ()
+    metrics_off: tuple[type, ...] = ()
 
 
 _state = _State()
@@ -47,24 +51,29 @@ def configure(
 
 
 def _importable() -> bool:
+    """Whether opentelemetry-api is installed; on the first call, keeps what the checks need."""
     if _state.available is None:
         try:
-            import opentelemetry.trace  # noqa: F401
+            from opentelemetry import metrics, trace
+            from opentelemetry.metrics import NoOpMeterProvider
+            from opentelemetry.metrics._internal import _ProxyMeterProvider
         except ImportError:
             _state.available = False
         else:
+            _state.global_tracer_provider = trace.get_tracer_provider
+            _state.global_meter_provider = metrics.get_meter_provider
+            _state.tracing_off = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+            _state.metrics_off = (_ProxyMeterProvider, NoOpMeterProvider)
             _state.available = True
     return _state.available
 
 
 def tracer() -> Tracer | None:
     """trustscore's tracer, or None when no tracer provider is configured (telemetry off)."""
-    if not _importable():
+    if not (_state.available or _importable()):
         return None
-    from opentelemetry import trace
-
-    provider = _state.tracer_provider or trace.get_tracer_provider()
-    if isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
+    provider = _state.tracer_provider or _state.global_tracer_provider()
+    if type(provider) in _state.tracing_off:
         return None
     cached = _state.tracer_for
     if cached is not None and cached[0] is provider:
@@ -141,13 +150,10 @@ class Instruments:
 
 def instruments() -> Instruments | None:
     """trustscore's metric instruments, or None when no meter provider is configured."""
-    if not _importable():
+    if not (_state.available or _importable()):
         return None
-    from opentelemetry import metrics
-    from opentelemetry.metrics import NoOpMeterProvider
-
-    provider = _state.meter_provider or metrics.get_meter_provider()
-    if isinstance(provider, NoOpMeterProvider) or type(provider).__name__ == "_ProxyMeterProvider":
+    provider = _state.meter_provider or _state.global_meter_provider()
+    if type(provider) in _state.metrics_off:
         return None
     cached = _state.instruments_for
     if cached is not None and cached[0] is provider:
