@@ -203,3 +203,31 @@ async def test_openapi_matches_the_docs_copy(scorer: Scorer) -> None:
         "regenerate: python -m trustscore.api.openapi > docs/openapi.json"
     )
     assert set(served["paths"]) == {"/v1/score", "/v1/score/batch", "/healthz", "/metrics"}
+
+
+async def test_a_batch_takes_the_room_that_is_free() -> None:
+    gated = GatedSignal()
+    async with Scorer(OFFLINE, local_signals=[gated]) as scorer:
+        app = create_app(scorer, ApiSettings(max_in_flight=1, max_queued=1, batch_concurrency=8))
+        admission = app.state.service.admission
+        batch = "\n".join(json.dumps({**ROW, "id": f"b{i}"}) for i in range(3))
+        got: dict[str, httpx.Response] = {}
+        async with client(app) as c, anyio.create_task_group() as tg:
+
+            async def one() -> None:
+                got["one"] = await c.post("/v1/score", json=ROW)
+
+            async def many() -> None:
+                got["batch"] = await c.post("/v1/score/batch", content=batch.encode())
+
+            tg.start_soon(one)
+            await gated.expect(1).wait()
+            tg.start_soon(many)  # one place is free of the two: the batch runs its rows one at a time
+            with anyio.fail_after(10):
+                while admission.reserved < 2:
+                    await anyio.sleep(0)
+            assert (await c.post("/v1/score", json=ROW)).status_code == 429
+            gated.gate.set()
+        assert got["one"].status_code == 200
+        rows = [json.loads(line) for line in got["batch"].text.splitlines()]
+        assert sorted(r["id"] for r in rows) == ["b0", "b1", "b2"] and all("score" in r for r in rows)

@@ -1,7 +1,7 @@
 """Admission and shutdown for the scoring service: a bounded queue in front of the Scorer.
 
-A request reserves room for the samples it will score at once (one, or a batch's concurrency); when
-``max_in_flight + max_queued`` is reserved, a new request is refused (the service answers 429 with
+A request reserves room for the samples it will score at once (one, or up to a batch's concurrency);
+when ``max_in_flight + max_queued`` is reserved, a new request is refused (the service answers 429 with
 Retry-After) instead of waiting. Admitted samples take one of ``max_in_flight`` slots in arrival order.
 On shutdown, :meth:`Admission.drain` refuses new work, lets the work in flight finish for the grace
 period, then cancels what is left: each request answers its unfinished samples with a reason.
@@ -36,12 +36,13 @@ class Admission:
     def queued(self) -> int:
         return max(0, self.reserved - self.running)
 
-    def try_reserve(self, room: int) -> bool:
-        """Reserve room for ``room`` samples at once; False when the queue is full or draining."""
-        if self.draining or self.reserved + room > self.capacity:
-            return False
-        self.reserved += room
-        return True
+    def try_reserve(self, room: int) -> int:
+        """Reserve room for up to ``room`` samples at once (as many as are free): the room given, 0
+        when the queue is full or draining. Taking what is free, a batch is never starved by single
+        requests that each need less."""
+        given = 0 if self.draining else max(0, min(room, self.capacity - self.reserved))
+        self.reserved += given
+        return given
 
     @asynccontextmanager
     async def work(self, room: int) -> AsyncIterator[anyio.CancelScope]:

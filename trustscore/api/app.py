@@ -105,13 +105,16 @@ class ScoringService:
             raise _error(400, f"budget_s={budget:g} is over this service's max_budget_s={cap:g}")
         return budget
 
-    def reserve(self, room: int) -> None:
+    def reserve(self, room: int) -> int:
+        """Room for up to ``room`` samples of this request; 503 while draining, 429 when full."""
         if self.admission.draining:
             raise _error(503, SHUTTING_DOWN)
-        if not self.admission.try_reserve(room):
+        given = self.admission.try_reserve(room)
+        if not given:
             self.metrics.rejected.inc()
             retry = str(self.settings.retry_after_s)
             raise _error(429, "the scoring queue is full; retry later", {"Retry-After": retry})
+        return given
 
     # -- scoring ------------------------------------------------------------------------------
 
@@ -158,9 +161,7 @@ class ScoringService:
                 rows.append(parse_row(line, f"line {number}", number))
             except InputError as e:
                 refused.append({"id": None, "line": number, "error": str(e)})
-        room = min(self.settings.batch_concurrency, len(rows))
-        if room:
-            self.reserve(room)
+        room = self.reserve(min(self.settings.batch_concurrency, len(rows))) if rows else 0
         return BatchResponse(self, rows, refused, room, budget)
 
     async def healthz(self, request: Request) -> Response:
