@@ -231,3 +231,16 @@ async def test_a_batch_takes_the_room_that_is_free() -> None:
         assert got["one"].status_code == 200
         rows = [json.loads(line) for line in got["batch"].text.splitlines()]
         assert sorted(r["id"] for r in rows) == ["b0", "b1", "b2"] and all("score" in r for r in rows)
+
+
+async def test_an_unexpected_failure_is_answered_with_its_reason() -> None:
+    class Broken(Scorer):
+        async def score_sample(self, sample: Any, *, budget_s: float | None = None) -> Any:
+            raise RuntimeError("boom")
+
+    async with Broken(OFFLINE) as scorer, client(create_app(scorer)) as c:
+        one = await c.post("/v1/score", json={**ROW, "id": "x"})
+        batch = await c.post("/v1/score/batch", content=json.dumps({**ROW, "id": "y"}).encode())
+    assert one.status_code == 500 and one.json() == {"id": "x", "error": "RuntimeError: boom"}
+    assert batch.status_code == 200
+    assert json.loads(batch.text) == {"id": "y", "line": 1, "error": "RuntimeError: boom"}

@@ -138,7 +138,12 @@ class ScoringService:
         result: TrustScore | None = None
         async with self.admission.work(1) as cancel:
             with cancel:
-                result = await self.score_row(row, budget)
+                try:
+                    result = await self.score_row(row, budget)
+                except Exception as e:  # the sample's own failure, answered with its reason
+                    logger.exception("scoring %s failed", row.sample.id)
+                    self.metrics.failed.inc()
+                    return _json({"id": row.sample.id, "error": f"{type(e).__name__}: {e}"}, 500)
         if result is None:
             self.metrics.failed.inc()
             return _json({"id": row.sample.id, "error": f"not scored: {SHUTTING_DOWN}"}, 503)

@@ -51,6 +51,7 @@ def _errors(*codes: int) -> dict[str, Any]:
         401: "missing or wrong API key",
         413: "the body is over max_body_bytes, or a batch over max_batch_rows",
         429: "the queue is full: retry after the Retry-After header's seconds",
+        500: "scoring this sample failed unexpectedly (the message says how)",
         503: "the service is shutting down",
     }
     return {
@@ -103,7 +104,7 @@ def openapi_schema() -> dict[str, Any]:
                                 "application/json": {"schema": {"$ref": "#/components/schemas/Result"}}
                             },
                         },
-                        **_errors(400, 401, 413, 429, 503),
+                        **_errors(400, 401, 413, 429, 500, 503),
                     },
                 }
             },
