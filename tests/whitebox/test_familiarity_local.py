@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.types import Sample
+from trustscore.types import Sample, Usage
 from trustscore.whitebox.familiarity import FamiliaritySignal, LocalFamiliarityBackend
 from trustscore.whitebox.familiarity_config import FamiliarityConfig
 
@@ -134,3 +134,33 @@ async def test_pre_generation_check_on_a_question(trained_model: Path) -> None:
 async def test_broken_model_dir_is_a_missing_signal(tmp_path: Path) -> None:
     out = await local_signal(tmp_path).familiarity("What is a Zorblat?")
     assert out.missing and "config.json" in (out.error or "")
+
+
+@pytest.mark.anyio
+async def test_explanations_waiting_together_are_generated_in_one_batch_with_the_same_text(
+    trained_model: Path,
+) -> None:
+    signal = local_signal(trained_model)
+    backend = signal.backend
+    assert isinstance(backend, LocalFamiliarityBackend)
+    prompt = signal.config.explain_prompt
+    calls = [
+        (prompt.format(concept=c), n) for c, n in ((CONCEPT, 40), (RANDOM, 40), ("Mars", 7), (CONCEPT, 3))
+    ]
+    one_at_a_time = [backend._explain(message, n) for message, n in calls]
+    batched = backend._explain_batch(calls)
+    assert [text for text, _ in batched] == [text for text, _ in one_at_a_time]
+    assert [u.completion_tokens for _, u in batched] == [u.completion_tokens for _, u in one_at_a_time]
+    assert [u.prompt_tokens for _, u in batched] == [u.prompt_tokens for _, u in one_at_a_time]
+
+    sizes: list[int] = []
+    run_batch = backend._explain_batch
+
+    def recording(batch: list[tuple[str, int]]) -> list[tuple[str, Usage]]:
+        sizes.append(len(batch))
+        return run_batch(batch)
+
+    backend._explain_batch = recording  # type: ignore[method-assign]
+    value = await signal.familiarity("Is a Zorblat sweeter than a Qxvtrp or a Blorfin?")
+    assert value.value is not None
+    assert sizes[0] == 1 and max(sizes) > 1, "the first concept ran alone, the others waiting in one batch"

@@ -24,6 +24,7 @@ _COMMAND_MODULES = (
     "trustscore.cli.eval",
     "trustscore.cli.calibrate",
     "trustscore.cli.serve",
+    "trustscore.cli.api",
     "trustscore.cli.train",
     "trustscore.cli.fit_redeep",
 )

@@ -20,6 +20,7 @@ from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy, is_
 from trustscore.llm.pool import PoolCapacity, Replica, ReplicaPool, is_replica_failure
 from trustscore.llm.protocol import Backend, ChatRequest, ChatResult, LLMError
 from trustscore.llm.scheduling import request_order
+from trustscore.telemetry import chat_span
 
 if TYPE_CHECKING:
     import openai
@@ -169,6 +170,18 @@ class LLMClient:
         reason = unsupported_reason(request, self._endpoint.flavour)
         if reason is not None:
             raise UnsupportedRequest(f"endpoint {self._endpoint.model!r}: {reason}")
+        with chat_span(self._endpoint, request) as span:
+            try:
+                result = await self._generate_within(request, cache, deadline_s)
+            except LLMError as e:
+                span.failed(e, e.usage)
+                raise
+            span.done(result)
+            return result
+
+    async def _generate_within(
+        self, request: ChatRequest, cache: bool | None, deadline_s: float | None
+    ) -> ChatResult:
         store = self._cache if cache is not False else None
         tally = CallTally()
         order = request_order()

@@ -45,6 +45,7 @@ from trustscore.llm.protocol import (
     TopLogprob,
 )
 from trustscore.llm.special_tokens import TURN_MARKERS, neutralise, served_special_tokens
+from trustscore.telemetry import trace_headers
 
 __all__ = [
     "TAG_HEADER",
@@ -222,6 +223,11 @@ def parse_response(data: object, bounds: ResponseBounds | None = None) -> ChatRe
             ),
             completion_tokens=_token_count(
                 usage, "completion_tokens", None if bounds is None else bounds.max_completion_tokens
+            ),
+            cached_prompt_tokens=_token_count(
+                usage.get("prompt_tokens_details") or {},
+                "cached_tokens",
+                None if bounds is None else bounds.max_prompt_tokens,
             ),
             prompt_logprobs=prompt_logprobs,
             prompt_token_strs=prompt_token_strs,
@@ -539,7 +545,7 @@ class HttpBackend:
                 "POST",
                 self._urls[request_path(request)],
                 json=body,
-                headers=tag_headers(request),
+                headers=trace_headers(tag_headers(request)),
                 extensions=extensions,
             )
             response = await client.send(sent, stream=True)

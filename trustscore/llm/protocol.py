@@ -133,6 +133,8 @@ class ChatResult(_Frozen):
     model: str = ""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0
+    """Prompt tokens the server read from its prefix cache, when it reports them."""
     prompt_logprobs: list[dict[str, Logprob] | None] | None = None
     """Completions with ``prompt_logprobs``: per prompt token, {token: logprob} (first is None)."""
     prompt_token_strs: list[str] | None = None

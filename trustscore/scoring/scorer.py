@@ -48,6 +48,7 @@ from trustscore.scoring.inputs import (
 from trustscore.scoring.runners import LocalSource, Source, UnavailableSource, run_guarded, transient_failures
 from trustscore.scoring.wiring import build_sources, load_fuser
 from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
+from trustscore.telemetry import score_span, signal_span
 from trustscore.types import DomainCheck, Sample, Signal, TrustScore, Usage
 
 if TYPE_CHECKING:
@@ -206,6 +207,12 @@ class Scorer:
                 f"sample is a {type(sample).__name__}; pass a trustscore.Sample (or use score())"
             )
         budget = check_budget(budget_s, self.config.limits.score_budget_s)
+        with score_span(sample) as span:
+            result = await self._score_sample(sample, budget)
+            span.done(result)
+        return result
+
+    async def _score_sample(self, sample: Sample, budget: float) -> TrustScore:
         started = time.perf_counter()
         finished: dict[str, Signal] = {}
         spent: dict[str, list[Usage]] = {s.name: [] for s in self._sources}
@@ -217,8 +224,10 @@ class Scorer:
         async def run_one(source: Source) -> None:
             token = transient_failures.set(transient[source.name])
             try:
-                with meters[source.name], suppress(BudgetExceeded), bound(deadline):
-                    finished[source.name] = await run_guarded(source, sample, spent[source.name])
+                with meters[source.name], suppress(BudgetExceeded), bound(deadline), signal_span(
+                    source.name, source.is_judge
+                ) as span:
+                    finished[source.name] = span.done(await run_guarded(source, sample, spent[source.name]))
             finally:
                 transient_failures.reset(token)
 

@@ -32,6 +32,7 @@ from typing import Any, Literal, Protocol
 
 import anyio
 import numpy as np
+from anyio.lowlevel import RunVar
 from pydantic import BaseModel, ConfigDict
 
 from trustscore.core.hashing import canonical_json, short_hash
@@ -39,6 +40,7 @@ from trustscore.errors import WhiteboxLoadError
 from trustscore.llm.protocol import LLM, ChatRequest, LLMError, Message
 from trustscore.llm.special_tokens import neutralise
 from trustscore.types import Sample, Signal, Usage
+from trustscore.whitebox.batching import MicroBatcher
 from trustscore.whitebox.concepts import (
     CONCEPT_PROMPT_VERSION,
     STOPWORDS,
@@ -208,6 +210,14 @@ def fit_threshold(
 
 # ---- backends ------------------------------------------------------------------------------------
 
+EXPLAIN_BATCH = 16
+"""Most explanations generated in one batch."""
+
+_explainers: RunVar[dict[LocalFamiliarityBackend, MicroBatcher[tuple[str, int], tuple[str, Usage]]]] = RunVar(
+    "trustscore_familiarity_explainers"
+)
+"""Each local backend's batcher in the running event loop."""
+
 
 class FamiliarityBackend(Protocol):
     """Where the model runs: explanation by greedy generation, concept log-probs by teacher forcing."""
@@ -242,7 +252,22 @@ class LocalFamiliarityBackend:
         self.identity = f"local:{self.model_path.name}|{dtype}"
 
     async def explain(self, message: str, max_tokens: int) -> tuple[str, Usage]:
-        return await self._in_worker(self._explain, message, max_tokens)
+        """Greedy explanation; calls that wait for the model together are generated as one batch
+        (the concepts of a question, and of the samples in flight)."""
+        return await self._explainer().submit((message, max_tokens))
+
+    def _explainer(self) -> MicroBatcher[tuple[str, int], tuple[str, Usage]]:
+        try:
+            batchers = _explainers.get()
+        except LookupError:
+            batchers = {}
+            _explainers.set(batchers)
+        if self not in batchers:
+            from trustscore.whitebox.model import model_limiter
+
+            key = self._key
+            batchers[self] = MicroBatcher(self._explain_batch, lambda: model_limiter(key), EXPLAIN_BATCH)
+        return batchers[self]
 
     async def continuation_logprobs(
         self, message: str, continuations: Sequence[str]
@@ -295,6 +320,47 @@ class LocalFamiliarityBackend:
             completion_tokens=int(new.shape[0]),
             seconds=time.perf_counter() - started,
         )
+
+    def _explain_batch(self, calls: list[tuple[str, int]]) -> list[tuple[str, Usage]]:
+        """Greedy explanations of several messages in one ``generate``: prompts left-padded, each
+        output cut at its own ``max_tokens`` and first end-of-sequence token. The texts equal
+        :meth:`_explain`'s up to float rounding of the padded batch (docs/whitebox.md)."""
+        import torch
+
+        if len(calls) == 1:
+            return [self._explain(*calls[0])]
+        started = time.perf_counter()
+        loaded = self._loaded()
+        tok = loaded.tokenizer
+        prompts = []
+        for message, _ in calls:
+            prompt, special, _ = self._prompt(tok, message)
+            prompts.append(list(tok(prompt, add_special_tokens=special)["input_ids"]))
+        width = max(len(p) for p in prompts)
+        pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+        ids = torch.tensor([[pad] * (width - len(p)) + p for p in prompts], device=loaded.device)
+        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=loaded.device)
+        with loaded.lock, torch.inference_mode():
+            out = loaded.model.generate(
+                input_ids=ids,
+                attention_mask=mask,
+                max_new_tokens=max(limit for _, limit in calls),
+                do_sample=False,
+                num_beams=1,
+                pad_token_id=pad,
+                eos_token_id=tok.eos_token_id,
+            )
+        share = (time.perf_counter() - started) / len(calls)
+        results = []
+        for row, (prompt_ids, (_, limit)) in enumerate(zip(prompts, calls, strict=True)):
+            new = out[row, width:].tolist()[:limit]
+            if tok.eos_token_id in new:
+                new = new[: new.index(tok.eos_token_id) + 1]
+            text = tok.decode(new, skip_special_tokens=True).strip()
+            results.append(
+                (text, Usage(prompt_tokens=len(prompt_ids), completion_tokens=len(new), seconds=share))
+            )
+        return results
 
     def _logprobs(self, message: str, continuations: list[str]) -> tuple[list[list[float]], Usage]:
         import torch

@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+
+pytest.importorskip("opentelemetry.sdk")
+
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from trustscore import telemetry
+
+
+@dataclass
+class Recorded:
+    spans: InMemorySpanExporter
+    metrics: InMemoryMetricReader
+    tracer_provider: TracerProvider
+
+    def metric_points(self, name: str) -> list[object]:
+        data = self.metrics.get_metrics_data()
+        return [
+            point
+            for rm in (data.resource_metrics if data else [])
+            for sm in rm.scope_metrics
+            for metric in sm.metrics
+            if metric.name == name
+            for point in metric.data.data_points
+        ]
+
+
+@pytest.fixture
+def recorded() -> Iterator[Recorded]:
+    """trustscore's telemetry into in-memory exporters (the process-wide providers stay unset)."""
+    spans = InMemorySpanExporter()
+    tracer_provider = TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
+    reader = InMemoryMetricReader()
+    telemetry.configure(tracer_provider, MeterProvider(metric_readers=[reader]))
+    try:
+        yield Recorded(spans, reader, tracer_provider)
+    finally:
+        telemetry.configure()

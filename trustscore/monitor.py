@@ -1,0 +1,157 @@
+"""Sampled online monitoring: score a fraction of live traffic in the background.
+
+::
+
+    async with Monitor(scorer, sample_rate=0.05, sink="scores.jsonl") as monitor:
+        ...
+        answer = await generate(question, passages)
+        monitor.submit(question=question, context=passages, response=answer)   # returns at once
+
+``submit`` never waits: a sample not drawn by ``sample_rate``, or drawn while ``max_queued`` samples
+already wait, is counted (:attr:`Monitor.stats`) and dropped. ``concurrency`` workers score what is
+queued; each result goes to the ``sink`` (result rows, the JSONL ``trustscore score`` writes) and, when
+telemetry is on, becomes a score span parented to the span that was current at ``submit`` (the
+request that produced the answer). Leaving the block scores what is queued, then closes the sink.
+``submit`` must be called from the event loop that entered the Monitor.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+import anyio
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from trustscore.errors import InputError
+from trustscore.rows.output import result_row, row_line
+from trustscore.scoring.inputs import make_sample
+from trustscore.scoring.scorer import Scorer
+from trustscore.telemetry import attached, capture
+from trustscore.types import Sample
+
+__all__ = ["Monitor", "MonitorStats"]
+
+logger = logging.getLogger("trustscore.monitor")
+
+
+@dataclass
+class MonitorStats:
+    submitted: int = 0
+    """Calls to submit."""
+    sampled: int = 0
+    """Drawn by ``sample_rate`` and queued."""
+    dropped: int = 0
+    """Drawn, but the queue was full."""
+    scored: int = 0
+    failed: int = 0
+    """Raised unexpectedly while scored (logged; signal failures are not failures here)."""
+
+
+_Item = tuple[Sample, object | None]
+
+
+class Monitor:
+    def __init__(
+        self,
+        scorer: Scorer,
+        *,
+        sample_rate: float = 1.0,
+        max_queued: int = 1000,
+        concurrency: int = 4,
+        sink: str | Path | None = None,
+        budget_s: float | None = None,
+        seed: int | None = None,
+    ) -> None:
+        if not isinstance(sample_rate, int | float) or not 0.0 <= sample_rate <= 1.0:
+            raise InputError(f"sample_rate must be a fraction in [0, 1] (got {sample_rate!r})")
+        if not isinstance(max_queued, int) or max_queued < 1:
+            raise InputError(f"max_queued must be a positive integer (got {max_queued!r})")
+        if not isinstance(concurrency, int) or concurrency < 1:
+            raise InputError(f"concurrency must be a positive integer (got {concurrency!r})")
+        self.scorer = scorer
+        self.sample_rate = float(sample_rate)
+        self.concurrency = concurrency
+        self.budget_s = budget_s
+        self.stats = MonitorStats()
+        self._max_queued = max_queued
+        self._sink_path = Path(sink) if sink is not None else None
+        self._sink: IO[str] | None = None
+        self._draw = random.Random(seed)
+        self._queue: MemoryObjectSendStream[_Item] | None = None
+        self._tasks: TaskGroup | None = None
+
+    def submit(
+        self,
+        *,
+        question: str,
+        response: str,
+        context: str | Sequence[str] | None = None,
+        id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Queue this answer for scoring if drawn; True when queued. Never waits. Bad input raises
+        InputError naming the field."""
+        if self._queue is None:
+            raise InputError("Monitor.submit outside its block: use 'async with Monitor(...) as monitor'")
+        sample = make_sample(question=question, context=context, response=response, id=id, metadata=metadata)
+        self.stats.submitted += 1
+        if self._draw.random() >= self.sample_rate:
+            return False
+        try:
+            self._queue.send_nowait((sample, capture()))
+        except anyio.WouldBlock:
+            self.stats.dropped += 1
+            return False
+        self.stats.sampled += 1
+        return True
+
+    async def _work(self, queue: MemoryObjectReceiveStream[_Item]) -> None:
+        async for sample, trace_context in queue:
+            try:
+                with attached(trace_context):
+                    result = await self.scorer.score_sample(sample, budget_s=self.budget_s)
+            except Exception:
+                self.stats.failed += 1
+                logger.exception("monitoring: scoring sample %s failed", sample.id)
+                continue
+            self.stats.scored += 1
+            if self._sink is not None:
+                line = row_line(result_row(sample.id or "", result, dict(sample.metadata)))
+                await anyio.to_thread.run_sync(self._write, line)
+
+    def _write(self, line: str) -> None:
+        assert self._sink is not None
+        self._sink.write(line)
+        self._sink.flush()
+
+    async def __aenter__(self) -> Monitor:
+        if self._sink_path is not None:
+            self._sink = self._sink_path.open("a", encoding="utf-8")
+        send, receive = anyio.create_memory_object_stream[_Item](self._max_queued)
+        self._queue = send
+        self._tasks = await anyio.create_task_group().__aenter__()
+        for _ in range(self.concurrency):
+            self._tasks.start_soon(self._work, receive.clone())
+        receive.close()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> bool | None:
+        """Score what is queued (flush), then close the sink."""
+        assert self._queue is not None and self._tasks is not None
+        self._queue.close()
+        self._queue = None
+        try:
+            return await self._tasks.__aexit__(exc_type, exc, tb)
+        finally:
+            if self._sink is not None:
+                self._sink.close()
+                self._sink = None

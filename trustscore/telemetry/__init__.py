@@ -1,0 +1,36 @@
+"""OpenTelemetry traces, events and metrics of scoring (the ``telemetry`` extra).
+
+Nothing is recorded, and OpenTelemetry is not imported, until a tracer or meter provider is set up:
+process-wide (``opentelemetry.trace.set_tracer_provider``, ``opentelemetry.metrics.set_meter_provider``)
+or for trustscore alone with :func:`configure`. Then each ``score`` is a span with a child span per
+signal and a ``chat {model}`` span per LLM call, each value a ``gen_ai.evaluation.result`` event, and
+the metrics of :class:`~trustscore.telemetry.state.Instruments` count scores, signals, requests,
+retries, tokens and cache hits. :mod:`trustscore.telemetry.phoenix` turns the events into Arize
+Phoenix annotations. See docs/service.md.
+"""
+
+from __future__ import annotations
+
+from trustscore.telemetry.spans import (
+    EVALUATION_EVENT,
+    FUSED_NAME,
+    attached,
+    capture,
+    chat_span,
+    score_span,
+    signal_span,
+    trace_headers,
+)
+from trustscore.telemetry.state import configure
+
+__all__ = [
+    "EVALUATION_EVENT",
+    "FUSED_NAME",
+    "attached",
+    "capture",
+    "chat_span",
+    "configure",
+    "score_span",
+    "signal_span",
+    "trace_headers",
+]

@@ -1,0 +1,165 @@
+"""Whether telemetry is on, and the tracer and instruments it records with.
+
+Telemetry is on when ``opentelemetry-api`` is importable and a tracer (or meter) provider is
+configured: the process-wide one (``opentelemetry.trace.set_tracer_provider``), or the one given to
+:func:`configure`. Off, every hook costs one function call and a comparison; OpenTelemetry is never
+imported until a hook runs, so ``import trustscore`` stays light.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from opentelemetry.metrics import Counter, Histogram, Meter, MeterProvider
+    from opentelemetry.trace import Tracer, TracerProvider
+
+__all__ = ["Instruments", "configure", "instruments", "tracer"]
+
+_SCOPE = "trustscore"
+
+# gen_ai.client.token.usage's advisory buckets from the GenAI metrics conventions (1 ... 4^13 tokens).
+_TOKEN_BUCKETS = [float(4**i) for i in range(14)]
+_DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92]
+_SCORE_BUCKETS = [i / 10 for i in range(1, 11)]
+
+
+class _State:
+    available: bool | None = None  # opentelemetry-api importable (None: not looked yet)
+    tracer_provider: Any = None  # configure()'s, else the global one
+    meter_provider: Any = None
+    tracer_for: tuple[Any, Tracer] | None = None  # the provider a cached tracer came from
+    instruments_for: tuple[Any, Instruments] | None = None
+    global_tracer_provider: Any = None  # opentelemetry's getters and "nothing set up" types, once imported
+    global_meter_provider: Any = None
+    tracing_off: tuple[type, ...] = ()
+    metrics_off: tuple[type, ...] = ()
+
+
+_state = _State()
+
+
+def configure(
+    tracer_provider: TracerProvider | None = None, meter_provider: MeterProvider | None = None
+) -> None:
+    """Send trustscore's spans and metrics to these providers instead of the process-wide ones
+    (``None``: back to the process-wide ones). For an application that keeps its own providers, and
+    for tests."""
+    _state.tracer_provider = tracer_provider
+    _state.meter_provider = meter_provider
+
+
+def _importable() -> bool:
+    """Whether opentelemetry-api is installed; on the first call, keeps what the checks need."""
+    if _state.available is None:
+        try:
+            from opentelemetry import metrics, trace
+            from opentelemetry.metrics import NoOpMeterProvider
+            from opentelemetry.metrics._internal import _ProxyMeterProvider
+        except ImportError:
+            _state.available = False
+        else:
+            _state.global_tracer_provider = trace.get_tracer_provider
+            _state.global_meter_provider = metrics.get_meter_provider
+            _state.tracing_off = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
+            _state.metrics_off = (_ProxyMeterProvider, NoOpMeterProvider)
+            _state.available = True
+    return _state.available
+
+
+def tracer() -> Tracer | None:
+    """trustscore's tracer, or None when no tracer provider is configured (telemetry off)."""
+    if not (_state.available or _importable()):
+        return None
+    provider = _state.tracer_provider or _state.global_tracer_provider()
+    if type(provider) in _state.tracing_off:
+        return None
+    cached = _state.tracer_for
+    if cached is not None and cached[0] is provider:
+        return cached[1]
+    from trustscore._version import __version__
+
+    made = provider.get_tracer(_SCOPE, __version__)
+    _state.tracer_for = (provider, made)
+    return made
+
+
+@dataclass(frozen=True)
+class Instruments:
+    """The metrics trustscore records, on one meter."""
+
+    scores: Histogram
+    score_duration: Histogram
+    missing_signals: Counter
+    incomplete_scores: Counter
+    llm_requests: Counter
+    llm_retries: Counter
+    llm_cache_hits: Counter
+    token_usage: Histogram
+    operation_duration: Histogram
+
+    @classmethod
+    def on(cls, meter: Meter) -> Instruments:
+        return cls(
+            scores=meter.create_histogram(
+                "trustscore.score",
+                unit="1",
+                description="Fused scores",
+                explicit_bucket_boundaries_advisory=_SCORE_BUCKETS,
+            ),
+            score_duration=meter.create_histogram(
+                "trustscore.score.duration",
+                unit="s",
+                description="Seconds per score call",
+                explicit_bucket_boundaries_advisory=_DURATION_BUCKETS,
+            ),
+            missing_signals=meter.create_counter(
+                "trustscore.signal.missing", unit="{signal}", description="Signals that gave no value"
+            ),
+            incomplete_scores=meter.create_counter(
+                "trustscore.score.incomplete",
+                unit="{score}",
+                description="Scores cut by the budget or missing a signal for a reason a rerun may fix",
+            ),
+            llm_requests=meter.create_counter(
+                "trustscore.llm.requests", unit="{request}", description="LLM requests sent, retries included"
+            ),
+            llm_retries=meter.create_counter(
+                "trustscore.llm.retries",
+                unit="{request}",
+                description="LLM requests beyond the first of a call",
+            ),
+            llm_cache_hits=meter.create_counter(
+                "trustscore.llm.cache_hits", unit="{request}", description="LLM calls answered from the cache"
+            ),
+            token_usage=meter.create_histogram(
+                "gen_ai.client.token.usage",
+                unit="{token}",
+                description="Tokens per LLM call",
+                explicit_bucket_boundaries_advisory=_TOKEN_BUCKETS,
+            ),
+            operation_duration=meter.create_histogram(
+                "gen_ai.client.operation.duration",
+                unit="s",
+                description="Seconds per LLM call",
+                explicit_bucket_boundaries_advisory=_DURATION_BUCKETS,
+            ),
+        )
+
+
+def instruments() -> Instruments | None:
+    """trustscore's metric instruments, or None when no meter provider is configured."""
+    if not (_state.available or _importable()):
+        return None
+    provider = _state.meter_provider or _state.global_meter_provider()
+    if type(provider) in _state.metrics_off:
+        return None
+    cached = _state.instruments_for
+    if cached is not None and cached[0] is provider:
+        return cached[1]
+    from trustscore._version import __version__
+
+    made = Instruments.on(provider.get_meter(_SCOPE, __version__))
+    _state.instruments_for = (provider, made)
+    return made
