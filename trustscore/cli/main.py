@@ -26,6 +26,7 @@ _COMMAND_MODULES = (
     "trustscore.cli.serve",
     "trustscore.cli.train",
     "trustscore.cli.fit_redeep",
+    "trustscore.cli.export_embedding",
 )
 
 
