@@ -23,6 +23,7 @@ import shutil
 import struct
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -95,17 +96,21 @@ def export_embedding(model_dir: Path, out_dir: Path) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         traced = Path(tmp) / "traced.onnx"
-        torch.onnx.export(
-            _LastHiddenState(),
-            (ids, ids, torch.zeros_like(ids)),
-            str(traced),
-            input_names=list(_INPUTS),
-            output_names=["last_hidden_state"],
-            dynamic_axes={name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")},
-            opset_version=OPSET,
-            do_constant_folding=False,
-            dynamo=False,
-        )
+        with warnings.catch_warnings():
+            # The tracer's notes on shape-dependent branches: with a full attention mask they take the
+            # path every input takes (tests/grounding/test_onnx_runtime.py checks mixed lengths).
+            warnings.simplefilter("ignore")
+            torch.onnx.export(
+                _LastHiddenState(),
+                (ids, ids, torch.zeros_like(ids)),
+                str(traced),
+                input_names=list(_INPUTS),
+                output_names=["last_hidden_state"],
+                dynamic_axes={name: {0: "batch", 1: "tokens"} for name in (*_INPUTS, "last_hidden_state")},
+                opset_version=OPSET,
+                do_constant_folding=False,
+                dynamo=False,
+            )
         graph = onnx.load(str(traced))
     _point_into_weights(graph, weights)
     digest = hashlib.sha256(weights.read_bytes()).hexdigest()
