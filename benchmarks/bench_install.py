@@ -162,7 +162,7 @@ def main() -> int:
     parser.add_argument("--parity-rows", type=int, default=300, help="RAGTruth rows for the score parity")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        base = args.venvs or Path(tmp)
+        base = (args.venvs or Path(tmp)).resolve()
         venvs = {"onnx": base / "onnx", "torch": base / "torch"}
         for variant, venv in venvs.items():
             t = time.perf_counter()

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("torch", reason="the local Self-Familiarity backend needs trustscore[whitebox]")
+
 from trustscore.types import Sample
 from trustscore.whitebox.config import WhiteboxConfig
 from trustscore.whitebox.familiarity import FamiliaritySignal, LocalFamiliarityBackend
