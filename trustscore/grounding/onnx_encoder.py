@@ -87,6 +87,10 @@ class OnnxEncoder:
                 )
         options = ort.SessionOptions()
         options.log_severity_level = 3  # warnings about unused initializers are no user's business
+        # Idle intra-op threads sleep instead of spinning, as torch's OpenMP threads do here
+        # (trustscore/compute/torch_import.py): on a loaded 2-core box 400 RAGTruth sentences took
+        # 7.5-8.6 CPU s passive against 10-17 spinning, at the same or better wall time.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if threads is not None:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
