@@ -82,8 +82,10 @@ for runtime in ("onnx", "torch"):
             (r.score, r.signals["embedding"].value) for r in scorer.score_many_sync(samples)
         ]
 for name, both in out.items():
-    fused = max(abs(a[0] - b[0]) for a, b in zip(both["onnx"], both["torch"]))
-    emb = max(abs(a[1] - b[1]) for a, b in zip(both["onnx"], both["torch"]))
+    pairs = list(zip(both["onnx"], both["torch"]))
+    assert all((a[1] is None) == (b[1] is None) for a, b in pairs), "missing on one runtime only"
+    fused = max(abs(a[0] - b[0]) for a, b in pairs)
+    emb = max(abs(a[1] - b[1]) for a, b in pairs if a[1] is not None)
     print(json.dumps({"file": name, "rows": len(both["onnx"]), "max_fused_diff": fused,
                       "max_embedding_diff": emb}))
 """
