@@ -8,7 +8,7 @@ import pytest
 
 from trustscore.cli.main import build_parser
 
-COMMANDS = ("score", "eval", "calibrate", "serve", "train-detector")
+COMMANDS = ("score", "eval", "calibrate", "serve", "train-detector", "export-embedding")
 
 
 def _help(*argv: str, capsys: pytest.CaptureFixture[str]) -> str:

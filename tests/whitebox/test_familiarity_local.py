@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+pytest.importorskip("torch", reason="the local Self-Familiarity backend needs trustscore[whitebox]")
+
 from trustscore.types import Sample, Usage
 from trustscore.whitebox.familiarity import FamiliaritySignal, LocalFamiliarityBackend
 from trustscore.whitebox.familiarity_config import FamiliarityConfig

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]")
+
 import torch
 
 from trustscore.testing.tiny import save_tiny_model

@@ -10,6 +10,9 @@ from pathlib import Path
 import anyio
 import numpy as np
 import pytest
+
+pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]")
+
 import torch
 
 from trustscore.errors import WhiteboxModelError

@@ -11,6 +11,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]")
+
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 

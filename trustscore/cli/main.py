@@ -27,6 +27,7 @@ _COMMAND_MODULES = (
     "trustscore.cli.api",
     "trustscore.cli.train",
     "trustscore.cli.fit_redeep",
+    "trustscore.cli.export_embedding",
 )
 
 

