@@ -36,6 +36,7 @@ from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.errors import EmbedderError
 from trustscore.grounding.config import EmbeddingSettings
 from trustscore.grounding.embedder import Embedder, load_embedder, model_identity
+from trustscore.grounding.screen import unchecked
 from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.types import Sample, Signal, Span, Usage
 
@@ -148,6 +149,16 @@ class EmbeddingGrounding:
                 "no context: embedding grounding compares the response with the retrieved passages; "
                 "pass context=[...]",
                 began,
+            )
+        screened = unchecked(sample)
+        if screened is not None:
+            outcome, reason = screened
+            return Signal.failed(
+                self.name,
+                reason,
+                raw={"outcome": outcome},
+                usage=Usage(seconds=time.perf_counter() - began),
+                version=self.version,
             )
         sentences = [
             part for s in split_sentences(sample.response) for part in split_long(s, cfg.max_words_per_chunk)

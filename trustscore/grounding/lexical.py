@@ -34,6 +34,7 @@ from pydantic import JsonValue
 from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.grounding.config import LexicalSettings
+from trustscore.grounding.screen import unchecked
 from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
 from trustscore.grounding.word_frequency import zipf_frequency
 from trustscore.types import Sample, Signal, Span, Usage
@@ -95,6 +96,16 @@ class LexicalSupport:
                 "no context: lexical support checks the response against the retrieved passages; "
                 "pass context=[...]",
                 began,
+            )
+        screened = unchecked(sample)
+        if screened is not None:
+            outcome, reason = screened
+            return Signal.failed(
+                self.name,
+                reason,
+                raw={"outcome": outcome},
+                usage=Usage(seconds=time.perf_counter() - began),
+                version=self.version,
             )
         claimed = words(sample.response)
         if not claimed:
