@@ -75,6 +75,9 @@ _ORDERED_PAIRS = "lexical:raw.ordered_pairs_unsupported_share|identity"
 _NAMES = "lexical:raw.names_unsupported_share|identity"
 _WEIGHTED = "lexical:raw.weighted_unsupported_share|identity"
 _AMOUNT = "lexical:raw.log_unsupported_weight|identity"
+_CLAIMS = "claims"
+_CLAIMS_CONTRADICTED = "claims:raw.contradicted|identity"
+_CLAIMS_UNSUPPORTED = "claims:raw.unsupported_share|identity"
 
 CANDIDATES: dict[str, list[str]] = {
     "values": _BASE[:2],
@@ -93,10 +96,14 @@ CANDIDATES: dict[str, list[str]] = {
     "+all lexical parts": [*_BASE, _SENTENCE_MAX, _PAIRS, _ORDERED_PAIRS, _NAMES, _WEIGHTED],
     "+amount": [*_BASE, _AMOUNT],
     "+amount+sentence max": [*_BASE, _AMOUNT, _SENTENCE_MAX],
+    "+amount+claims": [*_BASE, _AMOUNT, _CLAIMS],
+    "+amount+claims parts": [*_BASE, _AMOUNT, _CLAIMS, _CLAIMS_CONTRADICTED, _CLAIMS_UNSUPPORTED],
 }
 """Feature sets compared leave one domain out (``--candidates``), written down before any of the new
 parts (sentence max, pairs) was measured, except the two ``+amount`` sets: added after the single-signal
-table showed the unsupported *amount* separating RAGTruth QA's rows (0.827) where every share failed.
+table showed the unsupported *amount* separating RAGTruth QA's rows (0.827) where every share failed,
+and the two ``+claims`` sets, added with the claims signal (its value; and its contradiction count and
+unsupported share) before any fit with it was measured.
 None reads a length or a domain label: lengths differ so much between domains that a model reading them
 learns each domain's base rate, which does not carry to a new one.
 

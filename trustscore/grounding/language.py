@@ -20,7 +20,7 @@ __all__ = ["MIN_CONFIDENCE", "MIN_WORDS", "language_mismatch"]
 MIN_WORDS = 4
 """Alphabetic words a response needs before its language is judged."""
 
-MIN_CONFIDENCE = 0.95
+MIN_CONFIDENCE = 0.9
 """Probability the identifier must give both texts' languages before they are called different."""
 
 _ALPHA_WORD = re.compile(r"[^\W\d_]{2,}")

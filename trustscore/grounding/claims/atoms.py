@@ -132,6 +132,8 @@ def _sentence_index(doc: Doc) -> list[int]:
 
 def _entity_atom(ent: Span, sentence: int) -> Atom | None:
     label = ent.label_
+    if label in NAME_GROUPS and any(t.like_num for t in ent) and parse_date(ent.text) is not None:
+        label = "DATE"  # the recogniser sometimes calls a full date an EVENT
     if label in NAME_GROUPS:
         words = tuple(t.text.casefold() for t in ent if t.is_alpha and t.lower_ != "the")
         if not words:

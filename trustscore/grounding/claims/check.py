@@ -24,14 +24,13 @@ from typing import TYPE_CHECKING, Literal
 from trustscore.grounding.claims.atoms import Atom, atoms
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span
+    from spacy.tokens import Doc, Span, Token
 
 __all__ = ["Facts", "Verdict", "check", "facts"]
 
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
-_PREDICATE_POS = frozenset({"ADJ"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
-_POLARITY_COVERAGE = 0.6
+_POLARITY_COVERAGE = 0.5
 """Share of a response sentence's content words its aligned sentence must hold for polarity to be compared."""
 
 Outcome = Literal["supported", "contradicted", "unsupported"]
@@ -50,6 +49,7 @@ class Facts:
     content: list[frozenset[str]]
     negated: list[bool]
     predicates: list[frozenset[str]]
+    sentence_lemmas: list[frozenset[str]]
     lemmas: frozenset[str]
     words: frozenset[str]
 
@@ -101,7 +101,8 @@ def facts(doc: Doc) -> Facts:
         bounds=[(s.start_char, s.end_char) for s in sents],
         content=[_content(s) for s in sents],
         negated=[_negated(s) for s in sents],
-        predicates=[frozenset(t.lemma_.casefold() for t in s if t.pos_ in _PREDICATE_POS) for s in sents],
+        predicates=[frozenset(t.lemma_.casefold() for t in s if _is_predicate(t)) for s in sents],
+        sentence_lemmas=[frozenset(t.lemma_.casefold() for t in s if t.is_alpha) for s in sents],
         lemmas=frozenset(t.lemma_.casefold() for t in doc if t.is_alpha),
         words=frozenset(t.text.casefold() for t in doc if t.is_alpha),
     )
@@ -112,17 +113,18 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
     given = [context] if question is None else [context, question]
     aligned = [_align(content, context, question) for content in response.content]
     out: list[Verdict] = []
+    related: set[int] = set()
     for atom in response.atoms:
         matched = [a for f in given for a in f.atoms if _same_value(a, atom)]
         if matched or any(_supports(f, atom) for f in given):
+            if atom.predicate is not None and any(a.predicate is not None for a in matched):
+                related.add(atom.sentence)
             out.append(_relation_verdict(atom, matched))
             continue
-        target = aligned[atom.sentence]
-        rival = None if target is None else _rival(atom, context, target, response)
+        rival = _rival(atom, context, aligned[atom.sentence], response)
         out.append(_verdict(atom, "contradicted", rival) if rival else _verdict(atom, "unsupported"))
-    with_atoms = {a.sentence for a in response.atoms}
     for n, target in enumerate(aligned):
-        if target is None or n in with_atoms:  # its atoms carry their own polarity
+        if target is None or n in related:  # its atoms' relations already compared its polarity
             continue
         polarity = _polarity(response, n, context, target)
         if polarity is not None:
@@ -138,16 +140,16 @@ def _verdict(atom: Atom, outcome: Outcome, context: str | None = None) -> Verdic
 
 
 def _content(sent: Span) -> frozenset[str]:
-    skip = {i for e in sent.ents for i in range(e.start, e.end)}
     return frozenset(
         t.lemma_.casefold()
         for t in sent
-        if t.pos_ in _CONTENT_POS
-        and not t.is_stop
-        and t.is_alpha
-        and t.i not in skip
-        and t.lower_ not in _ANSWER_WORDS
+        if t.pos_ in _CONTENT_POS and not t.is_stop and t.is_alpha and t.lower_ not in _ANSWER_WORDS
     )
+
+
+def _is_predicate(token: Token) -> bool:
+    """An adjective, or a participle after "be" ("is closed"): a state the sentence asserts."""
+    return token.pos_ == "ADJ" or (token.tag_ == "VBN" and any(c.lemma_ == "be" for c in token.children))
 
 
 def _negated(sent: Span) -> bool:
@@ -163,11 +165,13 @@ def _align(content: frozenset[str], context: Facts, question: Facts | None) -> i
 
 
 def _best_overlap(words: frozenset[str], context: Facts) -> int | None:
-    best, best_overlap = None, 0
+    """The sentence sharing the most words; on a tie, the one with the fewest words besides."""
+    best, best_key = None, (0, 0.0)
     for i, sentence in enumerate(context.content):
         overlap = len(words & sentence)
-        if overlap > best_overlap:
-            best, best_overlap = i, overlap
+        key = (overlap, overlap / len(words | sentence) if overlap else 0.0)
+        if overlap and key > best_key:
+            best, best_key = i, key
     return best
 
 
@@ -190,18 +194,25 @@ def _same(a: float, b: float | None) -> bool:
     return b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
-def _rival(atom: Atom, context: Facts, sentence: int, response: Facts) -> str | None:
-    """What the aligned context sentence states in the atom's place, if it states something else."""
+def _rival(atom: Atom, context: Facts, sentence: int | None, response: Facts) -> str | None:
+    """What the context states in the atom's place, if it states something else there: an atom of the
+    same kind in the same relation ("designed by <name>", "opened on <date>"), else one in the aligned
+    sentence."""
     said = {a.text.casefold() for a in response.atoms}
-    rivals = [a for a in context.atoms if a.sentence == sentence and a.text.casefold() not in said]
-    for a in rivals:
-        if atom.kind == "date" and (a.kind == "date" and a.date is not None):
-            return a.text
-        if atom.kind == "name" and a.kind == "name" and a.group == atom.group:
-            return a.text
-        if atom.kind in ("number", "money", "percent") and a.kind == atom.kind and _units_agree(atom, a):
-            return a.text
-    return None
+    rivals = [a for a in context.atoms if a.text.casefold() not in said and _comparable(atom, a)]
+    related = [a for a in rivals if atom.predicate is not None and a.predicate == atom.predicate]
+    if related:
+        return related[0].text
+    near = [a for a in rivals if a.sentence == sentence and (a.kind != "name" or a.group == atom.group)]
+    return near[0].text if near else None
+
+
+def _comparable(atom: Atom, other: Atom) -> bool:
+    if atom.kind == "date":
+        return other.kind == "date" and atom.date is not None and other.date is not None
+    if atom.kind == "name":
+        return other.kind == "name"
+    return other.kind == atom.kind and _units_agree(atom, other)
 
 
 def _units_agree(a: Atom, b: Atom) -> bool:
@@ -245,10 +256,10 @@ def _same_value(a: Atom, b: Atom) -> bool:
 def _polarity(response: Facts, n: int, context: Facts, target: int) -> Verdict | None:
     content = response.content[n]
     shared = content & context.content[target]
-    if len(shared) < 2 or len(shared) / len(content) < _POLARITY_COVERAGE:
+    if not shared or len(shared) / len(content) < _POLARITY_COVERAGE:
         return None
-    swapped = sorted(p for p in response.predicates[n] - context.lemmas)
-    replaced = sorted(context.predicates[target] - response.predicates[n] - response.lemmas)
+    swapped = sorted(response.predicates[n] - context.sentence_lemmas[target])
+    replaced = sorted(context.predicates[target] - response.sentence_lemmas[n])
     changed = bool(swapped and replaced)
     flipped = response.negated[n] != context.negated[target]
     text = response.sentences[n]
