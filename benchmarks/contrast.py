@@ -1,7 +1,7 @@
 """The contrast set: what the offline default tells apart, one phenomenon at a time.
 
-    .venv/bin/python -m benchmarks.contrast              # scores tests/data/contrast_set.jsonl, prints the tables
-    .venv/bin/python -m benchmarks.contrast --build      # rewrites the set from benchmarks/contrast_items.py
+    .venv/bin/python -m benchmarks.contrast           # scores tests/data/contrast_set.jsonl: the tables
+    .venv/bin/python -m benchmarks.contrast --build   # rewrites the set from benchmarks/contrast_items.py
 
 225 labeled rows: 25 invented subjects (``benchmarks.contrast_items``) x 9 answers to one question
 over one context: the context's own words (verbatim), a paraphrase, a changed number, a changed
@@ -72,8 +72,14 @@ def context(item: Item) -> str:
     )
 
 
-def _verbatim(item: Item, *, date: str | None = None, person: str | None = None, n: str | None = None,
-              condition: str | None = None) -> str:
+def _verbatim(
+    item: Item,
+    *,
+    date: str | None = None,
+    person: str | None = None,
+    n: str | None = None,
+    condition: str | None = None,
+) -> str:
     return (
         f"{item.name} {item.opened} on {date or item.date} and was {item.role} by {item.title} "
         f"{person or item.person}. {item.figure.format(n=n or item.n)} It {condition or item.condition}."
@@ -135,7 +141,9 @@ def score(rows: list[dict[str, Any]], *, claims: bool) -> list[dict[str, Any]]:
             "score": res.score,
             "signals": {n: s.value for n, s in res.signals.items()},
             "outcomes": {
-                n: s.raw["outcome"] for n, s in res.signals.items() if isinstance(s.raw, dict) and "outcome" in s.raw
+                n: s.raw["outcome"]
+                for n, s in res.signals.items()
+                if isinstance(s.raw, dict) and "outcome" in s.raw
             },
             "fusion": res.fusion,
         }
@@ -193,8 +201,9 @@ def report(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) 
     return "\n".join(lines)
 
 
-def examples_table(rows: list[dict[str, Any]], before: list[dict[str, Any]], after: list[dict[str, Any]],
-                   subject: int = 1) -> str:
+def examples_table(
+    rows: list[dict[str, Any]], before: list[dict[str, Any]], after: list[dict[str, Any]], subject: int = 1
+) -> str:
     """README's table: one subject's nine answers, scored without and with the claims signal."""
     lines = ["| answer | example | lexical + embedding | with claims |", "|---|---|---|---|"]
     for row, b, a in zip(rows, before, after, strict=True):
@@ -204,7 +213,9 @@ def examples_table(rows: list[dict[str, Any]], before: list[dict[str, Any]], aft
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--build", action="store_true", help="rewrite the set from the templates and exit")
     parser.add_argument("--set", type=Path, default=SET)
     parser.add_argument("--json", type=Path, default=None, help="also write every row's scores here")
@@ -223,8 +234,14 @@ def main(argv: list[str] | None = None) -> int:
     print(examples_table(rows, before, after))
     if args.json is not None:
         args.json.write_text(
-            json.dumps([{**r, "without_claims": b, "with_claims": a} for r, b, a in zip(rows, before, after, strict=True)],
-                       ensure_ascii=False, indent=1),
+            json.dumps(
+                [
+                    {**r, "without_claims": b, "with_claims": a}
+                    for r, b, a in zip(rows, before, after, strict=True)
+                ],
+                ensure_ascii=False,
+                indent=1,
+            ),
             encoding="utf-8",
         )
     return 0

@@ -32,7 +32,8 @@ def test_declining_answers_are_abstentions(response: str) -> None:
         VERBATIM,
         "It does not open on Sundays.",
         "No, the library is closed on Sundays.",
-        "The context says it opened in 2011. " + "It has a garden and many books. " * 8
+        "The context says it opened in 2011. "
+        + "It has a garden and many books. " * 8
         + "The context does not say who founded it.",
     ],
 )

@@ -30,10 +30,18 @@ def contradicted(signal: Signal) -> list[str]:
         ("The bridge is 140 metres long.", "The bridge is 104 metres long.", "104 metres", "140 metres"),
         ("It opened in May 1998.", "It opened in May 1989.", "May 1989", "May 1998"),
         ("It cost £4.2 million.", "It cost £2.4 million.", "£2.4 million", "£4.2 million"),
-        ("60% of the money came from the town council.", "90% of the money came from the town council.",
-         "90%", "60%"),
-        ("It was designed by the engineer Clara Voss.", "It was designed by the engineer Maria Lang.",
-         "Maria Lang", "Clara Voss"),
+        (
+            "60% of the money came from the town council.",
+            "90% of the money came from the town council.",
+            "90%",
+            "60%",
+        ),
+        (
+            "It was designed by the engineer Clara Voss.",
+            "It was designed by the engineer Maria Lang.",
+            "Maria Lang",
+            "Clara Voss",
+        ),
     ],
 )
 def test_a_changed_atom_is_a_contradiction_that_names_it(
