@@ -134,8 +134,7 @@ def score(rows: list[dict[str, Any]], *, claims: bool) -> list[dict[str, Any]]:
 
     config = ts.Config() if claims else ts.Config.from_dict({"signals": {"claims": {"enabled": False}}})
     samples = [{k: r[k] for k in ("id", "question", "context", "response")} for r in rows]
-    with ts.Scorer(config) as scorer:
-        results = scorer.score_many_sync(samples, concurrency=4, budget_s=600)
+    results = ts.Scorer(config).score_many_sync(samples, concurrency=4, budget_s=600)
     return [
         {
             "score": res.score,

@@ -4,6 +4,7 @@ domain's false-alarm rate, and few-label recalibration.
     .venv/bin/python -m calibration.build_corpus                       # once: writes the corpus
     .venv/bin/trustscore score .cache-data/corpus/corpus.jsonl -o .cache-data/corpus/scored.jsonl
     .venv/bin/python -m benchmarks.multidomain [--scored .cache-data/corpus/scored.jsonl] [--json out.json]
+    .venv/bin/python -m benchmarks.multidomain --claims --scored .cache-data/corpus/scored_claims.jsonl
 
 Reads the scored corpus only (never rescores). Positive class = hallucinated; ECE with 10 equal-mass
 bins. Training data for every fit: the domains whose licence lets the result ship
@@ -76,8 +77,6 @@ _NAMES = "lexical:raw.names_unsupported_share|identity"
 _WEIGHTED = "lexical:raw.weighted_unsupported_share|identity"
 _AMOUNT = "lexical:raw.log_unsupported_weight|identity"
 _CLAIMS = "claims"
-_CLAIMS_CONTRADICTED = "claims:raw.contradicted|identity"
-_CLAIMS_UNSUPPORTED = "claims:raw.unsupported_share|identity"
 
 CANDIDATES: dict[str, list[str]] = {
     "values": _BASE[:2],
@@ -97,13 +96,12 @@ CANDIDATES: dict[str, list[str]] = {
     "+amount": [*_BASE, _AMOUNT],
     "+amount+sentence max": [*_BASE, _AMOUNT, _SENTENCE_MAX],
     "+amount+claims": [*_BASE, _AMOUNT, _CLAIMS],
-    "+amount+claims parts": [*_BASE, _AMOUNT, _CLAIMS, _CLAIMS_CONTRADICTED, _CLAIMS_UNSUPPORTED],
 }
 """Feature sets compared leave one domain out (``--candidates``), written down before any of the new
 parts (sentence max, pairs) was measured, except the two ``+amount`` sets: added after the single-signal
 table showed the unsupported *amount* separating RAGTruth QA's rows (0.827) where every share failed,
-and the two ``+claims`` sets, added with the claims signal (its value; and its contradiction count and
-unsupported share) before any fit with it was measured.
+and ``+amount+claims``, the shipped set and the claims signal's value, added with that signal before any
+fit with it was measured.
 None reads a length or a domain label: lengths differ so much between domains that a model reading them
 learns each domain's base rate, which does not carry to a new one.
 
@@ -118,6 +116,9 @@ FITS: dict[str, str | None] = {"pooled": None, "intercept per dataset": "dataset
 per data set while the weights are fitted (so they do not learn which data set hallucinates more)."""
 
 FEATURES: list[str] = CANDIDATES["+amount"]
+FEATURES_CLAIMS: list[str] = CANDIDATES["+amount+claims"]
+"""The features of the calibrator shipped for Scorers that run the claims signal (the ``claims``
+extra): the shipped set and the claims signal's value (``claims_before_after`` compares them)."""
 INTERCEPT_BY: str | None = FITS["intercept per dataset"]
 """The shipped model's feature set and way of fitting: what ``select_features`` chooses over every
 shippable domain (``--candidates`` prints it as "the rule on every shippable domain chooses"). Its
@@ -382,6 +383,24 @@ def leave_one_domain_out(rows: Sequence[ScoredRow]) -> dict[str, dict[str, Any]]
     return out
 
 
+def claims_before_after(rows: Sequence[ScoredRow]) -> dict[str, dict[str, float | None]]:
+    """Leave one domain out, the shipped features against the same with the claims signal's: {held-out
+    domain: {"without": AUROC, "with": AUROC}}, and their macro means over the shippable domains."""
+    held = _HeldOut(rows)
+    shippable = frozenset(d for d in held.dataset if d in SHIPPABLE)
+    how = "intercept per dataset"
+    sets = {"without": "+amount", "with": "+amount+claims"}
+    out: dict[str, dict[str, float | None]] = {
+        d: {k: held.auroc(shippable - {d}, d, (features, how)) for k, features in sets.items()}
+        for d in domains_of(rows)
+    }
+    out["macro"] = {
+        k: float(np.mean([v[k] for d, v in out.items() if v[k] is not None and d in shippable]))
+        for k in sets
+    }
+    return out
+
+
 def in_domain(rows: Sequence[ScoredRow], folds: int = 5) -> dict[str, Any]:
     """Grouped CV over the shippable domains pooled: ECE inside the domain and the false-alarm rate."""
     pool = [r for r in rows if r.fields["dataset"] in SHIPPABLE]
@@ -616,11 +635,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also choose the feature set by the nested rule and compare every candidate",
     )
+    parser.add_argument(
+        "--claims",
+        action="store_true",
+        help="only compare the shipped features with and without the claims signal, leave one domain out",
+    )
     args = parser.parse_args(argv)
     if not args.scored.exists():
         print(f"SKIP: {args.scored} not found; build and score the corpus first (see the docstring)")
         return 0
     rows = read_scored(args.scored)
+    if args.claims:
+        table = claims_before_after(rows)
+        print("| held-out domain | without claims | with claims |\n|---|---|---|")
+        for d, v in table.items():
+            print(f"| {d} | {_f(v['without'])} | {_f(v['with'])} |")
+        return 0
     result = run(rows, adapt=args.adapt, candidates=args.candidates)
     print(report(result))
     if args.json:

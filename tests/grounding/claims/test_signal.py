@@ -98,7 +98,8 @@ def test_two_contradictions_pull_lower_than_one(claims_check: ClaimsCheck) -> No
 
 def test_an_abstention_is_its_own_outcome_and_not_unsupported(claims_check: ClaimsCheck) -> None:
     signal = score(claims_check, REFUSAL, CONTEXT, QUESTION)
-    assert signal.value == 1.0 and signal.raw == {"outcome": "abstention"} and not signal.spans
+    assert signal.value == 1.0 and signal.raw["outcome"] == "abstention" and not signal.spans  # type: ignore[index]
+    assert signal.raw["contradicted"] == 0  # type: ignore[index]
     assert signal.explanation is not None and "abstention" in signal.explanation
 
 

@@ -33,13 +33,19 @@ from trustscore.grounding.claims.pipeline import Pipeline, find_pipeline
 from trustscore.grounding.screen import unchecked
 from trustscore.types import Sample, Signal, Span, Usage
 
-__all__ = ["ClaimsCheck", "normalise"]
+__all__ = ["ClaimsCheck", "claims_version", "normalise"]
 
 _METHOD = "claims/1"
 _release = cache(version)
 _CONTEXTS_KEPT = 64
 """Parsed contexts kept per signal: the samples of one context (many answers to one question) parse
 it once."""
+
+
+def claims_version(config: ClaimsConfig) -> str:
+    """The signal's version under ``config`` (the method and the settings that change its values)."""
+    settings = {"q": config.question_support, "c": config.contradiction_factor}
+    return f"{_METHOD}+{short_hash(canonical_json(settings), 8)}"
 
 
 def normalise(text: str) -> str:
@@ -56,8 +62,7 @@ class ClaimsCheck:
     def __init__(self, config: ClaimsConfig | None = None) -> None:
         self.config = config or ClaimsConfig()
         self.pipeline = Pipeline(find_pipeline(self.config.pipeline))
-        settings = {"q": self.config.question_support, "c": self.config.contradiction_factor}
-        self.version = f"{_METHOD}+{short_hash(canonical_json(settings), 8)}"
+        self.version = claims_version(self.config)
         self._contexts: OrderedDict[str, Facts] = OrderedDict()
         self._contexts_lock = Lock()
 
@@ -80,7 +85,7 @@ class ClaimsCheck:
             return Signal(
                 name=self.name,
                 value=1.0,
-                raw={"outcome": "abstention"},
+                raw={"outcome": "abstention", "atoms": 0, "contradicted": 0, "unsupported": 0, "supported": 0},
                 explanation=screened[1],
                 usage=Usage(seconds=time.perf_counter() - began),
                 version=self.version,
