@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--scored", type=Path, default=DEFAULT_SCORED)
     parser.add_argument("-o", "--output", type=Path, default=None)
-    parser.add_argument("--claims", action="store_true", help="fit the model that reads the claims signal too")
+    parser.add_argument("--claims", action="store_true", help="fit the model that reads claims too")
     args = parser.parse_args(argv)
     output = args.output or (SHIPPED_CLAIMS if args.claims else SHIPPED)
     if not args.scored.exists():

@@ -14,7 +14,7 @@ from trustscore.grounding.claims.config import ClaimsConfig
 from trustscore.grounding.claims.signal import claims_version
 from trustscore.types import Sample, Signal
 
-from .test_shipped import CONTEXT, RESPONSE, PACKAGED, default_versions, local_pair
+from .test_shipped import CONTEXT, PACKAGED, RESPONSE, default_versions, local_pair
 
 pytestmark = pytest.mark.anyio
 
@@ -52,7 +52,9 @@ def test_the_claims_model_is_fitted_on_the_three_signals_at_the_code_versions() 
 
 async def score(value: float | None) -> float | None:
     signals = [*local_pair(default_versions(), grounded=True), ClaimsReplay(value)]
-    result = await Scorer(Config(), local_signals=signals).score(question="q", context=CONTEXT, response=RESPONSE)
+    result = await Scorer(Config(), local_signals=signals).score(
+        question="q", context=CONTEXT, response=RESPONSE
+    )
     assert result.fusion.startswith("calibrator:local_multidomain_claims@"), result.fusion
     return result.score
 

@@ -5,8 +5,9 @@ fact unchecked. Such a sample is missing for these signals, with the two languag
 
 Language identification is py3langid (a Naive Bayes model over byte n-grams, bundled in its wheel:
 no download), installed with the ``claims`` extra; without it no sample is turned away here. Short
-texts are not judged: below :data:`MIN_WORDS` words an answer ("2011.", "Yes, Clara Voss.") carries
-too little text to tell its language, and an English short answer must never be dropped.
+texts are not judged: below :data:`MIN_WORDS` words that do not start with a capital (names say
+nothing of the language), an answer ("2011.", "Yes, Clara Voss.", "Baltasar Corrada del Río died in
+2007.") carries too little text to tell its language, and an English short answer must never be dropped.
 """
 
 from __future__ import annotations
@@ -18,10 +19,16 @@ from typing import Any
 __all__ = ["MIN_CONFIDENCE", "MIN_WORDS", "language_mismatch"]
 
 MIN_WORDS = 4
-"""Alphabetic words a response needs before its language is judged."""
+"""Words not starting with a capital a response needs before its language is judged."""
 
 MIN_CONFIDENCE = 0.9
-"""Probability the identifier must give both texts' languages before they are called different."""
+"""Probability the identifier must give the context's language before it is trusted."""
+
+MAX_SHARED = 0.01
+"""A response is in another language when the identifier gives the context's language at most this
+probability: names and numbers spread the mass over similar languages ("Según el texto ... Laura
+Fischer": Spanish at 0.89, English at 0.00), so the test is how unlikely the context's language is,
+not how sure the response's own language is."""
 
 _ALPHA_WORD = re.compile(r"[^\W\d_]{2,}")
 _CONTEXT_CHARS = 2000
@@ -37,29 +44,40 @@ def _identifier() -> Any | None:
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
+def _plain_words(text: str) -> list[str]:
+    """The words that do not start with a capital: names ("Baltasar Corrada del Río died in 2007")
+    say nothing of the language a sentence is written in."""
+    return [w for w in _ALPHA_WORD.findall(text) if not w[0].isupper()]
+
+
 def available() -> bool:
     """Whether language identification is installed (the ``claims`` extra)."""
     return _identifier() is not None
 
 
 @lru_cache(maxsize=4096)
-def _language(text: str) -> tuple[str, float]:
+def _languages(text: str) -> dict[str, float]:
     identifier = _identifier()
     assert identifier is not None
-    lang, prob = identifier.classify(text)
-    return str(lang), float(prob)
+    return {str(lang): float(p) for lang, p in identifier.rank(text)}
+
+
+def _top(ranked: dict[str, float]) -> tuple[str, float]:
+    return max(ranked.items(), key=lambda item: item[1])
 
 
 def language_mismatch(response: str, context: str) -> str | None:
     """Why ``response`` cannot be checked word by word against ``context`` (they are in different
     languages), or None when they share one, either is too short to tell, or py3langid is absent."""
-    if _identifier() is None or len(_ALPHA_WORD.findall(response)) < MIN_WORDS:
+    if _identifier() is None:
         return None
-    if len(_ALPHA_WORD.findall(context)) < MIN_WORDS:
+    said_words, given_words = _plain_words(response), _plain_words(context[:_CONTEXT_CHARS])
+    if len(said_words) < MIN_WORDS or len(given_words) < MIN_WORDS:
         return None
-    said, said_p = _language(response)
-    given, given_p = _language(context[:_CONTEXT_CHARS])
-    if said == given or said_p < MIN_CONFIDENCE or given_p < MIN_CONFIDENCE:
+    given, given_p = _top(_languages(" ".join(given_words)))
+    ranked = _languages(" ".join(said_words))
+    said, _ = _top(ranked)
+    if given_p < MIN_CONFIDENCE or said == given or ranked.get(given, 0.0) > MAX_SHARED:
         return None
     return (
         f"other language: the response is in {said!r} and the context in {given!r} (py3langid); words "

@@ -46,13 +46,29 @@ def test_an_abstention_is_reported_as_its_own_outcome() -> None:
     assert found is not None and found[0] == "abstention" and "declines" in found[1]
 
 
-def test_an_answer_in_another_language_is_not_checked_word_by_word() -> None:
+@pytest.mark.parametrize(
+    ("response", "language"),
+    [
+        (GERMAN, "de"),
+        ("Según el texto, se inauguró en el año 2017 y Laura Fischer estuvo a cargo del proyecto.", "es"),
+    ],
+)
+def test_an_answer_in_another_language_is_not_checked_word_by_word(response: str, language: str) -> None:
     pytest.importorskip("py3langid", reason="language identification comes with trustscore[claims]")
-    found = unchecked(Sample(question=QUESTION, context=[CONTEXT], response=GERMAN))
+    found = unchecked(Sample(question=QUESTION, context=[CONTEXT], response=response))
     assert found is not None and found[0] == "other_language"
-    assert "'de'" in found[1] and "'en'" in found[1]
+    assert f"'{language}'" in found[1] and "'en'" in found[1]
 
 
-@pytest.mark.parametrize("response", ["2011.", "Clara Voss.", "Yes, on 14 March 2011.", VERBATIM])
+@pytest.mark.parametrize(
+    "response",
+    [
+        "2011.",
+        "Clara Voss.",
+        "Yes, on 14 March 2011.",
+        VERBATIM,
+        "Baltasar Corrada del Río designed it in 2007.",
+    ],
+)
 def test_short_and_english_answers_are_checked(response: str) -> None:
     assert unchecked(Sample(question=QUESTION, context=[CONTEXT], response=response)) is None

@@ -85,7 +85,13 @@ class ClaimsCheck:
             return Signal(
                 name=self.name,
                 value=1.0,
-                raw={"outcome": "abstention", "atoms": 0, "contradicted": 0, "unsupported": 0, "supported": 0},
+                raw={
+                    "outcome": "abstention",
+                    "atoms": 0,
+                    "contradicted": 0,
+                    "unsupported": 0,
+                    "supported": 0,
+                },
                 explanation=screened[1],
                 usage=Usage(seconds=time.perf_counter() - began),
                 version=self.version,
