@@ -1,6 +1,6 @@
 """The contrast set: what the offline default tells apart, one phenomenon at a time.
 
-    .venv/bin/python -m benchmarks.contrast           # scores tests/data/contrast_set.jsonl: the tables
+    .venv/bin/python -m benchmarks.contrast           # scores examples/contrast_set.jsonl: the tables
     .venv/bin/python -m benchmarks.contrast --build   # rewrites the set from benchmarks/contrast_items.py
 
 225 labeled rows: 25 invented subjects (``benchmarks.contrast_items``) x 9 answers to one question
@@ -30,7 +30,7 @@ from typing import Any
 from benchmarks.contrast_items import ITEMS, Item
 
 REPO = Path(__file__).resolve().parent.parent
-SET = REPO / "tests" / "data" / "contrast_set.jsonl"
+SET = REPO / "examples" / "contrast_set.jsonl"
 
 PHENOMENA = (
     "verbatim",

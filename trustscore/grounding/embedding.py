@@ -36,7 +36,7 @@ from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.errors import EmbedderError
 from trustscore.grounding.config import EmbeddingSettings
 from trustscore.grounding.embedder import Embedder, load_embedder, model_identity
-from trustscore.grounding.screen import unchecked
+from trustscore.grounding.screen import SCREEN, unchecked
 from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.types import Sample, Signal, Span, Usage
 
@@ -126,7 +126,7 @@ class EmbeddingGrounding:
             runtime = [_release("torch"), _release("transformers")]
         except (EmbedderError, OSError, PackageNotFoundError):
             return None  # the signal will say why it is missing; nothing to cache
-        return canonical_json([self.version, model, runtime])
+        return canonical_json([self.version, model, runtime, SCREEN])
 
     def embedder(self) -> Embedder:
         """The embedder this signal uses, loaded on first call (raises EmbedderError)."""

@@ -34,7 +34,7 @@ from pydantic import JsonValue
 from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.grounding.config import LexicalSettings
-from trustscore.grounding.screen import unchecked
+from trustscore.grounding.screen import SCREEN, unchecked
 from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
 from trustscore.grounding.word_frequency import zipf_frequency
 from trustscore.types import Sample, Signal, Span, Usage
@@ -82,9 +82,10 @@ class LexicalSupport:
         return await anyio.to_thread.run_sync(self.score, sample)
 
     def cache_identity(self) -> str | None:
-        """The version and the wordfreq release whose word frequencies weigh the words."""
+        """The version, the wordfreq release whose word frequencies weigh the words, and the screening
+        of abstentions and other languages."""
         try:
-            return canonical_json([self.version, _release("wordfreq")])
+            return canonical_json([self.version, _release("wordfreq"), SCREEN])
         except PackageNotFoundError:
             return None
 

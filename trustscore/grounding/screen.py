@@ -10,7 +10,11 @@ from trustscore.grounding.abstention import abstention
 from trustscore.grounding.language import language_mismatch
 from trustscore.types import Sample
 
-__all__ = ["unchecked"]
+__all__ = ["SCREEN", "unchecked"]
+
+SCREEN = "screen/1"
+"""Part of the cache identity of every signal that screens its samples here: a cached result from
+before a sample was screened (or screened differently) is not replayed."""
 
 
 def unchecked(sample: Sample) -> tuple[str, str] | None:

@@ -30,12 +30,12 @@ from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.grounding.claims.check import Facts, Verdict, check, facts
 from trustscore.grounding.claims.config import ClaimsConfig
 from trustscore.grounding.claims.pipeline import Pipeline, find_pipeline
-from trustscore.grounding.screen import unchecked
+from trustscore.grounding.screen import SCREEN, unchecked
 from trustscore.types import Sample, Signal, Span, Usage
 
 __all__ = ["ClaimsCheck", "claims_version", "normalise"]
 
-_METHOD = "claims/1"
+_METHOD = "claims/2"
 _release = cache(version)
 _CONTEXTS_KEPT = 64
 """Parsed contexts kept per signal: the samples of one context (many answers to one question) parse
@@ -72,7 +72,7 @@ class ClaimsCheck:
     def cache_identity(self) -> str:
         """The version, and the releases of spaCy, its pipeline and dateparser that read the texts."""
         return canonical_json(
-            [self.version, _release("spacy"), self.pipeline.release, _release("dateparser")]
+            [self.version, _release("spacy"), self.pipeline.release, _release("dateparser"), SCREEN]
         )
 
     def score(self, sample: Sample) -> Signal:
