@@ -13,6 +13,7 @@ nothing of the language), an answer ("2011.", "Yes, Clara Voss.", "Baltasar Corr
 from __future__ import annotations
 
 import re
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -35,24 +36,24 @@ _CONTEXT_CHARS = 2000
 """The context's language is read from its first characters (enough for a stable answer, and cheap)."""
 
 
+_LOAD = threading.Lock()
+
+
 @lru_cache(maxsize=1)
 def _identifier() -> Any | None:
-    try:
-        from py3langid.langid import MODEL_FILE, LanguageIdentifier
-    except ImportError:
-        return None
-    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    """The identifier, loaded once per process (seconds: its model is decompressed on load)."""
+    with _LOAD:  # concurrent first callers wait for one load instead of each decompressing the model
+        try:
+            from py3langid.langid import MODEL_FILE, LanguageIdentifier
+        except ImportError:
+            return None
+        return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def _plain_words(text: str) -> list[str]:
     """The words that do not start with a capital: names ("Baltasar Corrada del Río died in 2007")
     say nothing of the language a sentence is written in."""
     return [w for w in _ALPHA_WORD.findall(text) if not w[0].isupper()]
-
-
-def available() -> bool:
-    """Whether language identification is installed (the ``claims`` extra)."""
-    return _identifier() is not None
 
 
 @lru_cache(maxsize=4096)
@@ -69,10 +70,8 @@ def _top(ranked: dict[str, float]) -> tuple[str, float]:
 def language_mismatch(response: str, context: str) -> str | None:
     """Why ``response`` cannot be checked word by word against ``context`` (they are in different
     languages), or None when they share one, either is too short to tell, or py3langid is absent."""
-    if _identifier() is None:
-        return None
     said_words, given_words = _plain_words(response), _plain_words(context[:_CONTEXT_CHARS])
-    if len(said_words) < MIN_WORDS or len(given_words) < MIN_WORDS:
+    if len(said_words) < MIN_WORDS or len(given_words) < MIN_WORDS or _identifier() is None:
         return None
     given, given_p = _top(_languages(" ".join(given_words)))
     ranked = _languages(" ".join(said_words))
