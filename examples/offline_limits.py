@@ -2,10 +2,10 @@
 
     .venv/bin/python examples/offline_limits.py
 
-Nine answers to one question over one context, from the contrast set (``examples/contrast_set.jsonl``,
-the Millbrook footbridge): the context's own words, a paraphrase, the same answer with one number, date
-or name changed, a condition negated, a claim added, a refusal and a correct answer in French. It
-prints each answer's score (``–``: no signal could check it). ``python -m benchmarks.contrast`` scores
+Six answers to one question over one context, from the contrast set (``examples/contrast_set.jsonl``,
+the Millbrook footbridge): the context's own words, the same answer with its date or a name changed or
+a condition negated, a refusal and a correct answer in French. It prints each answer's score (``–``:
+no signal could check it). ``python -m benchmarks.contrast`` scores
 all 225 rows of the set, with and without the claims signal.
 """
 
@@ -18,13 +18,14 @@ import trustscore as ts
 
 CONTRAST_SET = Path(__file__).resolve().parent / "contrast_set.jsonl"
 SUBJECT = 1
+SHOWN = ("verbatim", "changed date", "swapped name", "negation", "refusal", "other language")
 
 
 def answers() -> list[dict[str, object]]:
     rows = [
         json.loads(line) for line in CONTRAST_SET.read_text(encoding="utf-8").splitlines() if line.strip()
     ]
-    return [r for r in rows if r["subject"] == SUBJECT]
+    return [r for r in rows if r["subject"] == SUBJECT and r["phenomenon"] in SHOWN]
 
 
 def scores() -> dict[str, ts.TrustScore]:

@@ -17,7 +17,7 @@ import threading
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["MIN_CONFIDENCE", "MIN_WORDS", "language_mismatch"]
+__all__ = ["MIN_CONFIDENCE", "MIN_WORDS", "language_mismatch", "preload"]
 
 MIN_WORDS = 4
 """Words not starting with a capital a response needs before its language is judged."""
@@ -48,6 +48,11 @@ def _identifier() -> Any | None:
         except ImportError:
             return None
         return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def preload() -> None:
+    """Load the identifier now (when a signal is built), not inside the first sample's time budget."""
+    _identifier()
 
 
 def _plain_words(text: str) -> list[str]:

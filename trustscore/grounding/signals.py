@@ -22,8 +22,10 @@ __all__ = ["build_claims", "build_embedding", "build_lexical"]
 
 @register_signal("lexical", config=LexicalConfig, kind="local", weight=0.25, on_by_default=True)
 def build_lexical(config: LexicalConfig, ctx: SignalContext) -> LocalSignal:
+    from trustscore.grounding.language import preload
     from trustscore.grounding.lexical import LexicalSupport
 
+    preload()
     return LexicalSupport(config)
 
 
@@ -37,7 +39,9 @@ def build_lexical(config: LexicalConfig, ctx: SignalContext) -> LocalSignal:
 )
 def build_embedding(config: EmbeddingConfig, ctx: SignalContext) -> LocalSignal:
     from trustscore.grounding.embedding import EmbeddingGrounding
+    from trustscore.grounding.language import preload
 
+    preload()
     return EmbeddingGrounding(config, store=ctx.local_cache)
 
 
@@ -51,5 +55,7 @@ def build_embedding(config: EmbeddingConfig, ctx: SignalContext) -> LocalSignal:
 )
 def build_claims(config: ClaimsConfig, ctx: SignalContext) -> LocalSignal:
     from trustscore.grounding.claims.signal import ClaimsCheck
+    from trustscore.grounding.language import preload
 
+    preload()
     return ClaimsCheck(config)
