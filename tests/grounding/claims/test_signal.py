@@ -133,3 +133,11 @@ def test_full_width_digits_read_as_digits(claims_check: ClaimsCheck) -> None:
 
 def test_verbatim_answers_are_fully_supported(claims_check: ClaimsCheck) -> None:
     assert score(claims_check, VERBATIM, CONTEXT, QUESTION).value == 1.0
+
+
+def test_the_question_supports_a_value_but_asserts_no_relation(claims_check: ClaimsCheck) -> None:
+    context = "The library is open from Monday to Saturday and is closed on Sundays."
+    question = "Is the library open on Sundays?"
+    assert score(claims_check, "No, it does not open on Sundays.", context, question).value == 1.0
+    swapped = score(claims_check, "Yes, it is open on Sundays.", context, question)
+    assert swapped.value is not None and swapped.value <= 0.15

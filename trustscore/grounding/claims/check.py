@@ -115,7 +115,9 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
     out: list[Verdict] = []
     related: set[int] = set()
     for atom in response.atoms:
-        matched = [a for f in given for a in f.atoms if _same_value(a, atom)]
+        # The question supports a value but asserts no relation ("is it open on Sundays?"): only the
+        # context's statements of the same value are compared for polarity.
+        matched = [a for a in context.atoms if _same_value(a, atom)]
         if matched or any(_supports(f, atom) for f in given):
             if atom.predicate is not None and any(a.predicate is not None for a in matched):
                 related.add(atom.sentence)
