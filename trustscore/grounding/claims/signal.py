@@ -36,6 +36,10 @@ from trustscore.types import Sample, Signal, Span, Usage
 __all__ = ["ClaimsCheck", "claims_version", "normalise"]
 
 _METHOD = "claims/2"
+_CACHE_REVISION = "question-relations/1"
+"""In the cache identity, not the version: a change fitted models need not be refit for (the question's
+atoms no longer count as the context's relations), but cached results from before it must not be
+replayed."""
 _release = cache(version)
 _CONTEXTS_KEPT = 64
 """Parsed contexts kept per signal: the samples of one context (many answers to one question) parse
@@ -72,7 +76,14 @@ class ClaimsCheck:
     def cache_identity(self) -> str:
         """The version, and the releases of spaCy, its pipeline and dateparser that read the texts."""
         return canonical_json(
-            [self.version, _release("spacy"), self.pipeline.release, _release("dateparser"), SCREEN]
+            [
+                self.version,
+                _release("spacy"),
+                self.pipeline.release,
+                _release("dateparser"),
+                SCREEN,
+                _CACHE_REVISION,
+            ]
         )
 
     def score(self, sample: Sample) -> Signal:
