@@ -85,10 +85,18 @@ def write_score_input(data_dir: Path, path: Path) -> int:
 
 
 def default_signal_versions() -> dict[str, str]:
-    """The versions of the local signals the offline default Scorer runs."""
+    """The versions of the local signals the offline default Scorer runs (without the claims extra)."""
     from trustscore.grounding import EmbeddingGrounding, LexicalSupport
 
     return {s.name: s.version for s in (LexicalSupport(), EmbeddingGrounding())}
+
+
+def claims_signal_versions() -> dict[str, str]:
+    """The versions of the local signals the offline default Scorer runs with the claims extra."""
+    from trustscore.grounding.claims.config import ClaimsConfig
+    from trustscore.grounding.claims.signal import claims_version
+
+    return {**default_signal_versions(), "claims": claims_version(ClaimsConfig())}
 
 
 def scored_ragtruth(

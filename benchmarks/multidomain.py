@@ -4,6 +4,7 @@ domain's false-alarm rate, and few-label recalibration.
     .venv/bin/python -m calibration.build_corpus                       # once: writes the corpus
     .venv/bin/trustscore score .cache-data/corpus/corpus.jsonl -o .cache-data/corpus/scored.jsonl
     .venv/bin/python -m benchmarks.multidomain [--scored .cache-data/corpus/scored.jsonl] [--json out.json]
+    .venv/bin/python -m benchmarks.multidomain --claims --scored .cache-data/corpus/scored_claims.jsonl
 
 Reads the scored corpus only (never rescores). Positive class = hallucinated; ECE with 10 equal-mass
 bins. Training data for every fit: the domains whose licence lets the result ship
@@ -74,6 +75,7 @@ _ORDERED_PAIRS = "lexical:raw.ordered_pairs_unsupported_share|identity"
 _NAMES = "lexical:raw.names_unsupported_share|identity"
 _WEIGHTED = "lexical:raw.weighted_unsupported_share|identity"
 _AMOUNT = "lexical:raw.log_unsupported_weight|identity"
+_CLAIMS = "claims"
 
 CANDIDATES: dict[str, list[str]] = {
     "values": _BASE[:2],
@@ -92,10 +94,13 @@ CANDIDATES: dict[str, list[str]] = {
     "+all lexical parts": [*_BASE, _SENTENCE_MAX, _PAIRS, _ORDERED_PAIRS, _NAMES, _WEIGHTED],
     "+amount": [*_BASE, _AMOUNT],
     "+amount+sentence max": [*_BASE, _AMOUNT, _SENTENCE_MAX],
+    "+amount+claims": [*_BASE, _AMOUNT, _CLAIMS],
 }
 """Feature sets compared leave one domain out (``--candidates``), written down before any of the new
 parts (sentence max, pairs) was measured, except the two ``+amount`` sets: added after the single-signal
-table showed the unsupported *amount* separating RAGTruth QA's rows (0.827) where every share failed.
+table showed the unsupported *amount* separating RAGTruth QA's rows (0.827) where every share failed,
+and ``+amount+claims``, the shipped set and the claims signal's value, added with that signal before any
+fit with it was measured.
 None reads a length or a domain label: lengths differ so much between domains that a model reading them
 learns each domain's base rate, which does not carry to a new one.
 
@@ -109,8 +114,9 @@ FITS: dict[str, str | None] = {"pooled": None, "intercept per dataset": "dataset
 """``FitOptions.intercept_by`` of each way of fitting: one intercept for all the training rows, or one
 per data set while the weights are fitted (so they do not learn which data set hallucinates more)."""
 
-# The shipped model's feature set and way of fitting (trustscore.fitting.shipped: FEATURES is
-# CANDIDATES["+amount"], INTERCEPT_BY is FITS["intercept per dataset"]; a test holds them equal) are what
+# The shipped models' feature sets and way of fitting (trustscore.fitting.shipped: FEATURES is
+# CANDIDATES["+amount"], FEATURES_CLAIMS is CANDIDATES["+amount+claims"] for Scorers that run the claims
+# signal, INTERCEPT_BY is FITS["intercept per dataset"]; a test holds them equal) are what
 # ``select_features`` chooses over every shippable domain (``--candidates`` prints it as "the rule on
 # every shippable domain chooses"). Its plain leave-one-domain-out figures are flattering by the choice;
 # ``nested`` measures the procedure.
@@ -374,6 +380,27 @@ def leave_one_domain_out(rows: Sequence[ScoredRow]) -> dict[str, dict[str, Any]]
     return out
 
 
+def claims_before_after(rows: Sequence[ScoredRow]) -> dict[str, dict[str, float | None]]:
+    """Leave one domain out, the shipped features against the same with the claims signal's: {held-out
+    domain: {"without": AUROC, "with": AUROC}}, and their macro means over every domain and over the
+    shippable ones."""
+    held = _HeldOut(rows)
+    shippable = frozenset(d for d in held.dataset if d in SHIPPABLE)
+    how = "intercept per dataset"
+    sets = {"without": "+amount", "with": "+amount+claims"}
+    out: dict[str, dict[str, float | None]] = {
+        d: {k: held.auroc(shippable - {d}, d, (features, how)) for k, features in sets.items()}
+        for d in domains_of(rows)
+    }
+    domains = list(out)
+    out["macro"] = {k: float(np.mean([out[d][k] for d in domains if out[d][k] is not None])) for k in sets}
+    out["macro, shippable domains"] = {
+        k: float(np.mean([out[d][k] for d in domains if out[d][k] is not None and d in shippable]))
+        for k in sets
+    }
+    return out
+
+
 def in_domain(rows: Sequence[ScoredRow], folds: int = 5) -> dict[str, Any]:
     """Grouped CV over the shippable domains pooled: ECE inside the domain and the false-alarm rate."""
     pool = [r for r in rows if r.fields["dataset"] in SHIPPABLE]
@@ -608,11 +635,22 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also choose the feature set by the nested rule and compare every candidate",
     )
+    parser.add_argument(
+        "--claims",
+        action="store_true",
+        help="only compare the shipped features with and without the claims signal, leave one domain out",
+    )
     args = parser.parse_args(argv)
     if not args.scored.exists():
         print(f"SKIP: {args.scored} not found; build and score the corpus first (see the docstring)")
         return 0
     rows = read_scored(args.scored)
+    if args.claims:
+        table = claims_before_after(rows)
+        print("| held-out domain | without claims | with claims |\n|---|---|---|")
+        for d, v in table.items():
+            print(f"| {d} | {_f(v['without'])} | {_f(v['with'])} |")
+        return 0
     result = run(rows, adapt=args.adapt, candidates=args.candidates)
     print(report(result))
     if args.json:

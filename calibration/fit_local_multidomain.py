@@ -1,9 +1,16 @@
-"""Fit the shipped offline calibrator (lexical + embedding grounding) on the multi-domain corpus.
+"""Fit the shipped offline calibrators (lexical + embedding grounding, and the same with the claims
+signal) on the multi-domain corpus.
 
     .venv/bin/python -m calibration.build_corpus            # writes .cache-data/corpus/corpus.jsonl
     .venv/bin/trustscore score .cache-data/corpus/corpus.jsonl -o .cache-data/corpus/scored.jsonl
     .venv/bin/python -m calibration.fit_local_multidomain
         # writes trustscore/calibrators/local_multidomain.json
+    .venv/bin/python -m calibration.fit_local_multidomain --claims
+        # writes trustscore/calibrators/local_multidomain_claims.json (needs the claims signal scored)
+
+``--claims`` fits ``trustscore.fitting.shipped.FEATURES_CLAIMS`` (the shipped features and the claims
+signal's) the same way: the calibrator a Scorer picks when the ``claims`` extra is installed. Without
+it the first one applies (``trustscore.calibrators``).
 
 Fits ``trustscore.fitting.fit_calibrator`` over ``trustscore.fitting.shipped.FEATURES`` (with an intercept
 per data set while the weights are fitted: ``trustscore.fitting.shipped.INTERCEPT_BY``) on the rows of the
@@ -31,16 +38,17 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmarks.fusion_realdata import default_signal_versions
+from benchmarks.fusion_realdata import claims_signal_versions, default_signal_versions
 from benchmarks.multidomain import DEFAULT_SCORED
 from calibration.build_corpus import SHIPPABLE
 from trustscore.fitting.calibrator import FitOptions, fit_calibrator
-from trustscore.fitting.shipped import FEATURES, GROUP, INTERCEPT_BY, LABEL
+from trustscore.fitting.shipped import FEATURES, FEATURES_CLAIMS, GROUP, INTERCEPT_BY, LABEL
 from trustscore.fusion.store import save_model
 from trustscore.rows.scored import read_scored
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = REPO / "trustscore" / "calibrators" / "local_multidomain.json"
+SHIPPED_CLAIMS = REPO / "trustscore" / "calibrators" / "local_multidomain_claims.json"
 NAME = "local_multidomain"
 NOT_CALIBRATED_REASON = (
     "base rate of your data unknown: this offline model ranks answers, but its probabilities hold only "
@@ -56,15 +64,22 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--scored", type=Path, default=DEFAULT_SCORED)
-    parser.add_argument("-o", "--output", type=Path, default=SHIPPED)
+    parser.add_argument("-o", "--output", type=Path, default=None)
+    parser.add_argument("--claims", action="store_true", help="fit the model that reads claims too")
     args = parser.parse_args(argv)
+    output = args.output or (SHIPPED_CLAIMS if args.claims else SHIPPED)
     if not args.scored.exists():
         print(f"SKIP: {args.scored} not found; build and score the corpus first (see the docstring)")
         return 0
     rows = [r for r in read_scored(args.scored) if r.fields.get("dataset") in SHIPPABLE]
-    expected = default_signal_versions()
+    expected = claims_signal_versions() if args.claims else default_signal_versions()
     stale = sorted(
-        {f"{n}: {s.version}" for r in rows for n, s in r.signals.items() if s.version != expected.get(n)}
+        {
+            f"{n}: {s.version}"
+            for r in rows
+            for n, s in r.signals.items()
+            if n in expected and s.version != expected[n]
+        }
     )
     if stale:
         print(
@@ -77,9 +92,9 @@ def main(argv: list[str] | None = None) -> int:
         rows,
         label=LABEL,
         group=GROUP,
-        features=FEATURES,
+        features=FEATURES_CLAIMS if args.claims else FEATURES,
         by="dataset",
-        name=NAME,
+        name=f"{NAME}_claims" if args.claims else NAME,
         options=FitOptions(intercept_by=INTERCEPT_BY),
         data_name=f"trustscore multi-domain corpus ({', '.join(datasets)}; {len(rows)} rows)",
     )
@@ -93,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     assert model.domain is not None
     d = model.domain
     print(f"calibration domain: tail {d.tail}, in-sample alarms {d.in_sample_alarm_rate:.1%}")
-    path = save_model(model, args.output)
+    path = save_model(model, output)
     print(f"wrote {path} ({model.description})")
     return 0
 

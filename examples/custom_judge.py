@@ -62,6 +62,9 @@ instruction = "Does the context support the answer? Answer yes or no."
 [signals.embedding]
 enabled = false   # keep the demo quick: lexical support is the built-in signal fused here
 
+[signals.claims]
+enabled = false
+
 [cache]
 mode = "off"
 """

@@ -1,43 +1,43 @@
-"""What the offline default (lexical + embedding grounding, no judge) can and cannot tell apart.
+"""What the offline default (no judge) can and cannot tell apart.
 
     .venv/bin/python examples/offline_limits.py
 
-Five answers to one question over one context: it prints each answer's score. The offline signals
-measure how much of the answer the context supports word by word and sentence by sentence, so a
-correct answer in other words scores low, and a false one made of the context's own words scores high.
+Six answers to one question over one context, from the contrast set (``examples/contrast_set.jsonl``,
+the Millbrook footbridge): the context's own words, the same answer with its date or a name changed or
+a condition negated, a refusal and a correct answer in French. It prints each answer's score (``–``:
+no signal could check it). ``python -m benchmarks.contrast`` scores
+all 225 rows of the set, with and without the claims signal.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import trustscore as ts
 
-QUESTION = "When did the Millbrook footbridge open?"
-CONTEXT = [
-    "The Millbrook footbridge opened to the public in May 1998, after two years of construction. "
-    "It was designed by the engineer Clara Voss and spans the river Lune between the old mill and the "
-    "railway station. The bridge is 140 metres long and carries pedestrians and cyclists only. "
-    "Its steel deck hangs from a single white arch, which is lit at night. In 2010 the town council "
-    "repainted the arch and replaced the lighting with LED lamps. About 3,000 people cross it on an "
-    "ordinary weekday, most of them commuters walking to the station."
-]
-ANSWERS = {
-    "correct, in the context's words": "The Millbrook footbridge opened to the public in May 1998.",
-    "correct, paraphrased": "Walkers have been able to cross it since the spring of '98.",
-    "wrong year": "The Millbrook footbridge opened to the public in May 1989.",
-    "wrong, built from context words": (
-        "Clara Voss opened the footbridge over the river Lune after two years."
-    ),
-    "negated falsehood": "The Millbrook footbridge did not open to the public in May 1998.",
-}
+CONTRAST_SET = Path(__file__).resolve().parent / "contrast_set.jsonl"
+SUBJECT = 1
+SHOWN = ("verbatim", "changed date", "swapped name", "negation", "refusal", "other language")
+
+
+def answers() -> list[dict[str, object]]:
+    rows = [
+        json.loads(line) for line in CONTRAST_SET.read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
+    return [r for r in rows if r["subject"] == SUBJECT and r["phenomenon"] in SHOWN]
 
 
 def scores() -> dict[str, ts.TrustScore]:
+    scorer = ts.Scorer(ts.Config())
     return {
-        name: ts.score_sync(question=QUESTION, context=CONTEXT, response=answer)
-        for name, answer in ANSWERS.items()
+        str(r["phenomenon"]): scorer.score_sync(
+            question=r["question"], context=r["context"], response=r["response"]
+        )
+        for r in answers()
     }
 
 
 if __name__ == "__main__":
     for name, result in scores().items():
-        print(f"{name:32} {result.score:.3f}")
+        print(f"{name:24} {'–' if result.score is None else f'{result.score:.3f}'}")

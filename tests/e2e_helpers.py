@@ -51,7 +51,7 @@ def ensemble_dict(
     data: dict[str, Any] = {
         "endpoints": {"judge": judge_endpoint, **(endpoints or {})},
         "judges": sections,
-        "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
+        "signals": {name: {"enabled": False} for name in ("lexical", "embedding", "claims")},
         "cache": {"mode": "readwrite", "directory": str(cache_dir)} if cache_dir else {"mode": "off"},
     }
     if limits:

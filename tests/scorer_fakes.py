@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 import types
 from collections.abc import Callable
@@ -13,6 +14,8 @@ import pytest
 
 from trustscore import testing
 from trustscore.llm.protocol import ChatRequest, ChatResult, Choice
+from trustscore.signals import _registry as _signal_registry
+from trustscore.signals import registered_signals
 from trustscore.types import Sample, Signal, Usage
 
 _PASS = ChatResult(
@@ -149,6 +152,10 @@ def install_module(monkeypatch: pytest.MonkeyPatch, name: str, **attrs: Any) -> 
     return module
 
 
+GROUNDING_OFF = {"lexical": {"enabled": False}, "embedding": {"enabled": False}, "claims": {"enabled": False}}
+"""``[signals]`` tables that turn off every on-by-default grounding signal."""
+
+
 def install_fake_grounding(monkeypatch: pytest.MonkeyPatch) -> None:
     """Fake lexical and embedding grounding modules, so the default config builds without torch."""
 
@@ -162,6 +169,11 @@ def install_fake_grounding(monkeypatch: pytest.MonkeyPatch) -> None:
 
     install_module(monkeypatch, "trustscore.grounding.lexical", LexicalSupport=LexicalSupport)
     install_module(monkeypatch, "trustscore.grounding.embedding", EmbeddingGrounding=EmbeddingGrounding)
+    # The fakes stand for the default pair; the claims check (its own tests: tests/grounding/claims)
+    # is left out as if its extra were not installed and not on by default.
+    claims = registered_signals()["claims"]
+    off = dataclasses.replace(claims, on_by_default=False)
+    monkeypatch.setitem(_signal_registry._REGISTRY, "claims", off)
 
 
 class CountingTransport(httpx.AsyncBaseTransport):

@@ -17,9 +17,9 @@ def test_grounding_signals_are_configured_as_signals_and_on_by_default() -> None
         config = Config.from_dict(
             {"signals": {"lexical": {"enabled": False}, "embedding": {"embedding_batch_size": 8}}}
         )
-    assert Scorer(config).signal_names == ["embedding"]
+    assert Scorer(config).signal_names == ["embedding", "claims"]
     assert config.signals.get("embedding").embedding_batch_size == 8  # type: ignore[union-attr]
-    assert Scorer(Config()).signal_names == ["lexical", "embedding"]
+    assert Scorer(Config()).signal_names == ["lexical", "embedding", "claims"]
 
 
 def test_the_grounding_section_still_works_with_a_deprecation_warning_naming_the_new_spelling(
@@ -29,7 +29,7 @@ def test_the_grounding_section_still_works_with_a_deprecation_warning_naming_the
     toml.write_text('[grounding]\nlexical = false\nembedding_model = "mini"\n', encoding="utf-8")
     with pytest.warns(DeprecationWarning, match=r"write \[signals\.lexical\] .* \[signals\.embedding\]"):
         config = Config.from_toml(toml)
-    assert Scorer(config).signal_names == ["embedding"]
+    assert Scorer(config).signal_names == ["embedding", "claims"]
     assert config.signals.get("embedding").embedding_model == tmp_path / "mini"  # type: ignore[union-attr]
     both = r"keep \[signals\.lexical\]"
     with pytest.warns(DeprecationWarning), pytest.raises(ConfigError, match=both):

@@ -109,4 +109,5 @@ def test_the_shipped_recipe_in_the_product_is_the_candidate_the_benchmark_chose(
     from trustscore.fitting import shipped
 
     assert bench.CANDIDATES["+amount"] == shipped.FEATURES
+    assert bench.CANDIDATES["+amount+claims"] == shipped.FEATURES_CLAIMS
     assert bench.FITS["intercept per dataset"] == shipped.INTERCEPT_BY

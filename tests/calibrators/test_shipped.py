@@ -86,7 +86,7 @@ def test_the_packaged_file_loads_and_validates() -> None:
     assert model.training.group == "source_id" and model.training.intercept_by == "dataset"
     assert model.held_out is not None and model.held_out.report.macro["auroc"] is not None
     assert model.held_out.report.macro["auroc"] > 0.7
-    assert [m.name for m in shipped_calibrators()] == ["local_multidomain"]
+    assert [m.name for m in shipped_calibrators()] == ["local_multidomain", "local_multidomain_claims"]
 
 
 def test_the_packaged_file_is_a_ranking_whose_reason_names_the_fix() -> None:
@@ -116,7 +116,7 @@ def test_fitted_on_the_signals_and_versions_the_default_scorer_runs() -> None:
     model = load_model(PACKAGED)
     assert model.signal_versions == default_versions()
     scorer = Scorer(Config())
-    assert scorer.signal_names == ["lexical", "embedding"]
+    assert scorer.signal_names[:2] == ["lexical", "embedding"]  # and claims, with its extra
     assert shipped_calibrator(default_versions()) == model
 
 
@@ -222,8 +222,10 @@ def test_offline_default_ranks_the_examples_and_claims_no_calibration(tmp_path: 
     assert all(r["domain"] is not None for r in rows)
     reason = load_model(PACKAGED).not_calibrated_reason
     assert all(r["calibrated"] is False and r["not_calibrated_reason"] == reason for r in rows)
-    assert {r["fusion"] for r in rows} == {load_model(PACKAGED).description}
-    assert all(r["used_signals"] == ["lexical", "embedding"] for r in rows)
+    # The shipped model of the signals that run: lexical + embedding, and claims with its extra.
+    assert len({r["fusion"] for r in rows}) == 1
+    assert {r["fusion"] for r in rows} <= {m.description for m in shipped_calibrators()}
+    assert all(r["used_signals"][:2] == ["lexical", "embedding"] for r in rows)
     assert all(0.0 <= r["score"] <= 1.0 for r in rows)
     hallucinated = [r["score"] for r in rows if r["hallucinated"]]
     faithful = [r["score"] for r in rows if not r["hallucinated"]]

@@ -221,7 +221,8 @@ async def test_an_interrupted_run_keeps_the_rows_it_finished(tmp_path: Path) -> 
 def test_lexical_only_config_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("trustscore.grounding.lexical")
     config = tmp_path / "trustscore.toml"
-    config.write_text("[signals.embedding]\nenabled = false\n", encoding="utf-8")
+    off = "[signals.embedding]\nenabled = false\n\n[signals.claims]\nenabled = false\n"
+    config.write_text(off, encoding="utf-8")
     src = write_jsonl(tmp_path / "in.jsonl", rows(2))
     out = tmp_path / "out.jsonl"
     assert main(["score", str(src), "-o", str(out), "--config", str(config), "--no-progress"]) == 0

@@ -39,6 +39,7 @@ async def test_encoder_signals_are_configured_from_toml(tmp_path: Path) -> None:
     toml = tmp_path / "trustscore.toml"
     toml.write_text(
         "[signals.lexical]\nenabled = false\n[signals.embedding]\nenabled = false\n"
+        "[signals.claims]\nenabled = false\n"
         f"[signals.lettucedetect]\nmodel = {str(lettuce)!r}\nlocal_files_only = true\n"
         f"[signals.hhem]\nmodel = {str(hhem)!r}\nfoundation = {str(foundation)!r}\nlocal_files_only = true\n"
     )

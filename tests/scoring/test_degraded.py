@@ -28,7 +28,7 @@ def _config(router: MockRouter, **fusion: str) -> Config:
         {
             "endpoints": {"judge": {"base_url": router.base_url, "model": "fake-judge", "max_retries": 0}},
             "judges": {"lynx": {"endpoint": "judge"}, "likert": {"endpoint": "judge"}},
-            "signals": {"embedding": {"enabled": False}},
+            "signals": {"embedding": {"enabled": False}, "claims": {"enabled": False}},
             "cache": {"mode": "off"},
             "fusion": fusion,
         }

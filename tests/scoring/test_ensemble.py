@@ -21,7 +21,7 @@ def ensemble(**endpoint: object) -> Config:
                 "judge": {"base_url": "http://fake-vllm.test/v1", "model": "fake-judge", **endpoint}
             },
             "judges": {name: {"endpoint": "judge"} for name in JUDGES},
-            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
+            "signals": {name: {"enabled": False} for name in ("lexical", "embedding", "claims")},
             "cache": {"mode": "off"},
         }
     )

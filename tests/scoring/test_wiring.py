@@ -12,7 +12,15 @@ from typing import Any
 
 import anyio
 import pytest
-from scorer_fakes import FakeJudge, FakeLLM, FakeLLMClient, FakeLocal, install_fake_grounding, install_module
+from scorer_fakes import (
+    GROUNDING_OFF,
+    FakeJudge,
+    FakeLLM,
+    FakeLLMClient,
+    FakeLocal,
+    install_fake_grounding,
+    install_module,
+)
 
 import trustscore
 import trustscore.fusion
@@ -56,7 +64,7 @@ def judge_config(**extra: Any) -> dict[str, Any]:
             },
         },
         "judges": {"lynx": {"endpoint": "a"}, "likert": {"endpoint": "b"}},
-        "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
+        "signals": GROUNDING_OFF,
         **extra,
     }
 
@@ -170,7 +178,7 @@ def test_whitebox_signals_are_built_from_their_config(
     install_module(monkeypatch, "trustscore.whitebox.redeep", RedeepSignal=RedeepSignal)
     install_module(monkeypatch, "trustscore.whitebox.familiarity", FamiliaritySignal=FamiliaritySignal)
     off = Scorer(
-        Config.from_dict({"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}}})
+        Config.from_dict({"signals": GROUNDING_OFF})
     )
     assert off.signal_names == []
     model = {"model_path": str(tmp_path), "dtype": "bfloat16"}
@@ -179,6 +187,7 @@ def test_whitebox_signals_are_built_from_their_config(
             "signals": {
                 "lexical": {"enabled": False},
                 "embedding": {"enabled": False},
+                "claims": {"enabled": False},
                 "redeep": {**model, "max_tokens": 512},
                 "familiarity": {**model, "max_concepts": 2},
             },
@@ -206,7 +215,7 @@ def test_familiarity_gets_the_only_endpoint_and_runs_without_a_local_model(
     config = Config.from_dict(
         {
             "endpoints": {"gen": {"base_url": "http://127.0.0.1:9/v1", "model": "generator"}},
-            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}, "familiarity": {}},
+            "signals": {**GROUNDING_OFF, "familiarity": {}},
             "cache": {"mode": "off"},
         }
     )
@@ -286,6 +295,7 @@ def test_a_local_signal_that_cannot_be_set_up_is_a_config_error(monkeypatch: pyt
             "signals": {
                 "lexical": {"enabled": False},
                 "embedding": {"enabled": False},
+                "claims": {"enabled": False},
                 "redeep": {"model_path": "/m"},
             },
         }

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
-from scorer_fakes import FakeLLM, FakeLocal, install_fake_grounding
+from scorer_fakes import GROUNDING_OFF, FakeLLM, FakeLocal, install_fake_grounding
 
 from trustscore import (
     Config,
@@ -108,6 +108,7 @@ async def test_a_registered_local_signal_reads_its_own_section() -> None:
             "signals": {
                 "lexical": {"enabled": False},
                 "embedding": {"enabled": False},
+                "claims": {"enabled": False},
                 "length": {"max_words": 2},
             }
         }
@@ -121,6 +122,7 @@ async def test_a_registered_local_signal_reads_its_own_section() -> None:
             "signals": {
                 "lexical": {"enabled": False},
                 "embedding": {"enabled": False},
+                "claims": {"enabled": False},
                 "length": {"enabled": False},
             }
         }
@@ -176,7 +178,7 @@ def test_the_built_ins_register_like_any_other_signal() -> None:
     weights = {n: s.weight for n, s in local.items() if s.origin.startswith("trustscore.")}
     assert weights == {
         "lexical": 0.25, "embedding": 0.25, "redeep": 0.5, "familiarity": 0.25,
-        "lettucedetect": 0.5, "hhem": 0.5,
+        "lettucedetect": 0.5, "hhem": 0.5, "claims": 0.5,
     }  # fmt: skip
 
 
@@ -230,7 +232,7 @@ def test_a_factory_that_fails_is_a_config_error_naming_its_section() -> None:
         raise ValueError("model file is corrupt")
 
     config = Config.from_dict(
-        {"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}, "fragile": {}}}
+        {"signals": {**GROUNDING_OFF, "fragile": {}}}
     )
     with pytest.raises(ConfigError, match=r"signals\.fragile: model file is corrupt"):
         Scorer(config)
@@ -242,7 +244,7 @@ def test_a_factory_whose_imports_fail_makes_the_signal_missing_with_the_install_
         raise ImportError("No module named 'gpu_thing'")
 
     config = Config.from_dict(
-        {"signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}, "needs_gpu": {}}}
+        {"signals": {**GROUNDING_OFF, "needs_gpu": {}}}
     )
     scorer = Scorer(config)
     assert "No module named 'gpu_thing'" in scorer.unavailable["needs_gpu"]

@@ -72,5 +72,6 @@ def test_a_broken_plugin_is_reported_by_name_and_spares_the_others(
     with pytest.raises(ConfigError, match=r"json loaded but registered no signal named 'absent'"):
         Config.from_dict({"signals": {"absent": {}}})
     assert Scorer(Config.from_dict({"signals": {"embedding": {"enabled": False}}})).signal_names == [
-        "lexical"
+        "lexical",
+        "claims",
     ]

@@ -4,7 +4,8 @@ A shipped calibrator applies when no ``fusion.calibrator`` is configured and the
 *available* signals are exactly the ones the calibrator was fitted on, each with the same
 ``version``. Any other signal set (judges added, a signal unavailable, a changed signal method)
 keeps the uncalibrated default (log-odds) fusion, so a calibrator is never applied to scores it
-was not fitted on.
+was not fitted on. A local signal whose extra is not installed (claims without the ``claims`` extra)
+counts as not configured here: the shipped calibrator of the signals that do run applies.
 
 ``local_multidomain.json``: lexical + embedding grounding fitted on 1,200 responses from six public
 sets (RAGTruth QA / Summary / Data2txt, FRANK, XSumFaith, FactCC). It ranks, and never claims

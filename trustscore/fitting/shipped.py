@@ -5,7 +5,7 @@ how they were chosen (the rule and its nested figures are in docs/calibration.md
 
 from __future__ import annotations
 
-__all__ = ["FEATURES", "GROUP", "INTERCEPT_BY", "LABEL"]
+__all__ = ["FEATURES", "FEATURES_CLAIMS", "GROUP", "INTERCEPT_BY", "LABEL"]
 
 LABEL = "hallucinated"
 """The label column of the training rows: true when the response is not supported."""
@@ -20,6 +20,9 @@ FEATURES: list[str] = [
 ]
 """The two signal values, the unweighted unsupported share, the share of unsupported numbers and the
 unsupported amount: no length and no domain label, which do not carry to a new domain."""
+FEATURES_CLAIMS: list[str] = [*FEATURES, "claims"]
+"""The features of the calibrator shipped for Scorers that run the claims signal (the ``claims`` extra,
+``trustscore/calibrators/local_multidomain_claims.json``): the shipped set and the claims signal's value."""
 INTERCEPT_BY: str | None = "dataset"
 """One intercept per data set while the weights are fitted, so the weights do not learn which data set
 hallucinates more; the shipped model keeps the pooled intercept."""

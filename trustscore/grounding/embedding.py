@@ -41,6 +41,7 @@ from trustscore.grounding.embedder import (
     model_identity,
     runtime_releases,
 )
+from trustscore.grounding.screen import SCREEN, unchecked
 from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.types import Sample, Signal, Span, Usage
 
@@ -132,7 +133,7 @@ class EmbeddingGrounding:
             runtime = [chosen, *runtime_releases(chosen)]
         except (EmbedderError, OSError, PackageNotFoundError):
             return None  # the signal will say why it is missing; nothing to cache
-        return canonical_json([self.version, model, runtime])
+        return canonical_json([self.version, model, runtime, SCREEN])
 
     def embedder(self) -> Embedder:
         """The embedder this signal uses, loaded on first call (raises EmbedderError)."""
@@ -161,6 +162,16 @@ class EmbeddingGrounding:
                 "no context: embedding grounding compares the response with the retrieved passages; "
                 "pass context=[...]",
                 began,
+            )
+        screened = unchecked(sample)
+        if screened is not None:
+            outcome, reason = screened
+            return Signal.failed(
+                self.name,
+                reason,
+                raw={"outcome": outcome},
+                usage=Usage(seconds=time.perf_counter() - began),
+                version=self.version,
             )
         sentences = [
             part for s in split_sentences(sample.response) for part in split_long(s, cfg.max_words_per_chunk)

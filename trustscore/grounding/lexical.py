@@ -38,6 +38,7 @@ from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.grounding.config import LexicalConfig
 from trustscore.grounding.normalize import normalize
+from trustscore.grounding.screen import SCREEN, unchecked
 from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
 from trustscore.grounding.word_frequency import zipf_frequency
 from trustscore.types import Sample, Signal, Span, Usage
@@ -95,9 +96,10 @@ class LexicalSupport:
         return await anyio.to_thread.run_sync(self.score, sample)
 
     def cache_identity(self) -> str | None:
-        """The version and the wordfreq release whose word frequencies weigh the words."""
+        """The version, the wordfreq release whose word frequencies weigh the words, and the screening
+        of abstentions and other languages."""
         try:
-            return canonical_json([self.version, _release("wordfreq"), _NORMALIZATION])
+            return canonical_json([self.version, _release("wordfreq"), _NORMALIZATION, SCREEN])
         except PackageNotFoundError:
             return None
 
@@ -109,6 +111,16 @@ class LexicalSupport:
                 "no context: lexical support checks the response against the retrieved passages; "
                 "pass context=[...]",
                 began,
+            )
+        screened = unchecked(sample)
+        if screened is not None:
+            outcome, reason = screened
+            return Signal.failed(
+                self.name,
+                reason,
+                raw={"outcome": outcome},
+                usage=Usage(seconds=time.perf_counter() - began),
+                version=self.version,
             )
         response = normalize(sample.response)
         context, question = _normalized(sample.context_text), _normalized(sample.question)

@@ -1,5 +1,6 @@
-"""Registers the grounding signals, ``[signals.lexical]`` and ``[signals.embedding]``, both on by
-default; their modules (and numpy, torch with them) load only when the Scorer builds a signal that is
+"""Registers the grounding signals, ``[signals.lexical]``, ``[signals.embedding]`` and
+``[signals.claims]``, all on by default (claims needs its extra: without it, it is missing with the
+install hint); their modules (and numpy, torch with them) load only when the Scorer builds a signal that is
 on. Their values are support shares and similarities, not probabilities: they weigh 0.25 in the
 default fusion."""
 
@@ -7,6 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trustscore.core.extras import install_extra
+from trustscore.grounding.claims.config import ClaimsConfig
 from trustscore.grounding.config import EmbeddingConfig, LexicalConfig
 from trustscore.signals._registry import register_signal
 
@@ -14,13 +17,15 @@ if TYPE_CHECKING:
     from trustscore.signals._context import SignalContext
     from trustscore.signals._protocols import LocalSignal
 
-__all__ = ["build_embedding", "build_lexical"]
+__all__ = ["build_claims", "build_embedding", "build_lexical"]
 
 
 @register_signal("lexical", config=LexicalConfig, kind="local", weight=0.25, on_by_default=True)
 def build_lexical(config: LexicalConfig, ctx: SignalContext) -> LocalSignal:
+    from trustscore.grounding.language import preload
     from trustscore.grounding.lexical import LexicalSupport
 
+    preload()
     return LexicalSupport(config)
 
 
@@ -40,5 +45,23 @@ EMBEDDING_INSTALL_HINT = (
 )
 def build_embedding(config: EmbeddingConfig, ctx: SignalContext) -> LocalSignal:
     from trustscore.grounding.embedding import EmbeddingGrounding
+    from trustscore.grounding.language import preload
 
+    preload()
     return EmbeddingGrounding(config, store=ctx.local_cache)
+
+
+@register_signal(
+    "claims",
+    config=ClaimsConfig,
+    kind="local",
+    install_hint=install_extra("claims"),
+    weight=0.5,
+    on_by_default=True,
+)
+def build_claims(config: ClaimsConfig, ctx: SignalContext) -> LocalSignal:
+    from trustscore.grounding.claims.signal import ClaimsCheck
+    from trustscore.grounding.language import preload
+
+    preload()
+    return ClaimsCheck(config)

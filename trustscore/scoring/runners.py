@@ -128,14 +128,20 @@ class UnavailableSource(Source):
     """A configured signal that could not be set up (missing API key, missing extra): always missing.
 
     ``judge``: it stands for an LLM judge. ``transient``: a rerun may fix it without changing the
-    config (an API key not exported yet).
+    config (an API key not exported yet). ``not_installed``: its extra is missing.
     """
 
-    def __init__(self, name: str, reason: str, *, judge: bool, transient: bool = False) -> None:
+    def __init__(
+        self, name: str, reason: str, *, judge: bool, transient: bool = False, not_installed: bool = False
+    ) -> None:
         super().__init__(name, None)
         self.reason = reason
         self.is_judge = judge
         self.transient = transient
+        self.not_installed = not_installed
+        """Its optional extra is not installed: the shipped calibrators are chosen as if it were not
+        configured (an on-by-default signal of an extra the user never installed does not cost them
+        the calibrated fusion of the others)."""
 
     async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
         if self.transient:

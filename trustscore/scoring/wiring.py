@@ -155,7 +155,7 @@ def _missing_extra(spec: SignalSpec, error: ImportError, *, judge: bool) -> Sour
     hint = f"; install it with {spec.install_hint}" if spec.install_hint else ""
     reason = f"{spec.name} signal is enabled but cannot be loaded ({error}){hint}"
     logger.warning("%s", reason)
-    return UnavailableSource(spec.name, reason, judge=judge)
+    return UnavailableSource(spec.name, reason, judge=judge, not_installed=True)
 
 
 def load_fuser(config: Config, sources: Sequence[Source]) -> Fuser:
@@ -173,7 +173,12 @@ def load_fuser(config: Config, sources: Sequence[Source]) -> Fuser:
             s.name: registered.get(s.name, DEFAULT_WEIGHTS["judge" if s.is_judge else "local"])
             for s in sources
         }
-        return shipped_calibrator(signal_versions) or DefaultFuser(weights)
+        installed = {
+            s.name: s.version
+            for s in sources
+            if not (isinstance(s, UnavailableSource) and s.not_installed and not s.is_judge)
+        }
+        return shipped_calibrator(installed) or DefaultFuser(weights)
     from trustscore.fusion import load_fuser as load
 
     try:

@@ -1,0 +1,74 @@
+"""Abstentions and answers in another language: recognised before any word is matched."""
+
+from __future__ import annotations
+
+import pytest
+
+from trustscore.grounding.abstention import abstention
+from trustscore.grounding.screen import unchecked
+from trustscore.types import Sample
+
+from .library import CONTEXT, GERMAN, QUESTION, VERBATIM
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "The context does not say who founded the library.",
+        "I don't know.",
+        "This is not mentioned in the passage.",
+        "There is no information about the founder.",
+        "The founder cannot be determined from the text.",
+        "I am unable to answer that from the documents provided.",
+    ],
+)
+def test_declining_answers_are_abstentions(response: str) -> None:
+    assert abstention(response) is not None
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        VERBATIM,
+        "It does not open on Sundays.",
+        "No, the library is closed on Sundays.",
+        "The context says it opened in 2011. "
+        + "It has a garden and many books. " * 8
+        + "The context does not say who founded it.",
+    ],
+)
+def test_answers_that_state_something_are_not_abstentions(response: str) -> None:
+    assert abstention(response) is None
+
+
+def test_an_abstention_is_reported_as_its_own_outcome() -> None:
+    found = unchecked(Sample(question=QUESTION, context=[CONTEXT], response="I don't know."))
+    assert found is not None and found[0] == "abstention" and "declines" in found[1]
+
+
+@pytest.mark.parametrize(
+    ("response", "language"),
+    [
+        (GERMAN, "de"),
+        ("Según el texto, se inauguró en el año 2017 y Laura Fischer estuvo a cargo del proyecto.", "es"),
+    ],
+)
+def test_an_answer_in_another_language_is_not_checked_word_by_word(response: str, language: str) -> None:
+    pytest.importorskip("py3langid", reason="language identification comes with trustscore[claims]")
+    found = unchecked(Sample(question=QUESTION, context=[CONTEXT], response=response))
+    assert found is not None and found[0] == "other_language"
+    assert f"'{language}'" in found[1] and "'en'" in found[1]
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "2011.",
+        "Clara Voss.",
+        "Yes, on 14 March 2011.",
+        VERBATIM,
+        "Baltasar Corrada del Río designed it in 2007.",
+    ],
+)
+def test_short_and_english_answers_are_checked(response: str) -> None:
+    assert unchecked(Sample(question=QUESTION, context=[CONTEXT], response=response)) is None

@@ -1,0 +1,188 @@
+"""ClaimsCheck: the local signal ``"claims"``: are the numbers, dates, amounts, names and negations of
+the response the ones the context states? (:mod:`trustscore.grounding.claims.check` says how.)
+
+``value = (supported + 1) / (supported + unsupported + 1) * contradiction_factor ** contradicted``: an
+unsupported atom lowers it as a share, each contradicted one multiplies it down (one wrong year in an
+otherwise exact answer leaves 0.15 by default). Every atom not supported is a span whose label says
+why ("contradicted: 2001: the context says 14 March 2011"); ``raw`` counts each outcome and lists the
+contradictions.
+
+Missing, with the reason, when there is no context, when the response states nothing checkable, when
+it is in another language than the context (:mod:`trustscore.grounding.language`). A response that
+declines to answer (:mod:`trustscore.grounding.abstention`) is the ``abstention`` outcome: it claims
+nothing, so nothing in it is unsupported (value 1).
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections import OrderedDict
+from functools import cache
+from importlib.metadata import version
+from threading import Lock
+
+import anyio
+from pydantic import JsonValue
+
+from trustscore.compute.deadline import checkpoint
+from trustscore.core.hashing import canonical_json, short_hash
+from trustscore.grounding.claims.check import Facts, Verdict, check, facts
+from trustscore.grounding.claims.config import ClaimsConfig
+from trustscore.grounding.claims.pipeline import Pipeline, find_pipeline
+from trustscore.grounding.screen import SCREEN, unchecked
+from trustscore.types import Sample, Signal, Span, Usage
+
+__all__ = ["ClaimsCheck", "claims_version", "normalise"]
+
+_METHOD = "claims/2"
+_CACHE_REVISION = "question-relations/1"
+"""In the cache identity, not the version: a change fitted models need not be refit for (the question's
+atoms no longer count as the context's relations), but cached results from before it must not be
+replayed."""
+_release = cache(version)
+_CONTEXTS_KEPT = 64
+"""Parsed contexts kept per signal: the samples of one context (many answers to one question) parse
+it once."""
+
+
+def claims_version(config: ClaimsConfig) -> str:
+    """The signal's version under ``config`` (the method and the settings that change its values)."""
+    settings = {"q": config.question_support, "c": config.contradiction_factor}
+    return f"{_METHOD}+{short_hash(canonical_json(settings), 8)}"
+
+
+def normalise(text: str) -> str:
+    """NFKC: full-width digits, ligatures and non-breaking spaces read as their plain forms, with the
+    same length where the forms map one to one (spans index the response as given otherwise)."""
+    return unicodedata.normalize("NFKC", text)
+
+
+class ClaimsCheck:
+    """A :class:`~trustscore.signals.LocalSignal` named ``"claims"`` (higher = better supported)."""
+
+    name = "claims"
+
+    def __init__(self, config: ClaimsConfig | None = None) -> None:
+        self.config = config or ClaimsConfig()
+        self.pipeline = Pipeline(find_pipeline(self.config.pipeline))
+        self.version = claims_version(self.config)
+        self._contexts: OrderedDict[str, Facts] = OrderedDict()
+        self._contexts_lock = Lock()
+
+    async def run(self, sample: Sample) -> Signal:
+        return await anyio.to_thread.run_sync(self.score, sample)
+
+    def cache_identity(self) -> str:
+        """The version, and the releases of spaCy, its pipeline and dateparser that read the texts."""
+        return canonical_json(
+            [
+                self.version,
+                _release("spacy"),
+                self.pipeline.release,
+                _release("dateparser"),
+                SCREEN,
+                _CACHE_REVISION,
+            ]
+        )
+
+    def score(self, sample: Sample) -> Signal:
+        """The signal for one sample, computed in the calling thread."""
+        began = time.perf_counter()
+        if not sample.has_context:
+            return self._failed("no context: the claims check reads the response against the context", began)
+        screened = unchecked(sample)
+        if screened is not None and screened[0] == "abstention":
+            return Signal(
+                name=self.name,
+                value=1.0,
+                raw={
+                    "outcome": "abstention",
+                    "atoms": 0,
+                    "contradicted": 0,
+                    "unsupported": 0,
+                    "supported": 0,
+                },
+                explanation=screened[1],
+                usage=Usage(seconds=time.perf_counter() - began),
+                version=self.version,
+            )
+        if screened is not None:
+            return self._failed(screened[1], began, raw={"outcome": screened[0]})
+        response = facts(self.pipeline.parse(normalise(sample.response)))
+        checkpoint()
+        context = self._context(normalise(sample.context_text))
+        question = (
+            facts(self.pipeline.parse(normalise(sample.question)))
+            if self.config.question_support and sample.question.strip()
+            else None
+        )
+        verdicts = check(response, context, question)
+        if not verdicts:
+            return self._failed(
+                "nothing to check: the response states no number, date, amount, name, or sentence that "
+                "restates one of the context's",
+                began,
+                raw={"outcome": "nothing_to_check"},
+            )
+        return self._signal(verdicts, began)
+
+    def _signal(self, verdicts: list[Verdict], began: float) -> Signal:
+        tally = {
+            o: sum(v.outcome == o for v in verdicts) for o in ("supported", "unsupported", "contradicted")
+        }
+        support = (tally["supported"] + 1) / (tally["supported"] + tally["unsupported"] + 1)
+        value = support * self.config.contradiction_factor ** tally["contradicted"]
+        contradictions = [v.reason for v in verdicts if v.outcome == "contradicted"]
+        raw: dict[str, JsonValue] = {
+            "outcome": "checked",
+            "atoms": len(verdicts),
+            **{k: n for k, n in tally.items()},
+            "contradicted_share": round(tally["contradicted"] / len(verdicts), 6),
+            "unsupported_share": round(tally["unsupported"] / len(verdicts), 6),
+            "contradictions": list[JsonValue](contradictions),
+            "kinds": list[JsonValue](sorted({v.kind for v in verdicts})),
+        }
+        spans = [
+            Span(
+                start=v.start,
+                end=v.end,
+                text=v.text,
+                score=1.0 if v.outcome == "contradicted" else 0.5,
+                label=f"{v.outcome} {v.kind}: {v.reason}",
+            )
+            for v in verdicts
+            if v.outcome != "supported"
+        ]
+        explanation = (
+            f"{tally['contradicted']} contradicted, {tally['unsupported']} unsupported, "
+            f"{tally['supported']} supported of {len(verdicts)} checked atoms"
+            + (f"; {'; '.join(contradictions[:3])}" if contradictions else "")
+        )
+        return Signal(
+            name=self.name,
+            value=min(1.0, max(0.0, value)),
+            raw=raw,
+            explanation=explanation,
+            spans=spans,
+            usage=Usage(seconds=time.perf_counter() - began),
+            version=self.version,
+        )
+
+    def _context(self, text: str) -> Facts:
+        with self._contexts_lock:
+            found = self._contexts.get(text)
+            if found is not None:
+                self._contexts.move_to_end(text)
+                return found
+        parsed = facts(self.pipeline.parse(text))
+        with self._contexts_lock:
+            self._contexts[text] = parsed
+            while len(self._contexts) > _CONTEXTS_KEPT:
+                self._contexts.popitem(last=False)
+        return parsed
+
+    def _failed(self, reason: str, began: float, raw: JsonValue = None) -> Signal:
+        return Signal.failed(
+            self.name, reason, usage=Usage(seconds=time.perf_counter() - began), raw=raw, version=self.version
+        )

@@ -1,0 +1,31 @@
+"""Responses the word-matching grounding signals do not check: abstentions and answers in another
+language than the context. Both read as "unsupported" to a word or sentence match although nothing
+in them is invented; the signals report them as missing with this reason and an ``outcome`` in
+``raw`` (``"abstention"`` or ``"other_language"``) instead.
+"""
+
+from __future__ import annotations
+
+from trustscore.grounding.abstention import abstention
+from trustscore.grounding.language import language_mismatch
+from trustscore.types import Sample
+
+__all__ = ["SCREEN", "unchecked"]
+
+SCREEN = "screen/1"
+"""Part of the cache identity of every signal that screens its samples here: a cached result from
+before a sample was screened (or screened differently) is not replayed."""
+
+
+def unchecked(sample: Sample) -> tuple[str, str] | None:
+    """``(outcome, reason)`` when the response is not to be checked word by word, else None."""
+    declined = abstention(sample.response)
+    if declined is not None:
+        return (
+            "abstention",
+            f'abstention: the response declines to answer ("{declined}"); it states no claim to check',
+        )
+    foreign = language_mismatch(sample.response, sample.context_text)
+    if foreign is not None:
+        return "other_language", foreign
+    return None
