@@ -97,6 +97,7 @@ async def test_a_failed_judge_marks_its_spans_and_counts_retries(recorded: Recor
     assert sum(p.value for p in retries if p.attributes["trustscore.judge"] == "lynx") == 1
     missing = recorded.metric_points("trustscore.signal.missing")
     assert {p.attributes["trustscore.signal"]: p.value for p in missing}["lynx"] == 1
+    assert [p.value for p in recorded.metric_points("trustscore.score.degraded")] == [1]
 
 
 async def test_metrics_count_requests_tokens_and_cache_hits_per_judge(

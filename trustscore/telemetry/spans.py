@@ -133,6 +133,7 @@ class ScoreRecorder:
             span.set_attributes(
                 {
                     "trustscore.complete": result.complete,
+                    "trustscore.degraded": result.degraded,
                     "trustscore.calibrated": result.calibrated,
                     "trustscore.fusion": result.fusion,
                     "trustscore.used_signals": list(result.used_signals),
@@ -151,6 +152,8 @@ class ScoreRecorder:
                 meters.scores.record(result.score)
             if not result.complete:
                 meters.incomplete_scores.add(1)
+            if result.degraded:
+                meters.degraded_scores.add(1)
             for name in result.missing:
                 meters.missing_signals.add(1, {"trustscore.signal": name})
 

@@ -93,6 +93,7 @@ class Instruments:
     score_duration: Histogram
     missing_signals: Counter
     incomplete_scores: Counter
+    degraded_scores: Counter
     llm_requests: Counter
     llm_retries: Counter
     llm_cache_hits: Counter
@@ -121,6 +122,11 @@ class Instruments:
                 "trustscore.score.incomplete",
                 unit="{score}",
                 description="Scores cut by the budget or missing a signal for a reason a rerun may fix",
+            ),
+            degraded_scores=meter.create_counter(
+                "trustscore.score.degraded",
+                unit="{score}",
+                description="Scores fused without every signal that ran (TrustScore.degraded)",
             ),
             llm_requests=meter.create_counter(
                 "trustscore.llm.requests", unit="{request}", description="LLM requests sent, retries included"
