@@ -41,7 +41,7 @@ from trustscore.grounding.embedder import (
     model_identity,
     runtime_releases,
 )
-from trustscore.grounding.screen import SCREEN, unchecked
+from trustscore.grounding.screen import SCREEN, screened_out
 from trustscore.grounding.text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.types import Sample, Signal, Span, Usage
 
@@ -163,16 +163,8 @@ class EmbeddingGrounding:
                 "pass context=[...]",
                 began,
             )
-        screened = unchecked(sample)
-        if screened is not None:
-            outcome, reason = screened
-            return Signal.failed(
-                self.name,
-                reason,
-                raw={"outcome": outcome},
-                usage=Usage(seconds=time.perf_counter() - began),
-                version=self.version,
-            )
+        if (screened := screened_out(self.name, self.version, sample, began)) is not None:
+            return screened
         sentences = [
             part for s in split_sentences(sample.response) for part in split_long(s, cfg.max_words_per_chunk)
         ]

@@ -38,7 +38,7 @@ from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
 from trustscore.grounding.config import LexicalConfig
 from trustscore.grounding.normalize import normalize
-from trustscore.grounding.screen import SCREEN, unchecked
+from trustscore.grounding.screen import SCREEN, screened_out
 from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
 from trustscore.grounding.word_frequency import zipf_frequency
 from trustscore.types import Sample, Signal, Span, Usage
@@ -112,16 +112,8 @@ class LexicalSupport:
                 "pass context=[...]",
                 began,
             )
-        screened = unchecked(sample)
-        if screened is not None:
-            outcome, reason = screened
-            return Signal.failed(
-                self.name,
-                reason,
-                raw={"outcome": outcome},
-                usage=Usage(seconds=time.perf_counter() - began),
-                version=self.version,
-            )
+        if (screened := screened_out(self.name, self.version, sample, began)) is not None:
+            return screened
         response = normalize(sample.response)
         context, question = _normalized(sample.context_text), _normalized(sample.question)
         claimed = words(response.text)

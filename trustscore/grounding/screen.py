@@ -6,11 +6,13 @@ in them is invented; the signals report them as missing with this reason and an 
 
 from __future__ import annotations
 
+import time
+
 from trustscore.grounding.abstention import abstention
 from trustscore.grounding.language import language_mismatch
-from trustscore.types import Sample
+from trustscore.types import Sample, Signal, Usage
 
-__all__ = ["SCREEN", "unchecked"]
+__all__ = ["SCREEN", "screened_out", "unchecked"]
 
 SCREEN = "screen/1"
 """Part of the cache identity of every signal that screens its samples here: a cached result from
@@ -29,3 +31,15 @@ def unchecked(sample: Sample) -> tuple[str, str] | None:
     if foreign is not None:
         return "other_language", foreign
     return None
+
+
+def screened_out(name: str, version: str, sample: Sample, began: float) -> Signal | None:
+    """The missing signal ``name`` gives for a response it does not check (:func:`unchecked`), with the
+    outcome in ``raw``; None when the response is to be checked."""
+    screened = unchecked(sample)
+    if screened is None:
+        return None
+    outcome, reason = screened
+    seconds = time.perf_counter() - began
+    usage = Usage(seconds=seconds)
+    return Signal.failed(name, reason, raw={"outcome": outcome}, usage=usage, version=version)

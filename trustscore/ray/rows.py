@@ -20,7 +20,7 @@ from typing import Any
 from trustscore.core.hashing import short_hash
 from trustscore.errors import InputError
 from trustscore.rows import parse_row, result_row
-from trustscore.rows.output import written_row
+from trustscore.rows.output import unscored_row, written_row
 from trustscore.types import Sample, TrustScore
 
 __all__ = ["PreparedRow", "error_result", "prepare_line", "prepare_record", "scored_result"]
@@ -76,18 +76,7 @@ def scored_result(sample: Sample, result: TrustScore) -> dict[str, Any]:
 
 def error_result(sample_id: str, reason: str, carried: dict[str, Any] | None) -> dict[str, Any]:
     """The output columns of a sample that has no score: invalid input, or scoring raised."""
-    row: dict[str, Any] = {
-        "id": sample_id,
-        "score": None,
-        "calibrated": False,
-        "fusion": "none",
-        "used_signals": [],
-        "signals": {},
-        "usage": {},
-        "complete": False,
-        "seconds": 0.0,
-        "error": reason,
-    }
+    row: dict[str, Any] = {"id": sample_id, **unscored_row(0.0, reason)}
     row.update(carried or {})
     return _columns(row, error=reason)
 

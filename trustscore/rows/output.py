@@ -61,6 +61,7 @@ __all__ = [
     "result_row",
     "row_line",
     "row_state",
+    "unscored_row",
     "written_row",
 ]
 
@@ -97,10 +98,11 @@ def error_row(sample_id: str, line: int, reason: str) -> dict[str, Any]:
     """The row written for an input row that could not be scored, shaped as the Ray pipeline writes
     one: no score, no signals, incomplete (a rerun with ``--retry-incomplete`` tries it again),
     ``error`` with the reason and ``line`` with its input line (the marker is added as it is written)."""
-    return {"id": sample_id, **_unscored(0.0, reason), "line": line}
+    return {"id": sample_id, **unscored_row(0.0, reason), "line": line}
 
 
-def _unscored(seconds: float, reason: str) -> dict[str, Any]:
+def unscored_row(seconds: float, reason: str) -> dict[str, Any]:
+    """The result fields of a sample that has no score: not calibrated, no signals, incomplete, ``error``."""
     return {
         "score": None,
         "calibrated": False,
@@ -135,7 +137,7 @@ def written_row(row: dict[str, Any]) -> WrittenRow:
         "explanation or a carried field is too large; it was not written (shorten the input's "
         "extra fields, or check the judge's answers)"
     )
-    unscored = _unscored(marked.get("seconds", 0.0), reason)
+    unscored = unscored_row(marked.get("seconds", 0.0), reason)
     too_large = {"id": marked["id"], MARKER_FIELD: RESULT_FORMAT, **unscored}
     return WrittenRow(too_large, _dumps(too_large), too_large=True)
 
