@@ -118,7 +118,7 @@ def storm_config(base_url: str, model: str, *, scale: float, max_retries: int = 
                           "max_retries": max_retries}
             },
             "judges": {name: {"endpoint": "judge"} for name in JUDGES},
-            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
+            "signals": {name: {"enabled": False} for name in ("lexical", "embedding", "claims")},
             "cache": {"mode": "off"},
             "limits": {"score_budget_s": 10.0 * scale},
         }
