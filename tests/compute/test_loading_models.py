@@ -121,7 +121,7 @@ def test_a_model_built_while_another_loads_keeps_its_tied_weights(
 
     monkeypatch.setattr(modeling_bert.BertModel, "__init__", held_build)
     monkeypatch.setattr(whitebox_model, "_registry", {})
-    embedder = Load(lambda: Embedder(bundled_model_path()), "embedder-load")
+    embedder = Load(lambda: Embedder(bundled_model_path(), runtime="torch"), "embedder-load")
     generator = Load(lambda: whitebox_model.load_model(tied_llama), "whitebox-load")
     _race(embedder, generator, paused, go_on, watched)
 
@@ -167,7 +167,7 @@ def test_two_first_transformers_imports_do_not_overlap(
     monkeypatch.setattr(builtins, "__import__", watched_import)
     monkeypatch.setattr(whitebox_model, "_registry", {})
     generator = Load(lambda: whitebox_model.load_model(tied_llama), "whitebox-load")
-    embedder = Load(lambda: Embedder(bundled_model_path()), "embedder-load")
+    embedder = Load(lambda: Embedder(bundled_model_path(), runtime="torch"), "embedder-load")
     _race(generator, embedder, paused, go_on, watched)
 
     assert generator.error is None, repr(generator.error)

@@ -11,7 +11,9 @@ from benchmarks.bench_storm import run_storm
 
 @pytest.mark.parametrize("backend", ["asyncio", "trio"])
 def test_a_fault_storm_finishes_the_samples_it_started(backend: str) -> None:
-    result = run_storm(30, backend, scale=0.5, seed=1)
+    # At the benchmark's own time scale (10 s budget): a shorter scale left the client's CPU time, which
+    # does not shrink with it, too large a share of the budget on a busy machine.
+    result = run_storm(30, backend, scale=1.0, seed=1)
 
     assert result.retryable_eligible > 50, "the storm did inject retryable faults"
     assert result.retried_share >= 0.9, result.line()

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from trustscore.cli.help_text import plain
+from trustscore.core.extras import install_extra
 
 __all__ = ["add_parser", "run"]
 
@@ -60,9 +61,8 @@ def run(args: argparse.Namespace) -> int:
         from trustscore.api.server import DrainingServer
         from trustscore.api.settings import is_loopback
     except ImportError as e:
-        raise ConfigError(
-            f"trustscore api needs the api extra ({e.name} is missing): pip install 'trustscore[api]'"
-        ) from None
+        hint = install_extra("api")
+        raise ConfigError(f"trustscore api needs the api extra ({e.name} is missing): {hint}") from None
     from pydantic import SecretStr, ValidationError
 
     from trustscore.scoring.scorer import Scorer
