@@ -32,7 +32,8 @@ def local_ray() -> Iterator[None]:
 
 def write_config(tmp_path: Path, base_url: str) -> Path:
     data = ensemble_dict(base_url)
-    data["signals"] = {"embedding": {"enabled": False}}  # lexical on: the local stage
+    # lexical on: the local stage
+    data["signals"] = {"embedding": {"enabled": False}, "claims": {"enabled": False}}
     stages = (
         '[[cascade.stages]]\nname = "local"\nsignals = ["lexical"]\n\n'
         '[[cascade.stages]]\nname = "judges"\nsignals = ' + str(list(JUDGES)).replace("'", '"') + "\n"

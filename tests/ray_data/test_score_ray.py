@@ -130,7 +130,8 @@ def rows(n: int, *, without_id: int = 0) -> list[dict[str, Any]]:
 
 def write_config(tmp_path: Path, base_url: str, **endpoint: Any) -> Path:
     data = ensemble_dict(base_url, endpoint=endpoint or None)
-    data["signals"] = {"embedding": {"enabled": False}}  # one local signal, run on the actors
+    # one local signal, run on the actors
+    data["signals"] = {"embedding": {"enabled": False}, "claims": {"enabled": False}}
     path = tmp_path / "trustscore.toml"
     path.write_text(to_toml(data), encoding="utf-8")
     return path
@@ -353,7 +354,7 @@ def test_a_sample_that_kills_its_actor_is_written_with_its_reason(
     from trustscore.ray.actor import SAMPLE_DEATHS
 
     data = ensemble_dict(fake_vllm.base_url)
-    data["signals"] = {"poison": {"marker": "POISON"}}
+    data["signals"] = {"poison": {"marker": "POISON"}, "claims": {"enabled": False}}
     config = tmp_path / "trustscore.toml"
     config.write_text(to_toml(data), encoding="utf-8")
     items = rows(8)
@@ -374,7 +375,7 @@ def test_a_sample_that_kills_its_actor_is_written_with_its_reason(
     assert score_ray(source, output, config, "--actors", "1") == 0
     assert len(fake_vllm.engine.completion_requests()) == requests, "a plain rerun scored a row again"
 
-    data["signals"] = {"poison": {"marker": "never in a response"}}  # the crash is fixed
+    data["signals"] = {"poison": {"marker": "never in a response"}, "claims": {"enabled": False}}  # fixed
     config.write_text(to_toml(data), encoding="utf-8")
     assert score_ray(source, output, config, "--actors", "1", "--retry-incomplete") == 0
     again = by_id(output_rows(str(output), "jsonl"))

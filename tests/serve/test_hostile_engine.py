@@ -60,7 +60,7 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Engine]:
                     for name in ("lynx", "prometheus", "chainpoll", "tlm")
                 },
             },
-            "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
+            "signals": {name: {"enabled": False} for name in ("lexical", "embedding", "claims")},
             "cache": {"mode": "off"},
         }
     )

@@ -49,7 +49,7 @@ def config_dict(base_url: str, **judges: dict[str, Any]) -> dict[str, Any]:
         "endpoints": {"judge": {"base_url": base_url, "model": "tiny-judge", "max_retries": 0,
                                 "context_window": 8192}},
         "judges": sections,
-        "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},
+        "signals": {name: {"enabled": False} for name in ("lexical", "embedding", "claims")},
         "cache": {"mode": "off"},
         "limits": {"score_budget_s": 600},
     }
