@@ -74,8 +74,12 @@ def build_prometheus_messages(
 ) -> list[Message]:
     """The verbatim absolute-grading prompt, with the system prompt sent as ``system_prompt`` says."""
     instruction = fill(load_template("prometheus_instruction.txt"), context=context, question=question)
+    # The instruction (filled above) and the rubric are ours: Prometheus reads its rubric verbatim,
+    # brackets included; only the answer is untrusted here.
     user = fill(
-        load_template("prometheus_absolute.txt"), instruction=instruction, response=answer, rubric=rubric
+        load_template("prometheus_absolute.txt"),
+        trusted={"instruction": instruction, "rubric": rubric},
+        response=answer,
     )
     system = load_template("prometheus_system.txt")
     if system_prompt == "fold":

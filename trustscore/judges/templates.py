@@ -4,6 +4,7 @@ versioned by content. The wheel ships the folder as ``trustscore/prompts`` (hatc
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -36,7 +37,7 @@ def load_template(name: str) -> str:
     return (prompts_folder() / name).read_bytes().decode("utf-8")
 
 
-def fill(template: str, **values: str) -> str:
+def fill(template: str, trusted: Mapping[str, str] | None = None, **values: str) -> str:
     """Replace ``{name}`` placeholders in one pass, each value made inert.
 
     One pass means a value that itself contains ``{question}`` is never substituted again, and any other
@@ -44,11 +45,15 @@ def fill(template: str, **values: str) -> str:
     value is untrusted text (a question, a context, an answer): its tag- and bracket-like words, model
     turn markers and the templates' own ``<answer>``-style delimiters included, are broken so that they
     can neither become control tokens nor close the section they sit in
-    (:func:`~trustscore.llm.special_tokens.neutralise` with ``MARKUP``).
+    (:func:`~trustscore.llm.special_tokens.neutralise` with ``MARKUP``). ``trusted`` values are our own
+    text (a rubric, a template filled before) and go in as written.
     """
+    known = dict(trusted or {})
 
     def sub(match: re.Match[str]) -> str:
         key = match.group(1)
+        if key in known:
+            return known[key]
         if key not in values:
             raise KeyError(f"template placeholder {{{key}}} has no value")
         return neutralise(values[key], MARKUP)
