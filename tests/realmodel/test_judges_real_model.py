@@ -133,10 +133,12 @@ async def test_every_judge_values_the_example_rows_it_got_an_answer_for_with_the
     print(f"verdict paths per judge over {len(ROWS)} rows: {shares}")  # the docs quote this line
     for name, signals in judged["signals"].items():
         missing = [s for s in signals if s.value is None]
-        # A 135M model sometimes answers nothing (it repeats the document): that row is missing,
-        # never a guessed verdict; anything else missing is trustscore's failure.
+        # A 135M model sometimes answers nothing (it repeats the document), or most of ChainPoll's polls
+        # state no verdict (they abstain): that row is missing, never a guessed verdict; anything else
+        # missing is trustscore's failure.
         for signal in missing:
-            assert "no answer:" in (signal.error or ""), (name, signal.error)
+            error = signal.error or ""
+            assert "no answer:" in error or "polls gave a verdict" in error, (name, error)
         assert len(missing) <= len(ROWS) // 3, (name, [s.error for s in missing])
     for name in ("likert", "tlm"):
         assert all(s.value is not None for s in judged["signals"][name]), name
