@@ -16,20 +16,18 @@ import argparse
 import json
 import statistics
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import anyio
 
+from benchmarks.bench_real_model_judges import real_model_server
 from trustscore.judges.likert import LikertConfig, LikertJudge
 from trustscore.judges.lynx import LynxConfig, LynxJudge
 from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.signals import get_signal
-from trustscore.testing.real_model import default_real_model_dir, real_model_ready
-from trustscore.testing.vllm_engine import VLLMEngine
 from trustscore.types import Sample
 
 REPO = Path(__file__).resolve().parent.parent
@@ -121,23 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base-url", help="a running server serving the model as 'smollm2'")
     args = parser.parse_args(argv)
-    if args.base_url:
-        found = anyio.run(judge_all, args.base_url)
-    else:
-        model = default_real_model_dir()
-        if not real_model_ready(model):
-            print(f"no verified model in {model}: run `bash scripts/setup --realmodel`", file=sys.stderr)
-            return 2
-        with (
-            tempfile.TemporaryDirectory() as tmp,
-            VLLMEngine.start(
-                model,
-                served_name=MODEL,
-                log=Path(tmp) / "engine.log",
-                extra_args=["--optimization-level", "0"],
-            ) as engine,
-        ):
-            found = anyio.run(judge_all, engine.base_url)
+    with real_model_server(args.base_url) as base_url:
+        found = anyio.run(judge_all, base_url)
     print(report(found))
     return 0
 

