@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+import trustscore
 from tests.telemetry.conftest import Recorded
 from trustscore import Config, Scorer, telemetry
 
@@ -141,3 +142,24 @@ async def test_off_records_nothing_and_sends_no_traceparent() -> None:
         await scorer.score(question=Q, context=CTX, response="Frank Herbert.")
     (request,) = router.engine.completion_requests()
     assert "traceparent" not in {k.lower() for k in request.headers}
+
+
+async def test_the_trace_context_goes_through_the_callers_openai_client(recorded: Recorded) -> None:
+    openai = pytest.importorskip("openai")
+    import httpx
+
+    router = testing.MockRouter(testing.judge_policy())
+    client = openai.AsyncOpenAI(
+        base_url=router.base_url, api_key="k", http_client=httpx.AsyncClient(transport=router.transport)
+    )
+    llm = trustscore.from_openai(client, "fake-judge", flavour="vllm")
+    async with Scorer(config(("lynx",)), llms={"judge": llm}) as scorer:
+        await scorer.score(question=Q, context=CTX, response="Frank Herbert.")
+    await llm.aclose()
+    await client.close()
+    (chat,) = [s for s in recorded.spans.get_finished_spans() if s.name.startswith("chat ")]
+    (request,) = router.engine.completion_requests()
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    ctx = chat.context
+    assert headers["traceparent"] == f"00-{ctx.trace_id:032x}-{ctx.span_id:016x}-{ctx.trace_flags:02x}"
+    assert headers["x-trustscore-tag"].startswith("lynx")

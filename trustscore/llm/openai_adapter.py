@@ -2,7 +2,9 @@
 
 The body is the same one :func:`trustscore.llm.http.build_request_body` builds for our HTTP backend
 (one mapping, two transports); only ``model`` and ``messages``/``prompt`` travel as typed arguments,
-the rest as ``extra_body``. The openai package is an optional extra, imported only when a call is made.
+the rest as ``extra_body``; the request's tag and, when tracing is on, the W3C ``traceparent`` of the
+current span go as ``extra_headers``, as our HTTP backend sends them. The openai package is an optional
+extra, imported only when a call is made.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from trustscore.errors import BadResponse, LLMTimeout, LLMUnreachable
 from trustscore.llm.bounds import ResponseBounds
 from trustscore.llm.http import build_request_body, error_for_status, parse_response, tag_headers
 from trustscore.llm.protocol import ChatRequest, ChatResult, LLMError
+from trustscore.telemetry import trace_headers
 
 if TYPE_CHECKING:
     import openai
@@ -42,16 +45,17 @@ class OpenAIBackend:
         body = build_request_body(request, model=self._model, flavour=self._flavour)
         bounds = ResponseBounds.of(request, body, context_window=self._context_window)
         model = body.pop("model")
+        headers = trace_headers(tag_headers(request))  # the W3C traceparent too, when tracing is on
         try:
             if request.endpoint == "chat":
                 messages = body.pop("messages")
                 response: Any = await self._client.chat.completions.create(
-                    model=model, messages=messages, extra_body=body, extra_headers=tag_headers(request)
+                    model=model, messages=messages, extra_body=body, extra_headers=headers
                 )
             else:
                 prompt = body.pop("prompt")
                 response = await self._client.completions.create(
-                    model=model, prompt=prompt, extra_body=body, extra_headers=tag_headers(request)
+                    model=model, prompt=prompt, extra_body=body, extra_headers=headers
                 )
         except openai.APITimeoutError as e:  # a subclass of APIConnectionError: test it first
             raise LLMTimeout(f"openai client timed out: {e}") from None
