@@ -8,18 +8,19 @@
         monitor.submit(question=question, context=passages, response=answer)   # returns at once
 
 ``submit`` never waits: a sample not drawn by ``sample_rate``, or drawn while ``max_queued`` samples
-already wait, is counted (:attr:`Monitor.stats`) and dropped. ``concurrency`` workers score what is
-queued; each result goes to the ``sink`` (result rows, the JSONL ``trustscore score`` writes) and, when
-telemetry is on, becomes a score span parented to the span that was current at ``submit`` (the
-request that produced the answer). Leaving the block scores what is queued, then closes the sink.
-``submit`` must be called from the event loop that entered the Monitor.
+already wait, is counted (:attr:`Monitor.stats`; with telemetry on, the ``trustscore.monitor.dropped``
+counter by reason, beside a ``trustscore.monitor.queue.depth`` gauge) and dropped. ``concurrency``
+workers score what is queued; each result goes to the ``sink`` (result rows, the JSONL ``trustscore
+score`` writes) and, when telemetry is on, becomes a score span parented to the span that was current
+at ``submit`` (the request that produced the answer). Leaving the block scores what is queued, then
+closes the sink. ``submit`` must be called from the event loop that entered the Monitor.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -34,6 +35,7 @@ from trustscore.rows.output import result_row, row_line
 from trustscore.scoring.inputs import make_sample
 from trustscore.scoring.scorer import Scorer
 from trustscore.telemetry import attached, capture
+from trustscore.telemetry.monitoring import count_drop, watch_queue
 from trustscore.types import Sample
 
 __all__ = ["Monitor", "MonitorStats"]
@@ -47,6 +49,8 @@ class MonitorStats:
     """Calls to submit."""
     sampled: int = 0
     """Drawn by ``sample_rate`` and queued."""
+    sampled_out: int = 0
+    """Not drawn by ``sample_rate``."""
     dropped: int = 0
     """Drawn, but the queue was full."""
     scored: int = 0
@@ -86,6 +90,7 @@ class Monitor:
         self._draw = random.Random(seed)
         self._queue: MemoryObjectSendStream[_Item] | None = None
         self._tasks: TaskGroup | None = None
+        self._unwatch: Callable[[], None] | None = None
 
     def submit(
         self,
@@ -103,11 +108,14 @@ class Monitor:
         sample = make_sample(question=question, context=context, response=response, id=id, metadata=metadata)
         self.stats.submitted += 1
         if self._draw.random() >= self.sample_rate:
+            self.stats.sampled_out += 1
+            count_drop("sampled_out")
             return False
         try:
             self._queue.send_nowait((sample, capture()))
         except anyio.WouldBlock:
             self.stats.dropped += 1
+            count_drop("queue_full")
             return False
         self.stats.sampled += 1
         return True
@@ -136,6 +144,7 @@ class Monitor:
             self._sink = self._sink_path.open("a", encoding="utf-8")
         send, receive = anyio.create_memory_object_stream[_Item](self._max_queued)
         self._queue = send
+        self._unwatch = watch_queue(self, lambda: send.statistics().current_buffer_used)
         self._tasks = await anyio.create_task_group().__aenter__()
         for _ in range(self.concurrency):
             self._tasks.start_soon(self._work, receive.clone())
@@ -152,6 +161,9 @@ class Monitor:
         try:
             return await self._tasks.__aexit__(exc_type, exc, tb)
         finally:
+            if self._unwatch is not None:
+                self._unwatch()
+                self._unwatch = None
             if self._sink is not None:
                 self._sink.close()
                 self._sink = None

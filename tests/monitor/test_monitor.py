@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -116,3 +117,51 @@ async def test_the_score_span_is_parented_to_the_submitting_request() -> None:
     (score,) = [s for s in spans.get_finished_spans() if s.name == "trustscore.score"]
     assert score.parent is not None and score.parent.span_id == request.get_span_context().span_id
     assert any(e.name == telemetry.EVALUATION_EVENT for e in score.events)
+
+
+async def test_drops_and_queue_depth_are_metrics() -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+    from trustscore import telemetry
+
+    reader = InMemoryMetricReader()
+    telemetry.configure(meter_provider=MeterProvider(metric_readers=[reader]))
+
+    def points(name: str) -> list[Any]:
+        data = reader.get_metrics_data()
+        return [
+            p
+            for rm in (data.resource_metrics if data else [])
+            for sm in rm.scope_metrics
+            for metric in sm.metrics
+            if metric.name == name
+            for p in metric.data.data_points
+        ]
+
+    gate = Gate()
+    try:
+        async with (
+            Scorer(OFFLINE, local_signals=[gate]) as scorer,
+            Monitor(scorer, max_queued=2, concurrency=1, sample_rate=0.5, seed=3) as m,
+        ):
+            while not gate.entered.is_set():  # the one worker holds the first drawn sample
+                m.submit(**ANSWER)
+                await anyio.lowlevel.checkpoint()
+            while m.stats.dropped < 3:  # two more fill the queue, then drawn ones are dropped
+                m.submit(**ANSWER)
+            (depth,) = points("trustscore.monitor.queue.depth")
+            assert depth.value == 2
+            gate.open.set()
+        (after,) = points("trustscore.monitor.queue.depth")
+        dropped = {
+            p.attributes["trustscore.monitor.drop_reason"]: p.value
+            for p in points("trustscore.monitor.dropped")
+        }
+    finally:
+        telemetry.configure()
+    s = m.stats
+    assert dropped == {"sampled_out": s.sampled_out, "queue_full": s.dropped} and s.sampled_out > 0
+    assert s.submitted == s.sampled + s.sampled_out + s.dropped
+    assert after.value == 0, "the queue is drained on exit"

@@ -8,14 +8,15 @@ imported until a hook runs, so ``import trustscore`` stays light.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from opentelemetry.metrics import Counter, Histogram, Meter, MeterProvider
+    from opentelemetry.metrics import CallbackOptions, Counter, Histogram, Meter, MeterProvider, Observation
     from opentelemetry.trace import Tracer, TracerProvider
 
-__all__ = ["Instruments", "configure", "instruments", "tracer"]
+__all__ = ["Instruments", "configure", "instruments", "queue_depths", "tracer"]
 
 _SCOPE = "trustscore"
 
@@ -38,6 +39,15 @@ class _State:
 
 
 _state = _State()
+
+queue_depths: dict[int, Callable[[], int]] = {}
+"""How many samples wait in each live Monitor's queue (by the Monitor's id), read by the depth gauge."""
+
+
+def _queue_depth(options: CallbackOptions) -> Iterable[Observation]:
+    from opentelemetry.metrics import Observation
+
+    return [Observation(sum(depth() for depth in list(queue_depths.values())))]
 
 
 def configure(
@@ -99,9 +109,16 @@ class Instruments:
     llm_cache_hits: Counter
     token_usage: Histogram
     operation_duration: Histogram
+    monitor_dropped: Counter
 
     @classmethod
     def on(cls, meter: Meter) -> Instruments:
+        meter.create_observable_gauge(  # observed at collection: no handle to keep
+            "trustscore.monitor.queue.depth",
+            callbacks=[_queue_depth],
+            unit="{sample}",
+            description="Samples waiting in the queues of the live Monitors",
+        )
         return cls(
             scores=meter.create_histogram(
                 "trustscore.score",
@@ -150,6 +167,11 @@ class Instruments:
                 unit="s",
                 description="Seconds per LLM call",
                 explicit_bucket_boundaries_advisory=_DURATION_BUCKETS,
+            ),
+            monitor_dropped=meter.create_counter(
+                "trustscore.monitor.dropped",
+                unit="{sample}",
+                description="Samples submitted to a Monitor and not queued (trustscore.monitor.drop_reason)",
             ),
         )
 
