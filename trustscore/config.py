@@ -36,6 +36,7 @@ from trustscore.fusion.config import FusionConfig
 from trustscore.grounding.config import sections_from_grounding
 from trustscore.llm.config import CACHE_DIR_ENV, CacheConfig, EndpointConfig
 from trustscore.signals import JudgesConfig, SignalsConfig, resolve_section
+from trustscore.telemetry.config import TelemetryConfig
 from trustscore.whitebox.config import sections_from_whitebox
 
 __all__ = ["ENV_DEFAULTS", "ENV_OVERRIDES", "Config", "ConfigError", "LimitsConfig", "SignalsConfig"]
@@ -87,6 +88,9 @@ class Config(BaseModel):
     )
     cache: CacheConfig = Field(default_factory=CacheConfig, description="the on-disk LLM response cache")
     limits: LimitsConfig = Field(default_factory=LimitsConfig, description="time and concurrency limits")
+    telemetry: TelemetryConfig = Field(
+        default_factory=TelemetryConfig, description="what OpenTelemetry spans record beyond metadata"
+    )
 
     @model_validator(mode="before")
     @classmethod

@@ -207,7 +207,7 @@ class Scorer:
                 f"sample is a {type(sample).__name__}; pass a trustscore.Sample (or use score())"
             )
         budget = check_budget(budget_s, self.config.limits.score_budget_s)
-        with score_span(sample) as span:
+        with score_span(sample, self.config.telemetry.capture_content) as span:
             result = await self._score_sample(sample, budget)
             span.done(result)
         return result

@@ -5,17 +5,22 @@ process-wide (``opentelemetry.trace.set_tracer_provider``, ``opentelemetry.metri
 or for trustscore alone with :func:`configure`. Then each ``score`` is a span with a child span per
 signal and a ``chat {model}`` span per LLM call, each value a ``gen_ai.evaluation.result`` event, and
 the metrics of :class:`~trustscore.telemetry.state.Instruments` count scores, signals, requests,
-retries, tokens and cache hits. :mod:`trustscore.telemetry.phoenix` turns the events into Arize
-Phoenix annotations. See docs/service.md.
+retries, tokens and cache hits. Prompt and completion text is recorded only when opted in
+(``[telemetry] capture_content``, or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``).
+:mod:`trustscore.telemetry.phoenix` turns the events into Arize Phoenix annotations. See
+docs/service.md.
 """
 
 from __future__ import annotations
 
 from trustscore.telemetry.spans import (
+    CAPTURE_CONTENT_ENV,
+    CONTENT_MAX_CHARS,
     EVALUATION_EVENT,
     FUSED_NAME,
     attached,
     capture,
+    capturing_content,
     chat_span,
     score_span,
     signal_span,
@@ -24,10 +29,13 @@ from trustscore.telemetry.spans import (
 from trustscore.telemetry.state import configure
 
 __all__ = [
+    "CAPTURE_CONTENT_ENV",
+    "CONTENT_MAX_CHARS",
     "EVALUATION_EVENT",
     "FUSED_NAME",
     "attached",
     "capture",
+    "capturing_content",
     "chat_span",
     "configure",
     "score_span",

@@ -6,12 +6,20 @@ as an evaluator), each signal a child span, each LLM call a CLIENT span ``chat {
 value and the fused score are ``gen_ai.evaluation.result`` events on their span. The hooks the Scorer
 and the LLM client call are context managers that do nothing (one shared object) when telemetry is off.
 
+Prompt and completion text is recorded only when opted in (:func:`capturing_content`), as the
+conventions' ``gen_ai.input.messages`` and ``gen_ai.output.messages`` JSON attributes of the chat span
+(Langfuse reads them as the observation's input and output; Phoenix turns them into its message view),
+each message's text cut at :data:`CONTENT_MAX_CHARS` with a marker. Only message text is recorded:
+endpoints' keys and headers never reach a span.
+
 A score's label is ``pass`` at 0.5 or above and ``fail`` below: every trustscore value is the
 probability that the answer is faithful (1 = supported), so the label is that probability rounded.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -39,9 +47,20 @@ class EndpointConfig(Protocol):
     def flavour(self) -> str: ...
 
 
+class _Message(Protocol):
+    @property
+    def role(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+
+
 class ChatRequest(Protocol):
     @property
     def endpoint(self) -> str: ...
+    @property
+    def messages(self) -> Sequence[_Message] | None: ...
+    @property
+    def prompt(self) -> str | None: ...
     @property
     def temperature(self) -> float: ...
     @property
@@ -57,6 +76,8 @@ class ChatRequest(Protocol):
 
 
 class _Choice(Protocol):
+    @property
+    def text(self) -> str: ...
     @property
     def finish_reason(self) -> str | None: ...
 
@@ -76,10 +97,27 @@ class ChatResult(Protocol):
     def usage(self) -> Usage: ...
 
 
-__all__ = ["EVALUATION_EVENT", "chat_span", "score_span", "signal_span", "trace_headers"]
+__all__ = [
+    "CAPTURE_CONTENT_ENV",
+    "CONTENT_MAX_CHARS",
+    "EVALUATION_EVENT",
+    "capturing_content",
+    "chat_span",
+    "score_span",
+    "signal_span",
+    "trace_headers",
+]
 
 EVALUATION_EVENT = "gen_ai.evaluation.result"
 FUSED_NAME = "trustscore.fused"
+
+CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
+"""The GenAI instrumentations' opt-in for message content: ``true`` records it."""
+CONTENT_MAX_CHARS = 8192
+"""The longest message text recorded; a longer one is cut here and marked."""
+
+_capture_content: ContextVar[bool | None] = ContextVar("trustscore_telemetry_capture", default=None)
+"""The running score's ``[telemetry] capture_content`` (None: the environment variable decides)."""
 
 _signal_name: ContextVar[str | None] = ContextVar("trustscore_telemetry_signal", default=None)
 """The signal whose work is running (names the judge on its LLM calls' spans and metrics)."""
@@ -159,8 +197,9 @@ class ScoreRecorder:
 
 
 @contextmanager
-def score_span(sample: Sample) -> Iterator[ScoreRecorder | _Off]:
-    """Around one ``score``: its span, the fused score's event, and the score metrics."""
+def score_span(sample: Sample, capture_content: bool | None = None) -> Iterator[ScoreRecorder | _Off]:
+    """Around one ``score``: its span, the fused score's event, and the score metrics.
+    ``capture_content``: the Scorer's ``[telemetry] capture_content``, for the LLM calls inside."""
     trace_to, meters = tracer(), instruments()
     if trace_to is None and meters is None:
         yield _OFF
@@ -171,8 +210,12 @@ def score_span(sample: Sample) -> Iterator[ScoreRecorder | _Off]:
     attrs: dict[str, Any] = {"openinference.span.kind": "EVALUATOR", "langfuse.observation.type": "evaluator"}
     if sample.id is not None:
         attrs["trustscore.sample.id"] = sample.id
-    with trace_to.start_as_current_span("trustscore.score", attributes=attrs) as span:
-        yield ScoreRecorder(span, meters)
+    token = _capture_content.set(capture_content)
+    try:
+        with trace_to.start_as_current_span("trustscore.score", attributes=attrs) as span:
+            yield ScoreRecorder(span, meters)
+    finally:
+        _capture_content.reset(token)
 
 
 class SignalRecorder:
@@ -230,11 +273,49 @@ def _server(base_url: str) -> tuple[str, int]:
     return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
 
 
+def capturing_content() -> bool:
+    """Whether LLM calls record their message text: the running score's ``[telemetry]
+    capture_content`` when set, else ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``."""
+    chosen = _capture_content.get()
+    if chosen is not None:
+        return chosen
+    return os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() == "true"
+
+
+def bounded(text: str) -> str:
+    """``text``, or its first :data:`CONTENT_MAX_CHARS` characters and a marker saying how long it was."""
+    if len(text) <= CONTENT_MAX_CHARS:
+        return text
+    return f"{text[:CONTENT_MAX_CHARS]}...[truncated: {len(text):,} characters in all]"
+
+
+def _message(role: str, text: str, **more: str) -> dict[str, Any]:
+    return {"role": role, "parts": [{"type": "text", "content": bounded(text)}], **more}
+
+
+def input_messages(request: ChatRequest) -> str:
+    """``gen_ai.input.messages``: the request's messages (a completion's prompt as one user message)."""
+    if request.messages is not None:
+        messages = [_message(m.role, m.content) for m in request.messages]
+    else:
+        messages = [_message("user", request.prompt or "")]
+    return json.dumps(messages, ensure_ascii=False)
+
+
+def output_messages(result: ChatResult) -> str:
+    """``gen_ai.output.messages``: one assistant message per choice, with its finish reason."""
+    messages = [_message("assistant", c.text, finish_reason=c.finish_reason or "") for c in result.choices]
+    return json.dumps(messages, ensure_ascii=False)
+
+
 class ChatRecorder:
-    def __init__(self, span: Span | None, meters: Instruments | None, attrs: dict[str, Any]) -> None:
+    def __init__(
+        self, span: Span | None, meters: Instruments | None, attrs: dict[str, Any], capture: bool = False
+    ) -> None:
         self._span = span
         self._meters = meters
         self._attrs = attrs
+        self._capture = capture
         self._started = time.perf_counter()
 
     def done(self, result: ChatResult) -> None:
@@ -253,6 +334,8 @@ class ChatRecorder:
             attrs["gen_ai.response.model"] = result.model
         if result.cached_prompt_tokens:
             attrs["gen_ai.usage.cache_read.input_tokens"] = result.cached_prompt_tokens
+        if self._capture:
+            attrs["gen_ai.output.messages"] = output_messages(result)
         span.set_attributes(attrs)
 
     def failed(self, error: BaseException, usage: Usage | None) -> None:
@@ -331,10 +414,12 @@ def chat_span(endpoint: EndpointConfig, request: ChatRequest) -> Iterator[ChatRe
         return
     from opentelemetry.trace import SpanKind
 
+    capture = capturing_content()
+    span_attrs = {**attrs, "gen_ai.input.messages": input_messages(request)} if capture else attrs
     with trace_to.start_as_current_span(
-        f"{operation} {endpoint.model}", kind=SpanKind.CLIENT, attributes=attrs, record_exception=False
+        f"{operation} {endpoint.model}", kind=SpanKind.CLIENT, attributes=span_attrs, record_exception=False
     ) as span:
-        yield ChatRecorder(span, meters, attrs)
+        yield ChatRecorder(span, meters, attrs, capture)
 
 
 def trace_headers(headers: dict[str, str]) -> dict[str, str]:
