@@ -31,7 +31,7 @@ def config(capture: bool | None = None) -> Config:
                 }
             },
             "judges": {"lynx": {"endpoint": "judge"}},
-            "signals": {"embedding": {"enabled": False}},
+            "signals": {"embedding": {"enabled": False}, "claims": {"enabled": False}},
             "cache": {"mode": "off"},
             "telemetry": {} if capture is None else {"capture_content": capture},
         }

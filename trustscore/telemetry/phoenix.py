@@ -17,11 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
 from opentelemetry.sdk.trace import ReadableSpan
-from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from trustscore.telemetry.spans import EVALUATION_EVENT
+from trustscore.telemetry.writer import EvaluationWriter, evaluations
 
 __all__ = ["PhoenixAnnotationExporter", "annotations_of"]
 
@@ -34,10 +32,7 @@ def annotations_of(span: ReadableSpan) -> list[dict[str, Any]]:
     attrs = span.attributes or {}
     kind = "LLM" if "trustscore.judge" in attrs else "CODE"
     out = []
-    for event in span.events:
-        if event.name != EVALUATION_EVENT:
-            continue
-        e = event.attributes or {}
+    for e in evaluations(span):
         result = {
             "score": e.get("gen_ai.evaluation.score.value"),
             "label": e.get("gen_ai.evaluation.score.label") or e.get("error.type"),
@@ -55,23 +50,16 @@ def annotations_of(span: ReadableSpan) -> list[dict[str, Any]]:
     return out
 
 
-class PhoenixAnnotationExporter(SpanExporter):
+class PhoenixAnnotationExporter(EvaluationWriter):
     """Writes the evaluation events of exported spans to Phoenix at ``endpoint`` (its base URL, e.g.
     ``http://127.0.0.1:6006``). ``api_key``: for a Phoenix with authentication on."""
 
+    path = "/v1/span_annotations"
+
     def __init__(self, endpoint: str, *, api_key: str | None = None, timeout_s: float = 10.0) -> None:
         headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(base_url=endpoint.rstrip("/"), headers=headers, timeout=timeout_s)
+        super().__init__(endpoint, headers=headers, timeout_s=timeout_s)
 
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+    def payload(self, spans: Sequence[ReadableSpan]) -> dict[str, Any] | None:
         data = [annotation for span in spans for annotation in annotations_of(span)]
-        if not data:
-            return SpanExportResult.SUCCESS
-        try:
-            response = self._client.post("/v1/span_annotations", json={"data": data})
-        except httpx.HTTPError:
-            return SpanExportResult.FAILURE
-        return SpanExportResult.SUCCESS if response.is_success else SpanExportResult.FAILURE
-
-    def shutdown(self) -> None:
-        self._client.close()
+        return {"data": data} if data else None
