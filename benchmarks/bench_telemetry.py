@@ -18,6 +18,7 @@ Prints ms per sample for each arm and the ratios off/baseline and on/baseline, m
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import statistics
@@ -55,11 +56,16 @@ def child(arm: str, samples: int) -> dict[str, Any]:
         provider.add_span_processor(BatchSpanProcessor(Drop()))
         telemetry.configure(provider, MeterProvider(metric_readers=[InMemoryMetricReader()]))
 
+    # The cheapest score with every kind of span: no embedding model, and no spaCy parse where the
+    # tree has the claims signal (a tree from before it knows no such section).
+    signals: dict[str, Any] = {"embedding": {"enabled": False}}
+    if importlib.util.find_spec("trustscore.grounding.claims") is not None:
+        signals["claims"] = {"enabled": False}
     config = Config.from_dict(
         {
             "endpoints": {"judge": {"base_url": "http://fake-vllm.test/v1", "model": "fake-judge"}},
             "judges": {"lynx": {"endpoint": "judge"}, "prometheus": {"endpoint": "judge"}},
-            "signals": {"embedding": {"enabled": False}},
+            "signals": signals,
             "cache": {"mode": "off"},
         }
     )
