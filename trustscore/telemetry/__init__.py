@@ -7,7 +7,8 @@ signal and a ``chat {model}`` span per LLM call, each value a ``gen_ai.evaluatio
 the metrics of :class:`~trustscore.telemetry.state.Instruments` count scores, signals, requests,
 retries, tokens and cache hits. Prompt and completion text is recorded only when opted in
 (``[telemetry] capture_content``, or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``).
-:mod:`trustscore.telemetry.phoenix` turns the events into Arize Phoenix annotations. See
+:mod:`trustscore.telemetry.phoenix` turns the events into Arize Phoenix annotations,
+:mod:`trustscore.telemetry.langfuse` into Langfuse scores (both need ``opentelemetry-sdk``). See
 docs/service.md.
 """
 
