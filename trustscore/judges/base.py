@@ -62,6 +62,7 @@ class JudgeBase(ABC):
 
     name: str
     version: str
+    kind = "judge"
 
     async def run(self, sample: Sample, llm: LLM) -> Signal:
         calls = CallLog(llm, self.name)

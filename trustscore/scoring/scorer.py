@@ -34,6 +34,7 @@ from trustscore.config import Config
 from trustscore.errors import BudgetExceeded, ConfigError, DegradedScoreError, InputError, LLMError
 from trustscore.fusion.fuser import AssessingFuser, FusedScore, Fuser, clip_score
 from trustscore.llm.accounting import UsageMeter
+from trustscore.llm.protocol import GatedLLM
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
 from trustscore.scoring.cascade import CascadeRun, build_cascade
@@ -517,10 +518,10 @@ def _check_samples(samples: Any, wanted: str) -> None:
 
 
 def _limiters_of(llms: Iterable[LLM]) -> list[Capacity]:
-    """What admission watches behind these LLMs: each one's adaptive limiter, or its replica pool's
-    combined gate (LLMs without either, such as a user's own, do not take part in admission)."""
-    gates = [getattr(llm, "capacity", None) for llm in llms]
-    return [gate for gate in gates if isinstance(gate, Capacity)]
+    """What admission watches behind these LLMs: each gated one's adaptive limiter, or its replica
+    pool's combined gate (an LLM that is not a :class:`~trustscore.llm.protocol.GatedLLM`, such as a
+    user's own, takes no part in admission)."""
+    return [llm.capacity for llm in llms if isinstance(llm, GatedLLM)]
 
 
 # ---------------------------------------------------------------------------------------------
