@@ -22,7 +22,7 @@ class YesNoConfig(ts.JudgeConfig):  # gives `endpoint`, `enabled`, `timeout_s`
 
 
 class YesNoJudge:
-    name, version = "yes_no", "yes_no@1"
+    name, version, kind = "yes_no", "yes_no@1", "judge"
 
     def __init__(self, config: YesNoConfig) -> None:
         self.config = config

@@ -6,16 +6,24 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from trustscore.llm.protocol import ChatRequest, ChatResult, Choice, TokenLogprob, TopLogprob
+from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, Choice, TokenLogprob, TopLogprob
+from trustscore.scoring.runners import JudgeSource, SourceRun, run_guarded
+from trustscore.signals import Judge
 from trustscore.testing import FakeLLM
-from trustscore.types import Usage
+from trustscore.types import Sample, Signal, Usage
 
-__all__ = ["CALL_USAGE", "FakeLLM", "always", "choice", "result", "tokens"]
+__all__ = ["CALL_USAGE", "FakeLLM", "always", "choice", "metered_run", "result", "tokens"]
 
 Responder = Callable[[ChatRequest], ChatResult | Exception]
 TokenSpec = str | tuple[str, dict[str, float]]
 
 CALL_USAGE = Usage(requests=1, prompt_tokens=100, completion_tokens=20, seconds=0.5)
+
+
+async def metered_run(judge: Judge, sample: Sample, llm: LLM) -> Signal:
+    """The judge's signal as the Scorer reports it: with the usage its run's meter counted (a judge
+    itself adds up nothing)."""
+    return await run_guarded(JudgeSource(judge, llm, None), sample, SourceRun())
 
 
 def tokens(*spec: TokenSpec) -> list[TokenLogprob]:

@@ -61,6 +61,7 @@ class FakeJudge:
     """A judge whose verdict is scripted: a value, an exception, a delay, or an LLM call."""
 
     version = "fake@1"
+    kind = "judge"
 
     def __init__(
         self,
@@ -101,6 +102,7 @@ class FakeLocal:
     """A local signal: value from a function of the sample, optional delay."""
 
     version = "local@1"
+    kind = "local"
 
     def __init__(self, name: str, fn: Callable[[Sample], float] | None = None, *, delay: float = 0.0) -> None:
         self.name = name

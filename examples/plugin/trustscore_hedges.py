@@ -24,7 +24,7 @@ class HedgesConfig(BaseModel):
 
 
 class Hedges:
-    name, version = "hedges", "hedges@1"
+    name, version, kind = "hedges", "hedges@1", "local"
 
     def __init__(self, config: HedgesConfig) -> None:
         self.config = config

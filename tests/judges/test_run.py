@@ -7,7 +7,7 @@ import re
 
 import anyio
 import pytest
-from judges_fakes import CALL_USAGE, FakeLLM, always, choice, result, tokens
+from judges_fakes import CALL_USAGE, FakeLLM, always, choice, metered_run, result, tokens
 
 from trustscore.config import Config
 from trustscore.errors import LLMTimeout, RateLimited, ServerError
@@ -56,7 +56,7 @@ def expected_value(probs: dict[int, float]) -> float:
 async def test_likert_value_is_the_expected_score_mapped_to_unit() -> None:
     llm = FakeLLM(always(likert_output({" 4": 0.7, " 5": 0.2, " 3": 0.1})))
     judge = LikertJudge(LikertConfig(endpoint="e"))
-    signal = await judge.run(SAMPLE, llm)
+    signal = await metered_run(judge, SAMPLE, llm)
     assert signal.value == pytest.approx(expected_value({4: 0.7, 5: 0.2, 3: 0.1}))
     assert signal.value is not None and signal.raw == pytest.approx(1 + 4 * signal.value, abs=1e-4)
     assert signal.explanation == "the passage names Shakespeare (line 1)."
@@ -114,14 +114,16 @@ def test_likert_verdict_only_has_its_own_version_and_leaves_the_explained_one_al
     [RateLimited("429 from server", usage=ERROR_USAGE), LLMTimeout("deadline 30s passed", usage=ERROR_USAGE)],
 )
 async def test_likert_llm_error_is_a_missing_signal_with_reason_and_usage(error: Exception) -> None:
-    signal = await LikertJudge(LikertConfig(endpoint="e")).run(SAMPLE, FakeLLM(always(error)))
+    signal = await metered_run(LikertJudge(LikertConfig(endpoint="e")), SAMPLE, FakeLLM(always(error)))
     assert signal.missing and signal.error is not None and str(error) in signal.error
     assert signal.usage == ERROR_USAGE
 
 
 async def test_likert_unparsable_output_is_missing_and_quotes_the_judge() -> None:
-    signal = await LikertJudge(LikertConfig(endpoint="e")).run(
-        SAMPLE, FakeLLM(always(result("I cannot rate.")), flavour="openai")  # vLLM would be asked to continue
+    signal = await metered_run(
+        LikertJudge(LikertConfig(endpoint="e")),
+        SAMPLE,
+        FakeLLM(always(result("I cannot rate.")), flavour="openai"),  # vLLM would be asked to continue
     )
     assert signal.missing and "I cannot rate." in (signal.error or "") and signal.usage == CALL_USAGE
 
@@ -346,7 +348,7 @@ def tlm_responder(*, fail_sampling: bool = False, fail_reflection: bool = False)
 async def test_tlm_combines_consistency_and_self_reflection_like_bsdetector() -> None:
     llm = FakeLLM(tlm_responder())
     judge = TLMJudge(TLMConfig(endpoint="e"))
-    signal = await judge.run(SAMPLE, llm)
+    signal = await metered_run(judge, SAMPLE, llm)
     s = [1.0, 1.0, 0.1, 1.0, 1.0]
     r = [1.0, 0.0, 0.0, 0.0, 0.0]
     observed = sum(0.8 * si + 0.2 * ri for si, ri in zip(s, r, strict=True)) / 5
@@ -395,7 +397,8 @@ async def test_tlm_similarity_callable_replaces_llm_agreement() -> None:
 
 
 async def test_tlm_falls_back_to_one_part_with_a_warning_and_counts_failed_usage() -> None:
-    signal = await TLMJudge(TLMConfig(endpoint="e")).run(SAMPLE, FakeLLM(tlm_responder(fail_sampling=True)))
+    tlm = TLMJudge(TLMConfig(endpoint="e"))
+    signal = await metered_run(tlm, SAMPLE, FakeLLM(tlm_responder(fail_sampling=True)))
     assert signal.value == pytest.approx(0.9)
     assert any("consistency missing" in w and "429 sampling" in w for w in signal.warnings)
     assert signal.usage == Usage.total([CALL_USAGE, CALL_USAGE, ERROR_USAGE])

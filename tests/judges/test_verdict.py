@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from judges_fakes import FakeLLM, choice, result, tokens
+from judges_fakes import FakeLLM, choice, metered_run, result, tokens
 
 from trustscore.errors import ServerError
 from trustscore.judges import ChainPollConfig, LynxConfig, PrometheusConfig, TLMConfig
@@ -37,7 +37,7 @@ async def test_lynx_multi_token_verdict_under_constraint_reads_p_pass_from_the_f
     masked = TopLogprob(token="FAIL", logprob=-9999.0)
     cont = [first.model_copy(update={"top_logprobs": [*first.top_logprobs, masked]}), *rest]
     llm = FakeLLM(two_step(result(choice(RAMBLE, finish_reason="length")), result(choice("PASS", cont))))
-    signal = await LynxJudge(LynxConfig(endpoint="e")).run(SAMPLE, llm)
+    signal = await metered_run(LynxJudge(LynxConfig(endpoint="e")), SAMPLE, llm)
     assert signal.value == pytest.approx(0.3) and signal.raw == "PASS"
     assert CONSTRAINED_WARNING in signal.warnings and signal.usage.requests == 2
     free, follow = llm.requests
@@ -73,7 +73,7 @@ async def test_openai_servers_get_no_continuation_and_the_signal_is_missing() ->
 async def test_a_failed_continuation_is_missing_with_both_reasons() -> None:
     failed = ServerError("503 overloaded", status=503, usage=Usage(requests=1))
     llm = FakeLLM(two_step(result(RAMBLE), failed))
-    signal = await LynxJudge(LynxConfig(endpoint="e")).run(SAMPLE, llm)
+    signal = await metered_run(LynxJudge(LynxConfig(endpoint="e")), SAMPLE, llm)
     assert signal.missing and "SCORE" in (signal.error or "") and "503 overloaded" in (signal.error or "")
     assert signal.usage.requests == 2
 

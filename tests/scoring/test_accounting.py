@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from trustscore import Config, Scorer
+from trustscore import Config, Sample, Scorer, Usage
 from trustscore.testing import FakeAnswer, FakeRequest, Fault, MockRouter, judge_policy
 
 pytestmark = pytest.mark.anyio
@@ -77,3 +77,19 @@ async def test_familiaritys_requests_are_counted_when_a_later_call_fails() -> No
     sent = len(router.engine.completion_requests())
     assert sent >= 3, "concepts, explanation, then the failing teacher-forced call"
     assert signal.usage.requests == sent
+
+
+async def test_a_judges_calls_through_an_llm_that_counts_nothing_live_are_counted_once() -> None:
+    from trustscore.judges.lynx import LynxConfig, LynxJudge
+    from trustscore.testing import FakeLLM
+
+    llm = FakeLLM()  # hands back each call's usage, reports nothing to a meter as it goes
+    judge = LynxJudge(LynxConfig(endpoint="e"))
+    alone = await judge.run(Sample(question=QUESTION, context=CONTEXT, response=RESPONSE), llm)
+    assert alone.value is not None and alone.usage == Usage(), "a judge adds up nothing itself"
+    before = len(llm.requests)
+    scorer = Scorer(Config(), judges=[judge], local_signals=[], llms={"e": llm})
+    result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE)
+    asked = len(llm.requests) - before
+    assert asked >= 1 and result.signals["lynx"].usage.requests == asked
+    assert result.usage.requests == asked

@@ -302,3 +302,70 @@ def test_a_local_signal_that_cannot_be_set_up_is_a_config_error(monkeypatch: pyt
     )
     with pytest.raises(ConfigError, match=r"signals\.redeep: profile\.json is not a ReDeEP profile"):
         Scorer(config)
+
+
+class _Undeclared:
+    """A local signal that does not say which kind it is."""
+
+    name, version = "quiet", "quiet@1"
+
+    async def run(self, sample: trustscore.Sample) -> Signal:
+        return Signal(name=self.name, value=0.5)
+
+
+class _DeclaredJudge(_Undeclared):
+    kind = "judge"
+
+
+class _DeclaredOdd(_Undeclared):
+    kind = "judgy"
+
+
+def test_a_mixed_list_tells_judges_from_local_signals_by_their_declared_kind() -> None:
+    scorer = Scorer(
+        Config(), signals=[FakeLocal("l"), FakeJudge("j")], local_signals=[], llms={"e": FakeLLM()}
+    )
+    assert scorer.signal_names == ["l", "j"] and scorer.judge_names == ["j"]
+
+
+def test_a_source_that_declares_no_kind_is_refused_naming_the_fix() -> None:
+    with pytest.raises(
+        ConfigError,
+        match=r'signals\[0\] \(_Undeclared \'quiet\'\) does not say whether it is a judge or a local '
+        r'signal: give its class kind = "judge".*or kind = "local".*or pass it in judges=\[\.\.\.\] or '
+        r"local_signals=\[\.\.\.\]",
+    ):
+        Scorer(Config(), signals=[_Undeclared()], local_signals=[])
+    with pytest.raises(ConfigError, match=r"signals\[1\] \(_DeclaredOdd 'quiet'\).*, not 'judgy'"):
+        Scorer(Config(), signals=[FakeLocal("l"), _DeclaredOdd()], local_signals=[])
+    # Where the list says the kind, nothing more is asked of the source.
+    assert Scorer(Config(), local_signals=[_Undeclared()]).signal_names == ["quiet"]
+
+
+def test_a_source_in_the_list_of_the_other_kind_is_refused() -> None:
+    with pytest.raises(
+        ConfigError,
+        match=r"local_signals\[0\] \(_DeclaredJudge 'quiet'\) declares kind = 'judge': pass it in judges",
+    ):
+        Scorer(Config(), local_signals=[_DeclaredJudge()])  # type: ignore[list-item]
+    with pytest.raises(ConfigError, match=r"judges\[1\] \(FakeLocal 'l'\) declares kind = 'local'"):
+        Scorer(Config(), judges=[FakeJudge("j"), FakeLocal("l")], llms={"e": FakeLLM()})  # type: ignore[list-item]
+
+
+def test_the_built_in_signals_declare_their_kind() -> None:
+    from trustscore.encoders.hhem import HHEMSignal
+    from trustscore.encoders.lettucedetect import LettuceDetectSignal
+    from trustscore.grounding.claims.signal import ClaimsCheck
+    from trustscore.grounding.embedding import EmbeddingGrounding
+    from trustscore.grounding.lexical import LexicalSupport
+    from trustscore.judges.base import JudgeBase
+    from trustscore.whitebox.familiarity import FamiliaritySignal
+    from trustscore.whitebox.redeep import RedeepSignal
+
+    local = [LexicalSupport, EmbeddingGrounding, ClaimsCheck, RedeepSignal, FamiliaritySignal]
+    local += [HHEMSignal, LettuceDetectSignal]
+    assert {cls.name: cls.kind for cls in local} == dict.fromkeys(
+        trustscore.signals.registered_signals("local"), "local"
+    )
+    judges = {cls.name: cls.kind for cls in JudgeBase.__subclasses__() if hasattr(cls, "name")}
+    assert judges == dict.fromkeys(trustscore.signals.registered_signals("judge"), "judge")

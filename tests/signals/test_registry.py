@@ -36,7 +36,7 @@ class EchoConfig(JudgeConfig):
 
 
 class EchoJudge:
-    version = "echo@1"
+    version, kind = "echo@1", "judge"
 
     def __init__(self, config: EchoConfig) -> None:
         self.name = "echo"

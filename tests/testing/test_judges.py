@@ -41,7 +41,7 @@ async def test_every_shipped_judge_gets_a_value_from_the_default_scripts() -> No
 async def test_a_new_judge_is_answered_by_its_registered_example_not_its_wording(
     signal_registry: None,
 ) -> None:
-    from trustscore.judges.base import CallLog
+    from trustscore.judges.base import JudgeCalls
     from trustscore.llm.client import LLMClient
     from trustscore.llm.config import EndpointConfig
     from trustscore.llm.protocol import ChatRequest, Message
@@ -54,7 +54,7 @@ async def test_a_new_judge_is_answered_by_its_registered_example_not_its_wording
             self.config = config
 
         async def run(self, sample: Sample, llm: object) -> Signal:
-            calls = CallLog(llm, self.name)  # type: ignore[arg-type]
+            calls = JudgeCalls(llm, self.name)  # type: ignore[arg-type]
             result = await calls.generate(
                 ChatRequest(messages=[Message(role="user", content="Rate it.")], tag="echo_yes@1")
             )

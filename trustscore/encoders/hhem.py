@@ -112,6 +112,7 @@ class HHEMSignal:
     """A :class:`~trustscore.signals.LocalSignal` named ``"hhem"``: P(the response is consistent)."""
 
     name = "hhem"
+    kind = "local"
 
     def __init__(self, config: HHEMConfig | None = None) -> None:
         self.config = config or HHEMConfig()

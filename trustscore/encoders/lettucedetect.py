@@ -178,6 +178,7 @@ class LettuceDetectSignal:
     """A :class:`~trustscore.signals.LocalSignal` named ``"lettucedetect"`` (higher = better supported)."""
 
     name = "lettucedetect"
+    kind = "local"
 
     def __init__(self, config: LettuceDetectConfig) -> None:
         self.config = config

@@ -89,6 +89,7 @@ class EmbeddingGrounding:
     """
 
     name = "embedding"
+    kind = "local"
 
     def __init__(
         self,

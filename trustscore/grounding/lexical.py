@@ -79,6 +79,7 @@ class LexicalSupport:
     """A :class:`~trustscore.signals.LocalSignal` named ``"lexical"`` (higher = better supported)."""
 
     name = "lexical"
+    kind = "local"
 
     def __init__(self, config: LexicalConfig | None = None) -> None:
         self.config = config or LexicalConfig()

@@ -1,4 +1,8 @@
-"""What every judge's ``run`` shares: calling the LLM while adding up usage, and failing with a reason."""
+"""What every judge's ``run`` shares: calling the LLM, and failing with a reason.
+
+What the calls cost is not added up here: the Scorer counts it once, for every signal, in the usage
+meter of the signal's run (:mod:`trustscore.llm.accounting`), which also sees calls cut off by a
+deadline."""
 
 from __future__ import annotations
 
@@ -7,35 +11,27 @@ from abc import ABC, abstractmethod
 from trustscore.errors import JudgeFailure, PromptTooLong
 from trustscore.judges.context_fit import ContextFit, fit_context
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, LLMError
-from trustscore.types import Sample, Signal, Usage
+from trustscore.types import Sample, Signal
 
-__all__ = ["TEMPERATURE_RANGE", "CallLog", "JudgeBase", "fitted_context", "needs_context"]
+__all__ = ["TEMPERATURE_RANGE", "JudgeBase", "JudgeCalls", "fitted_context", "needs_context"]
 
 TEMPERATURE_RANGE = "[0, 2], the range vLLM and the OpenAI API accept"
 """How a judge's temperature setting is described (the bounds its Field enforces)."""
 
 
-class CallLog:
-    """Sends requests for one judge run and sums what they cost, failed calls included."""
+class JudgeCalls:
+    """Sends the requests of one judge run; a failed call becomes JudgeFailure naming the LLM's reason."""
 
     def __init__(self, llm: LLM, judge: str) -> None:
         self.llm = llm
         self.judge = judge
-        self.usages: list[Usage] = []
 
     async def generate(self, request: ChatRequest) -> ChatResult:
         """The result, or JudgeFailure naming the LLM's reason. Never retries: the LLM client does."""
         try:
-            result = await self.llm.generate(request)
+            return await self.llm.generate(request)
         except LLMError as e:
-            self.usages.append(e.usage)
             raise JudgeFailure(f"{self.judge} call failed: {e.reason}") from None
-        self.usages.append(result.usage)
-        return result
-
-    @property
-    def usage(self) -> Usage:
-        return Usage.total(self.usages)
 
 
 def needs_context(sample: Sample, judge: str) -> None:
@@ -57,18 +53,19 @@ def fitted_context(sample: Sample, llm: LLM, *, fixed_text: str, max_tokens: int
 class JudgeBase(ABC):
     """The shared ``run``: a judge implements ``_run`` and raises JudgeFailure when it cannot answer.
 
-    The failure becomes a missing signal carrying the reason and what the calls cost so far.
+    The failure becomes a missing signal carrying the reason.
     """
 
     name: str
     version: str
+    kind = "judge"
 
     async def run(self, sample: Sample, llm: LLM) -> Signal:
-        calls = CallLog(llm, self.name)
+        calls = JudgeCalls(llm, self.name)
         try:
             return await self._run(sample, llm, calls)
         except JudgeFailure as e:
-            return Signal.failed(self.name, e.reason, usage=calls.usage, raw=e.raw, version=self.version)
+            return Signal.failed(self.name, e.reason, raw=e.raw, version=self.version)
 
     @abstractmethod
-    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal: ...
+    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal: ...

@@ -17,7 +17,7 @@ import re
 from pydantic import Field, JsonValue, model_validator
 
 from trustscore.errors import JudgeFailure
-from trustscore.judges.base import CallLog, JudgeBase, needs_context
+from trustscore.judges.base import JudgeBase, JudgeCalls, needs_context
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import quote
 from trustscore.judges.templates import load_template, prompt_version
@@ -127,7 +127,7 @@ class ChainPollJudge(JudgeBase):
         self.config = config
         self.version = prompt_version(TEMPLATES, PARSER_RULES, config.value_settings())
 
-    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
+    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
         needs_context(sample, self.name)
         cfg = self.config
         fit = fitted_evidence_context(
@@ -169,6 +169,5 @@ class ChainPollJudge(JudgeBase):
             raw=raw,
             explanation=(reasons[0] if reasons else None),
             warnings=[fit.warning] if fit.warning else [],
-            usage=calls.usage,
             version=self.version,
         )

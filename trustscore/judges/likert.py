@@ -21,7 +21,7 @@ from pydantic import Field
 
 from trustscore.core.hashing import canonical_json
 from trustscore.errors import JudgeFailure
-from trustscore.judges.base import TEMPERATURE_RANGE, CallLog, JudgeBase, needs_context
+from trustscore.judges.base import TEMPERATURE_RANGE, JudgeBase, JudgeCalls, needs_context
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges.parsing import (
     RATING_FLOOR,
@@ -229,7 +229,7 @@ class LikertJudge(JudgeBase):
         templates = [*TEMPLATES, VERDICT_ONLY_TEMPLATE] if config.verdict_only else TEMPLATES
         self.version = prompt_version(templates, PARSER_RULES, config.value_settings())
 
-    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
+    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
         needs_context(sample, self.name)
         cfg = self.config
         prefill = (cfg.prefill_score or cfg.verdict_only) and llm.flavour == "vllm"
@@ -281,6 +281,5 @@ class LikertJudge(JudgeBase):
             raw=round(rating.expected, 4),
             explanation=rating.explanation or None,
             warnings=warnings,
-            usage=calls.usage,
             version=self.version,
         )

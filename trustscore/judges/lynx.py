@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pydantic import Field
 
 from trustscore.errors import JudgeFailure
-from trustscore.judges.base import TEMPERATURE_RANGE, CallLog, JudgeBase, fitted_context, needs_context
+from trustscore.judges.base import TEMPERATURE_RANGE, JudgeBase, JudgeCalls, fitted_context, needs_context
 from trustscore.judges.parsing import label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
 from trustscore.judges.verdict import (
@@ -165,7 +165,7 @@ class LynxJudge(JudgeBase):
         self.config = config
         self.version = prompt_version(TEMPLATES, PARSER_RULES, config.value_settings())
 
-    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
+    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
         needs_context(sample, self.name)
         cfg = self.config
         fixed = build_lynx_messages(question=sample.question, context="", answer=sample.response)[0].content
@@ -198,6 +198,5 @@ class LynxJudge(JudgeBase):
             raw=verdict.verdict,
             explanation="\n".join(f"- {r}" for r in verdict.reasoning) or None,
             warnings=warnings,
-            usage=calls.usage,
             version=self.version,
         )

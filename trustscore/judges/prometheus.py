@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from trustscore.errors import JudgeFailure
-from trustscore.judges.base import TEMPERATURE_RANGE, CallLog, JudgeBase, fitted_context, needs_context
+from trustscore.judges.base import TEMPERATURE_RANGE, JudgeBase, JudgeCalls, fitted_context, needs_context
 from trustscore.judges.parsing import (
     RATING_FLOOR,
     RATING_LABELS,
@@ -217,7 +217,7 @@ class PrometheusJudge(JudgeBase):
             system_prompt=self.config.system_prompt,
         )
 
-    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
+    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
         needs_context(sample, self.name)
         cfg = self.config
         fixed = "".join(m.content for m in self._messages(sample, ""))
@@ -257,6 +257,5 @@ class PrometheusJudge(JudgeBase):
             },
             explanation=parsed[0].feedback or None,
             warnings=warnings,
-            usage=calls.usage,
             version=self.version,
         )

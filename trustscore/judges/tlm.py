@@ -29,7 +29,7 @@ import anyio
 from pydantic import Field, JsonValue
 
 from trustscore.errors import JudgeFailure
-from trustscore.judges.base import CallLog, JudgeBase
+from trustscore.judges.base import JudgeBase, JudgeCalls
 from trustscore.judges.evidence import evidence_messages, fitted_evidence_context, question_messages
 from trustscore.judges.parsing import FILLER, label_distribution, locate_after, quote, to_unit
 from trustscore.judges.templates import fill, load_template, prompt_version
@@ -270,7 +270,7 @@ class TLMJudge(JudgeBase):
         self.similarity = similarity
         self.version = prompt_version(TEMPLATES, PARSER_RULES, config.value_settings())
 
-    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
+    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
         cfg = self.config
         warnings: list[str] = []
         context = ""
@@ -299,7 +299,9 @@ class TLMJudge(JudgeBase):
                 tg.start_soon(self._consistency, sample, context, calls, parts)
         return self._combine(parts, calls, warnings)
 
-    async def _reflect(self, sample: Sample, context: str, which: int, calls: CallLog, parts: _Parts) -> None:
+    async def _reflect(
+        self, sample: Sample, context: str, which: int, calls: JudgeCalls, parts: _Parts
+    ) -> None:
         request = ChatRequest(
             messages=build_reflection_messages(
                 question=sample.question, context=context, answer=sample.response, which=which
@@ -326,7 +328,7 @@ class TLMJudge(JudgeBase):
         parts.reflections[which] = done.value
         parts.reflection_paths.append(done)
 
-    async def _consistency(self, sample: Sample, context: str, calls: CallLog, parts: _Parts) -> None:
+    async def _consistency(self, sample: Sample, context: str, calls: JudgeCalls, parts: _Parts) -> None:
         cfg = self.config
         request = ChatRequest(
             messages=build_answer_messages(question=sample.question, context=context),
@@ -359,7 +361,7 @@ class TLMJudge(JudgeBase):
             for i, answer in enumerate(parts.answers):
                 tg.start_soon(score, i, answer)
 
-    async def _agreement(self, sample: Sample, context: str, answer: str, calls: CallLog) -> float:
+    async def _agreement(self, sample: Sample, context: str, answer: str, calls: JudgeCalls) -> float:
         """s_i for one sampled answer; JudgeFailure with the reason when it cannot be judged (the
         sample abstains, and the reason reaches the signal's warnings)."""
         if self.config.consistency == "similarity" and self.similarity is not None:
@@ -396,7 +398,7 @@ class TLMJudge(JudgeBase):
             )
             raise JudgeFailure(f"{e}{hint}") from None
 
-    def _combine(self, parts: _Parts, calls: CallLog, warnings: list[str]) -> Signal:
+    def _combine(self, parts: _Parts, calls: JudgeCalls, warnings: list[str]) -> Signal:
         cfg = self.config
         parsed = [r for r in parts.reflections if r is not None]
         reflection = sum(r.score for r in parsed) / len(parsed) if parsed else None
@@ -448,6 +450,5 @@ class TLMJudge(JudgeBase):
             raw=raw,
             explanation=next((r.explanation for r in parsed if r.explanation), None),
             warnings=warnings,
-            usage=calls.usage,
             version=self.version,
         )

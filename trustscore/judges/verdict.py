@@ -30,7 +30,7 @@ from typing import Generic, Literal, TypeVar
 import anyio
 
 from trustscore.errors import JudgeFailure
-from trustscore.judges.base import CallLog
+from trustscore.judges.base import JudgeCalls
 from trustscore.judges.parsing import quote
 from trustscore.judges.templates import load_template, prompts_folder
 from trustscore.llm.protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob
@@ -248,7 +248,7 @@ def _prefix(text: str, spec: VerdictSpec[T]) -> str:
 
 
 async def with_verdicts(
-    choices: list[Choice], request: ChatRequest, spec: VerdictSpec[T], *, llm: LLM, calls: CallLog
+    choices: list[Choice], request: ChatRequest, spec: VerdictSpec[T], *, llm: LLM, calls: JudgeCalls
 ) -> list[Verdicted[T]]:
     """Each choice read as the module says; the continuations run concurrently."""
     out: list[Verdicted[T]] = [Verdicted(None, None)] * len(choices)

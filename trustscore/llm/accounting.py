@@ -1,11 +1,13 @@
 """Live accounting of LLM calls: what a signal has cost so far, even when it is cut off mid-call.
 
-An LLM call that ends hands its usage back (``ChatResult.usage``, ``LLMError.usage``). A call
-cancelled by a deadline hands nothing back, yet its requests were sent and the server did the work.
-So :class:`~trustscore.llm.client.LLMClient` also enters each call's :class:`CallTally` into the
-current :class:`UsageMeter` (a context variable: tasks a signal spawns inherit it) and updates it
-as requests go out. The Scorer puts one meter around each signal and reads it when the signal ends,
-however it ends.
+The :class:`UsageMeter` is the one count of what a signal's LLM calls cost. An LLM call that ends
+hands its usage back (``ChatResult.usage``, ``LLMError.usage``); a call cancelled by a deadline
+hands nothing back, yet its requests were sent and the server did the work. So
+:class:`~trustscore.llm.client.LLMClient` enters each call's :class:`CallTally` into the current
+meter (a context variable: tasks a signal spawns inherit it) and updates it as requests go out. A
+meter entered while another is current is one of its parts: the Scorer puts one meter around each
+signal, and one inside it around each call of an LLM it handed a judge, which it settles with the
+usage the call handed back (the figure of an LLM that counts nothing live, such as a user's own).
 
 A request counts once it reached the server. Each attempt runs inside a :class:`Delivery`; a
 backend that can tell (the HTTP backend: its request body was written, or a response came back)
@@ -68,7 +70,7 @@ class CallTally:
         self.ended: float | None = None
         meter = _current.get()
         if meter is not None:
-            meter.calls.append(self)
+            meter._parts.append(self)
 
     def finish(self) -> None:
         self.ended = time.perf_counter()
@@ -87,21 +89,35 @@ class CallTally:
 
 
 class UsageMeter:
-    """Every LLM call made while this meter is current (``with meter:``), finished or not."""
+    """Every LLM call made while this meter is current (``with meter:``), finished or not, and the
+    meters entered inside it."""
 
     def __init__(self) -> None:
-        self.calls: list[CallTally] = []
+        self._parts: list[CallTally | UsageMeter] = []
+        self._settled: Usage | None = None
         self._token: object = None
 
     @property
     def saw_calls(self) -> bool:
         """Some call reported here (a client that does not report leaves the meter empty)."""
-        return bool(self.calls)
+        return self._settled is not None or any(
+            isinstance(part, CallTally) or part.saw_calls for part in self._parts
+        )
+
+    def settle(self, usage: Usage) -> None:
+        """For a meter around one call: the usage the call handed back, which is then its cost. An LLM
+        that counts as it goes hands back what it counted; one that does not counted nothing here."""
+        self._settled = usage
 
     def usage(self) -> Usage:
-        return Usage.total([call.usage() for call in self.calls])
+        if self._settled is not None:
+            return self._settled
+        return Usage.total([part.usage() for part in self._parts])
 
     def __enter__(self) -> UsageMeter:
+        outer = _current.get()
+        if outer is not None:
+            outer._parts.append(self)
         self._token = _current.set(self)
         return self
 

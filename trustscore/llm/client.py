@@ -18,7 +18,7 @@ from trustscore.llm.config import EndpointConfig
 from trustscore.llm.http import HttpBackend, unsupported_reason
 from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy, is_overload
 from trustscore.llm.pool import PoolCapacity, Replica, ReplicaPool, is_replica_failure
-from trustscore.llm.protocol import Backend, ChatRequest, ChatResult, LLMError
+from trustscore.llm.protocol import Backend, ChatRequest, ChatResult, LLMError, LoopBoundBackend
 from trustscore.llm.scheduling import request_order
 from trustscore.telemetry import chat_span
 
@@ -282,9 +282,8 @@ class LLMClient:
         """Close only the current event loop's connections (they reopen on next use): for a loop
         that is about to end while the client lives on."""
         for replica in self._pool.replicas:
-            release = getattr(replica.backend, "release_loop", None)
-            if release is not None:
-                await release()
+            if isinstance(replica.backend, LoopBoundBackend):
+                await replica.backend.release_loop()
 
     async def __aenter__(self) -> LLMClient:
         return self

@@ -47,7 +47,7 @@ import anyio
 from trustscore.errors import LLMTimeout, LLMUnreachable, ServerError
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.limits import AdaptiveLimiter, LimiterPool
-from trustscore.llm.protocol import Backend, LLMError
+from trustscore.llm.protocol import Backend, HealthCheckedBackend, LLMError
 from trustscore.llm.scheduling import PriorityGate
 
 __all__ = ["PoolCapacity", "PoolGate", "Replica", "ReplicaPool", "is_replica_failure"]
@@ -188,11 +188,10 @@ def _load(replica: Replica) -> float:
 
 
 async def _healthy(backend: Backend, timeout_s: float) -> bool:
-    check = getattr(backend, "healthy", None)
-    if check is None:
+    if not isinstance(backend, HealthCheckedBackend):
         return True  # a backend without a health route: let traffic decide again
     with anyio.move_on_after(timeout_s):  # the backend's own timeout may not cover a stuck connect
-        return bool(await check(timeout_s))
+        return await backend.healthy(timeout_s)
     return False
 
 

@@ -11,6 +11,7 @@ from typing import Annotated, Literal, Protocol, runtime_checkable
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from trustscore.errors import LLMError
+from trustscore.llm.scheduling import Capacity
 from trustscore.types import Usage
 
 __all__ = [
@@ -21,8 +22,11 @@ __all__ = [
     "ChatResult",
     "Choice",
     "Constraint",
+    "GatedLLM",
+    "HealthCheckedBackend",
     "LLMError",
     "Logprob",
+    "LoopBoundBackend",
     "Message",
     "TokenLogprob",
     "TopLogprob",
@@ -149,7 +153,12 @@ class ChatResult(_Frozen):
 
 @runtime_checkable
 class Backend(Protocol):
-    """One attempt at one request: no retries, no cache, no limiter. Raises LLMError subclasses."""
+    """One attempt at one request: no retries, no cache, no limiter. Raises LLMError subclasses.
+
+    Optional capabilities are protocols of their own, checked with ``isinstance``: a backend that can
+    ask its server whether it is up is a :class:`HealthCheckedBackend`, one whose connections belong
+    to the event loop that opened them a :class:`LoopBoundBackend`.
+    """
 
     async def send(self, request: ChatRequest) -> ChatResult: ...
 
@@ -157,8 +166,31 @@ class Backend(Protocol):
 
 
 @runtime_checkable
+class HealthCheckedBackend(Backend, Protocol):
+    """A backend that can ask its server whether it is up: a replica pool probes an ejected replica
+    with it. A backend without it is let back in on the next probe, and traffic decides again."""
+
+    async def healthy(self, timeout_s: float) -> bool:
+        """True when the server answers its health check within ``timeout_s``."""
+        ...
+
+
+@runtime_checkable
+class LoopBoundBackend(Backend, Protocol):
+    """A backend whose connections belong to the event loop that opened them."""
+
+    async def release_loop(self) -> None:
+        """Close only the current event loop's connections (they reopen on next use): for a loop that
+        is about to end while the backend lives on."""
+        ...
+
+
+@runtime_checkable
 class LLM(Protocol):
-    """What a judge holds: a model behind cache, adaptive limiter, retries and deadlines."""
+    """What a judge holds: a model behind cache, adaptive limiter, retries and deadlines.
+
+    An LLM whose requests wait for an adaptive limit says so by being a :class:`GatedLLM`.
+    """
 
     @property
     def model(self) -> str: ...
@@ -176,3 +208,15 @@ class LLM(Protocol):
         ...
 
     async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult: ...
+
+
+@runtime_checkable
+class GatedLLM(LLM, Protocol):
+    """An LLM whose requests wait for slots of its endpoint's adaptive limit: ``score_many`` and
+    ``stream`` start a new sample only when ``capacity`` has room (see
+    :mod:`trustscore.llm.scheduling`). An LLM without it (a user's own) takes no part in admission."""
+
+    @property
+    def capacity(self) -> Capacity:
+        """What sample admission watches: the one server's limiter, or a replica pool's combined gate."""
+        ...

@@ -2,18 +2,21 @@
 for one that cannot run here. Whatever a source raises becomes a missing signal with the reason;
 only cancellation propagates, so one failing judge never loses the others. A local signal whose model
 did not load raises :class:`~trustscore.errors.ModelLoadError`: its sample is then incomplete, so a
-rerun (``--retry-incomplete``) scores it again."""
+rerun (``--retry-incomplete``) scores it again.
+
+Each run of a source on a sample has its :class:`SourceRun`: the one count of what its LLM calls
+cost (a :class:`~trustscore.llm.accounting.UsageMeter`) and the failures a rerun may fix."""
 
 from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Literal
 
 import anyio
 
 from trustscore.errors import BudgetExceeded, ClientError, LLMError, ModelLoadError, UnsafeCacheEntry
+from trustscore.llm.accounting import UsageMeter
 from trustscore.llm.protocol import LLM, ChatRequest, ChatResult
 from trustscore.signals._protocols import CachedSignal, Judge, LocalSignal
 from trustscore.types import Sample, Signal, Usage
@@ -21,9 +24,27 @@ from trustscore.types import Sample, Signal, Usage
 if TYPE_CHECKING:
     from trustscore.scoring.local_cache import LocalCache
 
-__all__ = ["JudgeSource", "LocalSource", "Source", "UnavailableSource", "run_guarded", "transient_failures"]
+__all__ = ["JudgeSource", "LocalSource", "Source", "SourceRun", "UnavailableSource", "run_guarded"]
 
 logger = logging.getLogger("trustscore")
+
+
+class SourceRun:
+    """One source's run on one sample: what its LLM calls cost, counted once in ``meter`` (entered
+    around the run: every call the source makes reports to it, those cut off by a deadline
+    included), and ``transient``, why it failed in ways a rerun may fix (server down or busy, no key)."""
+
+    def __init__(self) -> None:
+        self.meter = UsageMeter()
+        self.transient: list[str] = []
+
+    def metered(self, signal: Signal) -> Signal:
+        """``signal`` with its usage as the meter counted it, where the meter saw LLM calls: every
+        request sent, those of calls cut off included. Where it saw none, the signal's own usage
+        stands: the work of a local model, which no meter sees."""
+        if not self.meter.saw_calls:
+            return signal
+        return signal.model_copy(update={"usage": self.meter.usage()})
 
 
 class Source(ABC):
@@ -40,17 +61,18 @@ class Source(ABC):
         self.timeout_setting = timeout_setting
 
     @abstractmethod
-    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
-        """The signal; LLM calls that complete on the way are recorded in ``spent``, so a run cut
-        off by a deadline still reports what it cost."""
+    async def run(self, sample: Sample, run: SourceRun) -> Signal:
+        """The signal; failures a rerun may fix are noted in ``run``."""
 
 
 class _MeteredLLM:
-    """An LLM that records the usage of every completed call (failed ones included)."""
+    """The LLM a judge is handed: each call is metered on its own, inside the source's meter, and
+    settled with the usage it handed back (failed calls included), so an LLM that counts nothing
+    live (a user's own) is counted too; a call cut off keeps what the LLM counted live."""
 
-    def __init__(self, llm: LLM, spent: list[Usage]) -> None:
+    def __init__(self, llm: LLM, run: SourceRun) -> None:
         self._llm = llm
-        self._spent = spent
+        self._run = run
 
     @property
     def model(self) -> str:
@@ -68,15 +90,16 @@ class _MeteredLLM:
         return self._llm.count_tokens(text)
 
     async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
-        try:
-            result = await self._llm.generate(request, cache=cache)
-        except LLMError as e:
-            self._spent.append(e.usage)
-            if _rerun_may_fix(e):
-                _note_transient(e.reason)
-            raise
-        self._spent.append(result.usage)
-        return result
+        with UsageMeter() as call:
+            try:
+                result = await self._llm.generate(request, cache=cache)
+            except LLMError as e:
+                call.settle(e.usage)
+                if _rerun_may_fix(e):
+                    self._run.transient.append(e.reason)
+                raise
+            call.settle(result.usage)
+            return result
 
 
 class JudgeSource(Source):
@@ -87,8 +110,8 @@ class JudgeSource(Source):
         self.judge = judge
         self.llm = llm
 
-    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
-        return await self.judge.run(sample, _MeteredLLM(self.llm, spent))
+    async def run(self, sample: Sample, run: SourceRun) -> Signal:
+        return await self.judge.run(sample, _MeteredLLM(self.llm, run))
 
 
 class LocalSource(Source):
@@ -100,7 +123,7 @@ class LocalSource(Source):
         self.signal = signal
         self._cache = cache if isinstance(signal, CachedSignal) else None
 
-    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
+    async def run(self, sample: Sample, run: SourceRun) -> Signal:
         cache = self._cache
         if cache is None:
             return await self.signal.run(sample)
@@ -143,20 +166,10 @@ class UnavailableSource(Source):
         configured (an on-by-default signal of an extra the user never installed does not cost them
         the calibrated fusion of the others)."""
 
-    async def run(self, sample: Sample, spent: list[Usage]) -> Signal:
+    async def run(self, sample: Sample, run: SourceRun) -> Signal:
         if self.transient:
-            _note_transient(self.reason)
+            run.transient.append(self.reason)
         return Signal.failed(self.name, self.reason)
-
-
-transient_failures: ContextVar[list[str] | None] = ContextVar("trustscore_transient_failures", default=None)
-"""Why the signals of the running source failed in ways a rerun may fix (set per source by the Scorer)."""
-
-
-def _note_transient(reason: str) -> None:
-    seen = transient_failures.get()
-    if seen is not None:
-        seen.append(reason)
 
 
 def _rerun_may_fix(error: LLMError) -> bool:
@@ -164,22 +177,26 @@ def _rerun_may_fix(error: LLMError) -> bool:
     return error.retryable or (isinstance(error, ClientError) and error.status in (401, 403))
 
 
-async def run_guarded(source: Source, sample: Sample, spent: list[Usage]) -> Signal:
-    """Run one source; every exception becomes a missing signal. Cancellation propagates."""
+async def run_guarded(source: Source, sample: Sample, run: SourceRun) -> Signal:
+    """Run one source inside its run's meter; every exception becomes a missing signal, with the
+    usage the meter counted. Cancellation propagates."""
+    with run.meter:
+        return run.metered(await _guarded(source, sample, run))
+
+
+async def _guarded(source: Source, sample: Sample, run: SourceRun) -> Signal:
     try:
         if source.timeout_s is None:
-            signal = await source.run(sample, spent)
+            signal = await source.run(sample, run)
         else:
             with anyio.fail_after(source.timeout_s):
-                signal = await source.run(sample, spent)
+                signal = await source.run(sample, run)
     except BudgetExceeded:
         raise  # blocking work stopped by the score budget: the caller reports it as cut
     except TimeoutError:
-        _note_transient("timeout")
+        run.transient.append("timeout")
         return Signal.failed(
-            source.name,
-            f"timed out after {source.timeout_s:g}s ({source.timeout_setting})",
-            usage=Usage.total(spent),
+            source.name, f"timed out after {source.timeout_s:g}s ({source.timeout_setting})"
         )
     except Exception as e:
         leaves = _leaves(e)
@@ -191,7 +208,7 @@ async def run_guarded(source: Source, sample: Sample, spent: list[Usage]) -> Sig
         if any(isinstance(leaf, ModelLoadError | UnsafeCacheEntry) for leaf in leaves):
             # A model that did not load may load on the next run; a cache entry trustscore did not
             # write is replaced by --retry-incomplete.
-            _note_transient(reason)
+            run.transient.append(reason)
         return Signal.failed(source.name, reason, usage=usage)
     if not isinstance(signal, Signal):
         return Signal.failed(source.name, f"returned a {type(signal).__name__}, not a trustscore.Signal")
@@ -201,7 +218,8 @@ async def run_guarded(source: Source, sample: Sample, spent: list[Usage]) -> Sig
 
 
 def _failure(leaves: list[BaseException]) -> tuple[str, Usage]:
-    """A readable reason (and the LLM usage) for a source's failure, from the errors it raised. A
+    """A readable reason (and the usage the errors carry: the signal's own figure, which stands where
+    no meter saw its calls) for a source's failure, from the errors it raised. A
     source that fans out with a task group raises its failures wrapped in (nested) exception groups:
     the reason names the failures inside (:func:`_leaves`), never the group ("unhandled errors in a
     TaskGroup")."""

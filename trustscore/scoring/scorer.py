@@ -33,7 +33,7 @@ from trustscore.compute.deadline import Deadline, bound
 from trustscore.config import Config
 from trustscore.errors import BudgetExceeded, ConfigError, DegradedScoreError, InputError, LLMError
 from trustscore.fusion.fuser import AssessingFuser, FusedScore, Fuser, clip_score
-from trustscore.llm.accounting import UsageMeter
+from trustscore.llm.protocol import GatedLLM
 from trustscore.llm.scheduling import Capacity, sample_ticket
 from trustscore.scoring.batch import ProgressBar, ResultCallback, ResultStream, call_back
 from trustscore.scoring.cascade import CascadeRun, build_cascade
@@ -45,7 +45,7 @@ from trustscore.scoring.inputs import (
     make_sample,
     validate_sample,
 )
-from trustscore.scoring.runners import LocalSource, Source, UnavailableSource, run_guarded, transient_failures
+from trustscore.scoring.runners import LocalSource, Source, SourceRun, UnavailableSource, run_guarded
 from trustscore.scoring.wiring import build_sources, load_fuser
 from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
 from trustscore.telemetry import score_span, signal_span
@@ -178,12 +178,13 @@ class Scorer:
                 f"model_path, or an endpoint for the generator){unavailable}"
             )
         name, check = found
-        with UsageMeter() as meter:
+        run = SourceRun()
+        with run.meter:
             try:
                 result: Signal = await check.familiarity(question)
             except LLMError as e:
                 result = Signal.failed(name, e.reason, usage=e.usage)
-        return _metered(result, meter)
+        return run.metered(result)
 
     async def score(
         self,
@@ -215,21 +216,14 @@ class Scorer:
     async def _score_sample(self, sample: Sample, budget: float) -> TrustScore:
         started = time.perf_counter()
         finished: dict[str, Signal] = {}
-        spent: dict[str, list[Usage]] = {s.name: [] for s in self._sources}
-
-        meters = {s.name: UsageMeter() for s in self._sources}
+        # One record per source: the one count of what its LLM calls cost, and why it failed in
+        # ways a rerun may fix.
+        runs = {s.name: SourceRun() for s in self._sources}
         deadline = Deadline(budget)
-        transient: dict[str, list[str]] = {s.name: [] for s in self._sources}
 
         async def run_one(source: Source) -> None:
-            token = transient_failures.set(transient[source.name])
-            try:
-                with meters[source.name], suppress(BudgetExceeded), bound(deadline), signal_span(
-                    source.name, source.is_judge
-                ) as span:
-                    finished[source.name] = span.done(await run_guarded(source, sample, spent[source.name]))
-            finally:
-                transient_failures.reset(token)
+            with suppress(BudgetExceeded), bound(deadline), signal_span(source.name, source.is_judge) as span:
+                finished[source.name] = span.done(await run_guarded(source, sample, runs[source.name]))
 
         async def run_all(sources: Sequence[Source]) -> None:
             async with anyio.create_task_group() as tg:
@@ -252,11 +246,7 @@ class Scorer:
         fuser = self._cascade.fuser_at(progress) if self._cascade is not None else self._fuser
         timed_out = f"timed out after {budget:g}s budget"
         signals = {
-            s.name: _metered(
-                finished.get(s.name) or Signal.failed(s.name, timed_out, usage=Usage.total(spent[s.name])),
-                meters[s.name],
-                finished=s.name in finished,
-            )
+            s.name: finished.get(s.name) or runs[s.name].metered(Signal.failed(s.name, timed_out))
             for s in self._sources
             if stop is None or s.name not in stop.skipped
         }
@@ -270,7 +260,7 @@ class Scorer:
         incomplete = [
             name
             for name, signal in signals.items()
-            if name not in finished or (signal.missing and transient[name])
+            if name not in finished or (signal.missing and runs[name].transient)
         ]
         calibrated = fused.calibrated and (domain is None or domain.inside)
         result = TrustScore(
@@ -496,20 +486,6 @@ def _on_missing(result: TrustScore, on_missing: str) -> TrustScore:
     )
 
 
-def _metered(signal: Signal, meter: UsageMeter, *, finished: bool = True) -> Signal:
-    """``signal`` with the requests, tokens and cache hits its LLM calls reported to ``meter``: every
-    request sent, including those of calls cut off by a deadline (which hand back no usage) and of
-    signals that count their own usage incompletely. ``seconds`` stays the signal's own measure when
-    it ``finished``; for a signal cut off, it is the time its calls ran. LLMs that do not report to
-    meters leave the signal's own usage."""
-    if not meter.saw_calls:
-        return signal
-    usage = meter.usage()
-    if finished:
-        usage = usage.model_copy(update={"seconds": signal.usage.seconds})
-    return signal.model_copy(update={"usage": usage})
-
-
 def _check_samples(samples: Any, wanted: str) -> None:
     streamable = isinstance(samples, Iterable) or (wanted != "a list" and isinstance(samples, AsyncIterable))
     if isinstance(samples, str | bytes | Mapping | Sample) or not streamable:
@@ -517,10 +493,10 @@ def _check_samples(samples: Any, wanted: str) -> None:
 
 
 def _limiters_of(llms: Iterable[LLM]) -> list[Capacity]:
-    """What admission watches behind these LLMs: each one's adaptive limiter, or its replica pool's
-    combined gate (LLMs without either, such as a user's own, do not take part in admission)."""
-    gates = [getattr(llm, "capacity", None) for llm in llms]
-    return [gate for gate in gates if isinstance(gate, Capacity)]
+    """What admission watches behind these LLMs: each gated one's adaptive limiter, or its replica
+    pool's combined gate (an LLM that is not a :class:`~trustscore.llm.protocol.GatedLLM`, such as a
+    user's own, takes no part in admission)."""
+    return [llm.capacity for llm in llms if isinstance(llm, GatedLLM)]
 
 
 # ---------------------------------------------------------------------------------------------

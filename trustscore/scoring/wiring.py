@@ -9,9 +9,9 @@ name, the local cache), never the Config; heavy modules load only for the signal
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import Sequence
+from typing import TypeVar
 
 from trustscore.config import Config
 from trustscore.errors import ConfigError, EndpointUnavailable, InputError
@@ -26,9 +26,9 @@ from trustscore.signals import (
     registered_signals,
     signal_weights,
 )
-from trustscore.signals._protocols import Judge, LocalSignal
+from trustscore.signals._protocols import DeclaresKind, Judge, LocalSignal, SignalKind
 
-__all__ = ["build_sources", "is_judge", "load_fuser"]
+__all__ = ["build_sources", "load_fuser"]
 
 logger = logging.getLogger("trustscore")
 
@@ -54,18 +54,24 @@ def build_sources(
             if section is not None and section.enabled:
                 sources.append(_configured_judge(spec, section, ctx, binder))
     else:
-        sources.extend(binder.bind(judge) for judge in judges)
+        sources.extend(
+            binder.bind(_of_kind(judge, "judge", f"judges[{i}]")) for i, judge in enumerate(judges)
+        )
     if local_signals is None:
         for spec in registered_signals("local").values():
             local = _configured_local(spec, config, ctx, endpoints)
             if local is not None:
                 sources.append(local)
     else:
-        sources.extend(LocalSource(signal, endpoints.local_cache) for signal in local_signals)
-    for i, source in enumerate(extra):
-        sources.append(
-            binder.bind(source) if is_judge(source, i) else LocalSource(source, endpoints.local_cache)  # type: ignore[arg-type]
+        sources.extend(
+            LocalSource(_of_kind(signal, "local", f"local_signals[{i}]"), endpoints.local_cache)
+            for i, signal in enumerate(local_signals)
         )
+    for i, source in enumerate(extra):
+        if _declared_kind(source, f"signals[{i}]") == "judge":
+            sources.append(binder.bind(source))  # type: ignore[arg-type]
+        else:
+            sources.append(LocalSource(source, endpoints.local_cache))  # type: ignore[arg-type]
     names = [s.name for s in sources]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
@@ -76,20 +82,41 @@ def build_sources(
     return sources
 
 
-def is_judge(source: object, index: int) -> bool:
-    """A judge's ``run`` takes (sample, llm), a local signal's takes (sample)."""
-    run = getattr(source, "run", None)
-    if not (isinstance(getattr(source, "name", None), str) and callable(run)):
-        raise InputError(
-            f"signals[{index}] is a {type(source).__name__}: a signal source needs a name and "
-            "async run(sample) (local signal) or async run(sample, llm) (judge)"
+def _declared_kind(source: object, where: str) -> SignalKind:
+    """Which kind an injected source of a mixed list is: what it declares (:class:`DeclaresKind`)."""
+    name = _source_name(source, where)
+    if isinstance(source, DeclaresKind) and source.kind in ("judge", "local"):
+        return source.kind
+    declared = f", not {source.kind!r}" if isinstance(source, DeclaresKind) else ""
+    raise ConfigError(
+        f"{where} ({type(source).__name__} {name!r}) does not say whether it is a judge or a local "
+        f'signal: give its class kind = "judge" (async run(sample, llm)) or kind = "local" (async '
+        f"run(sample)){declared}, or pass it in judges=[...] or local_signals=[...]"
+    )
+
+
+_Source = TypeVar("_Source", bound=Judge | LocalSignal)
+
+
+def _of_kind(source: _Source, kind: SignalKind, where: str) -> _Source:
+    """``source``, passed where a ``kind`` belongs; refused when it declares the other kind."""
+    name = _source_name(source, where)
+    if isinstance(source, DeclaresKind) and source.kind != kind:
+        other = "judges" if source.kind == "judge" else "local_signals"
+        raise ConfigError(
+            f"{where} ({type(source).__name__} {name!r}) declares kind = {source.kind!r}: pass it in "
+            f"{other}=[...] or signals=[...]"
         )
-    params = [
-        p
-        for p in inspect.signature(run).parameters.values()
-        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
-    ]
-    return len(params) >= 2
+    return source
+
+
+def _source_name(source: object, where: str) -> str:
+    if isinstance(source, Judge | LocalSignal) and isinstance(source.name, str):
+        return source.name
+    raise InputError(
+        f"{where} is a {type(source).__name__}: a signal source needs a name, a version and "
+        "async run(sample) (a local signal) or async run(sample, llm) (a judge)"
+    )
 
 
 def _configured_judge(

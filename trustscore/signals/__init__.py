@@ -10,7 +10,7 @@ alone: :func:`register_judge`); the factory gets the signal's config section (a
 from trustscore.signals._config import JudgeConfig, SignalConfig
 from trustscore.signals._context import SignalContext, VectorStore
 from trustscore.signals._cost import CostModel, JudgeCost
-from trustscore.signals._protocols import CachedSignal, FamiliarityCheck, Judge, LocalSignal
+from trustscore.signals._protocols import CachedSignal, DeclaresKind, FamiliarityCheck, Judge, LocalSignal
 from trustscore.signals._registry import (
     DEFAULT_WEIGHTS,
     ENTRY_POINT_GROUP,
@@ -32,6 +32,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "CachedSignal",
     "CostModel",
+    "DeclaresKind",
     "ExampleAnswer",
     "FamiliarityCheck",
     "Judge",

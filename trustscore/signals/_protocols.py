@@ -4,16 +4,25 @@ Built-in and third-party sources alike are built by the factories of :mod:`trust
 
 Both return a :class:`~trustscore.types.Signal`; a source that cannot answer returns a missing
 signal with its reason instead of raising. Only cancellation propagates.
+
+Optional capabilities are protocols of their own, checked with ``isinstance``: a source that
+declares its kind (:class:`DeclaresKind`), a local signal whose results may be cached
+(:class:`CachedSignal`) or that checks a question alone (:class:`FamiliarityCheck`). A structural
+protocol gives no defaults to the classes that match it, so a capability that is a protocol of its
+own asks nothing of a source that does not have it.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from trustscore.llm.protocol import LLM
 from trustscore.types import Sample, Signal
 
-__all__ = ["CachedSignal", "FamiliarityCheck", "Judge", "LocalSignal"]
+__all__ = ["CachedSignal", "DeclaresKind", "FamiliarityCheck", "Judge", "LocalSignal", "SignalKind"]
+
+SignalKind = Literal["judge", "local"]
+"""A judge (``run(sample, llm)``) or a local signal (``run(sample)``)."""
 
 
 @runtime_checkable
@@ -41,6 +50,17 @@ class LocalSignal(Protocol):
     version: str
 
     async def run(self, sample: Sample) -> Signal: ...
+
+
+@runtime_checkable
+class DeclaresKind(Protocol):
+    """A source that says which kind it is: ``kind = "judge"`` for a :class:`Judge`, ``kind =
+    "local"`` for a :class:`LocalSignal`. Where judges and local signals come in one list
+    (``Scorer(signals=[...])``) this is how each is told apart; the built-ins declare it. A source
+    built by a registered factory, or passed in ``judges=[...]`` / ``local_signals=[...]``, needs it
+    not: its kind is known there."""
+
+    kind: SignalKind
 
 
 @runtime_checkable

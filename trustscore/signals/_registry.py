@@ -29,13 +29,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from trustscore.errors import ConfigError
 from trustscore.signals._config import JudgeConfig
 from trustscore.signals._cost import CostModel
+from trustscore.signals._protocols import SignalKind
 
 if TYPE_CHECKING:
     from trustscore.signals._context import SignalContext
@@ -59,8 +60,6 @@ __all__ = [
 logger = logging.getLogger("trustscore")
 
 ENTRY_POINT_GROUP = "trustscore.signals"
-
-SignalKind = Literal["judge", "local"]
 
 _builtin_modules: list[str] = []
 """Modules whose import registers the built-in signals, in the order results list them (declared by

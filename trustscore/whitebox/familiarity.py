@@ -496,6 +496,7 @@ class FamiliaritySignal:
     """
 
     name = "familiarity"
+    kind = "local"
 
     def __init__(
         self,
@@ -653,9 +654,8 @@ class FamiliaritySignal:
                 if cfg.concepts == "llm":
                     raise
                 usage = e.usage if isinstance(e, LLMError) else usage
-                warnings.append(
-                    f"concept extraction by the LLM failed ({getattr(e, 'reason', e)}); used the heuristic"
-                )
+                reason = e.reason if isinstance(e, LLMError) else str(e)
+                warnings.append(f"concept extraction by the LLM failed ({reason}); used the heuristic")
         elif cfg.concepts == "llm":
             raise ValueError("signals.familiarity.concepts = 'llm' but no judge LLM was given")
         if entities is None:

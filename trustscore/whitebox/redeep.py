@@ -557,6 +557,7 @@ class RedeepSignal:
     """The ``redeep`` local signal: value = 1 - P(hallucinated) from a fitted profile."""
 
     name = "redeep"
+    kind = "local"
 
     def __init__(
         self,

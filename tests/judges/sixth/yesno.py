@@ -6,7 +6,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from trustscore.errors import JudgeFailure
-from trustscore.judges.base import CallLog, JudgeBase, needs_context
+from trustscore.judges.base import JudgeBase, JudgeCalls, needs_context
 from trustscore.judges.templates import fill, load_template, prompt_version
 from trustscore.llm.protocol import LLM, ChatRequest, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
@@ -42,7 +42,7 @@ class YesNoJudge(JudgeBase):
         self.config = config
         self.version = prompt_version(TEMPLATES, "yesno-parser-1", config.value_settings())
 
-    async def _run(self, sample: Sample, llm: LLM, calls: CallLog) -> Signal:
+    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
         needs_context(sample, self.name)
         prompt = fill(
             load_template("yesno.txt"),
@@ -60,4 +60,4 @@ class YesNoJudge(JudgeBase):
         if not words or words[0].strip(".,!") not in ("yes", "no"):
             raise JudgeFailure("the answer says neither yes nor no")
         value = 1.0 if words[0].strip(".,!") == "yes" else 0.0
-        return Signal(name=self.name, value=value, raw=words[0], usage=calls.usage, version=self.version)
+        return Signal(name=self.name, value=value, raw=words[0], version=self.version)

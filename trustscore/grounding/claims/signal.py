@@ -62,6 +62,7 @@ class ClaimsCheck:
     """A :class:`~trustscore.signals.LocalSignal` named ``"claims"`` (higher = better supported)."""
 
     name = "claims"
+    kind = "local"
 
     def __init__(self, config: ClaimsConfig | None = None) -> None:
         self.config = config or ClaimsConfig()
