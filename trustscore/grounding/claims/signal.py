@@ -40,10 +40,11 @@ from trustscore.types import Sample, Signal, Span, Usage
 __all__ = ["ClaimsCheck", "claims_version", "normalise"]
 
 _METHOD = "claims/2"
-_CACHE_REVISION = "contradiction-kinds/1"
+_CACHE_REVISION = "contradiction-kinds/2"
 """In the cache identity, not the version: a change that leaves the value as it was but that cached
 results from before it must not be replayed (the question's atoms no longer count as the context's
-relations; ``raw`` counts contradicted facts and polarity apart, which the shipped calibrator reads)."""
+relations; ``raw`` counts contradicted facts and polarity apart and an abstention has its shares, which
+the shipped calibrator reads)."""
 _release = cache(version)
 _CONTEXTS_KEPT = 64
 """Parsed contexts kept per signal: the samples of one context (many answers to one question) parse
@@ -108,6 +109,8 @@ class ClaimsCheck:
                     "contradicted_polarity": 0,
                     "unsupported": 0,
                     "supported": 0,
+                    "contradicted_share": 0.0,
+                    "unsupported_share": 0.0,
                 },
                 explanation=screened[1],
                 usage=Usage(seconds=time.perf_counter() - began),
