@@ -45,7 +45,7 @@ from trustscore.fitting.shipped import FEATURES, GROUP, INTERCEPT_BY, LABEL
 from trustscore.fusion.model import FusionModel
 from trustscore.rows.scored import ScoredRow, label_column, read_scored
 from trustscore.stats.cv import grouped_kfold
-from trustscore.stats.metrics import auroc, ece
+from trustscore.stats.metrics import auroc, ece, log_loss
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SCORED = REPO / ".cache-data" / "corpus" / "scored.jsonl"
@@ -76,6 +76,8 @@ _NAMES = "lexical:raw.names_unsupported_share|identity"
 _WEIGHTED = "lexical:raw.weighted_unsupported_share|identity"
 _AMOUNT = "lexical:raw.log_unsupported_weight|identity"
 _CLAIMS = "claims"
+_CONTRADICTED_FACTS = "claims:raw.contradicted_facts|identity"
+_CLAIMS_UNSUPPORTED = "claims:raw.unsupported_share|identity"
 
 CANDIDATES: dict[str, list[str]] = {
     "values": _BASE[:2],
@@ -95,12 +97,17 @@ CANDIDATES: dict[str, list[str]] = {
     "+amount": [*_BASE, _AMOUNT],
     "+amount+sentence max": [*_BASE, _AMOUNT, _SENTENCE_MAX],
     "+amount+claims": [*_BASE, _AMOUNT, _CLAIMS],
+    "+amount+contradicted facts": [*_BASE, _AMOUNT, _CONTRADICTED_FACTS],
+    "+amount+contradicted facts+unsupported": [*_BASE, _AMOUNT, _CONTRADICTED_FACTS, _CLAIMS_UNSUPPORTED],
 }
 """Feature sets compared leave one domain out (``--candidates``), written down before any of the new
 parts (sentence max, pairs) was measured, except the two ``+amount`` sets: added after the single-signal
 table showed the unsupported *amount* separating RAGTruth QA's rows (0.827) where every share failed,
-and ``+amount+claims``, the shipped set and the claims signal's value, added with that signal before any
-fit with it was measured.
+``+amount+claims``, the shipped set and the claims signal's value, added with that signal before any
+fit with it was measured, and the two ``+amount+contradicted facts`` sets, the shipped set and the
+claims signal's count of contradicted numbers, amounts, dates and names (and its unsupported share),
+added after a table of how often each kind of contradiction marks a hallucinated row
+(docs/calibration.md) showed the value mixing a precise kind with an uninformative one.
 None reads a length or a domain label: lengths differ so much between domains that a model reading them
 learns each domain's base rate, which does not carry to a new one.
 
@@ -115,11 +122,11 @@ FITS: dict[str, str | None] = {"pooled": None, "intercept per dataset": "dataset
 per data set while the weights are fitted (so they do not learn which data set hallucinates more)."""
 
 # The shipped models' feature sets and way of fitting (trustscore.fitting.shipped: FEATURES is
-# CANDIDATES["+amount"], FEATURES_CLAIMS is CANDIDATES["+amount+claims"] for Scorers that run the claims
-# signal, INTERCEPT_BY is FITS["intercept per dataset"]; a test holds them equal) are what
-# ``select_features`` chooses over every shippable domain (``--candidates`` prints it as "the rule on
-# every shippable domain chooses"). Its plain leave-one-domain-out figures are flattering by the choice;
-# ``nested`` measures the procedure.
+# CANDIDATES["+amount"], FEATURES_CLAIMS is CANDIDATES["+amount+contradicted facts+unsupported"] for
+# Scorers that run the claims signal, INTERCEPT_BY is FITS["intercept per dataset"]; a test holds them
+# equal) are what ``select_features`` chooses over every shippable domain (``--candidates`` prints it as
+# "the rule on every shippable domain chooses"). Its plain leave-one-domain-out figures are flattering by
+# the choice; ``nested`` measures the procedure.
 
 
 def _raw(row: ScoredRow, signal: str, key: str) -> float | None:
@@ -380,25 +387,103 @@ def leave_one_domain_out(rows: Sequence[ScoredRow]) -> dict[str, dict[str, Any]]
     return out
 
 
-def claims_before_after(rows: Sequence[ScoredRow]) -> dict[str, dict[str, float | None]]:
-    """Leave one domain out, the shipped features against the same with the claims signal's: {held-out
-    domain: {"without": AUROC, "with": AUROC}}, and their macro means over every domain and over the
-    shippable ones."""
-    held = _HeldOut(rows)
-    shippable = frozenset(d for d in held.dataset if d in SHIPPABLE)
-    how = "intercept per dataset"
-    sets = {"without": "+amount", "with": "+amount+claims"}
-    out: dict[str, dict[str, float | None]] = {
-        d: {k: held.auroc(shippable - {d}, d, (features, how)) for k, features in sets.items()}
-        for d in domains_of(rows)
-    }
+CLAIMS_SETS = {
+    "without": "+amount",
+    "with the value": "+amount+claims",
+    "with contradicted facts": "+amount+contradicted facts",
+    "with contradicted facts and unsupported share": "+amount+contradicted facts+unsupported",
+}
+"""What ``--claims`` compares: the shipped features alone, with the claims signal's value, with its
+count of contradicted facts, and with that count and its unsupported share (the shipped
+``FEATURES_CLAIMS``)."""
+
+
+def claims_before_after(rows: Sequence[ScoredRow]) -> dict[str, dict[str, dict[str, float | None]]]:
+    """Leave one domain out, the shipped features without and with the claims signal's features
+    (:data:`CLAIMS_SETS`), each fitted on the other shippable domains: {held-out domain: {set:
+    {"auroc", "log_loss"}}}, and their means over every domain (``macro``) and over the shippable ones."""
+    y = label_column(rows, LABEL)
+    out: dict[str, dict[str, dict[str, float | None]]] = {}
+    for d in domains_of(rows):
+        test = [i for i, r in enumerate(rows) if r.fields["dataset"] == d]
+        train = [rows[i] for i in _training(rows, d)]
+        out[d] = {}
+        for name, key in CLAIMS_SETS.items():
+            model = fit(train, data_name=f"corpus without {d}", features=CANDIDATES[key])
+            p = p_hallucinated(model, [rows[i] for i in test])
+            ok = ~np.isnan(p)
+            out[d][name] = {
+                "auroc": _auroc(y[test], p),
+                "log_loss": log_loss(y[test][ok], p[ok]) if ok.any() else None,
+            }
     domains = list(out)
-    out["macro"] = {k: float(np.mean([out[d][k] for d in domains if out[d][k] is not None])) for k in sets}
-    out["macro, shippable domains"] = {
-        k: float(np.mean([out[d][k] for d in domains if out[d][k] is not None and d in shippable]))
-        for k in sets
-    }
+    for label, keep in (
+        ("macro", domains),
+        ("macro, shippable domains", [d for d in domains if d in SHIPPABLE]),
+    ):
+        out[label] = {
+            name: {
+                m: float(np.mean([v for d in keep if (v := out[d][name][m]) is not None]))
+                for m in ("auroc", "log_loss")
+            }
+            for name in CLAIMS_SETS
+        }
     return out
+
+
+def contradiction_kinds(rows: Sequence[ScoredRow]) -> dict[str, dict[str, float | int | None]]:
+    """Per domain (and ``all``), how often each kind of contradiction fires and how often a row where it
+    fires is hallucinated: {domain: {"rows", "hallucinated", "facts_rows", "facts_hallucinated",
+    "polarity_rows", "polarity_hallucinated", "supported_facts_rows", "supported_facts_hallucinated"}}.
+    ``supported_facts``: rows with a contradicted fact whose words the context otherwise holds (lexical
+    ``unsupported_share`` < 0.15), the shape of a single changed atom."""
+    out: dict[str, dict[str, float | int | None]] = {}
+    for d in [*domains_of(rows), "all"]:
+        rs = [r for r in rows if d == "all" or r.fields["dataset"] == d]
+        entry: dict[str, float | int | None] = {
+            "rows": len(rs),
+            "hallucinated": float(np.mean([bool(r.fields[LABEL]) for r in rs])),
+        }
+        facts = [r for r in rs if (_raw(r, "claims", "contradicted_facts") or 0) > 0]
+        polarity = [r for r in rs if (_raw(r, "claims", "contradicted_polarity") or 0) > 0]
+        supported = [r for r in facts if (_raw(r, "lexical", "unsupported_share") or 0) < 0.15]
+        for name, fired in (("facts", facts), ("polarity", polarity), ("supported_facts", supported)):
+            entry[f"{name}_rows"] = len(fired)
+            entry[f"{name}_hallucinated"] = (
+                float(np.mean([bool(r.fields[LABEL]) for r in fired])) if fired else None
+            )
+        out[d] = entry
+    return out
+
+
+def claims_report(rows: Sequence[ScoredRow]) -> str:
+    """The two ``--claims`` tables as markdown."""
+    kinds = contradiction_kinds(rows)
+    lines = [
+        "How often a contradiction fires and how often its row is hallucinated (rows: share hallucinated):",
+        "",
+        "| domain | rows: hallucinated | contradicted fact | contradicted polarity "
+        "| contradicted fact, words otherwise in the context |",
+        "|---|---|---|---|---|",
+    ]
+    for d, k in kinds.items():
+        cells = [f"{k['rows']}: {_f(k['hallucinated'])}"] + [
+            f"{k[f'{n}_rows']}: {_f(k[f'{n}_hallucinated'])}"
+            for n in ("facts", "polarity", "supported_facts")
+        ]
+        lines.append(f"| {d} | {' | '.join(cells)} |")
+    table = claims_before_after(rows)
+    lines += [
+        "",
+        "Leave one domain out, AUROC / log loss on the held-out domain:",
+        "",
+        f"| held-out domain | {' | '.join(CLAIMS_SETS)} |",
+        f"|{'---|' * (len(CLAIMS_SETS) + 1)}",
+    ]
+    for d, v in table.items():
+        cells = [f"{_f(v[k]['auroc'])} / {_f(v[k]['log_loss'])}" for k in CLAIMS_SETS]
+        lines.append(f"| {d} | {' | '.join(cells)} |")
+    return "\n".join(lines)
 
 
 def in_domain(rows: Sequence[ScoredRow], folds: int = 5) -> dict[str, Any]:
@@ -638,7 +723,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--claims",
         action="store_true",
-        help="only compare the shipped features with and without the claims signal, leave one domain out",
+        help="only the claims signal: how precise each kind of contradiction is, and the shipped features "
+        "without and with the claims features, leave one domain out",
     )
     args = parser.parse_args(argv)
     if not args.scored.exists():
@@ -646,10 +732,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = read_scored(args.scored)
     if args.claims:
-        table = claims_before_after(rows)
-        print("| held-out domain | without claims | with claims |\n|---|---|---|")
-        for d, v in table.items():
-            print(f"| {d} | {_f(v['without'])} | {_f(v['with'])} |")
+        print(claims_report(rows))
         return 0
     result = run(rows, adapt=args.adapt, candidates=args.candidates)
     print(report(result))

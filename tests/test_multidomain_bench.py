@@ -109,5 +109,39 @@ def test_the_shipped_recipe_in_the_product_is_the_candidate_the_benchmark_chose(
     from trustscore.fitting import shipped
 
     assert bench.CANDIDATES["+amount"] == shipped.FEATURES
-    assert bench.CANDIDATES["+amount+claims"] == shipped.FEATURES_CLAIMS
+    assert bench.CANDIDATES["+amount+contradicted facts+unsupported"] == shipped.FEATURES_CLAIMS
     assert bench.FITS["intercept per dataset"] == shipped.INTERCEPT_BY
+
+
+def with_claims(rows: list[dict[str, Any]], seed: int = 1) -> list[dict[str, Any]]:
+    """The rows with a claims signal whose contradicted facts mark hallucinations and whose contradicted
+    polarity fires at random."""
+    rng = np.random.default_rng(seed)
+    for r in rows:
+        facts = int(r["hallucinated"] and rng.random() < 0.4)
+        polarity = int(rng.random() < 0.3)
+        raw = {
+            "contradicted": facts + polarity,
+            "contradicted_facts": facts,
+            "contradicted_polarity": polarity,
+            "unsupported_share": float(rng.random()),
+        }
+        r["signals"]["claims"] = {"value": 0.15 ** (facts + polarity), "raw": raw, "version": "v"}
+    return rows
+
+
+def test_the_claims_tables_say_which_contradiction_marks_a_hallucination() -> None:
+    rows = rows_from_dicts(with_claims(generated()))
+    kinds = bench.contradiction_kinds(rows)
+    assert set(kinds) == {*DATASETS, "all"}
+    every = kinds["all"]
+    assert every["facts_hallucinated"] == 1.0 and every["facts_rows"] > 0
+    assert every["polarity_hallucinated"] is not None and every["polarity_hallucinated"] < 1.0
+    table = bench.claims_before_after(rows)
+    assert set(table) == {*DATASETS, "macro", "macro, shippable domains"}
+    macro = table["macro"]
+    assert set(macro) == set(bench.CLAIMS_SETS)
+    assert macro["with contradicted facts"]["auroc"] > macro["without"]["auroc"]  # type: ignore[operator]
+    assert macro["with contradicted facts"]["log_loss"] < macro["without"]["log_loss"]  # type: ignore[operator]
+    text = bench.claims_report(rows)
+    assert "contradicted polarity" in text and "| macro |" in text

@@ -23,18 +23,30 @@ PACKAGED_CLAIMS = REPO / "trustscore" / "calibrators" / "local_multidomain_claim
 
 
 class ClaimsReplay:
-    """A claims signal replaying a fixed value (None: missing, nothing to check)."""
+    """A claims signal replaying fixed counts of contradicted facts and polarity and an unsupported share
+    (facts None: missing, nothing to check), with the value the signal gives such atoms."""
 
     name = "claims"
 
-    def __init__(self, value: float | None) -> None:
+    def __init__(self, facts: int | None, polarity: int = 0, unsupported: float = 0.0) -> None:
         self.version = claims_version(ClaimsConfig())
-        self.value = value
+        self.facts = facts
+        self.polarity = polarity
+        self.unsupported = unsupported
 
     async def run(self, sample: Sample) -> Signal:
-        if self.value is None:
+        if self.facts is None:
             return Signal.failed("claims", "nothing to check", version=self.version)
-        return Signal(name="claims", value=self.value, raw={"outcome": "checked"}, version=self.version)
+        contradicted = self.facts + self.polarity
+        raw = {
+            "outcome": "checked",
+            "contradicted": contradicted,
+            "contradicted_facts": self.facts,
+            "contradicted_polarity": self.polarity,
+            "unsupported_share": self.unsupported,
+        }
+        value = (1 - self.unsupported) * 0.15**contradicted
+        return Signal(name="claims", value=value, raw=raw, version=self.version)
 
 
 def claims_versions() -> dict[str, str]:
@@ -50,8 +62,8 @@ def test_the_claims_model_is_fitted_on_the_three_signals_at_the_code_versions() 
     assert shipped_calibrator(claims_versions()) == model
 
 
-async def score(value: float | None) -> float | None:
-    signals = [*local_pair(default_versions(), grounded=True), ClaimsReplay(value)]
+async def score(facts: int | None, polarity: int = 0, unsupported: float = 0.0) -> float | None:
+    signals = [*local_pair(default_versions(), grounded=True), ClaimsReplay(facts, polarity, unsupported)]
     result = await Scorer(Config(), local_signals=signals).score(
         question="q", context=CONTEXT, response=RESPONSE
     )
@@ -59,10 +71,20 @@ async def score(value: float | None) -> float | None:
     return result.score
 
 
-async def test_a_contradiction_lowers_the_fused_score_and_a_missing_claims_signal_still_scores() -> None:
-    supported, contradicted, missing = await score(1.0), await score(0.15), await score(None)
-    assert supported is not None and contradicted is not None and missing is not None
-    assert contradicted < supported
+def test_the_claims_model_reads_contradicted_facts_and_unsupported_share_not_the_mixed_value() -> None:
+    model = load_model(PACKAGED_CLAIMS)
+    claims = [f.spec.key for f in model.features if f.spec.signal == "claims"]
+    assert claims == ["claims:raw.contradicted_facts|identity", "claims:raw.unsupported_share|identity"]
+
+
+async def test_contradicted_facts_and_unsupported_atoms_lower_it_and_a_missing_signal_still_scores() -> None:
+    supported, one, two, missing = await score(0), await score(1), await score(2), await score(None)
+    assert supported is not None and one is not None and two is not None and missing is not None
+    assert two < one < supported
+    unsupported = await score(0, unsupported=0.5)
+    assert unsupported is not None and unsupported < supported
+    # Contradicted polarity is no evidence on the corpus (docs/calibration.md): the model does not read it.
+    assert await score(0, polarity=1) == supported
     # Missing (nothing to check) is imputed with the indicator the fit learned; it still scores.
     assert 0.0 < missing < 1.0
 

@@ -20,9 +20,17 @@ FEATURES: list[str] = [
 ]
 """The two signal values, the unweighted unsupported share, the share of unsupported numbers and the
 unsupported amount: no length and no domain label, which do not carry to a new domain."""
-FEATURES_CLAIMS: list[str] = [*FEATURES, "claims"]
+FEATURES_CLAIMS: list[str] = [
+    *FEATURES,
+    "claims:raw.contradicted_facts|identity",
+    "claims:raw.unsupported_share|identity",
+]
 """The features of the calibrator shipped for Scorers that run the claims signal (the ``claims`` extra,
-``trustscore/calibrators/local_multidomain_claims.json``): the shipped set and the claims signal's value."""
+``trustscore/calibrators/local_multidomain_claims.json``): the shipped set, the count of the response's
+numbers, amounts, dates and names the context states otherwise, and the share of its checked atoms the
+context never states. Not the signal's value, which folds those two with contradicted polarity (no more
+often hallucinated than the base rate on the corpus) into one number the fit cannot weigh apart
+(docs/calibration.md, "How a contradicted fact enters the score")."""
 INTERCEPT_BY: str | None = "dataset"
 """One intercept per data set while the weights are fitted, so the weights do not learn which data set
 hallucinates more; the shipped model keeps the pooled intercept."""

@@ -90,6 +90,18 @@ def test_a_swapped_predicate_contradicts_and_a_negated_antonym_agrees(claims_che
     assert score(claims_check, "It is closed on Sundays.", context).value == 1.0
 
 
+def test_raw_counts_contradicted_facts_and_polarity_apart(claims_check: ClaimsCheck) -> None:
+    """The shipped calibrator reads ``contradicted_facts`` alone: a changed value counts there, a
+    statement's polarity the other way does not."""
+    context = "The library opened in May 1998. It is closed on Sundays."
+    facts = score(claims_check, "The library opened in May 1989. It is closed on Sundays.", context)
+    polarity = score(claims_check, "The library opened in May 1998. It is open on Sundays.", context)
+    assert facts.raw["contradicted_facts"] == 1 and facts.raw["contradicted_polarity"] == 0  # type: ignore[index]
+    assert polarity.raw["contradicted_facts"] == 0 and polarity.raw["contradicted_polarity"] == 1  # type: ignore[index]
+    for signal in (facts, polarity):
+        assert signal.raw["contradicted"] == 1  # type: ignore[index]
+
+
 def test_two_contradictions_pull_lower_than_one(claims_check: ClaimsCheck) -> None:
     one = score(claims_check, "It opened in May 1989 and is 140 metres long.")
     two = score(claims_check, "It opened in May 1989 and is 104 metres long.")
@@ -100,6 +112,8 @@ def test_an_abstention_is_its_own_outcome_and_not_unsupported(claims_check: Clai
     signal = score(claims_check, REFUSAL, CONTEXT, QUESTION)
     assert signal.value == 1.0 and signal.raw["outcome"] == "abstention" and not signal.spans  # type: ignore[index]
     assert signal.raw["contradicted"] == 0  # type: ignore[index]
+    # What the shipped calibrator reads is there, so an abstention scores rather than failing the feature.
+    assert signal.raw["contradicted_facts"] == 0 and signal.raw["contradicted_polarity"] == 0  # type: ignore[index]
     assert signal.explanation is not None and "abstention" in signal.explanation
 
 

@@ -26,7 +26,7 @@ from trustscore.grounding.claims.atoms import Atom, atoms
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["Facts", "Verdict", "check", "facts"]
+__all__ = ["POLARITY_KINDS", "Facts", "Verdict", "check", "facts"]
 
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
@@ -34,6 +34,10 @@ _POLARITY_COVERAGE = 0.5
 """Share of a response sentence's content words its aligned sentence must hold for polarity to be compared."""
 
 Outcome = Literal["supported", "contradicted", "unsupported"]
+
+POLARITY_KINDS = frozenset({"negation", "predicate"})
+"""The verdict kinds of a statement's polarity (a negation or predicate the context states the other
+way); every other kind is a value: a number, amount, percentage, date or name."""
 
 
 @dataclass(frozen=True)

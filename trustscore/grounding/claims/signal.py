@@ -5,7 +5,11 @@ the response the ones the context states? (:mod:`trustscore.grounding.claims.che
 unsupported atom lowers it as a share, each contradicted one multiplies it down (one wrong year in an
 otherwise exact answer leaves 0.15 by default). Every atom not supported is a span whose label says
 why ("contradicted: 2001: the context says 14 March 2011"); ``raw`` counts each outcome and lists the
-contradictions.
+contradictions, and splits the contradicted ones into ``contradicted_facts`` (a number, amount,
+percentage, date or name the context states otherwise) and ``contradicted_polarity`` (a negation or
+predicate it states the other way): on real answers the first is evidence of a hallucination and the
+second is not (docs/calibration.md, "How a contradicted fact enters the score"), so the shipped
+calibrator reads them apart.
 
 Missing, with the reason, when there is no context, when the response states nothing checkable, when
 it is in another language than the context (:mod:`trustscore.grounding.language`). A response that
@@ -27,7 +31,7 @@ from pydantic import JsonValue
 
 from trustscore.compute.deadline import checkpoint
 from trustscore.core.hashing import canonical_json, short_hash
-from trustscore.grounding.claims.check import Facts, Verdict, check, facts
+from trustscore.grounding.claims.check import POLARITY_KINDS, Facts, Verdict, check, facts
 from trustscore.grounding.claims.config import ClaimsConfig
 from trustscore.grounding.claims.pipeline import Pipeline, find_pipeline
 from trustscore.grounding.screen import SCREEN, unchecked
@@ -36,10 +40,11 @@ from trustscore.types import Sample, Signal, Span, Usage
 __all__ = ["ClaimsCheck", "claims_version", "normalise"]
 
 _METHOD = "claims/2"
-_CACHE_REVISION = "question-relations/1"
-"""In the cache identity, not the version: a change fitted models need not be refit for (the question's
-atoms no longer count as the context's relations), but cached results from before it must not be
-replayed."""
+_CACHE_REVISION = "contradiction-kinds/2"
+"""In the cache identity, not the version: a change that leaves the value as it was but that cached
+results from before it must not be replayed (the question's atoms no longer count as the context's
+relations; ``raw`` counts contradicted facts and polarity apart and an abstention has its shares, which
+the shipped calibrator reads)."""
 _release = cache(version)
 _CONTEXTS_KEPT = 64
 """Parsed contexts kept per signal: the samples of one context (many answers to one question) parse
@@ -101,8 +106,12 @@ class ClaimsCheck:
                     "outcome": "abstention",
                     "atoms": 0,
                     "contradicted": 0,
+                    "contradicted_facts": 0,
+                    "contradicted_polarity": 0,
                     "unsupported": 0,
                     "supported": 0,
+                    "contradicted_share": 0.0,
+                    "unsupported_share": 0.0,
                 },
                 explanation=screened[1],
                 usage=Usage(seconds=time.perf_counter() - began),
@@ -134,11 +143,15 @@ class ClaimsCheck:
         }
         support = (tally["supported"] + 1) / (tally["supported"] + tally["unsupported"] + 1)
         value = support * self.config.contradiction_factor ** tally["contradicted"]
-        contradictions = [v.reason for v in verdicts if v.outcome == "contradicted"]
+        contradicted = [v for v in verdicts if v.outcome == "contradicted"]
+        contradictions = [v.reason for v in contradicted]
+        polarity = sum(v.kind in POLARITY_KINDS for v in contradicted)
         raw: dict[str, JsonValue] = {
             "outcome": "checked",
             "atoms": len(verdicts),
             **{k: n for k, n in tally.items()},
+            "contradicted_facts": len(contradicted) - polarity,
+            "contradicted_polarity": polarity,
             "contradicted_share": round(tally["contradicted"] / len(verdicts), 6),
             "unsupported_share": round(tally["unsupported"] / len(verdicts), 6),
             "contradictions": list[JsonValue](contradictions),
