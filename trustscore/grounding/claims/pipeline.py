@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["PIECE_CHARS", "Pipeline", "find_pipeline", "pieces"]
 
-PIECE_CHARS = 10_000
+PIECE_CHARS = 5_000
 """The most characters one spaCy call parses (a budget check comes between two calls)."""
 
 
