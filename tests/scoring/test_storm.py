@@ -6,6 +6,7 @@ inside the budget. Every wait is virtual (tests/virtual_time.py), so a loaded bo
 from __future__ import annotations
 
 import pytest
+from virtual_time import run_on_virtual_time
 
 from benchmarks.bench_storm import add_storm, log_entries, make_samples, storm_config, storm_policy, summarise
 from trustscore import Scorer
@@ -14,7 +15,6 @@ from trustscore.llm import limits, pool
 from trustscore.scoring import scorer
 from trustscore.testing import MockRouter
 from trustscore.types import TrustScore
-from virtual_time import run_on_virtual_time
 
 BUDGET_S = 10.0
 
