@@ -24,7 +24,8 @@ Reported, per event loop:
 Targets (issue 8): complete >= 95%, retried >= 90%, p99 <= budget + 0.5 s.
 
 ``--scale`` multiplies every time (Retry-After, delay, timeout, budget) for a quicker storm; the
-regular test suite runs a small scaled storm through :func:`run_storm`. Only public trustscore API is
+regular test suite runs a small storm from these pieces on a virtual clock (tests/scoring/test_storm.py).
+Only public trustscore API is
 used, so the same file measures an older checkout:
 ``PYTHONPATH=/path/to/old python benchmarks/bench_storm.py`` (run from outside the repo).
 """
@@ -243,14 +244,6 @@ def _cut_by_budget(result: Any) -> bool:
         (s.error or "").startswith("timed out after") and (s.error or "").endswith("s budget")
         for s in result.signals.values()
     )
-
-
-def run_storm(n: int, backend: str, *, scale: float = 1.0, seed: int = 0) -> StormResult:
-    """The storm with the fake server in this process (its own thread): for tests."""
-    with FakeVLLMServer(storm_policy()) as server:
-        add_storm(server, scale=scale, seed=seed)
-        results, wall = anyio.run(score_storm, server.base_url, server.model, n, scale, backend=backend)
-        return summarise(backend, results, wall, log_entries(server), 10.0 * scale)
 
 
 # -- the benchmark: the server in a child process -------------------------------------------------

@@ -9,9 +9,10 @@ import json
 import anyio
 import httpx
 import pytest
+from deadline_clock import DeadlineClock
 
 from trustscore.compute.deadline import Deadline, bound
-from trustscore.errors import ServerError
+from trustscore.errors import BudgetExceeded, ServerError
 from trustscore.llm.client import LLMClient
 from trustscore.llm.config import EndpointConfig
 from trustscore.llm.limits import RetryPolicy
@@ -122,3 +123,40 @@ async def test_one_stuck_request_while_the_server_answers_others_is_no_congestio
             await anyio.wait_all_tasks_blocked()
             await llm.generate(asking("fast"))  # answered while "stuck" is in flight
     assert llm.limiter.limit == 8
+
+
+async def test_an_attempt_waits_only_for_what_is_left_of_the_budget() -> None:
+    # Nothing cuts from outside here (no Scorer): the attempt's own limit, min(timeout_s, budget left
+    # + grace), ends it. It is the budget's end, not the server's: no congestion, no retry.
+    server = SlowThenFast()
+    llm = client(server, timeout_s=600, initial_concurrency=4, max_concurrency=4)
+    with anyio.fail_after(30), bound(Deadline(0.05)), pytest.raises(BudgetExceeded, match="time budget"):
+        await llm.generate(asking("one"))
+    assert server.timed_out and server.seen == {"one"}
+    assert llm.limiter.limit == 4
+
+
+async def test_an_attempt_whose_budget_clock_stopped_meanwhile_is_sent_again_for_what_is_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = DeadlineClock(monkeypatch)
+    deadline = Deadline(0.05)
+    requests = 0
+
+    async def stalls_while_the_clock_is_stopped(request: httpx.Request) -> httpx.Response:
+        nonlocal requests
+        requests += 1
+        if requests == 1:
+            deadline.hold()  # another signal of the sample waits in a lane: the sample's clock stops
+            clock.advance(0.02)  # time passes (inside the ceiling), none of it charged
+            await anyio.Event().wait()  # until the attempt's limit (the budget left when it began) ends it
+        deadline.release()
+        return answer()
+
+    endpoint = EndpointConfig(base_url="http://judge.local/v1", model="judge", timeout_s=600)
+    transport = httpx.MockTransport(stalls_while_the_clock_is_stopped)
+    llm = LLMClient(endpoint, transport=transport, retry=RetryPolicy(max_retries=0))
+    with anyio.fail_after(30), bound(deadline):
+        result = await llm.generate(asking("one"))
+    assert result.usage.requests == 2  # sent again, though no retry is allowed: it was no failure
+    assert llm.limiter.limit == llm.endpoint.initial_concurrency

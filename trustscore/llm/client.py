@@ -11,7 +11,7 @@ import httpx
 from pydantic import ValidationError
 
 from trustscore.compute.deadline import current_deadline
-from trustscore.errors import ConfigError, LLMTimeout, UnsupportedRequest
+from trustscore.errors import BudgetExceeded, ConfigError, LLMTimeout, UnsupportedRequest
 from trustscore.llm.accounting import CallTally, Delivery
 from trustscore.llm.cache import ResponseCache, cache_key
 from trustscore.llm.config import EndpointConfig
@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 __all__ = ["LLMClient", "from_openai"]
 
 _BYTES_PER_TOKEN = 3
+
+BUDGET_GRACE_S = 0.5
+"""How long past the sample's budget an attempt's own limit waits, so the Scorer's cut lands first."""
 
 
 class LLMClient:
@@ -52,10 +55,17 @@ class LLMClient:
     Timeouts are congestion: an attempt with no answer within ``timeout_s`` halves the server's limit
     as a 429 does (unless the server answered another request meanwhile: then it was one stuck
     request), so the retry, and every other request, waits for a slot under the lowered limit while
-    the server still works on what it was sent. A sample's time budget
-    (:func:`~trustscore.compute.deadline.current_deadline`) ends an attempt from outside (the Scorer
-    cancels it): that is no sign of the server's state, so neither congestion nor retried, and a
-    failure once the budget is spent is not retried either.
+    the server still works on what it was sent.
+
+    Inside a sample's time budget (:func:`~trustscore.compute.deadline.current_deadline`) an attempt
+    waits at most ``min(timeout_s, what is left of the budget + 0.5 s)``. The grace lets the Scorer's
+    own cut (which cancels the sample at the budget's end) land first; where nothing cuts from outside,
+    or the loop was too busy to, the attempt's own limit ends it with :class:`BudgetExceeded`, which the
+    Scorer reports exactly as its own cut ("timed out after the budget"), on asyncio and trio alike.
+    Either way the budget's end is no sign of the server's state: neither congestion nor retried, and
+    a failure once the budget is spent is not retried either. If the sample's clock stopped while the
+    attempt ran (another of its signals waited in a lane), the budget has more left when the limit
+    fires: the request is sent again for what is left, not counted as a retry.
     """
 
     def __init__(
@@ -245,27 +255,40 @@ class LLMClient:
         try:
             async with replica.limiter.slot(order) as permit:
                 timeout_s = self._endpoint.timeout_s
-                with anyio.move_on_after(timeout_s) as attempt, Delivery() as delivery:
-                    try:
-                        result = await replica.backend.send(request)
-                    except LLMError as e:
-                        if isinstance(e, LLMTimeout):
-                            permit.timed_out()
-                        elif is_overload(e):
-                            permit.overloaded(getattr(e, "retry_after", None))
-                        self._pool.failed(replica, e)
-                        raise
-                    finally:
-                        # Counted however the attempt ends, a deadline's cancellation included.
-                        if delivery.sent:
-                            tally.requests += 1
-                        else:
-                            tally.unsent += 1
-                if attempt.cancelled_caught:
-                    timed_out = LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
-                    permit.timed_out()
-                    self._pool.failed(replica, timed_out)
-                    raise timed_out
+                gives_up_at = anyio.current_time() + timeout_s
+                while True:
+                    wait_s = gives_up_at - anyio.current_time()
+                    budget_s = _budget_left()
+                    cut_by_budget = budget_s is not None and budget_s + BUDGET_GRACE_S < wait_s
+                    if budget_s is not None and cut_by_budget:
+                        wait_s = max(budget_s, 0.0) + BUDGET_GRACE_S
+                    with anyio.move_on_after(wait_s) as attempt, Delivery() as delivery:
+                        try:
+                            result = await replica.backend.send(request)
+                        except LLMError as e:
+                            if isinstance(e, LLMTimeout):
+                                permit.timed_out()
+                            elif is_overload(e):
+                                permit.overloaded(getattr(e, "retry_after", None))
+                            self._pool.failed(replica, e)
+                            raise
+                        finally:
+                            # Counted however the attempt ends, a deadline's cancellation included.
+                            if delivery.sent:
+                                tally.requests += 1
+                            else:
+                                tally.unsent += 1
+                    if not attempt.cancelled_caught:
+                        break
+                    if not cut_by_budget:
+                        timed_out = LLMTimeout(f"no answer within the endpoint's timeout_s={timeout_s}")
+                        permit.timed_out()
+                        self._pool.failed(replica, timed_out)
+                        raise timed_out
+                    # The budget's end, not the server's: no congestion, no retry.
+                    if _budget_spent():
+                        raise BudgetExceeded("the sample's time budget ran out during an LLM request")
+                    # Not over after all: the sample's clock stopped meanwhile. Ask again for what is left.
                 permit.success()
                 self._pool.succeeded(replica)
                 return result
@@ -292,6 +315,12 @@ class LLMClient:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
+
+
+def _budget_left() -> float | None:
+    """Seconds left of the time budget of the sample this call works for (None outside a budget)."""
+    deadline = current_deadline()
+    return None if deadline is None else deadline.seconds_left()
 
 
 def _budget_spent() -> bool:

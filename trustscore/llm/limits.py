@@ -91,7 +91,7 @@ class Permit:
 
     limiter: AdaptiveLimiter
     epoch: int
-    started: float = field(default_factory=time.monotonic)
+    started: float = field(default_factory=lambda: time.monotonic())
 
     def success(self) -> None:
         self.limiter._on_success()

@@ -35,6 +35,7 @@ from trustscore.types import Sample
 from trustscore.whitebox.model import LoadedModel, build_prompt, layout_for, load_pretrained, model_key
 from trustscore.whitebox.profile import ModelIdentity, RedeepProfile
 from trustscore.whitebox.redeep import jensen_shannon, legacy_divergence_sum
+from trustscore.whitebox.untrusted import neutral_sample
 
 __all__ = [
     "AARFResult",
@@ -229,6 +230,7 @@ def generate_with_aarf(
     top_k_fraction = profile.top_k_fraction if profile else 0.1
 
     tok = loaded.tokenizer
+    sample = neutral_sample(tok, sample)  # its special-token strings are text, not control tokens
     prompt = build_prompt(tok, sample)
     prompt_ids, context_pos = _context_positions(tok, prompt, sample)
     if not context_pos and not legacy_features:

@@ -50,6 +50,7 @@ from trustscore.whitebox.concepts import (
     prepare_concepts,
 )
 from trustscore.whitebox.familiarity_config import FamiliarityConfig
+from trustscore.whitebox.untrusted import neutral_text
 
 __all__ = [
     "COMMON_CONCEPTS",
@@ -286,7 +287,9 @@ class LocalFamiliarityBackend:
 
     @staticmethod
     def _prompt(tokenizer: Any, message: str) -> tuple[str, bool, str]:
-        """(prompt text, add special tokens, separator before the answer)."""
+        """(prompt text, add special tokens, separator before the answer). The message holds sample
+        text: its special-token strings are neutralised, never read as control tokens."""
+        message = neutral_text(tokenizer, message)
         if getattr(tokenizer, "chat_template", None):
             text = tokenizer.apply_chat_template(
                 [{"role": "user", "content": message}], tokenize=False, add_generation_prompt=True
@@ -371,7 +374,7 @@ class LocalFamiliarityBackend:
         prompt, special, sep = self._prompt(tok, message)
         out: list[list[float]] = []
         n_tokens = 0
-        for cont in continuations:
+        for cont in (neutral_text(tok, c) for c in continuations):
             enc = tok(prompt + sep + cont, add_special_tokens=special, return_offsets_mapping=True)
             ids: list[int] = list(enc["input_ids"])
             start = next(

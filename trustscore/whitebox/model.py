@@ -27,6 +27,7 @@ from trustscore.core.extras import install_extra
 from trustscore.core.hashing import short_hash
 from trustscore.errors import WhiteboxLoadError, WhiteboxModelError
 from trustscore.types import Sample
+from trustscore.whitebox.untrusted import neutral_sample, original_offset
 
 if TYPE_CHECKING:
     import torch
@@ -292,8 +293,10 @@ class EncodedSample:
 def encode_sample(
     tokenizer: Any, sample: Sample, *, system_prompt: str = DEFAULT_SYSTEM_PROMPT
 ) -> EncodedSample:
-    prompt = build_prompt(tokenizer, sample, system_prompt=system_prompt)
-    text = prompt + sample.response
+    # Sample text is data: its special-token strings must not become control tokens.
+    safe = neutral_sample(tokenizer, sample)
+    prompt = build_prompt(tokenizer, safe, system_prompt=system_prompt)
+    text = prompt + safe.response
     # Both layouts write BOS as text, so the tokenizer must not add a second one.
     enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
     ids: list[int] = list(enc["input_ids"])
@@ -303,10 +306,13 @@ def encode_sample(
     if response_start == len(ids):
         raise WhiteboxModelError("the response produced no tokens after the prompt (is the response empty?)")
     response_spans = [(max(a - border, 0), max(b - border, 0)) for a, b in offsets[response_start:]]
+    if safe.response != sample.response:  # spans point into the response as given
+        back = original_offset(sample.response, safe.response)
+        response_spans = [(back[a], back[b]) for a, b in response_spans]
 
     ranges: list[tuple[int, int]] = []
     cursor = 0
-    for passage in sample.context:
+    for passage in safe.context:
         if not passage.strip():
             continue
         at = prompt.find(passage, cursor)

@@ -1,0 +1,58 @@
+"""A long text is parsed a piece at a time with the budget checked between pieces: one spaCy call,
+which no budget check reaches, never holds more than PIECE_CHARS characters."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from deadline_clock import DeadlineClock
+
+from trustscore.compute.deadline import Deadline, bound
+from trustscore.errors import BudgetExceeded
+from trustscore.grounding.claims.pipeline import PIECE_CHARS, Pipeline, pieces
+
+SENTENCE = "The museum opened in 1998 after a long renovation. "
+LONG = SENTENCE * (5 * PIECE_CHARS // len(SENTENCE))
+
+
+def test_pieces_rejoin_into_the_text_and_end_at_sentence_ends() -> None:
+    parts = pieces(LONG)
+    assert "".join(parts) == LONG and len(parts) >= 5
+    assert all(len(p) <= PIECE_CHARS for p in parts)
+    assert all(p.endswith(". ") for p in parts)
+    assert pieces("short text.") == ["short text."]
+    assert "".join(pieces("x" * (3 * PIECE_CHARS))) == "x" * (3 * PIECE_CHARS)  # no break: hard cuts
+
+
+class SlowParser:
+    """Stands in for spaCy: each call takes 2 s of the deadline's (test-moved) clock."""
+
+    def __init__(self, clock: DeadlineClock) -> None:
+        self.clock = clock
+        self.calls: list[int] = []
+
+    def __call__(self, text: str) -> Any:
+        self.calls.append(len(text))
+        self.clock.advance(2.0)
+        return text
+
+
+def test_a_long_text_stops_at_the_budget_between_pieces(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = DeadlineClock(monkeypatch)
+    pipeline = Pipeline.__new__(Pipeline)
+    parser = SlowParser(clock)
+    pipeline._nlp = parser  # type: ignore[assignment]
+    pipeline._lock = threading.Lock()
+    with bound(Deadline(5.0)), pytest.raises(BudgetExceeded):
+        pipeline.parse(LONG)
+    assert len(parser.calls) == 3  # 0, 2, 4 s: parsed; at 6 s the check stops it
+    assert max(parser.calls) <= PIECE_CHARS
+
+
+def test_a_long_text_parses_into_one_doc_of_the_whole_text(claims_check: Any) -> None:
+    text = ("Ada Brook founded Zorblax in 1999. It had 40 staff in 2001.\n" * 400)[: PIECE_CHARS + 2_000]
+    doc = claims_check.pipeline.parse(text)
+    assert doc.text == text
+    assert len(list(doc.sents)) == len(list(claims_check.pipeline._nlp(text).sents))
