@@ -17,6 +17,10 @@ RoPE (q·k, causal softmax in fp32), block by block of response positions; the m
 with SDPA and no L x H x T x T tensor is ever made. Logit-lens logits exist for one layer and one
 block of positions at a time, so no L x T x V tensor is made either.
 
+Samples read together (:func:`extract_features_batch`; the signal's samples in flight) share one
+right-padded forward per group of similar length; each sample's features are then reduced from its own
+rows by the same steps as alone (prepare, hooked forward, reduce).
+
 **Legacy mode** (profile ``pks_mode = "legacy"``) reproduces the released code (Jeryi-Sun/ReDEeP-ICLR)
 so its numbers can be compared: PKS = 1e6 · mean over the vocabulary of ½(KL(M‖P) + KL(M‖Q)) with
 M = (P+Q)/2 at token level, and the vocabulary *sum* of the same, summed over the chunk's tokens, at
