@@ -19,7 +19,7 @@ from trustscore.errors import WhiteboxModelError
 from trustscore.signals._protocols import LocalSignal
 from trustscore.testing.tiny import save_tiny_model
 from trustscore.types import Sample, Signal
-from trustscore.whitebox.model import load_model
+from trustscore.whitebox.model import encode_sample, load_model, model_key, model_limiter
 from trustscore.whitebox.profile import (
     LogisticCombination,
     ModelIdentity,
@@ -141,9 +141,53 @@ async def test_concurrent_runs_match_sequential(model_path: Path) -> None:
     async with anyio.create_task_group() as tg:
         for i, s in enumerate(samples):
             tg.start_soon(one, i, s)
-    for i, expected in enumerate(sequential):
+    for i, expected in enumerate(sequential):  # runs in flight are batched: equal up to float rounding
         assert results[i].value == pytest.approx(expected.value)
-        assert results[i].spans == expected.spans
+        assert [(s.start, s.end, s.text) for s in results[i].spans] == [
+            (s.start, s.end, s.text) for s in expected.spans
+        ]
+        assert [s.score for s in results[i].spans] == pytest.approx([s.score for s in expected.spans])
+
+
+async def test_runs_in_flight_share_a_forward_and_fail_alone(model_path: Path) -> None:
+    """Runs that wait for the model together are read in one batched forward; an oversized one among
+    them is missing with its reason and costs the others nothing."""
+    loaded = load_model(model_path)
+    limit = encode_sample(loaded.tokenizer, SAMPLE).n_tokens + 8
+    signal = RedeepSignal(
+        model_path=model_path, profile=_profile(model_path), config=RedeepConfig(max_tokens=limit)
+    )
+    samples = [
+        SAMPLE,
+        SAMPLE.model_copy(update={"response": SAMPLE.response * 3}),  # above max_tokens
+        SAMPLE.model_copy(update={"response": "Paris. Built in 1889."}),
+        SAMPLE.model_copy(update={"response": "In Paris, built by aliens."}),
+    ]
+    sequential = [await signal.run(s) for s in samples]
+    rows: list[int] = []
+    handle = loaded.decoder.register_forward_pre_hook(
+        lambda _m, _a, kw: rows.append(int(kw["input_ids"].shape[0])), with_kwargs=True
+    )
+    results: dict[int, Signal] = {}
+
+    async def one(i: int) -> None:
+        results[i] = await signal.run(samples[i])
+
+    limiter = model_limiter(model_key(model_path))
+    try:
+        await limiter.acquire()  # the model is busy: all four runs wait for it together
+        async with anyio.create_task_group() as tg:
+            for i in range(len(samples)):
+                tg.start_soon(one, i)
+            await anyio.wait_all_tasks_blocked()
+            limiter.release()
+    finally:
+        handle.remove()
+    # the first run leads a batch of its own; the other three wait together, one of them oversized
+    assert sum(rows) == 3 and len(rows) == 2, rows
+    assert results[1].missing and "signals.redeep.max_tokens" in (results[1].error or "")
+    for i in (0, 2, 3):
+        assert results[i].value == pytest.approx(sequential[i].value)
 
 
 async def test_chunk_level_uses_the_given_embedder(model_path: Path) -> None:
@@ -178,9 +222,7 @@ def test_from_config(model_path: Path, tmp_path: Path) -> None:
         RedeepSignal.from_config(missing)
     profile = _profile(model_path)
     profile.save(tmp_path / "p.json")
-    signal = RedeepSignal.from_config(
-        RedeepConfig(model_path=model_path, profile=tmp_path / "p.json")
-    )
+    signal = RedeepSignal.from_config(RedeepConfig(model_path=model_path, profile=tmp_path / "p.json"))
     assert signal.profile == profile and signal.name == "redeep"
     assert RedeepSignal.from_config(RedeepConfig(model_path=model_path)).profile is None
 
@@ -211,7 +253,7 @@ async def test_unexpected_errors_become_a_missing_signal(
     def broken(*_a: object, **_k: object) -> None:
         raise IndexError("boom inside the model")
 
-    monkeypatch.setattr(redeep, "extract_features", broken)
+    monkeypatch.setattr(redeep, "extract_features_batch", broken)
     result = await RedeepSignal(model_path=model_path, profile=_profile(model_path)).run(SAMPLE)
     assert result.missing and result.error == "IndexError: boom inside the model"
 

@@ -32,7 +32,6 @@ from typing import Any, Literal, Protocol
 
 import anyio
 import numpy as np
-from anyio.lowlevel import RunVar
 from pydantic import BaseModel, ConfigDict
 
 from trustscore.core.hashing import canonical_json, short_hash
@@ -40,7 +39,7 @@ from trustscore.errors import WhiteboxLoadError
 from trustscore.llm.protocol import LLM, ChatRequest, LLMError, Message
 from trustscore.llm.special_tokens import neutralise
 from trustscore.types import Sample, Signal, Usage
-from trustscore.whitebox.batching import MicroBatcher
+from trustscore.whitebox.batching import MicroBatcher, loop_batcher
 from trustscore.whitebox.concepts import (
     CONCEPT_PROMPT_VERSION,
     STOPWORDS,
@@ -214,11 +213,6 @@ def fit_threshold(
 EXPLAIN_BATCH = 16
 """Most explanations generated in one batch."""
 
-_explainers: RunVar[dict[LocalFamiliarityBackend, MicroBatcher[tuple[str, int], tuple[str, Usage]]]] = RunVar(
-    "trustscore_familiarity_explainers"
-)
-"""Each local backend's batcher in the running event loop."""
-
 
 class FamiliarityBackend(Protocol):
     """Where the model runs: explanation by greedy generation, concept log-probs by teacher forcing."""
@@ -258,17 +252,10 @@ class LocalFamiliarityBackend:
         return await self._explainer().submit((message, max_tokens))
 
     def _explainer(self) -> MicroBatcher[tuple[str, int], tuple[str, Usage]]:
-        try:
-            batchers = _explainers.get()
-        except LookupError:
-            batchers = {}
-            _explainers.set(batchers)
-        if self not in batchers:
-            from trustscore.whitebox.model import model_limiter
+        from trustscore.whitebox.model import model_limiter
 
-            key = self._key
-            batchers[self] = MicroBatcher(self._explain_batch, lambda: model_limiter(key), EXPLAIN_BATCH)
-        return batchers[self]
+        key = self._key
+        return loop_batcher(self, "explain", self._explain_batch, lambda: model_limiter(key), EXPLAIN_BATCH)
 
     async def continuation_logprobs(
         self, message: str, continuations: Sequence[str]

@@ -17,6 +17,10 @@ RoPE (q·k, causal softmax in fp32), block by block of response positions; the m
 with SDPA and no L x H x T x T tensor is ever made. Logit-lens logits exist for one layer and one
 block of positions at a time, so no L x T x V tensor is made either.
 
+Samples read together (:func:`extract_features_batch`; the signal's samples in flight) share one
+right-padded forward per group of similar length; each sample's features are then reduced from its own
+rows by the same steps as alone (prepare, hooked forward, reduce).
+
 **Legacy mode** (profile ``pks_mode = "legacy"``) reproduces the released code (Jeryi-Sun/ReDEeP-ICLR)
 so its numbers can be compared: PKS = 1e6 · mean over the vocabulary of ½(KL(M‖P) + KL(M‖Q)) with
 M = (P+Q)/2 at token level, and the vocabulary *sum* of the same, summed over the chunk's tokens, at
@@ -30,18 +34,24 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import anyio
 import numpy as np
 from numpy.typing import NDArray
 from pydantic import JsonValue
 
 from trustscore.core.hashing import short_hash
-from trustscore.errors import EmbedderError, NoContextError, WhiteboxLoadError, WhiteboxModelError
+from trustscore.errors import (
+    BudgetExceeded,
+    EmbedderError,
+    NoContextError,
+    WhiteboxLoadError,
+    WhiteboxModelError,
+)
 from trustscore.types import Sample, Signal, Span, Usage
+from trustscore.whitebox.batching import MicroBatcher, loop_batcher
 from trustscore.whitebox.heads import load_or_score_copying_heads
 from trustscore.whitebox.model import (
     EncodedSample,
@@ -66,8 +76,10 @@ __all__ = [
     "RedeepSignal",
     "candidate_recipe",
     "extract_features",
+    "extract_features_batch",
     "jensen_shannon",
     "legacy_divergence_sum",
+    "length_groups",
     "split_text",
 ]
 
@@ -318,24 +330,7 @@ def _chunk_token_sets(
     return sets
 
 
-def extract_features(
-    loaded: LoadedModel,
-    sample: Sample,
-    recipe: FeatureRecipe,
-    *,
-    embed: EmbedFn | None = None,
-    position_chunk: int = 256,
-    chunk_chars: int = 512,
-    system_prompt: str = "You are a helpful assistant.",
-    max_tokens: int | None = None,
-) -> RedeepFeatures:
-    """One hooked forward pass of ``prompt + response``; ECS and PKS per unit (blocking).
-
-    Raises ``NoContextError`` when there is nothing to attend to, ``WhiteboxModelError`` for
-    inputs the model cannot take, ``ValueError`` for a recipe that does not fit the model.
-    """
-    import torch
-
+def _check_recipe(loaded: LoadedModel, recipe: FeatureRecipe, embed: EmbedFn | None) -> None:
     for layer, head in recipe.heads:
         if not (0 <= layer < loaded.n_layers and 0 <= head < loaded.n_heads):
             raise ValueError(
@@ -346,6 +341,38 @@ def extract_features(
             raise ValueError(f"layer {layer} is outside the model ({loaded.n_layers} layers)")
     if recipe.level == "chunk" and embed is None:
         raise ValueError("chunk-level ReDeEP needs a sentence embedder (pass embed=Embedder.encode)")
+
+
+@dataclass
+class _Prepared:
+    """One sample encoded and located, ready for the forward pass."""
+
+    sample: Sample
+    enc: EncodedSample
+    positions: torch.Tensor
+    """Response positions whose features are read."""
+    keys: torch.Tensor
+    """Positions the copying heads may pick (the context tokens)."""
+    n_context_tokens: int
+    k: int
+    """Top-k keys per position (token level)."""
+    response_chunks: list[tuple[int, int]]
+    chunk_onehot: torch.Tensor | None
+    """[tokens, context chunks] membership (chunk level)."""
+    context_chunk_texts: list[str]
+
+
+def _prepare(
+    loaded: LoadedModel,
+    sample: Sample,
+    recipe: FeatureRecipe,
+    *,
+    chunk_chars: int,
+    system_prompt: str,
+    max_tokens: int | None,
+) -> _Prepared:
+    import torch
+
     if not sample.has_context:
         raise NoContextError(
             "sample has no context: ReDeEP measures how the response uses retrieved passages; pass context"
@@ -388,43 +415,79 @@ def extract_features(
         chunk_onehot = torch.zeros(enc.n_tokens, len(kept), device=device)
         for col, i in enumerate(kept):
             chunk_onehot[ctx_tokens[i], col] = 1.0
+    return _Prepared(
+        sample=sample, enc=enc, positions=positions, keys=keys, n_context_tokens=int(key_mask.sum()), k=k,
+        response_chunks=response_chunks, chunk_onehot=chunk_onehot, context_chunk_texts=context_chunk_texts,
+    )  # fmt: skip
 
+
+@dataclass
+class _Read:
+    """What the hooked forward read for one sample."""
+
+    head_rows: dict[Head, _HeadRows] = field(default_factory=dict)
+    mids: dict[int, torch.Tensor] = field(default_factory=dict)
+    """Per layer, the residual before the FFN at the sample's positions."""
+    outs: dict[int, torch.Tensor] = field(default_factory=dict)
+    """Per layer, the layer's output at the sample's positions."""
+    states: torch.Tensor | None = None
+    """The final (post-norm) states of the sample's tokens, fp32."""
+
+
+def _hooked_forward(
+    loaded: LoadedModel, batch: Sequence[_Prepared], recipe: FeatureRecipe, position_chunk: int
+) -> list[_Read]:
+    """One forward pass of the samples, right-padded to the longest; hooks read each row's own tokens.
+
+    Right padding keeps every sample at its own positions (0..n-1, as alone), and under the causal
+    mask no real token attends to the padding after it; every read below slices a row to its own
+    tokens, so the padding's states are computed and never read.
+    """
+    import torch
+
+    reads = [_Read() for _ in batch]
     heads_by_layer: dict[int, list[int]] = {}
     for layer, head in recipe.heads:
         heads_by_layer.setdefault(layer, []).append(head)
-    head_rows: dict[Head, _HeadRows] = {}
-    mids: dict[int, torch.Tensor] = {}
-    outs: dict[int, torch.Tensor] = {}
-    final: dict[str, torch.Tensor] = {}
 
     def attention_hook(layer: int) -> Callable[..., None]:
         def hook(_module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
             hidden = kwargs["hidden_states"] if "hidden_states" in kwargs else args[0]
-            rows = _attention_rows(
-                loaded, layer, hidden[0], kwargs["position_embeddings"], heads_by_layer[layer],
-                positions, keys, k, chunk_onehot, position_chunk,
-            )  # fmt: skip
-            for head, reduced in rows.items():
-                head_rows[(layer, head)] = reduced
+            for row, (p, read) in enumerate(zip(batch, reads, strict=True)):
+                rows = _attention_rows(
+                    loaded, layer, hidden[row], kwargs["position_embeddings"], heads_by_layer[layer],
+                    p.positions, p.keys, p.k, p.chunk_onehot, position_chunk,
+                )  # fmt: skip
+                for head, reduced in rows.items():
+                    read.head_rows[(layer, head)] = reduced
 
         return hook
 
     def mid_hook(layer: int) -> Callable[..., None]:
         def hook(_module: Any, args: tuple[Any, ...]) -> None:
-            mids[layer] = args[0][0, positions].clone()
+            for row, (p, read) in enumerate(zip(batch, reads, strict=True)):
+                read.mids[layer] = args[0][row, p.positions].clone()
 
         return hook
 
     def out_hook(layer: int) -> Callable[..., None]:
         def hook(_module: Any, _args: Any, output: Any) -> None:
             hidden = output[0] if isinstance(output, tuple) else output
-            outs[layer] = hidden[0, positions].clone()
+            for row, (p, read) in enumerate(zip(batch, reads, strict=True)):
+                read.outs[layer] = hidden[row, p.positions].clone()
 
         return hook
 
     def final_hook(_module: Any, _args: Any, output: Any) -> None:
-        final["states"] = output[0].float()
+        for row, (p, read) in enumerate(zip(batch, reads, strict=True)):
+            read.states = output[row, : p.enc.n_tokens].float()
 
+    width = max(p.enc.n_tokens for p in batch)
+    pad = loaded.tokenizer.pad_token_id
+    pad = pad if pad is not None else loaded.tokenizer.eos_token_id or 0
+    ids = torch.tensor(
+        [p.enc.input_ids + [pad] * (width - p.enc.n_tokens) for p in batch], device=loaded.device
+    )
     handles = []
     try:
         for layer in heads_by_layer:
@@ -435,22 +498,37 @@ def extract_features(
             handles.append(loaded.pre_ffn_norm(layer).register_forward_pre_hook(mid_hook(layer)))
             handles.append(loaded.layers[layer].register_forward_hook(out_hook(layer)))
         handles.append(loaded.final_norm.register_forward_hook(final_hook))
-        ids = torch.tensor([enc.input_ids], device=device)
         with torch.inference_mode():
             loaded.decoder(input_ids=ids, use_cache=False)
     finally:
         for handle in handles:
             handle.remove()
+    return reads
 
+
+def _reduce(
+    loaded: LoadedModel,
+    p: _Prepared,
+    read: _Read,
+    recipe: FeatureRecipe,
+    *,
+    embed: EmbedFn | None,
+    position_chunk: int,
+) -> RedeepFeatures:
+    """ECS and PKS per unit from what the forward read for one sample."""
+    import torch
+
+    enc, positions, device = p.enc, p.positions, loaded.device
     with torch.inference_mode():
-        states = final["states"]
+        states = read.states
+        assert states is not None
         # PKS per position: one layer and one block of positions of logits at a time.
         per_token_pks = torch.zeros(len(positions), len(recipe.layers), dtype=torch.float64)
         vocab = int(loaded.lm_head.weight.shape[0])
         for col, layer in enumerate(recipe.layers):
             for lo in range(0, len(positions), position_chunk):
-                before = loaded.logit_lens(mids[layer][lo : lo + position_chunk])
-                after = loaded.logit_lens(outs[layer][lo : lo + position_chunk])
+                before = loaded.logit_lens(read.mids[layer][lo : lo + position_chunk])
+                after = loaded.logit_lens(read.outs[layer][lo : lo + position_chunk])
                 if recipe.legacy:
                     value = legacy_divergence_sum(before, after)
                     if recipe.level == "token":
@@ -458,31 +536,146 @@ def extract_features(
                 else:
                     value = jensen_shannon(before, after)
                 per_token_pks[lo : lo + position_chunk, col] = value.double().cpu()
-            del mids[layer], outs[layer]
+            del read.mids[layer], read.outs[layer]
 
         if recipe.level == "token":
             ecs = torch.zeros(len(positions), len(recipe.heads), dtype=torch.float64)
             own = torch.nn.functional.normalize(states[positions], dim=-1)
             for col, selected in enumerate(recipe.heads):
-                top = head_rows[selected].top_keys
+                top = read.head_rows[selected].top_keys
                 assert top is not None
                 for lo in range(0, len(positions), position_chunk):
                     idx = top[lo : lo + position_chunk]
                     pooling = torch.zeros(len(idx), enc.n_tokens, device=device)
-                    pooling.scatter_(1, idx, 1.0 / k)
+                    pooling.scatter_(1, idx, 1.0 / p.k)
                     pooled = torch.nn.functional.normalize(pooling @ states, dim=-1)
                     ecs[lo : lo + position_chunk, col] = (
                         (pooled * own[lo : lo + position_chunk]).sum(-1).double().cpu()
                     )
             return RedeepFeatures(
                 recipe=recipe, ecs=ecs.numpy(), pks=per_token_pks.numpy(), spans=list(enc.response_spans),
-                n_tokens=enc.n_tokens, n_context_tokens=int(key_mask.sum()),
+                n_tokens=enc.n_tokens, n_context_tokens=p.n_context_tokens,
             )  # fmt: skip
 
         return _chunk_features(
-            recipe, enc, sample, response_chunks, context_chunk_texts, head_rows, per_token_pks,
-            chunk_onehot, embed, int(key_mask.sum()),
+            recipe, enc, p.sample, p.response_chunks, p.context_chunk_texts, read.head_rows, per_token_pks,
+            p.chunk_onehot, embed, p.n_context_tokens,
         )  # fmt: skip
+
+
+def extract_features(
+    loaded: LoadedModel,
+    sample: Sample,
+    recipe: FeatureRecipe,
+    *,
+    embed: EmbedFn | None = None,
+    position_chunk: int = 256,
+    chunk_chars: int = 512,
+    system_prompt: str = "You are a helpful assistant.",
+    max_tokens: int | None = None,
+) -> RedeepFeatures:
+    """One hooked forward pass of ``prompt + response``; ECS and PKS per unit (blocking).
+
+    Raises ``NoContextError`` when there is nothing to attend to, ``WhiteboxModelError`` for
+    inputs the model cannot take, ``ValueError`` for a recipe that does not fit the model.
+    """
+    _check_recipe(loaded, recipe, embed)
+    p = _prepare(
+        loaded, sample, recipe, chunk_chars=chunk_chars, system_prompt=system_prompt, max_tokens=max_tokens
+    )
+    (read,) = _hooked_forward(loaded, [p], recipe, position_chunk)
+    return _reduce(loaded, p, read, recipe, embed=embed, position_chunk=position_chunk)
+
+
+BATCH_TOKENS = 8192
+"""Most padded tokens in one batched forward; a longer sample still runs, alone."""
+MIN_FILL = 0.75
+"""A sample shares a forward only with samples at most 1/``MIN_FILL`` its length, so padding stays
+under a quarter of any batched forward."""
+
+
+def length_groups(lengths: Sequence[int], max_rows: int, max_tokens: int = BATCH_TOKENS) -> list[list[int]]:
+    """Indices of ``lengths`` grouped for batched forwards: longest first, each group at most
+    ``max_rows`` rows and ``max_tokens`` padded tokens, every member at least ``MIN_FILL`` of its
+    group's longest."""
+    groups: list[list[int]] = []
+    for i in sorted(range(len(lengths)), key=lambda j: -lengths[j]):
+        group = groups[-1] if groups else []
+        longest = lengths[group[0]] if group else 0
+        if (
+            group
+            and len(group) < max_rows
+            and (len(group) + 1) * longest <= max_tokens
+            and lengths[i] >= MIN_FILL * longest
+        ):
+            group.append(i)
+        else:
+            groups.append([i])
+    return groups
+
+
+def extract_features_batch(
+    loaded: LoadedModel,
+    samples: Sequence[Sample],
+    recipe: FeatureRecipe,
+    *,
+    embed: EmbedFn | None = None,
+    position_chunk: int = 256,
+    chunk_chars: int = 512,
+    system_prompt: str = "You are a helpful assistant.",
+    max_tokens: int | None = None,
+    batch_size: int = 8,
+) -> list[RedeepFeatures | Exception]:
+    """:func:`extract_features` of several samples in few forward passes (blocking): samples of
+    similar length share one right-padded forward (:func:`length_groups`), then each sample's
+    features are reduced from its own slice of it, as alone.
+
+    One outcome per sample, in order: its features, or the error :func:`extract_features` raises for
+    it alone (no context, too long, ...), so one bad sample fails alone. A batched forward that
+    fails (out of memory, say) is retried one sample at a time. A recipe that does not fit the model
+    raises ``ValueError``, and an exhausted budget :class:`~trustscore.errors.BudgetExceeded`, for all.
+    """
+    _check_recipe(loaded, recipe, embed)
+    outcomes: dict[int, RedeepFeatures | Exception] = {}
+    prepared: list[tuple[int, _Prepared]] = []
+    for i, sample in enumerate(samples):
+        try:
+            prepared.append(
+                (i, _prepare(
+                    loaded, sample, recipe, chunk_chars=chunk_chars, system_prompt=system_prompt,
+                    max_tokens=max_tokens,
+                ))
+            )  # fmt: skip
+        except BudgetExceeded:
+            raise
+        except Exception as e:
+            outcomes[i] = e
+
+    def read(members: list[tuple[int, _Prepared]]) -> None:
+        try:
+            reads = _hooked_forward(loaded, [p for _, p in members], recipe, position_chunk)
+        except BudgetExceeded:
+            raise
+        except Exception as e:
+            if len(members) == 1:
+                outcomes[members[0][0]] = e
+            else:
+                for member in members:
+                    read([member])
+            return
+        for (i, p), sample_read in zip(members, reads, strict=True):
+            try:
+                outcomes[i] = _reduce(
+                    loaded, p, sample_read, recipe, embed=embed, position_chunk=position_chunk
+                )
+            except BudgetExceeded:
+                raise
+            except Exception as e:
+                outcomes[i] = e
+
+    for group in length_groups([p.enc.n_tokens for _, p in prepared], batch_size):
+        read([prepared[g] for g in group])
+    return [outcomes[i] for i in range(len(samples))]
 
 
 def _chunk_features(
@@ -594,6 +787,8 @@ class RedeepSignal:
         )  # fmt: skip
 
     async def run(self, sample: Sample) -> Signal:
+        """Samples in flight that wait for the model together are read in one batched pass
+        (:func:`extract_features_batch`, at most ``batch_size``); each gets its own result or reason."""
         started = time.perf_counter()
         if self.profile is None:
             return Signal.failed(self.name, NO_PROFILE, version=self.version)
@@ -605,14 +800,19 @@ class RedeepSignal:
                 version=self.version,
             )
         try:
-            return await anyio.to_thread.run_sync(
-                self._score, sample, started, limiter=model_limiter(self._key)
-            )
+            features = await self._reader().submit(sample)
+            return self._signal(sample, features, started)
         except (WhiteboxLoadError, EmbedderError):
             raise  # the Scorer marks the sample incomplete: the model may load on a rerun
         except Exception as e:  # a source reports why it cannot answer; only cancellation propagates
             usage = Usage(seconds=time.perf_counter() - started)
             return Signal.failed(self.name, f"{type(e).__name__}: {e}", usage=usage, version=self.version)
+
+    def _reader(self) -> MicroBatcher[Sample, RedeepFeatures]:
+        key = self._key
+        return loop_batcher(
+            self, "features", self._read_batch, lambda: model_limiter(key), self.config.batch_size
+        )
 
     def _default_embed(self) -> EmbedFn:
         if self._embed is None:
@@ -621,7 +821,7 @@ class RedeepSignal:
             self._embed = load_embedder().encode
         return self._embed
 
-    def _score(self, sample: Sample, started: float) -> Signal:
+    def _read_batch(self, samples: list[Sample]) -> list[RedeepFeatures | Exception]:
         profile = self.profile
         assert profile is not None
         loaded = load_model(self.model_path, device=self.device, dtype=self.dtype)
@@ -630,10 +830,17 @@ class RedeepSignal:
         embed = self._default_embed() if recipe.level == "chunk" else None
         cfg = self.config
         with loaded.lock:
-            features = extract_features(
-                loaded, sample, recipe, embed=embed, position_chunk=cfg.position_chunk,
+            return extract_features_batch(
+                loaded, samples, recipe, embed=embed, position_chunk=cfg.position_chunk,
                 chunk_chars=cfg.chunk_chars, system_prompt=cfg.system_prompt, max_tokens=cfg.max_tokens,
+                batch_size=cfg.batch_size,
             )  # fmt: skip
+
+    def _signal(self, sample: Sample, features: RedeepFeatures, started: float) -> Signal:
+        profile = self.profile
+        assert profile is not None
+        recipe = features.recipe
+        cfg = self.config
         probs = profile.token_scores(features.ecs, features.pks)
         p_hallucinated = profile.aggregate(probs)
         raw: dict[str, JsonValue] = {

@@ -28,6 +28,11 @@ class RedeepConfig(SignalConfig, WhiteboxModel):
     max_tokens: int = Field(
         default=8192, ge=8, description="longest prompt + response read; longer samples are reported missing"
     )
+    batch_size: int = Field(
+        default=8,
+        ge=1,
+        description="most samples in flight read in one forward pass (of similar length); 1 reads each alone",
+    )
     position_chunk: int = Field(
         default=256, ge=1, description="response positions per logit-lens / attention block (bounds memory)"
     )
