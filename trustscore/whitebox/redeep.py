@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -65,6 +65,7 @@ __all__ = [
     "RedeepFeatures",
     "RedeepSignal",
     "candidate_recipe",
+    "check_selection",
     "extract_features",
     "jensen_shannon",
     "legacy_divergence_sum",
@@ -336,20 +337,58 @@ def extract_features(
     """
     import torch
 
-    for layer, head in recipe.heads:
-        if not (0 <= layer < loaded.n_layers and 0 <= head < loaded.n_heads):
-            raise ValueError(
-                f"head ({layer}, {head}) is outside the model ({loaded.n_layers} x {loaded.n_heads})"
-            )
-    for layer in recipe.layers:
-        if not 0 <= layer < loaded.n_layers:
-            raise ValueError(f"layer {layer} is outside the model ({loaded.n_layers} layers)")
+    _check_recipe(loaded, sample, recipe, embed)
+    enc = _encode_within_limit(loaded, sample, system_prompt, max_tokens)
+    where = _read_positions(enc, recipe, loaded.device)
+    response_chunks: list[tuple[int, int]] = []
+    context_chunk_texts: list[str] = []
+    chunk_onehot: torch.Tensor | None = None
+    if recipe.level == "chunk":
+        response_chunks = split_text(sample.response, chunk_chars)
+        context_chunk_texts, chunk_onehot = _context_chunks(enc, chunk_chars, loaded.device)
+    captured = _hooked_forward(loaded, enc, recipe, where, chunk_onehot, position_chunk)
+    with torch.inference_mode():
+        per_token_pks = _token_pks(loaded, recipe, captured, len(where.positions), position_chunk)
+        if recipe.level == "token":
+            return RedeepFeatures(
+                recipe=recipe, ecs=_token_ecs(recipe, enc, where, captured, position_chunk).numpy(),
+                pks=per_token_pks.numpy(), spans=list(enc.response_spans),
+                n_tokens=enc.n_tokens, n_context_tokens=int(where.key_mask.sum()),
+            )  # fmt: skip
+
+        return _chunk_features(
+            recipe, enc, sample, response_chunks, context_chunk_texts, captured.head_rows, per_token_pks,
+            chunk_onehot, embed, int(where.key_mask.sum()),
+        )  # fmt: skip
+
+
+def _check_recipe(loaded: LoadedModel, sample: Sample, recipe: FeatureRecipe, embed: EmbedFn | None) -> None:
+    """Refuse a recipe outside the model, chunk level without an embedder, and a sample without context."""
+    check_selection(loaded, recipe.heads, recipe.layers)
     if recipe.level == "chunk" and embed is None:
         raise ValueError("chunk-level ReDeEP needs a sentence embedder (pass embed=Embedder.encode)")
     if not sample.has_context:
         raise NoContextError(
             "sample has no context: ReDeEP measures how the response uses retrieved passages; pass context"
         )
+
+
+def check_selection(loaded: LoadedModel, heads: Sequence[Head], layers: Sequence[int]) -> None:
+    """Refuse (``ValueError``) a head or layer the model does not have."""
+    for layer, head in heads:
+        if not (0 <= layer < loaded.n_layers and 0 <= head < loaded.n_heads):
+            raise ValueError(
+                f"head ({layer}, {head}) is outside the model ({loaded.n_layers} x {loaded.n_heads})"
+            )
+    for layer in layers:
+        if not 0 <= layer < loaded.n_layers:
+            raise ValueError(f"layer {layer} is outside the model ({loaded.n_layers} layers)")
+
+
+def _encode_within_limit(
+    loaded: LoadedModel, sample: Sample, system_prompt: str, max_tokens: int | None
+) -> EncodedSample:
+    """The chat-formatted sample, refused when it is longer than ``max_tokens`` (else the model's window)."""
     enc = encode_sample(loaded.tokenizer, sample, system_prompt=system_prompt)
     limit = max_tokens or int(getattr(loaded.config, "max_position_embeddings", 0) or 0) or None
     if limit is not None and enc.n_tokens > limit:
@@ -357,7 +396,22 @@ def extract_features(
             f"prompt + response is {enc.n_tokens} tokens, above the limit of {limit} "
             "(raise signals.redeep.max_tokens or shorten the context)"
         )
-    device = loaded.device
+    return enc
+
+
+@dataclass
+class _ReadPositions:
+    """Where the features are read: the response positions, the context keys and top-k's k."""
+
+    positions: torch.Tensor
+    key_mask: torch.Tensor
+    keys: torch.Tensor
+    k: int
+
+
+def _read_positions(enc: EncodedSample, recipe: FeatureRecipe, device: Any) -> _ReadPositions:
+    import torch
+
     shift = 1 if recipe.legacy else 0
     positions = torch.arange(enc.response_start - shift, enc.n_tokens - shift, device=device)
     if recipe.legacy:
@@ -369,61 +423,84 @@ def extract_features(
         raise NoContextError(
             "the context produced no tokens in the prompt: nothing for the copying heads to read"
         )
-    k = max(1, int(recipe.top_k_fraction * len(keys)))
+    return _ReadPositions(positions, key_mask, keys, max(1, int(recipe.top_k_fraction * len(keys))))
 
-    # Chunk level: which tokens make up each response chunk and each context chunk.
-    response_chunks: list[tuple[int, int]] = []
-    chunk_onehot: torch.Tensor | None = None
-    context_chunk_texts: list[str] = []
-    if recipe.level == "chunk":
-        response_chunks = split_text(sample.response, chunk_chars)
-        ctx_spans = [
-            (a + s, a + e)
-            for a, b in enc.passage_char_ranges
-            for s, e in split_text(enc.prompt[a:b], chunk_chars)
-        ]
-        ctx_tokens = _chunk_token_sets(ctx_spans, enc.token_char_ranges[: enc.response_start])
-        kept = [i for i, toks in enumerate(ctx_tokens) if toks]
-        context_chunk_texts = [enc.prompt[ctx_spans[i][0] : ctx_spans[i][1]] for i in kept]
-        chunk_onehot = torch.zeros(enc.n_tokens, len(kept), device=device)
-        for col, i in enumerate(kept):
-            chunk_onehot[ctx_tokens[i], col] = 1.0
+
+def _context_chunks(enc: EncodedSample, chunk_chars: int, device: Any) -> tuple[list[str], torch.Tensor]:
+    """Chunk level: the context chunks' texts and which prompt tokens make up each ([T, C] one-hot)."""
+    import torch
+
+    ctx_spans = [
+        (a + s, a + e)
+        for a, b in enc.passage_char_ranges
+        for s, e in split_text(enc.prompt[a:b], chunk_chars)
+    ]
+    ctx_tokens = _chunk_token_sets(ctx_spans, enc.token_char_ranges[: enc.response_start])
+    kept = [i for i, toks in enumerate(ctx_tokens) if toks]
+    chunk_onehot = torch.zeros(enc.n_tokens, len(kept), device=device)
+    for col, i in enumerate(kept):
+        chunk_onehot[ctx_tokens[i], col] = 1.0
+    return [enc.prompt[ctx_spans[i][0] : ctx_spans[i][1]] for i in kept], chunk_onehot
+
+
+@dataclass
+class _Captured:
+    """What the hooks keep from the forward pass."""
+
+    head_rows: dict[Head, _HeadRows] = field(default_factory=dict)
+    mids: dict[int, torch.Tensor] = field(default_factory=dict)
+    """per PKS layer: the residual before the FFN at the read positions"""
+    outs: dict[int, torch.Tensor] = field(default_factory=dict)
+    """per PKS layer: the layer's output at the read positions"""
+    states: torch.Tensor | None = None
+    """[T, d] final (post-norm) states, fp32"""
+
+
+def _hooked_forward(
+    loaded: LoadedModel,
+    enc: EncodedSample,
+    recipe: FeatureRecipe,
+    where: _ReadPositions,
+    chunk_onehot: torch.Tensor | None,
+    position_chunk: int,
+) -> _Captured:
+    """Run the model once over the sample with hooks that reduce the selected heads' attention rows and
+    keep the PKS layers' residuals and the final states."""
+    import torch
 
     heads_by_layer: dict[int, list[int]] = {}
     for layer, head in recipe.heads:
         heads_by_layer.setdefault(layer, []).append(head)
-    head_rows: dict[Head, _HeadRows] = {}
-    mids: dict[int, torch.Tensor] = {}
-    outs: dict[int, torch.Tensor] = {}
-    final: dict[str, torch.Tensor] = {}
+    captured = _Captured()
+    positions = where.positions
 
     def attention_hook(layer: int) -> Callable[..., None]:
         def hook(_module: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
             hidden = kwargs["hidden_states"] if "hidden_states" in kwargs else args[0]
             rows = _attention_rows(
                 loaded, layer, hidden[0], kwargs["position_embeddings"], heads_by_layer[layer],
-                positions, keys, k, chunk_onehot, position_chunk,
+                positions, where.keys, where.k, chunk_onehot, position_chunk,
             )  # fmt: skip
             for head, reduced in rows.items():
-                head_rows[(layer, head)] = reduced
+                captured.head_rows[(layer, head)] = reduced
 
         return hook
 
     def mid_hook(layer: int) -> Callable[..., None]:
         def hook(_module: Any, args: tuple[Any, ...]) -> None:
-            mids[layer] = args[0][0, positions].clone()
+            captured.mids[layer] = args[0][0, positions].clone()
 
         return hook
 
     def out_hook(layer: int) -> Callable[..., None]:
         def hook(_module: Any, _args: Any, output: Any) -> None:
             hidden = output[0] if isinstance(output, tuple) else output
-            outs[layer] = hidden[0, positions].clone()
+            captured.outs[layer] = hidden[0, positions].clone()
 
         return hook
 
     def final_hook(_module: Any, _args: Any, output: Any) -> None:
-        final["states"] = output[0].float()
+        captured.states = output[0].float()
 
     handles = []
     try:
@@ -435,54 +512,63 @@ def extract_features(
             handles.append(loaded.pre_ffn_norm(layer).register_forward_pre_hook(mid_hook(layer)))
             handles.append(loaded.layers[layer].register_forward_hook(out_hook(layer)))
         handles.append(loaded.final_norm.register_forward_hook(final_hook))
-        ids = torch.tensor([enc.input_ids], device=device)
+        ids = torch.tensor([enc.input_ids], device=loaded.device)
         with torch.inference_mode():
             loaded.decoder(input_ids=ids, use_cache=False)
     finally:
         for handle in handles:
             handle.remove()
+    return captured
 
-    with torch.inference_mode():
-        states = final["states"]
-        # PKS per position: one layer and one block of positions of logits at a time.
-        per_token_pks = torch.zeros(len(positions), len(recipe.layers), dtype=torch.float64)
-        vocab = int(loaded.lm_head.weight.shape[0])
-        for col, layer in enumerate(recipe.layers):
-            for lo in range(0, len(positions), position_chunk):
-                before = loaded.logit_lens(mids[layer][lo : lo + position_chunk])
-                after = loaded.logit_lens(outs[layer][lo : lo + position_chunk])
-                if recipe.legacy:
-                    value = legacy_divergence_sum(before, after)
-                    if recipe.level == "token":
-                        value = value * (1e6 / vocab)
-                else:
-                    value = jensen_shannon(before, after)
-                per_token_pks[lo : lo + position_chunk, col] = value.double().cpu()
-            del mids[layer], outs[layer]
 
-        if recipe.level == "token":
-            ecs = torch.zeros(len(positions), len(recipe.heads), dtype=torch.float64)
-            own = torch.nn.functional.normalize(states[positions], dim=-1)
-            for col, selected in enumerate(recipe.heads):
-                top = head_rows[selected].top_keys
-                assert top is not None
-                for lo in range(0, len(positions), position_chunk):
-                    idx = top[lo : lo + position_chunk]
-                    pooling = torch.zeros(len(idx), enc.n_tokens, device=device)
-                    pooling.scatter_(1, idx, 1.0 / k)
-                    pooled = torch.nn.functional.normalize(pooling @ states, dim=-1)
-                    ecs[lo : lo + position_chunk, col] = (
-                        (pooled * own[lo : lo + position_chunk]).sum(-1).double().cpu()
-                    )
-            return RedeepFeatures(
-                recipe=recipe, ecs=ecs.numpy(), pks=per_token_pks.numpy(), spans=list(enc.response_spans),
-                n_tokens=enc.n_tokens, n_context_tokens=int(key_mask.sum()),
-            )  # fmt: skip
+def _token_pks(
+    loaded: LoadedModel, recipe: FeatureRecipe, captured: _Captured, n_positions: int, position_chunk: int
+) -> torch.Tensor:
+    """[R, len(layers)] PKS per read position: one layer and one block of positions of logits at a time
+    (frees each layer's captured residuals once read)."""
+    import torch
 
-        return _chunk_features(
-            recipe, enc, sample, response_chunks, context_chunk_texts, head_rows, per_token_pks,
-            chunk_onehot, embed, int(key_mask.sum()),
-        )  # fmt: skip
+    per_token_pks = torch.zeros(n_positions, len(recipe.layers), dtype=torch.float64)
+    vocab = int(loaded.lm_head.weight.shape[0])
+    mids, outs = captured.mids, captured.outs
+    for col, layer in enumerate(recipe.layers):
+        for lo in range(0, n_positions, position_chunk):
+            before = loaded.logit_lens(mids[layer][lo : lo + position_chunk])
+            after = loaded.logit_lens(outs[layer][lo : lo + position_chunk])
+            if recipe.legacy:
+                value = legacy_divergence_sum(before, after)
+                if recipe.level == "token":
+                    value = value * (1e6 / vocab)
+            else:
+                value = jensen_shannon(before, after)
+            per_token_pks[lo : lo + position_chunk, col] = value.double().cpu()
+        del mids[layer], outs[layer]
+    return per_token_pks
+
+
+def _token_ecs(
+    recipe: FeatureRecipe, enc: EncodedSample, where: _ReadPositions, captured: _Captured, position_chunk: int
+) -> torch.Tensor:
+    """[R, len(heads)] ECS per read position: cosine of its final state with its top-k keys' mean state."""
+    import torch
+
+    states = captured.states
+    assert states is not None
+    positions = where.positions
+    ecs = torch.zeros(len(positions), len(recipe.heads), dtype=torch.float64)
+    own = torch.nn.functional.normalize(states[positions], dim=-1)
+    for col, selected in enumerate(recipe.heads):
+        top = captured.head_rows[selected].top_keys
+        assert top is not None
+        for lo in range(0, len(positions), position_chunk):
+            idx = top[lo : lo + position_chunk]
+            pooling = torch.zeros(len(idx), enc.n_tokens, device=states.device)
+            pooling.scatter_(1, idx, 1.0 / where.k)
+            pooled = torch.nn.functional.normalize(pooling @ states, dim=-1)
+            ecs[lo : lo + position_chunk, col] = (
+                (pooled * own[lo : lo + position_chunk]).sum(-1).double().cpu()
+            )
+    return ecs
 
 
 def _chunk_features(
