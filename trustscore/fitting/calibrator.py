@@ -21,6 +21,7 @@ Procedure (every split keeps a ``group`` whole):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -170,15 +171,9 @@ def _strata_columns(strata: Sequence[str] | None, n: int) -> NDArray[np.float64]
     return np.column_stack([np.array([s == v for s in strata], dtype=np.float64) for v in values])
 
 
-def _fit_linear(
-    raw: NDArray[np.float64],
-    t: NDArray[np.float64],
-    specs: Sequence[FeatureSpec],
-    groups: Sequence[str],
-    opts: FitOptions,
-    strata: Sequence[str] | None = None,
-) -> dict[str, Any]:
-    """Features, indicators, coefficients and intercept fitted on all of ``raw``."""
+def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -> dict[str, Any]:
+    """Features, indicators, coefficients and intercept fitted on all of these rows."""
+    raw, t, groups = fit.raw, fit.trust, fit.groups
     inner = grouped_kfold(groups, min(opts.folds, len(set(groups))), seed=opts.seed + 1) if opts.stack else []
     fitted: list[FittedFeature] = []
     columns: list[NDArray[np.float64]] = []
@@ -212,7 +207,7 @@ def _fit_linear(
     signal_of = [s.signal for s in specs]
     indicators = [name for name in dict.fromkeys(signal_of) if missing[:, signal_of.index(name)].any()]
     design = design_matrix(z, signal_of, indicators)
-    per_stratum = _strata_columns(strata, design.shape[0])
+    per_stratum = _strata_columns(fit.strata, design.shape[0])
     widened = np.hstack([design, per_stratum])
     if opts.monotone:
         value_cols = [j for j, spec in enumerate(specs) if spec.field == "value"]
@@ -225,33 +220,19 @@ def _fit_linear(
     return {"features": fitted, "indicators": indicators, "coef": coef.tolist(), "intercept": intercept}
 
 
-def _fit_all(
-    raw: NDArray[np.float64],
-    t: NDArray[np.float64],
-    specs: Sequence[FeatureSpec],
-    groups: Sequence[str],
-    opts: FitOptions,
-    strata: Sequence[str] | None = None,
-) -> dict[str, Any]:
+def _fit_all(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -> dict[str, Any]:
     """Steps 1-3 of the module docstring on these rows."""
-    if t.min() == t.max():
+    if fit.trust.min() == fit.trust.max():
         raise ValueError("the training rows hold only one label value: a calibrator needs both")
     if opts.post_hoc is None:
-        return {**_fit_linear(raw, t, specs, groups, opts, strata), "post_hoc": None, "post_hoc_rows": 0}
-    fit_rows, cal_rows = grouped_split(groups, opts.post_hoc_fraction, seed=opts.seed + 2)
-    params = _fit_linear(
-        raw[fit_rows],
-        t[fit_rows],
-        specs,
-        [groups[i] for i in fit_rows],
-        opts,
-        None if strata is None else [strata[i] for i in fit_rows],
-    )
+        return {**_fit_linear(fit, specs, opts), "post_hoc": None, "post_hoc_rows": 0}
+    fit_rows, cal_rows = grouped_split(fit.groups, opts.post_hoc_fraction, seed=opts.seed + 2)
+    params = _fit_linear(fit.take(fit_rows), specs, opts)
     p_cal = linear_predict(
-        params["features"], params["indicators"], params["coef"], params["intercept"], None, raw[cal_rows]
+        params["features"], params["indicators"], params["coef"], params["intercept"], None, fit.raw[cal_rows]
     )
     ok = ~np.isnan(p_cal)
-    post_hoc = fit_calibrator_kind(opts.post_hoc, p_cal[ok], t[cal_rows][ok])
+    post_hoc = fit_calibrator_kind(opts.post_hoc, p_cal[ok], fit.trust[cal_rows][ok])
     return {**params, "post_hoc": post_hoc, "post_hoc_rows": int(ok.sum())}
 
 
@@ -315,49 +296,10 @@ def fit_calibrator(
     groups = group_column(rows, group) if group else [str(i) for i in range(len(rows))]
     raw = raw_features(rows, specs)
     versions = _signal_versions(rows, specs)
-    has_signal = ~np.isnan(raw).all(axis=1)
-    if has_signal.sum() < 2 * opts.folds:
-        raise ValueError(
-            f"only {int(has_signal.sum())} rows carry any of the features: too few for {opts.folds}-fold "
-            "cross-validation (need at least 2 rows per fold)"
-        )
-    keep = np.flatnonzero(has_signal)
-    raw_k, y_k = raw[keep], labels[keep]
-    t_k = trust_target(y_k, label_means)
-    groups_k = [groups[i] for i in keep]
-    kept = [rows[i] for i in keep.tolist()]
-    strata_k = group_column(kept, opts.intercept_by) if opts.intercept_by else None
-
-    def strata_of(idx: NDArray[np.int64]) -> list[str] | None:
-        return None if strata_k is None else [strata_k[i] for i in idx]
-
-    folds = grouped_kfold(groups_k, opts.folds, seed=opts.seed)
-    in_sample: list[NDArray[np.float64]] = []
-
-    def fit_predict(train: NDArray[np.int64], test: NDArray[np.int64]) -> NDArray[np.float64]:
-        params = _fit_all(
-            raw_k[train], t_k[train], specs, [groups_k[i] for i in train], opts, strata_of(train)
-        )
-        in_sample.append(_predict(params, raw_k[train]))
-        return _predict(params, raw_k[test])
-
-    oof_trust = out_of_fold(fit_predict, folds, keep.size)
-    to_label = (lambda p: 1.0 - p) if label_means == "untrustworthy" else (lambda p: p)
-    p_label = to_label(oof_trust)
-    by_values = group_column([rows[i] for i in keep.tolist()], by) if by else None
-    report = evaluate_grouped(y_k, p_label, by_values, by=by)
-    f1_held, _ = held_out_f1(y_k, [to_label(p) for p in in_sample], p_label, folds)
-    held_out = HeldOutMetrics(
-        folds=opts.folds,
-        group=group,
-        label=label,
-        label_means=label_means,
-        report=report,
-        f1_threshold_from_training_folds=f1_held,
-    )
-
-    params = _fit_all(raw_k, t_k, specs, groups_k, opts, strata_k)
-    data_sha256 = data_hash([rows[i] for i in keep.tolist()], y_k, raw_k)
+    fit = _rows_with_signals(rows, raw, labels, groups, label_means, opts)
+    oof_trust, held_out = _cross_validate(fit, specs, opts, by=by, group=group, label=label)
+    params = _fit_all(fit, specs, opts)
+    data_sha256 = data_hash(fit.rows, fit.labels, fit.raw)
     model = FusionModel.build(
         name=name,
         features=params["features"],
@@ -367,10 +309,10 @@ def fit_calibrator(
         intercept=params["intercept"],
         post_hoc=params["post_hoc"],
         training=TrainingSummary(
-            n=int(keep.size),
+            n=int(fit.keep.size),
             label=label,
             label_means=label_means,
-            positive_rate=float(y_k.mean()),
+            positive_rate=float(fit.labels.mean()),
             data_sha256=data_sha256,
             group=group,
             l2=opts.l2,
@@ -379,16 +321,117 @@ def fit_calibrator(
             trustscore_version=__version__,
         ),
         held_out=held_out,
-        domain=domain_of([rows[i] for i in keep.tolist()], specs, raw_k, t_k, data_name or name, data_sha256),
+        domain=domain_of(fit.rows, specs, fit.raw, fit.trust, data_name or name, data_sha256),
     )
+    return model, _fit_report(model, held_out, fit.keep, oof_trust, len(rows))
+
+
+def _fit_report(
+    model: FusionModel,
+    held_out: HeldOutMetrics,
+    keep: NDArray[np.int64],
+    oof_trust: NDArray[np.float64],
+    n_rows: int,
+) -> FitReport:
     names = [f.spec.key for f in model.features] + [f"missing:{n}" for n in model.indicators]
-    oof_full: list[float | None] = [None] * len(rows)
+    oof_full: list[float | None] = [None] * n_rows
     for i, p in zip(keep.tolist(), oof_trust.tolist(), strict=True):
         oof_full[i] = p
-    fit_report = FitReport(
+    return FitReport(
         held_out=held_out,
         coefficients=dict(zip(names, model.coef, strict=True)),
         oof_trust=oof_full,
-        rows_without_signals=int(len(rows) - keep.size),
+        rows_without_signals=int(n_rows - keep.size),
     )
-    return model, fit_report
+
+
+@dataclass(frozen=True)
+class _FitRows:
+    """The rows that carry at least one feature (``keep``: their indices), which every step fits on."""
+
+    keep: NDArray[np.int64]
+    rows: list[ScoredRow]
+    raw: NDArray[np.float64]
+    labels: NDArray[np.float64]
+    label_means: LabelPolarity
+    trust: NDArray[np.float64]
+    groups: list[str]
+    strata: list[str] | None
+
+    def take(self, idx: NDArray[np.int64]) -> _FitRows:
+        """These rows at positions ``idx``."""
+        return _FitRows(
+            keep=self.keep[idx],
+            rows=[self.rows[i] for i in idx],
+            raw=self.raw[idx],
+            labels=self.labels[idx],
+            label_means=self.label_means,
+            trust=self.trust[idx],
+            groups=[self.groups[i] for i in idx],
+            strata=None if self.strata is None else [self.strata[i] for i in idx],
+        )
+
+
+def _rows_with_signals(
+    rows: Sequence[ScoredRow],
+    raw: NDArray[np.float64],
+    labels: NDArray[np.float64],
+    groups: list[str],
+    label_means: LabelPolarity,
+    opts: FitOptions,
+) -> _FitRows:
+    """Leave out the rows without any feature; refused when too few are left for the folds."""
+    has_signal = ~np.isnan(raw).all(axis=1)
+    if has_signal.sum() < 2 * opts.folds:
+        raise ValueError(
+            f"only {int(has_signal.sum())} rows carry any of the features: too few for {opts.folds}-fold "
+            "cross-validation (need at least 2 rows per fold)"
+        )
+    keep = np.flatnonzero(has_signal)
+    kept = [rows[i] for i in keep.tolist()]
+    return _FitRows(
+        keep=keep,
+        rows=kept,
+        raw=raw[keep],
+        labels=labels[keep],
+        label_means=label_means,
+        trust=trust_target(labels[keep], label_means),
+        groups=[groups[i] for i in keep],
+        strata=group_column(kept, opts.intercept_by) if opts.intercept_by else None,
+    )
+
+
+def _cross_validate(
+    fit: _FitRows,
+    specs: Sequence[FeatureSpec],
+    opts: FitOptions,
+    *,
+    by: str | None,
+    group: str | None,
+    label: str,
+) -> tuple[NDArray[np.float64], HeldOutMetrics]:
+    """Rerun the whole fit in ``folds`` outer grouped folds: the out-of-fold P(trustworthy) and the
+    held-out metrics in the label's polarity (F1 at thresholds chosen on the training folds)."""
+    folds = grouped_kfold(fit.groups, opts.folds, seed=opts.seed)
+    in_sample: list[NDArray[np.float64]] = []
+
+    def fit_predict(train: NDArray[np.int64], test: NDArray[np.int64]) -> NDArray[np.float64]:
+        params = _fit_all(fit.take(train), specs, opts)
+        in_sample.append(_predict(params, fit.raw[train]))
+        return _predict(params, fit.raw[test])
+
+    oof_trust = out_of_fold(fit_predict, folds, fit.keep.size)
+    to_label = (lambda p: 1.0 - p) if fit.label_means == "untrustworthy" else (lambda p: p)
+    p_label = to_label(oof_trust)
+    by_values = group_column(fit.rows, by) if by else None
+    report = evaluate_grouped(fit.labels, p_label, by_values, by=by)
+    f1_held, _ = held_out_f1(fit.labels, [to_label(p) for p in in_sample], p_label, folds)
+    held_out = HeldOutMetrics(
+        folds=opts.folds,
+        group=group,
+        label=label,
+        label_means=fit.label_means,
+        report=report,
+        f1_threshold_from_training_folds=f1_held,
+    )
+    return oof_trust, held_out

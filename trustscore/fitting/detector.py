@@ -32,6 +32,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -198,209 +199,299 @@ def train_detector(
     ``baseline`` (sample -> P(hallucinated), e.g. :func:`lexical_baseline`) is scored on the same
     held-out rows for comparison; the per-row predictions go to ``detector/heldout_predictions.jsonl``.
     """
-    import torch
     from transformers import AutoTokenizer
 
     began = time.perf_counter()
-    rows = [r for p in data for r in read_rows(p, options.group)]
-    train, heldout = split_by_group(rows, options.heldout_fraction, options.seed)
-    validation: list[LabeledRow] = []
-    if options.validation_fraction > 0 and len({r.group for r in train}) > 1:
-        train, validation = split_by_group(train, options.validation_fraction, options.seed + 1)
-    train = [r for p in extra_train for r in read_rows(p, options.group)] + train
-    held_groups = {r.group for r in heldout}
-    if overlap := {r.group for r in train} & held_groups:
-        raise ValueError(
-            f"{len(overlap)} group(s) are both in --extra-train and held out, e.g. {sorted(overlap)[:3]}"
-        )
-    if not train or not heldout:
-        raise ValueError(
-            f"the split left {len(train)} training and {len(heldout)} held-out rows: "
-            "change --heldout-fraction"
-        )
+    split = _split_rows(data, extra_train, options)
     fingerprint = {
         "options": options.model_dump(exclude={"max_minutes", "checkpoint_every"}),
         "data": data_hash([*data, *extra_train]),
     }
     tokenizer = AutoTokenizer.from_pretrained(options.base)
-    encoded = [e for r in train if (e := encode_row(tokenizer, r, options.max_length)) is not None]
-    checks = [(e, r.hallucinated) for r in validation if (e := encode_row(tokenizer, r, options.max_length))]
+    encoded = [e for r in split.train if (e := encode_row(tokenizer, r, options.max_length)) is not None]
+    checks = [
+        (e, r.hallucinated) for r in split.validation if (e := encode_row(tokenizer, r, options.max_length))
+    ]
     log(
         f"train-detector: {len(encoded)} training rows "
-        f"({len(train) - len(encoded)} skipped: answer too long), {len(checks)} validation rows, "
-        f"{len(heldout)} held-out rows in {len(held_groups)} groups"
+        f"({len(split.train) - len(encoded)} skipped: answer too long), {len(checks)} validation rows, "
+        f"{len(split.heldout)} held-out rows in {len(split.held_groups)} groups"
     )
-
-    ckpt = output / _CHECKPOINT
-    state: dict[str, Any] = {"step": 0, "losses": [], "train_seconds": 0.0}
-    resume = (ckpt / "state.json").is_file()
-    if resume:
-        state = json.loads((ckpt / "state.json").read_text())
-        if state["fingerprint"] != fingerprint:
-            raise ValueError(f"{ckpt} was written with other options or data: use another -o or delete it")
-    device = resolve_device(options.device)
-    torch.manual_seed(options.seed)
-    model = _build_model(options, ckpt / "model" if resume else None).to(device)
-    model.train()
-    params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = torch.optim.AdamW(params, lr=options.learning_rate, weight_decay=0.01)
-    steps_per_epoch = math.ceil(len(encoded) / options.batch_size)
-    total = max(1, round(steps_per_epoch * options.epochs))
-    warmup = int(total * options.warmup_fraction)
-    scheduler = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min((s + 1) / max(1, warmup), max(0.0, (total - s) / max(1, total - warmup)))
-    )
-    if resume:
-        _load_optimizer(optimizer, ckpt / "optimizer.safetensors")
-        with warnings.catch_warnings():  # replaying the schedule "before optimizer.step()" is intended
-            warnings.simplefilter("ignore")
-            for _ in range(state["step"]):
-                scheduler.step()
-        log(f"train-detector: resumed at step {state['step']} of {total}")
-
-    def order(epoch: int) -> list[int]:
-        idx = list(range(len(encoded)))
-        random.Random(options.seed * 1000 + epoch).shuffle(idx)
-        return idx
-
-    def save_checkpoint() -> None:
-        tmp = output / (_CHECKPOINT + ".tmp")
-        model.save_pretrained(tmp / "model")
-        _save_optimizer(optimizer, tmp / "optimizer.safetensors")
-        (tmp / "state.json").write_text(json.dumps({**state, "fingerprint": fingerprint}))
-        if ckpt.exists():
-            import shutil
-
-            shutil.rmtree(ckpt)
-        tmp.rename(ckpt)
-
-    pad = tokenizer.pad_token_id or 0
-    leg_start = time.perf_counter()
-    stopped_early = early_stopped = False
-    while state["step"] < total:
-        epoch, within = divmod(state["step"], steps_per_epoch)
-        batch = [
-            encoded[i] for i in order(epoch)[within * options.batch_size : (within + 1) * options.batch_size]
-        ]
-        width = max(len(e["input_ids"]) for e in batch)
-        ids = torch.full((len(batch), width), pad, dtype=torch.long)
-        labels = torch.full((len(batch), width), -100, dtype=torch.long)
-        mask = torch.zeros((len(batch), width), dtype=torch.long)
-        for k, e in enumerate(batch):
-            n = len(e["input_ids"])
-            ids[k, :n], labels[k, :n], mask[k, :n] = (
-                torch.tensor(e["input_ids"]),
-                torch.tensor(e["labels"]),
-                1,
-            )
-        dev = device
-        torch.manual_seed(options.seed * 1_000_003 + state["step"])  # dropout masks do not depend on resuming
-        loss = model(input_ids=ids.to(dev), attention_mask=mask.to(dev), labels=labels.to(dev)).loss
-        if not torch.isfinite(loss):
-            raise ValueError(
-                f"the training loss is not finite at step {state['step'] + 1}: lower --learning-rate"
-            )
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, 1.0)
-        optimizer.step()
-        scheduler.step()
-        optimizer.zero_grad()
-        state["step"] += 1
-        state["losses"].append(round(loss.item(), 5))
-        elapsed = state["train_seconds"] + time.perf_counter() - leg_start
-        if state["step"] % 10 == 0 or state["step"] == total:
-            recent = state["losses"][-10:]
-            eta = elapsed / state["step"] * (total - state["step"])
-            log(
-                f"train-detector: step {state['step']}/{total} loss {sum(recent) / len(recent):.4f} "
-                f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left"
-            )
-        over = options.max_minutes is not None and elapsed > options.max_minutes * 60
-        epoch_end = state["step"] % steps_per_epoch == 0 or state["step"] == total
-        if checks and epoch_end:
-            auc = _validation_auroc(model, checks, pad, device, options.batch_size)
-            state.setdefault("validation", []).append({"step": state["step"], "auroc": auc})
-            best = state.get("best_auroc")
-            if auc is not None and (best is None or auc > best):
-                state.update(best_auroc=auc, best_step=state["step"], bad_epochs=0)
-                model.save_pretrained(output / _BEST)
-            else:
-                state["bad_epochs"] = state.get("bad_epochs", 0) + 1
-            log(
-                f"train-detector: validation AUROC {auc} after step {state['step']} "
-                f"(best {state.get('best_auroc')} at step {state.get('best_step')})"
-            )
-            if state["bad_epochs"] >= options.patience and state["step"] < total:
-                early_stopped = True
-                log(f"train-detector: no better validation AUROC for {options.patience} epochs: stopping")
-                over = True  # checkpoint below, then stop
-        if state["step"] % options.checkpoint_every == 0 or state["step"] == total or over:
-            state["train_seconds"] = elapsed
-            leg_start = time.perf_counter()
-            save_checkpoint()
-        if early_stopped:
-            break
-        if over:
-            stopped_early = state["step"] < total
-            log(f"train-detector: time budget of {options.max_minutes} min reached at step {state['step']}")
-            break
-
-    if state.get("best_step") not in (None, state["step"]):
-        log(f"train-detector: keeping the weights of step {state['best_step']} (best validation AUROC)")
-        model = _build_model(options, output / _BEST).to(device)
-    detector = output / _DETECTOR
-    model.save_pretrained(detector)
-    tokenizer.save_pretrained(detector)
-    signal = LettuceDetectSignal(
-        LettuceDetectConfig(
-            model=options.base if options.lora else str(detector),
-            adapter=str(detector) if options.lora else None,
-            max_length=options.max_length,
-            local_files_only=True,
-            device=device,
-        )
-    )
+    run = _Training(options, output, fingerprint, encoded, tokenizer.pad_token_id or 0, log)
+    run.train(checks)
+    detector = run.save_detector(tokenizer)
     report: dict[str, Any] = {
         "options": options.model_dump(),
         "data": [str(p) for p in data],
         "extra_train": [str(p) for p in extra_train],
         "data_sha256": fingerprint["data"],
         "split": {
-            "train_rows": len(train),
+            "train_rows": len(split.train),
             "train_rows_used": len(encoded),
             "validation_rows": len(checks),
-            "heldout_rows": len(heldout),
-            "heldout_groups": len(held_groups),
+            "heldout_rows": len(split.heldout),
+            "heldout_groups": len(split.held_groups),
         },
-        "training": {
+        "training": run.summary(),
+    }
+    report.update(_heldout_report(run.signal(detector), split.heldout, baseline, detector, log))
+    report["total_seconds"] = round(time.perf_counter() - began, 1)
+    (detector / "training_summary.json").write_text(json.dumps(report, indent=1))
+    return report
+
+
+@dataclass(frozen=True)
+class _Split:
+    train: list[LabeledRow]
+    validation: list[LabeledRow]
+    heldout: list[LabeledRow]
+
+    @property
+    def held_groups(self) -> set[str]:
+        return {r.group for r in self.heldout}
+
+
+def _split_rows(data: Sequence[Path], extra_train: Sequence[Path], options: TrainOptions) -> _Split:
+    """Training, validation and held-out rows, split by group; ``extra_train`` rows only ever train."""
+    rows = [r for p in data for r in read_rows(p, options.group)]
+    train, heldout = split_by_group(rows, options.heldout_fraction, options.seed)
+    validation: list[LabeledRow] = []
+    if options.validation_fraction > 0 and len({r.group for r in train}) > 1:
+        train, validation = split_by_group(train, options.validation_fraction, options.seed + 1)
+    split = _Split([r for p in extra_train for r in read_rows(p, options.group)] + train, validation, heldout)
+    if overlap := {r.group for r in split.train} & split.held_groups:
+        raise ValueError(
+            f"{len(overlap)} group(s) are both in --extra-train and held out, e.g. {sorted(overlap)[:3]}"
+        )
+    if not split.train or not heldout:
+        raise ValueError(
+            f"the split left {len(split.train)} training and {len(heldout)} held-out rows: "
+            "change --heldout-fraction"
+        )
+    return split
+
+
+class _Training:
+    """One training run: the model, optimizer and schedule, started fresh or resumed from the checkpoint
+    under ``output``, and the counters that the checkpoint keeps (``state``)."""
+
+    def __init__(
+        self,
+        options: TrainOptions,
+        output: Path,
+        fingerprint: dict[str, Any],
+        encoded: list[dict[str, list[int]]],
+        pad: int,
+        log: Callable[[str], None],
+    ) -> None:
+        import torch
+
+        self.options, self.output, self.fingerprint = options, output, fingerprint
+        self.encoded, self.pad, self.log = encoded, pad, log
+        self.ckpt = output / _CHECKPOINT
+        self.state: dict[str, Any] = {"step": 0, "losses": [], "train_seconds": 0.0}
+        resume = (self.ckpt / "state.json").is_file()
+        if resume:
+            self.state = json.loads((self.ckpt / "state.json").read_text())
+            if self.state["fingerprint"] != fingerprint:
+                raise ValueError(
+                    f"{self.ckpt} was written with other options or data: use another -o or delete it"
+                )
+        self.device = resolve_device(options.device)
+        torch.manual_seed(options.seed)
+        self.model = _build_model(options, self.ckpt / "model" if resume else None).to(self.device)
+        self.model.train()
+        self.params = [p for p in self.model.parameters() if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(self.params, lr=options.learning_rate, weight_decay=0.01)
+        self.steps_per_epoch = math.ceil(len(encoded) / options.batch_size)
+        self.total = total = max(1, round(self.steps_per_epoch * options.epochs))
+        warmup = int(total * options.warmup_fraction)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(
+            self.optimizer,
+            lambda s: min((s + 1) / max(1, warmup), max(0.0, (total - s) / max(1, total - warmup))),
+        )
+        if resume:
+            _load_optimizer(self.optimizer, self.ckpt / "optimizer.safetensors")
+            with warnings.catch_warnings():  # replaying the schedule "before optimizer.step()" is intended
+                warnings.simplefilter("ignore")
+                for _ in range(self.state["step"]):
+                    self.scheduler.step()
+            log(f"train-detector: resumed at step {self.state['step']} of {total}")
+        self.stopped_early = self.early_stopped = False
+
+    def train(self, checks: Sequence[tuple[dict[str, list[int]], bool]]) -> None:
+        """Step until the planned steps are done, the time budget is spent or validation stops improving;
+        checkpoint every ``checkpoint_every`` steps and on the way out."""
+        options, state = self.options, self.state
+        leg_start = time.perf_counter()
+        while state["step"] < self.total:
+            self._step()
+            elapsed = state["train_seconds"] + time.perf_counter() - leg_start
+            self._log_progress(elapsed)
+            over = options.max_minutes is not None and elapsed > options.max_minutes * 60
+            epoch_end = state["step"] % self.steps_per_epoch == 0 or state["step"] == self.total
+            if checks and epoch_end and self._validate(checks):
+                self.early_stopped = True
+                over = True  # checkpoint below, then stop
+            if state["step"] % options.checkpoint_every == 0 or state["step"] == self.total or over:
+                state["train_seconds"] = elapsed
+                leg_start = time.perf_counter()
+                self._save_checkpoint()
+            if self.early_stopped:
+                break
+            if over:
+                self.stopped_early = state["step"] < self.total
+                minutes = options.max_minutes
+                self.log(f"train-detector: time budget of {minutes} min reached at step {state['step']}")
+                break
+
+    def _step(self) -> None:
+        import torch
+
+        options, state = self.options, self.state
+        epoch, within = divmod(state["step"], self.steps_per_epoch)
+        order = list(range(len(self.encoded)))
+        random.Random(options.seed * 1000 + epoch).shuffle(order)
+        size = options.batch_size
+        ids, labels, mask = _pad_batch(
+            [self.encoded[i] for i in order[within * size : (within + 1) * size]], self.pad
+        )
+        dev = self.device
+        torch.manual_seed(options.seed * 1_000_003 + state["step"])  # dropout masks do not depend on resuming
+        loss = self.model(input_ids=ids.to(dev), attention_mask=mask.to(dev), labels=labels.to(dev)).loss
+        if not torch.isfinite(loss):
+            raise ValueError(
+                f"the training loss is not finite at step {state['step'] + 1}: lower --learning-rate"
+            )
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.params, 1.0)
+        self.optimizer.step()
+        self.scheduler.step()
+        self.optimizer.zero_grad()
+        state["step"] += 1
+        state["losses"].append(round(loss.item(), 5))
+
+    def _log_progress(self, elapsed: float) -> None:
+        step, total = self.state["step"], self.total
+        if step % 10 == 0 or step == total:
+            recent = self.state["losses"][-10:]
+            eta = elapsed / step * (total - step)
+            self.log(
+                f"train-detector: step {step}/{total} loss {sum(recent) / len(recent):.4f} "
+                f"{elapsed:.0f}s elapsed, ~{eta:.0f}s left"
+            )
+
+    def _validate(self, checks: Sequence[tuple[dict[str, list[int]], bool]]) -> bool:
+        """Score the validation rows, keep the best epoch's weights; True when patience has run out."""
+        state = self.state
+        auc = _validation_auroc(self.model, checks, self.pad, self.device, self.options.batch_size)
+        state.setdefault("validation", []).append({"step": state["step"], "auroc": auc})
+        best = state.get("best_auroc")
+        if auc is not None and (best is None or auc > best):
+            state.update(best_auroc=auc, best_step=state["step"], bad_epochs=0)
+            self.model.save_pretrained(self.output / _BEST)
+        else:
+            state["bad_epochs"] = state.get("bad_epochs", 0) + 1
+        self.log(
+            f"train-detector: validation AUROC {auc} after step {state['step']} "
+            f"(best {state.get('best_auroc')} at step {state.get('best_step')})"
+        )
+        if state["bad_epochs"] >= self.options.patience and state["step"] < self.total:
+            patience = self.options.patience
+            self.log(f"train-detector: no better validation AUROC for {patience} epochs: stopping")
+            return True
+        return False
+
+    def _save_checkpoint(self) -> None:
+        tmp = self.output / (_CHECKPOINT + ".tmp")
+        self.model.save_pretrained(tmp / "model")
+        _save_optimizer(self.optimizer, tmp / "optimizer.safetensors")
+        (tmp / "state.json").write_text(json.dumps({**self.state, "fingerprint": self.fingerprint}))
+        if self.ckpt.exists():
+            import shutil
+
+            shutil.rmtree(self.ckpt)
+        tmp.rename(self.ckpt)
+
+    def save_detector(self, tokenizer: Any) -> Path:
+        """Save the best validation epoch's weights (else the last) and the tokenizer as the detector."""
+        best = self.state.get("best_step")
+        if best not in (None, self.state["step"]):
+            self.log(f"train-detector: keeping the weights of step {best} (best validation AUROC)")
+            self.model = _build_model(self.options, self.output / _BEST).to(self.device)
+        detector = self.output / _DETECTOR
+        self.model.save_pretrained(detector)
+        tokenizer.save_pretrained(detector)
+        return detector
+
+    def signal(self, detector: Path) -> LettuceDetectSignal:
+        """The ``lettucedetect`` signal over the saved detector, as users will run it."""
+        options = self.options
+        return LettuceDetectSignal(
+            LettuceDetectConfig(
+                model=options.base if options.lora else str(detector),
+                adapter=str(detector) if options.lora else None,
+                max_length=options.max_length,
+                local_files_only=True,
+                device=self.device,
+            )
+        )
+
+    def summary(self) -> dict[str, Any]:
+        import torch
+
+        state = self.state
+        return {
             "steps": state["step"],
-            "planned_steps": total,
-            "stopped_early": stopped_early,
+            "planned_steps": self.total,
+            "stopped_early": self.stopped_early,
             "early_stopping": {
-                "stopped": early_stopped,
+                "stopped": self.early_stopped,
                 "best_step": state.get("best_step"),
                 "best_validation_auroc": state.get("best_auroc"),
                 "validation": state.get("validation", []),
             },
-            "device": device,
+            "device": self.device,
             "seconds": round(state["train_seconds"], 1),
             "torch_threads": torch.get_num_threads(),
             "final_loss": (sum(state["losses"][-20:]) / max(1, len(state["losses"][-20:]))),
-            "trainable_parameters": sum(p.numel() for p in params),
-        },
-    }
+            "trainable_parameters": sum(p.numel() for p in self.params),
+        }
+
+
+def _heldout_report(
+    signal: LettuceDetectSignal,
+    heldout: Sequence[LabeledRow],
+    baseline: Callable[[Sample], float | None] | None,
+    detector: Path,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """Score the held-out rows (predictions to ``detector/heldout_predictions.jsonl``) and compare with
+    the baseline: the report's ``heldout``, ``beats_baseline`` and ``verdict``."""
     predictions = predict_rows(signal, heldout, log=log)
     with (detector / "heldout_predictions.jsonl").open("w") as f:
         f.writelines(json.dumps(p) + "\n" for p in predictions)
     by_id = {r.sample.id: r for r in heldout}
     base_scores = {p["id"]: baseline(by_id[p["id"]].sample) for p in predictions} if baseline else None
-    report["heldout"] = summarize(predictions, base_scores)
-    report["heldout"]["not_scored"] = len(heldout) - len(predictions)
-    report["beats_baseline"], report["verdict"] = verdict(report["heldout"])
-    log(f"train-detector: {report['verdict']}")
-    report["total_seconds"] = round(time.perf_counter() - began, 1)
-    (detector / "training_summary.json").write_text(json.dumps(report, indent=1))
-    return report
+    summary = summarize(predictions, base_scores)
+    summary["not_scored"] = len(heldout) - len(predictions)
+    beats, sentence = verdict(summary)
+    log(f"train-detector: {sentence}")
+    return {"heldout": summary, "beats_baseline": beats, "verdict": sentence}
+
+
+def _pad_batch(batch: Sequence[dict[str, list[int]]], pad: int) -> tuple[Any, Any, Any]:
+    """Input ids (padded with ``pad``), labels (padded with -100) and the attention mask of a batch."""
+    import torch
+
+    width = max(len(e["input_ids"]) for e in batch)
+    ids = torch.full((len(batch), width), pad, dtype=torch.long)
+    labels = torch.full((len(batch), width), -100, dtype=torch.long)
+    mask = torch.zeros((len(batch), width), dtype=torch.long)
+    for k, e in enumerate(batch):
+        n = len(e["input_ids"])
+        ids[k, :n], labels[k, :n], mask[k, :n] = torch.tensor(e["input_ids"]), torch.tensor(e["labels"]), 1
+    return ids, labels, mask
 
 
 def _validation_auroc(
@@ -420,17 +511,9 @@ def _validation_auroc(
     try:
         with torch.inference_mode():
             for start in range(0, len(checks), batch_size):
-                batch = [e for e, _ in checks[start : start + batch_size]]
-                width = max(len(e["input_ids"]) for e in batch)
-                ids = torch.full((len(batch), width), pad, dtype=torch.long)
-                mask = torch.zeros((len(batch), width), dtype=torch.long)
-                answer = torch.zeros((len(batch), width), dtype=torch.bool)
-                for k, e in enumerate(batch):
-                    n = len(e["input_ids"])
-                    ids[k, :n], mask[k, :n] = torch.tensor(e["input_ids"]), 1
-                    answer[k, :n] = torch.tensor([x != -100 for x in e["labels"]])
+                ids, answer_labels, mask = _pad_batch([e for e, _ in checks[start : start + batch_size]], pad)
                 logits = model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
-                probs = logits.float().softmax(-1)[..., 1].cpu().masked_fill(~answer, 0.0)
+                probs = logits.float().softmax(-1)[..., 1].cpu().masked_fill(answer_labels == -100, 0.0)
                 scores.extend(probs.max(dim=1).values.tolist())
     finally:
         model.train()

@@ -34,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from trustscore.types import Sample
 from trustscore.whitebox.model import LoadedModel, build_prompt, layout_for, load_pretrained, model_key
 from trustscore.whitebox.profile import ModelIdentity, RedeepProfile
-from trustscore.whitebox.redeep import jensen_shannon, legacy_divergence_sum
+from trustscore.whitebox.redeep import check_selection, jensen_shannon, legacy_divergence_sum
 from trustscore.whitebox.untrusted import neutral_sample
 
 __all__ = [
@@ -201,9 +201,43 @@ def generate_with_aarf(
     for the profile's heads and layers (or, without a profile, for A and F). ``on_step`` sees every
     token as it is generated. Blocking.
     """
-    import torch
-
     settings = settings or AARFSettings()
+    plan = _plan(loaded, profile, heads, layers, score_fn)
+    sample = neutral_sample(loaded.tokenizer, sample)  # its special-token strings are text, not control tokens
+    prompt = build_prompt(loaded.tokenizer, sample)
+    prompt_ids, context_pos = _context_positions(loaded.tokenizer, prompt, sample)
+    if not context_pos and not plan.legacy_features:
+        raise ValueError(
+            "no context tokens in the prompt: AARF steers the model towards the retrieved context"
+        )
+    key_pos = list(range(len(prompt_ids))) if plan.legacy_features else context_pos
+    features = _TokenFeatures(loaded, plan, key_pos)
+    steps = _decode(loaded, prompt_ids, plan, settings, features, on_step)
+    text = loaded.tokenizer.decode([s.token_id for s in steps], skip_special_tokens=True)
+    return AARFResult(text=text, steps=steps, heads=plan.heads, layers=plan.layers, settings=settings)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What to intervene on (``heads``, ``layers``), what to read for the token score, and the score."""
+
+    heads: list[Head]
+    layers: list[int]
+    feature_heads: list[Head]
+    feature_layers: list[int]
+    legacy_features: bool
+    top_k_fraction: float
+    score_fn: ScoreFn
+
+
+def _plan(
+    loaded: LoadedModel,
+    profile: RedeepProfile | None,
+    heads: Sequence[Head] | None,
+    layers: Sequence[int] | None,
+    score_fn: ScoreFn | None,
+) -> _Plan:
+    """Heads, layers and score from the arguments, else the profile; refused when they do not fit."""
     if profile is not None:
         if profile.level != "token":
             raise ValueError("AARF scores every generated token: give a token-level ReDeEP profile")
@@ -212,82 +246,103 @@ def generate_with_aarf(
     layers = list(layers if layers is not None else (profile.layers if profile else []))
     if not heads and not layers:
         raise ValueError("AARF needs copying heads or knowledge layers: give a profile or heads=/layers=")
-    for layer, head in heads:
-        if not (0 <= layer < loaded.n_layers and 0 <= head < loaded.n_heads):
-            raise ValueError(
-                f"head ({layer}, {head}) is outside the model ({loaded.n_layers} x {loaded.n_heads})"
-            )
-    for layer in layers:
-        if not 0 <= layer < loaded.n_layers:
-            raise ValueError(f"layer {layer} is outside the model ({loaded.n_layers} layers)")
+    check_selection(loaded, heads, layers)
     if score_fn is None:
         if profile is None:
             raise ValueError("without a profile, pass score_fn(ecs_by_head, pks_by_layer) -> H_t")
         score_fn = profile.hallucination_probability
-    feature_heads = list(profile.heads) if profile else heads
-    feature_layers = list(profile.layers) if profile else layers
-    legacy_features = profile is not None and profile.pks_mode == "legacy"
-    top_k_fraction = profile.top_k_fraction if profile else 0.1
+    return _Plan(
+        heads=heads,
+        layers=layers,
+        feature_heads=list(profile.heads) if profile else heads,
+        feature_layers=list(profile.layers) if profile else layers,
+        legacy_features=profile is not None and profile.pks_mode == "legacy",
+        top_k_fraction=profile.top_k_fraction if profile else 0.1,
+        score_fn=score_fn,
+    )
 
-    tok = loaded.tokenizer
-    sample = neutral_sample(tok, sample)  # its special-token strings are text, not control tokens
-    prompt = build_prompt(tok, sample)
-    prompt_ids, context_pos = _context_positions(tok, prompt, sample)
-    if not context_pos and not legacy_features:
-        raise ValueError(
-            "no context tokens in the prompt: AARF steers the model towards the retrieved context"
-        )
-    key_pos = list(range(len(prompt_ids))) if legacy_features else context_pos
-    k = max(1, int(top_k_fraction * len(key_pos)))
-    device = loaded.device
-    key_index = torch.tensor(key_pos, device=device)
-    mids: dict[int, Any] = {}
 
-    def capture_mid(layer: int) -> Callable[..., None]:
-        def hook(_m: Any, args: tuple[Any, ...]) -> None:
-            mids[layer] = args[0][0, -1]
+class _TokenFeatures:
+    """The fed token's ReDeEP features from one forward's outputs: ECS against the prompt's final
+    states at the top-k keys, PKS from the residual a hook captures before each layer's FFN."""
 
-        return hook
+    def __init__(self, loaded: LoadedModel, plan: _Plan, key_pos: list[int]) -> None:
+        import torch
 
-    def features(out: Any) -> tuple[dict[Head, float], dict[int, float]]:
+        self.loaded, self.plan = loaded, plan
+        self.k = max(1, int(plan.top_k_fraction * len(key_pos)))
+        self.key_index = torch.tensor(key_pos, device=loaded.device)
+        self.mids: dict[int, Any] = {}
+        self.prompt_states: Any = None
+
+    def capture_mids(self) -> list[Any]:
+        """Install the hooks that keep the last position's residual before the FFN; their handles."""
+
+        def capture_mid(layer: int) -> Callable[..., None]:
+            def hook(_m: Any, args: tuple[Any, ...]) -> None:
+                self.mids[layer] = args[0][0, -1]
+
+            return hook
+
+        return [
+            self.loaded.pre_ffn_norm(layer).register_forward_pre_hook(capture_mid(layer))
+            for layer in self.plan.feature_layers
+        ]
+
+    def __call__(self, out: Any) -> tuple[dict[Head, float], dict[int, float]]:
+        import torch
+
+        loaded, key_index = self.loaded, self.key_index
         last = out.hidden_states[-1][0, -1].float()
         ecs = {}
-        for layer, head in feature_heads:
+        for layer, head in self.plan.feature_heads:
             row = out.attentions[layer][0, head, -1, key_index].float()
-            top = row.topk(min(k, row.numel())).indices
-            pooled = prompt_states[key_index[top]].mean(dim=0)
+            top = row.topk(min(self.k, row.numel())).indices
+            pooled = self.prompt_states[key_index[top]].mean(dim=0)
             ecs[(layer, head)] = float(torch.nn.functional.cosine_similarity(pooled, last, dim=0))
         pks = {}
-        for layer in feature_layers:
-            before = loaded.logit_lens(mids[layer][None])
+        for layer in self.plan.feature_layers:
+            before = loaded.logit_lens(self.mids[layer][None])
             after = loaded.logit_lens(out.hidden_states[layer + 1][0, -1][None])
-            if legacy_features:
+            if self.plan.legacy_features:
                 pks[layer] = float(legacy_divergence_sum(before, after)[0]) / before.shape[-1] * 1e6
             else:
                 pks[layer] = float(jensen_shannon(before, after)[0])
         return ecs, pks
 
+
+def _decode(
+    loaded: LoadedModel,
+    prompt_ids: list[int],
+    plan: _Plan,
+    settings: AARFSettings,
+    features: _TokenFeatures,
+    on_step: Callable[[AARFStep], None] | None,
+) -> list[AARFStep]:
+    """Greedy decoding with a KV cache; a step whose token score passes the threshold is re-run from
+    the same cache with the intervention on, and the next token comes from that second pass."""
+    import torch
+
     steps: list[AARFStep] = []
-    eos = tok.eos_token_id
+    tok, device = loaded.tokenizer, loaded.device
     with (
         loaded.lock,
         torch.no_grad(),
-        Intervention(loaded, heads, layers, settings.alpha, settings.beta, settings.legacy) as intervention,
+        Intervention(
+            loaded, plan.heads, plan.layers, settings.alpha, settings.beta, settings.legacy
+        ) as intervention,
     ):
-        handles = [
-            loaded.pre_ffn_norm(layer).register_forward_pre_hook(capture_mid(layer))
-            for layer in feature_layers
-        ]
+        handles = features.capture_mids()
         try:
             out = loaded.model(
                 input_ids=torch.tensor([prompt_ids], device=device), use_cache=True, output_hidden_states=True
             )
-            prompt_states = out.hidden_states[-1][0].float()
+            features.prompt_states = out.hidden_states[-1][0].float()
             cache = out.past_key_values
             logits = out.logits[0, -1]
             for index in range(settings.max_new_tokens):
                 token = int(logits.argmax())
-                if token == eos:
+                if token == tok.eos_token_id:
                     break
                 length = cache.get_seq_length()
                 fed = torch.tensor([[token]], device=device)
@@ -298,7 +353,7 @@ def generate_with_aarf(
                     output_attentions=True,
                     output_hidden_states=True,
                 )
-                score = float(score_fn(*features(out)))
+                score = float(plan.score_fn(*features(out)))
                 if not math.isfinite(score):
                     raise ValueError(f"the token score of step {index} is not finite")
                 last_step = index + 1 == settings.max_new_tokens
@@ -318,8 +373,7 @@ def generate_with_aarf(
         finally:
             for h in handles:
                 h.remove()
-    text = tok.decode([s.token_id for s in steps], skip_special_tokens=True)
-    return AARFResult(text=text, steps=steps, heads=heads, layers=layers, settings=settings)
+    return steps
 
 
 @contextmanager

@@ -75,6 +75,7 @@ __all__ = [
     "RedeepFeatures",
     "RedeepSignal",
     "candidate_recipe",
+    "check_selection",
     "extract_features",
     "extract_features_batch",
     "jensen_shannon",
@@ -330,15 +331,20 @@ def _chunk_token_sets(
     return sets
 
 
-def _check_recipe(loaded: LoadedModel, recipe: FeatureRecipe, embed: EmbedFn | None) -> None:
-    for layer, head in recipe.heads:
+def check_selection(loaded: LoadedModel, heads: Sequence[Head], layers: Sequence[int]) -> None:
+    """Refuse (``ValueError``) a head or layer the model does not have."""
+    for layer, head in heads:
         if not (0 <= layer < loaded.n_layers and 0 <= head < loaded.n_heads):
             raise ValueError(
                 f"head ({layer}, {head}) is outside the model ({loaded.n_layers} x {loaded.n_heads})"
             )
-    for layer in recipe.layers:
+    for layer in layers:
         if not 0 <= layer < loaded.n_layers:
             raise ValueError(f"layer {layer} is outside the model ({loaded.n_layers} layers)")
+
+
+def _check_recipe(loaded: LoadedModel, recipe: FeatureRecipe, embed: EmbedFn | None) -> None:
+    check_selection(loaded, recipe.heads, recipe.layers)
     if recipe.level == "chunk" and embed is None:
         raise ValueError("chunk-level ReDeEP needs a sentence embedder (pass embed=Embedder.encode)")
 
