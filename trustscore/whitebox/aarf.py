@@ -203,7 +203,7 @@ def generate_with_aarf(
     """
     settings = settings or AARFSettings()
     plan = _plan(loaded, profile, heads, layers, score_fn)
-    sample = neutral_sample(loaded.tokenizer, sample)  # its special-token strings are text, not control tokens
+    sample = neutral_sample(loaded.tokenizer, sample)  # special-token strings in it stay text
     prompt = build_prompt(loaded.tokenizer, sample)
     prompt_ids, context_pos = _context_positions(loaded.tokenizer, prompt, sample)
     if not context_pos and not plan.legacy_features:
