@@ -23,7 +23,8 @@ import argparse
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from trustscore.core.extras import install_extra
 from trustscore.ray.batch_size import DEFAULT_BATCH_SIZE
@@ -32,9 +33,11 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from trustscore.config import Config
-    from trustscore.ray.files import Format
+    from trustscore.ray.files import Format, RunTally
 
 __all__ = ["add_arguments", "keep_local_ray_on_loopback", "run_ray"]
+
+T = TypeVar("T")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -139,10 +142,17 @@ def _run_locked(
     import ray
     import ray.data
 
-    from trustscore.errors import UsageError
-    from trustscore.ray.dataset import check_gpus, prepare_lines, prepare_records, score_prepared
-    from trustscore.ray.files import JsonlSink, count_rows, drop_rows, previous_rows
+    from trustscore.errors import InputError, UsageError
+    from trustscore.ray.dataset import (
+        check_gpus,
+        first_invalid,
+        prepare_lines,
+        prepare_records,
+        score_prepared,
+    )
+    from trustscore.ray.files import JsonlSink, data_files, drop_rows, previous_rows, tally_rows
     from trustscore.ray.leftovers import RUN_ENV, mark_run, record_run, stop_leftovers
+    from trustscore.ray.lines import JsonlLines
     from trustscore.ray.unique import duplicate_ids
 
     if lock is not None and (stopped := stop_leftovers(lock)):
@@ -168,13 +178,23 @@ def _run_locked(
             check_gpus(args.gpus_per_actor, actors, ray.cluster_resources(), name="--gpus-per-actor")
         except ValueError as e:
             raise UsageError(str(e)) from None
-        read = ray.data.read_text if in_format == "jsonl" else ray.data.read_parquet
         prepare = prepare_lines if in_format == "jsonl" else prepare_records
 
         def prepared(skip: frozenset[str]) -> ray.data.Dataset:
-            return read(source).map_batches(prepare, batch_format="pyarrow", fn_kwargs={"skip": skip})
+            read = (
+                ray.data.read_datasource(JsonlLines(source))
+                if in_format == "jsonl"
+                else ray.data.read_parquet(source)
+            )
+            return read.map_batches(prepare, batch_format="pyarrow", fn_kwargs={"skip": skip})
 
-        repeated = duplicate_ids(prepared(frozenset()))
+        if args.on_error == "stop":
+            first = _unwrap_input_error(lambda: first_invalid(prepared(frozenset())))
+            if first is not None:
+                line = first["line"]
+                where = f"{source}:{line}" if line is not None else f"{source}: id {first['id']!r}"
+                raise InputError(f"{where}: {first['error']}")
+        repeated = _unwrap_input_error(lambda: duplicate_ids(prepared(frozenset())))
         if repeated:
             raise UsageError(
                 f"input {source}: id(s) {', '.join(map(repr, repeated))} occur more than once; ids must be "
@@ -184,6 +204,7 @@ def _run_locked(
         skip = frozenset(i for i, complete in previous.items() if complete or not args.retry_incomplete)
         before, kept_incomplete = len(skip), 0 if args.retry_incomplete else len(incomplete)
         del previous, incomplete
+        earlier_files = data_files(output)
         scored = score_prepared(
             prepared(skip),
             config,
@@ -193,6 +214,8 @@ def _run_locked(
             budget_s=args.budget,
             no_cache=args.no_cache,
             num_gpus=args.gpus_per_actor,
+            carry=args.carry,
+            replace_unsafe_cache_entries=args.retry_incomplete,
         )
         del skip
         if out_format == "jsonl":
@@ -204,10 +227,11 @@ def _run_locked(
             ray.shutdown()
         if marked:
             os.environ.pop(RUN_ENV, None)
-    total = count_rows(output, out_format)
+    tally = tally_rows(output, out_format, data_files(output) - earlier_files)
+    errors = f", {tally.errors} error row(s)" if tally.errors else ""
     print(
-        f"trustscore score --ray: {total - before} row(s) scored ({retried} of them incomplete before), "
-        f"{before - kept_incomplete} already done, {actors} actor(s), "
+        f"trustscore score --ray: {tally.rows - tally.errors} row(s) scored ({retried} of them incomplete "
+        f"before){errors}, {before - kept_incomplete} already done, {actors} actor(s), "
         f"{time.perf_counter() - started:.1f}s -> {output}",
         file=sys.stderr,
     )
@@ -217,7 +241,46 @@ def _run_locked(
             "rerun with --retry-incomplete to score them again",
             file=sys.stderr,
         )
+    return _exit_status(tally, fresh=not before, output=output)
+
+
+def _exit_status(tally: RunTally, *, fresh: bool, output: str) -> int:
+    """The local command's exit status for what this run wrote: 2 when a fresh run scored no row
+    (every row invalid, or no signal gave a value on any), 3 when some rows are error rows, else 0."""
+    scored = tally.rows - tally.errors
+    if fresh and tally.rows and scored == tally.no_score:
+        if not scored:
+            why = f"all {tally.errors} row(s) are invalid, e.g. {tally.first_error}"
+        else:
+            why = f"no signal gave a value on any of {scored} row(s) (each row's signals say why)"
+            if tally.errors:
+                why += f"; {tally.errors} more row(s) are invalid, e.g. {tally.first_error}"
+        print(f"trustscore: error: no row could be scored: {why}", file=sys.stderr)
+        return 2
+    if tally.errors:
+        print(
+            f"trustscore: {tally.errors} row(s) could not be scored and are error rows in {output} "
+            f"(error says why), e.g. {tally.first_error}",
+            file=sys.stderr,
+        )
+        return 3
     return 0
+
+
+def _unwrap_input_error(run: Callable[[], T]) -> T:
+    """``run()``, with the local command's InputError (a file that cannot be read as lines) raised as
+    itself when Ray wraps it in its task error."""
+    from trustscore.errors import InputError
+
+    try:
+        return run()
+    except Exception as e:
+        cause: BaseException | None = e
+        while cause is not None and not isinstance(cause, InputError):
+            cause = cause.__cause__ or cause.__context__
+        if cause is None:
+            raise
+        raise InputError(str(cause)) from None
 
 
 def _default_actors(resources: dict[str, Any]) -> int:
