@@ -257,6 +257,13 @@ def test_an_input_of_only_invalid_rows_exits_2_and_on_error_stop_scores_nothing(
     assert score_ray(invalid, tmp_path / "out.jsonl", config, "--actors", "1") == 2
     assert "no row could be scored: all 2 row(s) are invalid" in capsys.readouterr().err
 
+    not_text = tmp_path / "latin1.jsonl"
+    not_text.write_bytes(b'{"question": "caf\xe9"}\n')
+    assert score_ray(not_text, tmp_path / "latin1-out.jsonl", config, "--actors", "1") == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"{not_text}:1: not UTF-8 text (byte 18 of the line is not valid UTF-8)"), err
+    assert "Traceback" not in err
+
     mixed = write_jsonl(tmp_path / "mixed.jsonl", [*rows(2), {"id": "bad", "question": "q"}])
     stop = ("--on-error", "stop")
     assert score_ray(mixed, tmp_path / "stopped.jsonl", config, "--actors", "1", *stop) == 2

@@ -269,18 +269,22 @@ def _exit_status(tally: RunTally, *, fresh: bool, output: str) -> int:
 
 def _unwrap_input_error(run: Callable[[], T]) -> T:
     """``run()``, with the local command's InputError (a file that cannot be read as lines) raised as
-    itself when Ray wraps it in its task error."""
+    itself, one line, when Ray hands it back wrapped in its task error (whose text is a traceback)."""
+    from ray.exceptions import RayTaskError
+
     from trustscore.errors import InputError
 
     try:
         return run()
     except Exception as e:
-        cause: BaseException | None = e
-        while cause is not None and not isinstance(cause, InputError):
-            cause = cause.__cause__ or cause.__context__
-        if cause is None:
-            raise
-        raise InputError(str(cause)) from None
+        seen: list[BaseException] = [e]
+        for error in seen:  # grows as it goes: each error's original, cause and context
+            if isinstance(error, InputError) and not isinstance(error, RayTaskError):
+                # Ray appends its retry advice to the message's later lines; ours is one line.
+                raise InputError(str(error).split("\n", 1)[0]) from None
+            more = (getattr(error, "cause", None), error.__cause__, error.__context__)
+            seen.extend(m for m in more if isinstance(m, BaseException) and m not in seen)
+        raise
 
 
 def _default_actors(resources: dict[str, Any]) -> int:
