@@ -9,11 +9,16 @@ listening on 127.0.0.1 only (Ray's own default for a local start is every interf
 authentication: anyone on the network could run code in it); on
 a cluster of several nodes IN and OUT must be storage every node sees (Ray reads and writes part
 files on whichever node runs the task).
-The Ray path parses rows exactly as the local command does, but it streams: an invalid row does not
-stop the run, it is written out with ``error`` set and no score. Ids must be unique as in the local
-command: a first pass over the input checks it (8 bytes a row on the driver, see ``unique.py``).
+The Ray path parses rows exactly as the local command does (JSONL lines split as it splits them, see
+``lines.py``), but it streams: an invalid row is written as the local command's error row (``error`` set,
+no score, its ``line``) and the exit status is the local command's: 3 when some rows of the run are
+error rows, 2 when none could be scored (``--on-error stop`` stops at an invalid row before scoring,
+with one more pass over the input). ``--carry`` copies sample fields into the rows as locally. Ids
+must be unique as in the local command: a first pass over the input checks it (8 bytes a row on the
+driver, see ``unique.py``).
 Resume follows the local command: ids already in OUT are skipped, incomplete rows included, unless
-``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again.
+``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again,
+the actors replacing cache entries trustscore did not write (as the local command does).
 ``--gpus-per-actor`` reserves GPUs for each actor (local signals that run a model on the GPU).
 """
 
