@@ -127,7 +127,8 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    # Lines end at "\n" only: a JSON string may hold a raw U+2028, which str.splitlines() splits on.
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
 def to_toml(data: dict[str, Any], table: str = "") -> str:

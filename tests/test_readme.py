@@ -124,6 +124,16 @@ def test_the_test_script_runs_every_suite_that_ci_needs() -> None:
             assert f"-m {marker}" in script and f"--{marker})" in script, marker
 
 
+def test_the_test_script_runs_the_default_suite_without_torch() -> None:
+    """The default install has no torch: --torch-free (in --all) runs the default suite in the venv
+    scripts/setup --torch-free builds, after checking that torch and transformers are absent there."""
+    script = (REPO / "scripts/test").read_text(encoding="utf-8")
+    assert "--torch-free) torchfree=1" in script and "torchfree=1 ;;" in script.split("--all)")[1]
+    assert "step .venv-torch-free/bin/python -m pytest\n" in script
+    assert "'torch', 'transformers'" in script
+    assert "bash scripts/setup --torch-free" in (REPO / ".ci/run").read_text(encoding="utf-8")
+
+
 def test_the_test_script_refuses_an_unknown_flag() -> None:
     done = subprocess.run(["bash", "scripts/test", "--bogus"], cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 2 and "unknown flag --bogus" in done.stderr

@@ -137,8 +137,8 @@ def write_config(tmp_path: Path, base_url: str, **endpoint: Any) -> Path:
     return path
 
 
-def score_local(source: Path, output: Path, config: Path) -> int:
-    return main(["score", str(source), "-o", str(output), "--config", str(config), "--no-progress"])
+def score_local(source: Path, output: Path, config: Path, *extra: str) -> int:
+    return main(["score", str(source), "-o", str(output), "--config", str(config), "--no-progress", *extra])
 
 
 def score_ray(source: Path, output: Path, config: Path, *extra: str) -> int:
@@ -208,27 +208,100 @@ def test_same_results_as_the_local_command_jsonl_and_parquet(
     )
 
 
-def test_invalid_rows_are_written_with_their_reason_and_skipped_on_rerun(
-    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path
+def test_invalid_rows_are_the_local_commands_error_rows_with_its_exit_status_and_carry(
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = write_config(tmp_path, fake_vllm.base_url)
     source = tmp_path / "in.jsonl"
     good = [json.dumps(r) for r in rows(2)]
+    # a raw U+2028 inside a JSON string is one line to the local command (and to JSON)
+    odd = json.dumps({**rows(3)[2], "response": "Frank\u2028Herbert."}, ensure_ascii=False)
     source.write_text(
-        "\n".join([good[0], "{not json", json.dumps({"id": "bad", "question": "q"}), good[1]]) + "\n"
+        "\n".join([good[0], "{not json", "", json.dumps({"id": "bad", "question": "q"}), good[1], odd]) + "\n"
     )
-    assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1") == 0
+    carry = ("--carry", "question,context,response")
+    assert score_local(source, tmp_path / "local.jsonl", config, *carry) == 3
+    local = by_id(read_jsonl(tmp_path / "local.jsonl"))
+    assert "2 row(s) could not be scored" in capsys.readouterr().err
+
+    assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1", *carry) == 3
+    err = capsys.readouterr().err
+    assert "2 row(s) could not be scored and are error rows" in err and "e.g. line " in err
+    assert "3 row(s) scored (0 of them incomplete before), 2 error row(s)" in err
     out = by_id(output_rows(str(tmp_path / "out.jsonl"), "jsonl"))
-    assert len(out) == 4
-    assert out["r0"]["score"] is not None and "error" not in out["r0"]
-    assert out["bad"]["score"] is None and "response" in out["bad"]["error"]
-    (broken,) = [r for key, r in out.items() if key.startswith("invalid-")]
-    assert "not valid JSON" in broken["error"] and broken["complete"] is False
+    assert len(out) == 5 and set(out) == set(local)
+    errors = {key for key, row in local.items() if row["score"] is None}
+    assert len(errors) == 2 and "bad" in errors
+    for key in errors:  # the same error row: id, reason, line
+        assert out[key] == {**local[key], "seconds": out[key]["seconds"]}
+    assert out["bad"]["line"] == 4 and "response" in out["bad"]["error"]
+    assert_same_results(
+        {k: v for k, v in local.items() if k not in errors}, {k: v for k, v in out.items() if k not in errors}
+    )
+    assert out["r0"]["question"] == rows(1)[0]["question"] and out["r0"]["context"] == CONTEXT
+    assert out["r2"]["response"] == "Frank\u2028Herbert."
 
     requests = len(fake_vllm.engine.completion_requests())
-    assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1") == 0
-    assert len(output_rows(str(tmp_path / "out.jsonl"), "jsonl")) == 4
+    assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1") == 0, "nothing new: no error"
+    assert len(output_rows(str(tmp_path / "out.jsonl"), "jsonl")) == 5
     assert len(fake_vllm.engine.completion_requests()) == requests, "a rerun scored done rows again"
+
+
+def test_an_input_of_only_invalid_rows_exits_2_and_on_error_stop_scores_nothing(
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = write_config(tmp_path, fake_vllm.base_url)
+    invalid = tmp_path / "invalid.jsonl"
+    invalid.write_text('{"id": "a", "question": "q"}\n{nope\n', encoding="utf-8")
+    assert score_local(invalid, tmp_path / "local.jsonl", config) == 2
+    assert score_ray(invalid, tmp_path / "out.jsonl", config, "--actors", "1") == 2
+    assert "no row could be scored: all 2 row(s) are invalid" in capsys.readouterr().err
+
+    not_text = tmp_path / "latin1.jsonl"
+    not_text.write_bytes(b'{"question": "caf\xe9"}\n')
+    assert score_ray(not_text, tmp_path / "latin1-out.jsonl", config, "--actors", "1") == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"{not_text}:1: not UTF-8 text (byte 18 of the line is not valid UTF-8)"), err
+    assert "Traceback" not in err
+
+    mixed = write_jsonl(tmp_path / "mixed.jsonl", [*rows(2), {"id": "bad", "question": "q"}])
+    stop = ("--on-error", "stop")
+    assert score_ray(mixed, tmp_path / "stopped.jsonl", config, "--actors", "1", *stop) == 2
+    assert f"{mixed}:3: " in capsys.readouterr().err
+    assert not (tmp_path / "stopped.jsonl").exists() and not fake_vllm.engine.completion_requests()
+
+
+def test_retry_incomplete_replaces_cache_entries_trustscore_did_not_write(
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path
+) -> None:
+    import diskcache  # type: ignore[import-untyped]
+
+    cache_dir = tmp_path / "cache"
+    data = ensemble_dict(fake_vllm.base_url, judges=None, cache_dir=cache_dir)
+    data["judges"] = {"lynx": data["judges"]["lynx"]}
+    data["signals"]["lexical"] = {"enabled": True}  # a score without the judge
+    config = tmp_path / "lynx.toml"
+    config.write_text(to_toml(data), encoding="utf-8")
+    source = write_jsonl(tmp_path / "in.jsonl", rows(4))
+    assert score_local(source, tmp_path / "local.jsonl", config) == 0  # fills the cache
+    with diskcache.Cache(str(cache_dir)) as planted:  # valid JSON on every real key, not a result
+        keys = list(planted.iterkeys())
+        for key in keys:
+            planted.set(key, '{"choices": "PASS"}')
+    assert len(keys) == 4
+
+    output = tmp_path / "out.jsonl"
+    assert score_ray(source, output, config, "--actors", "1") == 0
+    first = by_id(output_rows(str(output), "jsonl"))
+    assert all(not r["complete"] for r in first.values())
+    assert all("UnsafeCacheEntry" in r["signals"]["lynx"]["error"] for r in first.values())
+
+    assert score_ray(source, output, config, "--actors", "1", "--retry-incomplete") == 0
+    again = by_id(output_rows(str(output), "jsonl"))
+    assert set(again) == set(first)
+    assert all(r["complete"] and r["signals"]["lynx"]["value"] is not None for r in again.values())
+    with diskcache.Cache(str(cache_dir)) as replaced:
+        assert all(replaced.get(key) != '{"choices": "PASS"}' for key in keys), "the entries were replaced"
 
 
 def test_endpoint_down_every_row_written_with_reasons(local_ray: str, tmp_path: Path) -> None:
@@ -307,8 +380,11 @@ def test_resume_after_the_driver_is_killed(local_ray: str, tmp_path: Path) -> No
         command += ["--batch-size", "4", "--no-progress"]
         driver = subprocess.Popen(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
-            parts = lambda: output.exists() and any(p.suffix == ".jsonl" for p in output.iterdir())  # noqa: E731
-            _wait_for(parts, 120, "the first part file")
+            # a part file holding a whole row (a file is created before its rows are written)
+            parts = lambda: output.exists() and any(  # noqa: E731
+                p.suffix == ".jsonl" and b"\n" in p.read_bytes() for p in output.iterdir()
+            )
+            _wait_for(parts, 120, "the first part file with a row")
         finally:
             driver.send_signal(signal.SIGKILL)
             driver.wait()
@@ -361,7 +437,8 @@ def test_a_sample_that_kills_its_actor_is_written_with_its_reason(
     items[5]["response"] += " POISON"
     source = write_jsonl(tmp_path / "in.jsonl", items)
     output = tmp_path / "out.jsonl"
-    assert score_ray(source, output, config, "--actors", "1", "--batch-size", "4") == 0
+    # 3: the run finished and one row is an error row, as an unscorable row is in the local command
+    assert score_ray(source, output, config, "--actors", "1", "--batch-size", "4") == 3
 
     out = by_id(output_rows(str(output), "jsonl"))
     assert set(out) == {f"r{i}" for i in range(8)}, "a row was dropped"

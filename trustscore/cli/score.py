@@ -142,8 +142,6 @@ def build_scorer(config: Path | None, *, no_cache: bool) -> Scorer:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.ray and args.carry:
-        raise UsageError("--carry does not apply with --ray yet: join the part files to the input on id")
     if args.ray:
         return run_ray(args)
     ray_only = (args.address, args.actors, args.batch_size, args.gpus_per_actor)

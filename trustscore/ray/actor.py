@@ -81,8 +81,11 @@ class ScoreBatches:
         no_cache: bool = False,
         concurrency: int | None = None,
         budget_s: float | None = None,
+        carry: tuple[str, ...] = (),
+        replace_unsafe_cache_entries: bool = False,
     ) -> None:
         self._ledger = ledger
+        self._carry = carry
         self._concurrency = concurrency
         self._budget_s = budget_s
         self._calls = _SharedOrAlone()
@@ -90,6 +93,8 @@ class ScoreBatches:
         self._portal = self._portal_cm.__enter__()
         parsed = Config.model_validate(config)
         self._scorer: Scorer = self._portal.call(partial(_build, parsed, no_cache))
+        if replace_unsafe_cache_entries:
+            self._scorer.replace_unsafe_cache_entries()
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         rows = batch.to_pylist()
@@ -122,20 +127,20 @@ class ScoreBatches:
         out = []
         for row in rows:
             if row["error"] is not None:
-                out.append(error_result(row["id"], row["error"], None))
+                out.append(error_result(row["id"], row["error"], None, row["line"]))
                 continue
             sample, result = next(scored)
             if isinstance(result, BaseException):
                 reason = f"scoring raised {type(result).__name__}: {result}"
                 out.append(error_result(row["id"], reason, dict(sample.metadata)))
             else:
-                out.append(scored_result(sample, result))
+                out.append(scored_result(sample, result, self._carry))
         return out
 
     def _score_alone(self, row: dict[str, Any]) -> dict[str, Any]:
         """One row of a batch that kept killing its actor, with no other call running in the actor."""
         if row["error"] is not None:
-            return error_result(row["id"], row["error"], None)
+            return error_result(row["id"], row["error"], None, row["line"])
         key = "sample:" + row["id"]
         with self._calls.alone():
             deaths = ray.get(self._ledger.begin.remote(key))

@@ -9,11 +9,16 @@ listening on 127.0.0.1 only (Ray's own default for a local start is every interf
 authentication: anyone on the network could run code in it); on
 a cluster of several nodes IN and OUT must be storage every node sees (Ray reads and writes part
 files on whichever node runs the task).
-The Ray path parses rows exactly as the local command does, but it streams: an invalid row does not
-stop the run, it is written out with ``error`` set and no score. Ids must be unique as in the local
-command: a first pass over the input checks it (8 bytes a row on the driver, see ``unique.py``).
+The Ray path parses rows exactly as the local command does (JSONL lines split as it splits them, see
+``lines.py``), but it streams: an invalid row is written as the local command's error row (``error`` set,
+no score, its ``line``) and the exit status is the local command's: 3 when some rows of the run are
+error rows, 2 when none could be scored (``--on-error stop`` stops at an invalid row before scoring,
+with one more pass over the input). ``--carry`` copies sample fields into the rows as locally. Ids
+must be unique as in the local command: a first pass over the input checks it (8 bytes a row on the
+driver, see ``unique.py``).
 Resume follows the local command: ids already in OUT are skipped, incomplete rows included, unless
-``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again.
+``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again,
+the actors replacing cache entries trustscore did not write (as the local command does).
 ``--gpus-per-actor`` reserves GPUs for each actor (local signals that run a model on the GPU).
 """
 
@@ -23,7 +28,8 @@ import argparse
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from trustscore.core.extras import install_extra
 from trustscore.ray.batch_size import DEFAULT_BATCH_SIZE
@@ -32,9 +38,11 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from trustscore.config import Config
-    from trustscore.ray.files import Format
+    from trustscore.ray.files import Format, RunTally
 
 __all__ = ["add_arguments", "keep_local_ray_on_loopback", "run_ray"]
+
+T = TypeVar("T")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -139,10 +147,17 @@ def _run_locked(
     import ray
     import ray.data
 
-    from trustscore.errors import UsageError
-    from trustscore.ray.dataset import check_gpus, prepare_lines, prepare_records, score_prepared
-    from trustscore.ray.files import JsonlSink, count_rows, drop_rows, previous_rows
+    from trustscore.errors import InputError, UsageError
+    from trustscore.ray.dataset import (
+        check_gpus,
+        first_invalid,
+        prepare_lines,
+        prepare_records,
+        score_prepared,
+    )
+    from trustscore.ray.files import JsonlSink, data_files, drop_rows, previous_rows, tally_rows
     from trustscore.ray.leftovers import RUN_ENV, mark_run, record_run, stop_leftovers
+    from trustscore.ray.lines import JsonlLines
     from trustscore.ray.unique import duplicate_ids
 
     if lock is not None and (stopped := stop_leftovers(lock)):
@@ -168,13 +183,23 @@ def _run_locked(
             check_gpus(args.gpus_per_actor, actors, ray.cluster_resources(), name="--gpus-per-actor")
         except ValueError as e:
             raise UsageError(str(e)) from None
-        read = ray.data.read_text if in_format == "jsonl" else ray.data.read_parquet
         prepare = prepare_lines if in_format == "jsonl" else prepare_records
 
         def prepared(skip: frozenset[str]) -> ray.data.Dataset:
-            return read(source).map_batches(prepare, batch_format="pyarrow", fn_kwargs={"skip": skip})
+            read = (
+                ray.data.read_datasource(JsonlLines(source))
+                if in_format == "jsonl"
+                else ray.data.read_parquet(source)
+            )
+            return read.map_batches(prepare, batch_format="pyarrow", fn_kwargs={"skip": skip})
 
-        repeated = duplicate_ids(prepared(frozenset()))
+        if args.on_error == "stop":
+            first = _unwrap_input_error(lambda: first_invalid(prepared(frozenset())))
+            if first is not None:
+                line = first["line"]
+                where = f"{source}:{line}" if line is not None else f"{source}: id {first['id']!r}"
+                raise InputError(f"{where}: {first['error']}")
+        repeated = _unwrap_input_error(lambda: duplicate_ids(prepared(frozenset())))
         if repeated:
             raise UsageError(
                 f"input {source}: id(s) {', '.join(map(repr, repeated))} occur more than once; ids must be "
@@ -184,6 +209,7 @@ def _run_locked(
         skip = frozenset(i for i, complete in previous.items() if complete or not args.retry_incomplete)
         before, kept_incomplete = len(skip), 0 if args.retry_incomplete else len(incomplete)
         del previous, incomplete
+        earlier_files = data_files(output)
         scored = score_prepared(
             prepared(skip),
             config,
@@ -193,6 +219,8 @@ def _run_locked(
             budget_s=args.budget,
             no_cache=args.no_cache,
             num_gpus=args.gpus_per_actor,
+            carry=args.carry,
+            replace_unsafe_cache_entries=args.retry_incomplete,
         )
         del skip
         if out_format == "jsonl":
@@ -204,10 +232,11 @@ def _run_locked(
             ray.shutdown()
         if marked:
             os.environ.pop(RUN_ENV, None)
-    total = count_rows(output, out_format)
+    tally = tally_rows(output, out_format, data_files(output) - earlier_files)
+    errors = f", {tally.errors} error row(s)" if tally.errors else ""
     print(
-        f"trustscore score --ray: {total - before} row(s) scored ({retried} of them incomplete before), "
-        f"{before - kept_incomplete} already done, {actors} actor(s), "
+        f"trustscore score --ray: {tally.rows - tally.errors} row(s) scored ({retried} of them incomplete "
+        f"before){errors}, {before - kept_incomplete} already done, {actors} actor(s), "
         f"{time.perf_counter() - started:.1f}s -> {output}",
         file=sys.stderr,
     )
@@ -217,7 +246,50 @@ def _run_locked(
             "rerun with --retry-incomplete to score them again",
             file=sys.stderr,
         )
+    return _exit_status(tally, fresh=not before, output=output)
+
+
+def _exit_status(tally: RunTally, *, fresh: bool, output: str) -> int:
+    """The local command's exit status for what this run wrote: 2 when a fresh run scored no row
+    (every row invalid, or no signal gave a value on any), 3 when some rows are error rows, else 0."""
+    scored = tally.rows - tally.errors
+    if fresh and tally.rows and scored == tally.no_score:
+        if not scored:
+            why = f"all {tally.errors} row(s) are invalid, e.g. {tally.first_error}"
+        else:
+            why = f"no signal gave a value on any of {scored} row(s) (each row's signals say why)"
+            if tally.errors:
+                why += f"; {tally.errors} more row(s) are invalid, e.g. {tally.first_error}"
+        print(f"trustscore: error: no row could be scored: {why}", file=sys.stderr)
+        return 2
+    if tally.errors:
+        print(
+            f"trustscore: {tally.errors} row(s) could not be scored and are error rows in {output} "
+            f"(error says why), e.g. {tally.first_error}",
+            file=sys.stderr,
+        )
+        return 3
     return 0
+
+
+def _unwrap_input_error(run: Callable[[], T]) -> T:
+    """``run()``, with the local command's InputError (a file that cannot be read as lines) raised as
+    itself, one line, when Ray hands it back wrapped in its task error (whose text is a traceback)."""
+    from ray.exceptions import RayTaskError
+
+    from trustscore.errors import InputError
+
+    try:
+        return run()
+    except Exception as e:
+        seen: list[BaseException] = [e]
+        for error in seen:  # grows as it goes: each error's original, cause and context
+            if isinstance(error, InputError) and not isinstance(error, RayTaskError):
+                # Ray appends its retry advice to the message's later lines; ours is one line.
+                raise InputError(str(error).split("\n", 1)[0]) from None
+            more = (getattr(error, "cause", None), error.__cause__, error.__context__)
+            seen.extend(m for m in more if isinstance(m, BaseException) and m not in seen)
+        raise
 
 
 def _default_actors(resources: dict[str, Any]) -> int:

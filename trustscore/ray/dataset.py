@@ -21,7 +21,7 @@ that raises inside ``score_many`` is not a batch failure either: it is written w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CALLS_PER_ACTOR",
     "check_gpus",
+    "first_invalid",
     "prepare_lines",
     "prepare_records",
     "score_dataset",
@@ -50,7 +51,9 @@ CALLS_PER_ACTOR = 4
 concurrent calls). With one call at a time an actor idles at the tail of every batch, and its
 in-flight samples can never exceed one batch."""
 
-PREPARED_SCHEMA = pa.schema([("id", pa.string()), ("sample", pa.string()), ("error", pa.string())])
+PREPARED_SCHEMA = pa.schema(
+    [("id", pa.string()), ("sample", pa.string()), ("error", pa.string()), ("line", pa.int64())]
+)
 
 
 def score_dataset(
@@ -101,8 +104,14 @@ def score_prepared(
     budget_s: float | None = None,
     no_cache: bool = False,
     num_gpus: float | None = None,
+    carry: Sequence[str] = (),
+    replace_unsafe_cache_entries: bool = False,
 ) -> ray.data.Dataset:
-    """The actor-pool stage over rows made by :func:`prepare_lines` / :func:`prepare_records`."""
+    """The actor-pool stage over rows made by :func:`prepare_lines` / :func:`prepare_records`.
+
+    ``carry`` names sample fields (question, context, response) copied into each result row, as the
+    local CLI's ``--carry``; ``replace_unsafe_cache_entries`` makes each actor's Scorer replace the
+    cache entries trustscore did not write instead of refusing them (``--retry-incomplete``)."""
     import ray
     import ray.data
 
@@ -124,6 +133,8 @@ def score_prepared(
             "no_cache": no_cache,
             "concurrency": concurrency,
             "budget_s": budget_s,
+            "carry": tuple(carry),
+            "replace_unsafe_cache_entries": replace_unsafe_cache_entries,
         },
         batch_size=batch_size,
         batch_format="pyarrow",
@@ -159,8 +170,10 @@ def check_gpus(
 
 
 def prepare_lines(batch: pa.Table, skip: Collection[str] = frozenset()) -> pa.Table:
-    """``read_text`` rows (one JSONL line each, column ``text``) -> prepared rows, done ids left out."""
-    return _prepare(batch.column("text").to_pylist(), prepare_line, skip)
+    """:class:`~trustscore.ray.lines.JsonlLines` rows (columns ``text`` and ``line``) -> prepared rows,
+    done ids left out."""
+    items = zip(batch.column("text").to_pylist(), batch.column("line").to_pylist(), strict=True)
+    return _prepare(list(items), lambda item, where: prepare_line(item[0], where, item[1]), skip)
 
 
 def prepare_records(batch: pa.Table, skip: Collection[str] = frozenset()) -> pa.Table:
@@ -172,3 +185,17 @@ def _prepare(items: list[Any], parse: Callable[[Any, str], PreparedRow], skip: C
     # The output row carries the id; the error names what is wrong with the input row.
     rows = [parse(item, "input row") for item in items]
     return pa.Table.from_pylist([r for r in rows if r["id"] not in skip], schema=PREPARED_SCHEMA)
+
+
+def first_invalid(prepared: ray.data.Dataset) -> dict[str, Any] | None:
+    """An invalid row of ``prepared`` (its ``id``, ``error`` and ``line``), or None when every row is a
+    sample: what ``--on-error stop`` stops at before anything is scored."""
+    invalid = prepared.map_batches(_invalid_rows, batch_format="pyarrow")
+    found = invalid.take(1)
+    return dict(found[0]) if found else None
+
+
+def _invalid_rows(batch: pa.Table) -> pa.Table:
+    import pyarrow.compute as pc
+
+    return batch.filter(pc.is_valid(batch.column("error"))).select(["id", "error", "line"])

