@@ -35,7 +35,8 @@ def use_lynx_at(
     data = {
         "endpoints": {"judge": {"base_url": base_url, "model": "fake-judge", "max_retries": 0, **endpoint}},
         "judges": {"lynx": {"endpoint": "judge"}},
-        "signals": {"embedding": {"enabled": False}},
+        # one local signal, no spaCy parse: a loaded box must not cut these rows by the budget
+        "signals": {"embedding": {"enabled": False}, "claims": {"enabled": False}},
         "cache": {"mode": "off"} if cache is None else {"directory": str(cache)},
     }
     monkeypatch.setattr(
