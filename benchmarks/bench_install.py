@@ -9,7 +9,7 @@ variant; default: a temporary folder):
   README's install, no extra.
 * **torch**: CPU ``torch==2.13.0`` first (PyTorch's CPU index as an extra index), then
   ``pip install '<checkout>[embed-torch]'`` and the same model package; scored with
-  ``embedding_runtime = "torch"``.
+  ``runtime = "torch"``.
 
 Then, for each variant, ``--repeats`` fresh processes (alternating variants) that each time: import
 trustscore, return the first ``score_sync`` (time to first score, from the process's start), and score
@@ -47,7 +47,7 @@ import trustscore as ts
 from trustscore.config import Config
 imported = time.perf_counter() - t
 runtime, rows_file = sys.argv[2], sys.argv[3]
-config = Config.model_validate({"signals": {"embedding": {"embedding_runtime": runtime}}})
+config = Config.model_validate({"signals": {"embedding": {"runtime": runtime}}})
 scorer = ts.Scorer(config)
 r = scorer.score_sync(question="When did the bridge open?", context=["The bridge opened in 1998."],
                       response="It opened in 1998.")
@@ -72,7 +72,7 @@ import trustscore as ts
 from trustscore.config import Config
 out = {}
 for runtime in ("onnx", "torch"):
-    config = Config.model_validate({"signals": {"embedding": {"embedding_runtime": runtime}}})
+    config = Config.model_validate({"signals": {"embedding": {"runtime": runtime}}})
     scorer = ts.Scorer(config)
     for name in sys.argv[1:]:
         rows = [json.loads(line) for line in open(name)]
