@@ -95,15 +95,14 @@ def _read(path: Path) -> _Table:
         width = int(dtype[2:])
         return body[offset : offset + count * width]
 
-    codes = {"<u4": "I", "<u2": "H", "<i4": "i"}
-    typed = {
-        name: array(name).cast(codes[header["arrays"][name][0]]) for name in ("ends", "buckets", "ranks")
-    }
+    for name, dtype in (("ends", "<u4"), ("buckets", "<u2"), ("ranks", "<i4")):
+        if (found := header["arrays"][name][0]) != dtype:
+            raise ValueError(f"{path}: {name} is {found}, not {dtype}: reinstall trustscore")
     return _Table(
         blob=bytes(array("blob")),
-        ends=typed["ends"],
-        buckets=typed["buckets"],
-        ranks=typed["ranks"],
+        ends=array("ends").cast("I"),
+        buckets=array("buckets").cast("H"),
+        ranks=array("ranks").cast("i"),
         token_re=regex.compile(header["token_pattern"], header["token_flags"]),
         quotes=(regex.compile(header["double_quotes"]), regex.compile(header["single_quotes"])),
         source=header["source"],
