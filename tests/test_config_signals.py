@@ -76,10 +76,14 @@ def test_the_white_box_signals_read_their_own_section() -> None:
 
 
 def test_the_embedding_settings_lose_their_prefix_and_the_old_names_still_read() -> None:
-    with pytest.warns(DeprecationWarning, match="embedding_batch_size is deprecated: write batch_size"):
+    with pytest.warns(DeprecationWarning) as caught:
         old = Config.from_dict(
             {"signals": {"embedding": {"embedding_batch_size": 8, "embedding_runtime": "onnx"}}}
         )
+    assert sorted(str(w.message) for w in caught) == [
+        "[signals.embedding] embedding_batch_size is deprecated: write batch_size",
+        "[signals.embedding] embedding_runtime is deprecated: write runtime",
+    ]
     embedding = old.signals.get("embedding")
     assert embedding.batch_size == 8 and embedding.runtime == "onnx"  # type: ignore[union-attr]
     with pytest.raises(ConfigError, match="give device only"):

@@ -21,6 +21,7 @@ barely move when a "not" is added, so this is the one meaning change they would 
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError
@@ -148,6 +149,21 @@ class EmbeddingGrounding:
                 device=cfg.device,
             )
         return self._embedder
+
+    def start_loading(self) -> None:
+        """Load the embedder on a background thread, so that the model's load (most of a fresh process's
+        first score) overlaps what the caller does until then; a failure is left for the first score to
+        report (it loads again and says why)."""
+        if self._embedder is not None:
+            return
+
+        def load() -> None:
+            try:
+                self.embedder()
+            except Exception:  # the first score reports it
+                return
+
+        threading.Thread(target=load, name="trustscore-embedder-load").start()
 
     def score(self, sample: Sample) -> Signal:
         """The signal for one sample, computed (blocking) in the calling thread."""

@@ -48,7 +48,9 @@ def build_embedding(config: EmbeddingConfig, ctx: SignalContext) -> LocalSignal:
     from trustscore.grounding.language import preload
 
     preload()
-    return EmbeddingGrounding(config, store=ctx.local_cache)
+    signal = EmbeddingGrounding(config, store=ctx.local_cache)
+    signal.start_loading()
+    return signal
 
 
 @register_signal(
