@@ -71,21 +71,28 @@ print(json.dumps({
 
 PARITY = r"""
 import json, sys
+import numpy as np
 import trustscore as ts
 from trustscore.calibrators import shipped_calibrators
 from trustscore.config import Config
 shipped = next(m for m in shipped_calibrators() if set(m.signal_versions) == {"lexical", "embedding"})
+
+def fused(signals):  # the shipped model on these values, whichever embedding version made them
+    raw = np.array([[np.nan if (v := f.spec.read(signals)) is None else v for f in shipped.features]])
+    return float(shipped.predict_raw(raw)[0])
+
 out = {}
 for runtime in ("onnx", "torch"):
-    config = Config.model_validate({"signals": {"embedding": {"runtime": runtime}}})
-    scorer = ts.Scorer(config, calibrator=shipped.without_versions())
+    config = Config.model_validate(
+        {"signals": {"embedding": {"runtime": runtime}, "claims": {"enabled": False}}}
+    )
     scorer = ts.Scorer(config)
     for name in sys.argv[1:]:
         rows = [json.loads(line) for line in open(name)]
         samples = [ts.Sample(question=x["question"], context=x["context"], response=x["response"])
                    for x in rows]
         out.setdefault(name, {})[runtime] = [
-            (r.score, r.signals["embedding"].value) for r in scorer.score_many_sync(samples)
+            (fused(r.signals), r.signals["embedding"].value) for r in scorer.score_many_sync(samples)
         ]
 for name, both in out.items():
     pairs = list(zip(both["onnx"], both["torch"]))
