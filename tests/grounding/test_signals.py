@@ -168,6 +168,19 @@ def test_embedding_reports_an_unloadable_model_as_missing(tmp_path: object) -> N
         broken.embedder()
 
 
+def test_a_background_load_that_fails_leaves_the_reason_to_the_first_score(tmp_path: object) -> None:
+    broken = EmbeddingGrounding(EmbeddingConfig(model=tmp_path))  # type: ignore[arg-type]
+    broken.start_loading()  # raises nothing: the failure is the first score's to report
+    s = broken.score(sample(GROUNDED))
+    assert s.missing and "not a model folder" in (s.error or "")
+
+
+def test_a_background_load_gives_the_signal_its_embedder(embedding: EmbeddingGrounding) -> None:
+    fresh = EmbeddingGrounding(embedding.config)
+    fresh.start_loading()
+    assert fresh.embedder() is embedding.embedder()  # one process-wide embedder, loaded once
+
+
 def test_embedding_long_sentences_are_windowed_not_truncated(embedding: EmbeddingGrounding) -> None:
     long_sentence = " ".join(["the tower is tall"] * 60) + " and penguins play jazz " * 40
     smp = sample(long_sentence)
