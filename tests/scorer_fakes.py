@@ -169,6 +169,9 @@ def install_fake_grounding(monkeypatch: pytest.MonkeyPatch) -> None:
         def __init__(self, config: Any, *, store: Any = None) -> None:
             super().__init__("embedding", lambda s: 0.9)
 
+        def start_loading(self) -> None:
+            """Nothing to load (the real signal loads its model in the background)."""
+
     install_module(monkeypatch, "trustscore.grounding.lexical", LexicalSupport=LexicalSupport)
     install_module(monkeypatch, "trustscore.grounding.embedding", EmbeddingGrounding=EmbeddingGrounding)
     # The fakes stand for the default pair; the claims check (its own tests: tests/grounding/claims)

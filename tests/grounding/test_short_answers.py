@@ -31,7 +31,7 @@ def embedder():  # type: ignore[no-untyped-def]
 def test_a_short_answer_is_judged_with_its_question(embedder) -> None:  # type: ignore[no-untyped-def]
     smp = Sample(question=QUESTION, context=CONTEXT, response="1998.")
     claims = EmbeddingGrounding(embedder=embedder).score(smp)
-    alone = EmbeddingGrounding(EmbeddingConfig(embedding_claim_words=1), embedder=embedder).score(smp)
+    alone = EmbeddingGrounding(EmbeddingConfig(claim_words=1), embedder=embedder).score(smp)
     assert claims.raw["claims_with_question"] == 1 and alone.raw["claims_with_question"] == 0
     assert claims.value is not None and alone.value is not None
     assert claims.value > alone.value + 0.15, "a correct short answer no longer looks ungrounded"

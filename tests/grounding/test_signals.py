@@ -140,13 +140,13 @@ def test_embedding_spans_are_the_weakest_sentences_at_exact_offsets(embedding: E
     for sp in s.spans:
         assert smp.response[sp.start : sp.end] == sp.text
         assert sp.score is not None and 0 <= sp.score <= 1
-    assert len(s.spans) <= EmbeddingConfig().embedding_max_spans
+    assert len(s.spans) <= EmbeddingConfig().max_spans
 
 
 def test_embedding_aggregate_is_configurable(embedding: EmbeddingGrounding) -> None:
     smp = sample(GROUNDED + " Penguins enjoy jazz music on Tuesdays.")
     by_min = EmbeddingGrounding(
-        EmbeddingConfig(embedding_aggregate="min"), embedder=embedding.embedder()
+        EmbeddingConfig(aggregate="min"), embedder=embedding.embedder()
     ).score(smp)
     by_mean = embedding.score(smp)
     assert by_min.value == pytest.approx(max(0.0, number(by_mean, "min")), abs=1e-6)
@@ -161,11 +161,24 @@ def test_embedding_missing_reasons(embedding: EmbeddingGrounding) -> None:
 
 
 def test_embedding_reports_an_unloadable_model_as_missing(tmp_path: object) -> None:
-    broken = EmbeddingGrounding(EmbeddingConfig(embedding_model=tmp_path))  # type: ignore[arg-type]
+    broken = EmbeddingGrounding(EmbeddingConfig(model=tmp_path))  # type: ignore[arg-type]
     s = broken.score(sample(GROUNDED))
     assert s.missing and "embedding model unavailable" in (s.error or "")
     with pytest.raises(EmbedderError):
         broken.embedder()
+
+
+def test_a_background_load_that_fails_leaves_the_reason_to_the_first_score(tmp_path: object) -> None:
+    broken = EmbeddingGrounding(EmbeddingConfig(model=tmp_path))  # type: ignore[arg-type]
+    broken.start_loading()  # raises nothing: the failure is the first score's to report
+    s = broken.score(sample(GROUNDED))
+    assert s.missing and "not a model folder" in (s.error or "")
+
+
+def test_a_background_load_gives_the_signal_its_embedder(embedding: EmbeddingGrounding) -> None:
+    fresh = EmbeddingGrounding(embedding.config)
+    fresh.start_loading()
+    assert fresh.embedder() is embedding.embedder()  # one process-wide embedder, loaded once
 
 
 def test_embedding_long_sentences_are_windowed_not_truncated(embedding: EmbeddingGrounding) -> None:

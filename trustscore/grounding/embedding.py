@@ -2,11 +2,11 @@
 
 Every response sentence is embedded and compared (cosine) with windows of 1..k consecutive
 context sentences; its *support* is the best similarity it finds. The per-sentence supports are
-aggregated into the signal (``embedding_aggregate``; by default the lower
+aggregated into the signal (``aggregate``; by default the lower
 quartile, chosen on RAGTruth train_extra) and clipped into [0, 1]. ``raw`` carries every aggregate so a fused
 model can use several, and the weakest sentences come back as spans.
 
-**Short answers are judged as claims.** A response of fewer than ``embedding_claim_words`` words
+**Short answers are judged as claims.** A response of fewer than ``claim_words`` words
 ("1998.", "Paris, I think.") has little meaning of its own: alone it matches nothing, so a correct short
 answer scored lower than a long invented sentence. Such a response is embedded together with the
 question ("When did the bridge open? 1998."), the claim it actually makes. Only whole short responses:
@@ -21,6 +21,7 @@ barely move when a "not" is added, so this is the one meaning change they would 
 
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError
@@ -36,6 +37,7 @@ from trustscore.errors import EmbedderError
 from trustscore.grounding.config import EmbeddingSettings
 from trustscore.grounding.embedder import (
     Embedder,
+    bundled_model_name,
     choose_runtime,
     load_embedder,
     model_identity,
@@ -103,12 +105,13 @@ class EmbeddingGrounding:
         self._store = store
         cfg = self.config
         knobs = {
-            "model": str(cfg.embedding_model) if cfg.embedding_model else "bundled:all-MiniLM-L6-v2",
-            "windows": list(cfg.embedding_windows),
-            "aggregate": cfg.embedding_aggregate,
-            "low": cfg.embedding_low_similarity,
+            # int8 on ONNX, fp32 on torch: the default model's values differ between runtimes
+            "model": str(cfg.model) if cfg.model else bundled_model_name(cfg.runtime),
+            "windows": list(cfg.windows),
+            "aggregate": cfg.aggregate,
+            "low": cfg.low_similarity,
             "max_words": cfg.max_words_per_chunk,
-            "claim_words": cfg.embedding_claim_words,
+            "claim_words": cfg.claim_words,
         }
         self.version = f"{_METHOD}+{short_hash(canonical_json(knobs), 8)}"
 
@@ -124,12 +127,12 @@ class EmbeddingGrounding:
             model = (
                 self._embedder.identity
                 if self._embedder is not None
-                else model_identity(self.config.embedding_model)
+                else model_identity(self.config.model, self.config.runtime)
             )
             chosen = (
                 self._embedder.runtime
                 if self._embedder is not None
-                else choose_runtime(self.config.embedding_model, self.config.embedding_runtime)
+                else choose_runtime(self.config.model, self.config.runtime)
             )
             runtime = [chosen, *runtime_releases(chosen)]
         except (EmbedderError, OSError, PackageNotFoundError):
@@ -141,12 +144,27 @@ class EmbeddingGrounding:
         if self._embedder is None:
             cfg = self.config
             self._embedder = load_embedder(
-                cfg.embedding_model,
-                threads=cfg.embedding_threads,
-                runtime=cfg.embedding_runtime,
-                device=cfg.embedding_device,
+                cfg.model,
+                threads=cfg.threads,
+                runtime=cfg.runtime,
+                device=cfg.device,
             )
         return self._embedder
+
+    def start_loading(self) -> None:
+        """Load the embedder on a background thread, so that the model's load (most of a fresh process's
+        first score) overlaps what the caller does until then; a failure is left for the first score to
+        report (it loads again and says why)."""
+        if self._embedder is not None:
+            return
+
+        def load() -> None:
+            try:
+                self.embedder()
+            except Exception:  # the first score reports it
+                return
+
+        threading.Thread(target=load, name="trustscore-embedder-load").start()
 
     def score(self, sample: Sample) -> Signal:
         """The signal for one sample, computed (blocking) in the calling thread."""
@@ -175,7 +193,7 @@ class EmbeddingGrounding:
         if not chunks.texts:
             return self._failed("the context has no sentence with a word or number in it", began)
         question = sample.question.strip()
-        short_answer = bool(question) and len(sample.response.split()) < cfg.embedding_claim_words
+        short_answer = bool(question) and len(sample.response.split()) < cfg.claim_words
         claims = [f"{question} {s.text}" if short_answer else s.text for s in sentences]
         short = [i for i, s in enumerate(sentences) if claims[i] != s.text]
         extra = [claims[i] for i in short]
@@ -184,7 +202,7 @@ class EmbeddingGrounding:
         except EmbedderError as e:
             raise EmbedderError(f"embedding model unavailable: {e}") from e
         texts = [s.text for s in sentences] + extra + chunks.texts
-        vectors = embedder.encode(texts, cfg.embedding_batch_size, store=self._store)
+        vectors = embedder.encode(texts, cfg.batch_size, store=self._store)
 
         n = len(sentences)
         plain, ctx = vectors[:n], vectors[n + len(short) :]
@@ -195,7 +213,7 @@ class EmbeddingGrounding:
         sims = claim_vectors @ ctx.T
         best = sims.max(axis=1)
         match = sims.argmax(axis=1)
-        parts = aggregate_similarities(best, cfg.embedding_low_similarity)
+        parts = aggregate_similarities(best, cfg.low_similarity)
         mismatch = [
             has_negation(sentences[i].text) != has_negation(chunks.texts[int(match[i])]) for i in range(n)
         ]
@@ -203,7 +221,7 @@ class EmbeddingGrounding:
             **{k: round(v, 6) for k, v in parts.items()},
             **{
                 f"plain_{k}": round(v, 6)
-                for k, v in aggregate_similarities(plain_best, cfg.embedding_low_similarity).items()
+                for k, v in aggregate_similarities(plain_best, cfg.low_similarity).items()
             },
             "negation_mismatch": round(float(np.mean(mismatch)), 6),
             "sentence_similarity": [round(float(b), 4) for b in best],
@@ -212,14 +230,14 @@ class EmbeddingGrounding:
             "chunks": len(chunks.texts),
         }
         weakest = self._weakest_spans(sentences, best)
-        value = min(1.0, max(0.0, parts[cfg.embedding_aggregate]))
-        low = int(np.sum(best < cfg.embedding_low_similarity))
+        value = min(1.0, max(0.0, parts[cfg.aggregate]))
+        low = int(np.sum(best < cfg.low_similarity))
         return Signal(
             name=self.name,
             value=value,
             raw=raw,
             explanation=f"{low} of {len(sentences)} sentences have no context match above "
-            f"{cfg.embedding_low_similarity:g} (weakest {parts['min']:.2f})",
+            f"{cfg.low_similarity:g} (weakest {parts['min']:.2f})",
             warnings=[f"context cut to its first {cfg.max_context_chunks} chunks"] if chunks.trimmed else [],
             spans=weakest,
             usage=Usage(seconds=time.perf_counter() - began),
@@ -237,7 +255,7 @@ class EmbeddingGrounding:
                 for part in split_long(Piece(0, len(u), u), cfg.max_words_per_chunk)
             ]
             lengths = [len(u.split()) for u in units]
-            for size in cfg.embedding_windows:
+            for size in cfg.windows:
                 for i in range(len(units) - size + 1):
                     # A window longer than the model reads would be truncated: its parts stand alone.
                     if size == 1 or sum(lengths[i : i + size]) <= cfg.max_words_per_chunk:
@@ -247,7 +265,7 @@ class EmbeddingGrounding:
 
     def _weakest_spans(self, sentences: list[Piece], best: np.ndarray) -> list[Span]:
         cfg = self.config
-        order = [int(i) for i in np.argsort(best, kind="stable") if best[i] < cfg.embedding_low_similarity]
+        order = [int(i) for i in np.argsort(best, kind="stable") if best[i] < cfg.low_similarity]
         return [
             Span(
                 start=sentences[i].start,
@@ -256,7 +274,7 @@ class EmbeddingGrounding:
                 score=min(1.0, max(0.0, 1.0 - float(best[i]))),
                 label="weak-context-match",
             )
-            for i in order[: cfg.embedding_max_spans]
+            for i in order[: cfg.max_spans]
         ]
 
     def _failed(self, reason: str, began: float) -> Signal:

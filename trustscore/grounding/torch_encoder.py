@@ -1,4 +1,4 @@
-"""The embedder's forward pass on torch and transformers (``embedding_runtime = "torch"``, the
+"""The embedder's forward pass on torch and transformers (``runtime = "torch"``, the
 ``embed-torch`` extra): any local sentence-transformers folder, on CPU or a CUDA device, no export."""
 
 from __future__ import annotations
@@ -35,15 +35,15 @@ class TorchEncoder:
                 from transformers import AutoModel, AutoTokenizer
             except ImportError as e:
                 raise EmbedderError(
-                    "embedding_runtime = 'torch' needs torch and transformers: "
+                    "runtime = 'torch' needs torch and transformers: "
                     f"{install_extra('embed-torch')} ({e})"
                 ) from None
             if device == "auto":
                 device = "cuda" if torch.cuda.is_available() else "cpu"
             if device.startswith("cuda") and not torch.cuda.is_available():
                 raise EmbedderError(
-                    f"embedding_device = {device!r}, but this torch sees no CUDA device: install a CUDA "
-                    "build of torch (pytorch.org/get-started/locally) or set embedding_device = 'cpu'"
+                    f"device = {device!r}, but this torch sees no CUDA device: install a CUDA "
+                    "build of torch (pytorch.org/get-started/locally) or set device = 'cpu'"
                 )
             try:
                 with quiet_model_loading():
