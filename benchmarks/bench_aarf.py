@@ -40,11 +40,16 @@ def main() -> None:
 
     import torch
 
-    from trustscore.testing.tiny import save_tiny_model
-    from trustscore.types import Sample
+    from trustscore._types import Sample
+    from trustscore.testing._tiny import save_tiny_model
+    from trustscore.whitebox._model import build_prompt
+    from trustscore.whitebox._profile import (
+        LogisticCombination,
+        ModelIdentity,
+        RedeepProfile,
+        TrainingSummary,
+    )
     from trustscore.whitebox.aarf import AARFSettings, generate_with_aarf, load_for_aarf
-    from trustscore.whitebox.model import build_prompt
-    from trustscore.whitebox.profile import LogisticCombination, ModelIdentity, RedeepProfile, TrainingSummary
 
     torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as tmp:

@@ -17,8 +17,8 @@ import time
 import anyio
 
 from trustscore import Config, Scorer
-from trustscore.grounding.text import split_sentences
-from trustscore.types import Sample
+from trustscore._types import Sample
+from trustscore.grounding._text import split_sentences
 
 SENTENCE = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen river to Brindale. "
 FIVE_MB = SENTENCE * (5_000_000 // len(SENTENCE))

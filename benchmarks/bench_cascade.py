@@ -49,11 +49,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trustscore.fitting.cascade import StagePlan, cascade_scores, fit_cascade
-from trustscore.fusion.cascade_model import CascadeQuality
-from trustscore.rows.scored import ScoredRow, group_column, label_column, read_scored, rows_from_dicts
-from trustscore.stats.cv import grouped_kfold
-from trustscore.stats.metrics import auroc
+from trustscore.fitting._cascade import StagePlan, cascade_scores, fit_cascade
+from trustscore.fusion._cascade_model import CascadeQuality
+from trustscore.rows._scored import ScoredRow, group_column, label_column, read_scored, rows_from_dicts
+from trustscore.stats._cv import grouped_kfold
+from trustscore.stats._metrics import auroc
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data"

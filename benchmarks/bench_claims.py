@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from benchmarks.contrast import read_set
-from trustscore.types import Sample
+from trustscore._types import Sample
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_CORPUS = REPO / ".cache-data" / "corpus" / "corpus.jsonl"
@@ -57,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--rows", type=int, default=100)
     args = parser.parse_args(argv)
-    from trustscore.grounding.claims.signal import ClaimsCheck
+    from trustscore.grounding.claims._signal import ClaimsCheck
 
     before = rss_mib()
     began = time.perf_counter()

@@ -41,8 +41,8 @@ def _lettucedetect(tmp: Path, size: str, device: str):  # type: ignore[no-untype
     import torch
     from transformers import ModernBertConfig, ModernBertForTokenClassification
 
-    from trustscore.encoders.lettucedetect import LettuceDetectConfig, LettuceDetectSignal
-    from trustscore.testing.tiny_encoders import build_bert_style_tokenizer
+    from trustscore.encoders._lettucedetect import LettuceDetectConfig, LettuceDetectSignal
+    from trustscore.testing._tiny_encoders import build_bert_style_tokenizer
 
     tok = build_bert_style_tokenizer()
     cfg = ModernBertConfig(
@@ -67,8 +67,8 @@ def _hhem(tmp: Path, device: str):  # type: ignore[no-untyped-def]
     from safetensors.torch import save_file
     from transformers import T5Config, T5ForTokenClassification
 
-    from trustscore.encoders.hhem import HHEMConfig, HHEMSignal
-    from trustscore.testing.tiny_encoders import save_tiny_hhem
+    from trustscore.encoders._hhem import HHEMConfig, HHEMSignal
+    from trustscore.testing._tiny_encoders import save_tiny_hhem
 
     foundation, hhem = save_tiny_hhem(tmp)
     config = T5Config.from_pretrained(foundation)
@@ -117,7 +117,7 @@ def main() -> None:
 
     import torch
 
-    from trustscore.types import Sample
+    from trustscore._types import Sample
 
     torch.set_num_threads(args.threads)
     words = (

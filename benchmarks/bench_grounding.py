@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 from pydantic import JsonValue
 
-from trustscore.core.hashing import short_hash
+from trustscore._types import Sample, Signal
+from trustscore.core._hashing import short_hash
 from trustscore.grounding import EmbeddingConfig, EmbeddingGrounding, LexicalConfig, LexicalSupport
-from trustscore.grounding.embedder import Embedder
-from trustscore.grounding.embedding import aggregate_similarities
-from trustscore.types import Sample, Signal
+from trustscore.grounding._embedder import Embedder
+from trustscore.grounding._embedding import aggregate_similarities
 
 TASKS = ("QA", "Summary", "Data2txt")
 REPO = Path(__file__).resolve().parent.parent

@@ -22,13 +22,13 @@ from typing import Any
 import anyio
 
 from benchmarks.bench_real_model_judges import real_model_server
-from trustscore.judges.likert import LikertConfig, LikertJudge
-from trustscore.judges.lynx import LynxConfig, LynxJudge
-from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
+from trustscore._types import Sample
+from trustscore.judges._likert import LikertConfig, LikertJudge
+from trustscore.judges._lynx import LynxConfig, LynxJudge
+from trustscore.judges._prometheus import PrometheusConfig, PrometheusJudge
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
 from trustscore.signals import get_signal
-from trustscore.types import Sample
 
 REPO = Path(__file__).resolve().parent.parent
 MODEL = "smollm2"

@@ -47,7 +47,7 @@ import json, resource, sys, time, tempfile, os
 began = float(sys.argv[1])
 t = time.perf_counter()
 import trustscore as ts
-from trustscore.config import Config
+from trustscore._config import Config
 imported = time.perf_counter() - t
 runtime, rows_file = sys.argv[2], sys.argv[3]
 config = Config.model_validate({"signals": {"embedding": {"runtime": runtime}}})
@@ -74,7 +74,7 @@ import json, sys
 import numpy as np
 import trustscore as ts
 from trustscore.calibrators import shipped_calibrators
-from trustscore.config import Config
+from trustscore._config import Config
 shipped = next(m for m in shipped_calibrators() if set(m.signal_versions) == {"lexical", "embedding"})
 
 def fused(signals):  # the shipped model on these values, whichever embedding version made them

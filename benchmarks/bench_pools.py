@@ -37,10 +37,10 @@ from typing import Any
 
 import anyio
 
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.protocol import ChatRequest, Message
-from trustscore.llm.scheduling import SampleAdmission, Ticket
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._protocol import ChatRequest, Message
+from trustscore.llm._scheduling import SampleAdmission, Ticket
 from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, LatencyModel
 
 REPO = Path(__file__).resolve().parent.parent

@@ -32,17 +32,17 @@ import anyio
 import numpy as np
 
 from benchmarks.bench_grounding import TASKS, auroc, bow_unsupported_ratio, load
-from trustscore.judges.chainpoll import ChainPollConfig, ChainPollJudge
-from trustscore.judges.likert import LikertConfig, LikertJudge, parse_likert
-from trustscore.judges.lynx import LynxConfig, LynxJudge
-from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge
-from trustscore.judges.tlm import TLMConfig, TLMJudge
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
+from trustscore._types import Sample, Signal
+from trustscore.judges._chainpoll import ChainPollConfig, ChainPollJudge
+from trustscore.judges._likert import LikertConfig, LikertJudge, parse_likert
+from trustscore.judges._lynx import LynxConfig, LynxJudge
+from trustscore.judges._prometheus import PrometheusConfig, PrometheusJudge
+from trustscore.judges._tlm import TLMConfig, TLMJudge
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
+from trustscore.testing._recording import RecordingClient
+from trustscore.testing._vllm_engine import VLLMEngine
 from trustscore.testing.real_model import default_real_model_dir, real_model_ready
-from trustscore.testing.recording import RecordingClient
-from trustscore.testing.vllm_engine import VLLMEngine
-from trustscore.types import Sample, Signal
 
 REPO = Path(__file__).resolve().parent.parent
 MODEL = "smollm2"
@@ -222,7 +222,7 @@ def table(results: list[dict[str, Any]], labels: np.ndarray, tasks: list[str], b
 
 
 def _vote(text: str) -> str | None:
-    from trustscore.judges.chainpoll import parse_vote, vote_in_words
+    from trustscore.judges._chainpoll import parse_vote, vote_in_words
 
     return parse_vote(text) or vote_in_words(text)
 

@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from trustscore.stats import metrics
-from trustscore.stats.logistic import fit_logistic, sigmoid
-from trustscore.types import Sample
+from trustscore._types import Sample
+from trustscore.stats import _metrics as metrics
+from trustscore.stats._logistic import fit_logistic, sigmoid
 
 DATA = Path("/work/shared/data/ragtruth/test.jsonl")
 TASKS = ("QA", "Summary", "Data2txt")
@@ -63,12 +63,12 @@ def extract(args: argparse.Namespace, rows: list[dict[str, Any]]) -> list[dict[s
     """Every row's features, from the cache when there (one JSON file per row)."""
     import torch
 
-    from trustscore.fitting.redeep import label_units
-    from trustscore.grounding.embedder import load_embedder
-    from trustscore.grounding.embedding import EmbeddingGrounding
-    from trustscore.grounding.lexical import LexicalSupport
-    from trustscore.whitebox.model import load_model
-    from trustscore.whitebox.redeep import candidate_recipe, extract_features
+    from trustscore.fitting._redeep import label_units
+    from trustscore.grounding._embedder import load_embedder
+    from trustscore.grounding._embedding import EmbeddingGrounding
+    from trustscore.grounding._lexical import LexicalSupport
+    from trustscore.whitebox._model import load_model
+    from trustscore.whitebox._redeep import candidate_recipe, extract_features
 
     torch.set_num_threads(args.threads)
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -81,8 +81,8 @@ def extract(args: argparse.Namespace, rows: list[dict[str, Any]]) -> list[dict[s
     embedding = EmbeddingGrounding(embedder=load_embedder())
     familiarity = None
     if args.familiarity:
-        from trustscore.whitebox.familiarity import FamiliaritySignal
-        from trustscore.whitebox.familiarity_config import FamiliarityConfig
+        from trustscore.whitebox._familiarity import FamiliaritySignal
+        from trustscore.whitebox._familiarity_config import FamiliarityConfig
 
         familiarity = FamiliaritySignal.from_config(FamiliarityConfig(model_path=args.model), None)
     out = []
@@ -133,8 +133,8 @@ def auroc(scores: list[float], trustworthy: list[int]) -> float | None:
 
 
 def fit_profile(records: list[dict[str, Any]]) -> Any:
-    from trustscore.fitting.redeep import FeatureSet, fit_paper_profile
-    from trustscore.whitebox.profile import ModelIdentity
+    from trustscore.fitting._redeep import FeatureSet, fit_paper_profile
+    from trustscore.whitebox._profile import ModelIdentity
 
     first = records[0]
     data = FeatureSet.build(

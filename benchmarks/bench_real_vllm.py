@@ -34,18 +34,18 @@ import anyio
 import httpx
 
 from benchmarks.bench_judge_prefix import layout, load_samples
+from trustscore._types import Sample
 from trustscore.judges import ChainPollConfig, LikertConfig, TLMConfig
-from trustscore.judges.chainpoll import ChainPollJudge
-from trustscore.judges.likert import LikertJudge
-from trustscore.judges.tlm import TLMJudge
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.http import build_request_body, request_path
-from trustscore.llm.protocol import ChatRequest, ChatResult
+from trustscore.judges._chainpoll import ChainPollJudge
+from trustscore.judges._likert import LikertJudge
+from trustscore.judges._tlm import TLMJudge
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._http import build_request_body, request_path
+from trustscore.llm._protocol import ChatRequest, ChatResult
 from trustscore.signals._protocols import Judge
-from trustscore.testing.vllm_engine import VLLMEngine, parse_metrics
-from trustscore.testing.vllm_model import build_tiny_vllm_model
-from trustscore.types import Sample
+from trustscore.testing._vllm_engine import VLLMEngine, parse_metrics
+from trustscore.testing._vllm_model import build_tiny_vllm_model
 
 REPO = Path(__file__).resolve().parent.parent
 MODEL = "tiny-judge"

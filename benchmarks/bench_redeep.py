@@ -47,9 +47,9 @@ def _rss_kib(field: str) -> int:
 
 
 def _sample_of(loaded: Any, n_tokens: int) -> Any:
-    from trustscore.testing.tiny import TINY_CORPUS
-    from trustscore.types import Sample
-    from trustscore.whitebox.model import encode_sample
+    from trustscore._types import Sample
+    from trustscore.testing._tiny import TINY_CORPUS
+    from trustscore.whitebox._model import encode_sample
 
     response_target = n_tokens // 8
     response = ""
@@ -70,8 +70,8 @@ def child(mode: str, model_dir: Path, n_tokens: int, repeats: int, threads: int)
     import torch
 
     torch.set_num_threads(threads)
-    from trustscore.whitebox.model import encode_sample, load_model
-    from trustscore.whitebox.redeep import FeatureRecipe, extract_features
+    from trustscore.whitebox._model import encode_sample, load_model
+    from trustscore.whitebox._redeep import FeatureRecipe, extract_features
 
     loaded = load_model(model_dir)
     sample = _sample_of(loaded, n_tokens)
@@ -116,7 +116,7 @@ def child(mode: str, model_dir: Path, n_tokens: int, repeats: int, threads: int)
 
 
 def build_model(directory: Path) -> Path:
-    from trustscore.testing.tiny import save_tiny_model
+    from trustscore.testing._tiny import save_tiny_model
 
     return save_tiny_model(
         directory / "llama-134m", hidden_size=768, num_layers=12, num_heads=12, num_kv_heads=12,

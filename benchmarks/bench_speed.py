@@ -81,9 +81,9 @@ def rss():
 out = {"python": rss()}
 import torch, transformers.models.bert.modeling_bert  # what the floor imports too
 out["torch"] = rss()
-import trustscore.cli.score, trustscore.scoring.scorer, trustscore.grounding.embedding  # noqa: F401
+import trustscore.cli._score, trustscore.scoring._scorer, trustscore.grounding._embedding  # noqa: F401
 out["trustscore"] = rss()
-from trustscore.grounding.word_frequency import zipf_frequency
+from trustscore.grounding._word_frequency import zipf_frequency
 zipf_frequency("the")
 out["wordfreq"] = rss()
 print(json.dumps(out))

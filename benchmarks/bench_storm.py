@@ -50,7 +50,7 @@ from typing import Any
 import anyio
 
 from trustscore import Config, Sample, Scorer
-from trustscore.llm.config import EndpointConfig
+from trustscore.llm._config import EndpointConfig
 from trustscore.testing import FakeRequest, FakeVLLMServer, Fault, judge_policy, tlm_sampled_answers
 
 JUDGES = ("likert", "prometheus", "lynx", "chainpoll", "tlm")

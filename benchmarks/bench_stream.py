@@ -9,7 +9,7 @@ in-process local signal (no model, no thread, no LLM), so what is measured is th
 and the batch path, not a model. Arms:
 
 - ``stream``: ``async with scorer.stream(generator)`` over the samples, results dropped as they come.
-- ``cli``: ``trustscore score IN.jsonl -o OUT.jsonl`` (in the child, through ``trustscore.cli.main``)
+- ``cli``: ``trustscore score IN.jsonl -o OUT.jsonl`` (in the child, through ``trustscore.cli._main``)
   on a JSONL file of the N samples written beforehand.
 - ``score_many``: ``score_many(list)``, which returns every result by design: the contrast.
 
@@ -59,7 +59,7 @@ def child(arm: str, n: int, work: Path) -> dict[str, Any]:
     """One measurement, in this (fresh) process."""
     import anyio
 
-    import trustscore.cli.score as cli_score
+    import trustscore.cli._score as cli_score
     from trustscore import Config, Scorer, Signal
 
     class Tiny:

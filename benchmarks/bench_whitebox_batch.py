@@ -42,7 +42,7 @@ LAYERS = [5, 10, 15, 20, 25, 29]
 
 
 def qa_rows(path: Path, n: int) -> list[Any]:
-    from trustscore.types import Sample
+    from trustscore._types import Sample
 
     rows = []
     with path.open(encoding="utf-8") as f:
@@ -58,10 +58,15 @@ def qa_rows(path: Path, n: int) -> list[Any]:
 
 
 def redeep_signal(model: Path, batch_size: int) -> Any:
-    from trustscore.whitebox.model import load_model
-    from trustscore.whitebox.profile import LogisticCombination, ModelIdentity, RedeepProfile, TrainingSummary
-    from trustscore.whitebox.redeep import RedeepSignal
-    from trustscore.whitebox.redeep_config import RedeepConfig
+    from trustscore.whitebox._model import load_model
+    from trustscore.whitebox._profile import (
+        LogisticCombination,
+        ModelIdentity,
+        RedeepProfile,
+        TrainingSummary,
+    )
+    from trustscore.whitebox._redeep import RedeepSignal
+    from trustscore.whitebox._redeep_config import RedeepConfig
 
     n = len(HEADS) + len(LAYERS)
     profile = RedeepProfile(
@@ -79,11 +84,11 @@ def redeep_signal(model: Path, batch_size: int) -> Any:
 def main() -> None:
     import torch
 
+    from trustscore._types import Usage
     from trustscore.testing.real_model import default_real_model_dir, real_model_ready
-    from trustscore.types import Usage
-    from trustscore.whitebox.familiarity import FamiliaritySignal, LocalFamiliarityBackend
-    from trustscore.whitebox.familiarity_config import FamiliarityConfig
-    from trustscore.whitebox.model import encode_sample, load_model
+    from trustscore.whitebox._familiarity import FamiliaritySignal, LocalFamiliarityBackend
+    from trustscore.whitebox._familiarity_config import FamiliarityConfig
+    from trustscore.whitebox._model import encode_sample, load_model
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rows", type=int, default=8)

@@ -34,7 +34,7 @@ Leave one domain out: fitted on the other shippable domains, measured on the hel
 The task-kind detector's accuracy on the corpus is printed first (truth: RAGTruth's own task labels;
 FRANK, XSumFaith and FactCC are summaries, FActScore question answering). Last, the noise floor of the
 measure itself: the ECE that a perfectly calibrated score shows on n rows (scores drawn from Beta(2, 2),
-labels drawn from the scores: ``trustscore.fitting.claims.noise_floor``), so a measured ECE can be read
+labels drawn from the scores: ``trustscore.fitting._claims.noise_floor``), so a measured ECE can be read
 against what chance alone gives.
 """
 
@@ -62,15 +62,15 @@ from benchmarks.multidomain import (
     inside,
 )
 from calibration.build_corpus import SHIPPABLE
-from trustscore.fitting.adapt import adapt_model
-from trustscore.fitting.claims import ECE_LIMIT, MIN_CLAIMS, noise_floor, verdict
-from trustscore.fusion.adaptation import Adaptation
-from trustscore.fusion.domain import lengths_of
-from trustscore.fusion.model import FusionModel
-from trustscore.fusion.task_kind import TASK_KINDS, task_kind
-from trustscore.rows.scored import ScoredRow, label_column
-from trustscore.stats.cv import grouped_kfold
-from trustscore.stats.logistic import intercept_matching_mean, sigmoid
+from trustscore.fitting._adapt import adapt_model
+from trustscore.fitting._claims import ECE_LIMIT, MIN_CLAIMS, noise_floor, verdict
+from trustscore.fusion._adaptation import Adaptation
+from trustscore.fusion._domain import lengths_of
+from trustscore.fusion._model import FusionModel
+from trustscore.fusion._task_kind import TASK_KINDS, task_kind
+from trustscore.rows._scored import ScoredRow, label_column
+from trustscore.stats._cv import grouped_kfold
+from trustscore.stats._logistic import intercept_matching_mean, sigmoid
 
 EM_BATCH = 50
 KINDS = TASK_KINDS
@@ -326,7 +326,7 @@ FLOOR_SIZES = (50, 100, 150, 200, 300, 1000)
 
 def ece_floor() -> dict[int, dict[str, float]]:
     """{n: median and 90th percentile ECE(10, equal mass) of a perfectly calibrated score on n rows}
-    (``trustscore.fitting.claims.noise_floor``, the function eval's verdict reads)."""
+    (``trustscore.fitting._claims.noise_floor``, the function eval's verdict reads)."""
     return {n: {"median": noise_floor(n).median, "p90": noise_floor(n).p90} for n in FLOOR_SIZES}
 
 
@@ -473,7 +473,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.scored.exists() or not args.corpus.exists():
         print(f"SKIP: {args.scored} not found; build and score the corpus first (see the docstring)")
         return 0
-    from trustscore.rows.scored import read_scored
+    from trustscore.rows._scored import read_scored
 
     rows = with_texts(read_scored(args.scored), args.corpus)
     if args.adapted:

@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.fusion_calibration                 # synthetic rows with known answers
     .venv/bin/python -m benchmarks.fusion_calibration --scored S.jsonl --label hallucinated --by task
 
-On synthetic rows (``trustscore.testing.synthetic``) the data is split by source into train and
+On synthetic rows (``trustscore.testing._synthetic``) the data is split by source into train and
 test; every option is fitted on train and measured on test in the same run. With ``--scored`` (the
 output of ``trustscore score``, e.g. on RAGTruth) the figures are grouped cross-validated instead.
 """
@@ -16,13 +16,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from trustscore.fitting.calibrator import FitOptions, fit_calibrator
-from trustscore.fusion.fuser import DefaultFuser
-from trustscore.rows.scored import ScoredRow, label_column, read_scored, rows_from_dicts
-from trustscore.stats.cv import grouped_split
-from trustscore.stats.metrics import evaluate
-from trustscore.testing.synthetic import make_scored_rows
-from trustscore.types import Signal
+from trustscore._types import Signal
+from trustscore.fitting._calibrator import FitOptions, fit_calibrator
+from trustscore.fusion._fuser import DefaultFuser
+from trustscore.rows._scored import ScoredRow, label_column, read_scored, rows_from_dicts
+from trustscore.stats._cv import grouped_split
+from trustscore.stats._metrics import evaluate
+from trustscore.testing._synthetic import make_scored_rows
 
 OPTIONS: dict[str, FitOptions] = {
     "lr": FitOptions(),

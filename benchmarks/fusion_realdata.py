@@ -15,7 +15,7 @@ hallucinated. ECE: 15 equal-mass bins. Each single signal is reported beside the
 
 ReDeEP: the 450 llama-2-7b-chat test responses with the authors' released chunk features
 (``redeep/llama2_7b_chunk_features.json``, matched by source_id + model). Grouped 5-fold CV; in every
-training fold ReDeEP is selected and fitted with ``trustscore.fitting.redeep.fit_paper_profile``
+training fold ReDeEP is selected and fitted with ``trustscore.fitting._redeep.fit_paper_profile``
 (heads, layers and beta chosen inside), its scores for the training rows come from an inner grouped
 CV (so the fusion never learns from in-sample ReDeEP scores), and the fused model is fitted on them.
 """
@@ -37,16 +37,16 @@ from numpy.typing import NDArray
 
 from benchmarks.redeep_realdata import FILE as REDEEP_FILE
 from benchmarks.redeep_realdata import LLAMA2_7B, load_features
-from trustscore.core.hashing import canonical_json, short_hash
-from trustscore.fitting.calibrator import FitOptions, FitReport, fit_calibrator
-from trustscore.fitting.evaluation import positive_class_scores
-from trustscore.fitting.redeep import FeatureSet, fit_paper_profile, response_scores
-from trustscore.fusion.model import FusionModel
-from trustscore.rows.scored import ScoredRow, group_column, label_column, read_scored
-from trustscore.stats.cv import Fold, grouped_kfold
-from trustscore.stats.metrics import auroc, best_f1, evaluate, evaluate_grouped, threshold_metrics
-from trustscore.types import Signal
-from trustscore.whitebox.profile import RedeepProfile
+from trustscore._types import Signal
+from trustscore.core._hashing import canonical_json, short_hash
+from trustscore.fitting._calibrator import FitOptions, FitReport, fit_calibrator
+from trustscore.fitting._evaluation import positive_class_scores
+from trustscore.fitting._redeep import FeatureSet, fit_paper_profile, response_scores
+from trustscore.fusion._model import FusionModel
+from trustscore.rows._scored import ScoredRow, group_column, label_column, read_scored
+from trustscore.stats._cv import Fold, grouped_kfold
+from trustscore.stats._metrics import auroc, best_f1, evaluate, evaluate_grouped, threshold_metrics
+from trustscore.whitebox._profile import RedeepProfile
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data"
@@ -93,8 +93,8 @@ def default_signal_versions() -> dict[str, str]:
 
 def claims_signal_versions() -> dict[str, str]:
     """The versions of the local signals the offline default Scorer runs with the claims extra."""
-    from trustscore.grounding.claims.config import ClaimsConfig
-    from trustscore.grounding.claims.signal import claims_version
+    from trustscore.grounding.claims._config import ClaimsConfig
+    from trustscore.grounding.claims._signal import claims_version
 
     return {**default_signal_versions(), "claims": claims_version(ClaimsConfig())}
 

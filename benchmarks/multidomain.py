@@ -39,13 +39,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from calibration.build_corpus import SHIPPABLE
-from trustscore.fitting.adapt import adapt_model
-from trustscore.fitting.calibrator import FitOptions, fit_calibrator
-from trustscore.fitting.shipped import FEATURES, GROUP, INTERCEPT_BY, LABEL
-from trustscore.fusion.model import FusionModel
-from trustscore.rows.scored import ScoredRow, label_column, read_scored
-from trustscore.stats.cv import grouped_kfold
-from trustscore.stats.metrics import auroc, ece, log_loss
+from trustscore.fitting._adapt import adapt_model
+from trustscore.fitting._calibrator import FitOptions, fit_calibrator
+from trustscore.fitting._shipped import FEATURES, GROUP, INTERCEPT_BY, LABEL
+from trustscore.fusion._model import FusionModel
+from trustscore.rows._scored import ScoredRow, label_column, read_scored
+from trustscore.stats._cv import grouped_kfold
+from trustscore.stats._metrics import auroc, ece, log_loss
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SCORED = REPO / ".cache-data" / "corpus" / "scored.jsonl"
@@ -121,7 +121,7 @@ FITS: dict[str, str | None] = {"pooled": None, "intercept per dataset": "dataset
 """``FitOptions.intercept_by`` of each way of fitting: one intercept for all the training rows, or one
 per data set while the weights are fitted (so they do not learn which data set hallucinates more)."""
 
-# The shipped models' feature sets and way of fitting (trustscore.fitting.shipped: FEATURES is
+# The shipped models' feature sets and way of fitting (trustscore.fitting._shipped: FEATURES is
 # CANDIDATES["+amount"], FEATURES_CLAIMS is CANDIDATES["+amount+contradicted facts+unsupported"] for
 # Scorers that run the claims signal, INTERCEPT_BY is FITS["intercept per dataset"]; a test holds them
 # equal) are what ``select_features`` chooses over every shippable domain (``--candidates`` prints it as

@@ -12,7 +12,7 @@ nothing derived from it is written except the figures below (stdout, or ``--json
 1. Parity: the paper's selection (3 heads, 4 layers, beta 0.6, chosen on these same 450 responses),
    response score = mean of chunk scores, label = any hallucinated chunk. The paper's ReDeEP(chunk)
    0.7458 AUROC / 0.4203 PCC is this response-level figure (the released log says 0.74725 / 0.42072).
-2. Held-out: split the SOURCES in half (``--splits`` seeds), fit with trustscore.fitting.redeep on one half
+2. Held-out: split the SOURCES in half (``--splits`` seeds), fit with trustscore.fitting._redeep on one half
    only (sizes and beta, or the L2 strength, by grouped inner CV), report AUROC on the other half at
    response and chunk level: mean, std, min, max.
 """
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from trustscore.fitting.redeep import (
+from trustscore.fitting._redeep import (
     FeatureSet,
     PaperSelection,
     fit_logistic_profile,
@@ -37,8 +37,8 @@ from trustscore.fitting.redeep import (
     pearson,
     response_scores,
 )
-from trustscore.stats.metrics import auroc_or_nan
-from trustscore.whitebox.profile import ModelIdentity, PaperCombination, RedeepProfile
+from trustscore.stats._metrics import auroc_or_nan
+from trustscore.whitebox._profile import ModelIdentity, PaperCombination, RedeepProfile
 
 FILE = "llama2_7b_chunk_features.json"
 LLAMA2_7B = ModelIdentity(

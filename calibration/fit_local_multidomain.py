@@ -8,15 +8,15 @@ signal) on the multi-domain corpus.
     .venv/bin/python -m calibration.fit_local_multidomain --claims
         # writes trustscore/calibrators/local_multidomain_claims.json (needs the claims signal scored)
 
-``--claims`` fits ``trustscore.fitting.shipped.FEATURES_CLAIMS`` (the shipped features and the claims
+``--claims`` fits ``trustscore.fitting._shipped.FEATURES_CLAIMS`` (the shipped features and the claims
 signal's) the same way: the calibrator a Scorer picks when the ``claims`` extra is installed. Without
 it the first one applies (``trustscore.calibrators``).
 
-Fits ``trustscore.fitting.fit_calibrator`` over ``trustscore.fitting.shipped.FEATURES`` (with an intercept
-per data set while the weights are fitted: ``trustscore.fitting.shipped.INTERCEPT_BY``) on the rows of the
+Fits ``trustscore.fitting.fit_calibrator`` over ``trustscore.fitting._shipped.FEATURES`` (with an intercept
+per data set while the weights are fitted: ``trustscore.fitting._shipped.INTERCEPT_BY``) on the rows of the
 domains whose licence lets the result ship (``calibration.build_corpus.SHIPPABLE``: RAGTruth QA /
 Summary / Data2txt, FRANK CNN/DM, XSumFaith and FactCC; FActScore is never fitted on), grouped by
-source document. The model records its calibration domain (``trustscore.fusion.domain``). The held-out
+source document. The model records its calibration domain (``trustscore.fusion._domain``). The held-out
 figures (leave one domain out, in-domain false alarms, few labels) come from
 ``python -m benchmarks.multidomain``; the figures stored in the file are 5-fold CV grouped by document
 over the same rows (in-domain).
@@ -41,10 +41,10 @@ from pathlib import Path
 from benchmarks.fusion_realdata import claims_signal_versions, default_signal_versions
 from benchmarks.multidomain import DEFAULT_SCORED
 from calibration.build_corpus import SHIPPABLE
-from trustscore.fitting.calibrator import FitOptions, fit_calibrator
-from trustscore.fitting.shipped import FEATURES, FEATURES_CLAIMS, GROUP, INTERCEPT_BY, LABEL
-from trustscore.fusion.store import save_model
-from trustscore.rows.scored import read_scored
+from trustscore.fitting._calibrator import FitOptions, fit_calibrator
+from trustscore.fitting._shipped import FEATURES, FEATURES_CLAIMS, GROUP, INTERCEPT_BY, LABEL
+from trustscore.fusion._store import save_model
+from trustscore.rows._scored import read_scored
 
 REPO = Path(__file__).resolve().parent.parent
 SHIPPED = REPO / "trustscore" / "calibrators" / "local_multidomain.json"

@@ -4,7 +4,7 @@
     python scripts/build_word_table.py --check    # exit 1 when the file differs from what wordfreq gives
 
 Needs wordfreq (the dev extra). The output is byte for byte the same for the same wordfreq release.
-Format (read by :mod:`trustscore.grounding.word_frequency`): the magic line ``trustscore-words/1``, a
+Format (read by :mod:`trustscore.grounding._word_frequency`): the magic line ``trustscore-words/1``, a
 4-byte little-endian header length, a JSON header, then the arrays it names, each at its offset:
 
 - ``blob``: every word's UTF-8 bytes end to end, the words sorted by those bytes (binary search);

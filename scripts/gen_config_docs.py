@@ -18,9 +18,9 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from trustscore.config import ENV_DEFAULTS, ENV_OVERRIDES, Config, JudgesConfig, SignalsConfig
-from trustscore.errors import CONFIG_REFERENCE
-from trustscore.llm.config import EndpointConfig
+from trustscore._config import ENV_DEFAULTS, ENV_OVERRIDES, Config, JudgesConfig, SignalsConfig
+from trustscore._errors import CONFIG_REFERENCE
+from trustscore.llm._config import EndpointConfig
 from trustscore.signals._registry import registered_signals
 
 __all__ = ["render"]

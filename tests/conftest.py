@@ -36,7 +36,7 @@ def signal_registry() -> Iterator[None]:
 def fake_clients(monkeypatch: pytest.MonkeyPatch) -> list[FakeLLMClient]:
     """LLMClient and ResponseCache replaced by recording fakes; returns the clients built."""
     FakeLLMClient.built = []
-    install_module(monkeypatch, "trustscore.llm.client", LLMClient=FakeLLMClient)
+    install_module(monkeypatch, "trustscore.llm._client", LLMClient=FakeLLMClient)
 
     class ResponseCache:
         def __init__(self, config: Any) -> None:
@@ -46,7 +46,7 @@ def fake_clients(monkeypatch: pytest.MonkeyPatch) -> list[FakeLLMClient]:
         def close(self) -> None:
             self.closed = True
 
-    install_module(monkeypatch, "trustscore.llm.cache", ResponseCache=ResponseCache)
+    install_module(monkeypatch, "trustscore.llm._cache", ResponseCache=ResponseCache)
     return FakeLLMClient.built
 
 

@@ -1,4 +1,4 @@
-"""A clock the test moves by hand, seen only by :mod:`trustscore.compute.deadline`: budgets run out
+"""A clock the test moves by hand, seen only by :mod:`trustscore.compute._deadline`: budgets run out
 when the test says so, never by how fast a shared box happens to be."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from trustscore.compute import deadline
+from trustscore.compute import _deadline as deadline
 
 
 class DeadlineClock:

@@ -18,7 +18,7 @@ import pytest
 
 from trustscore import Config, Scorer
 from trustscore.testing import FakeEngine, judge_of
-from trustscore.testing.engine import RecordedRequest
+from trustscore.testing._engine import RecordedRequest
 
 JUDGES = ("likert", "prometheus", "lynx", "chainpoll", "tlm")
 QUESTION = "Who wrote the novel Dune?"

@@ -6,11 +6,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from trustscore.llm.protocol import LLM, ChatRequest, ChatResult, Choice, TokenLogprob, TopLogprob
-from trustscore.scoring.runners import JudgeSource, SourceRun, run_guarded
+from trustscore._types import Sample, Signal, Usage
+from trustscore.llm._protocol import LLM, ChatRequest, ChatResult, Choice, TokenLogprob, TopLogprob
+from trustscore.scoring._runners import JudgeSource, SourceRun, run_guarded
 from trustscore.signals import Judge
 from trustscore.testing import FakeLLM
-from trustscore.types import Sample, Signal, Usage
 
 __all__ = ["CALL_USAGE", "FakeLLM", "always", "choice", "metered_run", "result", "tokens"]
 

@@ -8,11 +8,11 @@ from typing import Any
 import anyio
 import pytest
 
-from trustscore.compute.lane import Lane
+from trustscore.compute._lane import Lane
 
 
 class LaneSubmissions:
-    """Counts the requests submitted to any :class:`~trustscore.compute.lane.Lane` while the test runs."""
+    """Counts the requests submitted to any :class:`~trustscore.compute._lane.Lane` while the test runs."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0

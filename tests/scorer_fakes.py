@@ -13,10 +13,10 @@ import httpx
 import pytest
 
 from trustscore import testing
-from trustscore.llm.protocol import ChatRequest, ChatResult, Choice
+from trustscore._types import Sample, Signal, Usage
+from trustscore.llm._protocol import ChatRequest, ChatResult, Choice
 from trustscore.signals import _registry as _signal_registry
 from trustscore.signals import registered_signals
-from trustscore.types import Sample, Signal, Usage
 
 _PASS = ChatResult(
     choices=[Choice(text="PASS")],
@@ -123,7 +123,7 @@ class FakeLocal:
 
 
 class FakeLLMClient(FakeLLM):
-    """Stands in for trustscore.llm.client.LLMClient: records how the Scorer built it."""
+    """Stands in for trustscore.llm._client.LLMClient: records how the Scorer built it."""
 
     built: ClassVar[list[FakeLLMClient]] = []
 
@@ -172,8 +172,8 @@ def install_fake_grounding(monkeypatch: pytest.MonkeyPatch) -> None:
         def start_loading(self) -> None:
             """Nothing to load (the real signal loads its model in the background)."""
 
-    install_module(monkeypatch, "trustscore.grounding.lexical", LexicalSupport=LexicalSupport)
-    install_module(monkeypatch, "trustscore.grounding.embedding", EmbeddingGrounding=EmbeddingGrounding)
+    install_module(monkeypatch, "trustscore.grounding._lexical", LexicalSupport=LexicalSupport)
+    install_module(monkeypatch, "trustscore.grounding._embedding", EmbeddingGrounding=EmbeddingGrounding)
     # The fakes stand for the default pair; the claims check (its own tests: tests/grounding/claims)
     # is left out as if its extra were not installed and not on by default.
     claims = registered_signals()["claims"]

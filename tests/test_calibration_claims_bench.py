@@ -9,7 +9,7 @@ import pytest
 
 import benchmarks.calibration_claims as bench
 from tests.test_multidomain_bench import DATASETS, generated
-from trustscore.rows.scored import rows_from_dicts
+from trustscore.rows._scored import rows_from_dicts
 
 SHAPES = {
     "ragtruth_qa": ("who built the bridge", ["The bridge was built in 1998 by the council."]),

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from trustscore import Config, ConfigError
-from trustscore.errors import CONFIG_REFERENCE
+from trustscore._errors import CONFIG_REFERENCE
 
 ROOT = Path(__file__).parents[1]
 DOC = ROOT / CONFIG_REFERENCE

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from trustscore import Config, ConfigError
-from trustscore.config import ENV_DEFAULTS, ENV_OVERRIDES
+from trustscore._config import ENV_DEFAULTS, ENV_OVERRIDES
 
 ENDPOINT = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
 
@@ -50,7 +50,7 @@ def test_the_cache_dir_variable_is_the_default_a_configured_folder_wins_over(
 def test_an_override_of_a_section_given_as_a_model_keeps_its_other_settings(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from trustscore.config import LimitsConfig
+    from trustscore._config import LimitsConfig
 
     monkeypatch.setenv("TRUSTSCORE_SCORE_BUDGET_S", "5")
     config = Config(limits=LimitsConfig(max_concurrent_samples=9))

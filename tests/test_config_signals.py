@@ -61,8 +61,8 @@ def test_the_lexical_settings_lose_their_prefix_and_the_old_names_still_read() -
 
 
 def test_the_white_box_signals_read_their_own_section() -> None:
-    from trustscore.whitebox.familiarity_config import FamiliarityConfig
-    from trustscore.whitebox.redeep_config import RedeepConfig
+    from trustscore.whitebox._familiarity_config import FamiliarityConfig
+    from trustscore.whitebox._redeep_config import RedeepConfig
 
     with pytest.warns(DeprecationWarning):
         config = Config.from_dict(
@@ -93,8 +93,8 @@ def test_the_embedding_settings_lose_their_prefix_and_the_old_names_still_read()
 
 
 def test_settings_that_do_not_change_values_leave_the_embedding_version_alone() -> None:
-    from trustscore.grounding.config import EmbeddingConfig
-    from trustscore.grounding.embedding import EmbeddingGrounding
+    from trustscore.grounding._config import EmbeddingConfig
+    from trustscore.grounding._embedding import EmbeddingGrounding
 
     def version(**settings: object) -> str:
         return EmbeddingGrounding(EmbeddingConfig.model_validate(settings)).version

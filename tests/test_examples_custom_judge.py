@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from trustscore import registered_signals
-from trustscore.fusion.fuser import DefaultFuser
+from trustscore.fusion._fuser import DefaultFuser
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "custom_judge.py"
 

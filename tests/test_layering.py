@@ -179,14 +179,14 @@ def family_to_family_imports(modules: Mapping[str, set[str]]) -> list[str]:
 
 def test_the_source_tree_and_the_architecture_file_were_read() -> None:
     assert {
-        "trustscore.types",
-        "trustscore.errors",
-        "trustscore.llm.client",
-        "trustscore.scoring.scorer",
+        "trustscore._types",
+        "trustscore._errors",
+        "trustscore.llm._client",
+        "trustscore.scoring._scorer",
     } <= set(MODULES)
     assert [layer["name"] for layer in ARCHITECTURE["layers"]][:3] == ["core", "llm", "signals"]
-    assert "trustscore.cli.score" in MODULES["trustscore.cli.main"], "the command table is read as imports"
-    assert "trustscore.judges" in MODULES["trustscore.scoring.builtins"], "the built-in table is read"
+    assert "trustscore.cli._score" in MODULES["trustscore.cli._main"], "the command table is read as imports"
+    assert "trustscore.judges" in MODULES["trustscore.scoring._builtins"], "the built-in table is read"
 
 
 def test_every_module_sits_in_a_layer_or_beside_them() -> None:
@@ -215,32 +215,36 @@ def planted(module: str, source: str) -> dict[str, set[str]]:
 
 
 FUNCTION = "def f():\n    {}\n"
-SCORER = "from trustscore.scoring.scorer import Scorer"
-LYNX = "from trustscore.judges.lynx import LynxJudge"
+SCORER = "from trustscore.scoring._scorer import Scorer"
+LYNX = "from trustscore.judges._lynx import LynxJudge"
 TYPE_CHECKING = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    {}\n"
 
 
 @pytest.mark.parametrize(
     "module, source, check",
     [
-        ("trustscore.fusion.fuser", "import trustscore.judges.lynx", forbidden_imports),
-        ("trustscore.llm.cache", FUNCTION.format(SCORER), upward_imports),
-        ("trustscore.llm.cache", FUNCTION.format(SCORER), loops),
-        ("trustscore.types", "import trustscore.llm", upward_imports),
-        ("trustscore.types", "import trustscore.llm", loops),
-        ("trustscore.types", "import trustscore.llm", forbidden_imports),
-        ("trustscore.scoring.inputs", TYPE_CHECKING.format("import trustscore.testing"), upward_imports),
-        ("trustscore.grounding.lexical", LYNX, family_to_family_imports),
+        ("trustscore.fusion._fuser", "import trustscore.judges._lynx", forbidden_imports),
+        ("trustscore.llm._cache", FUNCTION.format(SCORER), upward_imports),
+        ("trustscore.llm._cache", FUNCTION.format(SCORER), loops),
+        ("trustscore._types", "import trustscore.llm", upward_imports),
+        ("trustscore._types", "import trustscore.llm", loops),
+        ("trustscore._types", "import trustscore.llm", forbidden_imports),
+        ("trustscore.scoring._inputs", TYPE_CHECKING.format("import trustscore.testing"), upward_imports),
+        ("trustscore.grounding._lexical", LYNX, family_to_family_imports),
         ("trustscore.whitebox.aarf", "import trustscore.judges", family_to_family_imports),
-        ("trustscore.whitebox.aarf", "from trustscore.encoders.hhem import HHEM", family_to_family_imports),
-        ("trustscore.newroot", "import trustscore.types", unplaced_modules),
-        ("trustscore.judges.base", "import importlib\nimportlib.import_module('numpy')", forbidden_imports),
-        ("trustscore.core.files", FUNCTION.format("import_module('trustscore.scoring')"), upward_imports),
-        ("trustscore.core.files", "T = ('trustscore.scoring.scorer', 'trustscore.cli.main')", upward_imports),
-        ("trustscore.ray.files", "from trustscore.cli import UsageError", forbidden_imports),
-        ("trustscore.llm.planted", "import trustscore.judges.lynx", upward_imports),
+        ("trustscore.whitebox.aarf", "from trustscore.encoders._hhem import HHEM", family_to_family_imports),
+        ("trustscore.newroot", "import trustscore._types", unplaced_modules),
+        ("trustscore.judges._base", "import importlib\nimportlib.import_module('numpy')", forbidden_imports),
+        ("trustscore.core._files", FUNCTION.format("import_module('trustscore.scoring')"), upward_imports),
+        (
+            "trustscore.core._files",
+            "T = ('trustscore.scoring._scorer', 'trustscore.cli._main')",
+            upward_imports,
+        ),
+        ("trustscore.ray._files", "from trustscore.cli import UsageError", forbidden_imports),
+        ("trustscore.llm.planted", "import trustscore.judges._lynx", upward_imports),
         ("trustscore.fusion.planted", "from trustscore import Scorer", upward_imports),
-        ("trustscore.scoring.planted", "from trustscore.testing.judges import x", upward_imports),
+        ("trustscore.scoring.planted", "from trustscore.testing._judges import x", upward_imports),
         ("trustscore.judges.planted", "import torch", forbidden_imports),
     ],
 )
@@ -258,9 +262,9 @@ def test_strings_that_are_not_a_module_table_are_not_imports() -> None:
 
 
 def test_a_new_loop_is_found() -> None:
-    planted = {**MODULES, "trustscore.core.planted": {"trustscore.core.hashing"}}
-    planted["trustscore.core.hashing"] = {*MODULES["trustscore.core.hashing"], "trustscore.core.planted"}
-    assert ["trustscore.core.hashing", "trustscore.core.planted"] in loops(planted)
+    planted = {**MODULES, "trustscore.core.planted": {"trustscore.core._hashing"}}
+    planted["trustscore.core._hashing"] = {*MODULES["trustscore.core._hashing"], "trustscore.core.planted"}
+    assert ["trustscore.core._hashing", "trustscore.core.planted"] in loops(planted)
 
 
 def test_the_numbers_the_architecture_page_quotes() -> None:

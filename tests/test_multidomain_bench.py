@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import benchmarks.multidomain as bench
-from trustscore.rows.scored import rows_from_dicts
+from trustscore.rows._scored import rows_from_dicts
 
 DATASETS = {"ragtruth_qa": -1.0, "frank_cnndm": 0.0, "xsumfaith": 1.5, "factscore": 0.5}
 """Dataset -> shift of the log-odds of hallucinating (different base rates, same signal meaning)."""
@@ -106,7 +106,7 @@ def test_the_shipped_choice_is_a_candidate() -> None:
 
 
 def test_the_shipped_recipe_in_the_product_is_the_candidate_the_benchmark_chose() -> None:
-    from trustscore.fitting import shipped
+    from trustscore.fitting import _shipped as shipped
 
     assert bench.CANDIDATES["+amount"] == shipped.FEATURES
     assert bench.CANDIDATES["+amount+contradicted facts+unsupported"] == shipped.FEATURES_CLAIMS

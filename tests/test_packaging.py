@@ -23,7 +23,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
 
 def test_the_vllm_engine_kit_stays_out_of_the_wheel(wheel: zipfile.ZipFile) -> None:
     names = set(wheel.namelist())
-    assert "trustscore/testing/server.py" in names
+    assert "trustscore/testing/_server.py" in names
     assert "trustscore/testing/pytest_plugin.py" in names
     kit = {"vllm_engine.py", "vllm_model.py", "real_model.py"}
     assert not {f"trustscore/testing/{name}" for name in kit} & names
@@ -38,7 +38,7 @@ def test_h11_is_needed_only_by_the_testing_extra(wheel: zipfile.ZipFile) -> None
 
 
 def test_without_h11_the_fake_server_names_the_extra_to_install() -> None:
-    code = "import sys; sys.modules['h11'] = None; import trustscore.testing.server"
+    code = "import sys; sys.modules['h11'] = None; import trustscore.testing._server"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 1
     assert "needs h11: pip install '/path/to/trustscore[testing]'" in done.stderr

@@ -8,10 +8,8 @@ Names that need httpx or numpy load on first access, so ``import trustscore`` st
 
 from typing import TYPE_CHECKING
 
-from trustscore._version import __version__
-from trustscore.config import Config
-from trustscore.core.lazy import lazy_exports
-from trustscore.errors import (
+from trustscore._config import Config
+from trustscore._errors import (
     CalibratorError,
     ConfigError,
     DegradedScoreError,
@@ -22,8 +20,11 @@ from trustscore.errors import (
     ProfileError,
     TrustscoreError,
 )
-from trustscore.llm.protocol import LLM
-from trustscore.scoring.scorer import Scorer, score, score_sync
+from trustscore._types import Sample, Signal, Span, TrustScore, Usage
+from trustscore._version import __version__
+from trustscore.core._lazy import lazy_exports
+from trustscore.llm._protocol import LLM
+from trustscore.scoring._scorer import Scorer, score, score_sync
 from trustscore.signals import (
     FamiliarityCheck,
     Judge,
@@ -36,12 +37,11 @@ from trustscore.signals import (
     register_signal,
     registered_signals,
 )
-from trustscore.types import Sample, Signal, Span, TrustScore, Usage
 
 if TYPE_CHECKING:
-    from trustscore.fusion.fuser import DefaultFuser, FusedScore, Fuser
-    from trustscore.llm.client import LLMClient, from_openai
-    from trustscore.rows.input import read_jsonl
+    from trustscore.fusion._fuser import DefaultFuser, FusedScore, Fuser
+    from trustscore.llm._client import LLMClient, from_openai
+    from trustscore.rows._input import read_jsonl
 
 __all__ = [
     "LLM",
@@ -83,12 +83,12 @@ __all__ = [
 ]
 
 _LAZY = {
-    "DefaultFuser": "trustscore.fusion.fuser",
-    "FusedScore": "trustscore.fusion.fuser",
-    "Fuser": "trustscore.fusion.fuser",
-    "LLMClient": "trustscore.llm.client",
-    "from_openai": "trustscore.llm.client",
-    "read_jsonl": "trustscore.rows.input",
+    "DefaultFuser": "trustscore.fusion._fuser",
+    "FusedScore": "trustscore.fusion._fuser",
+    "Fuser": "trustscore.fusion._fuser",
+    "LLMClient": "trustscore.llm._client",
+    "from_openai": "trustscore.llm._client",
+    "read_jsonl": "trustscore.rows._input",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

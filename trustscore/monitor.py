@@ -30,13 +30,13 @@ import anyio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from trustscore.errors import InputError
-from trustscore.rows.output import result_row, row_line
-from trustscore.scoring.inputs import make_sample
-from trustscore.scoring.scorer import Scorer
+from trustscore._errors import InputError
+from trustscore._types import Sample
+from trustscore.rows._output import result_row, row_line
+from trustscore.scoring._inputs import make_sample
+from trustscore.scoring._scorer import Scorer
 from trustscore.telemetry import attached, capture
-from trustscore.telemetry.monitoring import count_drop, watch_queue
-from trustscore.types import Sample
+from trustscore.telemetry._monitoring import count_drop, watch_queue
 
 __all__ = ["Monitor", "MonitorStats"]
 

@@ -7,7 +7,7 @@ pytest.importorskip("prometheus_client")
 
 import anyio
 
-from trustscore.types import Sample, Signal
+from trustscore._types import Sample, Signal
 
 
 class GatedSignal:

@@ -14,8 +14,8 @@ from pydantic import SecretStr
 from tests.api.conftest import GatedSignal
 from trustscore import Config, Scorer
 from trustscore.api import ApiSettings, create_app
-from trustscore.rows.input import parse_row
-from trustscore.rows.output import result_row
+from trustscore.rows._input import parse_row
+from trustscore.rows._output import result_row
 
 pytestmark = pytest.mark.anyio
 
@@ -200,7 +200,7 @@ async def test_openapi_matches_the_docs_copy(scorer: Scorer) -> None:
         served = (await c.get("/openapi.json")).json()
     docs = Path(__file__).parents[2] / "docs" / "openapi.json"
     assert json.loads(docs.read_text()) == served, (
-        "regenerate: python -m trustscore.api.openapi > docs/openapi.json"
+        "regenerate: python -m trustscore.api._openapi > docs/openapi.json"
     )
     assert set(served["paths"]) == {"/v1/score", "/v1/score/batch", "/healthz", "/metrics"}
 

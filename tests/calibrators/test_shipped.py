@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from trustscore import Config, Scorer
+from trustscore._types import Sample, Signal
 from trustscore.calibrators import shipped_calibrator, shipped_calibrators
 from trustscore.cli import main as cli_main
-from trustscore.fusion.store import load_model
+from trustscore.fusion._store import load_model
 from trustscore.grounding import EmbeddingGrounding, LexicalSupport
-from trustscore.types import Sample, Signal
 
 pytestmark = pytest.mark.anyio
 
@@ -162,8 +162,8 @@ async def test_default_signal_set_is_calibrated_and_ranks_grounded_higher() -> N
 async def test_the_shipped_model_adapted_on_labeled_rows_scores_through_its_adaptation(
     tmp_path: Path,
 ) -> None:
-    from trustscore.fitting.adapt import adapt_model
-    from trustscore.rows.scored import rows_from_dicts
+    from trustscore.fitting._adapt import adapt_model
+    from trustscore.rows._scored import rows_from_dicts
 
     versions = default_versions()
     rows = []
@@ -239,7 +239,7 @@ async def test_an_adaptation_on_question_answering_does_not_claim_summaries_or_s
     short hand-written sample are scored but never claimed calibrated; a QA row like the labeled ones is."""
     import anyio
 
-    import trustscore.cli.score as cli_score
+    import trustscore.cli._score as cli_score
 
     versions = default_versions()
     labeled = tmp_path / "qa.jsonl"

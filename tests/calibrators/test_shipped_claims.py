@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from trustscore import Config, Scorer
+from trustscore._types import Sample, Signal
 from trustscore.calibrators import shipped_calibrator
-from trustscore.fusion.store import load_model
-from trustscore.grounding.claims.config import ClaimsConfig
-from trustscore.grounding.claims.signal import claims_version
-from trustscore.types import Sample, Signal
+from trustscore.fusion._store import load_model
+from trustscore.grounding.claims._config import ClaimsConfig
+from trustscore.grounding.claims._signal import claims_version
 
 from .test_shipped import CONTEXT, PACKAGED, RESPONSE, default_versions, local_pair
 

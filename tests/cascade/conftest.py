@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cascade.rows import STAGES, cascade_rows
-from trustscore.fitting.cascade import StagePlan, fit_cascade
-from trustscore.fusion.cascade_model import CascadeModel, CascadeQuality
+from trustscore.fitting._cascade import StagePlan, fit_cascade
+from trustscore.fusion._cascade_model import CascadeModel, CascadeQuality
 
 
 @pytest.fixture(scope="session")

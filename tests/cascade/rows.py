@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from trustscore.rows.scored import ScoredRow, rows_from_dicts
+from trustscore.rows._scored import ScoredRow, rows_from_dicts
 
 STAGES = (("local", ["loc"]), ("verdict", ["v"]), ("ensemble", ["j1", "j2"]))
 

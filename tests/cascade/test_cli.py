@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
-import trustscore.cli.score as cli_score
+import trustscore.cli._score as cli_score
 from cascade.rows import cascade_rows
 from cascade.test_file import write_config
+from trustscore._config import Config
 from trustscore.cli import main
-from trustscore.config import Config
-from trustscore.fusion.cascade_model import CascadeModel
-from trustscore.scoring.scorer import Scorer
+from trustscore.fusion._cascade_model import CascadeModel
+from trustscore.scoring._scorer import Scorer
 
 
 def scored_file(folder: Path) -> Path:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from cascade.rows import STAGES, cascade_rows
-from trustscore.fitting.cascade import StagePlan, evaluate_cascade, fit_cascade
-from trustscore.fusion.cascade_model import CascadeModel, CascadeQuality
+from trustscore.fitting._cascade import StagePlan, evaluate_cascade, fit_cascade
+from trustscore.fusion._cascade_model import CascadeModel, CascadeQuality
 
 AUROC = CascadeQuality(metric="auroc", max_loss=0.01)
 PLANS = [StagePlan(name, signals) for name, signals in STAGES]
@@ -86,7 +86,7 @@ def test_rows_scored_through_a_cascade_are_refused() -> None:
 def test_the_band_search_spends_the_allowed_loss_where_it_saves_most() -> None:
     """The last stage costs 10 and adds a little; stopping early after the first costs more quality per
     request saved. Searching the first band first would spend the whole allowed loss there."""
-    from trustscore.fitting.cascade import _run, _search_bands
+    from trustscore.fitting._cascade import _run, _search_bands
 
     rng = np.random.default_rng(0)
     t = (rng.random(2000) < 0.5).astype(np.float64)

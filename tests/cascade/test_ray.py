@@ -15,7 +15,7 @@ ray = pytest.importorskip("ray")
 from e2e_helpers import CONTEXT, JUDGES, QUESTION, RESPONSE, ensemble_dict, read_jsonl, to_toml, write_jsonl  # noqa: E402
 
 from trustscore.cli import main  # noqa: E402
-from trustscore.ray.files import output_rows  # noqa: E402
+from trustscore.ray._files import output_rows  # noqa: E402
 from trustscore.testing import FakeVLLMServer  # noqa: E402
 
 INVENTED = "Isaac Asimov wrote Foundation in 1951 at Zorbak Station."

@@ -9,10 +9,10 @@ import anyio
 import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
-from trustscore.config import Config
-from trustscore.errors import ConfigError
-from trustscore.scoring.scorer import Scorer
-from trustscore.types import Sample, TrustScore
+from trustscore._config import Config
+from trustscore._errors import ConfigError
+from trustscore._types import Sample, TrustScore
+from trustscore.scoring._scorer import Scorer
 
 pytestmark = pytest.mark.anyio
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.cli import calibrate as cli_calibrate
-from trustscore.cli import eval as cli_eval
-from trustscore.fusion.store import load_model
-from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
+from trustscore.cli import _calibrate as cli_calibrate
+from trustscore.cli import _eval as cli_eval
+from trustscore.fusion._store import load_model
+from trustscore.testing._synthetic import make_scored_rows, write_scored_jsonl
 
 
 def _cli(*argv: str) -> int:
@@ -135,7 +135,7 @@ def test_calibrate_then_eval_of_the_rescored_rows_is_calibrated(
     model = load_model(out_path)
     assert len(model.features) == 4  # every signal's value by default
     rows = [json.loads(line) for line in scored.read_text().splitlines()]
-    from trustscore.rows.scored import rows_from_dicts
+    from trustscore.rows._scored import rows_from_dicts
 
     for raw, row in zip(rows, rows_from_dicts(rows), strict=True):
         fused = model.predict(row.signals)
@@ -162,10 +162,10 @@ def test_the_trustscore_command_reads_rows_written_by_trustscore_score(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Rows in the exact shape ``trustscore score`` writes (TrustScore dump + carried fields)."""
+    from trustscore._types import TrustScore
     from trustscore.cli import main
     from trustscore.rows import result_row
-    from trustscore.rows.scored import rows_from_dicts
-    from trustscore.types import TrustScore
+    from trustscore.rows._scored import rows_from_dicts
 
     written = []
     for row in rows_from_dicts(make_scored_rows(12, seed=5)):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.cli.main import main
+from trustscore.cli._main import main
 
 pytest.importorskip("transformers", reason="fit-redeep needs trustscore[whitebox]")
 
@@ -40,7 +40,7 @@ def _write_rows(path: Path, rows: list[tuple[str, str, list[tuple[int, int]]]]) 
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from trustscore.testing.tiny import save_tiny_model
+    from trustscore.testing._tiny import save_tiny_model
 
     return save_tiny_model(tmp_path_factory.mktemp("fit") / "llama")
 
@@ -50,9 +50,9 @@ def test_the_profile_fitted_from_rows_is_what_redeep_reads(
 ) -> None:
     import anyio
 
-    from trustscore.types import Sample
-    from trustscore.whitebox.profile import RedeepProfile
-    from trustscore.whitebox.redeep import RedeepSignal
+    from trustscore._types import Sample
+    from trustscore.whitebox._profile import RedeepProfile
+    from trustscore.whitebox._redeep import RedeepSignal
 
     rows = _write_rows(tmp_path / "rows.jsonl", ROWS)
     out = tmp_path / "profile.json"

@@ -10,12 +10,12 @@ import anyio
 import pytest
 from scorer_fakes import FakeLocal
 
-import trustscore.cli.score as cli_score
+import trustscore.cli._score as cli_score
 from trustscore import Config, Sample, Scorer, Signal
+from trustscore._types import DomainCheck, TrustScore
 from trustscore.cli import main
-from trustscore.fusion.fuser import DefaultFuser
+from trustscore.fusion._fuser import DefaultFuser
 from trustscore.rows import row_line
-from trustscore.types import DomainCheck, TrustScore
 
 CTX = ["Dune is a 1965 novel by Frank Herbert."]
 
@@ -219,7 +219,7 @@ async def test_an_interrupted_run_keeps_the_rows_it_finished(tmp_path: Path) -> 
 
 
 def test_lexical_only_config_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("trustscore.grounding.lexical")
+    pytest.importorskip("trustscore.grounding._lexical")
     config = tmp_path / "trustscore.toml"
     off = "[signals.embedding]\nenabled = false\n\n[signals.claims]\nenabled = false\n"
     config.write_text(off, encoding="utf-8")

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
-import trustscore.cli.score as cli_score
+import trustscore.cli._score as cli_score
 from trustscore import Config, Scorer
+from trustscore._errors import JudgeFailure
 from trustscore.cli import main
-from trustscore.errors import JudgeFailure
 
 ROWS = [
     {"id": f"s{i}", "question": "Who wrote Dune?", "context": "Dune is by Herbert.", "response": "Herbert."}

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from scorer_fakes import FakeLocal
 
-import trustscore.cli.score as cli_score
-import trustscore.rows.output as output
+import trustscore.cli._score as cli_score
+import trustscore.rows._output as output
 from trustscore import Config, Scorer, Signal
 from trustscore.cli import main
 from trustscore.rows import row_line
-from trustscore.rows.scored import read_scored
+from trustscore.rows._scored import read_scored
 
 ROWS = [
     {"id": f"s{i}", "question": "Who wrote Dune?", "context": "Dune is by Frank Herbert.",

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from scorer_fakes import FakeLocal
 
-import trustscore.cli.score as cli_score
-import trustscore.rows.input as rows_input
+import trustscore.cli._score as cli_score
+import trustscore.rows._input as rows_input
 from trustscore import Config, Scorer
 from trustscore.cli import main
 

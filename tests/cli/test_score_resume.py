@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from trustscore import Config, Scorer
+from trustscore.cli import _score as cli_score
 from trustscore.cli import main
-from trustscore.cli import score as cli_score
 from trustscore.rows import OutputFile
 from trustscore.testing import FakeVLLMServer, Fault
 

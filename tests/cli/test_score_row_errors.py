@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from scorer_fakes import FakeLocal
 
-import trustscore.cli.score as cli_score
+import trustscore.cli._score as cli_score
 from trustscore import Config, Scorer
 from trustscore.cli import main
-from trustscore.rows.scored import read_scored
+from trustscore.rows._scored import read_scored
 
 GOOD = {"question": "Who wrote Dune?", "context": "Dune is a novel by Frank Herbert.", "response": "Herbert."}
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from trustscore.cli import eval as cli_eval
-from trustscore.fitting.claims import ClaimCheck
-from trustscore.fitting.evaluation import evaluate_scored
-from trustscore.fitting.report import claims_table, macro_table, metrics_table
-from trustscore.rows.scored import read_scored
+from trustscore.cli import _eval as cli_eval
+from trustscore.fitting._claims import ClaimCheck
+from trustscore.fitting._evaluation import evaluate_scored
+from trustscore.fitting._report import claims_table, macro_table, metrics_table
+from trustscore.rows._scored import read_scored
 from trustscore.signals import registered_signals
-from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
+from trustscore.testing._synthetic import make_scored_rows, write_scored_jsonl
 
 
 @pytest.fixture(scope="module")
@@ -97,8 +97,8 @@ def test_eval_file_errors_are_one_line_naming_the_file(
 
 
 def test_the_score_summary_keeps_one_line_per_fact_when_redirected() -> None:
-    from trustscore.cli.score import ScoreRunSummary
-    from trustscore.types import Signal, TrustScore, Usage
+    from trustscore._types import Signal, TrustScore, Usage
+    from trustscore.cli._score import ScoreRunSummary
 
     summary = ScoreRunSummary(output=Path("/a/rather/long/path/to/the/results/of/this/run/scored.jsonl"))
     signals = {n: Signal(name=n, value=0.5) for n in registered_signals("judge")}

@@ -8,8 +8,8 @@ import threading
 import pytest
 from deadline_clock import DeadlineClock
 
-from trustscore.compute.deadline import Deadline, bound, checkpoint, clock_stopped
-from trustscore.compute.torch_import import loading_models
+from trustscore.compute._deadline import Deadline, bound, checkpoint, clock_stopped
+from trustscore.compute._torch_import import loading_models
 
 
 def test_cancel_sets_every_registered_event_once_and_over_turns_true() -> None:

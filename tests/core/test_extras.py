@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from trustscore.core.extras import install_extra
+from trustscore.core._extras import install_extra
 
 PACKAGE = Path(__file__).resolve().parents[2] / "trustscore"
 

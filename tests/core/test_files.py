@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.config import Config, ConfigError
-from trustscore.core.files import MAX_JSON_BYTES
-from trustscore.fusion.model import CalibratorError
-from trustscore.fusion.store import load_model
-from trustscore.whitebox.profile import ProfileError, RedeepProfile
+from trustscore._config import Config, ConfigError
+from trustscore.core._files import MAX_JSON_BYTES
+from trustscore.fusion._model import CalibratorError
+from trustscore.fusion._store import load_model
+from trustscore.whitebox._profile import ProfileError, RedeepProfile
 
 
 def sparse(path: Path, size: int) -> Path:
@@ -125,7 +125,7 @@ def test_a_rehashed_calibrator_with_absurd_numbers_is_refused(
     import json
 
     from trustscore.calibrators import __file__ as shipped_dir
-    from trustscore.fusion.model import FusionModel
+    from trustscore.fusion._model import FusionModel
 
     data = json.loads((Path(shipped_dir).parent / "local_multidomain.json").read_text(encoding="utf-8"))
     if field == "coef":

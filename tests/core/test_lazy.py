@@ -7,7 +7,7 @@ import types
 
 import pytest
 
-from trustscore.core.lazy import lazy_exports
+from trustscore.core._lazy import lazy_exports
 
 
 def test_a_name_loads_from_its_home_once_and_unknown_names_are_attribute_errors(

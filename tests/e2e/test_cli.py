@@ -26,7 +26,7 @@ from e2e_helpers import (
 
 from trustscore import Scorer
 from trustscore.cli import main
-from trustscore.cli.score import read_input, score_file
+from trustscore.cli._score import read_input, score_file
 from trustscore.testing import FakeRequest, FakeVLLMServer, Fault
 
 

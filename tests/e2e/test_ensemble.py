@@ -20,8 +20,9 @@ from e2e_helpers import (
 )
 
 from trustscore import TrustScore
-from trustscore.judges.evidence import evidence_prefix
-from trustscore.judges.templates import load_template
+from trustscore._types import Sample
+from trustscore.judges._evidence import evidence_prefix
+from trustscore.judges._templates import load_template
 from trustscore.testing import (
     RulePolicy,
     chainpoll_answers,
@@ -33,7 +34,6 @@ from trustscore.testing import (
     tlm_reflection_answer,
     tlm_sampled_answers,
 )
-from trustscore.types import Sample
 
 pytestmark = pytest.mark.anyio
 

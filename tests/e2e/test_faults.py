@@ -13,7 +13,7 @@ import pytest
 from e2e_helpers import CONTEXT, JUDGES, QUESTION, RESPONSE, Kit, closed_port_url, judge_kind, make_kit
 
 from trustscore import TrustScore
-from trustscore.judges.verdict import CONSTRAINED_WARNING
+from trustscore.judges._verdict import CONSTRAINED_WARNING
 from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, Fault, judge_policy
 
 STALL_S = 60.0

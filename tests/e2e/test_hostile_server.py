@@ -12,7 +12,7 @@ import httpx
 import pytest
 from e2e_helpers import CONTEXT, JUDGES, QUESTION, RESPONSE, ensemble_dict, to_toml
 
-import trustscore.cli.score as cli_score
+import trustscore.cli._score as cli_score
 from trustscore import Scorer
 from trustscore.cli import main
 

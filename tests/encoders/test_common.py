@@ -14,10 +14,10 @@ import pytest
 from lane_watch import LaneSubmissions
 
 from trustscore import Config, Scorer
-from trustscore.compute.deadline import Deadline, bound
-from trustscore.encoders.common import CheckCancelled, run_in_worker
-from trustscore.errors import BudgetExceeded
-from trustscore.types import Sample, Signal
+from trustscore._errors import BudgetExceeded
+from trustscore._types import Sample, Signal
+from trustscore.compute._deadline import Deadline, bound
+from trustscore.encoders._common import CheckCancelled, run_in_worker
 
 pytestmark = pytest.mark.anyio
 
@@ -253,7 +253,7 @@ async def test_scorer_score_many_batches_lettucedetect_across_samples(
 ) -> None:
     pytest.importorskip("transformers")
     from trustscore.encoders import LettuceDetectConfig, LettuceDetectSignal
-    from trustscore.testing.tiny_encoders import save_tiny_lettucedetect
+    from trustscore.testing._tiny_encoders import save_tiny_lettucedetect
 
     checkpoint = save_tiny_lettucedetect(tmp_path / "ld", seed=5)
     signal = LettuceDetectSignal(LettuceDetectConfig(model=str(checkpoint), local_files_only=True))

@@ -8,7 +8,7 @@ import pytest
 
 from trustscore import Config, Sample, Scorer
 from trustscore.encoders import HHEMConfig, HHEMSignal, LettuceDetectConfig, LettuceDetectSignal
-from trustscore.testing.tiny_encoders import save_tiny_hhem, save_tiny_lettucedetect
+from trustscore.testing._tiny_encoders import save_tiny_hhem, save_tiny_lettucedetect
 
 pytest.importorskip("transformers")
 pytestmark = pytest.mark.anyio

@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from trustscore.encoders.hhem import PROMPT, HHEMConfig, HHEMSignal, build_hhem, premise_windows
-from trustscore.testing.tiny_encoders import save_tiny_hhem
-from trustscore.types import Sample
+from trustscore._types import Sample
+from trustscore.encoders._hhem import PROMPT, HHEMConfig, HHEMSignal, build_hhem, premise_windows
+from trustscore.testing._tiny_encoders import save_tiny_hhem
 
 CONTEXT = ["The Eiffel Tower is in Paris, the capital of France.", "Marie Curie won two Nobel prizes."]
 SAMPLE = Sample(question="Where is the Eiffel Tower?", context=CONTEXT, response="It is in Paris.")

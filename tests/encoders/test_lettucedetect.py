@@ -9,15 +9,15 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from trustscore.encoders.lettucedetect import (
+from trustscore._types import Sample
+from trustscore.encoders._lettucedetect import (
     LettuceDetectConfig,
     LettuceDetectSignal,
     build_lettucedetect,
     format_prompt,
     plan_windows,
 )
-from trustscore.testing.tiny_encoders import save_tiny_lettucedetect
-from trustscore.types import Sample
+from trustscore.testing._tiny_encoders import save_tiny_lettucedetect
 
 QUESTION = "Where is the Eiffel Tower and who won two Nobel prizes?"
 PASSAGES = [

@@ -9,9 +9,10 @@ import pytest
 
 pytest.importorskip("peft")
 
+from trustscore._types import Sample
 from trustscore.cli import main
-from trustscore.encoders.lettucedetect import format_prompt
-from trustscore.fitting.detector import (
+from trustscore.encoders._lettucedetect import format_prompt
+from trustscore.fitting._detector import (
     TrainOptions,
     encode_row,
     lexical_baseline,
@@ -19,9 +20,8 @@ from trustscore.fitting.detector import (
     train_detector,
     verdict,
 )
-from trustscore.rows.labeled import LabeledRow, read_rows, split_by_group
-from trustscore.testing.tiny_encoders import save_tiny_lettucedetect
-from trustscore.types import Sample
+from trustscore.rows._labeled import LabeledRow, read_rows, split_by_group
+from trustscore.testing._tiny_encoders import save_tiny_lettucedetect
 
 CONTEXT = "The Eiffel Tower is in Paris, the capital of France. Marie Curie won two Nobel prizes."
 

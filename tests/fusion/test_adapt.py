@@ -12,18 +12,18 @@ import numpy as np
 import pytest
 
 from tests.fusion.test_domain import Replay, with_lengths
+from trustscore._errors import CalibratorError
+from trustscore._types import Sample
 from trustscore.cli import main as cli_main
-from trustscore.errors import CalibratorError
-from trustscore.fitting.adapt import CLAIM_GROUPS, CLAIM_ROWS, adapt_model, map_logistic
-from trustscore.fitting.calibrator import FitOptions, fit_calibrator
-from trustscore.fusion.model import FusionModel
-from trustscore.fusion.store import load_model, save_model
-from trustscore.rows.scored import ScoredRow, label_column, rows_from_dicts
-from trustscore.scoring.scorer import Scorer
-from trustscore.stats.logistic import sigmoid
-from trustscore.stats.metrics import ece
-from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
-from trustscore.types import Sample
+from trustscore.fitting._adapt import CLAIM_GROUPS, CLAIM_ROWS, adapt_model, map_logistic
+from trustscore.fitting._calibrator import FitOptions, fit_calibrator
+from trustscore.fusion._model import FusionModel
+from trustscore.fusion._store import load_model, save_model
+from trustscore.rows._scored import ScoredRow, label_column, rows_from_dicts
+from trustscore.scoring._scorer import Scorer
+from trustscore.stats._logistic import sigmoid
+from trustscore.stats._metrics import ece
+from trustscore.testing._synthetic import make_scored_rows, write_scored_jsonl
 
 pytestmark = pytest.mark.anyio
 
@@ -287,7 +287,7 @@ def test_cli_calibrate_adapt_from_plain_labeled_samples_records_their_task_kind_
 ) -> None:
     import anyio
 
-    import trustscore.cli.score as cli_score
+    import trustscore.cli._score as cli_score
     from tests.calibrators.test_shipped import CONTEXT as SHIPPED_CONTEXT
     from tests.calibrators.test_shipped import default_versions, local_pair
     from trustscore import Config

@@ -9,7 +9,7 @@ import pytest
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
-from trustscore.fusion.calibrators import (
+from trustscore.fusion._calibrators import (
     BetaCalibrator,
     IsotonicCalibrator,
     PlattCalibrator,
@@ -18,7 +18,7 @@ from trustscore.fusion.calibrators import (
     fit_calibrator_kind,
     logit,
 )
-from trustscore.stats.metrics import ece
+from trustscore.stats._metrics import ece
 
 KINDS = ["platt", "temperature", "beta", "isotonic"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from trustscore.fitting.claims import ECE_LIMIT, MIN_CLAIMS, check_claims, check_claims_by, noise_floor
+from trustscore.fitting._claims import ECE_LIMIT, MIN_CLAIMS, check_claims, check_claims_by, noise_floor
 
 
 def _domain(rng: np.random.Generator, n: int, rate: float, said: float) -> tuple[np.ndarray, np.ndarray]:
@@ -77,7 +77,7 @@ def test_the_verdict_reads_ece_against_the_noise_floor_at_that_many_rows() -> No
 
 
 def test_the_noise_floor_matches_a_direct_simulation_and_falls_with_n() -> None:
-    from trustscore.stats.metrics import ece
+    from trustscore.stats._metrics import ece
 
     rng = np.random.default_rng(5)
     direct = []

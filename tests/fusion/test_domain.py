@@ -9,9 +9,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from trustscore._types import Sample, Signal
 from trustscore.cli import main as cli_main
-from trustscore.fitting.calibrator import fit_calibrator
-from trustscore.fusion.domain import (
+from trustscore.fitting._calibrator import fit_calibrator
+from trustscore.fusion._domain import (
     PROBS,
     CalibrationDomain,
     _ordinal,
@@ -19,12 +20,11 @@ from trustscore.fusion.domain import (
     lengths_of,
     outside_count,
 )
-from trustscore.fusion.model import FusionModel
-from trustscore.fusion.store import save_model
-from trustscore.rows.scored import ScoredRow, rows_from_dicts
-from trustscore.scoring.scorer import Scorer
-from trustscore.testing.synthetic import make_scored_rows, write_scored_jsonl
-from trustscore.types import Sample, Signal
+from trustscore.fusion._model import FusionModel
+from trustscore.fusion._store import save_model
+from trustscore.rows._scored import ScoredRow, rows_from_dicts
+from trustscore.scoring._scorer import Scorer
+from trustscore.testing._synthetic import make_scored_rows, write_scored_jsonl
 
 pytestmark = pytest.mark.anyio
 
@@ -191,7 +191,7 @@ def test_cli_score_and_eval_report_the_share_outside(
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import trustscore.cli.score as cli_score
+    import trustscore.cli._score as cli_score
 
     path = save_model(fitted, tmp_path / "syn.json")
     model = FusionModel.from_json(path.read_text())

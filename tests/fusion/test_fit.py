@@ -7,9 +7,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from trustscore.errors import InputError
-from trustscore.fitting.calibrator import FitOptions, fit_calibrator
-from trustscore.rows.scored import rows_from_dicts
+from trustscore._errors import InputError
+from trustscore.fitting._calibrator import FitOptions, fit_calibrator
+from trustscore.rows._scored import rows_from_dicts
 
 FEATURES = ["lynx|identity", "lynx:raw.offset|identity"]
 

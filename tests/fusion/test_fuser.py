@@ -6,9 +6,9 @@ import itertools
 
 import pytest
 
-from trustscore.fusion.fuser import DefaultFuser
+from trustscore._types import Signal
+from trustscore.fusion._fuser import DefaultFuser
 from trustscore.signals import registered_signals
-from trustscore.types import Signal
 
 
 def signals(**values: float | None) -> dict[str, Signal]:

@@ -8,19 +8,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trustscore.config import Config
-from trustscore.errors import CalibratorError, CalibratorMismatchError, FeatureError
-from trustscore.fitting.calibrator import FitOptions, fit_calibrator
+from trustscore._config import Config
+from trustscore._errors import CalibratorError, CalibratorMismatchError, FeatureError
+from trustscore._types import Signal
+from trustscore.fitting._calibrator import FitOptions, fit_calibrator
 from trustscore.fusion import load_fuser
-from trustscore.fusion.config import FusionConfig
-from trustscore.fusion.features import FeatureSpec, parse_feature
-from trustscore.fusion.fuser import DefaultFuser, Fuser
-from trustscore.fusion.model import FusionModel
-from trustscore.fusion.store import load_model, save_model
-from trustscore.rows.scored import ScoredRow, label_column, rows_from_dicts
-from trustscore.stats.metrics import auroc
-from trustscore.testing.synthetic import make_scored_rows
-from trustscore.types import Signal
+from trustscore.fusion._config import FusionConfig
+from trustscore.fusion._features import FeatureSpec, parse_feature
+from trustscore.fusion._fuser import DefaultFuser, Fuser
+from trustscore.fusion._model import FusionModel
+from trustscore.fusion._store import load_model, save_model
+from trustscore.rows._scored import ScoredRow, label_column, rows_from_dicts
+from trustscore.stats._metrics import auroc
+from trustscore.testing._synthetic import make_scored_rows
 
 FEATURES = ["distorted", "noisy", "lexical:raw.numbers_unsupported|clip"]
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from deadline_clock import DeadlineClock
 
-from trustscore.compute.deadline import Deadline, bound
-from trustscore.errors import BudgetExceeded
+from trustscore._errors import BudgetExceeded
+from trustscore._types import Sample
+from trustscore.compute._deadline import Deadline, bound
 from trustscore.grounding import LexicalSupport
-from trustscore.grounding import text as grounding_text
-from trustscore.types import Sample
+from trustscore.grounding import _text as grounding_text
 
 CHUNK = 4096
 """Matches between two checks of the budget."""

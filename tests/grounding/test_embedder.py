@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trustscore.errors import EmbedderError
-from trustscore.grounding.embedder import (
+from trustscore._errors import EmbedderError
+from trustscore.grounding._embedder import (
     BATCH_TOKENS,
     BUNDLED_MODEL_SHA256,
     Embedder,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from trustscore._types import Sample
 from trustscore.grounding import LexicalConfig, LexicalSupport
-from trustscore.grounding.text import PAIR_WINDOW, pair_keys
-from trustscore.types import Sample
+from trustscore.grounding._text import PAIR_WINDOW, pair_keys
 
 CONTEXT = [
     "Smith beat Jones in the final at Wembley in 1998. Jones later won the semi-final against Brown.",

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from trustscore._types import Sample
 from trustscore.grounding import LexicalSupport
-from trustscore.grounding.normalize import normalize
-from trustscore.types import Sample
+from trustscore.grounding._normalize import normalize
 
 CONTEXT = ["The Millennium Dome in Greenwich opened to the public in 1998 after two years of work."]
 QUESTION = "When did the Millennium Dome open?"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from trustscore._types import Sample
 from trustscore.grounding import (
     EmbeddingConfig,
     EmbeddingGrounding,
@@ -12,8 +13,7 @@ from trustscore.grounding import (
     LexicalSupport,
     load_embedder,
 )
-from trustscore.grounding.text import has_negation
-from trustscore.types import Sample
+from trustscore.grounding._text import has_negation
 
 CONTEXT = ["The Tyne footbridge opened to the public in May 1998 after two years of building work."]
 QUESTION = "When did the Tyne footbridge open?"
@@ -104,7 +104,7 @@ def test_the_prior_weight_is_part_of_the_version() -> None:
 
 
 def test_a_bare_number_answer_is_checked_not_taken_for_a_list_marker() -> None:
-    from trustscore.grounding.text import words
+    from trustscore.grounding._text import words
 
     assert [w.key for w in words("1998.")] == ["1998"]
     assert [w.kind for w in words("1. Paris\n2. Rome")] == ["word", "word"], "list markers still skipped"

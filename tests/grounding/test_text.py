@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from trustscore.grounding.text import (
+from trustscore.grounding._text import (
     Piece,
     context_units,
     fold,

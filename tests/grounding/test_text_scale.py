@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.compute.deadline import Deadline, bound
-from trustscore.errors import BudgetExceeded
-from trustscore.grounding.text import split_sentences, support_keys, words
+from trustscore._errors import BudgetExceeded
+from trustscore.compute._deadline import Deadline, bound
+from trustscore.grounding._text import split_sentences, support_keys, words
 
 # Many dots, few line breaks: the shape that made the abbreviation look-back scan from the start.
 PARAGRAPH = "Dr. Smith paid 1,200 dollars on Jan. 5. It rained in the U.S. that week, e.g. in Ohio. "

@@ -1,10 +1,10 @@
-"""trustscore.grounding.word_frequency answers exactly what wordfreq answers, from the shipped table."""
+"""trustscore.grounding._word_frequency answers exactly what wordfreq answers, from the shipped table."""
 
 from __future__ import annotations
 
 import pytest
 
-from trustscore.grounding import word_frequency
+from trustscore.grounding import _word_frequency as word_frequency
 
 
 def test_the_table_answers_without_wordfreq() -> None:

@@ -34,13 +34,13 @@ def test_a_sixth_judge_is_one_module_one_prompt_and_one_import(tmp_path: Path) -
     for part in ("pyproject.toml", "mkdocs.yml"):
         shutil.copy(REPO / part, copy / part)
     # the three-file change
-    shutil.copy(TOY / "yesno.py", copy / "trustscore" / "judges" / "yesno.py")
+    shutil.copy(TOY / "yesno.py", copy / "trustscore" / "judges" / "_yesno.py")
     shutil.copy(TOY / "yesno.txt", copy / "prompts" / "yesno.txt")
     init = copy / "trustscore" / "judges" / "__init__.py"
-    line = "from trustscore.judges.tlm import TLMConfig, TLMJudge\n"
+    line = "from trustscore.judges._tlm import TLMConfig, TLMJudge\n"
     text = init.read_text(encoding="utf-8")
     assert line in text
-    added = line + "from trustscore.judges.yesno import YesNoJudge\n"
+    added = line + "from trustscore.judges._yesno import YesNoJudge\n"
     init.write_text(text.replace(line, added), encoding="utf-8")
 
     env = {**os.environ, "PYTHONPATH": str(copy)}

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from judges_fakes import choice, tokens
 
-from trustscore.judges.chainpoll import parse_vote
-from trustscore.judges.likert import parse_likert
-from trustscore.judges.lynx import parse_lynx, verdict_label
-from trustscore.judges.parsing import label_distribution, locate_after, quote, rating_digit
-from trustscore.judges.prometheus import parse_prometheus
-from trustscore.judges.tlm import exact_match, parse_agreement, parse_reflection
-from trustscore.llm.protocol import Choice
+from trustscore.judges._chainpoll import parse_vote
+from trustscore.judges._likert import parse_likert
+from trustscore.judges._lynx import parse_lynx, verdict_label
+from trustscore.judges._parsing import label_distribution, locate_after, quote, rating_digit
+from trustscore.judges._prometheus import parse_prometheus
+from trustscore.judges._tlm import exact_match, parse_agreement, parse_reflection
+from trustscore.llm._protocol import Choice
 
 
 def expected_with_floor(probs: dict[int, float], floor: float = 1e-3) -> float:

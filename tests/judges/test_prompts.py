@@ -5,19 +5,19 @@ from __future__ import annotations
 import pytest
 
 from trustscore.judges import LikertConfig, LynxConfig, PrometheusConfig, TLMConfig, build_judge
-from trustscore.judges.chainpoll import build_chainpoll_messages
-from trustscore.judges.evidence import evidence_messages
-from trustscore.judges.likert import build_likert_request
-from trustscore.judges.lynx import LynxJudge, build_lynx_messages
-from trustscore.judges.prometheus import PrometheusJudge, build_prometheus_messages
-from trustscore.judges.templates import fill, load_template
-from trustscore.judges.tlm import (
+from trustscore.judges._chainpoll import build_chainpoll_messages
+from trustscore.judges._evidence import evidence_messages
+from trustscore.judges._likert import build_likert_request
+from trustscore.judges._lynx import LynxJudge, build_lynx_messages
+from trustscore.judges._prometheus import PrometheusJudge, build_prometheus_messages
+from trustscore.judges._templates import fill, load_template
+from trustscore.judges._tlm import (
     TLMJudge,
     build_agreement_messages,
     build_answer_messages,
     build_reflection_messages,
 )
-from trustscore.llm.protocol import Message
+from trustscore.llm._protocol import Message
 from trustscore.signals import registered_signals
 
 JUDGE_NAMES = tuple(registered_signals("judge"))
@@ -227,7 +227,7 @@ def test_tlm_agreement_prompts_differ_only_in_the_sampled_answer_at_the_end() ->
 
 def test_prometheus_keeps_its_rubric_verbatim_and_breaks_only_the_judged_text() -> None:
     """The rubric's brackets are Prometheus's own format; a bracket or turn marker in the answer is not."""
-    from trustscore.judges.prometheus import build_prometheus_messages
+    from trustscore.judges._prometheus import build_prometheus_messages
 
     rubric = "[Is the response faithful?]\nScore 1: no.\nScore 5: yes."
     messages = build_prometheus_messages(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from trustscore.judges import build_judge
-from trustscore.judges.budget import cpu_advice
+from trustscore.judges._budget import cpu_advice
 from trustscore.signals import JudgeCost, registered_signals
 
 JUDGES = registered_signals("judge")

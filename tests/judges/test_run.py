@@ -9,8 +9,9 @@ import anyio
 import pytest
 from judges_fakes import CALL_USAGE, FakeLLM, always, choice, metered_run, result, tokens
 
-from trustscore.config import Config
-from trustscore.errors import LLMTimeout, RateLimited, ServerError
+from trustscore._config import Config
+from trustscore._errors import LLMTimeout, RateLimited, ServerError
+from trustscore._types import Sample, Usage
 from trustscore.judges import (
     ChainPollConfig,
     JudgeConfig,
@@ -20,14 +21,13 @@ from trustscore.judges import (
     TLMConfig,
     build_judge,
 )
-from trustscore.judges.chainpoll import ChainPollJudge
-from trustscore.judges.likert import LikertJudge
-from trustscore.judges.lynx import LynxJudge
-from trustscore.judges.prometheus import PrometheusJudge
-from trustscore.judges.tlm import TLMJudge
-from trustscore.llm.protocol import ChatRequest, ChatResult
+from trustscore.judges._chainpoll import ChainPollJudge
+from trustscore.judges._likert import LikertJudge
+from trustscore.judges._lynx import LynxJudge
+from trustscore.judges._prometheus import PrometheusJudge
+from trustscore.judges._tlm import TLMJudge
+from trustscore.llm._protocol import ChatRequest, ChatResult
 from trustscore.signals import Judge, registered_signals
-from trustscore.types import Sample, Usage
 
 pytestmark = pytest.mark.anyio
 

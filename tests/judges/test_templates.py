@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.judges.templates import load_template, prompts_folder
+from trustscore.judges._templates import load_template, prompts_folder
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from judges_fakes import FakeLLM, choice, result, tokens
 
-from trustscore.errors import ServerError
+from trustscore._errors import ServerError
+from trustscore._types import Sample
 from trustscore.judges import TLMConfig
-from trustscore.judges.tlm import TLMJudge
-from trustscore.llm.protocol import ChatRequest, ChatResult
-from trustscore.types import Sample
+from trustscore.judges._tlm import TLMJudge
+from trustscore.llm._protocol import ChatRequest, ChatResult
 
 pytestmark = pytest.mark.anyio
 

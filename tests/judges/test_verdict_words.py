@@ -9,13 +9,13 @@ from __future__ import annotations
 import pytest
 from judges_fakes import FakeLLM, choice, result
 
-from trustscore.judges.chainpoll import ChainPollConfig, ChainPollJudge, vote_in_words
-from trustscore.judges.lynx import LynxConfig, LynxJudge, lynx_in_words
-from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge, grade_in_words
-from trustscore.judges.tlm import TLMConfig, TLMJudge, reflection_in_words
-from trustscore.judges.verdict import CONSTRAINED_WARNING, WORDS_WARNING, non_answer
-from trustscore.llm.protocol import ChatRequest, ChatResult
-from trustscore.types import Sample
+from trustscore._types import Sample
+from trustscore.judges._chainpoll import ChainPollConfig, ChainPollJudge, vote_in_words
+from trustscore.judges._lynx import LynxConfig, LynxJudge, lynx_in_words
+from trustscore.judges._prometheus import PrometheusConfig, PrometheusJudge, grade_in_words
+from trustscore.judges._tlm import TLMConfig, TLMJudge, reflection_in_words
+from trustscore.judges._verdict import CONSTRAINED_WARNING, WORDS_WARNING, non_answer
+from trustscore.llm._protocol import ChatRequest, ChatResult
 
 pytestmark = pytest.mark.anyio
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from trustscore.llm.accounting import CallTally, UsageMeter
-from trustscore.types import Usage
+from trustscore._types import Usage
+from trustscore.llm._accounting import CallTally, UsageMeter
 
 
 def test_calls_report_to_the_meter_that_is_current_and_an_outer_one_sums_the_inner() -> None:

@@ -5,19 +5,19 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.http import HttpBackend
-from trustscore.llm.limits import AdaptiveLimiter
-from trustscore.llm.pool import _healthy
-from trustscore.llm.protocol import (
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._http import HttpBackend
+from trustscore.llm._limits import AdaptiveLimiter
+from trustscore.llm._pool import _healthy
+from trustscore.llm._protocol import (
     ChatRequest,
     ChatResult,
     GatedLLM,
     HealthCheckedBackend,
     LoopBoundBackend,
 )
-from trustscore.scoring.scorer import _limiters_of
+from trustscore.scoring._scorer import _limiters_of
 from trustscore.testing import FakeLLM
 
 pytestmark = pytest.mark.anyio

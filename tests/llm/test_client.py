@@ -15,7 +15,7 @@ import anyio
 import httpx
 import pytest
 
-from trustscore.errors import (
+from trustscore._errors import (
     BadResponse,
     ClientError,
     LLMTimeout,
@@ -23,13 +23,13 @@ from trustscore.errors import (
     ServerError,
     UnsupportedRequest,
 )
-from trustscore.llm.accounting import UsageMeter
-from trustscore.llm.cache import ResponseCache
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import CacheConfig, EndpointConfig
-from trustscore.llm.limits import RetryPolicy
-from trustscore.llm.protocol import LLM, ChatRequest, Message
-from trustscore.types import Usage
+from trustscore._types import Usage
+from trustscore.llm._accounting import UsageMeter
+from trustscore.llm._cache import ResponseCache
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import CacheConfig, EndpointConfig
+from trustscore.llm._limits import RetryPolicy
+from trustscore.llm._protocol import LLM, ChatRequest, Message
 
 pytestmark = pytest.mark.anyio
 
@@ -350,7 +350,7 @@ async def test_fan_out_respects_the_concurrency_limit() -> None:
 
 
 def test_transport_and_backend_are_exclusive() -> None:
-    from trustscore.llm.http import HttpBackend
+    from trustscore.llm._http import HttpBackend
 
     with pytest.raises(ValueError, match="either backend or transport"):
         LLMClient(endpoint(), backend=HttpBackend(endpoint()), transport=httpx.MockTransport(lambda r: ok()))

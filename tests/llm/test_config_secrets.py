@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from trustscore.config import Config, ConfigError
-from trustscore.llm.config import EndpointConfig
+from trustscore._config import Config, ConfigError
+from trustscore.llm._config import EndpointConfig
 
 KEYS = [
     "sk-proj-Q3xTz81LmNaBcD4eFgH5iJkL",
@@ -59,9 +59,9 @@ def test_an_unreachable_server_error_never_shows_userinfo() -> None:
     import anyio
     import httpx
 
-    from trustscore.errors import LLMUnreachable
-    from trustscore.llm.http import HttpBackend
-    from trustscore.llm.protocol import ChatRequest, Message
+    from trustscore._errors import LLMUnreachable
+    from trustscore.llm._http import HttpBackend
+    from trustscore.llm._protocol import ChatRequest, Message
 
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused")
@@ -94,7 +94,7 @@ def test_a_key_is_read_without_surrounding_whitespace(monkeypatch: pytest.Monkey
 def test_a_key_no_header_may_carry_is_refused_without_showing_it(
     monkeypatch: pytest.MonkeyPatch, key: str
 ) -> None:
-    from trustscore.errors import EndpointUnavailable
+    from trustscore._errors import EndpointUnavailable
 
     monkeypatch.setenv("JUDGE_KEY", key)
     endpoint = EndpointConfig(base_url="http://x/v1", model="m", api_key_env="JUDGE_KEY")
@@ -116,9 +116,9 @@ def test_error_text_quoting_a_sent_header_is_redacted(monkeypatch: pytest.Monkey
     import anyio
     import httpx
 
-    from trustscore.errors import LLMUnreachable
-    from trustscore.llm.http import HttpBackend
-    from trustscore.llm.protocol import ChatRequest, Message
+    from trustscore._errors import LLMUnreachable
+    from trustscore.llm._http import HttpBackend
+    from trustscore.llm._protocol import ChatRequest, Message
 
     monkeypatch.setenv("JUDGE_KEY", "sk-abcd1234")
 

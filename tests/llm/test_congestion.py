@@ -11,12 +11,12 @@ import httpx
 import pytest
 from deadline_clock import DeadlineClock
 
-from trustscore.compute.deadline import Deadline, bound
-from trustscore.errors import BudgetExceeded, ServerError
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.limits import RetryPolicy
-from trustscore.llm.protocol import ChatRequest, Message
+from trustscore._errors import BudgetExceeded, ServerError
+from trustscore.compute._deadline import Deadline, bound
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._limits import RetryPolicy
+from trustscore.llm._protocol import ChatRequest, Message
 
 pytestmark = pytest.mark.anyio
 

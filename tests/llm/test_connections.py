@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 
-from trustscore.llm.connections import SHARD_WIDTH, ShardedClients
+from trustscore.llm._connections import SHARD_WIDTH, ShardedClients
 
 
 def shards(max_connections: int) -> tuple[ShardedClients, list[int]]:

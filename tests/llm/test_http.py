@@ -11,7 +11,7 @@ import httpx
 import pytest
 from pydantic import JsonValue
 
-from trustscore.errors import (
+from trustscore._errors import (
     BadResponse,
     ClientError,
     LLMTimeout,
@@ -20,15 +20,15 @@ from trustscore.errors import (
     ServerError,
     UnsupportedRequest,
 )
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.http import (
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._http import (
     HttpBackend,
     build_request_body,
     error_for_status,
     parse_response,
     parse_retry_after,
 )
-from trustscore.llm.protocol import ChatRequest, Constraint, Message
+from trustscore.llm._protocol import ChatRequest, Constraint, Message
 
 CHAT = [Message(role="system", content="be brief"), Message(role="user", content="Is it true?")]
 
@@ -295,7 +295,7 @@ async def test_backend_posts_to_chat_and_completions_with_auth(monkeypatch: pyte
 async def test_every_backend_shares_one_ca_store(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import trustscore.llm.http as http_module
+    import trustscore.llm._http as http_module
 
     built: list[object] = []
     real = httpx.create_ssl_context

@@ -9,9 +9,9 @@ import anyio
 import pytest
 from fake_clock import Clock
 
-import trustscore.llm.limits
-from trustscore.errors import BadResponse, ClientError, LLMTimeout, RateLimited, ServerError
-from trustscore.llm.limits import AdaptiveLimiter, RetryPolicy, is_overload
+import trustscore.llm._limits
+from trustscore._errors import BadResponse, ClientError, LLMTimeout, RateLimited, ServerError
+from trustscore.llm._limits import AdaptiveLimiter, RetryPolicy, is_overload
 
 pytestmark = pytest.mark.anyio
 
@@ -158,7 +158,7 @@ def test_retry_after_is_honoured_and_capped() -> None:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     """The limiter's clock, moved by the test instead of waited out."""
-    return Clock().install(trustscore.llm.limits, monkeypatch)
+    return Clock().install(trustscore.llm._limits, monkeypatch)
 
 
 async def overload(limiter: AdaptiveLimiter, retry_after: float | None) -> None:

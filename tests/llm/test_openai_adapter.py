@@ -9,13 +9,13 @@ from typing import Any
 import httpx
 import pytest
 
-from trustscore.errors import BadResponse, ClientError, LLMTimeout, LLMUnreachable, RateLimited, ServerError
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.http import build_request_body
-from trustscore.llm.limits import RetryPolicy
-from trustscore.llm.openai_adapter import OpenAIBackend
-from trustscore.llm.protocol import ChatRequest, Constraint, Message
+from trustscore._errors import BadResponse, ClientError, LLMTimeout, LLMUnreachable, RateLimited, ServerError
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._http import build_request_body
+from trustscore.llm._limits import RetryPolicy
+from trustscore.llm._openai_adapter import OpenAIBackend
+from trustscore.llm._protocol import ChatRequest, Constraint, Message
 
 openai = pytest.importorskip("openai")
 

@@ -12,14 +12,14 @@ import pytest
 from fake_clock import Clock
 from pydantic import ValidationError
 
-import trustscore.llm.pool
-from trustscore.errors import LLMTimeout, LLMUnreachable
-from trustscore.llm.cache import cache_key
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.limits import LimiterPool
-from trustscore.llm.protocol import ChatRequest, Message
-from trustscore.llm.scheduling import Ticket
+import trustscore.llm._pool
+from trustscore._errors import LLMTimeout, LLMUnreachable
+from trustscore.llm._cache import cache_key
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._limits import LimiterPool
+from trustscore.llm._protocol import ChatRequest, Message
+from trustscore.llm._scheduling import Ticket
 from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, Fault, LatencyModel
 
 pytestmark = pytest.mark.anyio
@@ -30,7 +30,7 @@ Factory = Callable[..., FakeVLLMServer]
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     """The pool's clock (ejection probes), moved by the test instead of waited out."""
-    return Clock().install(trustscore.llm.pool, monkeypatch)
+    return Clock().install(trustscore.llm._pool, monkeypatch)
 
 
 def echo(request: FakeRequest) -> FakeAnswer:

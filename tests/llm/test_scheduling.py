@@ -8,9 +8,9 @@ import anyio.lowlevel
 import pytest
 from anyio.abc import TaskStatus
 
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.limits import AdaptiveLimiter, LimiterPool
-from trustscore.llm.scheduling import PriorityGate, SampleAdmission, Ticket, request_order, sample_ticket
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._limits import AdaptiveLimiter, LimiterPool
+from trustscore.llm._scheduling import PriorityGate, SampleAdmission, Ticket, request_order, sample_ticket
 
 pytestmark = pytest.mark.anyio
 

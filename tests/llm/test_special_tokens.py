@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.judges.templates import fill, load_template
-from trustscore.llm.http import build_request_body
-from trustscore.llm.protocol import ChatRequest, Message
-from trustscore.llm.special_tokens import JOINER, MARKUP, TURN_MARKERS, neutralise, served_special_tokens
+from trustscore.judges._templates import fill, load_template
+from trustscore.llm._http import build_request_body
+from trustscore.llm._protocol import ChatRequest, Message
+from trustscore.llm._special_tokens import JOINER, MARKUP, TURN_MARKERS, neutralise, served_special_tokens
 
 MARKERS = [
     "<|im_start|>",
@@ -114,8 +114,8 @@ def test_the_tiny_models_tokenizer_sees_no_special_token_from_a_hostile_answer(t
     import jinja2
     from tokenizers import Tokenizer
 
-    from trustscore.judges.evidence import evidence_messages
-    from trustscore.testing.vllm_model import CHAT_TEMPLATE, SPECIAL_TOKENS, build_tiny_vllm_model
+    from trustscore.judges._evidence import evidence_messages
+    from trustscore.testing._vllm_model import CHAT_TEMPLATE, SPECIAL_TOKENS, build_tiny_vllm_model
 
     model = build_tiny_vllm_model(tmp_path / "tiny")
     tokenizer = Tokenizer.from_file(str(model / "tokenizer.json"))

@@ -10,9 +10,9 @@ import anyio
 import pytest
 
 from trustscore import Config, Scorer
-from trustscore.errors import InputError
+from trustscore._errors import InputError
+from trustscore._types import Sample, Signal
 from trustscore.monitor import Monitor
-from trustscore.types import Sample, Signal
 
 pytestmark = pytest.mark.anyio
 

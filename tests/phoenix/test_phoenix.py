@@ -26,9 +26,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
 from trustscore import Config, Scorer, telemetry
+from trustscore._types import TrustScore
 from trustscore.telemetry.phoenix import PhoenixAnnotationExporter
 from trustscore.testing import FakeVLLMServer
-from trustscore.types import TrustScore
 
 pytestmark = pytest.mark.phoenix
 

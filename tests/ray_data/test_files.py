@@ -12,8 +12,8 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 pytest.importorskip("ray")
 
-from trustscore.errors import UsageError  # noqa: E402
-from trustscore.ray.files import (  # noqa: E402
+from trustscore._errors import UsageError  # noqa: E402
+from trustscore.ray._files import (  # noqa: E402
     as_location,
     count_rows,
     drop_rows,

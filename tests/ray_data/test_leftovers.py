@@ -17,7 +17,7 @@ import pytest
 pytestmark = pytest.mark.ray
 pytest.importorskip("ray")
 
-from trustscore.ray.leftovers import RUN_ENV, _start_time, record_run, stop_leftovers  # noqa: E402
+from trustscore.ray._leftovers import RUN_ENV, _start_time, record_run, stop_leftovers  # noqa: E402
 
 SLEEPER = [sys.executable, "-c", "import time; time.sleep(600)"]
 
@@ -69,7 +69,7 @@ def test_a_run_records_its_children_and_an_empty_lock_stops_nothing(tmp_path: Pa
 
 def test_a_killed_driver_of_its_own_ray_leaves_nothing_the_resume_does_not_stop(tmp_path: Path) -> None:
     from ray_data.test_score_ray import _slow_server, rows, score_ray, write_config, write_jsonl
-    from trustscore.ray.files import output_rows
+    from trustscore.ray._files import output_rows
 
     server = _slow_server()
     try:

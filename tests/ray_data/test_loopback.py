@@ -16,7 +16,7 @@ psutil = pytest.importorskip("psutil")
 
 PROBE = """
 import json, psutil
-from trustscore.ray.command import keep_local_ray_on_loopback
+from trustscore.ray._command import keep_local_ray_on_loopback
 keep_local_ray_on_loopback()
 import ray
 ray.init(num_cpus=1, log_to_driver=False, include_dashboard=False)

@@ -43,7 +43,7 @@ from e2e_helpers import (  # noqa: E402
 
 from trustscore import Config  # noqa: E402
 from trustscore.cli import main  # noqa: E402
-from trustscore.ray.files import output_rows, previous_rows  # noqa: E402
+from trustscore.ray._files import output_rows, previous_rows  # noqa: E402
 from trustscore.testing import FakeVLLMServer, LatencyModel, judge_policy  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ import signal
 from pydantic import BaseModel
 
 from trustscore import register_signal
-from trustscore.types import Signal
+from trustscore._types import Signal
 
 
 class PoisonConfig(BaseModel):
@@ -427,7 +427,7 @@ def poison_registered(plugin_site: Path, signal_registry: None, monkeypatch: pyt
 def test_a_sample_that_kills_its_actor_is_written_with_its_reason(
     local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, poison_registered: None
 ) -> None:
-    from trustscore.ray.actor import SAMPLE_DEATHS
+    from trustscore.ray._actor import SAMPLE_DEATHS
 
     data = ensemble_dict(fake_vllm.base_url)
     data["signals"] = {"poison": {"marker": "POISON"}, "claims": {"enabled": False}}
@@ -503,7 +503,7 @@ def test_duplicate_ids_are_refused_before_anything_is_scored(
 
 
 def test_duplicates_are_confirmed_exactly_not_by_hash(local_ray: str) -> None:
-    from trustscore.ray.unique import duplicate_ids
+    from trustscore.ray._unique import duplicate_ids
 
     ids = [f"x{i}" for i in range(600)]
     ds = ray.data.from_items([{"id": i} for i in [*ids, "x7", "x500", "x7"]], override_num_blocks=4)

@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from trustscore.testing._vllm_engine import ENGINE_PYTHON_ENV, VLLMEngine, engine_python
 from trustscore.testing.real_model import default_real_model_dir, real_model_ready
-from trustscore.testing.vllm_engine import ENGINE_PYTHON_ENV, VLLMEngine, engine_python
 
 
 @pytest.fixture(scope="session")

@@ -17,15 +17,16 @@ from typing import Any
 import httpx
 import pytest
 
+from trustscore._types import Sample, Signal
 from trustscore.judges import build_judge
-from trustscore.judges.chainpoll import VERDICT as CHAINPOLL_VERDICT
-from trustscore.judges.chainpoll import ChainPollConfig, ChainPollJudge
-from trustscore.judges.likert import PREFILL_CHOICES, LikertConfig, LikertJudge
-from trustscore.judges.lynx import VERDICT as LYNX_VERDICT
-from trustscore.judges.lynx import verdict_label
-from trustscore.judges.parsing import rating_digit
-from trustscore.judges.prometheus import VERDICT as PROMETHEUS_VERDICT
-from trustscore.judges.tlm import (
+from trustscore.judges._chainpoll import VERDICT as CHAINPOLL_VERDICT
+from trustscore.judges._chainpoll import ChainPollConfig, ChainPollJudge
+from trustscore.judges._likert import PREFILL_CHOICES, LikertConfig, LikertJudge
+from trustscore.judges._lynx import VERDICT as LYNX_VERDICT
+from trustscore.judges._lynx import verdict_label
+from trustscore.judges._parsing import rating_digit
+from trustscore.judges._prometheus import VERDICT as PROMETHEUS_VERDICT
+from trustscore.judges._tlm import (
     AGREEMENT_LABELS,
     REFLECTION_VERDICT,
     TLMConfig,
@@ -33,15 +34,14 @@ from trustscore.judges.tlm import (
     _agreement_label,
     _letter,
 )
-from trustscore.judges.verdict import VerdictSpec, non_answer
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.protocol import ChatRequest, ChatResult
+from trustscore.judges._verdict import VerdictSpec, non_answer
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._protocol import ChatRequest, ChatResult
 from trustscore.signals import registered_signals
+from trustscore.testing._recording import RecordingClient
+from trustscore.testing._vllm_engine import VLLMEngine, parse_metrics
 from trustscore.testing.real_model import default_real_model_dir
-from trustscore.testing.recording import RecordingClient
-from trustscore.testing.vllm_engine import VLLMEngine, parse_metrics
-from trustscore.types import Sample, Signal
 
 pytestmark = [pytest.mark.realmodel, pytest.mark.anyio]
 
@@ -291,7 +291,7 @@ async def test_prefix_reuse_read_from_the_engine_counters(real_model_engine: VLL
 async def test_remote_familiarity_goes_through_the_models_chat_template(
     real_model_engine: VLLMEngine,
 ) -> None:
-    from trustscore.whitebox.familiarity import RemoteFamiliarityBackend
+    from trustscore.whitebox._familiarity import RemoteFamiliarityBackend
 
     async with LLMClient(endpoint(real_model_engine)) as client:
         backend = RemoteFamiliarityBackend(client)

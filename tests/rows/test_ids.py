@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from scorer_fakes import FakeLocal
 
-import trustscore.cli.score as cli_score
-import trustscore.rows.ids as ids_module
+import trustscore.cli._score as cli_score
+import trustscore.rows._ids as ids_module
 from trustscore import Config, Scorer
 from trustscore.cli import main
-from trustscore.rows.ids import IdIndex
+from trustscore.rows._ids import IdIndex
 
 
 @pytest.fixture(params=["python hash", "two hashes", "one hash"])

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import trustscore.rows.output as output
-from trustscore.rows.ids import IdIndex
+import trustscore.rows._output as output
+from trustscore.rows._ids import IdIndex
 
 
 def _row(sample_id: str) -> dict[str, object]:

@@ -8,10 +8,10 @@ import anyio
 import pytest
 
 from trustscore import Config, Scorer
-from trustscore.compute.deadline import Deadline
-from trustscore.scoring import scorer as scorer_module
+from trustscore._types import TrustScore
+from trustscore.compute._deadline import Deadline
+from trustscore.scoring import _scorer as scorer_module
 from trustscore.testing import Fault, MockRouter, judge_policy
-from trustscore.types import TrustScore
 
 pytestmark = pytest.mark.anyio
 

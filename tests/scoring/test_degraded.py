@@ -9,10 +9,10 @@ import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
 from trustscore import Config, Scorer
-from trustscore.errors import DegradedScoreError, JudgeFailure, TrustscoreError
-from trustscore.fusion.fuser import DefaultFuser
+from trustscore._errors import DegradedScoreError, JudgeFailure, TrustscoreError
+from trustscore._types import Signal
+from trustscore.fusion._fuser import DefaultFuser
 from trustscore.testing import Fault, MockRouter
-from trustscore.types import Signal
 
 pytestmark = pytest.mark.anyio
 

@@ -9,7 +9,7 @@ import pytest
 from scorer_fakes import FakeLLM, FakeLLMClient
 
 from trustscore import Config, ConfigError, EndpointUnavailable, SignalContext
-from trustscore.scoring.endpoints import Endpoints
+from trustscore.scoring._endpoints import Endpoints
 
 ENDPOINT = {"base_url": "http://127.0.0.1:9/v1", "model": "m"}
 

@@ -6,9 +6,9 @@ import pytest
 from judges_fakes import FakeLLM
 
 from trustscore import Scorer
-from trustscore.errors import RateLimited
+from trustscore._errors import RateLimited
 from trustscore.judges import TLMConfig
-from trustscore.judges.tlm import TLMJudge
+from trustscore.judges._tlm import TLMJudge
 
 pytestmark = pytest.mark.anyio
 
@@ -27,7 +27,7 @@ async def test_parallel_tlm_failures_give_a_readable_reason() -> None:
 async def test_distinct_parallel_failures_are_each_named_with_their_usage() -> None:
     from scorer_fakes import FakeJudge
 
-    from trustscore.types import Usage
+    from trustscore._types import Usage
 
     group = ExceptionGroup(
         "unhandled errors in a TaskGroup",

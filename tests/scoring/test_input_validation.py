@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.errors import InputError
-from trustscore.scoring.scorer import make_sample
-from trustscore.types import MAX_PASSAGES, MAX_SAMPLE_CHARS
+from trustscore._errors import InputError
+from trustscore._types import MAX_PASSAGES, MAX_SAMPLE_CHARS
+from trustscore.scoring._scorer import make_sample
 
 
 @pytest.mark.parametrize(

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from trustscore import Config, Scorer
-from trustscore.errors import UnsafeCacheEntry
-from trustscore.llm.config import CacheConfig
-from trustscore.scoring.local_cache import LocalCache, _vector_key, sample_key
-from trustscore.types import Sample, Signal, Usage
+from trustscore._errors import UnsafeCacheEntry
+from trustscore._types import Sample, Signal, Usage
+from trustscore.llm._config import CacheConfig
+from trustscore.scoring._local_cache import LocalCache, _vector_key, sample_key
 
 pytestmark = pytest.mark.anyio
 
@@ -213,7 +213,7 @@ def test_a_closed_cache_reopens_on_use(tmp_path: Path) -> None:
     ],
 )
 def test_vectors_are_stored_as_exactly_the_bytes_np_save_writes(vector: np.ndarray) -> None:
-    from trustscore.scoring.local_cache import _npy as stored
+    from trustscore.scoring._local_cache import _npy as stored
 
     expected = io.BytesIO()
     np.save(expected, np.asarray(vector, dtype=np.float32), allow_pickle=False)

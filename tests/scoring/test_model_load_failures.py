@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.config import Config
-from trustscore.grounding.lexical import LexicalSupport
-from trustscore.scoring.scorer import Scorer
-from trustscore.types import Sample
+from trustscore._config import Config
+from trustscore._types import Sample
+from trustscore.grounding._lexical import LexicalSupport
+from trustscore.scoring._scorer import Scorer
 
 pytestmark = pytest.mark.anyio
 pytest.importorskip("transformers", reason="local models need trustscore[whitebox]")
@@ -26,7 +26,7 @@ SAMPLE = Sample(
 @pytest.fixture
 def unloadable_model(tmp_path: Path) -> Path:
     """A folder that looks like a model (config.json) but holds no weights."""
-    from trustscore.testing.tiny import save_tiny_model
+    from trustscore.testing._tiny import save_tiny_model
 
     folder = save_tiny_model(tmp_path / "model")
     for weights in folder.glob("*.safetensors"):
@@ -35,8 +35,8 @@ def unloadable_model(tmp_path: Path) -> Path:
 
 
 def _familiarity(path: Path) -> Scorer:
-    from trustscore.whitebox.familiarity import FamiliaritySignal
-    from trustscore.whitebox.familiarity_config import FamiliarityConfig
+    from trustscore.whitebox._familiarity import FamiliaritySignal
+    from trustscore.whitebox._familiarity_config import FamiliarityConfig
 
     signal = FamiliaritySignal.from_config(FamiliarityConfig(model_path=path, explanation_max_tokens=4), None)
     return Scorer(Config(), judges=[], local_signals=[LexicalSupport(), signal])
@@ -45,7 +45,7 @@ def _familiarity(path: Path) -> Scorer:
 async def test_a_whitebox_model_that_does_not_load_leaves_the_sample_incomplete(
     unloadable_model: Path, tmp_path: Path
 ) -> None:
-    from trustscore.whitebox import model as whitebox_model
+    from trustscore.whitebox import _model as whitebox_model
 
     result = await _familiarity(unloadable_model).score_sample(SAMPLE)
     familiarity = result.signals["familiarity"]
@@ -55,7 +55,7 @@ async def test_a_whitebox_model_that_does_not_load_leaves_the_sample_incomplete(
     assert result.signals["lexical"].value is not None
 
     # The failure is not remembered: once the weights are there, the rerun is complete.
-    from trustscore.testing.tiny import save_tiny_model
+    from trustscore.testing._tiny import save_tiny_model
 
     save_tiny_model(unloadable_model)
     again = await _familiarity(unloadable_model).score_sample(SAMPLE)
@@ -64,8 +64,8 @@ async def test_a_whitebox_model_that_does_not_load_leaves_the_sample_incomplete(
 
 
 async def test_an_embedding_model_that_does_not_load_leaves_the_sample_incomplete(tmp_path: Path) -> None:
-    from trustscore.grounding.config import EmbeddingConfig
-    from trustscore.grounding.embedding import EmbeddingGrounding
+    from trustscore.grounding._config import EmbeddingConfig
+    from trustscore.grounding._embedding import EmbeddingGrounding
 
     folder = tmp_path / "embedder"
     folder.mkdir()
@@ -82,7 +82,7 @@ async def test_an_embedding_model_that_does_not_load_leaves_the_sample_incomplet
 
 async def test_a_whitebox_signal_missing_for_its_config_leaves_the_sample_complete() -> None:
     """A reason no rerun fixes (ReDeEP without a fitted profile) is missing, not incomplete."""
-    from trustscore.whitebox.redeep import NO_PROFILE, RedeepSignal
+    from trustscore.whitebox._redeep import NO_PROFILE, RedeepSignal
 
     redeep = RedeepSignal(model_path="/nonexistent", profile=None)
     result = await Scorer(Config(), judges=[], local_signals=[redeep]).score_sample(SAMPLE)

@@ -12,9 +12,9 @@ import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
 from trustscore import Config, ConfigError, InputError, Sample, Scorer, Signal, TrustScore, Usage
-from trustscore.errors import RateLimited
-from trustscore.fusion.fuser import FusedScore
-from trustscore.llm.protocol import LLM, ChatRequest
+from trustscore._errors import RateLimited
+from trustscore.fusion._fuser import FusedScore
+from trustscore.llm._protocol import LLM, ChatRequest
 
 pytestmark = pytest.mark.anyio
 

@@ -10,11 +10,12 @@ from virtual_time import run_on_virtual_time
 
 from benchmarks.bench_storm import add_storm, log_entries, make_samples, storm_config, storm_policy, summarise
 from trustscore import Scorer
-from trustscore.compute import deadline
-from trustscore.llm import limits, pool
-from trustscore.scoring import scorer
+from trustscore._types import TrustScore
+from trustscore.compute import _deadline as deadline
+from trustscore.llm import _limits as limits
+from trustscore.llm import _pool as pool
+from trustscore.scoring import _scorer as scorer
 from trustscore.testing import MockRouter
-from trustscore.types import TrustScore
 
 BUDGET_S = 10.0
 

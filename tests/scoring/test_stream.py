@@ -9,7 +9,7 @@ import pytest
 from anyio.lowlevel import checkpoint
 
 from trustscore import Config, InputError, Sample, Scorer, Signal, TrustScore
-from trustscore.fusion.fuser import FusedScore
+from trustscore.fusion._fuser import FusedScore
 
 pytestmark = pytest.mark.anyio
 

@@ -13,7 +13,7 @@ from scorer_fakes import CountingTransport, FakeLocal, install_fake_grounding
 
 import trustscore
 from trustscore import Config, Sample, Scorer, TrustScore
-from trustscore.scoring.sync import run_sync
+from trustscore.scoring._sync import run_sync
 from trustscore.testing import MockRouter
 
 Q, R = "Who wrote Dune?", "Frank Herbert wrote Dune."

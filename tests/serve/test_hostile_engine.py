@@ -14,10 +14,10 @@ import httpx
 import pytest
 
 from trustscore import Config, Scorer
-from trustscore.serve.process import ServerProcess, free_port
-from trustscore.serve.servers import engine_command, launch_all, plan_servers
-from trustscore.testing.vllm_engine import engine_python
-from trustscore.testing.vllm_model import SPECIAL_TOKENS, build_tiny_vllm_model
+from trustscore.serve._process import ServerProcess, free_port
+from trustscore.serve._servers import engine_command, launch_all, plan_servers
+from trustscore.testing._vllm_engine import engine_python
+from trustscore.testing._vllm_model import SPECIAL_TOKENS, build_tiny_vllm_model
 
 pytestmark = pytest.mark.vllm
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.errors import ServerExited
-from trustscore.serve.process import ServerProcess, free_port, port_is_free
+from trustscore._errors import ServerExited
+from trustscore.serve._process import ServerProcess, free_port, port_is_free
 
 # A stand-in for vLLM: forks a worker (as vLLM forks its engine core), then answers GET /health.
 SERVER = textwrap.dedent(

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from trustscore._config import Config
+from trustscore._errors import ServeError
 from trustscore.cli import main
-from trustscore.config import Config
-from trustscore.errors import ServeError
-from trustscore.serve.servers import check_ports, commands, plan_servers, ready_config, serve
+from trustscore.serve._servers import check_ports, commands, plan_servers, ready_config, serve
 from trustscore.signals import get_signal
 
 FLEET = """
@@ -180,9 +180,9 @@ def test_serve_starts_the_fleet_scores_through_it_and_stops_without_leftovers(tm
     import anyio
 
     from trustscore import Scorer
-    from trustscore.serve.process import free_port, port_is_free
-    from trustscore.testing.vllm_engine import engine_python
-    from trustscore.testing.vllm_model import build_tiny_vllm_model
+    from trustscore.serve._process import free_port, port_is_free
+    from trustscore.testing._vllm_engine import engine_python
+    from trustscore.testing._vllm_model import build_tiny_vllm_model
 
     python = engine_python()
     if python is None:
@@ -324,7 +324,7 @@ def test_a_cpu_dry_run_warns_that_the_default_judges_miss_the_budget_and_prints_
 
 
 def test_judges_that_fit_the_budget_get_no_warning(tmp_path: Path) -> None:
-    from trustscore.judges.budget import budget_for, cpu_advice, judge_cost
+    from trustscore.judges._budget import budget_for, cpu_advice, judge_cost
 
     config = Config.from_toml(write(tmp_path))
     judges = {
@@ -362,7 +362,7 @@ def test_a_cpu_dry_run_with_a_plug_in_judge_without_a_cost_model_says_so_in_one_
 def test_a_keyed_server_loads_the_guard_that_requires_the_key_on_every_route(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from trustscore.serve.servers import GUARD_FOLDER, GUARD_MIDDLEWARE
+    from trustscore.serve._servers import GUARD_FOLDER, GUARD_MIDDLEWARE
 
     monkeypatch.setenv("FLEET_KEY", "sk-fleet-secret")
     keyed = Config.from_toml(write(tmp_path, KEYED.format(host="0.0.0.0")))
@@ -378,8 +378,8 @@ def test_a_keyed_server_loads_the_guard_that_requires_the_key_on_every_route(
 def test_the_cpu_advice_gives_a_request_timeout_and_concurrency_that_fit_the_engine(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from trustscore.judges.budget import budget_for, judge_cost
-    from trustscore.serve.servers import CPU_SAMPLES_IN_FLIGHT
+    from trustscore.judges._budget import budget_for, judge_cost
+    from trustscore.serve._servers import CPU_SAMPLES_IN_FLIGHT
     from trustscore.signals import get_signal
 
     path = write(tmp_path)

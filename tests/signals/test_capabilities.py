@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from trustscore.fusion.fuser import AssessingFuser, DefaultFuser, FusedScore
+from trustscore._types import DomainCheck, Sample, Signal
+from trustscore.fusion._fuser import AssessingFuser, DefaultFuser, FusedScore
 from trustscore.signals import CachedSignal, LocalSignal
-from trustscore.types import DomainCheck, Sample, Signal
 
 
 class Plain:

@@ -20,9 +20,9 @@ from trustscore import (
     register_signal,
     registered_signals,
 )
-from trustscore.fusion.fuser import DefaultFuser
+from trustscore.fusion._fuser import DefaultFuser
 from trustscore.judges import build_judge
-from trustscore.llm.protocol import ChatRequest
+from trustscore.llm._protocol import ChatRequest
 from trustscore.signals import ExampleAnswer, get_signal
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("signal_registry")]
@@ -161,7 +161,7 @@ def test_an_unknown_name_lists_the_registered_ones_and_suggests_the_closest() ->
 def test_the_built_ins_register_like_any_other_signal() -> None:
     judges = registered_signals("judge")
     for name, spec in judges.items():
-        assert spec.section == f"judges.{name}" and spec.origin == f"trustscore.judges.{name}"
+        assert spec.section == f"judges.{name}" and spec.origin == f"trustscore.judges._{name}"
     assert all(spec.weight == 1.0 and spec.example_answers for spec in judges.values())
     local = registered_signals("local")
     sections = {n: s.section for n, s in local.items() if s.origin.startswith("trustscore.")}
@@ -186,7 +186,7 @@ def test_registration_misuse_is_refused_with_the_fix() -> None:
     def factory(config: Any, ctx: SignalContext) -> None:
         return None
 
-    with pytest.raises(ConfigError, match=r"already registered by trustscore\.judges\.lynx"):
+    with pytest.raises(ConfigError, match=r"already registered by trustscore\.judges\._lynx"):
         register_signal("lynx", config=EchoConfig, kind="judge")(factory)
     with pytest.raises(ConfigError, match=r"must extend trustscore\.JudgeConfig"):
         register_signal("mine", config=LengthConfig, kind="judge")

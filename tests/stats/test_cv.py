@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trustscore.stats.cv import grouped_kfold, grouped_split, held_out_f1, out_of_fold
-from trustscore.stats.metrics import best_f1
+from trustscore.stats._cv import grouped_kfold, grouped_split, held_out_f1, out_of_fold
+from trustscore.stats._metrics import best_f1
 
 
 def _groups(seed: int) -> list[str]:

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from trustscore.stats.logistic import intercept_matching_mean, sigmoid
+from trustscore.stats._logistic import intercept_matching_mean, sigmoid
 
 
 def test_the_intercept_makes_the_mean_probability_the_mean_target() -> None:

@@ -7,7 +7,7 @@ import pytest
 from sklearn import metrics as skm
 from sklearn.calibration import calibration_curve
 
-from trustscore.stats import metrics as m
+from trustscore.stats import _metrics as m
 
 
 def _data(seed: int, n: int = 300, ties: bool = False) -> tuple[np.ndarray, np.ndarray]:

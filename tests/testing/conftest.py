@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from trustscore.testing.vllm_engine import ENGINE_PYTHON_ENV, VLLMEngine, engine_python
-from trustscore.testing.vllm_model import build_tiny_vllm_model
+from trustscore.testing._vllm_engine import ENGINE_PYTHON_ENV, VLLMEngine, engine_python
+from trustscore.testing._vllm_model import build_tiny_vllm_model
 
 
 @pytest.fixture(scope="session")

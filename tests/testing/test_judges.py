@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from trustscore._types import Sample, Signal
 from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge, registered_signals
 from trustscore.testing import MockRouter, default_judge_answers, judge_of, judge_policy, lynx_answer
-from trustscore.types import Sample, Signal
 
 pytestmark = pytest.mark.anyio
 
@@ -22,8 +22,8 @@ def _sample() -> Sample:
 
 async def test_every_shipped_judge_gets_a_value_from_the_default_scripts() -> None:
     from trustscore.judges import build_judge
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.config import EndpointConfig
+    from trustscore.llm._client import LLMClient
+    from trustscore.llm._config import EndpointConfig
 
     router = MockRouter()
     llm = LLMClient(EndpointConfig(base_url=router.base_url, model="fake-judge"), transport=router.transport)
@@ -41,10 +41,10 @@ async def test_every_shipped_judge_gets_a_value_from_the_default_scripts() -> No
 async def test_a_new_judge_is_answered_by_its_registered_example_not_its_wording(
     signal_registry: None,
 ) -> None:
-    from trustscore.judges.base import JudgeCalls
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.config import EndpointConfig
-    from trustscore.llm.protocol import ChatRequest, Message
+    from trustscore.judges._base import JudgeCalls
+    from trustscore.llm._client import LLMClient
+    from trustscore.llm._config import EndpointConfig
+    from trustscore.llm._protocol import ChatRequest, Message
 
     @register_judge("echo_yes", config=JudgeConfig, example_answers={"echo_yes": ExampleAnswer("yes")})
     class EchoYes:
@@ -69,8 +69,8 @@ async def test_a_new_judge_is_answered_by_its_registered_example_not_its_wording
 
 async def test_scripted_lynx_verdict_reaches_the_signal() -> None:
     from trustscore.judges import build_judge
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.config import EndpointConfig
+    from trustscore.llm._client import LLMClient
+    from trustscore.llm._config import EndpointConfig
 
     router = MockRouter(judge_policy({"lynx": lynx_answer("FAIL", p_pass=0.2)}))
     llm = LLMClient(EndpointConfig(base_url=router.base_url, model="fake-judge"), transport=router.transport)

@@ -93,8 +93,8 @@ def test_plugin_import_is_light() -> None:
     # httpx is left out: ``import trustscore`` itself loads it, before the plugin module runs.
     code = (
         "import sys, trustscore.testing.pytest_plugin; "
-        "heavy = [m for m in ('torch', 'transformers', 'openai', 'h11', 'trustscore.testing.server', "
-        "'trustscore.testing.engine') if m in sys.modules]; print(heavy)"
+        "heavy = [m for m in ('torch', 'transformers', 'openai', 'h11', 'trustscore.testing._server', "
+        "'trustscore.testing._engine') if m in sys.modules]; print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -2,11 +2,11 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.llm.client import LLMClient
-from trustscore.llm.config import EndpointConfig
-from trustscore.llm.protocol import ChatRequest
+from trustscore.llm._client import LLMClient
+from trustscore.llm._config import EndpointConfig
+from trustscore.llm._protocol import ChatRequest
 from trustscore.testing import FakeAnswer, MockRouter, RulePolicy
-from trustscore.testing.recording import RecordingClient
+from trustscore.testing._recording import RecordingClient
 
 pytestmark = pytest.mark.anyio
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from trustscore import Config, Scorer, TrustScore
-from trustscore.llm.config import CACHE_DIR_ENV
+from trustscore.llm._config import CACHE_DIR_ENV
 from trustscore.testing import FakeVLLMServer, Fault, MockRouter, judge_policy, lynx_answer
 
 pytestmark = pytest.mark.anyio

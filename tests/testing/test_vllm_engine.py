@@ -18,8 +18,8 @@ import httpx
 import pytest
 
 from trustscore import Config, Scorer, registered_signals
-from trustscore.judges.verdict import CONSTRAINED_WARNING, WORDS_WARNING
-from trustscore.testing.vllm_engine import VLLMEngine, parse_metrics
+from trustscore.judges._verdict import CONSTRAINED_WARNING, WORDS_WARNING
+from trustscore.testing._vllm_engine import VLLMEngine, parse_metrics
 
 pytestmark = [pytest.mark.vllm, pytest.mark.anyio]
 
@@ -154,11 +154,11 @@ async def test_familiarity_remote_path_reads_prompt_logprobs(vllm_engine: VLLMEn
 async def test_the_openai_client_backend_talks_to_the_engine(vllm_engine: VLLMEngine) -> None:
     import openai
 
+    from trustscore._types import Sample
     from trustscore.judges import LynxConfig
-    from trustscore.judges.lynx import LynxJudge
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.config import EndpointConfig
-    from trustscore.types import Sample
+    from trustscore.judges._lynx import LynxJudge
+    from trustscore.llm._client import LLMClient
+    from trustscore.llm._config import EndpointConfig
 
     endpoint = EndpointConfig(base_url=vllm_engine.base_url, model="tiny-judge", max_retries=0)
     client = openai.AsyncOpenAI(base_url=vllm_engine.base_url, api_key="unused")
@@ -173,9 +173,9 @@ async def test_the_openai_client_backend_talks_to_the_engine(vllm_engine: VLLMEn
 
 async def test_tlm_answer_sampling_reads_the_context_from_the_prefix_cache(vllm_engine: VLLMEngine) -> None:
     """TLM's answer prompt (no response shown) reuses the context the evidence prompts prefilled."""
-    from trustscore.judges.tlm import build_answer_messages, build_reflection_messages
-    from trustscore.llm.http import build_request_body, request_path
-    from trustscore.llm.protocol import ChatRequest
+    from trustscore.judges._tlm import build_answer_messages, build_reflection_messages
+    from trustscore.llm._http import build_request_body, request_path
+    from trustscore.llm._protocol import ChatRequest
 
     root = vllm_engine.base_url.removesuffix("/v1")
     # a context no other test sent, so nothing of it is cached before this test

@@ -6,16 +6,16 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.testing.tiny import save_tiny_model
-from trustscore.types import Sample
-from trustscore.whitebox.aarf import AARFSettings, Intervention, generate_with_aarf, load_for_aarf
-from trustscore.whitebox.model import build_prompt
-from trustscore.whitebox.profile import (
+from trustscore._types import Sample
+from trustscore.testing._tiny import save_tiny_model
+from trustscore.whitebox._model import build_prompt
+from trustscore.whitebox._profile import (
     LogisticCombination,
     ModelIdentity,
     RedeepProfile,
     TrainingSummary,
 )
+from trustscore.whitebox.aarf import AARFSettings, Intervention, generate_with_aarf, load_for_aarf
 
 torch = pytest.importorskip("torch")
 

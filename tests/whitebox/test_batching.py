@@ -7,9 +7,9 @@ import threading
 import anyio
 import pytest
 
-from trustscore.compute.deadline import Deadline, bound, checkpoint
-from trustscore.errors import BudgetExceeded
-from trustscore.whitebox.batching import MicroBatcher
+from trustscore._errors import BudgetExceeded
+from trustscore.compute._deadline import Deadline, bound, checkpoint
+from trustscore.whitebox._batching import MicroBatcher
 
 pytestmark = pytest.mark.anyio
 

@@ -8,9 +8,9 @@ import pytest
 
 pytest.importorskip("torch", reason="the local Self-Familiarity backend needs trustscore[whitebox]")
 
-from trustscore.types import Sample, Usage
-from trustscore.whitebox.familiarity import FamiliaritySignal, LocalFamiliarityBackend
-from trustscore.whitebox.familiarity_config import FamiliarityConfig
+from trustscore._types import Sample, Usage
+from trustscore.whitebox._familiarity import FamiliaritySignal, LocalFamiliarityBackend
+from trustscore.whitebox._familiarity_config import FamiliarityConfig
 
 CONCEPT = "Zorblat"
 RANDOM = "Qxvtrp"

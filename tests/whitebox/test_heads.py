@@ -12,15 +12,15 @@ pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]
 
 import torch
 
-from trustscore.testing.tiny import save_tiny_model
-from trustscore.whitebox import heads as heads_module
-from trustscore.whitebox.heads import (
+from trustscore.testing._tiny import save_tiny_model
+from trustscore.whitebox import _heads as heads_module
+from trustscore.whitebox._heads import (
     CopyingHeads,
     iqr_outlier_count,
     load_or_score_copying_heads,
     score_copying_heads,
 )
-from trustscore.whitebox.model import LoadedModel, load_model
+from trustscore.whitebox._model import LoadedModel, load_model
 
 PLANTED = (1, 2)
 

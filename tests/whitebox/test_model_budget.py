@@ -8,10 +8,10 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="needs trustscore[whitebox]")
 
-from trustscore.compute.deadline import Deadline, bound  # noqa: E402
-from trustscore.errors import BudgetExceeded  # noqa: E402
-from trustscore.testing.tiny import save_tiny_model  # noqa: E402
-from trustscore.whitebox.model import load_model  # noqa: E402
+from trustscore._errors import BudgetExceeded  # noqa: E402
+from trustscore.compute._deadline import Deadline, bound  # noqa: E402
+from trustscore.testing._tiny import save_tiny_model  # noqa: E402
+from trustscore.whitebox._model import load_model  # noqa: E402
 
 
 def test_a_forward_pass_stops_at_an_expired_deadline(tmp_path: Path) -> None:

@@ -9,8 +9,8 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from trustscore.core.hashing import canonical_json, sha256_hex
-from trustscore.whitebox.profile import (
+from trustscore.core._hashing import canonical_json, sha256_hex
+from trustscore.whitebox._profile import (
     LogisticCombination,
     ModelIdentity,
     PaperCombination,

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from trustscore.types import Sample
+from trustscore._types import Sample
 
 pytestmark = pytest.mark.realmodel
 torch = pytest.importorskip("torch")
@@ -48,7 +48,7 @@ def train_rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def profile_path(model_dir: Path, train_rows: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from trustscore.cli.main import main
+    from trustscore.cli._main import main
 
     out = tmp_path_factory.mktemp("profile") / "smollm2.json"
     # Six responses, each its own CV group: two folds still hold both labels.
@@ -69,8 +69,8 @@ def profile_path(model_dir: Path, train_rows: Path, tmp_path_factory: pytest.Tem
 
 
 def test_copying_heads_of_the_trained_model_sit_in_its_upper_layers(model_dir: Path) -> None:
-    from trustscore.whitebox.heads import load_or_score_copying_heads
-    from trustscore.whitebox.model import load_model
+    from trustscore.whitebox._heads import load_or_score_copying_heads
+    from trustscore.whitebox._model import load_model
 
     loaded = load_model(model_dir)
     heads = load_or_score_copying_heads(loaded)
@@ -82,8 +82,8 @@ def test_copying_heads_of_the_trained_model_sit_in_its_upper_layers(model_dir: P
 
 
 def test_a_profile_fitted_with_the_command_scores_a_held_out_row(model_dir: Path, profile_path: Path) -> None:
-    from trustscore.whitebox.profile import RedeepProfile
-    from trustscore.whitebox.redeep import RedeepSignal
+    from trustscore.whitebox._profile import RedeepProfile
+    from trustscore.whitebox._redeep import RedeepSignal
 
     profile = RedeepProfile.load(profile_path)
     assert profile.model.n_layers == 30 and profile.model.n_heads == 9
@@ -100,8 +100,8 @@ def test_a_profile_fitted_with_the_command_scores_a_held_out_row(model_dir: Path
 
 
 def test_local_self_familiarity_reads_what_the_trained_model_writes(model_dir: Path) -> None:
-    from trustscore.whitebox.familiarity import FamiliaritySignal
-    from trustscore.whitebox.familiarity_config import FamiliarityConfig
+    from trustscore.whitebox._familiarity import FamiliaritySignal
+    from trustscore.whitebox._familiarity_config import FamiliarityConfig
 
     config = FamiliarityConfig(model_path=model_dir, explanation_max_tokens=24, max_concepts=2)
     signal = FamiliaritySignal.from_config(config, None)
@@ -112,9 +112,9 @@ def test_local_self_familiarity_reads_what_the_trained_model_writes(model_dir: P
 
 
 def test_aarf_below_its_threshold_is_plain_greedy_generation(model_dir: Path, profile_path: Path) -> None:
+    from trustscore.whitebox._model import build_prompt
+    from trustscore.whitebox._profile import RedeepProfile
     from trustscore.whitebox.aarf import AARFSettings, generate_with_aarf, load_for_aarf
-    from trustscore.whitebox.model import build_prompt
-    from trustscore.whitebox.profile import RedeepProfile
 
     loaded = load_for_aarf(model_dir)
     profile = RedeepProfile.load(profile_path)

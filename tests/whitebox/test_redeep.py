@@ -15,12 +15,12 @@ pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]
 
 import torch
 
-from trustscore.errors import WhiteboxModelError
+from trustscore._errors import WhiteboxModelError
+from trustscore._types import Sample, Signal
 from trustscore.signals._protocols import LocalSignal
-from trustscore.testing.tiny import save_tiny_model
-from trustscore.types import Sample, Signal
-from trustscore.whitebox.model import encode_sample, load_model, model_key, model_limiter
-from trustscore.whitebox.profile import (
+from trustscore.testing._tiny import save_tiny_model
+from trustscore.whitebox._model import encode_sample, load_model, model_key, model_limiter
+from trustscore.whitebox._profile import (
     LogisticCombination,
     ModelIdentity,
     PaperCombination,
@@ -28,14 +28,14 @@ from trustscore.whitebox.profile import (
     RedeepProfile,
     TrainingSummary,
 )
-from trustscore.whitebox.redeep import (
+from trustscore.whitebox._redeep import (
     NO_PROFILE,
     FeatureRecipe,
     RedeepSignal,
     candidate_recipe,
     extract_features,
 )
-from trustscore.whitebox.redeep_config import RedeepConfig
+from trustscore.whitebox._redeep_config import RedeepConfig
 
 pytestmark = pytest.mark.anyio
 
@@ -229,8 +229,8 @@ def test_from_config(model_path: Path, tmp_path: Path) -> None:
 
 def test_whitebox_modules_import_without_torch() -> None:
     code = (
-        "import sys, trustscore, trustscore.whitebox.redeep, trustscore.whitebox.heads;"
-        "import trustscore.whitebox.model;"
+        "import sys, trustscore, trustscore.whitebox._redeep, trustscore.whitebox._heads;"
+        "import trustscore.whitebox._model;"
         "heavy = [m for m in ('torch', 'transformers') if m in sys.modules]; assert not heavy, heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -248,7 +248,7 @@ def test_candidate_recipe_reads_top_copying_heads_and_every_layer(model_path: Pa
 async def test_unexpected_errors_become_a_missing_signal(
     model_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from trustscore.whitebox import redeep
+    from trustscore.whitebox import _redeep as redeep
 
     def broken(*_a: object, **_k: object) -> None:
         raise IndexError("boom inside the model")
@@ -268,7 +268,7 @@ async def test_cancellation_propagates_and_frees_the_model(model_path: Path) -> 
 
 
 def test_label_units_marks_units_overlapping_an_annotated_span() -> None:
-    from trustscore.fitting.redeep import label_units
+    from trustscore.fitting._redeep import label_units
 
     units = [(0, 3), (4, 9), (10, 14), (14, 15)]
     assert label_units(units, [(5, 6)]).tolist() == [0, 1, 0, 0]
@@ -279,7 +279,7 @@ def test_label_units_marks_units_overlapping_an_annotated_span() -> None:
 async def test_collect_features_then_fit_gives_a_profile_the_signal_scores_with(
     model_path: Path, tmp_path: Path
 ) -> None:
-    from trustscore.fitting.redeep import collect_features, fit_logistic_profile
+    from trustscore.fitting._redeep import collect_features, fit_logistic_profile
 
     loaded = load_model(model_path)
     recipe = FeatureRecipe(heads=((0, 1), (1, 2), (1, 3)), layers=(0, 1))

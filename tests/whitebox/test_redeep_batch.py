@@ -13,12 +13,12 @@ pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]
 
 import torch
 
-from trustscore.errors import NoContextError, WhiteboxModelError
-from trustscore.testing.tiny import save_tiny_model
-from trustscore.types import Sample
-from trustscore.whitebox import redeep
-from trustscore.whitebox.model import LoadedModel, encode_sample, load_model
-from trustscore.whitebox.redeep import (
+from trustscore._errors import NoContextError, WhiteboxModelError
+from trustscore._types import Sample
+from trustscore.testing._tiny import save_tiny_model
+from trustscore.whitebox import _redeep as redeep
+from trustscore.whitebox._model import LoadedModel, encode_sample, load_model
+from trustscore.whitebox._redeep import (
     MIN_FILL,
     FeatureRecipe,
     RedeepFeatures,

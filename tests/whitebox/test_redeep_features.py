@@ -17,11 +17,11 @@ pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from trustscore.errors import NoContextError
-from trustscore.testing.tiny import save_tiny_model
-from trustscore.types import Sample
-from trustscore.whitebox.model import LoadedModel, encode_sample, load_model
-from trustscore.whitebox.redeep import (
+from trustscore._errors import NoContextError
+from trustscore._types import Sample
+from trustscore.testing._tiny import save_tiny_model
+from trustscore.whitebox._model import LoadedModel, encode_sample, load_model
+from trustscore.whitebox._redeep import (
     FeatureRecipe,
     extract_features,
     jensen_shannon,

@@ -7,7 +7,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 
-from trustscore.fitting.redeep import (
+from trustscore.fitting._redeep import (
     FeatureSet,
     LogisticSelection,
     PaperSelection,
@@ -19,8 +19,8 @@ from trustscore.fitting.redeep import (
     select_logistic,
     select_paper,
 )
-from trustscore.stats.metrics import auroc_or_nan
-from trustscore.whitebox.profile import LogisticCombination, ModelIdentity, PaperCombination, RedeepProfile
+from trustscore.stats._metrics import auroc_or_nan
+from trustscore.whitebox._profile import LogisticCombination, ModelIdentity, PaperCombination, RedeepProfile
 
 MODEL = ModelIdentity(model_type="llama", n_layers=8, n_heads=4, hidden_size=32)
 HEADS = [(layer, head) for layer in range(4) for head in range(4)]  # 16 candidate heads

@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("transformers", reason="the white-box signals need the whitebox extra (transformers)")
 
-from trustscore.testing.tiny import build_tiny_tokenizer
-from trustscore.types import Sample
-from trustscore.whitebox.familiarity import LocalFamiliarityBackend
-from trustscore.whitebox.model import encode_sample
-from trustscore.whitebox.untrusted import neutral_sample
+from trustscore._types import Sample
+from trustscore.testing._tiny import build_tiny_tokenizer
+from trustscore.whitebox._familiarity import LocalFamiliarityBackend
+from trustscore.whitebox._model import encode_sample
+from trustscore.whitebox._untrusted import neutral_sample
 
 OWN_SPECIAL = "@@turn@@"  # a special token of this tokenizer in no common shape: found by the exact list
 

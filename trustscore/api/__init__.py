@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trustscore.api.app import ScoringService, create_app
-from trustscore.api.settings import ApiSettings
+from trustscore.api._app import ScoringService, create_app
+from trustscore.api._settings import ApiSettings
 
 __all__ = ["ApiSettings", "ScoringService", "create_app"]

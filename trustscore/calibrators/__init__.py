@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from importlib import resources
 
-from trustscore.fusion.model import FusionModel
+from trustscore.fusion._model import FusionModel
 
 __all__ = ["shipped_calibrator", "shipped_calibrators"]
 

@@ -1,5 +1,5 @@
 import sys
 
-from trustscore.cli.main import main
+from trustscore.cli._main import main
 
 sys.exit(main())

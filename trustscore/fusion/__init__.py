@@ -6,7 +6,7 @@ Names are imported lazily so that ``import trustscore`` (which reads :mod:`.conf
 
 from __future__ import annotations
 
-from trustscore.core.lazy import lazy_exports
+from trustscore.core._lazy import lazy_exports
 
 __all__ = [
     "CalibrationDomain",
@@ -20,14 +20,14 @@ __all__ = [
 ]
 
 _HOMES = {
-    "CalibrationDomain": "trustscore.fusion.domain",
-    "CalibratorError": "trustscore.errors",
-    "CalibratorMismatchError": "trustscore.errors",
-    "FeatureError": "trustscore.errors",
-    "FusionModel": "trustscore.fusion.model",
-    "load_fuser": "trustscore.fusion.store",
-    "load_model": "trustscore.fusion.store",
-    "save_model": "trustscore.fusion.store",
+    "CalibrationDomain": "trustscore.fusion._domain",
+    "CalibratorError": "trustscore._errors",
+    "CalibratorMismatchError": "trustscore._errors",
+    "FeatureError": "trustscore._errors",
+    "FusionModel": "trustscore.fusion._model",
+    "load_fuser": "trustscore.fusion._store",
+    "load_model": "trustscore.fusion._store",
+    "save_model": "trustscore.fusion._store",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _HOMES)

@@ -13,16 +13,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from trustscore.errors import ConfigError
+from trustscore._errors import ConfigError
 from trustscore.signals import Judge, JudgeConfig, SignalContext, get_signal
 
 # registration order = the order results list the judges
 # isort: off
-from trustscore.judges.likert import LikertConfig, LikertJudge
-from trustscore.judges.prometheus import PrometheusConfig, PrometheusJudge
-from trustscore.judges.lynx import LynxConfig, LynxJudge
-from trustscore.judges.chainpoll import ChainPollConfig, ChainPollJudge
-from trustscore.judges.tlm import TLMConfig, TLMJudge
+from trustscore.judges._likert import LikertConfig, LikertJudge
+from trustscore.judges._prometheus import PrometheusConfig, PrometheusJudge
+from trustscore.judges._lynx import LynxConfig, LynxJudge
+from trustscore.judges._chainpoll import ChainPollConfig, ChainPollJudge
+from trustscore.judges._tlm import TLMConfig, TLMJudge
 # isort: on
 
 __all__ = [

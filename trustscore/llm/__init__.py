@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trustscore.core.lazy import lazy_exports
-from trustscore.errors import BadResponse, ClientError, LLMTimeout, LLMUnreachable, RateLimited, ServerError
-from trustscore.llm.config import CacheConfig, EndpointConfig
-from trustscore.llm.protocol import (
+from trustscore._errors import BadResponse, ClientError, LLMTimeout, LLMUnreachable, RateLimited, ServerError
+from trustscore.core._lazy import lazy_exports
+from trustscore.llm._config import CacheConfig, EndpointConfig
+from trustscore.llm._protocol import (
     LLM,
     Backend,
     ChatRequest,
@@ -66,29 +66,29 @@ __all__ = [
 ]
 
 _LAZY = {
-    "AdaptiveLimiter": "trustscore.llm.limits",
-    "RetryPolicy": "trustscore.llm.limits",
-    "LimiterPool": "trustscore.llm.limits",
-    "UsageMeter": "trustscore.llm.accounting",
-    "ReplicaPool": "trustscore.llm.pool",
-    "HttpBackend": "trustscore.llm.http",
-    "UnsupportedRequest": "trustscore.errors",
-    "build_request_body": "trustscore.llm.http",
-    "parse_response": "trustscore.llm.http",
-    "LLMClient": "trustscore.llm.client",
-    "ResponseCache": "trustscore.llm.cache",
-    "SafeDisk": "trustscore.llm.cache",
-    "UnsafeCacheEntry": "trustscore.errors",
-    "cache_key": "trustscore.llm.cache",
+    "AdaptiveLimiter": "trustscore.llm._limits",
+    "RetryPolicy": "trustscore.llm._limits",
+    "LimiterPool": "trustscore.llm._limits",
+    "UsageMeter": "trustscore.llm._accounting",
+    "ReplicaPool": "trustscore.llm._pool",
+    "HttpBackend": "trustscore.llm._http",
+    "UnsupportedRequest": "trustscore._errors",
+    "build_request_body": "trustscore.llm._http",
+    "parse_response": "trustscore.llm._http",
+    "LLMClient": "trustscore.llm._client",
+    "ResponseCache": "trustscore.llm._cache",
+    "SafeDisk": "trustscore.llm._cache",
+    "UnsafeCacheEntry": "trustscore._errors",
+    "cache_key": "trustscore.llm._cache",
 }
 
 if TYPE_CHECKING:
-    from trustscore.errors import UnsafeCacheEntry, UnsupportedRequest
-    from trustscore.llm.accounting import UsageMeter
-    from trustscore.llm.cache import ResponseCache, SafeDisk, cache_key
-    from trustscore.llm.client import LLMClient
-    from trustscore.llm.http import HttpBackend, build_request_body, parse_response
-    from trustscore.llm.limits import AdaptiveLimiter, LimiterPool, RetryPolicy
-    from trustscore.llm.pool import ReplicaPool
+    from trustscore._errors import UnsafeCacheEntry, UnsupportedRequest
+    from trustscore.llm._accounting import UsageMeter
+    from trustscore.llm._cache import ResponseCache, SafeDisk, cache_key
+    from trustscore.llm._client import LLMClient
+    from trustscore.llm._http import HttpBackend, build_request_body, parse_response
+    from trustscore.llm._limits import AdaptiveLimiter, LimiterPool, RetryPolicy
+    from trustscore.llm._pool import ReplicaPool
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trustscore.core.lazy import lazy_exports
+from trustscore.core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from trustscore.ray.dataset import score_dataset
+    from trustscore.ray._dataset import score_dataset
 
 __all__ = ["score_dataset"]
 
-__getattr__, __dir__ = lazy_exports(__name__, {"score_dataset": "trustscore.ray.dataset"})
+__getattr__, __dir__ = lazy_exports(__name__, {"score_dataset": "trustscore.ray._dataset"})

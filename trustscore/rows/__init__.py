@@ -1,15 +1,15 @@
 """The JSONL row format of ``trustscore score``, local and on Ray: input rows in, result rows out,
 and the index of ids a run resumes from.
 
-* :mod:`trustscore.rows.input`: what an input line must be, :func:`read_jsonl` (samples of a file,
+* :mod:`trustscore.rows._input`: what an input line must be, :func:`read_jsonl` (samples of a file,
   for ``Scorer.stream``), :class:`InputFile` (a checked input the CLI reads twice, a pipe once);
-* :mod:`trustscore.rows.output`: the result row and :class:`OutputFile` (a locked result file that
+* :mod:`trustscore.rows._output`: the result row and :class:`OutputFile` (a locked result file that
   only trustscore's own rows may be in);
-* :mod:`trustscore.rows.ids`: :class:`IdIndex`, a compact id -> int index.
+* :mod:`trustscore.rows._ids`: :class:`IdIndex`, a compact id -> int index.
 """
 
-from trustscore.rows.ids import IdIndex
-from trustscore.rows.input import (
+from trustscore.rows._ids import IdIndex
+from trustscore.rows._input import (
     MAX_LINE_BYTES,
     InputFile,
     InputRow,
@@ -19,7 +19,7 @@ from trustscore.rows.input import (
     read_jsonl,
     suggest_field,
 )
-from trustscore.rows.output import OutputFile, begins_like_a_row, error_row, result_row, row_line, row_state
+from trustscore.rows._output import OutputFile, begins_like_a_row, error_row, result_row, row_line, row_state
 
 __all__ = [
     "MAX_LINE_BYTES",

@@ -2,4 +2,4 @@
 the endpoints and caches it builds, building the sources from the registry, running one source
 safely, and scoring many samples."""
 
-import trustscore.scoring.builtins  # noqa: F401  (declares the built-in signals to the registry)
+import trustscore.scoring._builtins  # noqa: F401  (declares the built-in signals to the registry)

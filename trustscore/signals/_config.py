@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trustscore.core.hashing import canonical_json
+from trustscore.core._hashing import canonical_json
 
 __all__ = ["JudgeConfig", "SignalConfig"]
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from trustscore.errors import ConfigError
+from trustscore._errors import ConfigError
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from trustscore.llm.protocol import LLM
+    from trustscore.llm._protocol import LLM
 
 __all__ = ["SignalContext", "VectorStore"]
 
@@ -29,8 +29,8 @@ class SignalContext:
     """Given to every signal factory (see :func:`trustscore.register_signal`).
 
     ``llm(name)`` is the LLM of ``[endpoints.<name>]`` (or the one injected under that name); it
-    raises :class:`~trustscore.errors.EndpointUnavailable` when the endpoint's API key is not set,
-    and :class:`~trustscore.errors.ConfigError` for a name that is not configured.
+    raises :class:`~trustscore._errors.EndpointUnavailable` when the endpoint's API key is not set,
+    and :class:`~trustscore._errors.ConfigError` for a name that is not configured.
     ``endpoint_names`` lists every name ``llm`` knows; ``local_cache`` is the store a local
     signal may keep embeddings in (None when the cache is off), opened on first use.
     """

@@ -2,7 +2,7 @@
 
 Built-in and third-party sources alike are built by the factories of :mod:`trustscore.signals._registry`.
 
-Both return a :class:`~trustscore.types.Signal`; a source that cannot answer returns a missing
+Both return a :class:`~trustscore._types.Signal`; a source that cannot answer returns a missing
 signal with its reason instead of raising. Only cancellation propagates.
 
 Optional capabilities are protocols of their own, checked with ``isinstance``: a source that
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Literal, Protocol, runtime_checkable
 
-from trustscore.llm.protocol import LLM
-from trustscore.types import Sample, Signal
+from trustscore._types import Sample, Signal
+from trustscore.llm._protocol import LLM
 
 __all__ = ["CachedSignal", "DeclaresKind", "FamiliarityCheck", "Judge", "LocalSignal", "SignalKind"]
 
@@ -29,7 +29,7 @@ SignalKind = Literal["judge", "local"]
 class Judge(Protocol):
     """An LLM judge. Prompt building and parsing are pure functions beside it.
 
-    A judge never sleeps, retries or caches: the :class:`~trustscore.llm.protocol.LLM` does.
+    A judge never sleeps, retries or caches: the :class:`~trustscore.llm._protocol.LLM` does.
     """
 
     name: str

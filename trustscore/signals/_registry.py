@@ -14,7 +14,7 @@ built from its section alone registers with :func:`register_judge`.
 A judge may also register its ``cost`` model (worst-case requests and decoded tokens per sample, for
 ``trustscore serve``) and ``cpu_settings`` (the settings a CPU server can finish).
 
-The built-in signals are declared by the composition root (:mod:`trustscore.scoring.builtins`, with
+The built-in signals are declared by the composition root (:mod:`trustscore.scoring._builtins`, with
 :func:`declare_builtins`) and imported on first use of the registry; third-party packages register
 through the entry-point group ``trustscore.signals``, whose entry names are the signal names and
 whose values are the modules (or objects) whose import registers them.
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from trustscore.errors import ConfigError
+from trustscore._errors import ConfigError
 from trustscore.signals._config import JudgeConfig
 from trustscore.signals._cost import CostModel
 from trustscore.signals._protocols import SignalKind
@@ -143,7 +143,7 @@ def register_signal(
     ``on_by_default`` runs the signal without a section (its model's defaults must validate).
     ``cost`` and ``cpu_settings`` (judges) are its worst case per sample and the settings a CPU
     server can finish; ``cpu_settings`` must validate with ``config``.
-    Registering a taken name raises :class:`~trustscore.errors.ConfigError`, so a plug-in cannot
+    Registering a taken name raises :class:`~trustscore._errors.ConfigError`, so a plug-in cannot
     silently replace a built-in.
     """
     if kind not in _SECTION_TABLE:

@@ -4,7 +4,7 @@ Nothing is recorded, and OpenTelemetry is not imported, until a tracer or meter 
 process-wide (``opentelemetry.trace.set_tracer_provider``, ``opentelemetry.metrics.set_meter_provider``)
 or for trustscore alone with :func:`configure`. Then each ``score`` is a span with a child span per
 signal and a ``chat {model}`` span per LLM call, each value a ``gen_ai.evaluation.result`` event, and
-the metrics of :class:`~trustscore.telemetry.state.Instruments` count scores, signals, requests,
+the metrics of :class:`~trustscore.telemetry._state.Instruments` count scores, signals, requests,
 retries, tokens and cache hits. Prompt and completion text is recorded only when opted in
 (``[telemetry] capture_content``, or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``).
 :mod:`trustscore.telemetry.phoenix` turns the events into Arize Phoenix annotations,
@@ -14,7 +14,7 @@ docs/service.md.
 
 from __future__ import annotations
 
-from trustscore.telemetry.spans import (
+from trustscore.telemetry._spans import (
     CAPTURE_CONTENT_ENV,
     CONTENT_MAX_CHARS,
     EVALUATION_EVENT,
@@ -27,7 +27,7 @@ from trustscore.telemetry.spans import (
     signal_span,
     trace_headers,
 )
-from trustscore.telemetry.state import configure
+from trustscore.telemetry._state import configure
 
 __all__ = [
     "CAPTURE_CONTENT_ENV",

@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 from opentelemetry.sdk.trace import ReadableSpan
 
-from trustscore.telemetry.writer import EvaluationWriter, evaluations
+from trustscore.telemetry._writer import EvaluationWriter, evaluations
 
 __all__ = ["LangfuseScoreExporter", "scores_of"]
 

@@ -19,7 +19,7 @@ from typing import Any
 
 from opentelemetry.sdk.trace import ReadableSpan
 
-from trustscore.telemetry.writer import EvaluationWriter, evaluations
+from trustscore.telemetry._writer import EvaluationWriter, evaluations
 
 __all__ = ["PhoenixAnnotationExporter", "annotations_of"]
 

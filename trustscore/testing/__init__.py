@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trustscore.core.lazy import lazy_exports
+from trustscore.core._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from trustscore.testing.engine import FakeEngine, RecordedRequest, UnmatchedRequest
-    from trustscore.testing.fake_llm import FakeLLM
-    from trustscore.testing.faults import Fault, FaultSchedule
-    from trustscore.testing.judges import (
+    from trustscore.testing._engine import FakeEngine, RecordedRequest, UnmatchedRequest
+    from trustscore.testing._fake_llm import FakeLLM
+    from trustscore.testing._faults import Fault, FaultSchedule
+    from trustscore.testing._judges import (
         RulePolicy,
         chainpoll_answers,
         default_judge_answers,
@@ -39,39 +39,39 @@ if TYPE_CHECKING:
         tlm_reflection_answer,
         tlm_sampled_answers,
     )
-    from trustscore.testing.latency import LatencyModel, ServerStats
-    from trustscore.testing.router import MockRouter
-    from trustscore.testing.script import FakeAnswer, FakeRequest, Policy, Reply
-    from trustscore.testing.server import FakeVLLMServer
-    from trustscore.testing.tokens import tokenize
+    from trustscore.testing._latency import LatencyModel, ServerStats
+    from trustscore.testing._router import MockRouter
+    from trustscore.testing._script import FakeAnswer, FakeRequest, Policy, Reply
+    from trustscore.testing._server import FakeVLLMServer
+    from trustscore.testing._tokens import tokenize
 
 _LAZY = {
-    "FakeAnswer": "trustscore.testing.script",
-    "FakeEngine": "trustscore.testing.engine",
-    "FakeLLM": "trustscore.testing.fake_llm",
-    "FakeRequest": "trustscore.testing.script",
-    "FakeVLLMServer": "trustscore.testing.server",
-    "Fault": "trustscore.testing.faults",
-    "FaultSchedule": "trustscore.testing.faults",
-    "LatencyModel": "trustscore.testing.latency",
-    "MockRouter": "trustscore.testing.router",
-    "Policy": "trustscore.testing.script",
-    "RecordedRequest": "trustscore.testing.engine",
-    "Reply": "trustscore.testing.script",
-    "RulePolicy": "trustscore.testing.judges",
-    "ServerStats": "trustscore.testing.latency",
-    "UnmatchedRequest": "trustscore.testing.engine",
-    "chainpoll_answers": "trustscore.testing.judges",
-    "default_judge_answers": "trustscore.testing.judges",
-    "judge_of": "trustscore.testing.judges",
-    "judge_policy": "trustscore.testing.judges",
-    "likert_answer": "trustscore.testing.judges",
-    "lynx_answer": "trustscore.testing.judges",
-    "prometheus_answer": "trustscore.testing.judges",
-    "tlm_agreement_answer": "trustscore.testing.judges",
-    "tlm_reflection_answer": "trustscore.testing.judges",
-    "tlm_sampled_answers": "trustscore.testing.judges",
-    "tokenize": "trustscore.testing.tokens",
+    "FakeAnswer": "trustscore.testing._script",
+    "FakeEngine": "trustscore.testing._engine",
+    "FakeLLM": "trustscore.testing._fake_llm",
+    "FakeRequest": "trustscore.testing._script",
+    "FakeVLLMServer": "trustscore.testing._server",
+    "Fault": "trustscore.testing._faults",
+    "FaultSchedule": "trustscore.testing._faults",
+    "LatencyModel": "trustscore.testing._latency",
+    "MockRouter": "trustscore.testing._router",
+    "Policy": "trustscore.testing._script",
+    "RecordedRequest": "trustscore.testing._engine",
+    "Reply": "trustscore.testing._script",
+    "RulePolicy": "trustscore.testing._judges",
+    "ServerStats": "trustscore.testing._latency",
+    "UnmatchedRequest": "trustscore.testing._engine",
+    "chainpoll_answers": "trustscore.testing._judges",
+    "default_judge_answers": "trustscore.testing._judges",
+    "judge_of": "trustscore.testing._judges",
+    "judge_policy": "trustscore.testing._judges",
+    "likert_answer": "trustscore.testing._judges",
+    "lynx_answer": "trustscore.testing._judges",
+    "prometheus_answer": "trustscore.testing._judges",
+    "tlm_agreement_answer": "trustscore.testing._judges",
+    "tlm_reflection_answer": "trustscore.testing._judges",
+    "tlm_sampled_answers": "trustscore.testing._judges",
+    "tokenize": "trustscore.testing._tokens",
 }
 
 __all__ = [

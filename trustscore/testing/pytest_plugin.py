@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from trustscore.testing.router import MockRouter
-    from trustscore.testing.server import FakeVLLMServer
+    from trustscore.testing._router import MockRouter
+    from trustscore.testing._server import FakeVLLMServer
 
 LIVE_ENV = "TRUSTSCORE_LIVE_BASE_URL"
 
@@ -49,7 +49,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 @pytest.fixture
 def _trustscore_tmp_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh response-cache directory for this test, made the default for configs built in it."""
-    from trustscore.llm.config import CACHE_DIR_ENV
+    from trustscore.llm._config import CACHE_DIR_ENV
 
     directory = tmp_path_factory.mktemp("trustscore-cache")
     monkeypatch.setenv(CACHE_DIR_ENV, str(directory))
@@ -59,7 +59,7 @@ def _trustscore_tmp_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
 @pytest.fixture
 def fake_vllm_factory(_trustscore_tmp_cache: Path) -> Iterator[Callable[..., FakeVLLMServer]]:
     """Start fake vLLM servers: ``fake_vllm_factory(policy, models=..., latency=..., max_model_len=...)``."""
-    from trustscore.testing.server import FakeVLLMServer
+    from trustscore.testing._server import FakeVLLMServer
 
     started: list[FakeVLLMServer] = []
 
@@ -84,7 +84,7 @@ def fake_vllm(fake_vllm_factory: Callable[..., FakeVLLMServer]) -> FakeVLLMServe
 @pytest.fixture
 def trustscore_router(_trustscore_tmp_cache: Path) -> MockRouter:
     """An in-process fake vLLM (``httpx.MockTransport``) answering every trustscore judge."""
-    from trustscore.testing.router import MockRouter
+    from trustscore.testing._router import MockRouter
 
     return MockRouter()
 

@@ -28,7 +28,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from trustscore.errors import TrustscoreError
+from trustscore._errors import TrustscoreError
 
 __all__ = [
     "GGUF_FILE",

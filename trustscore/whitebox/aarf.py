@@ -31,11 +31,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from trustscore.types import Sample
-from trustscore.whitebox.model import LoadedModel, build_prompt, layout_for, load_pretrained, model_key
-from trustscore.whitebox.profile import ModelIdentity, RedeepProfile
-from trustscore.whitebox.redeep import check_selection, jensen_shannon, legacy_divergence_sum
-from trustscore.whitebox.untrusted import neutral_sample
+from trustscore._types import Sample
+from trustscore.whitebox._model import LoadedModel, build_prompt, layout_for, load_pretrained, model_key
+from trustscore.whitebox._profile import ModelIdentity, RedeepProfile
+from trustscore.whitebox._redeep import check_selection, jensen_shannon, legacy_divergence_sum
+from trustscore.whitebox._untrusted import neutral_sample
 
 __all__ = [
     "AARFResult",
@@ -197,7 +197,7 @@ def generate_with_aarf(
 
     Heads A and layers F come from ``profile`` unless given. The token score is
     ``score_fn(ecs_by_head, pks_by_layer)``, by default the profile's
-    :meth:`~trustscore.whitebox.profile.RedeepProfile.hallucination_probability`; features are read
+    :meth:`~trustscore.whitebox._profile.RedeepProfile.hallucination_probability`; features are read
     for the profile's heads and layers (or, without a profile, for A and F). ``on_step`` sees every
     token as it is generated. Blocking.
     """

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.grounding.claims.config import ClaimsConfig
+from trustscore.grounding.claims._config import ClaimsConfig
 
 
 @pytest.fixture(scope="session")
@@ -11,8 +11,8 @@ def claims_check():  # type: ignore[no-untyped-def]
     the claims extra. Never downloads: the pipeline is an installed package."""
     pytest.importorskip("spacy", reason="the claims check needs trustscore[claims]")
     pytest.importorskip("dateparser", reason="the claims check needs trustscore[claims]")
-    from trustscore.grounding.claims.pipeline import find_pipeline
-    from trustscore.grounding.claims.signal import ClaimsCheck
+    from trustscore.grounding.claims._pipeline import find_pipeline
+    from trustscore.grounding.claims._signal import ClaimsCheck
 
     try:
         find_pipeline(None)

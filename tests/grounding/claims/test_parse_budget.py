@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from deadline_clock import DeadlineClock
 
-from trustscore.compute.deadline import Deadline, bound
-from trustscore.errors import BudgetExceeded
-from trustscore.grounding.claims.pipeline import PIECE_CHARS, Pipeline, pieces
+from trustscore._errors import BudgetExceeded
+from trustscore.compute._deadline import Deadline, bound
+from trustscore.grounding.claims._pipeline import PIECE_CHARS, Pipeline, pieces
 
 SENTENCE = "The museum opened in 1998 after a long renovation. "
 LONG = SENTENCE * (5 * PIECE_CHARS // len(SENTENCE))

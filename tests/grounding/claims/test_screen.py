@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.grounding.abstention import abstention
-from trustscore.grounding.screen import unchecked
-from trustscore.types import Sample
+from trustscore._types import Sample
+from trustscore.grounding._abstention import abstention
+from trustscore.grounding._screen import unchecked
 
 from .library import CONTEXT, GERMAN, QUESTION, VERBATIM
 

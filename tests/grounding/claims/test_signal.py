@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.grounding.claims.signal import ClaimsCheck
-from trustscore.types import Sample, Signal
+from trustscore._types import Sample, Signal
+from trustscore.grounding.claims._signal import ClaimsCheck
 
 from .library import CONTEXT, GERMAN, QUESTION, REFUSAL, VERBATIM, WRONG_DATE
 

@@ -6,7 +6,7 @@ import pytest
 
 pytest.importorskip("dateparser", reason="the claims check needs trustscore[claims]")
 
-from trustscore.grounding.claims.values import DateValue, parse_date, parse_number
+from trustscore.grounding.claims._values import DateValue, parse_date, parse_number
 
 
 @pytest.mark.parametrize(

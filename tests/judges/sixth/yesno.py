@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from trustscore.errors import JudgeFailure
-from trustscore.judges.base import JudgeBase, JudgeCalls, needs_context
-from trustscore.judges.templates import fill, load_template, prompt_version
-from trustscore.llm.protocol import LLM, ChatRequest, Message
+from trustscore._errors import JudgeFailure
+from trustscore._types import Sample, Signal
+from trustscore.judges._base import JudgeBase, JudgeCalls, needs_context
+from trustscore.judges._templates import fill, load_template, prompt_version
+from trustscore.llm._protocol import LLM, ChatRequest, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
-from trustscore.types import Sample, Signal
 
 __all__ = ["YesNoConfig", "YesNoJudge", "yesno_cost"]
 

@@ -5,6 +5,6 @@ Needs the ``claims`` extra (spaCy and an English pipeline, dateparser, py3langid
 the Scorer builds the signal. :class:`ClaimsCheck` is the signal; :mod:`.check` the matching rules.
 """
 
-from trustscore.grounding.claims.config import ClaimsConfig
+from trustscore.grounding.claims._config import ClaimsConfig
 
 __all__ = ["ClaimsConfig"]

@@ -1,0 +1,121 @@
+"""The Fuser contract (signals -> one score) and the default, uncalibrated combination (a weighted
+log-odds pool)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Protocol, runtime_checkable
+
+from pydantic import BaseModel, ConfigDict
+
+from trustscore._types import DomainCheck, Sample, Signal
+
+__all__ = ["CLIP", "OTHER_WEIGHT", "AssessingFuser", "DefaultFuser", "FusedScore", "Fuser", "clip_score"]
+
+
+class FusedScore(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    score: float | None
+    calibrated: bool
+    used: list[str]
+    """The signals that fed ``score``."""
+    description: str
+    """"default:logodds" or "calibrator:<name>@<version>"."""
+    not_calibrated_reason: str | None = None
+    """Why ``calibrated`` is False, naming the fix (None when calibrated)."""
+    interval: tuple[float, float] | None = None
+    """90% interval of ``score`` from the uncertainty of an adaptation's level and slope (None when no
+    adaptation made the score)."""
+
+
+@runtime_checkable
+class Fuser(Protocol):
+    def predict(self, signals: Mapping[str, Signal]) -> FusedScore: ...
+
+
+@runtime_checkable
+class AssessingFuser(Fuser, Protocol):
+    """A fuser that knows the sample: it picks its adaptation by the sample's domain and says whether the
+    sample lies inside what it was calibrated on (None: nothing to say). Outside, the Scorer keeps the
+    score but does not claim it calibrated."""
+
+    def assess(
+        self, sample: Sample, signals: Mapping[str, Signal]
+    ) -> tuple[FusedScore, DomainCheck | None]: ...
+
+
+OTHER_WEIGHT = 0.5
+"""Weight of a signal the weights do not name."""
+CLIP = 0.01
+"""Values are clipped into [CLIP, 1 - CLIP] before taking log-odds, so 0 and 1 stay finite; every fused
+score a Scorer returns lies in that range too (:func:`clip_score`)."""
+
+
+def clip_score(score: float | None) -> float | None:
+    """``score`` clipped into [CLIP, 1 - CLIP] (None stays None): no fused score claims certainty,
+    whichever fuser made it and however few signals fed it."""
+    return None if score is None else min(1.0 - CLIP, max(CLIP, score))
+
+
+class DefaultFuser:
+    """The uncalibrated default: a weighted log-odds pool of the available signal values.
+
+    ``score = sigmoid(sum_i w_i * logit(v_i) / sum_i w_i)`` over the present signals, with each
+    value clipped into [0.01, 0.99] and per-signal weights: by default those the signals registered
+    with (:func:`trustscore.signals.signal_weights`: judges 1, ReDeEP and the encoders 0.5, grounding
+    and familiarity 0.25), :data:`OTHER_WEIGHT` for a name not registered. In log-odds a confident
+    verdict is far from 0, so it is not averaged away the way a plain mean averages it: a judge at
+    0.09 or lower keeps the score below 0.5 even when both default grounding signals say 1.0 (Lynx
+    0.07 with lexical 1.0 and embedding 0.56 gives 0.285, where the plain mean gave 0.544). One
+    signal alone gives its own value, clipped the same way. The result ranks; it is *not* a calibrated
+    probability (``calibrated=False``): fit a calibrator for that. Missing signals are left out, never counted
+    as 0; with no signal at all the score is ``None``.
+    """
+
+    description = "default:logodds"
+    not_calibrated_reason = (
+        "the default fusion (a weighted log-odds pool of the signals) ranks but is not a probability: "
+        "fit a calibrator on labeled rows with `trustscore calibrate`"
+    )
+
+    def __init__(self, weights: Mapping[str, float] | None = None) -> None:
+        if weights is None:
+            from trustscore.signals import signal_weights
+
+            weights = signal_weights()
+        self.weights = weights
+
+    def predict(self, signals: Mapping[str, Signal]) -> FusedScore:
+        used = [name for name, s in signals.items() if s.value is not None]
+        if not used:
+            return FusedScore(
+                score=None,
+                calibrated=False,
+                used=[],
+                description=self.description,
+                not_calibrated_reason=self.not_calibrated_reason,
+            )
+        if len(used) == 1:
+            return FusedScore(
+                score=clip_score(signals[used[0]].value),
+                calibrated=False,
+                used=used,
+                description=self.description,
+                not_calibrated_reason=self.not_calibrated_reason,
+            )
+        total = pooled = 0.0
+        for name in used:
+            value = min(1.0 - CLIP, max(CLIP, float(signals[name].value or 0.0)))
+            weight = self.weights.get(name, OTHER_WEIGHT)
+            pooled += weight * math.log(value / (1.0 - value))
+            total += weight
+        score = 1.0 / (1.0 + math.exp(-pooled / total))
+        return FusedScore(
+            score=score,
+            calibrated=False,
+            used=used,
+            description=self.description,
+            not_calibrated_reason=self.not_calibrated_reason,
+        )

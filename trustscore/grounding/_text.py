@@ -1,0 +1,439 @@
+"""Text helpers shared by the grounding signals: sentences and words with character offsets.
+
+Everything here is pure, dependency-free and fast; offsets always index the original string so
+spans can point at the exact characters of a response.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import pairwise
+from typing import Any, Literal
+
+from trustscore.compute._deadline import checkpoint
+
+__all__ = [
+    "STOPWORDS",
+    "Piece",
+    "Word",
+    "context_units",
+    "fold",
+    "normalise_number",
+    "pair_keys",
+    "split_long",
+    "split_sentences",
+    "support_keys",
+    "words",
+]
+
+
+def _wordlist(text: str) -> list[str]:
+    """Whitespace-separated words: keeps the long word lists below readable."""
+    return text.split()
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    """A stretch ``text[start:end]`` of some source string."""
+
+    start: int
+    end: int
+    text: str
+
+
+WordKind = Literal["number", "name", "word"]
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word of a text: its offsets, its surface form, its kind and its folded key."""
+
+    start: int
+    end: int
+    text: str
+    kind: WordKind
+    key: str
+    """What two words must share to count as the same: a folded stem, or a normalised number."""
+
+
+# Abbreviations whose trailing dot does not end a sentence (compared case-insensitively).
+_ABBREVIATIONS = frozenset(
+    _wordlist(
+        """mr mrs ms dr prof sr jr st mt vs etc inc ltd co corp e.g i.e a.m p.m u.s u.k no jan feb mar apr
+    jun jul aug sep sept oct nov dec approx dept est fig gen gov sen rep rev ave blvd"""
+    )
+)
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)|\n+")
+# The longest word that can matter before a dot ("sept", "e.g", "(dr"): looking further back is
+# wasted work, and looking back unboundedly made splitting quadratic on long unbroken text.
+_LOOKBACK = 16
+
+
+def split_sentences(text: str) -> list[Piece]:
+    """Sentences of ``text`` with offsets; line breaks always end a sentence.
+
+    A dot after a known abbreviation, a single capital letter ("J. Smith") or inside a number
+    does not end a sentence. Whitespace around each sentence is trimmed off its offsets.
+    """
+    pieces: list[Piece] = []
+    start = 0
+    for n, m in enumerate(_SENTENCE_END.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
+        if m.group().startswith(".") and _after_abbreviation(text, m.start()):
+            continue
+        _append_trimmed(text, start, m.end(), pieces)
+        start = m.end()
+    _append_trimmed(text, start, len(text), pieces)
+    return pieces
+
+
+def _after_abbreviation(text: str, dot: int) -> bool:
+    """Whether the word just before ``text[dot]`` is an abbreviation or a single letter."""
+    i = dot
+    while i > 0 and dot - i <= _LOOKBACK and not text[i - 1].isspace():
+        i -= 1
+    if dot - i > _LOOKBACK:
+        return False
+    last = text[i:dot].lower().lstrip("(\"'“‘")
+    return last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha())
+
+
+def _append_trimmed(text: str, start: int, end: int, out: list[Piece]) -> None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start and any(c.isalnum() for c in text[start:end]):
+        out.append(Piece(start, end, text[start:end]))
+
+
+_WHITESPACE_RUN = re.compile(r"\S+")
+
+
+def split_long(piece: Piece, max_words: int) -> list[Piece]:
+    """Cut a piece longer than ``max_words`` whitespace words into consecutive windows.
+
+    Used so an embedding model never silently truncates a sentence: each window keeps offsets
+    into the same source string as ``piece``.
+    """
+    if max_words < 1:
+        raise ValueError(f"max_words must be at least 1, got {max_words}")
+    spans = [(m.start(), m.end()) for m in _WHITESPACE_RUN.finditer(piece.text)]
+    if len(spans) <= max_words:
+        return [piece]
+    out: list[Piece] = []
+    for i in range(0, len(spans), max_words):
+        chunk = spans[i : i + max_words]
+        s, e = chunk[0][0], chunk[-1][1]
+        out.append(Piece(piece.start + s, piece.start + e, piece.text[s:e]))
+    return out
+
+
+def context_units(passage: str) -> list[str]:
+    """The sentence-like units of one context passage.
+
+    A passage that is a JSON object or list (RAGTruth's Data2txt records, tool outputs) is
+    flattened to one ``"path: value"`` line per leaf, so a sentence embedder sees readable facts
+    instead of braces; any other passage is split into sentences.
+    """
+    stripped = passage.strip()
+    if stripped[:1] in "{[":
+        try:
+            data = json.loads(stripped)
+            if isinstance(data, (dict, list)):
+                out: list[str] = []
+                _flatten(data, "", out)
+                return out
+        except (ValueError, RecursionError):
+            pass  # not JSON, or nested too deeply to flatten: read it as text
+    return [p.text for p in split_sentences(passage)]
+
+
+def _flatten(node: Any, path: str, out: list[str]) -> None:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            _flatten(v, f"{path} {k}".strip(), out)
+    elif isinstance(node, list):
+        if all(not isinstance(v, (dict, list)) for v in node):
+            if node:
+                out.append(f"{path}: {', '.join(_leaf(v) for v in node)}")
+        else:
+            for v in node:
+                _flatten(v, path, out)
+    elif isinstance(node, str) and len(node.split()) > 12:
+        # Long free text (a review) keeps its own sentences; the first one carries the path.
+        sentences = [p.text for p in split_sentences(node)]
+        if sentences:
+            sentences[0] = f"{path}: {sentences[0]}"
+        out.extend(sentences)
+    else:
+        out.append(f"{path}: {_leaf(node)}")
+
+
+def _leaf(v: Any) -> str:
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return "none" if v is None else str(v)
+
+
+# --- words -----------------------------------------------------------------------------------
+
+# A small function-word list: these never count as support evidence nor as unsupported claims.
+STOPWORDS = frozenset(
+    _wordlist(
+        """a about above after again against all also although am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each either else
+    ever every few for from further had has have having he her here hers herself him himself his how
+    however i if in into is it its itself just let may me might more most much must my myself
+    neither nor not now of off on once only or other ought our ours ourselves out over own per
+    rather same shall she should since so some such than that the their theirs them themselves then
+    there these they this those though through thus to too under until up upon us very was we were
+    what when where whether which while who whom whose why will with within without would yet you
+    your yours yourself yourselves overall additionally furthermore moreover including based
+    provided according mentioned stated states said says information passage passages text context
+    article summary response answer question given"""
+    )
+)
+
+_NUMBER_WORDS = {
+    w: str(i)
+    for i, w in enumerate(
+        _wordlist(
+            """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen twenty"""
+        )
+    )
+}
+_NUMBER_WORDS |= {
+    w: str(10 * i)
+    for i, w in enumerate(["thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"], 3)
+}
+_NUMBER_WORDS |= {
+    w: str(i)
+    for i, w in enumerate(
+        ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"], 1
+    )
+}
+_NUMBER_WORDS |= {
+    "hundred": "100",
+    "thousand": "1000",
+    "dozen": "12",
+    "once": "1",
+    "twice": "2",
+    "half": "0.5",
+}
+# "one" and "second" are far more often a pronoun / unit of time than a count.
+_AMBIGUOUS_NUMBER_WORDS = frozenset({"one", "second", "once", "half"})
+
+_WORD = re.compile(
+    r"(?P<num>\d+(?:[.,]\d+)*(?:st|nd|rd|th)?)"
+    r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)"
+)
+_ORDINAL_SUFFIX = re.compile(r"(st|nd|rd|th)$")
+
+
+def normalise_number(text: str) -> str:
+    """One spelling per number: "1,000" = "1000", "4.0" = "4", "2.50" = "2.5", "3rd" = "3"."""
+    t = _ORDINAL_SUFFIX.sub("", text.lower())
+    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", t):
+        t = t.replace(",", "")
+    t = t.replace(",", ".") if re.fullmatch(r"\d+,\d{1,2}", t) else t
+    if "." in t:
+        whole, _, frac = t.partition(".")
+        frac = frac.rstrip("0")
+        t = f"{whole}.{frac}" if frac else whole
+    stripped = t.lstrip("0")
+    return stripped if stripped and not stripped.startswith(".") else ("0" + stripped if stripped else "0")
+
+
+# Suffixes folded away so "reported" / "reports" / "reporting" share one key; checked longest first.
+_SUFFIXES = (
+    "ations",
+    "ation",
+    "ments",
+    "ment",
+    "ings",
+    "ing",
+    "ies",
+    "ied",
+    "ers",
+    "er",
+    "ed",
+    "es",
+    "ly",
+    "s",
+)
+
+
+WORD_CACHE_SIZE = 16384
+"""Entries of each per-word memo (here and lexical's rarity). Small on purpose: every new number or
+name is a new entry, so a long run fills them; at this size they are full within about 16,000 short
+samples (~6 MB) and cost no speed (docs/benchmarks.md)."""
+
+
+@lru_cache(maxsize=WORD_CACHE_SIZE)
+def fold(word: str) -> str:
+    """Casefold, drop a possessive and fold common English suffixes (a crude, consistent stem)."""
+    w = word.casefold().replace("’", "'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    w = w.replace("'", "")
+    for suf in _SUFFIXES:
+        if w.endswith(suf) and len(w) - len(suf) >= 3 and not (suf == "s" and w.endswith("ss")):
+            w = w[: -len(suf)]
+            if suf in ("ies", "ied"):
+                w += "y"
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiousl":
+        w = w[:-1]  # "stopped" -> "stopp" -> "stop"
+    return w
+
+
+def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list[Word]:
+    """The numbers, names and content words of ``text`` with their offsets and match keys.
+
+    A *name* is a capitalised word that does not open a sentence, or an all-caps acronym. Number
+    words ("five", "third") are numbers, except the ambiguous "one", "second", "once", "half".
+    List markers ("1." opening a line) are skipped. ``kinds=False`` skips the sentence split that
+    tells names from other words (every word is then "word"): faster when only keys matter.
+    """
+    sentence_starts = {p.start for p in split_sentences(text)} if kinds else set()
+    out: list[Word] = []
+    previous_end = -1
+    for n, m in enumerate(_WORD.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
+        s, e, surface = m.start(), m.end(), m.group()
+        if m.group("num") is not None:
+            if _is_list_marker(text, s, e):
+                continue
+            out.append(Word(s, e, surface, "number", normalise_number(surface)))
+            previous_end = e
+            continue
+        lower = surface.casefold()
+        opens_sentence = kinds and (
+            s in sentence_starts or _opens_after_colon_or_bullet(text, previous_end, s)
+        )
+        previous_end = e
+        if lower in _NUMBER_WORDS and lower not in _AMBIGUOUS_NUMBER_WORDS:
+            out.append(Word(s, e, surface, "number", _NUMBER_WORDS[lower]))
+            continue
+        if drop_stopwords and (lower in STOPWORDS or len(lower) < 2):
+            continue
+        is_acronym = len(surface) >= 2 and surface.isupper()
+        is_name = kinds and (is_acronym or (surface[0].isupper() and not opens_sentence))
+        out.append(Word(s, e, surface, "name" if is_name else "word", fold(surface)))
+    return out
+
+
+def _is_list_marker(text: str, start: int, end: int) -> bool:
+    """A "1." or "2)" opening a line numbers a list item; it claims nothing. A number alone on its
+    line ("1998." as the whole answer) is a claim, not a marker: a marker has an item after it."""
+    if text[end : end + 1] not in (".", ")"):
+        return False
+    rest = text[end + 1 :].split("\n", 1)[0]
+    if not rest.strip():
+        return False
+    i = start - 1
+    while i >= 0 and text[i] in " \t":
+        i -= 1
+    return i < 0 or text[i] == "\n"
+
+
+_CAMEL_WORD = re.compile(r"\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b")
+_CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
+_CLOCK_TIME = re.compile(r"\b(\d{1,2}):(\d{1,2})\b")
+_MONTHS = _wordlist("january february march april may june july august september october november december")
+
+
+@lru_cache(maxsize=256)
+def support_keys(text: str) -> frozenset[str]:
+    """Every match key ``text`` can vouch for (the context side of lexical support).
+
+    Besides the keys of its words, it vouches for the parts of identifiers and their adjacent
+    pairs ("RestaurantsTakeOut" -> "restaurants", "take", "out", "takeout"; "WiFi" -> "wifi"), the
+    month name of an ISO date (2022-01-09 -> "january"), and the 12-hour form of a 24-hour clock
+    time with its am / pm (17:30 -> "5", "pm"): the ways a writer rephrases a record.
+    Memoised: the responses that share a context look it up once.
+    """
+    keys: set[str] = set()
+    checkpoint()
+    for n, match in enumerate(_WORD.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
+        keys.add(_surface_key(match.groups("")))
+    for n, m in enumerate(_CAMEL_WORD.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
+        parts = _CAMEL_PART.findall(m.group())
+        keys.update(fold(p) for p in parts)
+        keys.update(fold(a + b) for a, b in pairwise(parts))
+    for n, m in enumerate(_ISO_DATE.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
+        month = int(m.group(2))
+        if 1 <= month <= 12:
+            keys.add(fold(_MONTHS[month - 1]))
+    for n, m in enumerate(_CLOCK_TIME.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
+        hour = int(m.group(1))
+        if hour > 23:
+            continue
+        keys.add("pm" if hour >= 12 else "am")
+        if hour > 12:
+            keys.add(str(hour - 12))
+        if hour == 0:
+            keys.add("12")
+    checkpoint()
+    return frozenset(keys)
+
+
+PAIR_WINDOW = 3
+"""Content words at most this many content words apart count as near each other (stopwords are not
+counted: "the mayor of the city" puts "mayor" and "city" side by side)."""
+
+
+@lru_cache(maxsize=64)
+def pair_keys(text: str) -> frozenset[tuple[str, str]]:
+    """Every ordered pair ``(a, b)`` of content-word keys of ``text`` where ``b`` follows ``a`` by at most
+    :data:`PAIR_WINDOW` content words (the context side of the pairs check). Memoised like
+    :func:`support_keys`."""
+    keys = [w.key for w in words(text, kinds=False)]
+    out: set[tuple[str, str]] = set()
+    for i, a in enumerate(keys):
+        if i % 4096 == 0:
+            checkpoint()
+        for b in keys[i + 1 : i + 1 + PAIR_WINDOW]:
+            out.add((a, b))
+    checkpoint()
+    return frozenset(out)
+
+
+@lru_cache(maxsize=WORD_CACHE_SIZE)
+def _surface_key(match: tuple[str, str]) -> str:
+    number, word = match
+    if number:
+        return normalise_number(number)
+    lower = word.casefold()
+    if lower in _NUMBER_WORDS and lower not in _AMBIGUOUS_NUMBER_WORDS:
+        return _NUMBER_WORDS[lower]
+    return fold(word)
+
+
+def _opens_after_colon_or_bullet(text: str, previous_end: int, start: int) -> bool:
+    gap = text[max(previous_end, 0) : start]
+    return previous_end < 0 or any(c in gap for c in ":\n•*")
+
+
+_NEGATION = re.compile(r"\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot)\b|n't\b", re.I)
+
+
+def has_negation(text: str) -> bool:
+    """Whether ``text`` negates something ("not", "never", "no", "n't", "without", ...)."""
+    return _NEGATION.search(text.replace("\u2019", "'")) is not None

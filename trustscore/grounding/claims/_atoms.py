@@ -1,0 +1,269 @@
+"""The checkable atoms of a parsed text: numbers with their units, amounts of money, percentages,
+dates, and names of people, places and organisations, each with its character offsets and its value
+in a normal form (:mod:`trustscore.grounding.claims._values`), and the sentence it stands in.
+
+Entities come from the spaCy pipeline's named-entity recogniser; a number written in digits that the
+recogniser left out is still an atom (a count with the noun it counts as its unit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Literal, TypedDict
+
+from trustscore.grounding.claims._values import DateValue, parse_date, parse_number
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc, Span, Token
+
+__all__ = ["NAME_GROUPS", "Atom", "AtomKind", "atoms"]
+
+AtomKind = Literal["number", "money", "percent", "date", "name"]
+
+NAME_GROUPS = {
+    "PERSON": "person",
+    "ORG": "organisation",
+    "GPE": "place",
+    "LOC": "place",
+    "FAC": "place",
+    "NORP": "group",
+    "PRODUCT": "thing",
+    "EVENT": "event",
+    "WORK_OF_ART": "work",
+    "LAW": "law",
+    "LANGUAGE": "language",
+}
+"""spaCy's entity labels for names, by the group within which one name can stand for another (the
+recogniser often calls one place GPE in one sentence and LOC in the next)."""
+
+_CURRENCIES = {
+    "$": "usd",
+    "us$": "usd",
+    "dollar": "usd",
+    "usd": "usd",
+    "€": "eur",
+    "euro": "eur",
+    "eur": "eur",
+    "£": "gbp",
+    "pound": "gbp",
+    "gbp": "gbp",
+    "¥": "jpy",
+    "yen": "jpy",
+}
+_PERCENT_WORDS = {"%", "percent", "per", "cent", "pct"}
+_NUMBER_LABELS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
+_WEEKDAYS = frozenset(
+    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend", "weekday"}
+)
+_PREDICATE_POS = frozenset({"VERB", "ADJ", "AUX"})
+_COPULA_SLOTS = frozenset({"acomp", "attr", "oprd"})
+
+
+@dataclass(frozen=True)
+class Atom:
+    """One checkable statement of fact inside a text."""
+
+    kind: AtomKind
+    text: str
+    start: int
+    end: int
+    sentence: int
+    """Index of its sentence in the parsed text."""
+    number: float | None = None
+    unit: str | None = None
+    """What a number counts ("metre", "book"), a currency code, or "%"; None when not said."""
+    date: DateValue | None = None
+    group: str | None = None
+    """A name's group (:data:`NAME_GROUPS`)."""
+    words: tuple[str, ...] = field(default=())
+    """A name's (or a weekday's) words, casefolded."""
+    predicate: str | None = None
+    """The lemma of the verb or adjective the atom depends on ("opened on 14 March" -> "open")."""
+    adjectival: bool = False
+    """The predicate is an adjective or participle after "be" ("is closed on Sundays")."""
+    negated: bool = False
+    """The predicate is negated ("did not open")."""
+    predicate_text: str | None = None
+    """The predicate as written, with its negation ("did not open" -> "not open")."""
+
+    def describe(self) -> str:
+        """How the atom reads in a reason: its text as written."""
+        return self.text
+
+
+def atoms(doc: Doc) -> list[Atom]:
+    """Every atom of ``doc`` in text order."""
+    sentence_of = _sentence_index(doc)
+    out: list[Atom] = []
+    taken: set[int] = set()
+    for ent in doc.ents:
+        atom = _entity_atom(ent, sentence_of[ent.start])
+        if atom is not None:
+            out.append(replace(atom, **_relation(ent.root)))
+            taken.update(range(ent.start, ent.end))
+    for token in doc:
+        if token.i in taken or not token.like_num or not any(c.isdigit() for c in token.text):
+            continue
+        value = parse_number([token.text])
+        if value is not None:
+            out.append(
+                Atom(
+                    kind="number",
+                    text=token.text,
+                    start=token.idx,
+                    end=token.idx + len(token.text),
+                    sentence=sentence_of[token.i],
+                    number=value,
+                    unit=_counted(token),
+                    **_relation(token),
+                )
+            )
+    out.sort(key=lambda a: a.start)
+    return out
+
+
+def _sentence_index(doc: Doc) -> list[int]:
+    index = [0] * len(doc)
+    for n, sent in enumerate(doc.sents):
+        for i in range(sent.start, sent.end):
+            index[i] = n
+    return index
+
+
+def _entity_atom(ent: Span, sentence: int) -> Atom | None:
+    label = ent.label_
+    if label in NAME_GROUPS and any(t.like_num for t in ent) and parse_date(ent.text) is not None:
+        label = "DATE"  # the recogniser sometimes calls a full date an EVENT
+    if label in NAME_GROUPS:
+        words = tuple(t.text.casefold() for t in ent if t.is_alpha and t.lower_ != "the")
+        if not words:
+            return None
+        start = next((t.idx for t in ent if t.lower_ != "the"), ent.start_char)
+        return Atom(
+            kind="name",
+            text=ent.doc.text[start : ent.end_char],
+            start=start,
+            end=ent.end_char,
+            sentence=sentence,
+            group=NAME_GROUPS[label],
+            words=words,
+        )
+    if label in ("DATE", "TIME"):
+        when = parse_date(ent.text)
+        if when is None:
+            days = tuple(_weekday(t.text) for t in ent if _weekday(t.text) in _WEEKDAYS)
+            span = parse_number([t.text for t in ent])
+            if span is not None and not days:  # a duration: "three weeks"
+                return Atom(
+                    kind="number",
+                    text=ent.text,
+                    start=ent.start_char,
+                    end=ent.end_char,
+                    sentence=sentence,
+                    number=span,
+                    unit=_unit(list(ent)),
+                )
+            if not days:
+                return None  # relative ("last year") or vague ("recently"): nothing to look up
+            return Atom(
+                kind="date",
+                text=ent.text,
+                start=ent.start_char,
+                end=ent.end_char,
+                sentence=sentence,
+                words=days,
+            )
+        return Atom(
+            kind="date", text=ent.text, start=ent.start_char, end=ent.end_char, sentence=sentence, date=when
+        )
+    if label not in _NUMBER_LABELS:
+        return None
+    tokens = list(ent)
+    value = parse_number([t.text for t in tokens])
+    if value is None:
+        return None
+    start = ent.start_char
+    if label == "MONEY":
+        before = ent.doc[ent.start - 1] if ent.start > 0 else None
+        unit = _currency(tokens)
+        if unit is None and before is not None and before.text.casefold() in _CURRENCIES:
+            unit, start = _CURRENCIES[before.text.casefold()], before.idx
+        kind: AtomKind = "money"
+    elif label == "PERCENT" or any(t.lower_ in _PERCENT_WORDS for t in tokens):
+        kind, unit = "percent", "%"
+    else:
+        kind = "number"
+        unit = _unit(tokens) if label == "QUANTITY" else _counted(tokens[-1])
+    return Atom(
+        kind=kind,
+        text=ent.doc.text[start : ent.end_char],
+        start=start,
+        end=ent.end_char,
+        sentence=sentence,
+        number=value,
+        unit=unit,
+    )
+
+
+def _weekday(word: str) -> str:
+    w = word.casefold()
+    return w[:-1] if w.endswith("s") and w[:-1] in _WEEKDAYS else w
+
+
+def _currency(tokens: list[Token]) -> str | None:
+    for t in tokens:
+        code = _CURRENCIES.get(t.text.casefold()) or _CURRENCIES.get(t.lemma_.casefold())
+        if code is not None:
+            return code
+    return None
+
+
+def _unit(tokens: list[Token]) -> str | None:
+    """The measure a quantity names: the lemma of its last word ("140 metres" -> "metre")."""
+    words = [t for t in tokens if t.is_alpha and parse_number([t.text]) is None]
+    return words[-1].lemma_.casefold() if words else None
+
+
+def _counted(token: Token) -> str | None:
+    """The noun a number counts ("42,000 books" -> "book"), when the parse attaches it so."""
+    if token.dep_ == "nummod" and token.head.pos_ in ("NOUN", "PROPN"):
+        return token.head.lemma_.casefold()
+    return None
+
+
+class _Relation(TypedDict, total=False):
+    predicate: str
+    adjectival: bool
+    negated: bool
+    predicate_text: str
+
+
+def _relation(token: Token) -> _Relation:
+    """The predicate ``token`` depends on, whether it is adjectival, and whether it is negated."""
+    governor = token.head
+    while governor.pos_ not in _PREDICATE_POS and governor.head.i != governor.i:
+        governor = governor.head
+    if governor.pos_ not in _PREDICATE_POS:
+        return {}
+    clause = [governor]
+    if governor.lemma_ == "be":
+        complement = next(
+            (c for c in governor.children if c.dep_ in _COPULA_SLOTS and c.pos_ in ("ADJ", "VERB")), None
+        )
+        if complement is not None:
+            clause.append(complement)
+            governor = complement
+    elif governor.head.lemma_ == "be" and governor.dep_ in _COPULA_SLOTS:
+        clause.append(governor.head)
+    adjectival = (
+        governor.pos_ == "ADJ"
+        or (governor.tag_ == "VBN" and any(c.lemma_ == "be" for c in governor.children))
+        or len(clause) > 1
+    )
+    negated = any(c.dep_ == "neg" or c.lower_ in ("never", "no") for g in clause for c in g.children)
+    return {
+        "predicate": governor.lemma_.casefold(),
+        "adjectival": adjectival,
+        "negated": negated,
+        "predicate_text": ("not " if negated else "") + governor.text,
+    }

@@ -1,0 +1,202 @@
+"""ClaimsCheck: the local signal ``"claims"``: are the numbers, dates, amounts, names and negations of
+the response the ones the context states? (:mod:`trustscore.grounding.claims._check` says how.)
+
+``value = (supported + 1) / (supported + unsupported + 1) * contradiction_factor ** contradicted``: an
+unsupported atom lowers it as a share, each contradicted one multiplies it down (one wrong year in an
+otherwise exact answer leaves 0.15 by default). Every atom not supported is a span whose label says
+why ("contradicted: 2001: the context says 14 March 2011"); ``raw`` counts each outcome and lists the
+contradictions, and splits the contradicted ones into ``contradicted_facts`` (a number, amount,
+percentage, date or name the context states otherwise) and ``contradicted_polarity`` (a negation or
+predicate it states the other way): on real answers the first is evidence of a hallucination and the
+second is not (docs/calibration.md, "How a contradicted fact enters the score"), so the shipped
+calibrator reads them apart.
+
+Missing, with the reason, when there is no context, when the response states nothing checkable, when
+it is in another language than the context (:mod:`trustscore.grounding._language`). A response that
+declines to answer (:mod:`trustscore.grounding._abstention`) is the ``abstention`` outcome: it claims
+nothing, so nothing in it is unsupported (value 1).
+"""
+
+from __future__ import annotations
+
+import time
+import unicodedata
+from collections import OrderedDict
+from functools import cache
+from importlib.metadata import version
+from threading import Lock
+
+import anyio
+from pydantic import JsonValue
+
+from trustscore._types import Sample, Signal, Span, Usage
+from trustscore.compute._deadline import checkpoint
+from trustscore.core._hashing import canonical_json, short_hash
+from trustscore.grounding._screen import SCREEN, unchecked
+from trustscore.grounding.claims._check import POLARITY_KINDS, Facts, Verdict, check, facts
+from trustscore.grounding.claims._config import ClaimsConfig
+from trustscore.grounding.claims._pipeline import Pipeline, find_pipeline
+
+__all__ = ["ClaimsCheck", "claims_version", "normalise"]
+
+_METHOD = "claims/2"
+_CACHE_REVISION = "contradiction-kinds/2"
+"""In the cache identity, not the version: a change that leaves the value as it was but that cached
+results from before it must not be replayed (the question's atoms no longer count as the context's
+relations; ``raw`` counts contradicted facts and polarity apart and an abstention has its shares, which
+the shipped calibrator reads)."""
+_release = cache(version)
+_CONTEXTS_KEPT = 64
+"""Parsed contexts kept per signal: the samples of one context (many answers to one question) parse
+it once."""
+
+
+def claims_version(config: ClaimsConfig) -> str:
+    """The signal's version under ``config`` (the method and the settings that change its values)."""
+    settings = {"q": config.question_support, "c": config.contradiction_factor}
+    return f"{_METHOD}+{short_hash(canonical_json(settings), 8)}"
+
+
+def normalise(text: str) -> str:
+    """NFKC: full-width digits, ligatures and non-breaking spaces read as their plain forms, with the
+    same length where the forms map one to one (spans index the response as given otherwise)."""
+    return unicodedata.normalize("NFKC", text)
+
+
+class ClaimsCheck:
+    """A :class:`~trustscore.signals.LocalSignal` named ``"claims"`` (higher = better supported)."""
+
+    name = "claims"
+    kind = "local"
+
+    def __init__(self, config: ClaimsConfig | None = None) -> None:
+        self.config = config or ClaimsConfig()
+        self.pipeline = Pipeline(find_pipeline(self.config.pipeline))
+        self.version = claims_version(self.config)
+        self._contexts: OrderedDict[str, Facts] = OrderedDict()
+        self._contexts_lock = Lock()
+
+    async def run(self, sample: Sample) -> Signal:
+        return await anyio.to_thread.run_sync(self.score, sample)
+
+    def cache_identity(self) -> str:
+        """The version, and the releases of spaCy, its pipeline and dateparser that read the texts."""
+        return canonical_json(
+            [
+                self.version,
+                _release("spacy"),
+                self.pipeline.release,
+                _release("dateparser"),
+                SCREEN,
+                _CACHE_REVISION,
+            ]
+        )
+
+    def score(self, sample: Sample) -> Signal:
+        """The signal for one sample, computed in the calling thread."""
+        began = time.perf_counter()
+        if not sample.has_context:
+            return self._failed("no context: the claims check reads the response against the context", began)
+        screened = unchecked(sample)
+        if screened is not None and screened[0] == "abstention":
+            return Signal(
+                name=self.name,
+                value=1.0,
+                raw={
+                    "outcome": "abstention",
+                    "atoms": 0,
+                    "contradicted": 0,
+                    "contradicted_facts": 0,
+                    "contradicted_polarity": 0,
+                    "unsupported": 0,
+                    "supported": 0,
+                    "contradicted_share": 0.0,
+                    "unsupported_share": 0.0,
+                },
+                explanation=screened[1],
+                usage=Usage(seconds=time.perf_counter() - began),
+                version=self.version,
+            )
+        if screened is not None:
+            return self._failed(screened[1], began, raw={"outcome": screened[0]})
+        response = facts(self.pipeline.parse(normalise(sample.response)))
+        checkpoint()
+        context = self._context(normalise(sample.context_text))
+        question = (
+            facts(self.pipeline.parse(normalise(sample.question)))
+            if self.config.question_support and sample.question.strip()
+            else None
+        )
+        verdicts = check(response, context, question)
+        if not verdicts:
+            return self._failed(
+                "nothing to check: the response states no number, date, amount, name, or sentence that "
+                "restates one of the context's",
+                began,
+                raw={"outcome": "nothing_to_check"},
+            )
+        return self._signal(verdicts, began)
+
+    def _signal(self, verdicts: list[Verdict], began: float) -> Signal:
+        tally = {
+            o: sum(v.outcome == o for v in verdicts) for o in ("supported", "unsupported", "contradicted")
+        }
+        support = (tally["supported"] + 1) / (tally["supported"] + tally["unsupported"] + 1)
+        value = support * self.config.contradiction_factor ** tally["contradicted"]
+        contradicted = [v for v in verdicts if v.outcome == "contradicted"]
+        contradictions = [v.reason for v in contradicted]
+        polarity = sum(v.kind in POLARITY_KINDS for v in contradicted)
+        raw: dict[str, JsonValue] = {
+            "outcome": "checked",
+            "atoms": len(verdicts),
+            **{k: n for k, n in tally.items()},
+            "contradicted_facts": len(contradicted) - polarity,
+            "contradicted_polarity": polarity,
+            "contradicted_share": round(tally["contradicted"] / len(verdicts), 6),
+            "unsupported_share": round(tally["unsupported"] / len(verdicts), 6),
+            "contradictions": list[JsonValue](contradictions),
+            "kinds": list[JsonValue](sorted({v.kind for v in verdicts})),
+        }
+        spans = [
+            Span(
+                start=v.start,
+                end=v.end,
+                text=v.text,
+                score=1.0 if v.outcome == "contradicted" else 0.5,
+                label=f"{v.outcome} {v.kind}: {v.reason}",
+            )
+            for v in verdicts
+            if v.outcome != "supported"
+        ]
+        explanation = (
+            f"{tally['contradicted']} contradicted, {tally['unsupported']} unsupported, "
+            f"{tally['supported']} supported of {len(verdicts)} checked atoms"
+            + (f"; {'; '.join(contradictions[:3])}" if contradictions else "")
+        )
+        return Signal(
+            name=self.name,
+            value=min(1.0, max(0.0, value)),
+            raw=raw,
+            explanation=explanation,
+            spans=spans,
+            usage=Usage(seconds=time.perf_counter() - began),
+            version=self.version,
+        )
+
+    def _context(self, text: str) -> Facts:
+        with self._contexts_lock:
+            found = self._contexts.get(text)
+            if found is not None:
+                self._contexts.move_to_end(text)
+                return found
+        parsed = facts(self.pipeline.parse(text))
+        with self._contexts_lock:
+            self._contexts[text] = parsed
+            while len(self._contexts) > _CONTEXTS_KEPT:
+                self._contexts.popitem(last=False)
+        return parsed
+
+    def _failed(self, reason: str, began: float, raw: JsonValue = None) -> Signal:
+        return Signal.failed(
+            self.name, reason, usage=Usage(seconds=time.perf_counter() - began), raw=raw, version=self.version
+        )

@@ -1,0 +1,297 @@
+"""``trustscore score IN -o OUT --ray``: the local command's flags, run on a Ray cluster.
+
+    trustscore score logs.parquet -o scored.parquet --ray --address auto --actors 16
+
+IN is a JSONL file or a Parquet file (or a directory of them, named ``*.jsonl`` / ``*.parquet``),
+local or on any filesystem Ray reads (``s3://``, ``gs://``, ...). OUT is a directory of part
+files in the format its name says. Without ``--address`` a local Ray is started on this machine,
+listening on 127.0.0.1 only (Ray's own default for a local start is every interface, with no
+authentication: anyone on the network could run code in it); on
+a cluster of several nodes IN and OUT must be storage every node sees (Ray reads and writes part
+files on whichever node runs the task).
+The Ray path parses rows exactly as the local command does (JSONL lines split as it splits them, see
+``lines.py``), but it streams: an invalid row is written as the local command's error row (``error`` set,
+no score, its ``line``) and the exit status is the local command's: 3 when some rows of the run are
+error rows, 2 when none could be scored (``--on-error stop`` stops at an invalid row before scoring,
+with one more pass over the input). ``--carry`` copies sample fields into the rows as locally. Ids
+must be unique as in the local command: a first pass over the input checks it (8 bytes a row on the
+driver, see ``unique.py``).
+Resume follows the local command: ids already in OUT are skipped, incomplete rows included, unless
+``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again,
+the actors replacing cache entries trustscore did not write (as the local command does).
+``--gpus-per-actor`` reserves GPUs for each actor (local signals that run a model on the GPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from trustscore.core._extras import install_extra
+from trustscore.ray._batch_size import DEFAULT_BATCH_SIZE
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from trustscore._config import Config
+    from trustscore.ray._files import Format, RunTally
+
+__all__ = ["add_arguments", "keep_local_ray_on_loopback", "run_ray"]
+
+T = TypeVar("T")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("Ray (the [ray] extra)")
+    group.add_argument(
+        "--ray", action="store_true", help="score on a Ray cluster (OUT is a directory of part files)"
+    )
+    group.add_argument(
+        "--address", help="Ray cluster to join (default: start a local one; 'auto': this node's)"
+    )
+    group.add_argument(
+        "--actors", type=_positive_int, help="scoring actors, one CPU each (default: CPUs - 1)"
+    )
+    group.add_argument(
+        "--gpus-per-actor",
+        type=_gpus,
+        metavar="N",
+        help="GPUs Ray reserves for each actor, for GPU-bound local signals (e.g. 1 or 0.5; default none)",
+    )
+    group.add_argument(
+        "--batch-size",
+        type=_positive_int,
+        help=f"samples per actor call, the unit Ray retries (default {DEFAULT_BATCH_SIZE})",
+    )
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1 (got {value})")
+    return value
+
+
+def _gpus(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of GPUs such as 1 or 0.5 (got {text!r})"
+        ) from None
+    if not 0 < value < 1e6:
+        raise argparse.ArgumentTypeError(f"must be a positive number of GPUs (got {text})")
+    if value > 1 and value != int(value):
+        raise argparse.ArgumentTypeError(f"above 1 must be a whole number of GPUs (got {text})")
+    return value
+
+
+def keep_local_ray_on_loopback() -> None:
+    """Make a Ray started by this process (not one joined with ``--address``) listen on 127.0.0.1.
+
+    Ray gives its processes the node's address and they listen on every interface unless that
+    address is loopback; it uses loopback when clusters are off (RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0,
+    read when ray is first imported). A value the user set is kept."""
+    os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+
+
+def run_ray(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from trustscore._errors import UsageError
+
+    source_text, output_text = str(args.input), str(args.output)
+    local = "://" not in source_text and "://" not in output_text
+    if source_text == output_text or (local and Path(source_text).resolve() == Path(output_text).resolve()):
+        raise UsageError(f"-o {output_text} is the input; write the results to a new directory")
+    if args.address is None:
+        keep_local_ray_on_loopback()
+    try:
+        import ray.data  # noqa: F401 (checked here, used in the locked run)
+    except ImportError:
+        raise UsageError(
+            f"--ray needs Ray Data: {install_extra('ray')}; in a checkout's .venv: bash scripts/setup --ray"
+        ) from None
+    from trustscore._config import Config
+    from trustscore.ray._files import as_location, format_of, locked_output
+
+    source, output = as_location(args.input), as_location(args.output)
+    in_format = format_of(source, role="input")
+    out_format = format_of(output, role="output")
+    if "://" not in source and not Path(source).exists():
+        raise UsageError(f"input {source} does not exist")
+    if args.budget is not None and not args.budget > 0:
+        raise UsageError(f"--budget must be a positive number of seconds (got {args.budget})")
+    config = Config.from_toml(args.config) if args.config else Config()
+
+    started = time.perf_counter()
+    with locked_output(output) as lock:
+        return _run_locked(args, config, source, output, in_format, out_format, started, lock)
+
+
+def _run_locked(
+    args: argparse.Namespace,
+    config: Config,
+    source: str,
+    output: str,
+    in_format: Format,
+    out_format: Format,
+    started: float,
+    lock: Path | None,
+) -> int:
+    """The run, while it holds the output directory (``lock``: its lock file, None when remote)."""
+    import ray
+    import ray.data
+
+    from trustscore._errors import InputError, UsageError
+    from trustscore.ray._dataset import (
+        check_gpus,
+        first_invalid,
+        prepare_lines,
+        prepare_records,
+        score_prepared,
+    )
+    from trustscore.ray._files import JsonlSink, data_files, drop_rows, previous_rows, tally_rows
+    from trustscore.ray._leftovers import RUN_ENV, mark_run, record_run, stop_leftovers
+    from trustscore.ray._lines import JsonlLines
+    from trustscore.ray._unique import duplicate_ids
+
+    if lock is not None and (stopped := stop_leftovers(lock)):
+        print(
+            f"trustscore score --ray: stopped {stopped} process(es) an earlier, killed run into {output} "
+            "left running",
+            file=sys.stderr,
+        )
+
+    previous = previous_rows(output, out_format)
+    incomplete = [i for i, complete in previous.items() if not complete]
+    own_ray = not ray.is_initialized()
+    marked = own_ray and args.address is None and lock is not None
+    if own_ray:
+        run = mark_run() if marked else ""
+        ray.init(address=args.address, log_to_driver=False)
+        if marked and lock is not None:
+            record_run(lock, run)  # what a later run stops if this one is killed
+    try:
+        ray.data.DataContext.get_current().enable_progress_bars = not args.no_progress
+        actors = args.actors or _default_actors(ray.cluster_resources())
+        try:
+            check_gpus(args.gpus_per_actor, actors, ray.cluster_resources(), name="--gpus-per-actor")
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+        prepare = prepare_lines if in_format == "jsonl" else prepare_records
+
+        def prepared(skip: frozenset[str]) -> ray.data.Dataset:
+            read = (
+                ray.data.read_datasource(JsonlLines(source))
+                if in_format == "jsonl"
+                else ray.data.read_parquet(source)
+            )
+            return read.map_batches(prepare, batch_format="pyarrow", fn_kwargs={"skip": skip})
+
+        if args.on_error == "stop":
+            first = _unwrap_input_error(lambda: first_invalid(prepared(frozenset())))
+            if first is not None:
+                line = first["line"]
+                where = f"{source}:{line}" if line is not None else f"{source}: id {first['id']!r}"
+                raise InputError(f"{where}: {first['error']}")
+        repeated = _unwrap_input_error(lambda: duplicate_ids(prepared(frozenset())))
+        if repeated:
+            raise UsageError(
+                f"input {source}: id(s) {', '.join(map(repr, repeated))} occur more than once; ids must be "
+                "unique (they are how an interrupted run resumes)"
+            )
+        retried = drop_rows(output, out_format, frozenset(incomplete)) if args.retry_incomplete else 0
+        skip = frozenset(i for i, complete in previous.items() if complete or not args.retry_incomplete)
+        before, kept_incomplete = len(skip), 0 if args.retry_incomplete else len(incomplete)
+        del previous, incomplete
+        earlier_files = data_files(output)
+        scored = score_prepared(
+            prepared(skip),
+            config,
+            actors=actors,
+            batch_size=args.batch_size or DEFAULT_BATCH_SIZE,
+            concurrency=args.concurrency,
+            budget_s=args.budget,
+            no_cache=args.no_cache,
+            num_gpus=args.gpus_per_actor,
+            carry=args.carry,
+            replace_unsafe_cache_entries=args.retry_incomplete,
+        )
+        del skip
+        if out_format == "jsonl":
+            scored.write_datasink(JsonlSink(output))
+        else:
+            scored.write_parquet(output)
+    finally:
+        if own_ray:
+            ray.shutdown()
+        if marked:
+            os.environ.pop(RUN_ENV, None)
+    tally = tally_rows(output, out_format, data_files(output) - earlier_files)
+    errors = f", {tally.errors} error row(s)" if tally.errors else ""
+    print(
+        f"trustscore score --ray: {tally.rows - tally.errors} row(s) scored ({retried} of them incomplete "
+        f"before){errors}, {before - kept_incomplete} already done, {actors} actor(s), "
+        f"{time.perf_counter() - started:.1f}s -> {output}",
+        file=sys.stderr,
+    )
+    if kept_incomplete:
+        print(
+            f"trustscore score --ray: kept {kept_incomplete} incomplete row(s) of an earlier run; "
+            "rerun with --retry-incomplete to score them again",
+            file=sys.stderr,
+        )
+    return _exit_status(tally, fresh=not before, output=output)
+
+
+def _exit_status(tally: RunTally, *, fresh: bool, output: str) -> int:
+    """The local command's exit status for what this run wrote: 2 when a fresh run scored no row
+    (every row invalid, or no signal gave a value on any), 3 when some rows are error rows, else 0."""
+    scored = tally.rows - tally.errors
+    if fresh and tally.rows and scored == tally.no_score:
+        if not scored:
+            why = f"all {tally.errors} row(s) are invalid, e.g. {tally.first_error}"
+        else:
+            why = f"no signal gave a value on any of {scored} row(s) (each row's signals say why)"
+            if tally.errors:
+                why += f"; {tally.errors} more row(s) are invalid, e.g. {tally.first_error}"
+        print(f"trustscore: error: no row could be scored: {why}", file=sys.stderr)
+        return 2
+    if tally.errors:
+        print(
+            f"trustscore: {tally.errors} row(s) could not be scored and are error rows in {output} "
+            f"(error says why), e.g. {tally.first_error}",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
+
+
+def _unwrap_input_error(run: Callable[[], T]) -> T:
+    """``run()``, with the local command's InputError (a file that cannot be read as lines) raised as
+    itself, one line, when Ray hands it back wrapped in its task error (whose text is a traceback)."""
+    from ray.exceptions import RayTaskError
+
+    from trustscore._errors import InputError
+
+    try:
+        return run()
+    except Exception as e:
+        seen: list[BaseException] = [e]
+        for error in seen:  # grows as it goes: each error's original, cause and context
+            if isinstance(error, InputError) and not isinstance(error, RayTaskError):
+                # Ray appends its retry advice to the message's later lines; ours is one line.
+                raise InputError(str(error).split("\n", 1)[0]) from None
+            more = (getattr(error, "cause", None), error.__cause__, error.__context__)
+            seen.extend(m for m in more if isinstance(m, BaseException) and m not in seen)
+        raise
+
+
+def _default_actors(resources: dict[str, Any]) -> int:
+    """One CPU is left to Ray Data's read, prepare and write tasks."""
+    return max(1, int(resources.get("CPU", 1)) - 1)

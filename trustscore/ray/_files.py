@@ -1,0 +1,373 @@
+"""Input and output locations of ``trustscore score --ray``: formats, the JSONL sink, resume.
+
+The output is a directory (Ray writes one file per block, from whichever node scored it): JSONL
+files whose lines are exactly the local CLI's result rows, or Parquet files with the typed columns
+and that same row as ``result``. Re-running with the same output directory reads the ids already
+there and scores only the rest; new files are added beside the old ones. As in the local CLI,
+``--retry-incomplete`` first removes the incomplete rows (``complete`` false: a missing signal a rerun
+may fix, or no score at all with an ``error``) from the files that hold them, so those samples are
+scored again and the output keeps one row per id.
+
+One run at a time writes a directory: the run holds a lock (``flock`` on ``.trustscore.lock`` inside
+it, a hidden file no reader takes for output) from before it reads the earlier rows until its last
+row is written, and a second run into the same directory is refused at once. The lock is the
+kernel's, so a killed run's goes with it. A directory on a remote filesystem (``s3://``) has no
+such lock: one run at a time is then the user's to keep.
+
+A run killed mid-write can leave one file cut short. Resume repairs it before reading: a JSONL file
+loses its torn last line (that row is scored again), a Parquet file without its footer is removed (its
+rows are scored again). A file that is not trustscore output (a line that is not a result row, a
+file that is not Parquet) refuses the directory untouched. Nothing else in the directory is touched.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import sys
+from collections.abc import Callable, Collection, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from operator import methodcaller
+from pathlib import Path
+from typing import Any, Literal
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+from ray.data.block import BlockAccessor
+from ray.data.datasource import BlockBasedFileDatasink
+
+from trustscore._errors import UsageError
+from trustscore.rows._output import carries_the_marker, is_cut_short_row, row_state
+
+__all__ = [
+    "Format",
+    "JsonlSink",
+    "RunTally",
+    "as_location",
+    "count_rows",
+    "data_files",
+    "drop_rows",
+    "format_of",
+    "locked_output",
+    "output_rows",
+    "previous_rows",
+    "tally_rows",
+]
+
+Format = Literal["jsonl", "parquet"]
+
+_PARQUET = (".parquet", ".pq")
+_JSONL = (".jsonl", ".json", ".ndjson")
+
+
+def as_location(path: Path | str) -> str:
+    """The location as Ray and pyarrow take it. argparse hands over a Path, which folds the ``//`` of
+    a URI (``s3://b/k`` -> ``s3:/b/k``); put it back."""
+    text = str(path)
+    match = re.match(r"^([a-zA-Z][a-zA-Z0-9+.-]+):/(?!/)(.*)$", text)
+    if match is None:
+        return text
+    scheme, rest = match.groups()
+    return f"file:///{rest}" if scheme == "file" else f"{scheme}://{rest}"
+
+
+def format_of(location: str, *, role: str) -> Format:
+    """Parquet when the name ends in .parquet/.pq, JSONL for .jsonl/.json/.ndjson."""
+    name = location.rstrip("/").lower()
+    if name.endswith(_PARQUET):
+        return "parquet"
+    if name.endswith(_JSONL):
+        return "jsonl"
+    raise UsageError(
+        f"{role} {location}: cannot tell the format from the name; end it in .jsonl or .parquet "
+        f"(a directory works too: in.parquet/ holding part files)"
+    )
+
+
+class JsonlSink(BlockBasedFileDatasink):
+    """Writes the ``result`` column, one JSON line per row: the local CLI's format."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path, file_format="jsonl")
+
+    def write_block_to_file(self, block: BlockAccessor, file: pa.NativeFile) -> None:
+        lines = block.to_arrow().column("result").to_pylist()
+        file.write(("\n".join(lines) + "\n").encode("utf-8"))
+
+
+def _filesystem(location: str) -> tuple[pafs.FileSystem, str]:
+    if "://" in location:
+        return pafs.FileSystem.from_uri(location)
+    return pafs.LocalFileSystem(), str(Path(location).absolute())
+
+
+def _data_files(fs: pafs.FileSystem, root: str) -> list[str]:
+    info = fs.get_file_info(root)
+    if info.type == pafs.FileType.NotFound:
+        return []
+    if info.type == pafs.FileType.File:
+        raise UsageError(f"output {root} is a file; --ray writes a directory of part files: name a directory")
+    selector = pafs.FileSelector(root, recursive=True)
+    return sorted(
+        f.path
+        for f in fs.get_file_info(selector)
+        if f.type == pafs.FileType.File and not Path(f.path).name.startswith((".", "_"))
+    )
+
+
+LOCK_NAME = ".trustscore.lock"
+
+
+@contextmanager
+def locked_output(location: str) -> Iterator[Path | None]:
+    """Hold the output directory (created if need be) for this run, yielding the lock file (None
+    on a remote filesystem: no lock); UsageError when another ``score --ray`` holds it."""
+    fs, root = _filesystem(location)
+    if not isinstance(fs, pafs.LocalFileSystem):
+        yield None
+        return
+    directory = Path(root)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"output {root} is a file; --ray writes a directory of part files: name a directory")
+    created = not directory.exists()
+    lock = directory / LOCK_NAME
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+    except OSError as e:
+        raise UsageError(f"output {root} cannot be written: {e.strerror or e}") from None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UsageError(
+                f"output {root} is being written by another trustscore run; wait for it to finish or "
+                "write to another directory"
+            ) from None
+        yield lock
+    finally:
+        if created and [p.name for p in directory.iterdir()] == [LOCK_NAME]:
+            lock.unlink()  # a run that wrote nothing leaves no directory behind
+            directory.rmdir()
+        os.close(fd)  # releases the lock
+
+
+def previous_rows(location: str, fmt: Format) -> dict[str, bool]:
+    """Id -> complete, for each row already under the output directory, after repairing a file cut
+    short. A row without ``complete`` counts as complete, as in the local CLI."""
+    fs, root = _filesystem(location)
+    rows: dict[str, bool] = {}
+    for path in _data_files(fs, root):
+        rows.update(_jsonl_rows(fs, path) if fmt == "jsonl" else _parquet_rows(fs, path))
+    return rows
+
+
+def drop_rows(location: str, fmt: Format, ids: Collection[str]) -> int:
+    """Remove the rows of ``ids`` from the files under the output directory; return how many went.
+
+    Only files holding such a row are rewritten: into a hidden file beside it (never read as
+    output), then moved over it, so a run killed meanwhile leaves the old file whole.
+    """
+    fs, root = _filesystem(location)
+    dropped = 0
+    for path in _data_files(fs, root):
+        if fmt == "jsonl":
+            with fs.open_input_stream(path) as f:
+                lines = f.read().decode("utf-8").splitlines(keepends=True)
+            keep = [line for line in lines if not line.strip() or _row_id(line) not in ids]
+            gone = len(lines) - len(keep)
+            if gone:
+                _replace(fs, path, methodcaller("write", "".join(keep).encode("utf-8")))
+        else:
+            table = pq.read_table(path, filesystem=fs)
+            kept = table.filter(pc.invert(pc.is_in(table.column("id"), pa.array(list(ids), pa.string()))))
+            gone = table.num_rows - kept.num_rows
+            if gone:
+                _replace(fs, path, partial(pq.write_table, kept))
+        dropped += gone
+    return dropped
+
+
+def _row_id(line: str) -> str | None:
+    """The id of a result row line; None for a damaged row (kept as it is)."""
+    try:
+        return row_state(line)[0]
+    except ValueError:
+        return None
+
+
+def _replace(fs: pafs.FileSystem, path: str, write: Callable[[pa.NativeFile], object]) -> None:
+    parent, name = path.rsplit("/", 1)
+    tmp = f"{parent}/.{name}.tmp"
+    with fs.open_output_stream(tmp) as f:
+        write(f)
+    fs.move(tmp, path)
+
+
+def _jsonl_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
+    """The rows of one part file, every whole line checked before a torn last line (a killed
+    writer's, which begins like a result row) is cut off; any other last line refuses the file.
+    A damaged row of ours (it carries the marker but does not parse) is skipped and reported: its
+    sample is scored again."""
+    with fs.open_input_stream(path) as f:
+        raw = f.read()
+    whole = raw[: raw.rfind(b"\n") + 1]
+    tail = raw[len(whole) :]
+    rows: dict[str, bool] = {}
+    for number, line in enumerate(whole.split(b"\n")[:-1], start=1):
+        if not line.strip():
+            continue
+        try:
+            row_id, complete = row_state(line.decode("utf-8"))
+        except (ValueError, UnicodeDecodeError) as e:
+            if not carries_the_marker(line):
+                raise UsageError(
+                    f"{path}:{number}: not a trustscore result row; remove that file or write to a new "
+                    "directory"
+                ) from None
+            print(
+                f"trustscore: {path}: skipping a damaged result row (line {number}: {e}); its sample is "
+                "scored again",
+                file=sys.stderr,
+            )
+            continue
+        rows[row_id] = complete
+    if tail:
+        if not is_cut_short_row(tail):
+            raise UsageError(
+                f"{path}: its last line is not a trustscore result row; remove that file or write to a new "
+                "directory"
+            )
+        print(f"trustscore: {path}: dropping an incomplete last line (interrupted write)", file=sys.stderr)
+        with fs.open_output_stream(path) as f:
+            f.write(whole)
+    return rows
+
+
+def _parquet_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
+    try:
+        with fs.open_input_file(path) as f:
+            if f.read(4) != b"PAR1":  # every Parquet file begins so, even one whose writer was killed
+                raise UsageError(
+                    f"{path}: not a Parquet file, so not trustscore output; remove it or write to a new "
+                    "directory"
+                )
+            f.seek(0)
+            names = pq.ParquetFile(f).schema_arrow.names
+    except pa.ArrowInvalid as e:  # no footer: the writer was killed
+        print(f"trustscore: {path}: removing an unreadable file (interrupted write: {e})", file=sys.stderr)
+        fs.delete_file(path)
+        return {}
+    if "id" not in names or "result" not in names:
+        raise UsageError(
+            f"{path}: has no id and result columns, so it is not trustscore output; write to a new directory"
+        )
+    with fs.open_input_file(path) as f:
+        first = next(pq.ParquetFile(f).iter_batches(batch_size=1, columns=["result"]), None)
+    if first is not None and first.num_rows:
+        text = first.column(0)[0].as_py()
+        if not isinstance(text, str) or not carries_the_marker(text.encode("utf-8")):
+            raise UsageError(
+                f"{path}: its result column does not hold trustscore result rows, so it is not trustscore "
+                "output; write to a new directory"
+            )
+    columns = ["id", "complete"] if "complete" in names else ["id"]
+    table = pq.read_table(path, columns=columns, filesystem=fs)
+    ids = [str(v) for v in table.column("id").to_pylist()]
+    complete = table.column("complete").to_pylist() if "complete" in names else [True] * len(ids)
+    return {i: c is True for i, c in zip(ids, complete, strict=True)}
+
+
+def output_rows(location: str, fmt: Format) -> list[dict[str, object]]:
+    """Every result row under the output directory (for the summary and for tests)."""
+    fs, root = _filesystem(location)
+    rows: list[dict[str, object]] = []
+    for path in _data_files(fs, root):
+        if fmt == "jsonl":
+            with fs.open_input_stream(path) as f:
+                for line in f.read().split(b"\n"):
+                    try:
+                        rows.append(json.loads(line.decode("utf-8")))
+                    except (ValueError, UnicodeDecodeError):
+                        continue  # blank, or a damaged row (reported when the directory was read)
+        else:
+            table = pq.read_table(path, columns=["result"], filesystem=fs)
+            rows.extend(json.loads(text) for text in table.column("result").to_pylist())
+    return rows
+
+
+def count_rows(location: str, fmt: Format) -> int:
+    """Rows under the output directory, file by file (no id set held in memory)."""
+    fs, root = _filesystem(location)
+    total = 0
+    for path in _data_files(fs, root):
+        if fmt == "jsonl":
+            with fs.open_input_stream(path) as f:
+                total += f.read().count(b"\n")
+        else:
+            with fs.open_input_file(path) as f:
+                total += pq.ParquetFile(f).metadata.num_rows
+    return total
+
+
+def data_files(location: str) -> frozenset[str]:
+    """The part files under the output directory now (a run's own are those not there before it)."""
+    fs, root = _filesystem(location)
+    return frozenset(_data_files(fs, root))
+
+
+@dataclass
+class RunTally:
+    """What the rows of one run's part files hold, for its summary and exit status."""
+
+    rows: int = 0
+    errors: int = 0
+    """Rows without a score that carry an ``error``: invalid input, or a sample that could not be scored."""
+    no_score: int = 0
+    """Scored rows without a score (no signal gave a value, ``[fusion] on_missing = "none"``)."""
+    first_error: str = ""
+    """One error row's line (or id) and reason, for the message."""
+
+    def add(self, score: float | None, error: str | None) -> None:
+        self.rows += 1
+        self.errors += error is not None
+        self.no_score += error is None and score is None
+
+    def note_error(self, row: dict[str, Any]) -> None:
+        """Keep the first error row seen as the example the message names."""
+        if not self.first_error:
+            where = f"line {row['line']}" if isinstance(row.get("line"), int) else f"id {row.get('id')!r}"
+            self.first_error = f"{where}: {row.get('error')}"
+
+
+def tally_rows(location: str, fmt: Format, files: Collection[str]) -> RunTally:
+    """The :class:`RunTally` of ``files`` (a run's own part files under the output directory)."""
+    fs, _ = _filesystem(location)
+    tally = RunTally()
+    for path in sorted(files):
+        if fmt == "jsonl":
+            with fs.open_input_stream(path) as f:
+                for line in f.read().split(b"\n"):
+                    try:
+                        row = json.loads(line.decode("utf-8"))
+                    except (ValueError, UnicodeDecodeError):
+                        continue  # blank
+                    tally.add(row.get("score"), row.get("error"))
+                    if row.get("error") is not None:
+                        tally.note_error(row)
+        else:
+            table = pq.read_table(path, columns=["score", "error"], filesystem=fs)
+            errors = table.column("error").to_pylist()
+            if not tally.first_error and any(e is not None for e in errors):
+                first = errors.index(next(e for e in errors if e is not None))
+                results = pq.read_table(path, columns=["result"], filesystem=fs).column("result")
+                tally.note_error(json.loads(results[first].as_py()))
+            for score, error in zip(table.column("score").to_pylist(), errors, strict=True):
+                tally.add(score, error)
+    return tally

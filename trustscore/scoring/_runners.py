@@ -1,0 +1,242 @@
+"""One signal source as the Scorer runs it: a judge bound to its LLM, a local signal, or a placeholder
+for one that cannot run here. Whatever a source raises becomes a missing signal with the reason;
+only cancellation propagates, so one failing judge never loses the others. A local signal whose model
+did not load raises :class:`~trustscore._errors.ModelLoadError`: its sample is then incomplete, so a
+rerun (``--retry-incomplete``) scores it again.
+
+Each run of a source on a sample has its :class:`SourceRun`: the one count of what its LLM calls
+cost (a :class:`~trustscore.llm._accounting.UsageMeter`) and the failures a rerun may fix."""
+
+from __future__ import annotations
+
+import logging
+from abc import ABC, abstractmethod
+from typing import TYPE_CHECKING, Literal
+
+import anyio
+
+from trustscore._errors import BudgetExceeded, ClientError, LLMError, ModelLoadError, UnsafeCacheEntry
+from trustscore._types import Sample, Signal, Usage
+from trustscore.llm._accounting import UsageMeter
+from trustscore.llm._protocol import LLM, ChatRequest, ChatResult
+from trustscore.signals._protocols import CachedSignal, Judge, LocalSignal
+
+if TYPE_CHECKING:
+    from trustscore.scoring._local_cache import LocalCache
+
+__all__ = ["JudgeSource", "LocalSource", "Source", "SourceRun", "UnavailableSource", "run_guarded"]
+
+logger = logging.getLogger("trustscore")
+
+
+class SourceRun:
+    """One source's run on one sample: what its LLM calls cost, counted once in ``meter`` (entered
+    around the run: every call the source makes reports to it, those cut off by a deadline
+    included), and ``transient``, why it failed in ways a rerun may fix (server down or busy, no key)."""
+
+    def __init__(self) -> None:
+        self.meter = UsageMeter()
+        self.transient: list[str] = []
+
+    def metered(self, signal: Signal) -> Signal:
+        """``signal`` with its usage as the meter counted it, where the meter saw LLM calls: every
+        request sent, those of calls cut off included. Where it saw none, the signal's own usage
+        stands: the work of a local model, which no meter sees."""
+        if not self.meter.saw_calls:
+            return signal
+        return signal.model_copy(update={"usage": self.meter.usage()})
+
+
+class Source(ABC):
+    """One named signal the Scorer runs."""
+
+    is_judge = False
+
+    def __init__(
+        self, name: str, version: str | None, timeout_s: float | None = None, timeout_setting: str = ""
+    ) -> None:
+        self.name = name
+        self.version = version
+        self.timeout_s = timeout_s
+        self.timeout_setting = timeout_setting
+
+    @abstractmethod
+    async def run(self, sample: Sample, run: SourceRun) -> Signal:
+        """The signal; failures a rerun may fix are noted in ``run``."""
+
+
+class _MeteredLLM:
+    """The LLM a judge is handed: each call is metered on its own, inside the source's meter, and
+    settled with the usage it handed back (failed calls included), so an LLM that counts nothing
+    live (a user's own) is counted too; a call cut off keeps what the LLM counted live."""
+
+    def __init__(self, llm: LLM, run: SourceRun) -> None:
+        self._llm = llm
+        self._run = run
+
+    @property
+    def model(self) -> str:
+        return self._llm.model
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]:
+        return self._llm.flavour
+
+    @property
+    def context_window(self) -> int:
+        return self._llm.context_window
+
+    def count_tokens(self, text: str) -> int:
+        return self._llm.count_tokens(text)
+
+    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
+        with UsageMeter() as call:
+            try:
+                result = await self._llm.generate(request, cache=cache)
+            except LLMError as e:
+                call.settle(e.usage)
+                if _rerun_may_fix(e):
+                    self._run.transient.append(e.reason)
+                raise
+            call.settle(result.usage)
+            return result
+
+
+class JudgeSource(Source):
+    is_judge = True
+
+    def __init__(self, judge: Judge, llm: LLM, timeout_s: float | None) -> None:
+        super().__init__(judge.name, judge.version, timeout_s, f"judges.{judge.name}.timeout_s")
+        self.judge = judge
+        self.llm = llm
+
+    async def run(self, sample: Sample, run: SourceRun) -> Signal:
+        return await self.judge.run(sample, _MeteredLLM(self.llm, run))
+
+
+class LocalSource(Source):
+    """A local signal; with a cache, the result of a signal that has a ``cache_identity()`` is read
+    from it and stored in it (successful results only)."""
+
+    def __init__(self, signal: LocalSignal, cache: LocalCache | None = None) -> None:
+        super().__init__(signal.name, signal.version)
+        self.signal = signal
+        self._cache = cache if isinstance(signal, CachedSignal) else None
+
+    async def run(self, sample: Sample, run: SourceRun) -> Signal:
+        cache = self._cache
+        if cache is None:
+            return await self.signal.run(sample)
+        key, hit = await anyio.to_thread.run_sync(self._lookup, sample, cache)
+        if hit is not None:
+            return hit
+        signal = await self.signal.run(sample)
+        if key is not None and isinstance(signal, Signal) and signal.version == self.version:
+            await anyio.to_thread.run_sync(cache.put_signal, key, signal)
+        return signal
+
+    def _lookup(self, sample: Sample, cache: LocalCache) -> tuple[str | None, Signal | None]:
+        """The sample's key and the stored result (None on a miss), in one worker-thread hop: every hop
+        costs the event loop time, and a cold run makes one per local signal and sample."""
+        from trustscore.scoring._local_cache import sample_key
+
+        identity = self.signal.cache_identity()  # type: ignore[attr-defined]
+        if identity is None:
+            return None, None
+        key = sample_key(identity, sample)
+        return key, cache.get_signal(key, self.signal.name, self.version)
+
+
+class UnavailableSource(Source):
+    """A configured signal that could not be set up (missing API key, missing extra): always missing.
+
+    ``judge``: it stands for an LLM judge. ``transient``: a rerun may fix it without changing the
+    config (an API key not exported yet). ``not_installed``: its extra is missing.
+    """
+
+    def __init__(
+        self, name: str, reason: str, *, judge: bool, transient: bool = False, not_installed: bool = False
+    ) -> None:
+        super().__init__(name, None)
+        self.reason = reason
+        self.is_judge = judge
+        self.transient = transient
+        self.not_installed = not_installed
+        """Its optional extra is not installed: the shipped calibrators are chosen as if it were not
+        configured (an on-by-default signal of an extra the user never installed does not cost them
+        the calibrated fusion of the others)."""
+
+    async def run(self, sample: Sample, run: SourceRun) -> Signal:
+        if self.transient:
+            run.transient.append(self.reason)
+        return Signal.failed(self.name, self.reason)
+
+
+def _rerun_may_fix(error: LLMError) -> bool:
+    """Transport and credential failures: the server was down, busy or slow, or refused the key."""
+    return error.retryable or (isinstance(error, ClientError) and error.status in (401, 403))
+
+
+async def run_guarded(source: Source, sample: Sample, run: SourceRun) -> Signal:
+    """Run one source inside its run's meter; every exception becomes a missing signal, with the
+    usage the meter counted. Cancellation propagates."""
+    with run.meter:
+        return run.metered(await _guarded(source, sample, run))
+
+
+async def _guarded(source: Source, sample: Sample, run: SourceRun) -> Signal:
+    try:
+        if source.timeout_s is None:
+            signal = await source.run(sample, run)
+        else:
+            with anyio.fail_after(source.timeout_s):
+                signal = await source.run(sample, run)
+    except BudgetExceeded:
+        raise  # blocking work stopped by the score budget: the caller reports it as cut
+    except TimeoutError:
+        run.transient.append("timeout")
+        return Signal.failed(
+            source.name, f"timed out after {source.timeout_s:g}s ({source.timeout_setting})"
+        )
+    except Exception as e:
+        leaves = _leaves(e)
+        cut = next((leaf for leaf in leaves if isinstance(leaf, BudgetExceeded)), None)
+        if cut is not None:
+            raise cut from None  # cut inside a task group of the source: still a budget cut
+        logger.debug("signal %s failed", source.name, exc_info=True)
+        reason, usage = _failure(leaves)
+        if any(isinstance(leaf, ModelLoadError | UnsafeCacheEntry) for leaf in leaves):
+            # A model that did not load may load on the next run; a cache entry trustscore did not
+            # write is replaced by --retry-incomplete.
+            run.transient.append(reason)
+        return Signal.failed(source.name, reason, usage=usage)
+    if not isinstance(signal, Signal):
+        return Signal.failed(source.name, f"returned a {type(signal).__name__}, not a trustscore.Signal")
+    if signal.name != source.name:
+        signal = signal.model_copy(update={"name": source.name})
+    return signal
+
+
+def _failure(leaves: list[BaseException]) -> tuple[str, Usage]:
+    """A readable reason (and the usage the errors carry: the signal's own figure, which stands where
+    no meter saw its calls) for a source's failure, from the errors it raised. A
+    source that fans out with a task group raises its failures wrapped in (nested) exception groups:
+    the reason names the failures inside (:func:`_leaves`), never the group ("unhandled errors in a
+    TaskGroup")."""
+    reasons = list(dict.fromkeys(_reason(leaf) for leaf in leaves))
+    usage = Usage.total([leaf.usage for leaf in leaves if isinstance(leaf, LLMError)])
+    if len(leaves) == 1:
+        return reasons[0], usage
+    shown = "; ".join(reasons[:3]) + ("; ..." if len(reasons) > 3 else "")
+    return f"{len(leaves)} parallel calls failed: {shown}", usage
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The errors inside (nested) exception groups; ``[error]`` for a plain one."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
+
+
+def _reason(error: BaseException) -> str:
+    return error.reason if isinstance(error, LLMError) else f"{type(error).__name__}: {error}"

@@ -1,0 +1,558 @@
+"""The Scorer: runs every signal on a sample concurrently, then fuses them into one score.
+
+    scorer = Scorer.from_config("trustscore.toml")
+    result = await scorer.score(question=q, context=[p1, p2], response=r)
+
+Every signal runs in its own task of one anyio task group; a source that raises becomes a missing
+signal with the reason (:mod:`trustscore.scoring._runners`). An overall time budget
+(``limits.score_budget_s``) bounds the whole call: signals still running when it ends are reported
+missing and the result is marked incomplete. It measures the sample's own work: waiting in a local
+lane's queue or for a one-time model load stops its clock, up to twice the budget in all
+(:class:`~trustscore.compute._deadline.Deadline`). Local signals work in worker threads no event loop can
+interrupt, so the budget is also a :class:`~trustscore.compute._deadline.Deadline` they check between chunks.
+With a ``[cascade]`` the signals run in stages, a later stage only while the score is unsure
+(:mod:`trustscore.scoring._cascade`), all within that one budget.
+Building the sources from the config lives in :mod:`trustscore.scoring._wiring`, input checks in
+:mod:`~trustscore.scoring._inputs`, batches in :mod:`~trustscore.scoring._batch` and the blocking
+facade (:func:`score_sync`, :meth:`Scorer.score_sync`) runs on :mod:`trustscore.scoring._sync`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterable, Iterable, Mapping, Sequence
+from contextlib import suppress
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal, overload
+
+import anyio
+from anyio.lowlevel import RunVar
+
+from trustscore._config import Config
+from trustscore._errors import BudgetExceeded, ConfigError, DegradedScoreError, InputError, LLMError
+from trustscore._types import DomainCheck, Sample, Signal, TrustScore, Usage
+from trustscore.compute._deadline import Deadline, bound
+from trustscore.fusion._fuser import AssessingFuser, FusedScore, Fuser, clip_score
+from trustscore.llm._protocol import GatedLLM
+from trustscore.llm._scheduling import Capacity, sample_ticket
+from trustscore.scoring._batch import ProgressBar, ResultCallback, ResultStream, call_back
+from trustscore.scoring._cascade import CascadeRun, build_cascade
+from trustscore.scoring._endpoints import Endpoints
+from trustscore.scoring._inputs import (
+    check_budget,
+    check_concurrency,
+    coerce_sample,
+    make_sample,
+    validate_sample,
+)
+from trustscore.scoring._runners import LocalSource, Source, SourceRun, UnavailableSource, run_guarded
+from trustscore.scoring._wiring import build_sources, load_fuser
+from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
+from trustscore.telemetry import score_span, signal_span
+
+if TYPE_CHECKING:
+    import httpx
+
+    from trustscore.llm._protocol import LLM
+
+__all__ = [
+    "OUTSIDE_DOMAIN",
+    "ResultCallback",
+    "Scorer",
+    "default_scorer",
+    "make_sample",
+    "score",
+    "validate_sample",
+]
+
+
+OUTSIDE_DOMAIN = "outside the calibration domain"
+"""How the reason not to claim calibrated starts for a sample outside its calibrator's domain."""
+
+
+def _not_calibrated_reason(fused: FusedScore, domain: DomainCheck | None) -> str:
+    if not fused.calibrated:
+        return fused.not_calibrated_reason or f"{fused.description} gives no calibrated probability"
+    assert domain is not None
+    return f"{OUTSIDE_DOMAIN} of {domain.calibrator}: {'; '.join(domain.reasons)}"
+
+
+class Scorer:
+    """Scores samples with the configured judges and local signals, fused into one TrustScore.
+
+    ``signals`` adds sources (judges or local signals) to the configured ones. To replace the
+    configured ones instead, pass ``judges=[...]`` and/or ``local_signals=[...]`` (``[]`` = none).
+    An injected judge is bound to the LLM of its ``[judges.<name>].endpoint``, or to the only LLM.
+    ``llms`` (by endpoint name) and ``fuser`` replace what the config would build; ``transport``
+    (an httpx transport) is handed to every LLM client the Scorer builds: this is how the test
+    kit's router plugs in. A fitted cascade (``cascade.calibrator``) scores with its stages'
+    calibrators, in place of ``fuser`` and ``fusion.calibrator``.
+
+    A Scorer holds no per-call state: one instance may serve many concurrent ``score`` calls.
+    Use ``async with Scorer(...)`` (or ``await scorer.aclose()``) to close the LLM clients it built.
+    """
+
+    def __init__(
+        self,
+        config: Config | None = None,
+        *,
+        signals: Sequence[Judge | LocalSignal] = (),
+        judges: Sequence[Judge] | None = None,
+        local_signals: Sequence[LocalSignal] | None = None,
+        llms: Mapping[str, LLM] | None = None,
+        fuser: Fuser | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        if config is not None and not isinstance(config, Config):
+            raise InputError(
+                f"config is a {type(config).__name__}; pass a trustscore.Config "
+                "(Scorer.from_config(path) reads a TOML file)"
+            )
+        for field, given in (("signals", signals), ("judges", judges), ("local_signals", local_signals)):
+            if given is not None and (isinstance(given, str | bytes) or not isinstance(given, Sequence)):
+                raise InputError(f"{field} must be a list of signal sources (got {type(given).__name__})")
+        if llms is not None and not isinstance(llms, Mapping):
+            raise InputError(f"llms must be a dict of endpoint name -> LLM (got {type(llms).__name__})")
+        self.config = config if config is not None else Config()
+        self._endpoints = Endpoints(self.config.endpoints, self.config.cache, llms=llms, transport=transport)
+        self._sources = build_sources(
+            self.config, self._endpoints, judges=judges, local_signals=local_signals, extra=signals
+        )
+        self._fuser = fuser if fuser is not None else load_fuser(self.config, self._sources)
+        self._cascade = build_cascade(self.config, self._sources, self._fuser)
+
+    @classmethod
+    def from_config(
+        cls,
+        config: str | Path | Config | None = None,
+        *,
+        no_cache: bool = False,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> Scorer:
+        """Build from a TOML file (or a Config; None = the offline default: local signals only)."""
+        cfg = config if isinstance(config, Config) else (Config.from_toml(config) if config else Config())
+        if no_cache:
+            cfg = cfg.model_copy(update={"cache": cfg.cache.model_copy(update={"mode": "off"})})
+        return cls(cfg, transport=transport)
+
+    # -- introspection ------------------------------------------------------------------------
+
+    @property
+    def signal_names(self) -> list[str]:
+        """The signals every result carries, in order (with a ``[cascade]``, those a sample's stage
+        reached: see ``TrustScore.cascade``)."""
+        return [s.name for s in self._sources]
+
+    @property
+    def judge_names(self) -> list[str]:
+        """The signals that are LLM judges."""
+        return [s.name for s in self._sources if s.is_judge]
+
+    @property
+    def unavailable(self) -> dict[str, str]:
+        """Configured signals that cannot run in this environment, and why."""
+        return {s.name: s.reason for s in self._sources if isinstance(s, UnavailableSource)}
+
+    # -- scoring ------------------------------------------------------------------------------
+
+    async def familiarity(self, question: str) -> Signal:
+        """Self-Familiarity of ``question`` before any response exists (pre-detection).
+
+        Returns the "familiarity" Signal: how well the generator knows the question's concepts; a
+        low value means it is likely to make things up. Needs a signal that checks a question alone
+        (a :class:`~trustscore.signals.FamiliarityCheck`, e.g. ``[signals.familiarity]``).
+        """
+        if not isinstance(question, str) or not question.strip():
+            raise InputError(f"question must be a non-empty string (got {type(question).__name__})")
+        local = (s for s in self._sources if isinstance(s, LocalSource))
+        found = next(((s.name, s.signal) for s in local if isinstance(s.signal, FamiliarityCheck)), None)
+        if found is None:
+            unavailable = "".join(
+                f"; {s.name} is unavailable here: {s.reason}"
+                for s in self._sources
+                if isinstance(s, UnavailableSource) and not s.is_judge
+            )
+            raise ConfigError(
+                "no signal of this Scorer checks a question alone: add [signals.familiarity] (with "
+                f"model_path, or an endpoint for the generator){unavailable}"
+            )
+        name, check = found
+        run = SourceRun()
+        with run.meter:
+            try:
+                result: Signal = await check.familiarity(question)
+            except LLMError as e:
+                result = Signal.failed(name, e.reason, usage=e.usage)
+        return run.metered(result)
+
+    async def score(
+        self,
+        *,
+        question: str,
+        response: str,
+        context: str | Sequence[str] | None = None,
+        id: str | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        budget_s: float | None = None,
+    ) -> TrustScore:
+        """Score one answer. Bad input raises InputError naming the field; signal failures do not raise:
+        the result is ``degraded`` (with ``fusion.on_missing = "raise"``: DegradedScoreError)."""
+        sample = make_sample(question=question, context=context, response=response, id=id, metadata=metadata)
+        return await self.score_sample(sample, budget_s=budget_s)
+
+    async def score_sample(self, sample: Sample, *, budget_s: float | None = None) -> TrustScore:
+        """Score a validated :class:`Sample` within the time budget (default ``limits.score_budget_s``)."""
+        if not isinstance(sample, Sample):
+            raise InputError(
+                f"sample is a {type(sample).__name__}; pass a trustscore.Sample (or use score())"
+            )
+        budget = check_budget(budget_s, self.config.limits.score_budget_s)
+        with score_span(sample, self.config.telemetry.capture_content) as span:
+            result = await self._score_sample(sample, budget)
+            span.done(result)
+        return result
+
+    async def _score_sample(self, sample: Sample, budget: float) -> TrustScore:
+        started = time.perf_counter()
+        finished: dict[str, Signal] = {}
+        # One record per source: the one count of what its LLM calls cost, and why it failed in
+        # ways a rerun may fix.
+        runs = {s.name: SourceRun() for s in self._sources}
+        deadline = Deadline(budget)
+
+        async def run_one(source: Source) -> None:
+            with suppress(BudgetExceeded), bound(deadline), signal_span(source.name, source.is_judge) as span:
+                finished[source.name] = span.done(await run_guarded(source, sample, runs[source.name]))
+
+        async def run_all(sources: Sequence[Source]) -> None:
+            async with anyio.create_task_group() as tg:
+                for source in sources:
+                    tg.start_soon(run_one, source)
+
+        progress = CascadeRun()
+        # The ticket gives this sample's LLM requests their place in line: older samples first.
+        with sample_ticket(), anyio.CancelScope() as budget_scope:
+            async with anyio.create_task_group() as watch:
+                # Worker threads cannot be interrupted: when this scope is cancelled (budget over, or
+                # the caller cancelled) the watcher tells them through the deadline they check.
+                watch.start_soon(_watch_deadline, deadline, budget_scope)
+                if self._cascade is None:
+                    await run_all(self._sources)
+                else:
+                    await self._cascade.run(run_all, finished, progress)
+                watch.cancel_scope.cancel()
+        stop = self._cascade.outcome(progress) if self._cascade is not None else None
+        fuser = self._cascade.fuser_at(progress) if self._cascade is not None else self._fuser
+        timed_out = f"timed out after {budget:g}s budget"
+        signals = {
+            s.name: finished.get(s.name) or runs[s.name].metered(Signal.failed(s.name, timed_out))
+            for s in self._sources
+            if stop is None or s.name not in stop.skipped
+        }
+        # A fitted model knows the sample: its adaptation by the sample's domain, and whether the
+        # sample lies inside what it was calibrated on; outside, the score stands but is not claimed.
+        if isinstance(fuser, AssessingFuser):
+            fused, domain = fuser.assess(sample, signals)
+        else:
+            fused, domain = fuser.predict(signals), None
+        # Cut by the budget, or missing for a reason a rerun may fix (server down or busy, no key).
+        incomplete = [
+            name
+            for name, signal in signals.items()
+            if name not in finished or (signal.missing and runs[name].transient)
+        ]
+        calibrated = fused.calibrated and (domain is None or domain.inside)
+        result = TrustScore(
+            score=clip_score(fused.score),
+            calibrated=calibrated,
+            not_calibrated_reason=None if calibrated else _not_calibrated_reason(fused, domain),
+            interval=fused.interval,
+            domain=domain,
+            signals=signals,
+            used_signals=list(fused.used),
+            fusion=fused.description,
+            usage=Usage.total([s.usage for s in signals.values()]),
+            seconds=time.perf_counter() - started,
+            complete=not incomplete,
+            incomplete_signals=incomplete,
+            sample_id=sample.id,
+            cascade=stop,
+            degraded=any(signal.missing for signal in signals.values()),
+        )
+        return _on_missing(result, self.config.fusion.on_missing)
+
+    @overload
+    async def score_many(
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]],
+        *,
+        progress: bool = ...,
+        concurrency: int | None = ...,
+        budget_s: float | None = ...,
+        return_exceptions: Literal[False] = ...,
+        on_result: ResultCallback | None = ...,
+    ) -> list[TrustScore]: ...
+
+    @overload
+    async def score_many(
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]],
+        *,
+        progress: bool = ...,
+        concurrency: int | None = ...,
+        budget_s: float | None = ...,
+        return_exceptions: Literal[True],
+        on_result: ResultCallback | None = ...,
+    ) -> list[TrustScore | Exception]: ...
+
+    async def score_many(
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]],
+        *,
+        progress: bool = False,
+        concurrency: int | None = None,
+        budget_s: float | None = None,
+        return_exceptions: bool = False,
+        on_result: ResultCallback | None = None,
+    ) -> list[TrustScore] | list[TrustScore | Exception]:
+        """Score many samples, at most ``concurrency`` at a time (default ``limits.max_concurrent_samples``).
+
+        Results come back in input order. Every sample is validated before any is scored; an invalid
+        one raises InputError naming its index. Signal failures never raise (they are missing
+        signals); an unexpected error in one sample raises. With ``return_exceptions=True`` nothing
+        raises for one sample: an invalid sample's InputError, a ``DegradedScoreError``
+        (``fusion.on_missing = "raise"``) or an unexpected error is returned in its place and the
+        others are scored. ``on_result(index, result)`` is called as each sample finishes.
+        This holds every result until the end: :meth:`stream` does not.
+        """
+        _check_samples(samples, "a list")
+        if on_result is not None and not callable(on_result):
+            got = type(on_result).__name__
+            raise InputError(f"on_result must be a function of (index, result) (got {got})")
+        batch = list(samples) if return_exceptions else [coerce_sample(x, i) for i, x in enumerate(samples)]
+        results: list[TrustScore | Exception | None] = [None] * len(batch)
+        stream = self.stream(
+            batch, concurrency=concurrency, budget_s=budget_s, return_exceptions=return_exceptions
+        )
+        bar = ProgressBar(len(batch)) if progress else None
+        try:
+            async with stream:
+                async for index, result in stream:
+                    results[index] = result
+                    if on_result is not None and isinstance(result, TrustScore):
+                        await call_back(on_result, index, result)
+                    if bar is not None:
+                        bar.advance()
+        finally:
+            if bar is not None:
+                bar.stop()
+        if return_exceptions:
+            return [r for r in results if r is not None]
+        return [r for r in results if isinstance(r, TrustScore)]
+
+    def stream(
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]] | AsyncIterable[Sample | Mapping[str, Any]],
+        *,
+        concurrency: int | None = None,
+        budget_s: float | None = None,
+        return_exceptions: bool = False,
+    ) -> ResultStream:
+        """Results as they finish, each with its input index; memory stays flat however many samples.
+
+        ::
+
+            async with scorer.stream(read_jsonl(path)) as results:
+                async for index, result in results:
+                    ...
+
+        ``samples`` may be any iterable or async iterable (a generator reading a huge file): the next
+        one is pulled only when a sample may start (at most ``concurrency`` in flight, and only as the
+        judges' endpoints have room), and a result is dropped once handed over. An invalid sample
+        stops the stream from taking more: the samples before it are yielded, then InputError names
+        its index. An unexpected error in one sample ends the stream with that error. With
+        ``return_exceptions=True`` the stream goes on past both: an invalid sample's InputError (or
+        the sample's error) is yielded in its result's place. Leaving the block (``break`` included)
+        or ``await results.aclose()`` cancels the samples in flight.
+        """
+        _check_samples(samples, "an iterable or async iterable")
+        limit = check_concurrency(concurrency, self.config.limits.max_concurrent_samples)
+        check_budget(budget_s, self.config.limits.score_budget_s)
+
+        async def score_one(sample: Sample) -> TrustScore:
+            return await self.score_sample(sample, budget_s=budget_s)
+
+        return ResultStream(
+            score_one,
+            samples,
+            limiters=_limiters_of(self._endpoints.llms),
+            limit=limit,
+            return_exceptions=return_exceptions,
+        )
+
+    def score_sync(self, **kwargs: Any) -> TrustScore:
+        """Blocking :meth:`score`; works inside a running event loop too (see trustscore.scoring._sync)."""
+        from trustscore.scoring._sync import run_sync_releasing
+
+        result: TrustScore = run_sync_releasing(self.score, self._endpoints.release_clients, **kwargs)
+        return result
+
+    @overload
+    def score_many_sync(
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]],
+        *,
+        return_exceptions: Literal[False] = ...,
+        **kwargs: Any,
+    ) -> list[TrustScore]: ...
+
+    @overload
+    def score_many_sync(
+        self,
+        samples: Iterable[Sample | Mapping[str, Any]],
+        *,
+        return_exceptions: Literal[True],
+        **kwargs: Any,
+    ) -> list[TrustScore | Exception]: ...
+
+    def score_many_sync(
+        self, samples: Iterable[Sample | Mapping[str, Any]], *, return_exceptions: bool = False, **kwargs: Any
+    ) -> list[TrustScore] | list[TrustScore | Exception]:
+        """Blocking :meth:`score_many` (``return_exceptions`` as there)."""
+        from trustscore.scoring._sync import run_sync_releasing
+
+        _check_samples(samples, "a list")
+        result: list[TrustScore] | list[TrustScore | Exception] = run_sync_releasing(
+            self.score_many,
+            self._endpoints.release_clients,
+            list(samples),
+            return_exceptions=return_exceptions,
+            **kwargs,
+        )
+        return result
+
+    def replace_unsafe_cache_entries(self) -> None:
+        """Let this Scorer's caches replace an entry trustscore did not write (it reads as a miss and
+        the fresh answer is stored over it) instead of leaving its signal missing with
+        ``UnsafeCacheEntry``: what ``score --retry-incomplete`` does."""
+        self._endpoints.replace_unsafe_cache_entries()
+
+    # -- lifetime -----------------------------------------------------------------------------
+
+    async def aclose(self) -> None:
+        """Close the LLM clients and the cache this Scorer built (injected ones belong to the caller),
+        on every event loop they were used on, the sync facade's background loop included."""
+        await self._endpoints.aclose_clients()
+        self._endpoints.close_cache()
+
+    async def __aenter__(self) -> Scorer:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+
+async def _watch_deadline(deadline: Deadline, scope: anyio.CancelScope) -> None:
+    """Cancel ``scope`` when ``deadline`` is over (its clock stops while the sample waits on others'
+    work, so the end moves); cancel ``deadline`` when the scope is cancelled for any reason."""
+    try:
+        while (left := deadline.seconds_left()) > 0:
+            await anyio.sleep(left)
+        scope.cancel()
+    finally:
+        deadline.cancel()
+
+
+def _on_missing(result: TrustScore, on_missing: str) -> TrustScore:
+    """What ``fusion.on_missing`` makes of a degraded result: the fused score of the signals that
+    answered ("score"), no score ("none"), or a DegradedScoreError ("raise")."""
+    if not result.degraded or on_missing == "score":
+        return result
+    if on_missing == "raise":
+        raise DegradedScoreError(result.missing, result)
+    missing = ", ".join(result.missing)
+    return result.model_copy(
+        update={
+            "score": None,
+            "used_signals": [],
+            "calibrated": False,
+            "not_calibrated_reason": (
+                f'no score: signal(s) {missing} gave no value and fusion.on_missing = "none"'
+            ),
+        }
+    )
+
+
+def _check_samples(samples: Any, wanted: str) -> None:
+    streamable = isinstance(samples, Iterable) or (wanted != "a list" and isinstance(samples, AsyncIterable))
+    if isinstance(samples, str | bytes | Mapping | Sample) or not streamable:
+        raise InputError(f"samples must be {wanted} of samples (got {type(samples).__name__})")
+
+
+def _limiters_of(llms: Iterable[LLM]) -> list[Capacity]:
+    """What admission watches behind these LLMs: each gated one's adaptive limiter, or its replica
+    pool's combined gate (an LLM that is not a :class:`~trustscore.llm._protocol.GatedLLM`, such as a
+    user's own, takes no part in admission)."""
+    return [llm.capacity for llm in llms if isinstance(llm, GatedLLM)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Module-level scoring with a default Scorer
+
+
+_default_scorer: RunVar[Scorer] = RunVar("trustscore_default_scorer")
+
+
+def default_scorer() -> Scorer:
+    """The Scorer behind :func:`score`: the offline default config, one per event loop.
+
+    Built on first use in each event loop, because clients and limiters belong to the loop that
+    made them.
+    """
+    try:
+        return _default_scorer.get()
+    except LookupError:
+        scorer = Scorer(Config())
+        _default_scorer.set(scorer)
+        return scorer
+
+
+async def score(
+    *,
+    question: str,
+    response: str,
+    context: str | Sequence[str] | None = None,
+    id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    budget_s: float | None = None,
+) -> TrustScore:
+    """Score one answer with the default Scorer (fast local signals only; no LLM judge)."""
+    return await default_scorer().score(
+        question=question, context=context, response=response, id=id, metadata=metadata, budget_s=budget_s
+    )
+
+
+def score_sync(
+    *,
+    question: str,
+    response: str,
+    context: str | Sequence[str] | None = None,
+    id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    budget_s: float | None = None,
+) -> TrustScore:
+    """Blocking :func:`trustscore.score` with the default Scorer."""
+    from trustscore.scoring._sync import run_sync
+
+    return run_sync(
+        score,
+        question=question,
+        context=context,
+        response=response,
+        id=id,
+        metadata=metadata,
+        budget_s=budget_s,
+    )
