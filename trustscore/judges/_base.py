@@ -11,6 +11,8 @@ from abc import ABC, abstractmethod
 from trustscore._errors import JudgeFailure, PromptTooLong
 from trustscore._types import Sample, Signal
 from trustscore.judges._context_fit import ContextFit, fit_context
+from trustscore.llm._accounting import UsageMeter
+from trustscore.llm._metered import MeteredLLM
 from trustscore.llm._protocol import LLM, ChatRequest, ChatResult, LLMError
 
 __all__ = ["TEMPERATURE_RANGE", "JudgeBase", "JudgeCalls", "fitted_context", "needs_context"]
@@ -61,6 +63,15 @@ class JudgeBase(ABC):
     kind = "judge"
 
     async def run(self, sample: Sample, llm: LLM) -> Signal:
+        """The judge's signal. Under a Scorer its usage is counted by the Scorer's meter around the run;
+        run alone, the judge meters its own calls, so its signal carries what they cost either way."""
+        if UsageMeter.current() is not None:
+            return await self._guarded(sample, llm)
+        with UsageMeter() as meter:
+            signal = await self._guarded(sample, MeteredLLM(llm))
+        return signal.model_copy(update={"usage": meter.usage()}) if meter.saw_calls else signal
+
+    async def _guarded(self, sample: Sample, llm: LLM) -> Signal:
         calls = JudgeCalls(llm, self.name)
         try:
             return await self._run(sample, llm, calls)

@@ -97,6 +97,11 @@ class UsageMeter:
         self._settled: Usage | None = None
         self._token: object = None
 
+    @staticmethod
+    def current() -> UsageMeter | None:
+        """The meter LLM calls report to now (None outside every meter)."""
+        return _current.get()
+
     @property
     def saw_calls(self) -> bool:
         """Some call reported here (a client that does not report leaves the meter empty)."""

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import anyio
 
 from trustscore._errors import BudgetExceeded, ClientError, LLMError, ModelLoadError, UnsafeCacheEntry
 from trustscore._types import Sample, Signal, Usage
 from trustscore.llm._accounting import UsageMeter
-from trustscore.llm._protocol import LLM, ChatRequest, ChatResult
+from trustscore.llm._metered import MeteredLLM
+from trustscore.llm._protocol import LLM
 from trustscore.signals._protocols import CachedSignal, Judge, LocalSignal
 
 if TYPE_CHECKING:
@@ -65,43 +66,6 @@ class Source(ABC):
         """The signal; failures a rerun may fix are noted in ``run``."""
 
 
-class _MeteredLLM:
-    """The LLM a judge is handed: each call is metered on its own, inside the source's meter, and
-    settled with the usage it handed back (failed calls included), so an LLM that counts nothing
-    live (a user's own) is counted too; a call cut off keeps what the LLM counted live."""
-
-    def __init__(self, llm: LLM, run: SourceRun) -> None:
-        self._llm = llm
-        self._run = run
-
-    @property
-    def model(self) -> str:
-        return self._llm.model
-
-    @property
-    def flavour(self) -> Literal["vllm", "openai"]:
-        return self._llm.flavour
-
-    @property
-    def context_window(self) -> int:
-        return self._llm.context_window
-
-    def count_tokens(self, text: str) -> int:
-        return self._llm.count_tokens(text)
-
-    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
-        with UsageMeter() as call:
-            try:
-                result = await self._llm.generate(request, cache=cache)
-            except LLMError as e:
-                call.settle(e.usage)
-                if _rerun_may_fix(e):
-                    self._run.transient.append(e.reason)
-                raise
-            call.settle(result.usage)
-            return result
-
-
 class JudgeSource(Source):
     is_judge = True
 
@@ -111,7 +75,11 @@ class JudgeSource(Source):
         self.llm = llm
 
     async def run(self, sample: Sample, run: SourceRun) -> Signal:
-        return await self.judge.run(sample, _MeteredLLM(self.llm, run))
+        def note(error: LLMError) -> None:
+            if _rerun_may_fix(error):
+                run.transient.append(error.reason)
+
+        return await self.judge.run(sample, MeteredLLM(self.llm, note))
 
 
 class LocalSource(Source):
