@@ -40,7 +40,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-DATA = Path("/work/shared/data/ragtruth/test.jsonl")
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ragtruth" / "test.jsonl"
 
 FLOOR = r"""
 import json, sys

@@ -4,7 +4,7 @@
         [--per-task 20] [--threads 2] [--familiarity] [--cache .cache-data/bench_real_model_whitebox]
 
 ``DIR`` is the SmolLM2 build (``python -m trustscore.testing.real_model`` prints it). Rows: RAGTruth test
-rows (``/work/shared/data/ragtruth/test.jsonl``), per task the shortest ``--per-task`` (half
+rows (``../shared/data/ragtruth/test.jsonl`` beside the checkout), per task the shortest ``--per-task`` (half
 hallucinated, half not) so extraction stays within minutes on two shared cores; short rows are not a
 random sample, so read the figures as this slice's.
 
@@ -38,7 +38,7 @@ from trustscore._types import Sample
 from trustscore.stats import _metrics as metrics
 from trustscore.stats._logistic import fit_logistic, sigmoid
 
-DATA = Path("/work/shared/data/ragtruth/test.jsonl")
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ragtruth" / "test.jsonl"
 TASKS = ("QA", "Summary", "Data2txt")
 
 

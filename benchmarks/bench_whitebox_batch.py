@@ -1,7 +1,7 @@
 """White-box signals batched across samples in flight vs one at a time, on SmolLM2-135M-Instruct on CPU.
 
     PYTHONPATH=$PWD .venv/bin/python -m benchmarks.bench_whitebox_batch [--rows 8] [--repeats 3] \\
-        [--tokens 32] [--batch 8] [--threads 1] [--data /work/shared/data/ragtruth/test.jsonl]
+        [--tokens 32] [--batch 8] [--threads 1] [--data ../shared/data/ragtruth/test.jsonl]
 
 Needs the trained test model (``bash scripts/setup --realmodel``). Rows: the first ``--rows`` QA rows
 of the RAGTruth test file, in file order (their lengths as they come). Each arm scores all rows at once,
@@ -36,7 +36,7 @@ from typing import Any
 
 import anyio
 
-DATA = Path("/work/shared/data/ragtruth/test.jsonl")
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "ragtruth" / "test.jsonl"
 HEADS = [(7, 2), (12, 5), (18, 1), (24, 8)]
 LAYERS = [5, 10, 15, 20, 25, 29]
 

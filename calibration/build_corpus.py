@@ -1,6 +1,6 @@
 """Build the multi-domain labeled corpus the shipped calibrator is fitted and checked on.
 
-    .venv/bin/python -m calibration.build_corpus [--data ../shared/data] [--mirrors /work/.mirror]
+    .venv/bin/python -m calibration.build_corpus [--data ../shared/data] [--mirrors ../.mirror]
         [-o .cache-data/corpus/corpus.jsonl] [--per-domain 200]
 
 Reads public snapshots already on disk (``git show`` on bare mirrors, as the project's ``fetch`` tool
@@ -47,7 +47,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data"
-DEFAULT_MIRRORS = Path("/work/.mirror")
+DEFAULT_MIRRORS = REPO.parent / ".mirror"
 DEFAULT_OUT = REPO / ".cache-data" / "corpus" / "corpus.jsonl"
 
 FRANK = ("artidoro+frank", "80a88fb12c", "cb46ad1e98")
