@@ -101,11 +101,10 @@ def _signals_section(field: FieldInfo) -> str:
             own.append(_model_section(f"signals.{name}", spec.config, None, level=3))
     lines += [
         "",
-        "Deprecated, still read with a DeprecationWarning: `[grounding]` (the lexical and embedding",
-        "settings in one table, with `lexical` / `embedding` switches) is read into `[signals.lexical]`",
-        "and `[signals.embedding]`; `[whitebox]` (`model_path`, `device`, `dtype`, with",
-        "`[whitebox.redeep]` and `[whitebox.familiarity]`) into `[signals.redeep]` and",
-        "`[signals.familiarity]`, each with the model settings.",
+        "Removed, and refused with the sections to write instead: `[grounding]` (the lexical and",
+        "embedding settings in one table: write `[signals.lexical]` and `[signals.embedding]`, the",
+        "settings without their `lexical_` / `embedding_` prefix) and `[whitebox]` (write",
+        "`[signals.redeep]` and `[signals.familiarity]`, each with `model_path`, `device` and `dtype`).",
     ]
     return "\n".join(lines) + "\n" + ("\n" + "\n".join(own) if own else "")
 

@@ -51,7 +51,7 @@ def test_the_reference_covers_every_section_and_the_environment() -> None:
     assert "`TRUSTSCORE_ENDPOINT_<NAME>_BASE_URL` | `endpoints.<name>.base_url` | override" in text
     assert "`TRUSTSCORE_CACHE_DIR` | `cache.directory` | default" in text
     assert "- `lexical`: `[signals.lexical]`, on by default" in text
-    assert "`[grounding]` (the lexical and embedding" in text and "`[whitebox]` (`model_path`" in text
+    assert "to write instead: `[grounding]`" in text and "`[whitebox]` (write" in text
 
 
 def test_config_errors_point_to_the_reference() -> None:

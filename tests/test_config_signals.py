@@ -1,5 +1,6 @@
 """Built-in local signals are configured like any other, as [signals.<name>]; the shared [grounding]
-section they used to read still works, with a DeprecationWarning that names the new spelling."""
+and [whitebox] sections and the prefixed setting names of older releases are refused, naming what to
+write instead."""
 
 from __future__ import annotations
 
@@ -22,21 +23,13 @@ def test_grounding_signals_are_configured_as_signals_and_on_by_default() -> None
     assert Scorer(Config()).signal_names == ["lexical", "embedding", "claims"]
 
 
-def test_the_grounding_section_still_works_with_a_deprecation_warning_naming_the_new_spelling(
-    tmp_path: Path,
-) -> None:
+def test_the_removed_grounding_section_is_refused_naming_the_new_sections(tmp_path: Path) -> None:
     toml = tmp_path / "t.toml"
     toml.write_text('[grounding]\nlexical = false\nembedding_model = "mini"\n', encoding="utf-8")
-    with pytest.warns(DeprecationWarning, match=r"write \[signals\.lexical\] .* \[signals\.embedding\]"):
-        config = Config.from_toml(toml)
-    assert Scorer(config).signal_names == ["embedding", "claims"]
-    assert config.signals.get("embedding").model == tmp_path / "mini"  # type: ignore[union-attr]
-    both = r"keep \[signals\.lexical\]"
-    with pytest.warns(DeprecationWarning), pytest.raises(ConfigError, match=both):
-        Config.from_dict({"grounding": {"lexical": False}, "signals": {"lexical": {}}})
-    bad = r"grounding\.batch_size"
-    with pytest.warns(DeprecationWarning), pytest.raises(ConfigError, match=bad):
-        Config.from_dict({"grounding": {"embedding_batch_size": 0}})
+    with pytest.raises(
+        ConfigError, match=r"\[grounding\] was removed: write \[signals\.lexical\] .* \[signals\.embedding\]"
+    ):
+        Config.from_toml(toml)
 
 
 def test_every_built_in_local_signal_accepts_enabled_false() -> None:
@@ -50,44 +43,31 @@ def test_every_built_in_local_signal_accepts_enabled_false() -> None:
     assert config.signals.get("hhem").enabled is False  # type: ignore[union-attr]
 
 
-def test_the_lexical_settings_lose_their_prefix_and_the_old_names_still_read() -> None:
+def test_the_lexical_settings_lost_their_prefix_and_the_old_names_are_refused() -> None:
     config = Config.from_dict({"signals": {"lexical": {"prior_weight": 0.5, "question_support": False}}})
     assert config.signals.get("lexical").prior_weight == 0.5  # type: ignore[union-attr]
-    with pytest.warns(DeprecationWarning, match="lexical_prior_weight is deprecated: write prior_weight"):
-        old = Config.from_dict({"signals": {"lexical": {"lexical_prior_weight": 0.5}}})
-    assert old.signals.get("lexical").prior_weight == 0.5  # type: ignore[union-attr]
-    with pytest.raises(ConfigError, match="give prior_weight only"):
-        Config.from_dict({"signals": {"lexical": {"lexical_prior_weight": 0.5, "prior_weight": 0.5}}})
+    with pytest.raises(ConfigError, match="lexical_prior_weight is now prior_weight: rename the setting"):
+        Config.from_dict({"signals": {"lexical": {"lexical_prior_weight": 0.5}}})
 
 
-def test_the_white_box_signals_read_their_own_section() -> None:
+def test_the_white_box_signals_read_their_own_section_and_the_shared_one_is_refused() -> None:
     from trustscore.whitebox._familiarity_config import FamiliarityConfig
     from trustscore.whitebox._redeep_config import RedeepConfig
 
-    with pytest.warns(DeprecationWarning):
-        config = Config.from_dict(
-            {"whitebox": {"model_path": "/m", "redeep": {"max_tokens": 64}, "familiarity": {"enabled": True}}}
-        )
+    config = Config.from_dict(
+        {"signals": {"redeep": {"model_path": "/m", "max_tokens": 64}, "familiarity": {"enabled": True}}}
+    )
     redeep, familiarity = config.signals.get("redeep"), config.signals.get("familiarity")
     assert isinstance(redeep, RedeepConfig) and isinstance(familiarity, FamiliarityConfig)
     assert str(redeep.model_path) == "/m" and redeep.max_tokens == 64 and familiarity.enabled
-    with pytest.warns(DeprecationWarning), pytest.raises(ConfigError, match=r"whitebox\.modelpath: unknown"):
-        Config.from_dict({"whitebox": {"modelpath": "/m"}})
+    with pytest.raises(ConfigError, match=r"\[whitebox\] was removed: write \[signals\.redeep\]"):
+        Config.from_dict({"whitebox": {"model_path": "/m", "redeep": {"max_tokens": 64}}})
 
 
-def test_the_embedding_settings_lose_their_prefix_and_the_old_names_still_read() -> None:
-    with pytest.warns(DeprecationWarning) as caught:
-        old = Config.from_dict(
-            {"signals": {"embedding": {"embedding_batch_size": 8, "embedding_runtime": "onnx"}}}
-        )
-    assert sorted(str(w.message) for w in caught) == [
-        "[signals.embedding] embedding_batch_size is deprecated: write batch_size",
-        "[signals.embedding] embedding_runtime is deprecated: write runtime",
-    ]
-    embedding = old.signals.get("embedding")
-    assert embedding.batch_size == 8 and embedding.runtime == "onnx"  # type: ignore[union-attr]
-    with pytest.raises(ConfigError, match="give device only"):
-        Config.from_dict({"signals": {"embedding": {"embedding_device": "cpu", "device": "cpu"}}})
+def test_the_embedding_settings_lost_their_prefix_and_the_old_names_are_refused() -> None:
+    with pytest.raises(ConfigError) as caught:
+        Config.from_dict({"signals": {"embedding": {"embedding_batch_size": 8, "embedding_runtime": "onnx"}}})
+    assert "embedding_batch_size is now batch_size; embedding_runtime is now runtime" in str(caught.value)
     with pytest.raises(ConfigError, match=r"embedding\.batch_size"):
         Config.from_dict({"signals": {"embedding": {"batch_size": 0}}})
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-import warnings
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -33,11 +32,9 @@ from trustscore._errors import CONFIG_REFERENCE, ConfigError
 from trustscore.core._files import MAX_CONFIG_BYTES, read_capped_text
 from trustscore.fusion._cascade_config import CascadeConfig
 from trustscore.fusion._config import FusionConfig
-from trustscore.grounding._config import sections_from_grounding
 from trustscore.llm._config import CACHE_DIR_ENV, CacheConfig, EndpointConfig
-from trustscore.signals import JudgesConfig, SignalsConfig, resolve_section
+from trustscore.signals import JudgesConfig, SignalsConfig
 from trustscore.telemetry._config import TelemetryConfig
-from trustscore.whitebox._config import sections_from_whitebox
 
 __all__ = ["ENV_DEFAULTS", "ENV_OVERRIDES", "Config", "ConfigError", "LimitsConfig", "SignalsConfig"]
 
@@ -98,8 +95,9 @@ class Config(BaseModel):
         if not isinstance(data, Mapping):
             return data
         data = _with_env_overrides(data, os.environ)
-        for old, new_spelling in _SHARED_SECTIONS.items():
-            data = _shared_section_as_signals(data, old, new_spelling)
+        removed = [f"[{key}] was removed: {how}" for key, how in _REMOVED_SECTIONS.items() if key in data]
+        if removed:
+            raise ValueError("; ".join(removed))
         return data
 
     @model_validator(mode="after")
@@ -168,46 +166,14 @@ class Config(BaseModel):
         )
 
 
-_SHARED_SECTIONS: dict[str, tuple[Callable[[Mapping[str, Any]], dict[str, dict[str, Any]]], str]] = {
-    "grounding": (
-        sections_from_grounding,
-        "write [signals.lexical] (the lexical_* settings without the prefix) and [signals.embedding] "
-        "(the embedding_* and max_* settings); lexical = false is [signals.lexical] enabled = false",
-    ),
-    "whitebox": (
-        sections_from_whitebox,
-        "write [signals.redeep] and [signals.familiarity], each with the model_path / device / dtype it "
-        "reads and the settings of its old [whitebox.redeep] / [whitebox.familiarity] table",
-    ),
+_REMOVED_SECTIONS: dict[str, str] = {
+    "grounding": "write [signals.lexical] (the lexical_* settings without the prefix) and "
+    "[signals.embedding] (the embedding_* and max_* settings without the prefix); lexical = false is "
+    "[signals.lexical] enabled = false",
+    "whitebox": "write [signals.redeep] and [signals.familiarity], each with the model_path / device / "
+    "dtype it reads and the settings of its old [whitebox.redeep] / [whitebox.familiarity] table",
 }
-"""The deprecated shared sections, translated into the signals' own sections at load time: the
-translation each family owns, and the new spelling."""
-
-
-def _shared_section_as_signals(data: dict[str, Any], key: str, spelling: tuple[Any, str]) -> dict[str, Any]:
-    """``data`` with a deprecated shared section read into ``[signals.<name>]`` sections (with a
-    DeprecationWarning that names the new spelling); both spellings for one signal are refused."""
-    if key not in data:
-        return data
-    translate, new_spelling = spelling
-    out = dict(data)
-    old = out.pop(key)
-    warnings.warn(f"[{key}] is deprecated: {new_spelling}", DeprecationWarning, stacklevel=2)
-    sections = translate(_plain(old) if isinstance(old, Mapping) else old)
-    for name, table in sections.items():  # errors located where the user wrote them
-        try:
-            resolve_section("local", name, table)
-        except ValidationError as e:
-            where = (f"{key}.{'.'.join(map(str, err['loc'][1:]))}: {err['msg']}" for err in e.errors())
-            raise ValueError("; ".join(where)) from None
-    signals = _plain(out.get("signals") or {})
-    for name, table in sections.items():
-        if name in signals:
-            raise ValueError(f"[{key}] and [signals.{name}] both configure {name}: keep [signals.{name}]")
-        if table:
-            signals[name] = table
-    out["signals"] = signals
-    return out
+"""Shared sections of older releases and how to write them now: a file that still has one is refused."""
 
 
 def _with_paths_fixed(section: BaseModel, fix: Callable[[Path | None], Path | None]) -> BaseModel:

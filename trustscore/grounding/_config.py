@@ -1,13 +1,11 @@
 """Configuration of the fast CPU grounding signals: ``[signals.lexical]`` and ``[signals.embedding]``.
 
-Both are on by default. The deprecated shared ``[grounding]`` section (both signals' settings with an
-on/off switch for each) is translated into the two sections at load time
-(:func:`sections_from_grounding`, called by :mod:`trustscore._config` with a DeprecationWarning).
+Both are on by default. A setting under its old ``embedding_`` / ``lexical_`` prefixed name is refused
+with the name to write instead.
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +19,6 @@ __all__ = [
     "EmbeddingConfig",
     "EmbeddingSettings",
     "LexicalConfig",
-    "sections_from_grounding",
 ]
 
 EmbeddingAggregate = Literal["min", "mean", "q25", "softmin"]
@@ -42,28 +39,21 @@ _EMBEDDING_OLD_NAMES = {
         "max_spans",
     )
 }
-"""The settings' names before they lost their ``embedding_`` prefix: read with a DeprecationWarning."""
+"""The settings' names before they lost their ``embedding_`` prefix: refused, naming the new one."""
 
 
-def _renamed(section: str, old_names: Mapping[str, str], data: Any) -> Any:
-    """``data`` with deprecated setting names replaced by their new names (a warning for each)."""
-    if not isinstance(data, Mapping) or not any(k in data for k in old_names):
+def _refuse_old_names(section: str, old_names: Mapping[str, str], data: Any) -> Any:
+    """``data`` unchanged, or a ValueError naming each old setting name and the name to write."""
+    if not isinstance(data, Mapping):
         return data
-    out = dict(data)
-    for old, new in old_names.items():
-        if old in out:
-            if new in out:
-                raise ValueError(f"{old} is the old name of {new}: give {new} only")
-            warnings.warn(
-                f"[signals.{section}] {old} is deprecated: write {new}", DeprecationWarning, stacklevel=3
-            )
-            out[new] = out.pop(old)
-    return out
+    old = [f"{name} is now {old_names[name]}" for name in old_names if name in data]
+    if old:
+        raise ValueError(f"[signals.{section}]: {'; '.join(old)}: rename the setting")
+    return data
 
 
 class EmbeddingSettings(BaseModel):
-    """What the embedding grounding signal reads. The old names (``embedding_model``,
-    ``embedding_batch_size``, ...) are read with a DeprecationWarning."""
+    """What the embedding grounding signal reads."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -135,7 +125,7 @@ class EmbeddingSettings(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _old_names(cls, data: Any) -> Any:
-        return _renamed("embedding", _EMBEDDING_OLD_NAMES, data)
+        return _refuse_old_names("embedding", _EMBEDDING_OLD_NAMES, data)
 
 
 _LEXICAL_OLD_NAMES = {"lexical_question_support": "question_support", "lexical_prior_weight": "prior_weight"}
@@ -143,8 +133,7 @@ _LEXICAL_OLD_NAMES = {"lexical_question_support": "question_support", "lexical_p
 
 class LexicalConfig(SignalConfig):
     """Lexical support: the share of the response's content words the context (or question) contains.
-    On by default. The old names ``lexical_question_support`` and ``lexical_prior_weight`` are read
-    with a DeprecationWarning."""
+    On by default."""
 
     question_support: bool = Field(
         default=True, description="words the question itself contains count as supported, not invented"
@@ -160,32 +149,9 @@ class LexicalConfig(SignalConfig):
     @model_validator(mode="before")
     @classmethod
     def _old_names(cls, data: Any) -> Any:
-        return _renamed("lexical", _LEXICAL_OLD_NAMES, data)
+        return _refuse_old_names("lexical", _LEXICAL_OLD_NAMES, data)
 
 
 class EmbeddingConfig(SignalConfig, EmbeddingSettings):
     """Embedding grounding: how close each response sentence comes to some context window.
     On by default."""
-
-
-def sections_from_grounding(old: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The deprecated shared ``[grounding]`` table as ``[signals.lexical]`` and ``[signals.embedding]``
-    tables: the ``lexical_*`` settings (old names, read as the lexical signal reads them) to the first,
-    the embedding settings to the second, ``lexical`` / ``embedding`` = false to ``enabled = false``.
-    Read at load time only; the signals' own models validate the result."""
-    if not isinstance(old, Mapping):
-        raise ValueError("[grounding] must be a table")
-    embedding_keys = set(EmbeddingSettings.model_fields)
-    out: dict[str, dict[str, Any]] = {"lexical": {}, "embedding": {}}
-    for key, value in old.items():
-        if key in _LEXICAL_OLD_NAMES:
-            out["lexical"][_LEXICAL_OLD_NAMES[key]] = value
-        elif key in _EMBEDDING_OLD_NAMES:
-            out["embedding"][_EMBEDDING_OLD_NAMES[key]] = value
-        elif key in embedding_keys and key not in _EMBEDDING_OLD_NAMES.values():
-            out["embedding"][key] = value
-        elif key in out:
-            out[key]["enabled"] = value
-        else:
-            raise ValueError(f"grounding.{key}: unknown setting")
-    return out

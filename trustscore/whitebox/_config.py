@@ -4,13 +4,12 @@ one model share it)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["WhiteboxModel", "sections_from_whitebox"]
+__all__ = ["WhiteboxModel"]
 
 
 class WhiteboxModel(BaseModel):
@@ -22,25 +21,3 @@ class WhiteboxModel(BaseModel):
     device: str = "cpu"
     dtype: Literal["float32", "bfloat16", "float16"] = "float32"
 
-
-_OLD_SIGNALS = ("redeep", "familiarity")
-
-
-def sections_from_whitebox(old: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """The deprecated shared ``[whitebox]`` table (the model, with ``[whitebox.redeep]`` and
-    ``[whitebox.familiarity]``) as the ``[signals.redeep]`` / ``[signals.familiarity]`` tables of the
-    signals it turned on: ReDeEP when ``model_path`` is set, Self-Familiarity when its ``enabled``.
-    Read at load time only; the signals' own models validate the result."""
-    if not isinstance(old, Mapping):
-        raise ValueError("[whitebox] must be a table")
-    unknown = sorted(set(old) - set(WhiteboxModel.model_fields) - set(_OLD_SIGNALS))
-    if unknown:
-        raise ValueError(f"whitebox.{unknown[0]}: unknown setting")
-    model = {k: old[k] for k in WhiteboxModel.model_fields if k in old}
-    tables = {name: dict(old.get(name) or {}) for name in _OLD_SIGNALS}
-    out: dict[str, dict[str, Any]] = {}
-    if old.get("model_path") is not None and tables["redeep"].get("enabled", True):
-        out["redeep"] = {**model, **tables["redeep"]}
-    if tables["familiarity"].get("enabled", False):
-        out["familiarity"] = {**model, **tables["familiarity"]}
-    return out
