@@ -30,9 +30,9 @@ from pydantic import BaseModel, ConfigDict
 
 from trustscore._version import __version__
 from trustscore.core._hashing import canonical_json, sha256_hex
-from trustscore.fusion._calibrators import CalibratorKind, fit_calibrator_kind
 from trustscore.fusion._domain import LENGTHS, CalibrationDomain, describe_domain, lengths_of
 from trustscore.fusion._features import FeatureSpec, apply_transform, parse_feature
+from trustscore.fusion._maps import CalibratorKind, fit_calibrator_kind
 from trustscore.fusion._model import (
     FittedFeature,
     FusionModel,

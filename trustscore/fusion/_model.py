@@ -34,10 +34,10 @@ from trustscore._errors import CalibratorError, CalibratorMismatchError
 from trustscore._types import DomainCheck, Sample, Signal
 from trustscore.core._hashing import canonical_json, sha256_hex
 from trustscore.fusion._adaptation import Adaptation
-from trustscore.fusion._calibrators import Calibrator, check_parameters
 from trustscore.fusion._domain import CalibrationDomain
 from trustscore.fusion._features import FeatureSpec, apply_transform
 from trustscore.fusion._fuser import FusedScore, clip_score
+from trustscore.fusion._maps import Calibrator, check_parameters
 from trustscore.fusion._sealed import build_sealed, check_seal, read_sealed
 from trustscore.fusion._task_kind import task_kind
 from trustscore.stats._logistic import sigmoid

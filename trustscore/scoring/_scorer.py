@@ -47,7 +47,7 @@ from trustscore.scoring._inputs import (
     validate_sample,
 )
 from trustscore.scoring._runners import LocalSource, Source, SourceRun, UnavailableSource, run_guarded
-from trustscore.scoring._wiring import build_sources, load_fuser
+from trustscore.scoring._wiring import build_sources, pick_fuser
 from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
 from trustscore.telemetry import score_span, signal_span
 
@@ -119,7 +119,7 @@ class Scorer:
         self._sources = build_sources(
             self.config, self._endpoints, judges=judges, local_signals=local_signals, extra=signals
         )
-        self._fuser = fuser if fuser is not None else load_fuser(self.config, self._sources)
+        self._fuser = fuser if fuser is not None else pick_fuser(self.config, self._sources)
         self._cascade = build_cascade(self.config, self._sources, self._fuser)
 
     @classmethod

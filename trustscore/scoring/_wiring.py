@@ -28,7 +28,7 @@ from trustscore.signals import (
 )
 from trustscore.signals._protocols import DeclaresKind, Judge, LocalSignal, SignalKind
 
-__all__ = ["build_sources", "load_fuser"]
+__all__ = ["build_sources", "pick_fuser"]
 
 logger = logging.getLogger("trustscore")
 
@@ -185,7 +185,7 @@ def _missing_extra(spec: SignalSpec, error: ImportError, *, judge: bool) -> Sour
     return UnavailableSource(spec.name, reason, judge=judge, not_installed=True)
 
 
-def load_fuser(config: Config, sources: Sequence[Source]) -> Fuser:
+def pick_fuser(config: Config, sources: Sequence[Source]) -> Fuser:
     """The configured calibrator (checked against the sources' signal versions); else the shipped
     calibrator fitted on exactly these signals and versions (trustscore.calibrators); else the
     default fuser (a weighted log-odds pool with each signal's registered weight; an injected

@@ -9,7 +9,7 @@ import pytest
 from sklearn.isotonic import IsotonicRegression
 from sklearn.linear_model import LogisticRegression
 
-from trustscore.fusion._calibrators import (
+from trustscore.fusion._maps import (
     BetaCalibrator,
     IsotonicCalibrator,
     PlattCalibrator,
