@@ -23,8 +23,8 @@ from pydantic import JsonValue
 from trustscore._types import Sample, Signal
 from trustscore.core._hashing import short_hash
 from trustscore.grounding import EmbeddingConfig, EmbeddingGrounding, LexicalConfig, LexicalSupport
-from trustscore.grounding._embedder import Embedder
 from trustscore.grounding._embedding import aggregate_similarities
+from trustscore.textmodels._embedder import Embedder
 
 TASKS = ("QA", "Summary", "Data2txt")
 REPO = Path(__file__).resolve().parent.parent

@@ -126,7 +126,7 @@ def stats(xs: list[float]) -> str:
 
 def run_offline(data: Path, rows: int, repeats: int) -> tuple[str, dict[str, list[Run]]]:
     """Every arm, ``repeats`` times interleaved; returns a line describing the rows and the runs."""
-    from trustscore.grounding._embedder import bundled_model_path
+    from trustscore.textmodels._embedder import bundled_model_path
 
     python = sys.executable
     # The OpenMP settings are the arms' own: one the caller exported would turn every arm passive.

@@ -64,9 +64,9 @@ def extract(args: argparse.Namespace, rows: list[dict[str, Any]]) -> list[dict[s
     import torch
 
     from trustscore.fitting._redeep import label_units
-    from trustscore.grounding._embedder import load_embedder
     from trustscore.grounding._embedding import EmbeddingGrounding
     from trustscore.grounding._lexical import LexicalSupport
+    from trustscore.textmodels._embedder import load_embedder
     from trustscore.whitebox._model import load_model
     from trustscore.whitebox._redeep import candidate_recipe, extract_features
 

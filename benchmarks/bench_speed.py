@@ -83,7 +83,7 @@ import torch, transformers.models.bert.modeling_bert  # what the floor imports t
 out["torch"] = rss()
 import trustscore.cli._score, trustscore.scoring._scorer, trustscore.grounding._embedding  # noqa: F401
 out["trustscore"] = rss()
-from trustscore.grounding._word_frequency import zipf_frequency
+from trustscore.textmodels._word_frequency import zipf_frequency
 zipf_frequency("the")
 out["wordfreq"] = rss()
 print(json.dumps(out))

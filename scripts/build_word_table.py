@@ -1,10 +1,10 @@
 """Build trustscore's English word-frequency table from wordfreq (which then need not be installed).
 
-    python scripts/build_word_table.py            # rewrite trustscore/grounding/data/wordfreq_en.bin
+    python scripts/build_word_table.py            # rewrite trustscore/textmodels/data/wordfreq_en.bin
     python scripts/build_word_table.py --check    # exit 1 when the file differs from what wordfreq gives
 
 Needs wordfreq (the dev extra). The output is byte for byte the same for the same wordfreq release.
-Format (read by :mod:`trustscore.grounding._word_frequency`): the magic line ``trustscore-words/1``, a
+Format (read by :mod:`trustscore.textmodels._word_frequency`): the magic line ``trustscore-words/1``, a
 4-byte little-endian header length, a JSON header, then the arrays it names, each at its offset:
 
 - ``blob``: every word's UTF-8 bytes end to end, the words sorted by those bytes (binary search);
@@ -16,7 +16,7 @@ Format (read by :mod:`trustscore.grounding._word_frequency`): the magic line ``t
 The header also carries what wordfreq's English lookup does to a text before it looks words up: its
 token pattern (with its regex flags) and the curly quotes it straightens, read from the installed
 wordfreq and ftfy, and the release they come from. The word list is wordfreq's ``large_en`` (CC-BY-SA
-4.0: trustscore/grounding/data/NOTICE-wordfreq.md).
+4.0: trustscore/textmodels/data/NOTICE-wordfreq.md).
 """
 
 from __future__ import annotations
@@ -25,12 +25,13 @@ import argparse
 import json
 import struct
 import sys
+from array import array
+from collections.abc import Iterable
 from importlib.metadata import version
+from itertools import accumulate
 from pathlib import Path
 
-import numpy as np
-
-OUTPUT = Path(__file__).resolve().parent.parent / "trustscore" / "grounding" / "data" / "wordfreq_en.bin"
+OUTPUT = Path(__file__).resolve().parent.parent / "trustscore" / "textmodels" / "data" / "wordfreq_en.bin"
 MAGIC = b"trustscore-words/1\n"
 
 
@@ -48,11 +49,12 @@ def build() -> bytes:
             if word not in ranks and not has_digit_sequence(word):
                 ranks[word] = len(ranks)
     encoded = sorted((w.encode("utf-8", "surrogatepass"), w) for w in buckets)
+    # (numpy's name for the element type, its bytes): the layout numpy arrays of these types would have
     arrays = {
-        "blob": np.frombuffer(b"".join(e for e, _ in encoded), dtype=np.uint8),
-        "ends": np.cumsum([len(e) for e, _ in encoded], dtype=np.uint32),
-        "buckets": np.array([buckets[w] for _, w in encoded], dtype=np.uint16),
-        "ranks": np.array([ranks.get(w, -1) for _, w in encoded], dtype=np.int32),
+        "blob": ("|u1", b"".join(e for e, _ in encoded)),
+        "ends": ("<u4", _little_endian("I", accumulate(len(e) for e, _ in encoded))),
+        "buckets": ("<u2", _little_endian("H", (buckets[w] for _, w in encoded))),
+        "ranks": ("<i4", _little_endian("i", (ranks.get(w, -1) for _, w in encoded))),
     }
     header: dict[str, object] = {
         "source": f"wordfreq=={version('wordfreq')} large_en, ftfy=={version('ftfy')}",
@@ -63,13 +65,20 @@ def build() -> bytes:
         "arrays": {},
     }
     body = bytearray()
-    for name, array in arrays.items():
+    for name, (dtype, raw) in arrays.items():
         while len(body) % 8:
             body.append(0)
-        header["arrays"][name] = [array.dtype.str, len(array), len(body)]  # type: ignore[index]
-        body += array.tobytes()
+        header["arrays"][name] = [dtype, len(raw) // int(dtype[2:]), len(body)]  # type: ignore[index]
+        body += raw
     head = json.dumps(header, sort_keys=True, ensure_ascii=True).encode("ascii")
     return MAGIC + struct.pack("<I", len(head)) + head + bytes(body)
+
+
+def _little_endian(typecode: str, values: Iterable[int]) -> bytes:
+    out = array(typecode, values)
+    if sys.byteorder == "big":
+        out.byteswap()
+    return out.tobytes()
 
 
 def main(argv: list[str] | None = None) -> int:

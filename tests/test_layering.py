@@ -163,8 +163,7 @@ def family_of(module: str) -> str | None:
 
 
 def family_to_family_imports(modules: Mapping[str, set[str]]) -> list[str]:
-    """Imports from one signal family into another, but for the shared models layers.toml names."""
-    shared = ARCHITECTURE["families"]["shared"]
+    """Imports from one signal family into another (what two share belongs in the layer below them)."""
     out = []
     for name, imported in modules.items():
         here = family_of(name)
@@ -172,7 +171,7 @@ def family_to_family_imports(modules: Mapping[str, set[str]]) -> list[str]:
             continue
         for target in sorted(filter(None, (known(i, modules) for i in imported))):
             there = family_of(target)
-            if there is not None and there != here and not any(under(target, s) for s in shared):
+            if there is not None and there != here:
                 out.append(f"{name} -> {target}")
     return out
 

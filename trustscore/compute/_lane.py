@@ -1,6 +1,6 @@
 """A lane: one daemon thread that serves queued requests in rounds, so work of many callers is batched.
 
-Both local encoder lanes use it (the embedder's in :mod:`trustscore.grounding._lane`, the encoder
+Both local encoder lanes use it (the embedder's in :mod:`trustscore.textmodels._lane`, the encoder
 signals' in :mod:`trustscore.encoders._common`). Running a model in whichever worker thread a sample got
 made each thread keep its own allocator arena at its own peak; one thread per model does not.
 Requests that queue while a round runs are served together in the next one.

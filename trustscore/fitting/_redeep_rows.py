@@ -76,7 +76,7 @@ def fit_profile_from_rows(
     loaded = load_model(model_path, device=device, dtype=dtype)
     recipe = candidate_recipe(loaded, cfg, level=level, pks_mode=pks_mode)
     if level == "chunk" and embed is None:
-        from trustscore.grounding._embedder import load_embedder
+        from trustscore.textmodels import load_embedder
 
         embed = load_embedder().encode
     ecs, pks, labels, groups, responses = [], [], [], [], []

@@ -14,9 +14,9 @@ from trustscore.grounding._config import EmbeddingConfig, LexicalConfig
 
 if TYPE_CHECKING:
     from trustscore._errors import EmbedderError
-    from trustscore.grounding._embedder import Embedder, bundled_model_path, load_embedder
     from trustscore.grounding._embedding import EmbeddingGrounding
     from trustscore.grounding._lexical import LexicalSupport
+    from trustscore.textmodels._embedder import Embedder, bundled_model_path, load_embedder
 
 __all__ = [
     "Embedder",
@@ -30,10 +30,10 @@ __all__ = [
 ]
 
 _HOME = {
-    "Embedder": "trustscore.grounding._embedder",
-    "EmbedderError": "trustscore.grounding._embedder",
-    "bundled_model_path": "trustscore.grounding._embedder",
-    "load_embedder": "trustscore.grounding._embedder",
+    "Embedder": "trustscore.textmodels._embedder",
+    "EmbedderError": "trustscore._errors",
+    "bundled_model_path": "trustscore.textmodels._embedder",
+    "load_embedder": "trustscore.textmodels._embedder",
     "EmbeddingGrounding": "trustscore.grounding._embedding",
     "LexicalSupport": "trustscore.grounding._lexical",
 }

@@ -36,7 +36,9 @@ from trustscore._types import Sample, Signal, Span, Usage
 from trustscore.compute._deadline import checkpoint
 from trustscore.core._hashing import canonical_json, short_hash
 from trustscore.grounding._config import EmbeddingSettings
-from trustscore.grounding._embedder import (
+from trustscore.grounding._screen import SCREEN, screened_out
+from trustscore.grounding._text import Piece, context_units, has_negation, split_long, split_sentences
+from trustscore.textmodels._embedder import (
     Embedder,
     bundled_model_name,
     choose_runtime,
@@ -44,8 +46,6 @@ from trustscore.grounding._embedder import (
     model_identity,
     runtime_releases,
 )
-from trustscore.grounding._screen import SCREEN, screened_out
-from trustscore.grounding._text import Piece, context_units, has_negation, split_long, split_sentences
 
 if TYPE_CHECKING:
     from trustscore.signals import VectorStore

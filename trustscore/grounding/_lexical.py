@@ -6,7 +6,7 @@ are first normalised (:mod:`trustscore.grounding._normalize`: NFKC, no zero-widt
 Cyrillic "о" in a Latin word read as "o"), so "１９９８" and "19\u200b98" match "1998"; spans point
 into the original response. The
 signal is ``1 - weighted unsupported share``: numbers and names weigh 1, content words weigh by
-rarity (wordfreq Zipf frequency, read by :mod:`trustscore.grounding._word_frequency`), because an invented
+rarity (wordfreq Zipf frequency, read by :mod:`trustscore.textmodels._word_frequency`), because an invented
 rare word is far more telling than a common one. Millisecond-fast and model-free: the offline baseline
 every other signal is compared with.
 
@@ -40,7 +40,7 @@ from trustscore.grounding._config import LexicalConfig
 from trustscore.grounding._normalize import normalize
 from trustscore.grounding._screen import SCREEN, screened_out
 from trustscore.grounding._text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
-from trustscore.grounding._word_frequency import table_source, zipf_frequency
+from trustscore.textmodels._word_frequency import table_source, zipf_frequency
 
 __all__ = ["LexicalSupport", "word_weight"]
 

@@ -88,7 +88,7 @@ def word_rank(word: str) -> int:
 
 def _listed_rank(word: str) -> int:
     """The rank in wordfreq's English list (``MAX_RANK`` beyond it or when absent)."""
-    from trustscore.grounding._word_frequency import rank
+    from trustscore.textmodels import rank
 
     found = rank(word)
     return found if found is not None and found < MAX_RANK else MAX_RANK

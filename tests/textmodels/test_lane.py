@@ -14,7 +14,7 @@ from lane_watch import LaneSubmissions
 
 from trustscore._errors import BudgetExceeded
 from trustscore.compute._deadline import Deadline, bound, checkpoint
-from trustscore.grounding._lane import EncoderLane
+from trustscore.textmodels._lane import EncoderLane
 
 
 class Recorder:
@@ -165,7 +165,7 @@ def test_an_encoder_error_reaches_every_caller_of_the_round_and_the_lane_keeps_s
 
 
 def test_a_waiting_caller_sleeps_until_its_result_instead_of_polling(monkeypatch: pytest.MonkeyPatch) -> None:
-    import trustscore.grounding._lane as lane_module
+    import trustscore.textmodels._lane as lane_module
 
     looks: list[int] = []
     monkeypatch.setattr(lane_module, "checkpoint", lambda: looks.append(1) or checkpoint())

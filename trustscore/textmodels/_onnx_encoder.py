@@ -1,12 +1,12 @@
 """The embedder's forward pass on ONNX Runtime and tokenizers: no torch, no transformers.
 
 An embedding model in this format is a folder with ``model.onnx`` (the transformer's graph, exported by
-:mod:`trustscore.grounding._onnx_export`: input ids, attention mask and token type ids in,
+:mod:`trustscore.textmodels._onnx_export`: input ids, attention mask and token type ids in,
 ``last_hidden_state`` out), ``model.safetensors`` (its weights), ``tokenizer.json`` and, optionally,
 ``sentence_bert_config.json`` (the max length). The graph holds no weights: each of its initializers
 points into ``model.safetensors`` (ONNX external data, offset and length), so the published weights file
 is read as it is, verified by its sha256, and the graph is a few hundred kB. A graph may instead hold
-its weights itself (the default int8 model, :func:`~trustscore.grounding._embedder.bundled_int8_path`).
+its weights itself (the default int8 model, :func:`~trustscore.textmodels._embedder.bundled_int8_path`).
 
 Mean pooling over the attention mask and L2 normalisation run in numpy, as the torch path runs them
 in torch: the vectors agree to ~1e-7 (tests/grounding/test_onnx_parity.py).
@@ -23,7 +23,7 @@ import numpy as np
 
 from trustscore._errors import EmbedderError
 from trustscore.compute._deadline import checkpoint
-from trustscore.grounding._batching import length_batches
+from trustscore.textmodels._batching import length_batches
 
 __all__ = ["WEIGHTS_FILE", "OnnxEncoder", "onnx_providers"]
 
@@ -58,7 +58,7 @@ def onnx_providers(device: str) -> list[str]:
 
 class OnnxEncoder:
     """Tokenizes and runs the forward passes of one exported embedding model (used by
-    :class:`~trustscore.grounding._embedder.Embedder`, on its lane thread)."""
+    :class:`~trustscore.textmodels._embedder.Embedder`, on its lane thread)."""
 
     runtime = "onnxruntime"
 

@@ -82,6 +82,12 @@ def _load() -> _Table:
 def _read(path: Path) -> _Table:
     import regex
 
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the word table {path} is missing: it is built when trustscore is installed (pip install, "
+            "bash scripts/setup); in a checkout used without installing, run "
+            "python scripts/build_word_table.py"
+        )
     data = path.read_bytes()
     if not data.startswith(_MAGIC):
         raise ValueError(f"{path} is not a trustscore word table: reinstall trustscore")

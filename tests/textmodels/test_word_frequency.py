@@ -1,10 +1,10 @@
-"""trustscore.grounding._word_frequency answers exactly what wordfreq answers, from the shipped table."""
+"""trustscore.textmodels._word_frequency answers exactly what wordfreq answers, from the shipped table."""
 
 from __future__ import annotations
 
 import pytest
 
-from trustscore.grounding import _word_frequency as word_frequency
+from trustscore.textmodels import _word_frequency as word_frequency
 
 
 def test_the_table_answers_without_wordfreq() -> None:

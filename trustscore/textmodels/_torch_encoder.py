@@ -13,7 +13,7 @@ from trustscore.compute._deadline import check_in_every_leaf, checkpoint
 from trustscore.compute._quiet_loading import quiet_model_loading
 from trustscore.compute._torch_import import import_torch, loading_models
 from trustscore.core._extras import install_extra
-from trustscore.grounding._batching import length_batches
+from trustscore.textmodels._batching import length_batches
 
 if TYPE_CHECKING:
     import torch
@@ -35,8 +35,7 @@ class TorchEncoder:
                 from transformers import AutoModel, AutoTokenizer
             except ImportError as e:
                 raise EmbedderError(
-                    "runtime = 'torch' needs torch and transformers: "
-                    f"{install_extra('embed-torch')} ({e})"
+                    f"runtime = 'torch' needs torch and transformers: {install_extra('embed-torch')} ({e})"
                 ) from None
             if device == "auto":
                 device = "cuda" if torch.cuda.is_available() else "cpu"

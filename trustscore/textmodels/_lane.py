@@ -1,7 +1,7 @@
 """The embedder's lane: every forward pass of the embedding model runs on one dedicated thread
 (:class:`trustscore.compute._lane.Lane`, which says why and how the budget binds). Texts of the requests
 served in one round are de-duplicated and encoded together (the embedder batches them by token count, see
-:func:`trustscore.grounding._embedder.length_batches`); a waiting caller checks its own deadline while
+:func:`trustscore.textmodels._embedder.length_batches`); a waiting caller checks its own deadline while
 it waits.
 """
 
