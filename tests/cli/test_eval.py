@@ -240,7 +240,7 @@ def test_eval_reads_the_claim_against_the_published_noise_floor(
 ) -> None:
     """ECE 0.107 on 151 claiming rows of one task: a perfectly calibrated score shows more one time in
     ten at that count (docs/calibration.md), so the verdict is "holds", not broken."""
-    from tests.fusion.test_claims import _with_ece
+    from tests.fitting.test_claims import _with_ece
 
     y, p = _with_ece(151, 0.107)
     rows = make_scored_rows(26, seed=9)[:151]
