@@ -63,6 +63,7 @@ RESULT_FIELDS = (
     "trustscore",
     "score",
     "degraded",
+    "abstained",
     "calibrated",
     "not_calibrated_reason",
     "interval",
