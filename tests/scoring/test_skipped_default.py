@@ -66,3 +66,12 @@ def test_the_cli_summary_prints_the_install_hint_whole() -> None:
     lines = [line for line in out.getvalue().splitlines() if "claims" in line]
     assert len(lines) == 2 and all(HINT in line for line in lines)
     assert lines[1].startswith("not run: claims signal is on by default but not installed")
+
+
+def test_named_in_a_cascade_stage_it_is_asked_for_too() -> None:
+    stages = [
+        {"name": "local", "signals": ["lexical", "embedding"]},
+        {"name": "claims", "signals": ["claims"], "always": True},
+    ]
+    scorer = Scorer(Config.from_dict({"cascade": {"stages": stages}}))
+    assert "claims" in scorer.unavailable and scorer.skipped == {}

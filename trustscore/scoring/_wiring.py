@@ -44,8 +44,9 @@ def build_sources(
 ) -> list[Source]:
     """Configured judges (or ``judges``), configured local signals (or ``local_signals``), then
     ``extra``; two sources with one name are a ConfigError. A signal on by default whose extra is not
-    installed, and which the config does not name, is no source: it goes into ``skipped`` with the
-    reason and the install to add it (a signal the config names stays, missing with its reason)."""
+    installed, and which the config does not name (in its section or a cascade stage), is no source: it
+    goes into ``skipped`` with the reason and the install to add it (a signal the config names stays,
+    missing with its reason)."""
     ctx = SignalContext(
         llm=endpoints.llm, endpoint_names=endpoints.names, local_cache=lambda: endpoints.local_cache
     )
@@ -63,7 +64,8 @@ def build_sources(
     if local_signals is None:
         for spec in registered_signals("local").values():
             local = _configured_local(spec, config, ctx, endpoints)
-            unasked = config.signals.get(spec.name) is None
+            staged = any(spec.name in stage.signals for stage in config.cascade.stages)
+            unasked = config.signals.get(spec.name) is None and not staged
             if isinstance(local, UnavailableSource) and local.not_installed and unasked:
                 if skipped is not None:
                     skipped[spec.name] = _skipping(spec, local.reason)
