@@ -34,7 +34,24 @@ do not edit by hand (tests/test_config_docs.py fails when this file is stale).
 A config is one TOML file (`Scorer.from_config("trustscore.toml")`, `trustscore score --config ...`)
 or the same data in code (`Config.from_dict({...})`). Every section is optional; the defaults run
 offline with the local signals only. Unknown settings are refused with the setting's name. Relative
-paths are read from the config file's folder.
+paths are read from the config file's folder. A mistyped setting is refused with the one meant
+(`fusion.calibrater: unknown setting: did you mean 'calibrator'?`).
+
+## Which config score() uses
+
+`trustscore.score(...)` and `trustscore.score_sync(...)` use the first of:
+
+1. the call's `config=` argument (a `Config` or a TOML file's path), else what
+   `trustscore.configure(...)` set;
+2. the TOML file `$TRUSTSCORE_CONFIG` names;
+3. `trustscore.toml` in the working directory;
+4. `[tool.trustscore]` in `pyproject.toml` in the working directory (the same tables under
+   `tool.trustscore`, e.g. `[tool.trustscore.judges.lynx]`);
+5. the offline default (`Config()`: the local signals only).
+
+Each result's `config_source` says which (the file's path, `configure()`, `config=` or `default`).
+A file is read again when it changes. `Scorer.from_config(path)` and `trustscore score --config`
+read the file they are given.
 """
 
 

@@ -42,3 +42,35 @@ def test_without_h11_the_fake_server_names_the_extra_to_install() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 1
     assert "needs h11: pip install '/path/to/trustscore[testing]'" in done.stderr
+
+
+def _extras_table(page: str) -> list[str]:
+    text = (REPO / page).read_text(encoding="utf-8")
+    start = text.index("| extra | adds | for |")
+    return text[start : text.index("\n\n", start)].splitlines()
+
+
+def test_the_extras_tables_name_exactly_pyprojects_extras_and_agree() -> None:
+    """README's and docs/index.md's extras tables list every extra pyproject declares, and no other,
+    and are the same table (README is the copy a newcomer reads first)."""
+    import re
+    import tomllib
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    readme = _extras_table("README.md")
+    named = [name for row in readme[2:] for name in re.findall(r"`([a-z-]+)`", row.split(" | ")[0])]
+    assert sorted(named) == sorted(declared)
+    assert _extras_table("docs/index.md") == readme
+
+
+def test_every_pip_install_of_trustscore_in_the_docs_names_a_checkout_path() -> None:
+    """trustscore is on no index: `pip install 'trustscore[...]'` cannot work, a checkout's path can."""
+    import re
+
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md")), REPO / "trustscore/testing/README.md"]
+    for page in pages:
+        for line in page.read_text(encoding="utf-8").splitlines():
+            for target in re.findall(r"pip install (?:--\S+ )*'?([^\s'`]+)", line):
+                assert not target.startswith("trustscore"), f"{page.name}: {line.strip()}"

@@ -12,7 +12,7 @@ import trustscore
 
 PROMISED = {
     # scoring
-    "Config", "Scorer", "score", "score_sync", "read_jsonl", "__version__",
+    "Config", "Scorer", "score", "score_sync", "configure", "read_jsonl", "__version__",
     # data
     "Sample", "Signal", "Span", "TrustScore", "Usage",
     # writing signals

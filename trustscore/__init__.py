@@ -24,7 +24,8 @@ from trustscore._types import Sample, Signal, Span, TrustScore, Usage
 from trustscore._version import __version__
 from trustscore.core._lazy import lazy_exports
 from trustscore.llm._protocol import LLM
-from trustscore.scoring._scorer import Scorer, score, score_sync
+from trustscore.scoring._default import configure, score, score_sync
+from trustscore.scoring._scorer import Scorer
 from trustscore.signals import (
     FamiliarityCheck,
     Judge,
@@ -73,6 +74,7 @@ __all__ = [
     "TrustscoreError",
     "Usage",
     "__version__",
+    "configure",
     "from_openai",
     "read_jsonl",
     "register_judge",

@@ -24,16 +24,17 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from trustscore._errors import CONFIG_REFERENCE, ConfigError
 from trustscore.core._files import MAX_CONFIG_BYTES, read_capped_text
+from trustscore.core._names import closest_name
 from trustscore.fusion._cascade_config import CascadeConfig
 from trustscore.fusion._config import FusionConfig
 from trustscore.llm._config import CACHE_DIR_ENV, CacheConfig, EndpointConfig
-from trustscore.signals import JudgesConfig, SignalsConfig
+from trustscore.signals import JudgesConfig, SignalsConfig, get_signal
 from trustscore.telemetry._config import TelemetryConfig
 
 __all__ = ["ENV_DEFAULTS", "ENV_OVERRIDES", "Config", "ConfigError", "LimitsConfig", "SignalsConfig"]
@@ -245,7 +246,44 @@ def _explain(e: ValidationError) -> str:
         where += _env_source(err["loc"])
         msg = str(err["msg"]).removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            msg = "unknown setting (check the spelling)"
+            meant = closest_name(str(err["loc"][-1]), _settings_at(err["loc"][:-1]))
+            msg = "unknown setting" + (f": did you mean {meant!r}?" if meant else " (check the spelling)")
         lines.append(f"  {where}: {msg}")
     lines.append(f"every setting is described in {CONFIG_REFERENCE}")
     return "\n".join(lines)
+
+
+_SIGNAL_TABLES: dict[str, Literal["judge", "local"]] = {"judges": "judge", "signals": "local"}
+
+
+def _settings_at(loc: tuple[int | str, ...]) -> list[str]:
+    """The settings the table at ``loc`` accepts (``("fusion",)`` -> FusionConfig's fields); [] where
+    it cannot be told (an unknown signal's table)."""
+    model: Any = Config
+    parts = [str(p) for p in loc]
+    while parts:
+        head = parts.pop(0)
+        if model is Config and head in _SIGNAL_TABLES:
+            if not parts:
+                return []
+            try:
+                model = get_signal(parts.pop(0), kind=_SIGNAL_TABLES[head]).config
+            except ConfigError:
+                return []
+            continue
+        field = model.model_fields.get(head)
+        if field is None:
+            return []
+        model = field.annotation
+        if get_origin(model) is dict:  # a table of named entries: [endpoints.<name>]
+            if parts:
+                parts.pop(0)
+            model = get_args(model)[1]
+        model = next((t for t in (model, *get_args(model)) if _is_model(t)), None)
+        if model is None:
+            return []
+    return list(model.model_fields)
+
+
+def _is_model(t: Any) -> bool:
+    return isinstance(t, type) and issubclass(t, BaseModel)

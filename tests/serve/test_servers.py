@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import shlex
 import socket
+import sys
 import tomllib
 from pathlib import Path
 
@@ -400,3 +401,22 @@ def test_the_cpu_advice_gives_a_request_timeout_and_concurrency_that_fit_the_eng
         assert endpoint["initial_concurrency"] <= endpoint["max_concurrency"] <= 16
     assert settings["limits"]["max_concurrent_samples"] == CPU_SAMPLES_IN_FLIGHT
     assert settings["limits"]["score_budget_s"] >= per_sample
+
+
+def test_a_dry_run_says_when_the_python_it_prints_has_no_vllm(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The commands stay on stdout as they are; the warning goes to stderr with how to install vLLM."""
+    config = str(write(tmp_path))
+    assert main(["serve", "--config", config, "--gpus", "0", "--dry-run", "--python", sys.executable]) == 0
+    done = capsys.readouterr()
+    assert f"{sys.executable} has no vLLM installed, so these commands fail as printed" in done.err
+    assert "bash scripts/setup --vllm" in done.err and "--python or $TRUSTSCORE_VLLM_PYTHON" in done.err
+    assert done.out.splitlines()[0].split()[1] == sys.executable
+    assert main(["serve", "--config", config, "--gpus", "0", "--dry-run", "--python", "/nonexistent/py"]) == 0
+    assert "/nonexistent/py cannot be run" in capsys.readouterr().err
+    has_vllm = tmp_path / "python-with-vllm"
+    has_vllm.write_text("#!/bin/sh\nexit 0\n", encoding="utf-8")
+    has_vllm.chmod(0o755)
+    assert main(["serve", "--config", config, "--gpus", "0", "--dry-run", "--python", str(has_vllm)]) == 0
+    assert capsys.readouterr().err == ""

@@ -38,6 +38,11 @@ class ServiceMetrics:
             "Scores cut by the budget or missing a transient signal",
             registry=r,
         )
+        self.abstained = Counter(
+            "trustscore_scores_abstained",
+            "Samples whose response declines to answer (not degraded)",
+            registry=r,
+        )
         self.seconds = Histogram(
             "trustscore_score_seconds", "Seconds per scored sample", buckets=_SECONDS, registry=r
         )
@@ -57,8 +62,10 @@ class ServiceMetrics:
         self.seconds.observe(result.seconds)
         if not result.complete:
             self.incomplete.inc()
+        if result.abstained:
+            self.abstained.inc()
         for name, signal in result.signals.items():
-            if signal.missing:
+            if signal.missing and not signal.abstention:  # an abstention is counted apart
                 self.missing.labels(name).inc()
             usage = signal.usage
             if usage.requests:

@@ -17,7 +17,8 @@ it is read once. What each odd input gets: docs/limits.md.
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
 ``id``, ``trustscore`` (the format marker, ``"result/1"``: see trustscore/rows/_output.py), ``score``,
 ``degraded`` (true when a signal that ran gave no value: its reason is in ``signals``; ``[fusion]
-on_missing`` says what such a row's score is), ``calibrated``, ``not_calibrated_reason``, ``interval``
+on_missing`` says what such a row's score is), ``abstained`` (true when the response declines to
+answer: an outcome of its own, not degraded), ``calibrated``, ``not_calibrated_reason``, ``interval``
 (90% interval of the score left by an adapted calibrator's few labels; null otherwise), ``fusion``,
 ``used_signals``, ``signals`` ({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``,
 ``seconds``, ``domain`` (whether the row lies inside what its calibrator or adaptation was calibrated on,
@@ -251,6 +252,10 @@ class ScoreRunSummary:
     kept_incomplete: int = 0
     """Incomplete rows of an earlier run left as they are (no --retry-incomplete)."""
     judges: list[str] = field(default_factory=list)
+    skipped_signals: dict[str, str] = field(default_factory=dict)
+    """On-by-default signals that did not run because their extra is not installed, and how to add each."""
+    abstained: int = 0
+    """Rows whose response declines to answer (``abstained``): counted apart from degraded ones."""
     judge_rows: int = 0
     """Scored rows on which at least one judge ran (a cascade may skip them all)."""
     judges_down_rows: int = 0
@@ -318,7 +323,10 @@ class ScoreRunSummary:
                 self.judges_down_transient &= all(j in result.incomplete_signals for j in ran)
                 self.judge_failure = self.judge_failure or f"{ran[0]}: {result.signals[ran[0]].error}"
         self.degraded += result.degraded
+        self.abstained += result.abstained
         for name, why in result.missing.items():
+            if result.signals[name].abstention:
+                continue
             key = f"{name}: {why}"
             if key in self.missing_reasons or len(self.missing_reasons) < _MAX_REASONS:
                 self.missing_reasons[key] = self.missing_reasons.get(key, 0) + 1
@@ -356,6 +364,7 @@ class ScoreRunSummary:
     def print(self, file: IO[str] | None = None) -> None:
         from rich import box
         from rich.console import Console
+        from rich.markup import escape
         from rich.table import Table
 
         console = Console(file=file)
@@ -381,7 +390,7 @@ class ScoreRunSummary:
             soft_wrap=True,
         )
         for reason, n in sorted(self.not_calibrated_reasons.items(), key=lambda kv: -kv[1]):
-            console.print(f"not calibrated, {n} row(s): {reason}", soft_wrap=True)
+            console.print(f"not calibrated, {n} row(s): {escape(reason)}", soft_wrap=True)
         if self.domain_checked:
             share = self.outside_domain / self.domain_checked
             counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])
@@ -397,10 +406,19 @@ class ScoreRunSummary:
             console.print(
                 f"degraded: {self.degraded} of {self.scored} row(s) scored without every signal "
                 f"(each row's degraded and signals say which); most common missing reason, "
-                f"{common[1]} time(s): {common[0]}",
+                f"{common[1]} time(s): {escape(common[0])}",
                 soft_wrap=True,
                 highlight=False,
             )
+        if self.abstained:
+            console.print(
+                f"abstained: {self.abstained} of {self.scored} row(s) decline to answer (each row's "
+                "abstained; not degraded: the signals that check words have nothing to check there)",
+                soft_wrap=True,
+                highlight=False,
+            )
+        for reason in self.skipped_signals.values():
+            console.print(f"not run: {escape(reason)}", soft_wrap=True, highlight=False)
         u = self.usage
         if self.kept_incomplete:
             console.print(
@@ -418,7 +436,7 @@ class ScoreRunSummary:
         if self.errors:
             console.print(
                 f"error rows: {self.errors} input row(s) could not be scored (error says why), "
-                f"e.g. {self.first_error}",
+                f"e.g. {escape(self.first_error)}",
                 soft_wrap=True,
                 highlight=False,
             )
@@ -483,7 +501,9 @@ async def _score_into(
     carry: Sequence[str],
 ) -> ScoreRunSummary:
     previous = out.rows
-    summary = ScoreRunSummary(output=out.path, judges=scorer.judge_names)
+    summary = ScoreRunSummary(
+        output=out.path, judges=scorer.judge_names, skipped_signals=dict(scorer.skipped)
+    )
     in_flight: dict[int, InputRow] = {}
     """The rows handed to the stream whose result is not written yet, by their index in it."""
 

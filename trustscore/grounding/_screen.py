@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from trustscore._types import Sample, Signal, Usage
+from trustscore._types import ABSTENTION, Sample, Signal, Usage
 from trustscore.grounding._abstention import abstention
 from trustscore.grounding._language import language_mismatch
 
@@ -24,7 +24,7 @@ def unchecked(sample: Sample) -> tuple[str, str] | None:
     declined = abstention(sample.response)
     if declined is not None:
         return (
-            "abstention",
+            ABSTENTION,
             f'abstention: the response declines to answer ("{declined}"); it states no claim to check',
         )
     foreign = language_mismatch(sample.response, sample.context_text)

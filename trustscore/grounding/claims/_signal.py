@@ -29,7 +29,7 @@ from threading import Lock
 import anyio
 from pydantic import JsonValue
 
-from trustscore._types import Sample, Signal, Span, Usage
+from trustscore._types import ABSTENTION, Sample, Signal, Span, Usage
 from trustscore.compute._deadline import checkpoint
 from trustscore.core._hashing import canonical_json, short_hash
 from trustscore.grounding._screen import SCREEN, unchecked
@@ -98,12 +98,12 @@ class ClaimsCheck:
         if not sample.has_context:
             return self._failed("no context: the claims check reads the response against the context", began)
         screened = unchecked(sample)
-        if screened is not None and screened[0] == "abstention":
+        if screened is not None and screened[0] == ABSTENTION:
             return Signal(
                 name=self.name,
                 value=1.0,
                 raw={
-                    "outcome": "abstention",
+                    "outcome": ABSTENTION,
                     "atoms": 0,
                     "contradicted": 0,
                     "contradicted_facts": 0,
