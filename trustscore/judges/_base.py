@@ -1,8 +1,8 @@
 """What every judge's ``run`` shares: calling the LLM, and failing with a reason.
 
-What the calls cost is not added up here: the Scorer counts it once, for every signal, in the usage
-meter of the signal's run (:mod:`trustscore.llm._accounting`), which also sees calls cut off by a
-deadline."""
+What the calls cost is not added up here: the Scorer counts it once, for every signal, from the
+record of each call the LLM it hands the judge makes (:mod:`trustscore.llm._call`), calls cut off by a
+deadline included. A judge run alone, outside a Scorer, adds up nothing."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ from abc import ABC, abstractmethod
 from trustscore._errors import JudgeFailure, PromptTooLong
 from trustscore._types import Sample, Signal
 from trustscore.judges._context_fit import ContextFit, fit_context
-from trustscore.llm._accounting import UsageMeter
-from trustscore.llm._metered import MeteredLLM
 from trustscore.llm._protocol import LLM, ChatRequest, ChatResult, LLMError
 
 __all__ = ["TEMPERATURE_RANGE", "JudgeBase", "JudgeCalls", "fitted_context", "needs_context"]
@@ -63,15 +61,7 @@ class JudgeBase(ABC):
     kind = "judge"
 
     async def run(self, sample: Sample, llm: LLM) -> Signal:
-        """The judge's signal. Under a Scorer its usage is counted by the Scorer's meter around the run;
-        run alone, the judge meters its own calls, so its signal carries what they cost either way."""
-        if UsageMeter.current() is not None:
-            return await self._guarded(sample, llm)
-        with UsageMeter() as meter:
-            signal = await self._guarded(sample, MeteredLLM(llm))
-        return signal.model_copy(update={"usage": meter.usage()}) if meter.saw_calls else signal
-
-    async def _guarded(self, sample: Sample, llm: LLM) -> Signal:
+        """The judge's signal; a failure is a missing signal with the reason."""
         calls = JudgeCalls(llm, self.name)
         try:
             return await self._run(sample, llm, calls)

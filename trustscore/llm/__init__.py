@@ -59,7 +59,6 @@ __all__ = [
     "TopLogprob",
     "UnsafeCacheEntry",
     "UnsupportedRequest",
-    "UsageMeter",
     "build_request_body",
     "cache_key",
     "parse_response",
@@ -69,7 +68,6 @@ _LAZY = {
     "AdaptiveLimiter": "trustscore.llm._limits",
     "RetryPolicy": "trustscore.llm._limits",
     "LimiterPool": "trustscore.llm._limits",
-    "UsageMeter": "trustscore.llm._accounting",
     "ReplicaPool": "trustscore.llm._pool",
     "HttpBackend": "trustscore.llm._http",
     "UnsupportedRequest": "trustscore._errors",
@@ -84,7 +82,6 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from trustscore._errors import UnsafeCacheEntry, UnsupportedRequest
-    from trustscore.llm._accounting import UsageMeter
     from trustscore.llm._cache import ResponseCache, SafeDisk, cache_key
     from trustscore.llm._client import LLMClient
     from trustscore.llm._http import HttpBackend, build_request_body, parse_response

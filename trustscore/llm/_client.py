@@ -12,8 +12,8 @@ from pydantic import ValidationError
 
 from trustscore._errors import BudgetExceeded, ConfigError, LLMTimeout, UnsupportedRequest
 from trustscore.compute._deadline import current_deadline
-from trustscore.llm._accounting import CallTally, Delivery
 from trustscore.llm._cache import ResponseCache, cache_key
+from trustscore.llm._call import CallContext, CallUsage, with_usage
 from trustscore.llm._config import EndpointConfig
 from trustscore.llm._http import HttpBackend, unsupported_reason
 from trustscore.llm._limits import AdaptiveLimiter, LimiterPool, RetryPolicy, is_overload
@@ -40,8 +40,9 @@ class LLMClient:
     endpoint's per-attempt timeout -> retry (bounded, jittered, honouring Retry-After) -> cache store.
     The returned result's ``usage`` counts requests actually sent (retries included), tokens,
     cache hits and wall-clock seconds; a final failure raises the LLMError with that usage attached.
-    A call cut off by cancellation is still counted in the current
-    :class:`~trustscore.llm._accounting.UsageMeter`. Waiting requests get a slot in the order of the
+    The count is the call's :class:`~trustscore.llm._call.CallUsage` record, the one the request's
+    context carries (a fresh one otherwise), kept up to date as requests go out, so the caller that
+    handed it down still sees a call cut off by cancellation. Waiting requests get a slot in the order of the
     sample they belong to (:mod:`trustscore.llm._scheduling`); ``limiter`` shares one adaptive limit
     between clients of one server, ``limiters`` one per server for every server of the endpoint
     (see :class:`~trustscore.llm._limits.LimiterPool`).
@@ -193,42 +194,45 @@ class LLMClient:
         self, request: ChatRequest, cache: bool | None, deadline_s: float | None
     ) -> ChatResult:
         store = self._cache if cache is not False else None
-        tally = CallTally()
+        context = request.context or CallContext()
+        record = context.record
+        if record is None:  # the backend marks delivery on the record the request carries
+            record = CallUsage()
+            request = request.within(CallContext(record=record))
         order = request_order()
         if deadline_s is None:
-            return await self._generate(request, store, tally, order)
+            return await self._generate(request, store, record, order)
         with anyio.move_on_after(deadline_s):
-            return await self._generate(request, store, tally, order)
+            return await self._generate(request, store, record, order)
         # Only the deadline's cancellation leaves the scope without a return or an exception.
-        tally.finish()
+        record.finish()
         raise LLMTimeout(
-            f"deadline of {deadline_s}s ran out after {tally.requests} request(s)", usage=tally.usage()
+            f"deadline of {deadline_s}s ran out after {record.requests} request(s)", usage=record.usage()
         )
 
     async def _generate(
-        self, request: ChatRequest, store: ResponseCache | None, tally: CallTally, order: int
+        self, request: ChatRequest, store: ResponseCache | None, record: CallUsage, order: int
     ) -> ChatResult:
         try:
             key = cache_key(self._endpoint, request) if store is not None else ""
-            if store is not None:
-                cached = await store.get(key)
-                if cached is not None:
-                    tally.cache_hits += 1
-                    tally.finish()
-                    return cached.model_copy(update={"usage": tally.usage()})
-            result = await self._send_with_retries(request, tally, order)
-            if store is not None:
-                await store.put(key, result)
+            cached = await store.get(key) if store is not None else None
+            if cached is not None:
+                record.cache_hits += 1
+                result = cached
+            else:
+                result = await self._send_with_retries(request, record, order)
+                record.prompt_tokens += result.prompt_tokens
+                record.completion_tokens += result.completion_tokens
+                if store is not None:
+                    await store.put(key, result)
         except LLMError as e:
-            tally.finish()
-            e.usage = tally.usage()
+            record.finish()
+            e.usage = record.usage()
             raise
-        tally.prompt_tokens += result.prompt_tokens
-        tally.completion_tokens += result.completion_tokens
-        tally.finish()
-        return result.model_copy(update={"usage": tally.usage()})
+        record.finish()
+        return with_usage(result, record.usage())
 
-    async def _send_with_retries(self, request: ChatRequest, tally: CallTally, order: int) -> ChatResult:
+    async def _send_with_retries(self, request: ChatRequest, record: CallUsage, order: int) -> ChatResult:
         """Attempts until one succeeds or the policy gives up. The wait before a retry (Retry-After
         or backoff) holds no slot; the retry then queues at its sample's age, ahead of younger work."""
         retries = 0
@@ -236,7 +240,7 @@ class LLMClient:
         while True:
             replica = await self._pool.pick(order, failed_on)
             try:
-                return await self._attempt(replica, request, tally, order)
+                return await self._attempt(replica, request, record, order)
             except LLMError as e:
                 if is_replica_failure(e) and len(self._pool.replicas) > 1:
                     failed_on.append(replica)
@@ -249,7 +253,7 @@ class LLMClient:
                 retries += 1
 
     async def _attempt(
-        self, replica: Replica, request: ChatRequest, tally: CallTally, order: int
+        self, replica: Replica, request: ChatRequest, record: CallUsage, order: int
     ) -> ChatResult:
         replica.outstanding += 1
         try:
@@ -262,7 +266,8 @@ class LLMClient:
                     cut_by_budget = budget_s is not None and budget_s + BUDGET_GRACE_S < wait_s
                     if budget_s is not None and cut_by_budget:
                         wait_s = max(budget_s, 0.0) + BUDGET_GRACE_S
-                    with anyio.move_on_after(wait_s) as attempt, Delivery() as delivery:
+                    record.begin_attempt()
+                    with anyio.move_on_after(wait_s) as attempt:
                         try:
                             result = await replica.backend.send(request)
                         except LLMError as e:
@@ -273,11 +278,7 @@ class LLMClient:
                             self._pool.failed(replica, e)
                             raise
                         finally:
-                            # Counted however the attempt ends, a deadline's cancellation included.
-                            if delivery.sent:
-                                tally.requests += 1
-                            else:
-                                tally.unsent += 1
+                            record.end_attempt()  # however it ends, a deadline's cancellation included
                     if not attempt.cancelled_caught:
                         break
                     if not cut_by_budget:

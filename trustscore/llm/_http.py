@@ -28,7 +28,6 @@ from trustscore._errors import (
     ServerError,
     UnsupportedRequest,
 )
-from trustscore.llm._accounting import Delivery
 from trustscore.llm._bounds import ResponseBounds, read_bounded
 from trustscore.llm._config import EndpointConfig, redact_url
 from trustscore.llm._connections import ShardedClients
@@ -528,14 +527,14 @@ class HttpBackend:
         shard = shards.acquire()
         # httpx's own transport reports when the request body is written; a transport given in its
         # place (a test's MockTransport) may not, and then the attempt counts as sent.
-        delivery = Delivery.current() if self._transport is None else None
+        record = request.context.record if request.context is not None and self._transport is None else None
         extensions: dict[str, Any] = {}
-        if delivery is not None:
-            delivery.tracked = True
+        if record is not None:
+            record.track_delivery()
 
             async def trace(event: str, info: dict[str, Any]) -> None:
                 if event.endswith("send_request_body.complete"):
-                    delivery.reached = True
+                    record.delivered()
 
             extensions["trace"] = trace
         bounds = ResponseBounds.of(request, body, context_window=self._endpoint.context_window)
@@ -549,8 +548,8 @@ class HttpBackend:
                 extensions=extensions,
             )
             response = await client.send(sent, stream=True)
-            if delivery is not None:
-                delivery.reached = True
+            if record is not None:
+                record.delivered()
             try:
                 ok = 200 <= response.status_code < 300
                 # An error body is only read for its message: the first bytes are enough.

@@ -46,7 +46,14 @@ from trustscore.scoring._inputs import (
     make_sample,
     validate_sample,
 )
-from trustscore.scoring._runners import LocalSource, Source, SourceRun, UnavailableSource, run_guarded
+from trustscore.scoring._runners import (
+    CallsLLM,
+    LocalSource,
+    Source,
+    SourceRun,
+    UnavailableSource,
+    run_guarded,
+)
 from trustscore.scoring._wiring import build_sources, load_fuser
 from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
 from trustscore.telemetry import score_span, signal_span
@@ -179,12 +186,13 @@ class Scorer:
             )
         name, check = found
         run = SourceRun()
-        with run.meter:
-            try:
-                result: Signal = await check.familiarity(question)
-            except LLMError as e:
-                result = Signal.failed(name, e.reason, usage=e.usage)
-        return run.metered(result)
+        if isinstance(check, CallsLLM):
+            check = check.bound(run.bind)  # type: ignore[assignment]
+        try:
+            result: Signal = await check.familiarity(question)
+        except LLMError as e:
+            result = Signal.failed(name, e.reason, usage=e.usage)
+        return run.counted(result)
 
     async def score(
         self,
@@ -246,7 +254,7 @@ class Scorer:
         fuser = self._cascade.fuser_at(progress) if self._cascade is not None else self._fuser
         timed_out = f"timed out after {budget:g}s budget"
         signals = {
-            s.name: finished.get(s.name) or runs[s.name].metered(Signal.failed(s.name, timed_out))
+            s.name: finished.get(s.name) or runs[s.name].counted(Signal.failed(s.name, timed_out))
             for s in self._sources
             if stop is None or s.name not in stop.skipped
         }

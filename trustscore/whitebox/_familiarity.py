@@ -22,10 +22,11 @@ completions with ``prompt_logprobs`` for teacher forcing, as vLLM offers).
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -538,6 +539,16 @@ class FamiliaritySignal:
         """As :meth:`familiarity`, but a local model that cannot load raises WhiteboxLoadError, which
         the Scorer reports as missing with the sample incomplete (a rerun may load it)."""
         return await self._familiarity(sample.question)
+
+    def bound(self, bind: Callable[[LLM], LLM]) -> FamiliaritySignal:
+        """This signal with every LLM it asks handed through ``bind``: the Scorer binds it to its run on
+        one sample, so the calls are counted there."""
+        view = copy.copy(self)
+        if self.concept_llm is not None:
+            view.concept_llm = bind(self.concept_llm)
+        if isinstance(self.backend, RemoteFamiliarityBackend):
+            view.backend = RemoteFamiliarityBackend(bind(self.backend.llm), template=self.backend.template)
+        return view
 
     async def familiarity(self, question: str) -> Signal:
         """Pre-generation check: the familiarity of ``question``'s concepts, as the "familiarity" Signal."""
