@@ -7,29 +7,46 @@ deadline included. A judge run alone, outside a Scorer, adds up nothing."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Literal
 
 from trustscore._errors import JudgeFailure, PromptTooLong
 from trustscore._types import Sample, Signal
 from trustscore.judges._context_fit import ContextFit, fit_context
 from trustscore.llm._protocol import LLM, ChatRequest, ChatResult, LLMError
 
-__all__ = ["TEMPERATURE_RANGE", "JudgeBase", "JudgeCalls", "fitted_context", "needs_context"]
+__all__ = ["TEMPERATURE_RANGE", "JudgeBase", "JudgeLLM", "fitted_context", "needs_context"]
 
 TEMPERATURE_RANGE = "[0, 2], the range vLLM and the OpenAI API accept"
 """How a judge's temperature setting is described (the bounds its Field enforces)."""
 
 
-class JudgeCalls:
-    """Sends the requests of one judge run; a failed call becomes JudgeFailure naming the LLM's reason."""
+class JudgeLLM:
+    """The one handle of one judge run: the LLM it was given, whose failed call becomes JudgeFailure
+    naming the LLM's reason."""
 
     def __init__(self, llm: LLM, judge: str) -> None:
-        self.llm = llm
+        self._llm = llm
         self.judge = judge
 
-    async def generate(self, request: ChatRequest) -> ChatResult:
+    @property
+    def model(self) -> str:
+        return self._llm.model
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]:
+        return self._llm.flavour
+
+    @property
+    def context_window(self) -> int:
+        return self._llm.context_window
+
+    def count_tokens(self, text: str) -> int:
+        return self._llm.count_tokens(text)
+
+    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
         """The result, or JudgeFailure naming the LLM's reason. Never retries: the LLM client does."""
         try:
-            return await self.llm.generate(request)
+            return await self._llm.generate(request, cache=cache)
         except LLMError as e:
             raise JudgeFailure(f"{self.judge} call failed: {e.reason}") from None
 
@@ -62,11 +79,10 @@ class JudgeBase(ABC):
 
     async def run(self, sample: Sample, llm: LLM) -> Signal:
         """The judge's signal; a failure is a missing signal with the reason."""
-        calls = JudgeCalls(llm, self.name)
         try:
-            return await self._run(sample, llm, calls)
+            return await self._run(sample, JudgeLLM(llm, self.name))
         except JudgeFailure as e:
             return Signal.failed(self.name, e.reason, raw=e.raw, version=self.version)
 
     @abstractmethod
-    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal: ...
+    async def _run(self, sample: Sample, llm: JudgeLLM) -> Signal: ...

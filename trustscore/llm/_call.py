@@ -24,11 +24,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pydantic import BaseModel
 
 from trustscore._types import Usage
+
+if TYPE_CHECKING:
+    from trustscore.compute._deadline import Deadline
+    from trustscore.llm._scheduling import Ticket
 
 __all__ = ["CallContext", "CallUsage", "UsageLog", "with_usage"]
 
@@ -109,8 +113,17 @@ class UsageLog:
 
 @dataclass(frozen=True)
 class CallContext:
-    """What one LLM call runs under, handed down explicitly with its request."""
+    """What one LLM call runs under, handed down explicitly with its request: the Scorer makes one
+    per signal of a sample; every field may be left out (a call outside any sample)."""
 
+    deadline: Deadline | None = None
+    """The sample's time budget: an attempt waits no longer than what is left of it."""
+    ticket: Ticket | None = None
+    """The sample's place in line: its requests queue for a slot by the sample's age."""
+    signal: str | None = None
+    """The signal that asks, named on the call's telemetry."""
+    capture_content: bool | None = None
+    """The Scorer's ``[telemetry] capture_content`` (None: the environment variable decides)."""
     record: CallUsage | None = None
     """The call's usage record, kept up to date by the client and its backend."""
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -11,7 +12,6 @@ import httpx
 from pydantic import ValidationError
 
 from trustscore._errors import BudgetExceeded, ConfigError, LLMTimeout, UnsupportedRequest
-from trustscore.compute._deadline import current_deadline
 from trustscore.llm._cache import ResponseCache, cache_key
 from trustscore.llm._call import CallContext, CallUsage, with_usage
 from trustscore.llm._config import EndpointConfig
@@ -24,6 +24,8 @@ from trustscore.telemetry import chat_span
 
 if TYPE_CHECKING:
     import openai
+
+    from trustscore.compute._deadline import Deadline
 
 __all__ = ["LLMClient", "from_openai"]
 
@@ -58,7 +60,8 @@ class LLMClient:
     request), so the retry, and every other request, waits for a slot under the lowered limit while
     the server still works on what it was sent.
 
-    Inside a sample's time budget (:func:`~trustscore.compute._deadline.current_deadline`) an attempt
+    Inside a sample's time budget (the ``deadline`` of the request's
+    :class:`~trustscore.llm._call.CallContext`) an attempt
     waits at most ``min(timeout_s, what is left of the budget + 0.5 s)``. The grace lets the Scorer's
     own cut (which cancels the sample at the budget's end) land first; where nothing cuts from outside,
     or the loop was too busy to, the attempt's own limit ends it with :class:`BudgetExceeded`, which the
@@ -181,7 +184,10 @@ class LLMClient:
         reason = unsupported_reason(request, self._endpoint.flavour)
         if reason is not None:
             raise UnsupportedRequest(f"endpoint {self._endpoint.model!r}: {reason}")
-        with chat_span(self._endpoint, request) as span:
+        context = request.context or CallContext()
+        with chat_span(
+            self._endpoint, request, signal=context.signal, capture_content=context.capture_content
+        ) as span:
             try:
                 result = await self._generate_within(request, cache, deadline_s)
             except LLMError as e:
@@ -198,8 +204,8 @@ class LLMClient:
         record = context.record
         if record is None:  # the backend marks delivery on the record the request carries
             record = CallUsage()
-            request = request.within(CallContext(record=record))
-        order = request_order()
+            request = request.within(replace(context, record=record))
+        order = request_order(context.ticket)
         if deadline_s is None:
             return await self._generate(request, store, record, order)
         with anyio.move_on_after(deadline_s):
@@ -237,23 +243,24 @@ class LLMClient:
         or backoff) holds no slot; the retry then queues at its sample's age, ahead of younger work."""
         retries = 0
         failed_on: list[Replica] = []
+        deadline = request.context.deadline if request.context is not None else None
         while True:
             replica = await self._pool.pick(order, failed_on)
             try:
-                return await self._attempt(replica, request, record, order)
+                return await self._attempt(replica, request, record, order, deadline)
             except LLMError as e:
                 if is_replica_failure(e) and len(self._pool.replicas) > 1:
                     failed_on.append(replica)
                     if self._pool.others_left(failed_on):
                         continue  # fail over at once: another server, not a later try
                     failed_on.clear()
-                if not self._retry.should_retry(e, retries) or _budget_spent():
+                if not self._retry.should_retry(e, retries) or _budget_spent(deadline):
                     raise
                 await anyio.sleep(self._retry.delay(e, retries))
                 retries += 1
 
     async def _attempt(
-        self, replica: Replica, request: ChatRequest, record: CallUsage, order: int
+        self, replica: Replica, request: ChatRequest, record: CallUsage, order: int, deadline: Deadline | None
     ) -> ChatResult:
         replica.outstanding += 1
         try:
@@ -262,7 +269,7 @@ class LLMClient:
                 gives_up_at = anyio.current_time() + timeout_s
                 while True:
                     wait_s = gives_up_at - anyio.current_time()
-                    budget_s = _budget_left()
+                    budget_s = _budget_left(deadline)
                     cut_by_budget = budget_s is not None and budget_s + BUDGET_GRACE_S < wait_s
                     if budget_s is not None and cut_by_budget:
                         wait_s = max(budget_s, 0.0) + BUDGET_GRACE_S
@@ -287,7 +294,7 @@ class LLMClient:
                         self._pool.failed(replica, timed_out)
                         raise timed_out
                     # The budget's end, not the server's: no congestion, no retry.
-                    if _budget_spent():
+                    if _budget_spent(deadline):
                         raise BudgetExceeded("the sample's time budget ran out during an LLM request")
                     # Not over after all: the sample's clock stopped meanwhile. Ask again for what is left.
                 permit.success()
@@ -318,15 +325,13 @@ class LLMClient:
         await self.aclose()
 
 
-def _budget_left() -> float | None:
+def _budget_left(deadline: Deadline | None) -> float | None:
     """Seconds left of the time budget of the sample this call works for (None outside a budget)."""
-    deadline = current_deadline()
     return None if deadline is None else deadline.seconds_left()
 
 
-def _budget_spent() -> bool:
+def _budget_spent(deadline: Deadline | None) -> bool:
     """The time budget of the sample this call works for is over (never outside a budget)."""
-    deadline = current_deadline()
     return deadline is not None and deadline.over
 
 

@@ -64,7 +64,7 @@ class ResultStream:
 
     def __init__(
         self,
-        score_one: Callable[[Sample], Awaitable[TrustScore]],
+        score_one: Callable[[Sample, Ticket], Awaitable[TrustScore]],
         samples: Iterable[Any] | AsyncIterable[Any],
         *,
         limiters: Sequence[Capacity],
@@ -188,7 +188,7 @@ class ResultStream:
         async with send:
             with ticket:  # held until the consumer takes the result: a slow consumer slows admission
                 try:
-                    result: TrustScore | Exception = await self._score_one(sample)
+                    result: TrustScore | Exception = await self._score_one(sample, ticket)
                 except Exception as e:
                     result = e
                 await send.send(Scored(index, result))

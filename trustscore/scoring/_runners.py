@@ -96,17 +96,19 @@ class CallsLLM(Protocol):
 
 
 class SourceRun:
-    """One source's run on one sample: ``calls``, the record of every LLM call the source made
-    through the LLM it was handed (those cut off by a deadline included), and ``transient``, why it
+    """One source's run on one sample: ``context``, handed to every LLM call it makes, ``calls``, the
+    record of each of those calls (those cut off by a deadline included), and ``transient``, why it
     failed in ways a rerun may fix (server down or busy, no key)."""
 
-    def __init__(self) -> None:
+    def __init__(self, context: CallContext | None = None) -> None:
+        self.context = context if context is not None else CallContext()
+        """What the run's LLM calls run under: the sample's deadline and ticket, the signal's name."""
         self.calls = UsageLog()
         self.transient: list[str] = []
 
     def bind(self, llm: LLM) -> LLM:
         """``llm`` with this run's context: its calls are recorded here, failures a rerun may fix noted."""
-        return BoundLLM(llm, self.calls, on_failure=self._note)
+        return BoundLLM(llm, self.calls, self.context, on_failure=self._note)
 
     def counted(self, signal: Signal) -> Signal:
         """``signal`` with its usage the sum of the run's call records, where it made LLM calls: every

@@ -34,8 +34,9 @@ from trustscore._errors import BudgetExceeded, ConfigError, DegradedScoreError, 
 from trustscore._types import DomainCheck, Sample, Signal, TrustScore, Usage
 from trustscore.compute._deadline import Deadline, bound
 from trustscore.fusion._fuser import AssessingFuser, FusedScore, Fuser, clip_score
+from trustscore.llm._call import CallContext
 from trustscore.llm._protocol import GatedLLM
-from trustscore.llm._scheduling import Capacity, sample_ticket
+from trustscore.llm._scheduling import Capacity, Ticket
 from trustscore.scoring._batch import ProgressBar, ResultCallback, ResultStream, call_back
 from trustscore.scoring._cascade import CascadeRun, build_cascade
 from trustscore.scoring._endpoints import Endpoints
@@ -215,19 +216,28 @@ class Scorer:
             raise InputError(
                 f"sample is a {type(sample).__name__}; pass a trustscore.Sample (or use score())"
             )
+        with Ticket() as ticket:  # this sample's place in line among the LLM requests of others
+            return await self._score_in_line(sample, budget_s, ticket)
+
+    async def _score_in_line(self, sample: Sample, budget_s: float | None, ticket: Ticket) -> TrustScore:
+        """:meth:`score_sample`, its LLM requests queued by ``ticket`` (the sample's place in line)."""
         budget = check_budget(budget_s, self.config.limits.score_budget_s)
-        with score_span(sample, self.config.telemetry.capture_content) as span:
-            result = await self._score_sample(sample, budget)
+        with score_span(sample) as span:
+            result = await self._score_sample(sample, budget, ticket)
             span.done(result)
         return result
 
-    async def _score_sample(self, sample: Sample, budget: float) -> TrustScore:
+    async def _score_sample(self, sample: Sample, budget: float, ticket: Ticket) -> TrustScore:
         started = time.perf_counter()
         finished: dict[str, Signal] = {}
-        # One record per source: the one count of what its LLM calls cost, and why it failed in
-        # ways a rerun may fix.
-        runs = {s.name: SourceRun() for s in self._sources}
         deadline = Deadline(budget)
+        capture = self.config.telemetry.capture_content
+        # One run per source: the context its LLM calls run under, the record of each call, and
+        # why it failed in ways a rerun may fix.
+        runs = {
+            s.name: SourceRun(CallContext(deadline, ticket, signal=s.name, capture_content=capture))
+            for s in self._sources
+        }
 
         async def run_one(source: Source) -> None:
             with suppress(BudgetExceeded), bound(deadline), signal_span(source.name, source.is_judge) as span:
@@ -239,8 +249,7 @@ class Scorer:
                     tg.start_soon(run_one, source)
 
         progress = CascadeRun()
-        # The ticket gives this sample's LLM requests their place in line: older samples first.
-        with sample_ticket(), anyio.CancelScope() as budget_scope:
+        with anyio.CancelScope() as budget_scope:
             async with anyio.create_task_group() as watch:
                 # Worker threads cannot be interrupted: when this scope is cancelled (budget over, or
                 # the caller cancelled) the watcher tells them through the deadline they check.
@@ -388,8 +397,8 @@ class Scorer:
         limit = check_concurrency(concurrency, self.config.limits.max_concurrent_samples)
         check_budget(budget_s, self.config.limits.score_budget_s)
 
-        async def score_one(sample: Sample) -> TrustScore:
-            return await self.score_sample(sample, budget_s=budget_s)
+        async def score_one(sample: Sample, ticket: Ticket) -> TrustScore:
+            return await self._score_in_line(sample, budget_s, ticket)
 
         return ResultStream(
             score_one,
