@@ -293,7 +293,7 @@ async def test_prefix_reuse_read_from_the_engine_counters(real_model_engine: VLL
 async def test_remote_familiarity_goes_through_the_models_chat_template(
     real_model_engine: VLLMEngine,
 ) -> None:
-    from trustscore.whitebox._familiarity import RemoteFamiliarityBackend
+    from trustscore.whitebox._familiarity_backends import RemoteFamiliarityBackend
 
     async with LLMClient(endpoint(real_model_engine)) as client:
         backend = RemoteFamiliarityBackend(client)

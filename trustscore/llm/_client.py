@@ -15,11 +15,12 @@ from trustscore._errors import BudgetExceeded, ConfigError, LLMTimeout, Unsuppor
 from trustscore.llm._cache import ResponseCache, cache_key
 from trustscore.llm._call import CallContext, CallUsage, with_usage
 from trustscore.llm._config import EndpointConfig
-from trustscore.llm._http import HttpBackend, unsupported_reason
+from trustscore.llm._http import HttpBackend
 from trustscore.llm._limits import AdaptiveLimiter, LimiterPool, RetryPolicy, is_overload
 from trustscore.llm._pool import PoolCapacity, Replica, ReplicaPool, is_replica_failure
 from trustscore.llm._protocol import Backend, ChatRequest, ChatResult, LLMError, LoopBoundBackend
 from trustscore.llm._scheduling import request_order
+from trustscore.llm._wire import unsupported_reason
 from trustscore.telemetry import chat_span
 
 if TYPE_CHECKING:

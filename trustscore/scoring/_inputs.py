@@ -7,7 +7,7 @@ fix; a wrong type never surfaces as a bare TypeError or AttributeError from deep
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import AsyncIterable, Iterable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
@@ -15,7 +15,14 @@ from pydantic import ValidationError
 from trustscore._errors import InputError
 from trustscore._types import Sample
 
-__all__ = ["check_budget", "check_concurrency", "coerce_sample", "make_sample", "validate_sample"]
+__all__ = [
+    "check_budget",
+    "check_concurrency",
+    "check_samples",
+    "coerce_sample",
+    "make_sample",
+    "validate_sample",
+]
 
 _FIELD_FIXES = {
     "question": "pass the user's question as a string",
@@ -110,3 +117,10 @@ def _describe(value: Any) -> str:
         return "None"
     text = repr(value)
     return f"{type(value).__name__} {text[:40] + '...' if len(text) > 40 else text}"
+
+
+def check_samples(samples: Any, wanted: str) -> None:
+    """Refuse what is not ``wanted`` (a list, or an iterable or async iterable) of samples."""
+    streamable = isinstance(samples, Iterable) or (wanted != "a list" and isinstance(samples, AsyncIterable))
+    if isinstance(samples, str | bytes | Mapping | Sample) or not streamable:
+        raise InputError(f"samples must be {wanted} of samples (got {type(samples).__name__})")

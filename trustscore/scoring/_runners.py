@@ -12,17 +12,24 @@ from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 import anyio
 
-from trustscore._errors import BudgetExceeded, ClientError, LLMError, ModelLoadError, UnsafeCacheEntry
+from trustscore._errors import (
+    BudgetExceeded,
+    ClientError,
+    ConfigError,
+    LLMError,
+    ModelLoadError,
+    UnsafeCacheEntry,
+)
 from trustscore._types import Sample, Signal, Usage
 from trustscore.llm._call import CallContext, UsageLog, with_usage
 from trustscore.llm._protocol import LLM, ChatRequest, ChatResult
-from trustscore.signals._protocols import CachedSignal, Judge, LocalSignal
+from trustscore.signals._protocols import CachedSignal, FamiliarityCheck, Judge, LocalSignal
 
 if TYPE_CHECKING:
     from trustscore.scoring._local_cache import LocalCache
@@ -35,6 +42,7 @@ __all__ = [
     "Source",
     "SourceRun",
     "UnavailableSource",
+    "check_question_alone",
     "run_guarded",
 ]
 
@@ -278,3 +286,29 @@ def _leaves(error: BaseException) -> list[BaseException]:
 
 def _reason(error: BaseException) -> str:
     return error.reason if isinstance(error, LLMError) else f"{type(error).__name__}: {error}"
+
+
+async def check_question_alone(sources: Sequence[Source], question: str) -> Signal:
+    """The first local signal of ``sources`` that checks a question alone (a FamiliarityCheck), run
+    on ``question`` in a run of its own; a ConfigError naming what to configure when there is none."""
+    local = (s for s in sources if isinstance(s, LocalSource))
+    found = next(((s.name, s.signal) for s in local if isinstance(s.signal, FamiliarityCheck)), None)
+    if found is None:
+        unavailable = "".join(
+            f"; {s.name} is unavailable here: {s.reason}"
+            for s in sources
+            if isinstance(s, UnavailableSource) and not s.is_judge
+        )
+        raise ConfigError(
+            "no signal of this Scorer checks a question alone: add [signals.familiarity] (with "
+            f"model_path, or an endpoint for the generator){unavailable}"
+        )
+    name, check = found
+    run = SourceRun()
+    if isinstance(check, CallsLLM):
+        check = check.bound(run.bind)  # type: ignore[assignment]
+    try:
+        result: Signal = await check.familiarity(question)
+    except LLMError as e:
+        result = Signal.failed(name, e.reason, usage=e.usage)
+    return run.counted(result)

@@ -30,33 +30,39 @@ import anyio
 from anyio.lowlevel import RunVar
 
 from trustscore._config import Config
-from trustscore._errors import BudgetExceeded, ConfigError, DegradedScoreError, InputError, LLMError
-from trustscore._types import DomainCheck, Sample, Signal, TrustScore, Usage
-from trustscore.compute._deadline import Deadline, bound
-from trustscore.fusion._fuser import AssessingFuser, FusedScore, Fuser, clip_score
+from trustscore._errors import BudgetExceeded, InputError
+from trustscore._types import Sample, Signal, TrustScore
+from trustscore.compute._deadline import Deadline, bound, watch_deadline
+from trustscore.fusion._fuser import Fuser
 from trustscore.llm._call import CallContext
-from trustscore.llm._protocol import GatedLLM
-from trustscore.llm._scheduling import Capacity, Ticket
-from trustscore.scoring._batch import ProgressBar, ResultCallback, ResultStream, call_back
+from trustscore.llm._scheduling import Ticket
+from trustscore.scoring._batch import (
+    ProgressBar,
+    ResultCallback,
+    ResultStream,
+    admission_capacities,
+    call_back,
+)
 from trustscore.scoring._cascade import CascadeRun, build_cascade
 from trustscore.scoring._endpoints import Endpoints
 from trustscore.scoring._inputs import (
     check_budget,
     check_concurrency,
+    check_samples,
     coerce_sample,
     make_sample,
     validate_sample,
 )
+from trustscore.scoring._result import OUTSIDE_DOMAIN, fused_result
 from trustscore.scoring._runners import (
-    CallsLLM,
-    LocalSource,
     Source,
     SourceRun,
     UnavailableSource,
+    check_question_alone,
     run_guarded,
 )
 from trustscore.scoring._wiring import build_sources, load_fuser
-from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
+from trustscore.signals._protocols import Judge, LocalSignal
 from trustscore.telemetry import score_span, signal_span
 
 if TYPE_CHECKING:
@@ -73,17 +79,6 @@ __all__ = [
     "score",
     "validate_sample",
 ]
-
-
-OUTSIDE_DOMAIN = "outside the calibration domain"
-"""How the reason not to claim calibrated starts for a sample outside its calibrator's domain."""
-
-
-def _not_calibrated_reason(fused: FusedScore, domain: DomainCheck | None) -> str:
-    if not fused.calibrated:
-        return fused.not_calibrated_reason or f"{fused.description} gives no calibrated probability"
-    assert domain is not None
-    return f"{OUTSIDE_DOMAIN} of {domain.calibrator}: {'; '.join(domain.reasons)}"
 
 
 class Scorer:
@@ -173,27 +168,7 @@ class Scorer:
         """
         if not isinstance(question, str) or not question.strip():
             raise InputError(f"question must be a non-empty string (got {type(question).__name__})")
-        local = (s for s in self._sources if isinstance(s, LocalSource))
-        found = next(((s.name, s.signal) for s in local if isinstance(s.signal, FamiliarityCheck)), None)
-        if found is None:
-            unavailable = "".join(
-                f"; {s.name} is unavailable here: {s.reason}"
-                for s in self._sources
-                if isinstance(s, UnavailableSource) and not s.is_judge
-            )
-            raise ConfigError(
-                "no signal of this Scorer checks a question alone: add [signals.familiarity] (with "
-                f"model_path, or an endpoint for the generator){unavailable}"
-            )
-        name, check = found
-        run = SourceRun()
-        if isinstance(check, CallsLLM):
-            check = check.bound(run.bind)  # type: ignore[assignment]
-        try:
-            result: Signal = await check.familiarity(question)
-        except LLMError as e:
-            result = Signal.failed(name, e.reason, usage=e.usage)
-        return run.counted(result)
+        return await check_question_alone(self._sources, question)
 
     async def score(
         self,
@@ -253,7 +228,7 @@ class Scorer:
             async with anyio.create_task_group() as watch:
                 # Worker threads cannot be interrupted: when this scope is cancelled (budget over, or
                 # the caller cancelled) the watcher tells them through the deadline they check.
-                watch.start_soon(_watch_deadline, deadline, budget_scope)
+                watch.start_soon(watch_deadline, deadline, budget_scope)
                 if self._cascade is None:
                     await run_all(self._sources)
                 else:
@@ -267,37 +242,21 @@ class Scorer:
             for s in self._sources
             if stop is None or s.name not in stop.skipped
         }
-        # A fitted model knows the sample: its adaptation by the sample's domain, and whether the
-        # sample lies inside what it was calibrated on; outside, the score stands but is not claimed.
-        if isinstance(fuser, AssessingFuser):
-            fused, domain = fuser.assess(sample, signals)
-        else:
-            fused, domain = fuser.predict(signals), None
         # Cut by the budget, or missing for a reason a rerun may fix (server down or busy, no key).
         incomplete = [
             name
             for name, signal in signals.items()
             if name not in finished or (signal.missing and runs[name].transient)
         ]
-        calibrated = fused.calibrated and (domain is None or domain.inside)
-        result = TrustScore(
-            score=clip_score(fused.score),
-            calibrated=calibrated,
-            not_calibrated_reason=None if calibrated else _not_calibrated_reason(fused, domain),
-            interval=fused.interval,
-            domain=domain,
-            signals=signals,
-            used_signals=list(fused.used),
-            fusion=fused.description,
-            usage=Usage.total([s.usage for s in signals.values()]),
-            seconds=time.perf_counter() - started,
-            complete=not incomplete,
-            incomplete_signals=incomplete,
-            sample_id=sample.id,
+        return fused_result(
+            sample,
+            signals,
+            fuser,
+            incomplete=incomplete,
             cascade=stop,
-            degraded=any(signal.missing for signal in signals.values()),
+            seconds=time.perf_counter() - started,
+            on_missing=self.config.fusion.on_missing,
         )
-        return _on_missing(result, self.config.fusion.on_missing)
 
     @overload
     async def score_many(
@@ -343,7 +302,7 @@ class Scorer:
         others are scored. ``on_result(index, result)`` is called as each sample finishes.
         This holds every result until the end: :meth:`stream` does not.
         """
-        _check_samples(samples, "a list")
+        check_samples(samples, "a list")
         if on_result is not None and not callable(on_result):
             got = type(on_result).__name__
             raise InputError(f"on_result must be a function of (index, result) (got {got})")
@@ -393,7 +352,7 @@ class Scorer:
         the sample's error) is yielded in its result's place. Leaving the block (``break`` included)
         or ``await results.aclose()`` cancels the samples in flight.
         """
-        _check_samples(samples, "an iterable or async iterable")
+        check_samples(samples, "an iterable or async iterable")
         limit = check_concurrency(concurrency, self.config.limits.max_concurrent_samples)
         check_budget(budget_s, self.config.limits.score_budget_s)
 
@@ -403,7 +362,7 @@ class Scorer:
         return ResultStream(
             score_one,
             samples,
-            limiters=_limiters_of(self._endpoints.llms),
+            limiters=admission_capacities(self._endpoints.llms),
             limit=limit,
             return_exceptions=return_exceptions,
         )
@@ -439,7 +398,7 @@ class Scorer:
         """Blocking :meth:`score_many` (``return_exceptions`` as there)."""
         from trustscore.scoring._sync import run_sync_releasing
 
-        _check_samples(samples, "a list")
+        check_samples(samples, "a list")
         result: list[TrustScore] | list[TrustScore | Exception] = run_sync_releasing(
             self.score_many,
             self._endpoints.release_clients,
@@ -470,50 +429,6 @@ class Scorer:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
-
-
-async def _watch_deadline(deadline: Deadline, scope: anyio.CancelScope) -> None:
-    """Cancel ``scope`` when ``deadline`` is over (its clock stops while the sample waits on others'
-    work, so the end moves); cancel ``deadline`` when the scope is cancelled for any reason."""
-    try:
-        while (left := deadline.seconds_left()) > 0:
-            await anyio.sleep(left)
-        scope.cancel()
-    finally:
-        deadline.cancel()
-
-
-def _on_missing(result: TrustScore, on_missing: str) -> TrustScore:
-    """What ``fusion.on_missing`` makes of a degraded result: the fused score of the signals that
-    answered ("score"), no score ("none"), or a DegradedScoreError ("raise")."""
-    if not result.degraded or on_missing == "score":
-        return result
-    if on_missing == "raise":
-        raise DegradedScoreError(result.missing, result)
-    missing = ", ".join(result.missing)
-    return result.model_copy(
-        update={
-            "score": None,
-            "used_signals": [],
-            "calibrated": False,
-            "not_calibrated_reason": (
-                f'no score: signal(s) {missing} gave no value and fusion.on_missing = "none"'
-            ),
-        }
-    )
-
-
-def _check_samples(samples: Any, wanted: str) -> None:
-    streamable = isinstance(samples, Iterable) or (wanted != "a list" and isinstance(samples, AsyncIterable))
-    if isinstance(samples, str | bytes | Mapping | Sample) or not streamable:
-        raise InputError(f"samples must be {wanted} of samples (got {type(samples).__name__})")
-
-
-def _limiters_of(llms: Iterable[LLM]) -> list[Capacity]:
-    """What admission watches behind these LLMs: each gated one's adaptive limiter, or its replica
-    pool's combined gate (an LLM that is not a :class:`~trustscore.llm._protocol.GatedLLM`, such as a
-    user's own, takes no part in admission)."""
-    return [llm.capacity for llm in llms if isinstance(llm, GatedLLM)]
 
 
 # ---------------------------------------------------------------------------------------------
