@@ -68,7 +68,8 @@ def extract(args: argparse.Namespace, rows: list[dict[str, Any]]) -> list[dict[s
     from trustscore.grounding._lexical import LexicalSupport
     from trustscore.textmodels._embedder import load_embedder
     from trustscore.whitebox._model import load_model
-    from trustscore.whitebox._redeep import candidate_recipe, extract_features
+    from trustscore.whitebox._redeep_extract import extract_features
+    from trustscore.whitebox._redeep_features import candidate_recipe
 
     torch.set_num_threads(args.threads)
     args.cache.mkdir(parents=True, exist_ok=True)

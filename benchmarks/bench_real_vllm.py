@@ -41,8 +41,8 @@ from trustscore.judges._likert import LikertJudge
 from trustscore.judges._tlm import TLMJudge
 from trustscore.llm._client import LLMClient
 from trustscore.llm._config import EndpointConfig
-from trustscore.llm._http import build_request_body, request_path
 from trustscore.llm._protocol import ChatRequest, ChatResult
+from trustscore.llm._wire import build_request_body, request_path
 from trustscore.signals._protocols import Judge
 from trustscore.testing._vllm_engine import VLLMEngine, parse_metrics
 from trustscore.testing._vllm_model import build_tiny_vllm_model

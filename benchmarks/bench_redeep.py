@@ -71,7 +71,8 @@ def child(mode: str, model_dir: Path, n_tokens: int, repeats: int, threads: int)
 
     torch.set_num_threads(threads)
     from trustscore.whitebox._model import encode_sample, load_model
-    from trustscore.whitebox._redeep import FeatureRecipe, extract_features
+    from trustscore.whitebox._redeep_extract import extract_features
+    from trustscore.whitebox._redeep_features import FeatureRecipe
 
     loaded = load_model(model_dir)
     sample = _sample_of(loaded, n_tokens)

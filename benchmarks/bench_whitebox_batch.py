@@ -86,7 +86,8 @@ def main() -> None:
 
     from trustscore._types import Usage
     from trustscore.testing.real_model import default_real_model_dir, real_model_ready
-    from trustscore.whitebox._familiarity import FamiliaritySignal, LocalFamiliarityBackend
+    from trustscore.whitebox._familiarity import FamiliaritySignal
+    from trustscore.whitebox._familiarity_backends import LocalFamiliarityBackend
     from trustscore.whitebox._familiarity_config import FamiliarityConfig
     from trustscore.whitebox._model import encode_sample, load_model
 

@@ -21,7 +21,7 @@ CALL_USAGE = Usage(requests=1, prompt_tokens=100, completion_tokens=20, seconds=
 
 
 async def metered_run(judge: Judge, sample: Sample, llm: LLM) -> Signal:
-    """The judge's signal as the Scorer reports it: with the usage its run's meter counted (a judge
+    """The judge's signal as the Scorer reports it: with the usage its calls' records sum to (a judge
     itself adds up nothing)."""
     return await run_guarded(JudgeSource(judge, llm, None), sample, SourceRun())
 

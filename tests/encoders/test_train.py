@@ -12,14 +12,9 @@ pytest.importorskip("peft")
 from trustscore._types import Sample
 from trustscore.cli import main
 from trustscore.encoders._lettucedetect import format_prompt
-from trustscore.fitting._detector import (
-    TrainOptions,
-    encode_row,
-    lexical_baseline,
-    summarize,
-    train_detector,
-    verdict,
-)
+from trustscore.fitting._detector import TrainOptions, train_detector
+from trustscore.fitting._detector_data import encode_row
+from trustscore.fitting._detector_report import lexical_baseline, summarize, verdict
 from trustscore.rows._labeled import LabeledRow, read_rows, split_by_group
 from trustscore.testing._tiny_encoders import save_tiny_lettucedetect
 

@@ -17,7 +17,7 @@ from trustscore.llm._protocol import (
     HealthCheckedBackend,
     LoopBoundBackend,
 )
-from trustscore.scoring._scorer import _limiters_of
+from trustscore.scoring._batch import admission_capacities
 from trustscore.testing import FakeLLM
 
 pytestmark = pytest.mark.anyio
@@ -74,4 +74,4 @@ async def test_releasing_a_loop_reaches_only_the_backends_bound_to_loops() -> No
 def test_admission_watches_only_gated_llms() -> None:
     limiter = AdaptiveLimiter(1, 4)
     gated = LLMClient(ENDPOINT, backend=_Bare(), limiter=limiter)
-    assert _limiters_of([FakeLLM(), gated]) == [limiter]
+    assert admission_capacities([FakeLLM(), gated]) == [limiter]

@@ -24,8 +24,8 @@ from trustscore._errors import (
     UnsupportedRequest,
 )
 from trustscore._types import Usage
-from trustscore.llm._accounting import UsageMeter
 from trustscore.llm._cache import ResponseCache
+from trustscore.llm._call import CallContext, CallUsage
 from trustscore.llm._client import LLMClient
 from trustscore.llm._config import CacheConfig, EndpointConfig
 from trustscore.llm._limits import RetryPolicy
@@ -287,16 +287,26 @@ async def test_second_identical_call_is_served_from_cache(tmp_path: Path) -> Non
     assert first.usage.cache_hits == 0 and cache.hits == 1
     # another server with the same served name does not replay it (it may hold other weights) ...
     other = Server(ok("PASS", 7, 1))
-    elsewhere = LLMClient(EndpointConfig(base_url="http://other:1/v1", model="judge"), cache=cache,
-                          transport=other.transport, retry=FAST_RETRY)
+    elsewhere = LLMClient(
+        EndpointConfig(base_url="http://other:1/v1", model="judge"),
+        cache=cache,
+        transport=other.transport,
+        retry=FAST_RETRY,
+    )
     assert (await elsewhere.generate(REQUEST)).text == "PASS" and len(other.requests) == 1
     # ... but replicas that declare the same model_identity share entries
     same = {"model": "judge", "model_identity": "org/judge@v1"}
-    first_replica = LLMClient(EndpointConfig(base_url="http://r1:1/v1", **same), cache=cache,
-                              transport=Server(ok("FAIL", 7, 1)).transport)
+    first_replica = LLMClient(
+        EndpointConfig(base_url="http://r1:1/v1", **same),
+        cache=cache,
+        transport=Server(ok("FAIL", 7, 1)).transport,
+    )
     await first_replica.generate(REQUEST)
-    replica = LLMClient(EndpointConfig(base_url="http://r2:1/v1", **same), cache=cache,
-                        transport=Server(httpx.Response(500)).transport)
+    replica = LLMClient(
+        EndpointConfig(base_url="http://r2:1/v1", **same),
+        cache=cache,
+        transport=Server(httpx.Response(500)).transport,
+    )
     assert (await replica.generate(REQUEST)).text == "FAIL"
     # a different sampling parameter is a different entry
     await llm.generate(REQUEST.model_copy(update={"temperature": 0.5}))
@@ -425,6 +435,7 @@ async def test_a_cancelled_call_still_reports_the_requests_it_sent() -> None:
         return ok()
 
     llm = one_slot_client(hang)
-    with UsageMeter() as meter, anyio.move_on_after(0.2):
-        await llm.generate(asking("q"))
-    assert meter.usage().requests == 1 and meter.saw_calls
+    record = CallUsage()
+    with anyio.move_on_after(0.2):
+        await llm.generate(asking("q").within(CallContext(record=record)))
+    assert record.usage().requests == 1

@@ -12,7 +12,8 @@ import pytest
 from deadline_clock import DeadlineClock
 
 from trustscore._errors import BudgetExceeded, ServerError
-from trustscore.compute._deadline import Deadline, bound
+from trustscore.compute._deadline import Deadline
+from trustscore.llm._call import CallContext
 from trustscore.llm._client import LLMClient
 from trustscore.llm._config import EndpointConfig
 from trustscore.llm._limits import RetryPolicy
@@ -93,8 +94,8 @@ async def test_retries_after_timeouts_wait_for_a_slot_under_the_lowered_limit() 
 
 async def test_an_attempt_the_budget_cancels_is_no_congestion() -> None:
     llm = client(SlowThenFast(), timeout_s=600, initial_concurrency=4, max_concurrency=4)
-    with anyio.fail_after(30), bound(Deadline(0.05)), anyio.move_on_after(0.05):  # as the Scorer does
-        await llm.generate(asking("one"))
+    with anyio.fail_after(30), anyio.move_on_after(0.05):  # as the Scorer does
+        await llm.generate(asking("one").within(CallContext(deadline=Deadline(0.05))))
     assert llm.limiter.limit == 4
 
 
@@ -108,8 +109,8 @@ async def test_a_failure_after_the_budget_is_spent_is_not_retried() -> None:
 
     endpoint = EndpointConfig(base_url="http://judge.local/v1", model="judge")
     llm = LLMClient(endpoint, transport=httpx.MockTransport(failing), retry=RETRY)
-    with anyio.fail_after(30), bound(Deadline(0.0)), pytest.raises(ServerError):
-        await llm.generate(asking("one"))
+    with anyio.fail_after(30), pytest.raises(ServerError):
+        await llm.generate(asking("one").within(CallContext(deadline=Deadline(0.0))))
     assert calls == 1
 
 
@@ -130,8 +131,8 @@ async def test_an_attempt_waits_only_for_what_is_left_of_the_budget() -> None:
     # + grace), ends it. It is the budget's end, not the server's: no congestion, no retry.
     server = SlowThenFast()
     llm = client(server, timeout_s=600, initial_concurrency=4, max_concurrency=4)
-    with anyio.fail_after(30), bound(Deadline(0.05)), pytest.raises(BudgetExceeded, match="time budget"):
-        await llm.generate(asking("one"))
+    with anyio.fail_after(30), pytest.raises(BudgetExceeded, match="time budget"):
+        await llm.generate(asking("one").within(CallContext(deadline=Deadline(0.05))))
     assert server.timed_out and server.seen == {"one"}
     assert llm.limiter.limit == 4
 
@@ -156,7 +157,7 @@ async def test_an_attempt_whose_budget_clock_stopped_meanwhile_is_sent_again_for
     endpoint = EndpointConfig(base_url="http://judge.local/v1", model="judge", timeout_s=600)
     transport = httpx.MockTransport(stalls_while_the_clock_is_stopped)
     llm = LLMClient(endpoint, transport=transport, retry=RetryPolicy(max_retries=0))
-    with anyio.fail_after(30), bound(deadline):
-        result = await llm.generate(asking("one"))
+    with anyio.fail_after(30):
+        result = await llm.generate(asking("one").within(CallContext(deadline=deadline)))
     assert result.usage.requests == 2  # sent again, though no retry is allowed: it was no failure
     assert llm.limiter.limit == llm.endpoint.initial_concurrency

@@ -21,14 +21,9 @@ from trustscore._errors import (
     UnsupportedRequest,
 )
 from trustscore.llm._config import EndpointConfig
-from trustscore.llm._http import (
-    HttpBackend,
-    build_request_body,
-    error_for_status,
-    parse_response,
-    parse_retry_after,
-)
+from trustscore.llm._http import HttpBackend, error_for_status, parse_retry_after
 from trustscore.llm._protocol import ChatRequest, Constraint, Message
+from trustscore.llm._wire import build_request_body, parse_response
 
 CHAT = [Message(role="system", content="be brief"), Message(role="user", content="Is it true?")]
 

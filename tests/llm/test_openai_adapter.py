@@ -12,10 +12,10 @@ import pytest
 from trustscore._errors import BadResponse, ClientError, LLMTimeout, LLMUnreachable, RateLimited, ServerError
 from trustscore.llm._client import LLMClient
 from trustscore.llm._config import EndpointConfig
-from trustscore.llm._http import build_request_body
 from trustscore.llm._limits import RetryPolicy
 from trustscore.llm._openai_adapter import OpenAIBackend
 from trustscore.llm._protocol import ChatRequest, Constraint, Message
+from trustscore.llm._wire import build_request_body
 
 openai = pytest.importorskip("openai")
 

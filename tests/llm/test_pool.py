@@ -15,6 +15,7 @@ from pydantic import ValidationError
 import trustscore.llm._pool
 from trustscore._errors import LLMTimeout, LLMUnreachable
 from trustscore.llm._cache import cache_key
+from trustscore.llm._call import CallContext
 from trustscore.llm._client import LLMClient
 from trustscore.llm._config import EndpointConfig
 from trustscore.llm._limits import LimiterPool
@@ -117,9 +118,9 @@ async def test_a_samples_calls_stay_on_one_replica_and_samples_spread(fake_vllm_
     servers = [fake_vllm_factory(echo) for _ in range(3)]
     llm = LLMClient(pool_endpoint(servers))
     for i in range(30):
-        with Ticket():
+        with Ticket() as ticket:
             for judge in range(5):
-                await llm.generate(ask(f"sample {i} judge {judge}"))
+                await llm.generate(ask(f"sample {i} judge {judge}").within(CallContext(ticket=ticket)))
     by_server = [
         Counter(r.body["messages"][0]["content"].split(" judge")[0] for r in s.engine.completion_requests())
         for s in servers
@@ -137,8 +138,8 @@ async def test_a_new_sample_avoids_a_saturated_replica(fake_vllm_factory: Factor
     llm = LLMClient(pool_endpoint(servers, initial_concurrency=1, max_concurrency=1))
 
     async def sample(text: str) -> None:
-        with Ticket():
-            await llm.generate(ask(text))
+        with Ticket() as ticket:
+            await llm.generate(ask(text).within(CallContext(ticket=ticket)))
 
     with anyio.fail_after(5):
         async with anyio.create_task_group() as tg:
@@ -164,9 +165,9 @@ async def test_a_replica_killed_mid_run_loses_nothing_and_its_work_moves(fake_vl
 
     async def sample(i: int) -> None:
         nonlocal answered
-        with Ticket():
+        with Ticket() as ticket:
             for judge in range(3):
-                await llm.generate(ask(f"sample {i} judge {judge}"))
+                await llm.generate(ask(f"sample {i} judge {judge}").within(CallContext(ticket=ticket)))
                 answered += 1
                 if answered == 60:
                     victim.stop()
@@ -195,8 +196,8 @@ async def test_server_errors_fail_over_without_using_a_retry(
     for i in range(10):
         if i == 5:
             clock.advance(60.0)  # a loaded machine: a minute between two calls
-        with Ticket():
-            await llm.generate(ask(f"q{i}"))
+        with Ticket() as ticket:
+            await llm.generate(ask(f"q{i}").within(CallContext(ticket=ticket)))
     assert served(good) == 10
     assert llm.pool.replicas[0].ejected
     assert len(bad.requests) == 2  # ejected after two failures in a row: no traffic since
@@ -218,15 +219,15 @@ async def test_an_ejected_replica_returns_after_a_healthy_probe(
         )
     )
     for i in range(30):  # some of these samples hash to the dead replica first
-        with Ticket():
-            await llm.generate(ask(f"q{i}"))
+        with Ticket() as ticket:
+            await llm.generate(ask(f"q{i}").within(CallContext(ticket=ticket)))
     replica = llm.pool.replicas[0]
     assert replica.ejected and served(second) == 30
     revived = fake_vllm_factory(echo, port=port)
     clock.advance(1.0)  # past health_interval_s: the next call probes the ejected replica
     for i in range(40):
-        with Ticket():
-            await llm.generate(ask(f"r{i}"))
+        with Ticket() as ticket:
+            await llm.generate(ask(f"r{i}").within(CallContext(ticket=ticket)))
     assert not replica.ejected
     assert served(revived) > 0
     await llm.aclose()
@@ -251,9 +252,9 @@ async def test_a_replica_that_hangs_mid_run_is_ejected_its_work_moves_and_it_ret
 
     async def sample(tag: str, i: int, hang_at: int | None = None) -> None:
         nonlocal answered
-        with Ticket():
+        with Ticket() as ticket:
             for judge in range(3):
-                await llm.generate(ask(f"{tag} {i} judge {judge}"))
+                await llm.generate(ask(f"{tag} {i} judge {judge}").within(CallContext(ticket=ticket)))
                 answered += 1
                 if answered == hang_at:
                     victim.hang()
@@ -295,8 +296,8 @@ async def test_the_callers_deadline_running_out_is_no_replica_failure(fake_vllm_
         server.faults.add(Fault.delay(2.0))
     llm = LLMClient(pool_endpoint(servers, timeout_s=5, eject_after_failures=1))
     for i in range(4):
-        with Ticket(), pytest.raises(LLMTimeout, match="deadline"):
-            await llm.generate(ask(f"q{i}"), deadline_s=0.1)
+        with Ticket() as ticket, pytest.raises(LLMTimeout, match="deadline"):
+            await llm.generate(ask(f"q{i}").within(CallContext(ticket=ticket)), deadline_s=0.1)
     assert [(r.failures, r.ejected) for r in llm.pool.replicas] == [(0, False), (0, False)]
     await llm.aclose()
 
@@ -308,8 +309,8 @@ async def test_a_slow_replica_that_still_answers_some_calls_in_time_stays_in(
     slow.faults.add(Fault.delay(3.0), every=2)  # every second call it gets is late
     llm = LLMClient(pool_endpoint([slow, fast], timeout_s=0.6, max_retries=0, eject_after_failures=2))
     for i in range(16):
-        with Ticket():
-            await llm.generate(ask(f"q{i}"))
+        with Ticket() as ticket:
+            await llm.generate(ask(f"q{i}").within(CallContext(ticket=ticket)))
     replica = llm.pool.replicas[0]
     late = [r for r in slow.engine.completion_requests() if r.fault == "delay"]
     assert late and replica.served > 0  # it timed out, and answered in between

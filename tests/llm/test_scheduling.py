@@ -10,7 +10,7 @@ from anyio.abc import TaskStatus
 
 from trustscore.llm._config import EndpointConfig
 from trustscore.llm._limits import AdaptiveLimiter, LimiterPool
-from trustscore.llm._scheduling import PriorityGate, SampleAdmission, Ticket, request_order, sample_ticket
+from trustscore.llm._scheduling import PriorityGate, SampleAdmission, Ticket, request_order
 
 pytestmark = pytest.mark.anyio
 
@@ -40,19 +40,17 @@ async def test_an_older_samples_retry_is_served_before_a_newer_samples_first_att
     old, new = Ticket(), Ticket()
     served: list[str] = []
 
-    async def attempt(name: str) -> None:
-        async with limiter.slot():
+    async def attempt(name: str, ticket: Ticket) -> None:
+        async with limiter.slot(request_order(ticket)):  # as the client queues a sample's request
             served.append(name)
 
     await limiter.gate().acquire(0)  # the endpoint is busy
     with anyio.fail_after(5):
         async with anyio.create_task_group() as tg:
-            with new:  # tasks started here inherit the sample's ticket, as a sample's signals do
-                for k in range(3):
-                    tg.start_soon(attempt, f"new-{k}")
+            for k in range(3):
+                tg.start_soon(attempt, f"new-{k}", new)
             await anyio.wait_all_tasks_blocked()
-            with old:
-                tg.start_soon(attempt, "old-retry")  # comes back later (after its Retry-After)
+            tg.start_soon(attempt, "old-retry", old)  # comes back later (after its Retry-After)
             await anyio.wait_all_tasks_blocked()
             assert limiter.gate().waiting == 4
             limiter.gate().release()
@@ -120,12 +118,8 @@ async def test_lowering_the_total_grants_nothing_until_enough_are_released() -> 
 
 def test_orders_follow_sample_age_and_calls_outside_samples_queue_by_arrival() -> None:
     older, younger = Ticket(), Ticket()
-    with younger:
-        assert request_order() == younger.order and younger.started
-    with older:
-        assert request_order() == older.order < younger.order
-        with sample_ticket() as same:
-            assert same is older, "a sample's signals reuse its ticket"
+    assert request_order(younger) == younger.order and younger.started
+    assert request_order(older) == older.order < younger.order
     first, second = request_order(), request_order()
     assert younger.order < first < second
 
@@ -148,7 +142,7 @@ async def test_admission_waits_for_the_last_sample_to_reach_the_endpoint_and_for
             await limiter.gate().acquire(0)
             await limiter.gate().acquire(0)  # the endpoint is full
             with admitted[0]:
-                request_order()
+                request_order(admitted[0])
             await anyio.wait_all_tasks_blocked()
             assert len(admitted) == 1, "no free slot: no new sample"
             limiter.gate().release()

@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from judges_fakes import metered_run
 
 from trustscore._types import Sample, Signal
 from trustscore.judges import build_judge
@@ -99,7 +100,8 @@ async def judged(real_model_engine: VLLMEngine) -> dict[str, Any]:
         for sample in ROWS:
             for name, judge in judges().items():
                 recorder = RecordingClient(client)
-                signals[name].append(await judge.run(sample, recorder))  # type: ignore[arg-type]
+                # counted as the Scorer counts it: a judge run alone adds up no usage itself
+                signals[name].append(await metered_run(judge, sample, recorder))  # type: ignore[arg-type]
                 seen[name] += recorder.seen
     after = engine_counts(real_model_engine)
     return {"signals": signals, "seen": seen, "delta": {k: after[k] - before.get(k, 0.0) for k in after}}
@@ -291,7 +293,7 @@ async def test_prefix_reuse_read_from_the_engine_counters(real_model_engine: VLL
 async def test_remote_familiarity_goes_through_the_models_chat_template(
     real_model_engine: VLLMEngine,
 ) -> None:
-    from trustscore.whitebox._familiarity import RemoteFamiliarityBackend
+    from trustscore.whitebox._familiarity_backends import RemoteFamiliarityBackend
 
     async with LLMClient(endpoint(real_model_engine)) as client:
         backend = RemoteFamiliarityBackend(client)

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from trustscore import Config, Sample, Scorer
+from trustscore import Config, Sample, Scorer, Usage
 from trustscore.testing import FakeAnswer, FakeRequest, Fault, MockRouter, judge_policy
 
 pytestmark = pytest.mark.anyio
@@ -86,9 +86,7 @@ async def test_a_judges_calls_through_an_llm_that_counts_nothing_live_are_counte
     llm = FakeLLM()  # hands back each call's usage, reports nothing to a meter as it goes
     judge = LynxJudge(LynxConfig(endpoint="e"))
     alone = await judge.run(Sample(question=QUESTION, context=CONTEXT, response=RESPONSE), llm)
-    asked_alone = len(llm.requests)
-    assert alone.value is not None and asked_alone >= 1
-    assert alone.usage.requests == asked_alone, "run alone, the judge meters its own calls"
+    assert alone.value is not None and alone.usage == Usage(), "a judge adds up nothing itself"
     before = len(llm.requests)
     scorer = Scorer(Config(), judges=[judge], local_signals=[], llms={"e": llm})
     result = await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE)

@@ -76,7 +76,7 @@ async def test_the_scorers_cut_at_the_budget_is_no_congestion() -> None:
 
 
 async def test_the_attempts_own_limit_reads_as_the_scorers_cut(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(scorer_module, "_watch_deadline", _watcher_that_never_cuts)
+    monkeypatch.setattr(scorer_module, "watch_deadline", _watcher_that_never_cuts)
     result, limit = await score_against_a_hanging_judge()
     assert_cut_by_the_budget(result)
     assert limit == 4

@@ -41,7 +41,7 @@ async def test_every_shipped_judge_gets_a_value_from_the_default_scripts() -> No
 async def test_a_new_judge_is_answered_by_its_registered_example_not_its_wording(
     signal_registry: None,
 ) -> None:
-    from trustscore.judges._base import JudgeCalls
+    from trustscore.judges._base import JudgeLLM
     from trustscore.llm._client import LLMClient
     from trustscore.llm._config import EndpointConfig
     from trustscore.llm._protocol import ChatRequest, Message
@@ -54,8 +54,8 @@ async def test_a_new_judge_is_answered_by_its_registered_example_not_its_wording
             self.config = config
 
         async def run(self, sample: Sample, llm: object) -> Signal:
-            calls = JudgeCalls(llm, self.name)  # type: ignore[arg-type]
-            result = await calls.generate(
+            judge_llm = JudgeLLM(llm, self.name)  # type: ignore[arg-type]
+            result = await judge_llm.generate(
                 ChatRequest(messages=[Message(role="user", content="Rate it.")], tag="echo_yes@1")
             )
             return Signal(name=self.name, value=1.0 if result.text == "yes" else 0.0, version=self.version)

@@ -28,14 +28,10 @@ from trustscore.whitebox._profile import (
     RedeepProfile,
     TrainingSummary,
 )
-from trustscore.whitebox._redeep import (
-    NO_PROFILE,
-    FeatureRecipe,
-    RedeepSignal,
-    candidate_recipe,
-    extract_features,
-)
+from trustscore.whitebox._redeep import NO_PROFILE, RedeepSignal
 from trustscore.whitebox._redeep_config import RedeepConfig
+from trustscore.whitebox._redeep_extract import extract_features
+from trustscore.whitebox._redeep_features import FeatureRecipe, candidate_recipe
 
 pytestmark = pytest.mark.anyio
 

@@ -16,16 +16,15 @@ import torch
 from trustscore._errors import NoContextError, WhiteboxModelError
 from trustscore._types import Sample
 from trustscore.testing._tiny import save_tiny_model
-from trustscore.whitebox import _redeep as redeep
+from trustscore.whitebox import _redeep_extract as redeep_extract
 from trustscore.whitebox._model import LoadedModel, encode_sample, load_model
-from trustscore.whitebox._redeep import (
+from trustscore.whitebox._redeep_extract import (
     MIN_FILL,
-    FeatureRecipe,
-    RedeepFeatures,
     extract_features,
     extract_features_batch,
     length_groups,
 )
+from trustscore.whitebox._redeep_features import FeatureRecipe, RedeepFeatures
 
 TOLERANCE = 1e-6
 """Largest absolute difference of any ECS value and of any PKS value in nats (JSD), batched vs alone
@@ -164,7 +163,7 @@ def test_a_failing_batched_forward_is_retried_one_sample_at_a_time(
     """A forward that fails for the batch (out of memory, say) costs no sample its features; one that
     fails for one sample fails that sample alone."""
     recipe = FeatureRecipe(heads=HEADS, layers=LAYERS)
-    real = redeep._hooked_forward
+    real = redeep_extract._hooked_forward
     broken_response = SAMPLES[2].response
 
     def fragile(loaded: LoadedModel, batch: list[Any], *args: Any) -> Any:
@@ -174,7 +173,7 @@ def test_a_failing_batched_forward_is_retried_one_sample_at_a_time(
             raise RuntimeError("this sample breaks the model")
         return real(loaded, batch, *args)
 
-    monkeypatch.setattr(redeep, "_hooked_forward", fragile)
+    monkeypatch.setattr(redeep_extract, "_hooked_forward", fragile)
     got = extract_features_batch(loaded, SAMPLES, recipe, batch_size=4)
     assert isinstance(got[2], RuntimeError) and str(got[2]) == "this sample breaks the model"
     for i in (0, 1, 3):

@@ -20,14 +20,10 @@ from torch.utils._python_dispatch import TorchDispatchMode
 from trustscore._errors import NoContextError
 from trustscore._types import Sample
 from trustscore.testing._tiny import save_tiny_model
+from trustscore.whitebox._divergence import jensen_shannon, legacy_divergence_sum
 from trustscore.whitebox._model import LoadedModel, encode_sample, load_model
-from trustscore.whitebox._redeep import (
-    FeatureRecipe,
-    extract_features,
-    jensen_shannon,
-    legacy_divergence_sum,
-    split_text,
-)
+from trustscore.whitebox._redeep_extract import extract_features
+from trustscore.whitebox._redeep_features import FeatureRecipe, split_text
 
 SAMPLE = Sample(
     question="Where is the Eiffel Tower, and how tall is it?",

@@ -11,7 +11,7 @@ pytest.importorskip("transformers", reason="the white-box signals need the white
 
 from trustscore._types import Sample
 from trustscore.testing._tiny import build_tiny_tokenizer
-from trustscore.whitebox._familiarity import LocalFamiliarityBackend
+from trustscore.whitebox._familiarity_backends import LocalFamiliarityBackend
 from trustscore.whitebox._model import encode_sample
 from trustscore.whitebox._untrusted import neutral_sample
 

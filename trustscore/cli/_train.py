@@ -86,7 +86,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         import torch
 
-        from trustscore.fitting._detector import TrainOptions, lexical_baseline, train_detector
+        from trustscore.fitting._detector import TrainOptions, train_detector
+        from trustscore.fitting._detector_report import lexical_baseline
     except ImportError as e:
         raise UsageError(
             f"train-detector needs the training extra: {install_extra('train')} ({e})"

@@ -21,6 +21,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+import anyio
+
 from trustscore._errors import BudgetExceeded
 
 __all__ = [
@@ -30,6 +32,7 @@ __all__ = [
     "checkpoint",
     "clock_stopped",
     "current_deadline",
+    "watch_deadline",
 ]
 
 
@@ -143,3 +146,14 @@ def check_in_every_leaf(model: Any) -> None:
 
 def _checkpoint_hook(module: Any, args: Any) -> None:
     checkpoint()
+
+
+async def watch_deadline(deadline: Deadline, scope: anyio.CancelScope) -> None:
+    """Cancel ``scope`` when ``deadline`` is over (its clock stops while the sample waits on others'
+    work, so the end moves); cancel ``deadline`` when the scope is cancelled for any reason."""
+    try:
+        while (left := deadline.seconds_left()) > 0:
+            await anyio.sleep(left)
+        scope.cancel()
+    finally:
+        deadline.cancel()

@@ -24,34 +24,23 @@ the same windowed inference as the ``lettucedetect`` signal.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import random
-import sys
 import time
 import warnings
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from trustscore._types import Sample
-from trustscore.encoders._lettucedetect import LettuceDetectConfig, LettuceDetectSignal, format_prompt
-from trustscore.rows._labeled import LabeledRow, read_rows, split_by_group
+from trustscore.encoders._lettucedetect import LettuceDetectConfig, LettuceDetectSignal
+from trustscore.fitting._detector_data import data_hash, encode_row, pad_batch, split_rows
+from trustscore.fitting._detector_report import heldout_report, log_stderr, validation_auroc
 
-__all__ = [
-    "TrainOptions",
-    "encode_row",
-    "lexical_baseline",
-    "predict_rows",
-    "resolve_device",
-    "summarize",
-    "train_detector",
-    "verdict",
-]
+__all__ = ["TrainOptions", "resolve_device", "train_detector"]
 
 _CHECKPOINT = "checkpoint"
 _DETECTOR = "detector"
@@ -93,41 +82,6 @@ def resolve_device(device: str) -> str:
     import torch
 
     return "cuda" if torch.cuda.is_available() else "cpu"
-
-
-def encode_row(tokenizer: Any, row: LabeledRow, max_length: int) -> dict[str, list[int]] | None:
-    """Input ids and labels (-100 off the answer, 1 on a span); None when the answer alone does not fit."""
-    s = row.sample
-    if len(tokenizer(s.response, add_special_tokens=False)["input_ids"]) + 4 > max_length:
-        return None
-    enc = tokenizer(
-        format_prompt(list(s.context), s.question, "qa"),
-        s.response,
-        truncation="only_first",
-        max_length=max_length,
-        return_offsets_mapping=True,
-    )
-    seq = enc.sequence_ids()
-    if 0 not in seq:
-        return None
-    labels = []
-    for sid, (a, b) in zip(seq, enc["offset_mapping"], strict=True):
-        if sid != 1:
-            labels.append(-100)
-        else:
-            labels.append(int(any(b > start and a < end for start, end in row.spans)))
-    return {"input_ids": list(enc["input_ids"]), "labels": labels}
-
-
-def data_hash(paths: Sequence[Path]) -> str:
-    h = hashlib.sha256()
-    for p in paths:
-        h.update(p.read_bytes())
-    return h.hexdigest()
-
-
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
 
 
 def _build_model(options: TrainOptions, resume_from: Path | None) -> Any:
@@ -192,7 +146,7 @@ def train_detector(
     *,
     extra_train: Sequence[Path] = (),
     baseline: Callable[[Sample], float | None] | None = None,
-    log: Callable[[str], None] = _log,
+    log: Callable[[str], None] = log_stderr,
 ) -> dict[str, Any]:
     """Train, checkpoint, resume, save the detector under ``output/detector`` and report on held-out rows.
 
@@ -202,7 +156,14 @@ def train_detector(
     from transformers import AutoTokenizer
 
     began = time.perf_counter()
-    split = _split_rows(data, extra_train, options)
+    split = split_rows(
+        data,
+        extra_train,
+        group=options.group,
+        heldout_fraction=options.heldout_fraction,
+        validation_fraction=options.validation_fraction,
+        seed=options.seed,
+    )
     fingerprint = {
         "options": options.model_dump(exclude={"max_minutes", "checkpoint_every"}),
         "data": data_hash([*data, *extra_train]),
@@ -234,41 +195,10 @@ def train_detector(
         },
         "training": run.summary(),
     }
-    report.update(_heldout_report(run.signal(detector), split.heldout, baseline, detector, log))
+    report.update(heldout_report(run.signal(detector), split.heldout, baseline, detector, log))
     report["total_seconds"] = round(time.perf_counter() - began, 1)
     (detector / "training_summary.json").write_text(json.dumps(report, indent=1))
     return report
-
-
-@dataclass(frozen=True)
-class _Split:
-    train: list[LabeledRow]
-    validation: list[LabeledRow]
-    heldout: list[LabeledRow]
-
-    @property
-    def held_groups(self) -> set[str]:
-        return {r.group for r in self.heldout}
-
-
-def _split_rows(data: Sequence[Path], extra_train: Sequence[Path], options: TrainOptions) -> _Split:
-    """Training, validation and held-out rows, split by group; ``extra_train`` rows only ever train."""
-    rows = [r for p in data for r in read_rows(p, options.group)]
-    train, heldout = split_by_group(rows, options.heldout_fraction, options.seed)
-    validation: list[LabeledRow] = []
-    if options.validation_fraction > 0 and len({r.group for r in train}) > 1:
-        train, validation = split_by_group(train, options.validation_fraction, options.seed + 1)
-    split = _Split([r for p in extra_train for r in read_rows(p, options.group)] + train, validation, heldout)
-    if overlap := {r.group for r in split.train} & split.held_groups:
-        raise ValueError(
-            f"{len(overlap)} group(s) are both in --extra-train and held out, e.g. {sorted(overlap)[:3]}"
-        )
-    if not split.train or not heldout:
-        raise ValueError(
-            f"the split left {len(split.train)} training and {len(heldout)} held-out rows: "
-            "change --heldout-fraction"
-        )
-    return split
 
 
 class _Training:
@@ -353,7 +283,7 @@ class _Training:
         order = list(range(len(self.encoded)))
         random.Random(options.seed * 1000 + epoch).shuffle(order)
         size = options.batch_size
-        ids, labels, mask = _pad_batch(
+        ids, labels, mask = pad_batch(
             [self.encoded[i] for i in order[within * size : (within + 1) * size]], self.pad
         )
         dev = self.device
@@ -384,7 +314,7 @@ class _Training:
     def _validate(self, checks: Sequence[tuple[dict[str, list[int]], bool]]) -> bool:
         """Score the validation rows, keep the best epoch's weights; True when patience has run out."""
         state = self.state
-        auc = _validation_auroc(self.model, checks, self.pad, self.device, self.options.batch_size)
+        auc = validation_auroc(self.model, checks, self.pad, self.device, self.options.batch_size)
         state.setdefault("validation", []).append({"step": state["step"], "auroc": auc})
         best = state.get("best_auroc")
         if auc is not None and (best is None or auc > best):
@@ -457,183 +387,3 @@ class _Training:
             "final_loss": (sum(state["losses"][-20:]) / max(1, len(state["losses"][-20:]))),
             "trainable_parameters": sum(p.numel() for p in self.params),
         }
-
-
-def _heldout_report(
-    signal: LettuceDetectSignal,
-    heldout: Sequence[LabeledRow],
-    baseline: Callable[[Sample], float | None] | None,
-    detector: Path,
-    log: Callable[[str], None],
-) -> dict[str, Any]:
-    """Score the held-out rows (predictions to ``detector/heldout_predictions.jsonl``) and compare with
-    the baseline: the report's ``heldout``, ``beats_baseline`` and ``verdict``."""
-    predictions = predict_rows(signal, heldout, log=log)
-    with (detector / "heldout_predictions.jsonl").open("w") as f:
-        f.writelines(json.dumps(p) + "\n" for p in predictions)
-    by_id = {r.sample.id: r for r in heldout}
-    base_scores = {p["id"]: baseline(by_id[p["id"]].sample) for p in predictions} if baseline else None
-    summary = summarize(predictions, base_scores)
-    summary["not_scored"] = len(heldout) - len(predictions)
-    beats, sentence = verdict(summary)
-    log(f"train-detector: {sentence}")
-    return {"heldout": summary, "beats_baseline": beats, "verdict": sentence}
-
-
-def _pad_batch(batch: Sequence[dict[str, list[int]]], pad: int) -> tuple[Any, Any, Any]:
-    """Input ids (padded with ``pad``), labels (padded with -100) and the attention mask of a batch."""
-    import torch
-
-    width = max(len(e["input_ids"]) for e in batch)
-    ids = torch.full((len(batch), width), pad, dtype=torch.long)
-    labels = torch.full((len(batch), width), -100, dtype=torch.long)
-    mask = torch.zeros((len(batch), width), dtype=torch.long)
-    for k, e in enumerate(batch):
-        n = len(e["input_ids"])
-        ids[k, :n], labels[k, :n], mask[k, :n] = torch.tensor(e["input_ids"]), torch.tensor(e["labels"]), 1
-    return ids, labels, mask
-
-
-def _validation_auroc(
-    model: Any, checks: Sequence[tuple[dict[str, list[int]], bool]], pad: int, device: str, batch_size: int
-) -> float | None:
-    """Response AUROC on the validation rows: each scored by its answer tokens' highest P(hallucinated),
-    in one window (the context cut to fit), as training sees them."""
-    import torch
-
-    from trustscore.stats._metrics import auroc
-
-    labels = [int(h) for _, h in checks]
-    if not 0 < sum(labels) < len(labels):
-        return None
-    scores: list[float] = []
-    model.eval()
-    try:
-        with torch.inference_mode():
-            for start in range(0, len(checks), batch_size):
-                ids, answer_labels, mask = _pad_batch([e for e, _ in checks[start : start + batch_size]], pad)
-                logits = model(input_ids=ids.to(device), attention_mask=mask.to(device)).logits
-                probs = logits.float().softmax(-1)[..., 1].cpu().masked_fill(answer_labels == -100, 0.0)
-                scores.extend(probs.max(dim=1).values.tolist())
-    finally:
-        model.train()
-    return float(auroc(labels, scores))
-
-
-def verdict(heldout: dict[str, Any]) -> tuple[bool | None, str]:
-    """Whether the detector beats the lexical baseline on the held-out rows, and a sentence saying so
-    (macro AUROC over tasks where every task has both classes, else pooled)."""
-    macro = heldout["macro"]
-    pooled = heldout["pooled"]
-    which, scores = ("macro", macro) if macro.get("baseline_auroc") is not None else ("pooled", pooled)
-    mine, base = scores.get("auroc_on_baseline_rows"), scores.get("baseline_auroc")
-    if mine is None or base is None:
-        return None, "no comparison with the lexical baseline: the held-out rows lack a class or a baseline"
-    figures = f"{which} AUROC {mine:.3f} against the lexical baseline's {base:.3f} on the same held-out rows"
-    if mine <= base:
-        return False, (
-            f"the detector does NOT beat the lexical baseline: {figures}; it adds nothing the offline "
-            "default does not already have (more data, epochs or a larger base may help)"
-        )
-    return True, f"the detector beats the lexical baseline: {figures}"
-
-
-def lexical_baseline(sample: Sample) -> float | None:
-    """P(hallucinated) by the lexical signal: 1 - its value (None when it is missing)."""
-    from trustscore.grounding._lexical import LexicalSupport
-
-    signal = LexicalSupport().score(sample)
-    return None if signal.value is None else 1.0 - signal.value
-
-
-def _f1(tp: int, fp: int, fn: int) -> float | None:
-    return None if tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
-
-
-def predict_rows(
-    signal: LettuceDetectSignal,
-    rows: Sequence[LabeledRow],
-    *,
-    batch: int = 16,
-    log: Callable[[str], None] = _log,
-) -> list[dict[str, Any]]:
-    """Per held-out row: its label, the detector's max token probability and token-level counts."""
-    out: list[dict[str, Any]] = []
-    threshold = signal.config.threshold
-    for start in range(0, len(rows), batch):
-        chunk = rows[start : start + batch]
-        try:
-            scored = list(zip(chunk, signal.token_scores([r.sample for r in chunk]), strict=True))
-        except ValueError:  # some answer does not fit a window: score the others one by one
-            scored = []
-            for r in chunk:
-                try:
-                    scored.append((r, signal.token_scores([r.sample])[0]))
-                except ValueError as e:
-                    log(f"train-detector: held-out row {r.sample.id} not scored: {e}")
-        for row, ts in scored:
-            gold = [any(b > s and a < e for s, e in row.spans) for a, b in ts.offsets]
-            pred = [p > threshold for p in ts.probs]
-            out.append(
-                {
-                    "id": row.sample.id,
-                    "task": row.task,
-                    "hallucinated": row.hallucinated,
-                    "score": max(ts.probs),
-                    "windows": ts.windows,
-                    "tp": sum(g and p for g, p in zip(gold, pred, strict=True)),
-                    "fp": sum(p and not g for g, p in zip(gold, pred, strict=True)),
-                    "fn": sum(g and not p for g, p in zip(gold, pred, strict=True)),
-                }
-            )
-        log(f"train-detector: evaluated {len(out)}/{len(rows)} held-out rows")
-    return out
-
-
-def summarize(
-    predictions: Sequence[dict[str, Any]],
-    baseline: dict[str, float | None] | None = None,
-    threshold: float = 0.5,
-) -> dict[str, Any]:
-    """Token F1, example F1 and AUROC, pooled, per task and macro over tasks, beside the baseline's AUROC."""
-    from trustscore.stats._metrics import auroc
-
-    def safe_auroc(y: list[int], p: list[float]) -> float | None:
-        return auroc(y, p) if 0 < sum(y) < len(y) else None
-
-    def metrics(items: list[dict[str, Any]]) -> dict[str, Any]:
-        y = [int(it["hallucinated"]) for it in items]
-        ex = [int(it["score"] > threshold) for it in items]
-        out = {
-            "rows": len(items),
-            "hallucinated": sum(y),
-            "token_f1": _f1(*(sum(it[k] for it in items) for k in ("tp", "fp", "fn"))),
-            "example_f1": _f1(
-                sum(a & b for a, b in zip(y, ex, strict=True)),
-                sum((1 - a) & b for a, b in zip(y, ex, strict=True)),
-                sum(a & (1 - b) for a, b in zip(y, ex, strict=True)),
-            ),
-            "auroc": safe_auroc(y, [it["score"] for it in items]),
-        }
-        if baseline is not None:
-            both = [
-                (int(it["hallucinated"]), it["score"], baseline[it["id"]])
-                for it in items
-                if baseline.get(it["id"]) is not None
-            ]
-            out["baseline_rows"] = len(both)
-            out["auroc_on_baseline_rows"] = safe_auroc([b[0] for b in both], [b[1] for b in both])
-            out["baseline_auroc"] = safe_auroc([b[0] for b in both], [b[2] for b in both])  # type: ignore[misc]
-        return out
-
-    tasks = sorted({p["task"] for p in predictions})
-    per_task = {t: metrics([p for p in predictions if p["task"] == t]) for t in tasks}
-    keys = ["token_f1", "example_f1", "auroc"] + (
-        ["auroc_on_baseline_rows", "baseline_auroc"] if baseline else []
-    )
-
-    def macro(key: str) -> float | None:
-        vals = [m[key] for m in per_task.values() if m.get(key) is not None]
-        return sum(vals) / len(vals) if vals and len(vals) == len(per_task) else None
-
-    return {"pooled": metrics(list(predictions)), "per_task": per_task, "macro": {k: macro(k) for k in keys}}

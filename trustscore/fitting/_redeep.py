@@ -39,7 +39,8 @@ from trustscore.whitebox._profile import (
     TrainingSummary,
     transform_pks,
 )
-from trustscore.whitebox._redeep import FeatureRecipe, extract_features
+from trustscore.whitebox._redeep_extract import extract_features
+from trustscore.whitebox._redeep_features import FeatureRecipe
 
 __all__ = [
     "DEFAULT_BETAS",

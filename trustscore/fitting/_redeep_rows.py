@@ -29,8 +29,9 @@ from trustscore.fitting._redeep import (
 from trustscore.rows._labeled import LabeledRow
 from trustscore.whitebox._model import load_model, weights_fingerprint
 from trustscore.whitebox._profile import ModelIdentity, RedeepProfile
-from trustscore.whitebox._redeep import EmbedFn, candidate_recipe, extract_features
 from trustscore.whitebox._redeep_config import RedeepConfig
+from trustscore.whitebox._redeep_extract import extract_features
+from trustscore.whitebox._redeep_features import EmbedFn, candidate_recipe
 
 __all__ = ["FitReport", "fit_profile_from_rows"]
 

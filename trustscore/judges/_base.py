@@ -1,37 +1,52 @@
 """What every judge's ``run`` shares: calling the LLM, and failing with a reason.
 
-What the calls cost is not added up here: the Scorer counts it once, for every signal, in the usage
-meter of the signal's run (:mod:`trustscore.llm._accounting`), which also sees calls cut off by a
-deadline."""
+What the calls cost is not added up here: the Scorer counts it once, for every signal, from the
+record of each call the LLM it hands the judge makes (:mod:`trustscore.llm._call`), calls cut off by a
+deadline included. A judge run alone, outside a Scorer, adds up nothing."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from typing import Literal
 
 from trustscore._errors import JudgeFailure, PromptTooLong
 from trustscore._types import Sample, Signal
 from trustscore.judges._context_fit import ContextFit, fit_context
-from trustscore.llm._accounting import UsageMeter
-from trustscore.llm._metered import MeteredLLM
 from trustscore.llm._protocol import LLM, ChatRequest, ChatResult, LLMError
 
-__all__ = ["TEMPERATURE_RANGE", "JudgeBase", "JudgeCalls", "fitted_context", "needs_context"]
+__all__ = ["TEMPERATURE_RANGE", "JudgeBase", "JudgeLLM", "fitted_context", "needs_context"]
 
 TEMPERATURE_RANGE = "[0, 2], the range vLLM and the OpenAI API accept"
 """How a judge's temperature setting is described (the bounds its Field enforces)."""
 
 
-class JudgeCalls:
-    """Sends the requests of one judge run; a failed call becomes JudgeFailure naming the LLM's reason."""
+class JudgeLLM:
+    """The one handle of one judge run: the LLM it was given, whose failed call becomes JudgeFailure
+    naming the LLM's reason."""
 
     def __init__(self, llm: LLM, judge: str) -> None:
-        self.llm = llm
+        self._llm = llm
         self.judge = judge
 
-    async def generate(self, request: ChatRequest) -> ChatResult:
+    @property
+    def model(self) -> str:
+        return self._llm.model
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]:
+        return self._llm.flavour
+
+    @property
+    def context_window(self) -> int:
+        return self._llm.context_window
+
+    def count_tokens(self, text: str) -> int:
+        return self._llm.count_tokens(text)
+
+    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
         """The result, or JudgeFailure naming the LLM's reason. Never retries: the LLM client does."""
         try:
-            return await self.llm.generate(request)
+            return await self._llm.generate(request, cache=cache)
         except LLMError as e:
             raise JudgeFailure(f"{self.judge} call failed: {e.reason}") from None
 
@@ -63,20 +78,11 @@ class JudgeBase(ABC):
     kind = "judge"
 
     async def run(self, sample: Sample, llm: LLM) -> Signal:
-        """The judge's signal. Under a Scorer its usage is counted by the Scorer's meter around the run;
-        run alone, the judge meters its own calls, so its signal carries what they cost either way."""
-        if UsageMeter.current() is not None:
-            return await self._guarded(sample, llm)
-        with UsageMeter() as meter:
-            signal = await self._guarded(sample, MeteredLLM(llm))
-        return signal.model_copy(update={"usage": meter.usage()}) if meter.saw_calls else signal
-
-    async def _guarded(self, sample: Sample, llm: LLM) -> Signal:
-        calls = JudgeCalls(llm, self.name)
+        """The judge's signal; a failure is a missing signal with the reason."""
         try:
-            return await self._run(sample, llm, calls)
+            return await self._run(sample, JudgeLLM(llm, self.name))
         except JudgeFailure as e:
             return Signal.failed(self.name, e.reason, raw=e.raw, version=self.version)
 
     @abstractmethod
-    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal: ...
+    async def _run(self, sample: Sample, llm: JudgeLLM) -> Signal: ...

@@ -18,12 +18,12 @@ from pydantic import Field, JsonValue, model_validator
 
 from trustscore._errors import JudgeFailure
 from trustscore._types import Sample, Signal
-from trustscore.judges._base import JudgeBase, JudgeCalls, needs_context
+from trustscore.judges._base import JudgeBase, JudgeLLM, needs_context
 from trustscore.judges._evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges._parsing import quote
 from trustscore.judges._templates import load_template, prompt_version
 from trustscore.judges._verdict import VerdictSpec, reasoning_cost, stated_label, verdict_paths, with_verdicts
-from trustscore.llm._protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
+from trustscore.llm._protocol import MAX_TEMPERATURE, ChatRequest, Choice, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 
 __all__ = ["ChainPollConfig", "ChainPollJudge", "build_chainpoll_messages", "parse_vote", "vote_in_words"]
@@ -127,7 +127,7 @@ class ChainPollJudge(JudgeBase):
         self.config = config
         self.version = prompt_version(TEMPLATES, PARSER_RULES, config.value_settings())
 
-    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
+    async def _run(self, sample: Sample, llm: JudgeLLM) -> Signal:
         needs_context(sample, self.name)
         cfg = self.config
         fit = fitted_evidence_context(
@@ -144,8 +144,8 @@ class ChainPollJudge(JudgeBase):
             max_tokens=cfg.max_tokens,
             tag=f"{self.name}@{self.version}",
         )
-        result = await calls.generate(request)
-        done = await with_verdicts(result.choices, request, VERDICT, llm=llm, calls=calls)
+        result = await llm.generate(request)
+        done = await with_verdicts(result.choices, request, VERDICT, llm=llm)
         parsed = [d.value for d in done]
         votes = [v for v in parsed if v is not None]
         abstained = len(parsed) - len(votes)

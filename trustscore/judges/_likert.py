@@ -22,7 +22,7 @@ from pydantic import Field
 from trustscore._errors import JudgeFailure
 from trustscore._types import Sample, Signal
 from trustscore.core._hashing import canonical_json
-from trustscore.judges._base import TEMPERATURE_RANGE, JudgeBase, JudgeCalls, needs_context
+from trustscore.judges._base import TEMPERATURE_RANGE, JudgeBase, JudgeLLM, needs_context
 from trustscore.judges._evidence import evidence_messages, fitted_evidence_context
 from trustscore.judges._parsing import (
     RATING_FLOOR,
@@ -44,7 +44,6 @@ from trustscore.judges._verdict import (
     with_verdicts,
 )
 from trustscore.llm._protocol import (
-    LLM,
     MAX_TEMPERATURE,
     ChatRequest,
     Choice,
@@ -229,7 +228,7 @@ class LikertJudge(JudgeBase):
         templates = [*TEMPLATES, VERDICT_ONLY_TEMPLATE] if config.verdict_only else TEMPLATES
         self.version = prompt_version(templates, PARSER_RULES, config.value_settings())
 
-    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
+    async def _run(self, sample: Sample, llm: JudgeLLM) -> Signal:
         needs_context(sample, self.name)
         cfg = self.config
         prefill = (cfg.prefill_score or cfg.verdict_only) and llm.flavour == "vllm"
@@ -254,7 +253,7 @@ class LikertJudge(JudgeBase):
             prefill=prefill,
             tag=f"{self.name}@{self.version}",
         )
-        result = await calls.generate(request)
+        result = await llm.generate(request)
         if not result.choices:
             raise JudgeFailure("the likert judge returned no choices")
         if prefill:
@@ -263,7 +262,7 @@ class LikertJudge(JudgeBase):
             except ValueError as e:
                 raise JudgeFailure(str(e)) from None
         else:
-            [done] = await with_verdicts(result.choices[:1], request, VERDICT, llm=llm, calls=calls)
+            [done] = await with_verdicts(result.choices[:1], request, VERDICT, llm=llm)
             if done.value is None:
                 raise JudgeFailure(done.error or "no rating")
             rating = done.value

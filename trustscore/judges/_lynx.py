@@ -20,7 +20,7 @@ from pydantic import Field
 
 from trustscore._errors import JudgeFailure
 from trustscore._types import Sample, Signal
-from trustscore.judges._base import TEMPERATURE_RANGE, JudgeBase, JudgeCalls, fitted_context, needs_context
+from trustscore.judges._base import TEMPERATURE_RANGE, JudgeBase, JudgeLLM, fitted_context, needs_context
 from trustscore.judges._parsing import label_distribution, locate_after, quote, to_unit
 from trustscore.judges._templates import fill, load_template, prompt_version
 from trustscore.judges._verdict import (
@@ -31,7 +31,7 @@ from trustscore.judges._verdict import (
     stated_label,
     with_verdicts,
 )
-from trustscore.llm._protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
+from trustscore.llm._protocol import MAX_TEMPERATURE, ChatRequest, Choice, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 
 __all__ = [
@@ -165,7 +165,7 @@ class LynxJudge(JudgeBase):
         self.config = config
         self.version = prompt_version(TEMPLATES, PARSER_RULES, config.value_settings())
 
-    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
+    async def _run(self, sample: Sample, llm: JudgeLLM) -> Signal:
         needs_context(sample, self.name)
         cfg = self.config
         fixed = build_lynx_messages(question=sample.question, context="", answer=sample.response)[0].content
@@ -180,10 +180,10 @@ class LynxJudge(JudgeBase):
             top_logprobs=cfg.top_logprobs,
             tag=f"{self.name}@{self.version}",
         )
-        result = await calls.generate(request)
+        result = await llm.generate(request)
         if not result.choices:
             raise JudgeFailure("the lynx judge returned no choices")
-        [done] = await with_verdicts(result.choices[:1], request, VERDICT, llm=llm, calls=calls)
+        [done] = await with_verdicts(result.choices[:1], request, VERDICT, llm=llm)
         if done.value is None:
             raise JudgeFailure(done.error or "no verdict")
         verdict = done.value

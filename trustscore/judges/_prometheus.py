@@ -24,7 +24,7 @@ from pydantic import Field, model_validator
 
 from trustscore._errors import JudgeFailure
 from trustscore._types import Sample, Signal
-from trustscore.judges._base import TEMPERATURE_RANGE, JudgeBase, JudgeCalls, fitted_context, needs_context
+from trustscore.judges._base import TEMPERATURE_RANGE, JudgeBase, JudgeLLM, fitted_context, needs_context
 from trustscore.judges._parsing import (
     RATING_FLOOR,
     RATING_LABELS,
@@ -37,7 +37,7 @@ from trustscore.judges._parsing import (
 )
 from trustscore.judges._templates import fill, load_template, prompt_version
 from trustscore.judges._verdict import VerdictSpec, reasoning_cost, stated_label, verdict_paths, with_verdicts
-from trustscore.llm._protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Message
+from trustscore.llm._protocol import MAX_TEMPERATURE, ChatRequest, Choice, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 
 __all__ = [
@@ -217,7 +217,7 @@ class PrometheusJudge(JudgeBase):
             system_prompt=self.config.system_prompt,
         )
 
-    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
+    async def _run(self, sample: Sample, llm: JudgeLLM) -> Signal:
         needs_context(sample, self.name)
         cfg = self.config
         fixed = "".join(m.content for m in self._messages(sample, ""))
@@ -234,8 +234,8 @@ class PrometheusJudge(JudgeBase):
             top_logprobs=cfg.top_logprobs,
             tag=f"{self.name}@{self.version}",
         )
-        result = await calls.generate(request)
-        done = await with_verdicts(result.choices, request, VERDICT, llm=llm, calls=calls)
+        result = await llm.generate(request)
+        done = await with_verdicts(result.choices, request, VERDICT, llm=llm)
         grades = [d.value for d in done]
         errors = [d.error for d in done if d.value is None and d.error]
         parsed = [g for g in grades if g is not None]

@@ -30,7 +30,7 @@ from pydantic import Field, JsonValue
 
 from trustscore._errors import JudgeFailure
 from trustscore._types import Sample, Signal
-from trustscore.judges._base import JudgeBase, JudgeCalls
+from trustscore.judges._base import JudgeBase, JudgeLLM
 from trustscore.judges._evidence import evidence_messages, fitted_evidence_context, question_messages
 from trustscore.judges._parsing import FILLER, label_distribution, locate_after, quote, to_unit
 from trustscore.judges._templates import fill, load_template, prompt_version
@@ -42,7 +42,7 @@ from trustscore.judges._verdict import (
     verdict_paths,
     with_verdicts,
 )
-from trustscore.llm._protocol import LLM, MAX_TEMPERATURE, ChatRequest, Choice, Constraint, Message
+from trustscore.llm._protocol import MAX_TEMPERATURE, ChatRequest, Choice, Constraint, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 
 __all__ = [
@@ -270,7 +270,7 @@ class TLMJudge(JudgeBase):
         self.similarity = similarity
         self.version = prompt_version(TEMPLATES, PARSER_RULES, config.value_settings())
 
-    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
+    async def _run(self, sample: Sample, llm: JudgeLLM) -> Signal:
         cfg = self.config
         warnings: list[str] = []
         context = ""
@@ -294,14 +294,12 @@ class TLMJudge(JudgeBase):
         parts = _Parts()
         async with anyio.create_task_group() as tg:
             for which in (0, 1):
-                tg.start_soon(self._reflect, sample, context, which, calls, parts)
+                tg.start_soon(self._reflect, sample, context, which, llm, parts)
             if cfg.samples > 0:
-                tg.start_soon(self._consistency, sample, context, calls, parts)
-        return self._combine(parts, calls, warnings)
+                tg.start_soon(self._consistency, sample, context, llm, parts)
+        return self._combine(parts, warnings)
 
-    async def _reflect(
-        self, sample: Sample, context: str, which: int, calls: JudgeCalls, parts: _Parts
-    ) -> None:
+    async def _reflect(self, sample: Sample, context: str, which: int, llm: JudgeLLM, parts: _Parts) -> None:
         request = ChatRequest(
             messages=build_reflection_messages(
                 question=sample.question, context=context, answer=sample.response, which=which
@@ -313,22 +311,20 @@ class TLMJudge(JudgeBase):
             tag=f"{self.name}.reflection@{self.version}",
         )
         try:
-            result = await calls.generate(request)
+            result = await llm.generate(request)
             if not result.choices:
                 raise JudgeFailure("self-reflection returned no choices")
         except JudgeFailure as e:
             parts.reflection_errors.append(e.reason)
             return
-        [done] = await with_verdicts(
-            result.choices[:1], request, REFLECTION_VERDICT, llm=calls.llm, calls=calls
-        )
+        [done] = await with_verdicts(result.choices[:1], request, REFLECTION_VERDICT, llm=llm)
         if done.value is None:
             parts.reflection_errors.append(done.error or "no verdict")
             return
         parts.reflections[which] = done.value
         parts.reflection_paths.append(done)
 
-    async def _consistency(self, sample: Sample, context: str, calls: JudgeCalls, parts: _Parts) -> None:
+    async def _consistency(self, sample: Sample, context: str, llm: JudgeLLM, parts: _Parts) -> None:
         cfg = self.config
         request = ChatRequest(
             messages=build_answer_messages(question=sample.question, context=context),
@@ -338,7 +334,7 @@ class TLMJudge(JudgeBase):
             tag=f"{self.name}.answer@{self.version}",
         )
         try:
-            result = await calls.generate(request)
+            result = await llm.generate(request)
         except JudgeFailure as e:
             parts.consistency_error = e.reason
             return
@@ -350,7 +346,7 @@ class TLMJudge(JudgeBase):
                 parts.agreement_errors.append(f"sampled answer {i + 1} is empty")
                 return
             try:
-                s = await self._agreement(sample, context, answer, calls)
+                s = await self._agreement(sample, context, answer, llm)
             except JudgeFailure as e:
                 parts.agreement_errors.append(e.reason)
                 return
@@ -361,7 +357,7 @@ class TLMJudge(JudgeBase):
             for i, answer in enumerate(parts.answers):
                 tg.start_soon(score, i, answer)
 
-    async def _agreement(self, sample: Sample, context: str, answer: str, calls: JudgeCalls) -> float:
+    async def _agreement(self, sample: Sample, context: str, answer: str, llm: JudgeLLM) -> float:
         """s_i for one sampled answer; JudgeFailure with the reason when it cannot be judged (the
         sample abstains, and the reason reaches the signal's warnings)."""
         if self.config.consistency == "similarity" and self.similarity is not None:
@@ -384,7 +380,7 @@ class TLMJudge(JudgeBase):
             constraint=Constraint(choice=AGREEMENT_LABELS),
             tag=f"{self.name}.agreement@{self.version}",
         )
-        result = await calls.generate(request)
+        result = await llm.generate(request)
         if not result.choices:
             raise JudgeFailure("the agreement check returned no choices")
         try:
@@ -393,12 +389,12 @@ class TLMJudge(JudgeBase):
             hint = (
                 " (an OpenAI-flavour endpoint cannot enforce the agree/neutral/contradict choice: serve the "
                 "judge with vLLM, or set tlm.consistency = 'similarity')"
-                if calls.llm.flavour == "openai"
+                if llm.flavour == "openai"
                 else ""
             )
             raise JudgeFailure(f"{e}{hint}") from None
 
-    def _combine(self, parts: _Parts, calls: JudgeCalls, warnings: list[str]) -> Signal:
+    def _combine(self, parts: _Parts, warnings: list[str]) -> Signal:
         cfg = self.config
         parsed = [r for r in parts.reflections if r is not None]
         reflection = sum(r.score for r in parsed) / len(parsed) if parsed else None

@@ -30,10 +30,10 @@ from typing import Generic, Literal, TypeVar
 import anyio
 
 from trustscore._errors import JudgeFailure
-from trustscore.judges._base import JudgeCalls
+from trustscore.judges._base import JudgeLLM
 from trustscore.judges._parsing import quote
 from trustscore.judges._templates import load_template, prompts_folder
-from trustscore.llm._protocol import LLM, ChatRequest, Choice, Constraint, Message, TokenLogprob
+from trustscore.llm._protocol import ChatRequest, Choice, Constraint, Message, TokenLogprob
 from trustscore.signals import JudgeCost
 
 __all__ = [
@@ -248,7 +248,7 @@ def _prefix(text: str, spec: VerdictSpec[T]) -> str:
 
 
 async def with_verdicts(
-    choices: list[Choice], request: ChatRequest, spec: VerdictSpec[T], *, llm: LLM, calls: JudgeCalls
+    choices: list[Choice], request: ChatRequest, spec: VerdictSpec[T], *, llm: JudgeLLM
 ) -> list[Verdicted[T]]:
     """Each choice read as the module says; the continuations run concurrently."""
     out: list[Verdicted[T]] = [Verdicted(None, None)] * len(choices)
@@ -286,7 +286,7 @@ async def with_verdicts(
             tag=request.tag + "/verdict",
         )
         try:
-            result = await calls.generate(follow)
+            result = await llm.generate(follow)
         except JudgeFailure as e:
             out[i] = Verdicted(None, None, f"{out[i].error}; the constrained verdict failed: {e.reason}")
             return

@@ -59,7 +59,6 @@ __all__ = [
     "TopLogprob",
     "UnsafeCacheEntry",
     "UnsupportedRequest",
-    "UsageMeter",
     "build_request_body",
     "cache_key",
     "parse_response",
@@ -69,12 +68,11 @@ _LAZY = {
     "AdaptiveLimiter": "trustscore.llm._limits",
     "RetryPolicy": "trustscore.llm._limits",
     "LimiterPool": "trustscore.llm._limits",
-    "UsageMeter": "trustscore.llm._accounting",
     "ReplicaPool": "trustscore.llm._pool",
     "HttpBackend": "trustscore.llm._http",
     "UnsupportedRequest": "trustscore._errors",
-    "build_request_body": "trustscore.llm._http",
-    "parse_response": "trustscore.llm._http",
+    "build_request_body": "trustscore.llm._wire",
+    "parse_response": "trustscore.llm._wire",
     "LLMClient": "trustscore.llm._client",
     "ResponseCache": "trustscore.llm._cache",
     "SafeDisk": "trustscore.llm._cache",
@@ -84,11 +82,11 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from trustscore._errors import UnsafeCacheEntry, UnsupportedRequest
-    from trustscore.llm._accounting import UsageMeter
     from trustscore.llm._cache import ResponseCache, SafeDisk, cache_key
     from trustscore.llm._client import LLMClient
-    from trustscore.llm._http import HttpBackend, build_request_body, parse_response
+    from trustscore.llm._http import HttpBackend
     from trustscore.llm._limits import AdaptiveLimiter, LimiterPool, RetryPolicy
     from trustscore.llm._pool import ReplicaPool
+    from trustscore.llm._wire import build_request_body, parse_response
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)

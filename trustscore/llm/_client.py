@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -11,19 +12,21 @@ import httpx
 from pydantic import ValidationError
 
 from trustscore._errors import BudgetExceeded, ConfigError, LLMTimeout, UnsupportedRequest
-from trustscore.compute._deadline import current_deadline
-from trustscore.llm._accounting import CallTally, Delivery
 from trustscore.llm._cache import ResponseCache, cache_key
+from trustscore.llm._call import CallContext, CallUsage, with_usage
 from trustscore.llm._config import EndpointConfig
-from trustscore.llm._http import HttpBackend, unsupported_reason
+from trustscore.llm._http import HttpBackend
 from trustscore.llm._limits import AdaptiveLimiter, LimiterPool, RetryPolicy, is_overload
 from trustscore.llm._pool import PoolCapacity, Replica, ReplicaPool, is_replica_failure
 from trustscore.llm._protocol import Backend, ChatRequest, ChatResult, LLMError, LoopBoundBackend
 from trustscore.llm._scheduling import request_order
+from trustscore.llm._wire import unsupported_reason
 from trustscore.telemetry import chat_span
 
 if TYPE_CHECKING:
     import openai
+
+    from trustscore.compute._deadline import Deadline
 
 __all__ = ["LLMClient", "from_openai"]
 
@@ -40,8 +43,9 @@ class LLMClient:
     endpoint's per-attempt timeout -> retry (bounded, jittered, honouring Retry-After) -> cache store.
     The returned result's ``usage`` counts requests actually sent (retries included), tokens,
     cache hits and wall-clock seconds; a final failure raises the LLMError with that usage attached.
-    A call cut off by cancellation is still counted in the current
-    :class:`~trustscore.llm._accounting.UsageMeter`. Waiting requests get a slot in the order of the
+    The count is the call's :class:`~trustscore.llm._call.CallUsage` record, the one the request's
+    context carries (a fresh one otherwise), kept up to date as requests go out, so the caller that
+    handed it down still sees a call cut off by cancellation. Waiting requests get a slot in the order of the
     sample they belong to (:mod:`trustscore.llm._scheduling`); ``limiter`` shares one adaptive limit
     between clients of one server, ``limiters`` one per server for every server of the endpoint
     (see :class:`~trustscore.llm._limits.LimiterPool`).
@@ -57,7 +61,8 @@ class LLMClient:
     request), so the retry, and every other request, waits for a slot under the lowered limit while
     the server still works on what it was sent.
 
-    Inside a sample's time budget (:func:`~trustscore.compute._deadline.current_deadline`) an attempt
+    Inside a sample's time budget (the ``deadline`` of the request's
+    :class:`~trustscore.llm._call.CallContext`) an attempt
     waits at most ``min(timeout_s, what is left of the budget + 0.5 s)``. The grace lets the Scorer's
     own cut (which cancels the sample at the budget's end) land first; where nothing cuts from outside,
     or the loop was too busy to, the attempt's own limit ends it with :class:`BudgetExceeded`, which the
@@ -180,7 +185,10 @@ class LLMClient:
         reason = unsupported_reason(request, self._endpoint.flavour)
         if reason is not None:
             raise UnsupportedRequest(f"endpoint {self._endpoint.model!r}: {reason}")
-        with chat_span(self._endpoint, request) as span:
+        context = request.context or CallContext()
+        with chat_span(
+            self._endpoint, request, signal=context.signal, capture_content=context.capture_content
+        ) as span:
             try:
                 result = await self._generate_within(request, cache, deadline_s)
             except LLMError as e:
@@ -193,63 +201,67 @@ class LLMClient:
         self, request: ChatRequest, cache: bool | None, deadline_s: float | None
     ) -> ChatResult:
         store = self._cache if cache is not False else None
-        tally = CallTally()
-        order = request_order()
+        context = request.context or CallContext()
+        record = context.record
+        if record is None:  # the backend marks delivery on the record the request carries
+            record = CallUsage()
+            request = request.within(replace(context, record=record))
+        order = request_order(context.ticket)
         if deadline_s is None:
-            return await self._generate(request, store, tally, order)
+            return await self._generate(request, store, record, order)
         with anyio.move_on_after(deadline_s):
-            return await self._generate(request, store, tally, order)
+            return await self._generate(request, store, record, order)
         # Only the deadline's cancellation leaves the scope without a return or an exception.
-        tally.finish()
+        record.finish()
         raise LLMTimeout(
-            f"deadline of {deadline_s}s ran out after {tally.requests} request(s)", usage=tally.usage()
+            f"deadline of {deadline_s}s ran out after {record.requests} request(s)", usage=record.usage()
         )
 
     async def _generate(
-        self, request: ChatRequest, store: ResponseCache | None, tally: CallTally, order: int
+        self, request: ChatRequest, store: ResponseCache | None, record: CallUsage, order: int
     ) -> ChatResult:
         try:
             key = cache_key(self._endpoint, request) if store is not None else ""
-            if store is not None:
-                cached = await store.get(key)
-                if cached is not None:
-                    tally.cache_hits += 1
-                    tally.finish()
-                    return cached.model_copy(update={"usage": tally.usage()})
-            result = await self._send_with_retries(request, tally, order)
-            if store is not None:
-                await store.put(key, result)
+            cached = await store.get(key) if store is not None else None
+            if cached is not None:
+                record.cache_hits += 1
+                result = cached
+            else:
+                result = await self._send_with_retries(request, record, order)
+                record.prompt_tokens += result.prompt_tokens
+                record.completion_tokens += result.completion_tokens
+                if store is not None:
+                    await store.put(key, result)
         except LLMError as e:
-            tally.finish()
-            e.usage = tally.usage()
+            record.finish()
+            e.usage = record.usage()
             raise
-        tally.prompt_tokens += result.prompt_tokens
-        tally.completion_tokens += result.completion_tokens
-        tally.finish()
-        return result.model_copy(update={"usage": tally.usage()})
+        record.finish()
+        return with_usage(result, record.usage())
 
-    async def _send_with_retries(self, request: ChatRequest, tally: CallTally, order: int) -> ChatResult:
+    async def _send_with_retries(self, request: ChatRequest, record: CallUsage, order: int) -> ChatResult:
         """Attempts until one succeeds or the policy gives up. The wait before a retry (Retry-After
         or backoff) holds no slot; the retry then queues at its sample's age, ahead of younger work."""
         retries = 0
         failed_on: list[Replica] = []
+        deadline = request.context.deadline if request.context is not None else None
         while True:
             replica = await self._pool.pick(order, failed_on)
             try:
-                return await self._attempt(replica, request, tally, order)
+                return await self._attempt(replica, request, record, order, deadline)
             except LLMError as e:
                 if is_replica_failure(e) and len(self._pool.replicas) > 1:
                     failed_on.append(replica)
                     if self._pool.others_left(failed_on):
                         continue  # fail over at once: another server, not a later try
                     failed_on.clear()
-                if not self._retry.should_retry(e, retries) or _budget_spent():
+                if not self._retry.should_retry(e, retries) or _budget_spent(deadline):
                     raise
                 await anyio.sleep(self._retry.delay(e, retries))
                 retries += 1
 
     async def _attempt(
-        self, replica: Replica, request: ChatRequest, tally: CallTally, order: int
+        self, replica: Replica, request: ChatRequest, record: CallUsage, order: int, deadline: Deadline | None
     ) -> ChatResult:
         replica.outstanding += 1
         try:
@@ -258,11 +270,12 @@ class LLMClient:
                 gives_up_at = anyio.current_time() + timeout_s
                 while True:
                     wait_s = gives_up_at - anyio.current_time()
-                    budget_s = _budget_left()
+                    budget_s = _budget_left(deadline)
                     cut_by_budget = budget_s is not None and budget_s + BUDGET_GRACE_S < wait_s
                     if budget_s is not None and cut_by_budget:
                         wait_s = max(budget_s, 0.0) + BUDGET_GRACE_S
-                    with anyio.move_on_after(wait_s) as attempt, Delivery() as delivery:
+                    record.begin_attempt()
+                    with anyio.move_on_after(wait_s) as attempt:
                         try:
                             result = await replica.backend.send(request)
                         except LLMError as e:
@@ -273,11 +286,7 @@ class LLMClient:
                             self._pool.failed(replica, e)
                             raise
                         finally:
-                            # Counted however the attempt ends, a deadline's cancellation included.
-                            if delivery.sent:
-                                tally.requests += 1
-                            else:
-                                tally.unsent += 1
+                            record.end_attempt()  # however it ends, a deadline's cancellation included
                     if not attempt.cancelled_caught:
                         break
                     if not cut_by_budget:
@@ -286,7 +295,7 @@ class LLMClient:
                         self._pool.failed(replica, timed_out)
                         raise timed_out
                     # The budget's end, not the server's: no congestion, no retry.
-                    if _budget_spent():
+                    if _budget_spent(deadline):
                         raise BudgetExceeded("the sample's time budget ran out during an LLM request")
                     # Not over after all: the sample's clock stopped meanwhile. Ask again for what is left.
                 permit.success()
@@ -317,15 +326,13 @@ class LLMClient:
         await self.aclose()
 
 
-def _budget_left() -> float | None:
+def _budget_left(deadline: Deadline | None) -> float | None:
     """Seconds left of the time budget of the sample this call works for (None outside a budget)."""
-    deadline = current_deadline()
     return None if deadline is None else deadline.seconds_left()
 
 
-def _budget_spent() -> bool:
+def _budget_spent(deadline: Deadline | None) -> bool:
     """The time budget of the sample this call works for is over (never outside a budget)."""
-    deadline = current_deadline()
     return deadline is not None and deadline.over
 
 

@@ -158,7 +158,7 @@ class AdaptiveLimiter:
 
     @asynccontextmanager
     async def slot(self, order: int | None = None) -> AsyncIterator[Permit]:
-        """Wait for a slot (lowest ``order`` first; default: this call's, see
+        """Wait for a slot (lowest ``order`` first; default: a fresh one, see
         :func:`~trustscore.llm._scheduling.request_order`); hold it for one attempt."""
         gate = self.gate()
         await gate.acquire(request_order() if order is None else order)

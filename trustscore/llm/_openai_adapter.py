@@ -1,6 +1,6 @@
 """A Backend that sends through the caller's own ``openai.AsyncOpenAI`` client.
 
-The body is the same one :func:`trustscore.llm._http.build_request_body` builds for our HTTP backend
+The body is the same one :func:`trustscore.llm._wire.build_request_body` builds for our HTTP backend
 (one mapping, two transports); only ``model`` and ``messages``/``prompt`` travel as typed arguments,
 the rest as ``extra_body``; the request's tag and, when tracing is on, the W3C ``traceparent`` of the
 current span go as ``extra_headers``, as our HTTP backend sends them. The openai package is an optional
@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from trustscore._errors import BadResponse, LLMTimeout, LLMUnreachable
 from trustscore.llm._bounds import ResponseBounds
-from trustscore.llm._http import build_request_body, error_for_status, parse_response, tag_headers
+from trustscore.llm._http import error_for_status
 from trustscore.llm._protocol import ChatRequest, ChatResult, LLMError
+from trustscore.llm._wire import build_request_body, parse_response, tag_headers
 from trustscore.telemetry import trace_headers
 
 if TYPE_CHECKING:

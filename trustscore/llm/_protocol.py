@@ -6,13 +6,16 @@ caching or rate limits. A backend maps the request to a server's dialect (vLLM o
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Annotated, Literal, Protocol, runtime_checkable
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, JsonValue, PrivateAttr, model_validator
 
 from trustscore._errors import LLMError
 from trustscore._types import Usage
 from trustscore.llm._scheduling import Capacity
+
+if TYPE_CHECKING:
+    from trustscore.llm._call import CallContext
 
 __all__ = [
     "LLM",
@@ -87,6 +90,19 @@ class ChatRequest(_Frozen):
     """Chat only: the last message is an assistant prefix the model continues (vLLM extension)."""
     tag: str = ""
     """Who asks and with what prompt version, e.g. "lynx@3f2a1c". Part of the cache key."""
+    _context: CallContext | None = PrivateAttr(default=None)
+
+    @property
+    def context(self) -> CallContext | None:
+        """What the call runs under (:class:`~trustscore.llm._call.CallContext`), as the caller handed it
+        down with :meth:`within`: not part of the request's content or its cache key."""
+        return self._context
+
+    def within(self, context: CallContext) -> ChatRequest:
+        """This request, to be sent under ``context``."""
+        copy = self.model_copy()
+        copy._context = context
+        return copy
 
     @model_validator(mode="after")
     def _one_input(self) -> ChatRequest:

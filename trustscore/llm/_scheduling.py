@@ -1,11 +1,12 @@
 """Scheduling that finishes what it started: older samples' requests first, new samples only when
 the endpoints have room.
 
-Every sample the Scorer scores holds a :class:`Ticket` (in a context variable, so the tasks its
-signals spawn inherit it). Its ``order`` is the sample's age: the LLM client queues each request for
-a slot by that order (:class:`PriorityGate`), so a retry or a second-stage call (TLM's agreement
-checks) of a sample already in flight is served before any request of a sample started later. A
-request made outside any sample gets a fresh order when it is made: plain first-come, first-served.
+Every sample the Scorer scores holds a :class:`Ticket`, handed to its LLM calls in their
+:class:`~trustscore.llm._call.CallContext`. Its ``order`` is the sample's age: the LLM client queues
+each request for a slot by that order (:class:`PriorityGate`), so a retry or a second-stage call
+(TLM's agreement checks) of a sample already in flight is served before any request of a sample
+started later. A request made outside any sample gets a fresh order when it is made: plain
+first-come, first-served.
 
 ``score_many`` starts a new sample only when :class:`SampleAdmission` says so: every endpoint has a
 free slot and nobody queued for one, and the last sample started has already reached its endpoints.
@@ -23,7 +24,6 @@ import heapq
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Protocol, runtime_checkable
@@ -31,15 +31,13 @@ from typing import Protocol, runtime_checkable
 import anyio
 import anyio.lowlevel
 
-__all__ = ["Capacity", "PriorityGate", "SampleAdmission", "Ticket", "request_order", "sample_ticket"]
+__all__ = ["Capacity", "PriorityGate", "SampleAdmission", "Ticket", "request_order"]
 
 _orders = itertools.count()
-_current: ContextVar[Ticket | None] = ContextVar("trustscore_sample_ticket", default=None)
 
 
 class Ticket:
-    """One sample's place in line. ``with ticket:`` (once, in the sample's task) makes it the
-    current ticket for that task and the tasks it starts, and marks the sample done on leaving."""
+    """One sample's place in line. ``with ticket:`` around the sample's work marks it done on leaving."""
 
     def __init__(self, on_change: Callable[[Ticket], None] | None = None) -> None:
         self.order = next(_orders)
@@ -47,7 +45,6 @@ class Ticket:
         """The sample has asked an LLM for something (a request, or a cache lookup)."""
         self.done = False
         self._on_change = on_change
-        self._token: object = None
 
     def mark_started(self) -> None:
         if not self.started:
@@ -56,32 +53,19 @@ class Ticket:
                 self._on_change(self)
 
     def __enter__(self) -> Ticket:
-        self._token = _current.set(self)
         return self
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        _current.reset(self._token)  # type: ignore[arg-type]
         self.done = True
         if self._on_change is not None:
             self._on_change(self)
 
 
-@contextmanager
-def sample_ticket() -> Iterator[Ticket]:
-    """The current sample's ticket; a new one (made current) when the caller has none."""
-    ticket = _current.get()
-    if ticket is not None:
-        yield ticket
-        return
-    with Ticket() as ticket:
-        yield ticket
-
-
-def request_order() -> int:
-    """The queue order for an LLM call made now: its sample's age, else a fresh (latest) order."""
-    ticket = _current.get()
+def request_order(ticket: Ticket | None = None) -> int:
+    """The queue order for an LLM call made now: its sample's age (``ticket``), else a fresh (latest)
+    order."""
     if ticket is None:
         return next(_orders)
     ticket.mark_started()

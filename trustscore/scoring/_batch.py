@@ -27,10 +27,11 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from trustscore._errors import InputError
 from trustscore._types import Sample, TrustScore
+from trustscore.llm._protocol import LLM, GatedLLM
 from trustscore.llm._scheduling import Capacity, SampleAdmission, Ticket
 from trustscore.scoring._inputs import coerce_sample
 
-__all__ = ["ProgressBar", "ResultCallback", "ResultStream", "Scored", "call_back"]
+__all__ = ["ProgressBar", "ResultCallback", "ResultStream", "Scored", "admission_capacities", "call_back"]
 
 ResultCallback = Callable[[int, TrustScore], Awaitable[None] | None]
 """Called as each sample of ``score_many`` finishes, in completion order, with its input index."""
@@ -64,7 +65,7 @@ class ResultStream:
 
     def __init__(
         self,
-        score_one: Callable[[Sample], Awaitable[TrustScore]],
+        score_one: Callable[[Sample, Ticket], Awaitable[TrustScore]],
         samples: Iterable[Any] | AsyncIterable[Any],
         *,
         limiters: Sequence[Capacity],
@@ -188,7 +189,7 @@ class ResultStream:
         async with send:
             with ticket:  # held until the consumer takes the result: a slow consumer slows admission
                 try:
-                    result: TrustScore | Exception = await self._score_one(sample)
+                    result: TrustScore | Exception = await self._score_one(sample, ticket)
                 except Exception as e:
                     result = e
                 await send.send(Scored(index, result))
@@ -260,3 +261,10 @@ class ProgressBar:
 
     def stop(self) -> None:
         self._progress.stop()
+
+
+def admission_capacities(llms: Iterable[LLM]) -> list[Capacity]:
+    """What admission watches behind these LLMs: each gated one's adaptive limiter, or its replica
+    pool's combined gate (an LLM that is not a :class:`~trustscore.llm._protocol.GatedLLM`, such as a
+    user's own, takes no part in admission)."""
+    return [llm.capacity for llm in llms if isinstance(llm, GatedLLM)]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterable, Mapping
 from typing import Any, ParamSpec, TypeVar, cast
 
 from pydantic import ValidationError
@@ -21,6 +21,7 @@ from trustscore.core._names import SAMPLE_FIELD_ALIASES, closest_name
 __all__ = [
     "check_budget",
     "check_concurrency",
+    "check_samples",
     "checked_arguments",
     "coerce_sample",
     "make_sample",
@@ -171,3 +172,8 @@ def _wrong_arguments(
     if not problems:
         problems.append(f"{name}(): {error}")
     return "; ".join(problems) + f" (its arguments: {', '.join(params)})"
+def check_samples(samples: Any, wanted: str) -> None:
+    """Refuse what is not ``wanted`` (a list, or an iterable or async iterable) of samples."""
+    streamable = isinstance(samples, Iterable) or (wanted != "a list" and isinstance(samples, AsyncIterable))
+    if isinstance(samples, str | bytes | Mapping | Sample) or not streamable:
+        raise InputError(f"samples must be {wanted} of samples (got {type(samples).__name__})")

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import diskcache  # type: ignore[import-untyped]
 from pydantic import ValidationError
 
-from trustscore._types import Sample, Signal, Usage
+from trustscore._types import Sample, Signal
 from trustscore.core._disk_cache import DiskCache, UnsafeCacheEntry
 from trustscore.core._hashing import canonical_json, sha256_hex
 from trustscore.llm._config import CacheConfig
@@ -108,8 +108,8 @@ class LocalCache(DiskCache):
         """Store a result that has a value (a missing signal is never stored); its usage is not kept."""
         if signal.value is None:
             return
-        kept = signal.model_copy(update={"usage": Usage()})
-        self._write(lambda c: c.set(key, kept.model_dump_json()))
+        kept = signal.model_dump_json(exclude={"usage"})
+        self._write(lambda c: c.set(key, kept))
 
     # -- embeddings -------------------------------------------------------------------------
 

@@ -4,48 +4,131 @@ only cancellation propagates, so one failing judge never loses the others. A loc
 did not load raises :class:`~trustscore._errors.ModelLoadError`: its sample is then incomplete, so a
 rerun (``--retry-incomplete``) scores it again.
 
-Each run of a source on a sample has its :class:`SourceRun`: the one count of what its LLM calls
-cost (a :class:`~trustscore.llm._accounting.UsageMeter`) and the failures a rerun may fix."""
+Each run of a source on a sample has its :class:`SourceRun`: the records of its LLM calls, one per
+call (a :class:`~trustscore.llm._call.UsageLog`), summed into the signal's usage, and the failures a
+rerun may fix."""
 
 from __future__ import annotations
 
 import logging
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 import anyio
 
-from trustscore._errors import BudgetExceeded, ClientError, LLMError, ModelLoadError, UnsafeCacheEntry
+from trustscore._errors import (
+    BudgetExceeded,
+    ClientError,
+    ConfigError,
+    LLMError,
+    ModelLoadError,
+    UnsafeCacheEntry,
+)
 from trustscore._types import Sample, Signal, Usage
-from trustscore.llm._accounting import UsageMeter
-from trustscore.llm._metered import MeteredLLM
-from trustscore.llm._protocol import LLM
-from trustscore.signals._protocols import CachedSignal, Judge, LocalSignal
+from trustscore.llm._call import CallContext, UsageLog, with_usage
+from trustscore.llm._protocol import LLM, ChatRequest, ChatResult
+from trustscore.signals._protocols import CachedSignal, FamiliarityCheck, Judge, LocalSignal
 
 if TYPE_CHECKING:
     from trustscore.scoring._local_cache import LocalCache
 
-__all__ = ["JudgeSource", "LocalSource", "Source", "SourceRun", "UnavailableSource", "run_guarded"]
+__all__ = [
+    "BoundLLM",
+    "CallsLLM",
+    "JudgeSource",
+    "LocalSource",
+    "Source",
+    "SourceRun",
+    "UnavailableSource",
+    "check_question_alone",
+    "run_guarded",
+]
 
 logger = logging.getLogger("trustscore")
 
 
-class SourceRun:
-    """One source's run on one sample: what its LLM calls cost, counted once in ``meter`` (entered
-    around the run: every call the source makes reports to it, those cut off by a deadline
-    included), and ``transient``, why it failed in ways a rerun may fix (server down or busy, no key)."""
+class BoundLLM:
+    """``llm`` with the context of one run: every call opens a record in ``log`` and carries it down;
+    ``on_failure`` sees each failed call's error before it propagates."""
 
-    def __init__(self) -> None:
-        self.meter = UsageMeter()
+    def __init__(
+        self,
+        llm: LLM,
+        log: UsageLog,
+        context: CallContext | None = None,
+        on_failure: Callable[[LLMError], None] | None = None,
+    ) -> None:
+        self._llm = llm
+        self._log = log
+        self._context = context if context is not None else CallContext()
+        self._on_failure = on_failure
+
+    @property
+    def model(self) -> str:
+        return self._llm.model
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]:
+        return self._llm.flavour
+
+    @property
+    def context_window(self) -> int:
+        return self._llm.context_window
+
+    def count_tokens(self, text: str) -> int:
+        return self._llm.count_tokens(text)
+
+    async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
+        record = self._log.open()
+        try:
+            result = await self._llm.generate(
+                request.within(replace(self._context, record=record)), cache=cache
+            )
+        except LLMError as e:
+            record.settle(e.usage)
+            if self._on_failure is not None:
+                self._on_failure(e)
+            raise
+        record.settle(result.usage)
+        return result
+
+
+@runtime_checkable
+class CallsLLM(Protocol):
+    """A local signal whose work calls LLMs: the Scorer runs it bound to each run, every LLM it holds
+    handed through ``bind`` (:meth:`SourceRun.bind`), so its calls are counted there."""
+
+    def bound(self, bind: Callable[[LLM], LLM]) -> LocalSignal: ...
+
+
+class SourceRun:
+    """One source's run on one sample: ``context``, handed to every LLM call it makes, ``calls``, the
+    record of each of those calls (those cut off by a deadline included), and ``transient``, why it
+    failed in ways a rerun may fix (server down or busy, no key)."""
+
+    def __init__(self, context: CallContext | None = None) -> None:
+        self.context = context if context is not None else CallContext()
+        """What the run's LLM calls run under: the sample's deadline and ticket, the signal's name."""
+        self.calls = UsageLog()
         self.transient: list[str] = []
 
-    def metered(self, signal: Signal) -> Signal:
-        """``signal`` with its usage as the meter counted it, where the meter saw LLM calls: every
-        request sent, those of calls cut off included. Where it saw none, the signal's own usage
-        stands: the work of a local model, which no meter sees."""
-        if not self.meter.saw_calls:
+    def bind(self, llm: LLM) -> LLM:
+        """``llm`` with this run's context: its calls are recorded here, failures a rerun may fix noted."""
+        return BoundLLM(llm, self.calls, self.context, on_failure=self._note)
+
+    def counted(self, signal: Signal) -> Signal:
+        """``signal`` with its usage the sum of the run's call records, where it made LLM calls: every
+        request sent, those of calls cut off included. Where it made none, the signal's own usage
+        stands: the work of a local model, which no record sees."""
+        if not self.calls.saw_calls:
             return signal
-        return signal.model_copy(update={"usage": self.meter.usage()})
+        return with_usage(signal, self.calls.total())
+
+    def _note(self, error: LLMError) -> None:
+        if _rerun_may_fix(error):
+            self.transient.append(error.reason)
 
 
 class Source(ABC):
@@ -75,11 +158,7 @@ class JudgeSource(Source):
         self.llm = llm
 
     async def run(self, sample: Sample, run: SourceRun) -> Signal:
-        def note(error: LLMError) -> None:
-            if _rerun_may_fix(error):
-                run.transient.append(error.reason)
-
-        return await self.judge.run(sample, MeteredLLM(self.llm, note))
+        return await self.judge.run(sample, run.bind(self.llm))
 
 
 class LocalSource(Source):
@@ -92,6 +171,8 @@ class LocalSource(Source):
         self._cache = cache if isinstance(signal, CachedSignal) else None
 
     async def run(self, sample: Sample, run: SourceRun) -> Signal:
+        if isinstance(self.signal, CallsLLM):  # its LLM calls run in this run's context
+            return await self.signal.bound(run.bind).run(sample)
         cache = self._cache
         if cache is None:
             return await self.signal.run(sample)
@@ -146,10 +227,9 @@ def _rerun_may_fix(error: LLMError) -> bool:
 
 
 async def run_guarded(source: Source, sample: Sample, run: SourceRun) -> Signal:
-    """Run one source inside its run's meter; every exception becomes a missing signal, with the
-    usage the meter counted. Cancellation propagates."""
-    with run.meter:
-        return run.metered(await _guarded(source, sample, run))
+    """Run one source; every exception becomes a missing signal, with the usage its calls' records
+    sum to. Cancellation propagates."""
+    return run.counted(await _guarded(source, sample, run))
 
 
 async def _guarded(source: Source, sample: Sample, run: SourceRun) -> Signal:
@@ -163,9 +243,7 @@ async def _guarded(source: Source, sample: Sample, run: SourceRun) -> Signal:
         raise  # blocking work stopped by the score budget: the caller reports it as cut
     except TimeoutError:
         run.transient.append("timeout")
-        return Signal.failed(
-            source.name, f"timed out after {source.timeout_s:g}s ({source.timeout_setting})"
-        )
+        return Signal.failed(source.name, f"timed out after {source.timeout_s:g}s ({source.timeout_setting})")
     except Exception as e:
         leaves = _leaves(e)
         cut = next((leaf for leaf in leaves if isinstance(leaf, BudgetExceeded)), None)
@@ -187,7 +265,7 @@ async def _guarded(source: Source, sample: Sample, run: SourceRun) -> Signal:
 
 def _failure(leaves: list[BaseException]) -> tuple[str, Usage]:
     """A readable reason (and the usage the errors carry: the signal's own figure, which stands where
-    no meter saw its calls) for a source's failure, from the errors it raised. A
+    no record saw its calls) for a source's failure, from the errors it raised. A
     source that fans out with a task group raises its failures wrapped in (nested) exception groups:
     the reason names the failures inside (:func:`_leaves`), never the group ("unhandled errors in a
     TaskGroup")."""
@@ -208,3 +286,29 @@ def _leaves(error: BaseException) -> list[BaseException]:
 
 def _reason(error: BaseException) -> str:
     return error.reason if isinstance(error, LLMError) else f"{type(error).__name__}: {error}"
+
+
+async def check_question_alone(sources: Sequence[Source], question: str) -> Signal:
+    """The first local signal of ``sources`` that checks a question alone (a FamiliarityCheck), run
+    on ``question`` in a run of its own; a ConfigError naming what to configure when there is none."""
+    local = (s for s in sources if isinstance(s, LocalSource))
+    found = next(((s.name, s.signal) for s in local if isinstance(s.signal, FamiliarityCheck)), None)
+    if found is None:
+        unavailable = "".join(
+            f"; {s.name} is unavailable here: {s.reason}"
+            for s in sources
+            if isinstance(s, UnavailableSource) and not s.is_judge
+        )
+        raise ConfigError(
+            "no signal of this Scorer checks a question alone: add [signals.familiarity] (with "
+            f"model_path, or an endpoint for the generator){unavailable}"
+        )
+    name, check = found
+    run = SourceRun()
+    if isinstance(check, CallsLLM):
+        check = check.bound(run.bind)  # type: ignore[assignment]
+    try:
+        result: Signal = await check.familiarity(question)
+    except LLMError as e:
+        result = Signal.failed(name, e.reason, usage=e.usage)
+    return run.counted(result)

@@ -29,26 +29,40 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 import anyio
 
 from trustscore._config import Config
-from trustscore._errors import BudgetExceeded, ConfigError, DegradedScoreError, InputError, LLMError
-from trustscore._types import DomainCheck, Sample, Signal, TrustScore, Usage
-from trustscore.compute._deadline import Deadline, bound
-from trustscore.fusion._fuser import AssessingFuser, FusedScore, Fuser, clip_score
-from trustscore.llm._protocol import GatedLLM
-from trustscore.llm._scheduling import Capacity, sample_ticket
-from trustscore.scoring._batch import ProgressBar, ResultCallback, ResultStream, call_back
+from trustscore._errors import BudgetExceeded, InputError
+from trustscore._types import Sample, Signal, TrustScore
+from trustscore.compute._deadline import Deadline, bound, watch_deadline
+from trustscore.fusion._fuser import Fuser
+from trustscore.llm._call import CallContext
+from trustscore.llm._scheduling import Ticket
+from trustscore.scoring._batch import (
+    ProgressBar,
+    ResultCallback,
+    ResultStream,
+    admission_capacities,
+    call_back,
+)
 from trustscore.scoring._cascade import CascadeRun, build_cascade
 from trustscore.scoring._endpoints import Endpoints
 from trustscore.scoring._inputs import (
     check_budget,
     check_concurrency,
+    check_samples,
     checked_arguments,
     coerce_sample,
     make_sample,
     validate_sample,
 )
-from trustscore.scoring._runners import LocalSource, Source, SourceRun, UnavailableSource, run_guarded
+from trustscore.scoring._result import OUTSIDE_DOMAIN, fused_result
+from trustscore.scoring._runners import (
+    Source,
+    SourceRun,
+    UnavailableSource,
+    check_question_alone,
+    run_guarded,
+)
 from trustscore.scoring._wiring import build_sources, pick_fuser
-from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
+from trustscore.signals._protocols import Judge, LocalSignal
 from trustscore.telemetry import score_span, signal_span
 
 if TYPE_CHECKING:
@@ -63,17 +77,6 @@ __all__ = [
     "make_sample",
     "validate_sample",
 ]
-
-
-OUTSIDE_DOMAIN = "outside the calibration domain"
-"""How the reason not to claim calibrated starts for a sample outside its calibrator's domain."""
-
-
-def _not_calibrated_reason(fused: FusedScore, domain: DomainCheck | None) -> str:
-    if not fused.calibrated:
-        return fused.not_calibrated_reason or f"{fused.description} gives no calibrated probability"
-    assert domain is not None
-    return f"{OUTSIDE_DOMAIN} of {domain.calibrator}: {'; '.join(domain.reasons)}"
 
 
 class Scorer:
@@ -178,26 +181,7 @@ class Scorer:
         """
         if not isinstance(question, str) or not question.strip():
             raise InputError(f"question must be a non-empty string (got {type(question).__name__})")
-        local = (s for s in self._sources if isinstance(s, LocalSource))
-        found = next(((s.name, s.signal) for s in local if isinstance(s.signal, FamiliarityCheck)), None)
-        if found is None:
-            unavailable = "".join(
-                f"; {s.name} is unavailable here: {s.reason}"
-                for s in self._sources
-                if isinstance(s, UnavailableSource) and not s.is_judge
-            )
-            raise ConfigError(
-                "no signal of this Scorer checks a question alone: add [signals.familiarity] (with "
-                f"model_path, or an endpoint for the generator){unavailable}"
-            )
-        name, check = found
-        run = SourceRun()
-        with run.meter:
-            try:
-                result: Signal = await check.familiarity(question)
-            except LLMError as e:
-                result = Signal.failed(name, e.reason, usage=e.usage)
-        return run.metered(result)
+        return await check_question_alone(self._sources, question)
 
     @checked_arguments
     async def score(
@@ -221,19 +205,28 @@ class Scorer:
             raise InputError(
                 f"sample is a {type(sample).__name__}; pass a trustscore.Sample (or use score())"
             )
+        with Ticket() as ticket:  # this sample's place in line among the LLM requests of others
+            return await self._score_in_line(sample, budget_s, ticket)
+
+    async def _score_in_line(self, sample: Sample, budget_s: float | None, ticket: Ticket) -> TrustScore:
+        """:meth:`score_sample`, its LLM requests queued by ``ticket`` (the sample's place in line)."""
         budget = check_budget(budget_s, self.config.limits.score_budget_s)
-        with score_span(sample, self.config.telemetry.capture_content) as span:
-            result = await self._score_sample(sample, budget)
+        with score_span(sample) as span:
+            result = await self._score_sample(sample, budget, ticket)
             span.done(result)
         return result
 
-    async def _score_sample(self, sample: Sample, budget: float) -> TrustScore:
+    async def _score_sample(self, sample: Sample, budget: float, ticket: Ticket) -> TrustScore:
         started = time.perf_counter()
         finished: dict[str, Signal] = {}
-        # One record per source: the one count of what its LLM calls cost, and why it failed in
-        # ways a rerun may fix.
-        runs = {s.name: SourceRun() for s in self._sources}
         deadline = Deadline(budget)
+        capture = self.config.telemetry.capture_content
+        # One run per source: the context its LLM calls run under, the record of each call, and
+        # why it failed in ways a rerun may fix.
+        runs = {
+            s.name: SourceRun(CallContext(deadline, ticket, signal=s.name, capture_content=capture))
+            for s in self._sources
+        }
 
         async def run_one(source: Source) -> None:
             with suppress(BudgetExceeded), bound(deadline), signal_span(source.name, source.is_judge) as span:
@@ -245,12 +238,11 @@ class Scorer:
                     tg.start_soon(run_one, source)
 
         progress = CascadeRun()
-        # The ticket gives this sample's LLM requests their place in line: older samples first.
-        with sample_ticket(), anyio.CancelScope() as budget_scope:
+        with anyio.CancelScope() as budget_scope:
             async with anyio.create_task_group() as watch:
                 # Worker threads cannot be interrupted: when this scope is cancelled (budget over, or
                 # the caller cancelled) the watcher tells them through the deadline they check.
-                watch.start_soon(_watch_deadline, deadline, budget_scope)
+                watch.start_soon(watch_deadline, deadline, budget_scope)
                 if self._cascade is None:
                     await run_all(self._sources)
                 else:
@@ -260,43 +252,26 @@ class Scorer:
         fuser = self._cascade.fuser_at(progress) if self._cascade is not None else self._fuser
         timed_out = f"timed out after {budget:g}s budget"
         signals = {
-            s.name: finished.get(s.name) or runs[s.name].metered(Signal.failed(s.name, timed_out))
+            s.name: finished.get(s.name) or runs[s.name].counted(Signal.failed(s.name, timed_out))
             for s in self._sources
             if stop is None or s.name not in stop.skipped
         }
-        # A fitted model knows the sample: its adaptation by the sample's domain, and whether the
-        # sample lies inside what it was calibrated on; outside, the score stands but is not claimed.
-        if isinstance(fuser, AssessingFuser):
-            fused, domain = fuser.assess(sample, signals)
-        else:
-            fused, domain = fuser.predict(signals), None
         # Cut by the budget, or missing for a reason a rerun may fix (server down or busy, no key).
         incomplete = [
             name
             for name, signal in signals.items()
             if name not in finished or (signal.missing and runs[name].transient)
         ]
-        calibrated = fused.calibrated and (domain is None or domain.inside)
-        result = TrustScore(
-            score=clip_score(fused.score),
-            calibrated=calibrated,
-            not_calibrated_reason=None if calibrated else _not_calibrated_reason(fused, domain),
-            interval=fused.interval,
-            domain=domain,
-            signals=signals,
-            used_signals=list(fused.used),
-            fusion=fused.description,
-            usage=Usage.total([s.usage for s in signals.values()]),
-            seconds=time.perf_counter() - started,
-            complete=not incomplete,
-            incomplete_signals=incomplete,
-            sample_id=sample.id,
+        return fused_result(
+            sample,
+            signals,
+            fuser,
+            incomplete=incomplete,
             cascade=stop,
-            degraded=any(signal.missing and not signal.abstention for signal in signals.values()),
-            abstained=any(signal.abstention for signal in signals.values()),
+            seconds=time.perf_counter() - started,
+            on_missing=self.config.fusion.on_missing,
             config_source=self.config_source,
         )
-        return _on_missing(result, self.config.fusion.on_missing)
 
     @overload
     async def score_many(
@@ -342,7 +317,7 @@ class Scorer:
         others are scored. ``on_result(index, result)`` is called as each sample finishes.
         This holds every result until the end: :meth:`stream` does not.
         """
-        _check_samples(samples, "a list")
+        check_samples(samples, "a list")
         if on_result is not None and not callable(on_result):
             got = type(on_result).__name__
             raise InputError(f"on_result must be a function of (index, result) (got {got})")
@@ -392,17 +367,17 @@ class Scorer:
         the sample's error) is yielded in its result's place. Leaving the block (``break`` included)
         or ``await results.aclose()`` cancels the samples in flight.
         """
-        _check_samples(samples, "an iterable or async iterable")
+        check_samples(samples, "an iterable or async iterable")
         limit = check_concurrency(concurrency, self.config.limits.max_concurrent_samples)
         check_budget(budget_s, self.config.limits.score_budget_s)
 
-        async def score_one(sample: Sample) -> TrustScore:
-            return await self.score_sample(sample, budget_s=budget_s)
+        async def score_one(sample: Sample, ticket: Ticket) -> TrustScore:
+            return await self._score_in_line(sample, budget_s, ticket)
 
         return ResultStream(
             score_one,
             samples,
-            limiters=_limiters_of(self._endpoints.llms),
+            limiters=admission_capacities(self._endpoints.llms),
             limit=limit,
             return_exceptions=return_exceptions,
         )
@@ -438,7 +413,7 @@ class Scorer:
         """Blocking :meth:`score_many` (``return_exceptions`` as there)."""
         from trustscore.scoring._sync import run_sync_releasing
 
-        _check_samples(samples, "a list")
+        check_samples(samples, "a list")
         result: list[TrustScore] | list[TrustScore | Exception] = run_sync_releasing(
             self.score_many,
             self._endpoints.release_clients,
@@ -471,45 +446,3 @@ class Scorer:
         await self.aclose()
 
 
-async def _watch_deadline(deadline: Deadline, scope: anyio.CancelScope) -> None:
-    """Cancel ``scope`` when ``deadline`` is over (its clock stops while the sample waits on others'
-    work, so the end moves); cancel ``deadline`` when the scope is cancelled for any reason."""
-    try:
-        while (left := deadline.seconds_left()) > 0:
-            await anyio.sleep(left)
-        scope.cancel()
-    finally:
-        deadline.cancel()
-
-
-def _on_missing(result: TrustScore, on_missing: str) -> TrustScore:
-    """What ``fusion.on_missing`` makes of a degraded result: the fused score of the signals that
-    answered ("score"), no score ("none"), or a DegradedScoreError ("raise")."""
-    if not result.degraded or on_missing == "score":
-        return result
-    if on_missing == "raise":
-        raise DegradedScoreError(result.missing, result)
-    missing = ", ".join(result.missing)
-    return result.model_copy(
-        update={
-            "score": None,
-            "used_signals": [],
-            "calibrated": False,
-            "not_calibrated_reason": (
-                f'no score: signal(s) {missing} gave no value and fusion.on_missing = "none"'
-            ),
-        }
-    )
-
-
-def _check_samples(samples: Any, wanted: str) -> None:
-    streamable = isinstance(samples, Iterable) or (wanted != "a list" and isinstance(samples, AsyncIterable))
-    if isinstance(samples, str | bytes | Mapping | Sample) or not streamable:
-        raise InputError(f"samples must be {wanted} of samples (got {type(samples).__name__})")
-
-
-def _limiters_of(llms: Iterable[LLM]) -> list[Capacity]:
-    """What admission watches behind these LLMs: each gated one's adaptive limiter, or its replica
-    pool's combined gate (an LLM that is not a :class:`~trustscore.llm._protocol.GatedLLM`, such as a
-    user's own, takes no part in admission)."""
-    return [llm.capacity for llm in llms if isinstance(llm, GatedLLM)]

@@ -23,7 +23,6 @@ import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
@@ -116,12 +115,6 @@ CAPTURE_CONTENT_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"
 CONTENT_MAX_CHARS = 8192
 """The longest message text recorded; a longer one is cut here and marked."""
 
-_capture_content: ContextVar[bool | None] = ContextVar("trustscore_telemetry_capture", default=None)
-"""The running score's ``[telemetry] capture_content`` (None: the environment variable decides)."""
-
-_signal_name: ContextVar[str | None] = ContextVar("trustscore_telemetry_signal", default=None)
-"""The signal whose work is running (names the judge on its LLM calls' spans and metrics)."""
-
 
 class _Off:
     """The hook's handle when telemetry is off: records nothing."""
@@ -197,9 +190,8 @@ class ScoreRecorder:
 
 
 @contextmanager
-def score_span(sample: Sample, capture_content: bool | None = None) -> Iterator[ScoreRecorder | _Off]:
-    """Around one ``score``: its span, the fused score's event, and the score metrics.
-    ``capture_content``: the Scorer's ``[telemetry] capture_content``, for the LLM calls inside."""
+def score_span(sample: Sample) -> Iterator[ScoreRecorder | _Off]:
+    """Around one ``score``: its span, the fused score's event, and the score metrics."""
     trace_to, meters = tracer(), instruments()
     if trace_to is None and meters is None:
         yield _OFF
@@ -210,12 +202,8 @@ def score_span(sample: Sample, capture_content: bool | None = None) -> Iterator[
     attrs: dict[str, Any] = {"openinference.span.kind": "EVALUATOR", "langfuse.observation.type": "evaluator"}
     if sample.id is not None:
         attrs["trustscore.sample.id"] = sample.id
-    token = _capture_content.set(capture_content)
-    try:
-        with trace_to.start_as_current_span("trustscore.score", attributes=attrs) as span:
-            yield ScoreRecorder(span, meters)
-    finally:
-        _capture_content.reset(token)
+    with trace_to.start_as_current_span("trustscore.score", attributes=attrs) as span:
+        yield ScoreRecorder(span, meters)
 
 
 class SignalRecorder:
@@ -247,25 +235,18 @@ _SIGNAL_OFF = _SignalOff()
 
 @contextmanager
 def signal_span(name: str, is_judge: bool) -> Iterator[SignalRecorder | _SignalOff]:
-    """Around one signal of a score: its span and its value's event; names the judge for the LLM
-    calls made inside."""
+    """Around one signal of a score: its span and its value's event (the LLM calls made inside name
+    the signal themselves: :func:`chat_span`)."""
     trace_to = tracer()
-    if trace_to is None and instruments() is None:
+    if trace_to is None:
         yield _SIGNAL_OFF
         return
-    token = _signal_name.set(name)
-    try:
-        if trace_to is None:
-            yield SignalRecorder(None)
-            return
-        attrs: dict[str, Any] = {"openinference.span.kind": "EVALUATOR", "trustscore.signal": name}
-        if is_judge:
-            attrs["trustscore.judge"] = name
-        kind = "judge" if is_judge else "signal"
-        with trace_to.start_as_current_span(f"{kind} {name}", attributes=attrs) as span:
-            yield SignalRecorder(span)
-    finally:
-        _signal_name.reset(token)
+    attrs: dict[str, Any] = {"openinference.span.kind": "EVALUATOR", "trustscore.signal": name}
+    if is_judge:
+        attrs["trustscore.judge"] = name
+    kind = "judge" if is_judge else "signal"
+    with trace_to.start_as_current_span(f"{kind} {name}", attributes=attrs) as span:
+        yield SignalRecorder(span)
 
 
 def _server(base_url: str) -> tuple[str, int]:
@@ -273,10 +254,9 @@ def _server(base_url: str) -> tuple[str, int]:
     return parts.hostname or "", parts.port or (443 if parts.scheme == "https" else 80)
 
 
-def capturing_content() -> bool:
-    """Whether LLM calls record their message text: the running score's ``[telemetry]
-    capture_content`` when set, else ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``."""
-    chosen = _capture_content.get()
+def capturing_content(chosen: bool | None = None) -> bool:
+    """Whether LLM calls record their message text: ``chosen`` (the Scorer's ``[telemetry]
+    capture_content``) when set, else ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``."""
     if chosen is not None:
         return chosen
     return os.environ.get(CAPTURE_CONTENT_ENV, "").strip().lower() == "true"
@@ -383,9 +363,17 @@ _CHAT_OFF = _ChatOff()
 
 
 @contextmanager
-def chat_span(endpoint: EndpointConfig, request: ChatRequest) -> Iterator[ChatRecorder | _ChatOff]:
-    """Around one LLM call (cache lookup, attempts and retries): its CLIENT span and metrics. The
-    caller reports the outcome with ``done(result)`` or ``failed(error, usage)``."""
+def chat_span(
+    endpoint: EndpointConfig,
+    request: ChatRequest,
+    *,
+    signal: str | None = None,
+    capture_content: bool | None = None,
+) -> Iterator[ChatRecorder | _ChatOff]:
+    """Around one LLM call (cache lookup, attempts and retries): its CLIENT span and metrics, naming
+    ``signal`` as the judge that asks (else the request's tag); message text recorded as
+    :func:`capturing_content` says for ``capture_content``. The caller reports the outcome with
+    ``done(result)`` or ``failed(error, usage)``."""
     trace_to, meters = tracer(), instruments()
     if trace_to is None and meters is None:
         yield _CHAT_OFF
@@ -406,7 +394,7 @@ def chat_span(endpoint: EndpointConfig, request: ChatRequest) -> Iterator[ChatRe
         attrs["gen_ai.request.seed"] = request.seed
     if request.n != 1:
         attrs["gen_ai.request.choice.count"] = request.n
-    judge = _signal_name.get() or request.tag.partition("@")[0]
+    judge = signal or request.tag.partition("@")[0]
     if judge:
         attrs["trustscore.judge"] = judge
     if trace_to is None:
@@ -414,7 +402,7 @@ def chat_span(endpoint: EndpointConfig, request: ChatRequest) -> Iterator[ChatRe
         return
     from opentelemetry.trace import SpanKind
 
-    capture = capturing_content()
+    capture = capturing_content(capture_content)
     span_attrs = {**attrs, "gen_ai.input.messages": input_messages(request)} if capture else attrs
     with trace_to.start_as_current_span(
         f"{operation} {endpoint.model}", kind=SpanKind.CLIENT, attributes=span_attrs, record_exception=False

@@ -53,7 +53,7 @@ class FamiliarityConfig(SignalConfig, WhiteboxModel):
         default=None,
         ge=0.0,
         le=1.0,
-        description="familiar when the score is at or above it (see familiarity.fit_threshold)",
+        description="familiar when the score is at or above it (fit it: fitting._familiarity_threshold)",
     )
     remote_template: str | None = Field(
         default=None,

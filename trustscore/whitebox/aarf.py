@@ -32,9 +32,10 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from trustscore._types import Sample
+from trustscore.whitebox._divergence import jensen_shannon, legacy_divergence_sum
 from trustscore.whitebox._model import LoadedModel, build_prompt, layout_for, load_pretrained, model_key
 from trustscore.whitebox._profile import ModelIdentity, RedeepProfile
-from trustscore.whitebox._redeep import check_selection, jensen_shannon, legacy_divergence_sum
+from trustscore.whitebox._redeep_features import check_selection
 from trustscore.whitebox._untrusted import neutral_sample
 
 __all__ = [

@@ -7,9 +7,9 @@ from pydantic import Field
 
 from trustscore._errors import JudgeFailure
 from trustscore._types import Sample, Signal
-from trustscore.judges._base import JudgeBase, JudgeCalls, needs_context
+from trustscore.judges._base import JudgeBase, JudgeLLM, needs_context
 from trustscore.judges._templates import fill, load_template, prompt_version
-from trustscore.llm._protocol import LLM, ChatRequest, Message
+from trustscore.llm._protocol import ChatRequest, Message
 from trustscore.signals import ExampleAnswer, JudgeConfig, JudgeCost, register_judge
 
 __all__ = ["YesNoConfig", "YesNoJudge", "yesno_cost"]
@@ -42,7 +42,7 @@ class YesNoJudge(JudgeBase):
         self.config = config
         self.version = prompt_version(TEMPLATES, "yesno-parser-1", config.value_settings())
 
-    async def _run(self, sample: Sample, llm: LLM, calls: JudgeCalls) -> Signal:
+    async def _run(self, sample: Sample, llm: JudgeLLM) -> Signal:
         needs_context(sample, self.name)
         prompt = fill(
             load_template("yesno.txt"),
@@ -55,7 +55,7 @@ class YesNoJudge(JudgeBase):
             max_tokens=self.config.max_tokens,
             tag=f"{self.name}@{self.version}",
         )
-        result = await calls.generate(request)
+        result = await llm.generate(request)
         words = (result.choices[0].text if result.choices else "").strip().lower().split()
         if not words or words[0].strip(".,!") not in ("yes", "no"):
             raise JudgeFailure("the answer says neither yes nor no")
