@@ -78,6 +78,7 @@ class LocalCache(DiskCache):
     def __init__(self, config: CacheConfig) -> None:
         super().__init__(
             config.directory / "local",
+            root=config.directory,  # never created inside a cache folder that is not ours
             mode=config.mode,
             size_limit_bytes=config.size_limit_bytes,
             label="local-signal cache",
