@@ -14,6 +14,11 @@ workers score what is queued; each result goes to the ``sink`` (result rows, the
 score`` writes) and, when telemetry is on, becomes a score span parented to the span that was current
 at ``submit`` (the request that produced the answer). Leaving the block scores what is queued, then
 closes the sink. ``submit`` must be called from the event loop that entered the Monitor.
+
+The sink never harms the host: it is opened and written in a worker thread, must be a regular file
+(a FIFO or a device is refused), gets a newline first if its last row was torn, and a fault (refused,
+disk full, I/O error) is counted in ``stats.sink_failed`` with its reason in ``stats.sink_fault`` and
+logged once; the application's code inside the block never sees it.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -32,6 +37,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from trustscore._errors import InputError
 from trustscore._types import Sample
+from trustscore.rows import RowSink
 from trustscore.rows._output import result_row, row_line
 from trustscore.scoring._inputs import make_sample
 from trustscore.scoring._scorer import Scorer
@@ -56,6 +62,10 @@ class MonitorStats:
     scored: int = 0
     failed: int = 0
     """Raised unexpectedly while scored (logged; signal failures are not failures here)."""
+    sink_failed: int = 0
+    """Scored, but not written: the sink was refused or failed (disk full, I/O error; logged once)."""
+    sink_fault: str | None = None
+    """Why the sink first failed, as one line (None while it has not)."""
 
 
 _Item = tuple[Sample, object | None]
@@ -86,7 +96,7 @@ class Monitor:
         self.stats = MonitorStats()
         self._max_queued = max_queued
         self._sink_path = Path(sink) if sink is not None else None
-        self._sink: IO[str] | None = None
+        self._sink: RowSink | None = None
         self._draw = random.Random(seed)
         self._queue: MemoryObjectSendStream[_Item] | None = None
         self._tasks: TaskGroup | None = None
@@ -132,16 +142,12 @@ class Monitor:
             self.stats.scored += 1
             if self._sink is not None:
                 line = row_line(result_row(sample.id or "", result, dict(sample.metadata)))
-                await anyio.to_thread.run_sync(self._write, line)
-
-    def _write(self, line: str) -> None:
-        assert self._sink is not None
-        self._sink.write(line)
-        self._sink.flush()
+                await self._sink.write(line)
+                self.stats.sink_failed, self.stats.sink_fault = self._sink.failed, self._sink.fault
 
     async def __aenter__(self) -> Monitor:
         if self._sink_path is not None:
-            self._sink = self._sink_path.open("a", encoding="utf-8")
+            self._sink = RowSink(self._sink_path)  # opened by the first write, off the event loop
         send, receive = anyio.create_memory_object_stream[_Item](self._max_queued)
         self._queue = send
         self._unwatch = watch_queue(self, lambda: send.statistics().current_buffer_used)
@@ -165,5 +171,6 @@ class Monitor:
                 self._unwatch()
                 self._unwatch = None
             if self._sink is not None:
-                self._sink.close()
+                with anyio.CancelScope(shield=True):
+                    await self._sink.close()
                 self._sink = None

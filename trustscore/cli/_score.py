@@ -333,8 +333,9 @@ class ScoreRunSummary:
         self.scored += 1
         self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
         self.incomplete += not result.complete
+        # Anywhere in the reason: a signal of several calls says "2 parallel calls failed: UnsafeCacheEntry".
         self.unsafe_cache_rows += any(
-            (s.error or "").startswith(UnsafeCacheEntry.__name__) for s in result.signals.values()
+            UnsafeCacheEntry.__name__ in (result.signals[n].error or "") for n in result.incomplete_signals
         )
         self.calibrated += result.calibrated
         reason = result.not_calibrated_reason

@@ -9,9 +9,11 @@ file name that is not one diskcache itself makes (``ab/cd/<28 hex>.val``, resolv
 directory) is never opened or removed: such a row reads as a miss.
 
 :class:`DiskCache` is what each cache builds on: a private (0700) directory opened on first use, the
-``mode`` ("off", "read", "readwrite"), and the counters. A failed read or write (disk full, database
-locked, a value that cannot be serialised) is logged, counted and answered as a miss: a cache never
-changes what a caller computed.
+``mode`` ("off", "read", "readwrite"), and the counters. The directory (and the cache folder it lies in)
+must be ours, and every file in it is checked before use (see :mod:`trustscore.core._private_files`):
+the database files before SQLite opens them, a value file as it is opened or created. A failed read or
+write (disk full, database locked, a value that cannot be serialised, a file that is not ours) is
+logged, counted and answered as a miss: a cache never changes what a caller computed.
 
 **An entry trustscore did not write** (valid JSON that is not a result, a pickled value) on a key a
 run asks for raises :class:`UnsafeCacheEntry`: the signal that asked is missing with that reason, a
@@ -27,7 +29,6 @@ import logging
 import os
 import re
 import sqlite3
-import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -36,6 +37,7 @@ from typing import Any, Literal, TypeVar
 import diskcache  # type: ignore[import-untyped]
 
 from trustscore._errors import UnsafeCacheEntry
+from trustscore.core._private_files import check_own_file, open_own_file, private_directory, private_subfolder
 
 __all__ = ["CacheMode", "DiskCache", "SafeDisk", "UnsafeCacheEntry", "private_directory"]
 
@@ -48,9 +50,12 @@ _READ_FAILURES = (OSError, sqlite3.Error, diskcache.Timeout)
 _WRITE_FAILURES = (*_READ_FAILURES, ValueError)
 """ValueError: a value that cannot be serialised (pydantic's serialisation error, a lone surrogate)."""
 
+_DATABASE_FILES = ("cache.db", "cache.db-wal", "cache.db-shm")
+"""The files SQLite opens by name in a cache folder: each is checked before the database opens."""
+_CREATE_VALUE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
 _OWN_FILENAME = re.compile(r"[0-9a-f]{2}/[0-9a-f]{2}/[0-9a-f]{28}\.val")
 """The only file names diskcache's ``Disk.filename`` makes (two folder levels of a random hex name)."""
-
 
 
 class SafeDisk(diskcache.Disk):  # type: ignore[misc]
@@ -79,7 +84,28 @@ class SafeDisk(diskcache.Disk):  # type: ignore[misc]
         if filename is not None and not self._own(filename):
             # diskcache's get answers an OSError from fetch as a miss (the file went away).
             raise FileNotFoundError(f"cache row names a file outside the cache: {filename!r}")
-        return super().fetch(mode, filename, value, read)
+        if filename is None or mode not in (diskcache.core.MODE_BINARY, diskcache.core.MODE_TEXT):
+            return super().fetch(mode, filename, value, read)
+        reader = os.fdopen(open_own_file(os.path.join(self._directory, filename)), "rb")
+        if read:
+            return reader
+        with reader:
+            data = reader.read()
+        return data if mode == diskcache.core.MODE_BINARY else data.decode("utf-8")
+
+    def _write(self, full_path: str, iterator: Any, mode: str, encoding: str | None = None) -> int:
+        """diskcache's value-file write, into folders and a new file that are ours (never through a
+        planted symlink or into a planted file)."""
+        folder = Path(full_path).parent
+        private_directory(folder.parent)
+        private_directory(folder)
+        fd = os.open(full_path, _CREATE_VALUE, 0o600)
+        with os.fdopen(fd, "wb") as writer:
+            size = 0
+            for chunk in iterator:
+                size += len(chunk)
+                writer.write(chunk.encode(encoding or "utf-8") if isinstance(chunk, str) else chunk)
+            return size
 
     def remove(self, file_path: str) -> None:
         if not self._own(file_path):
@@ -97,21 +123,6 @@ class SafeDisk(diskcache.Disk):  # type: ignore[misc]
         return os.path.realpath(os.path.join(root, filename)).startswith(root + os.sep)
 
 
-def private_directory(directory: Path) -> Path:
-    """Create ``directory`` as 0700, or check an existing one is not open to other users."""
-    directory = directory.expanduser()
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = directory.stat()
-    if info.st_mode & (stat.S_IRWXG | stat.S_IRWXO):
-        if info.st_uid != os.getuid():
-            raise PermissionError(
-                f"cache directory {directory} is open to other users and not ours to tighten; "
-                f"set cache.directory to a private path"
-            )
-        directory.chmod(0o700)
-    return directory
-
-
 class DiskCache:
     """A :class:`SafeDisk` cache in a private directory, with the mode and the counters both caches
     report (``hits``, ``misses``, ``stores``, ``read_errors``, ``write_errors``). Thread-safe.
@@ -121,8 +132,11 @@ class DiskCache:
     default answer, counted and logged under ``label``.
     """
 
-    def __init__(self, directory: Path, *, mode: CacheMode, size_limit_bytes: int, label: str) -> None:
+    def __init__(
+        self, directory: Path, *, mode: CacheMode, size_limit_bytes: int, label: str, root: Path | None = None
+    ) -> None:
         self._directory = directory
+        self._root = root or directory
         self._mode = mode
         self._size_limit = size_limit_bytes
         self._label = label
@@ -154,8 +168,11 @@ class DiskCache:
     def _open(self) -> diskcache.Cache:
         with self._opening:
             if self._cache is None:
+                directory = private_subfolder(self.directory, self._root.expanduser())
+                for name in _DATABASE_FILES:
+                    check_own_file(directory / name)
                 self._cache = diskcache.Cache(
-                    str(private_directory(self.directory)),
+                    str(directory),
                     disk=SafeDisk,
                     size_limit=self._size_limit,
                     eviction_policy="least-recently-stored",  # no write on read

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from trustscore.fusion._adaptation import MAX_ROWS
+
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
@@ -63,7 +65,7 @@ class Dimension(_Strict):
     """A feature key (``embedding:raw.min|identity``) or one of :data:`LENGTHS`."""
     quantiles: list[float]
     """The calibration data's quantiles at :data:`PROBS` (of the rows where the number was present)."""
-    present: int = Field(ge=1)
+    present: int = Field(ge=1, le=MAX_ROWS)
     """Rows where the number was present."""
 
 
@@ -83,7 +85,7 @@ def _fmt(v: float) -> str:
 class CalibrationDomain(_Strict):
     data_name: str = Field(min_length=1)
     data_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
-    n: int = Field(ge=1)
+    n: int = Field(ge=1, le=MAX_ROWS)
     base_rate: float = Field(ge=0, le=1)
     """Share of trustworthy rows in the calibration data."""
     probs: list[float] = Field(default_factory=lambda: list(PROBS))

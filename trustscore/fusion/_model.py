@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from trustscore._errors import CalibratorError, CalibratorMismatchError
 from trustscore._types import DomainCheck, Sample, Signal
 from trustscore.core._hashing import canonical_json, sha256_hex
-from trustscore.fusion._adaptation import Adaptation
+from trustscore.fusion._adaptation import MAX_ROWS, Adaptation
 from trustscore.fusion._domain import CalibrationDomain
 from trustscore.fusion._features import FeatureSpec, apply_transform
 from trustscore.fusion._fuser import FusedScore, clip_score
@@ -98,7 +98,7 @@ class FittedFeature(_Strict):
 
 
 class TrainingSummary(_Strict):
-    n: int = Field(ge=1)
+    n: int = Field(ge=1, le=MAX_ROWS)
     label: str
     label_means: LabelPolarity
     positive_rate: float = Field(ge=0, le=1)

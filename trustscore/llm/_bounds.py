@@ -9,14 +9,12 @@ the limit, so a gzip bomb costs no more memory than an honest answer of the limi
 
 from __future__ import annotations
 
-import zlib
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from trustscore._errors import BadResponse
+from trustscore.core._bounded_body import BoundedBody
 from trustscore.llm._protocol import ChatRequest
 
 __all__ = ["ResponseBounds", "read_bounded"]
@@ -73,59 +71,13 @@ async def read_bounded(response: httpx.Response, limit: int, *, refuse: bool = T
 
     Over the limit: BadResponse when ``refuse``, else the first ``limit`` bytes (an error body,
     read only for its message). A content-encoding other than gzip or deflate is refused."""
-    out = bytearray()
+    over = "the most this request can need: n, max_tokens and logprobs bound it; a server fault"
     if response.is_stream_consumed:  # built from bytes (a test transport's answer): decoded already
-        decoder = None
-        chunks: Any = _once(response.content)
-    else:
-        decoder = _decoder(response.headers.get("content-encoding", ""))
-        chunks = response.aiter_raw()
-
-    def take(piece: bytes) -> bool:
-        """Append; False once the limit is reached."""
-        room = limit - len(out)
-        if len(piece) <= room:
-            out.extend(piece)
-            return True
-        if refuse:
-            raise BadResponse(
-                f"the response is over {limit:,} bytes (the most this request can need: n, max_tokens "
-                "and logprobs bound it); a server fault, not read further"
-            )
-        out.extend(piece[:room])
-        return False
-
-    async for chunk in chunks:
-        if decoder is None:
-            if not take(chunk):
-                break
-            continue
-        data = chunk
-        while data:
-            try:
-                piece = decoder.decompress(data, limit - len(out) + 1)
-            except zlib.error as e:
-                raise BadResponse(f"the response's compressed body is corrupt: {e}") from None
-            if not take(piece):
-                return bytes(out)
-            data = decoder.unconsumed_tail
-    if decoder is not None:
-        take(decoder.flush())
-    return bytes(out)
-
-
-async def _once(content: bytes) -> AsyncIterator[bytes]:
-    yield content
-
-
-def _decoder(encoding: str) -> Any:
-    name = encoding.strip().lower()
-    if name in ("", "identity"):
-        return None
-    if name in ("gzip", "x-gzip"):
-        return zlib.decompressobj(zlib.MAX_WBITS | 16)
-    if name == "deflate":
-        return zlib.decompressobj(zlib.MAX_WBITS | 32)  # zlib-wrapped (RFC 9110) or gzip, by header
-    raise BadResponse(
-        f"the response's content-encoding {encoding[:40]!r} is not gzip or deflate, which were asked for"
-    )
+        body = BoundedBody(limit, refuse=refuse, over=over)
+        body.feed(response.content)
+        return body.finish()
+    body = BoundedBody(limit, response.headers.get("content-encoding", ""), refuse=refuse, over=over)
+    async for chunk in response.aiter_raw():
+        if not body.feed(chunk):
+            break
+    return body.finish()

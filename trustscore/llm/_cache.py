@@ -51,8 +51,8 @@ class ResponseCache(DiskCache):
     """Async access to the on-disk cache. Errors are never stored (the client only stores results).
 
     ``mode``: "off" never touches disk; "read" replays but never writes; "readwrite" does both.
-    The directory is created with mode 0700; an existing one that others can read or write is
-    tightened to 0700 when we own it, and refused otherwise.
+    The directory is created with mode 0700; an existing one of another user is refused, one of ours
+    that others can read or write is tightened to 0700, and every file in it is checked before use.
     """
 
     def __init__(self, config: CacheConfig) -> None:

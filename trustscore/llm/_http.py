@@ -32,6 +32,7 @@ from trustscore.llm._connections import ShardedClients
 from trustscore.llm._limits import LoopLocal
 from trustscore.llm._loops import close_on_loop
 from trustscore.llm._protocol import ChatRequest, ChatResult, LLMError
+from trustscore.llm._redact import Secrets
 from trustscore.llm._special_tokens import served_special_tokens
 from trustscore.llm._wire import build_request_body, parse_response, request_path, tag_headers, truncated
 from trustscore.telemetry import trace_headers
@@ -118,23 +119,6 @@ def _server_message(body: str) -> str:
 # Backend
 
 
-class _Secrets:
-    """The key and header values a backend sends, to blank out of any error text: as written, and
-    as Python escapes them when quoting a str or bytes value (``b'Bearer abc\\r'``)."""
-
-    def __init__(self, values: list[str | None]) -> None:
-        forms = set()
-        for value in values:
-            if value and len(value) >= 4:  # shorter values are no secret worth garbling messages for
-                forms |= {value, repr(value)[1:-1], repr(value.encode("utf-8", "replace"))[2:-1]}
-        self._forms = sorted(forms, key=len, reverse=True)
-
-    def redact(self, text: str) -> str:
-        for form in self._forms:
-            text = text.replace(form, "***")
-        return text
-
-
 @functools.cache
 def _tls_context() -> ssl.SSLContext:
     """The CA store every backend verifies TLS with (its server's, or a proxy's), built once per
@@ -166,7 +150,7 @@ class HttpBackend:
         key = endpoint.api_key()  # a named but unset variable fails here, not mid-run
         if key is not None:
             self._headers["Authorization"] = f"Bearer {key}"
-        self._secrets = _Secrets([key, *endpoint.headers.values()])
+        self._secrets = Secrets([key, *endpoint.headers.values()])
         weights = (endpoint.model_identity or endpoint.model).partition("@")[0]
         self._special_tokens = served_special_tokens(weights)
         # Absolute URLs built once: httpx joins a relative path onto base_url by re-parsing both on
@@ -234,7 +218,9 @@ class HttpBackend:
                 ok = 200 <= response.status_code < 300
                 # An error body is only read for its message: the first bytes are enough.
                 limit = bounds.max_bytes if ok else _MAX_ERROR_BODY_BYTES
-                content = await read_bounded(response, limit, refuse=ok)
+                # Where server text enters: an echoed key or header never goes further.
+                raw = await read_bounded(response, limit, refuse=ok)
+                content = self._secrets.redact_bytes(raw, cut=len(raw) >= limit)
             finally:
                 await response.aclose()
         except httpx.TimeoutException as e:
@@ -248,7 +234,8 @@ class HttpBackend:
             shards.release(shard)
         if not ok:
             text = content.decode("utf-8", "replace")
-            raise error_for_status(response.status_code, response.headers, text)
+            headers = {name: self._secrets.redact(value) for name, value in response.headers.items()}
+            raise error_for_status(response.status_code, headers, text)
         try:
             data = json.loads(content)
         except ValueError:

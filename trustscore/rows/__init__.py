@@ -5,7 +5,9 @@ and the index of ids a run resumes from.
   for ``Scorer.stream``), :class:`InputFile` (a checked input the CLI reads twice, a pipe once);
 * :mod:`trustscore.rows._output`: the result row and :class:`OutputFile` (a locked result file that
   only trustscore's own rows may be in);
-* :mod:`trustscore.rows._ids`: :class:`IdIndex`, a compact id -> int index.
+* :mod:`trustscore.rows._ids`: :class:`IdIndex`, a compact id -> int index;
+* :mod:`trustscore.rows._sink`: :class:`RowSink`, the file a ``Monitor`` appends rows to, whose faults
+  never reach the host.
 """
 
 from trustscore.rows._ids import IdIndex
@@ -20,6 +22,7 @@ from trustscore.rows._input import (
     suggest_field,
 )
 from trustscore.rows._output import OutputFile, begins_like_a_row, error_row, result_row, row_line, row_state
+from trustscore.rows._sink import RowSink
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -29,6 +32,7 @@ __all__ = [
     "OnError",
     "OutputFile",
     "RowError",
+    "RowSink",
     "begins_like_a_row",
     "error_row",
     "parse_row",

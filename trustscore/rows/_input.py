@@ -143,7 +143,11 @@ def read_jsonl(path: str | Path) -> Iterator[Sample]:
                 warned.add(key)
                 logger.warning(
                     "%s:%d: field %r is not a sample field: it is carried as metadata and not scored; "
-                    "did you mean %r?", name, number, key, row.lookalikes[key]
+                    "did you mean %r?",
+                    name,
+                    number,
+                    key,
+                    row.lookalikes[key],
                 )
             yield row.sample
 

@@ -78,6 +78,7 @@ class LocalCache(DiskCache):
     def __init__(self, config: CacheConfig) -> None:
         super().__init__(
             config.directory / "local",
+            root=config.directory,  # never created inside a cache folder that is not ours
             mode=config.mode,
             size_limit_bytes=config.size_limit_bytes,
             label="local-signal cache",
@@ -108,8 +109,8 @@ class LocalCache(DiskCache):
         """Store a result that has a value (a missing signal is never stored); its usage is not kept."""
         if signal.value is None:
             return
-        kept = signal.model_dump_json(exclude={"usage"})
-        self._write(lambda c: c.set(key, kept))
+        # serialised inside the write: a value JSON cannot hold (a lone surrogate) is a counted miss
+        self._write(lambda c: c.set(key, signal.model_dump_json(exclude={"usage"})))
 
     # -- embeddings -------------------------------------------------------------------------
 
