@@ -291,6 +291,11 @@ class TrustScore(_Frozen):
     score: float | None = Field(ge=0.0, le=1.0)
     calibrated: bool
     signals: dict[str, Signal]
+    reason: str | None = None
+    """The strongest finding behind ``score``, in one line: "contradicted: 1935, the context says 1953
+    (claims)", "judge lynx: FAIL", "supported by the context (embedding 0.91)", "abstained", "unscored:
+    ...", "degraded: lynx timed out ..." (the ranking: :mod:`trustscore.scoring._reason`). None only on a
+    result read from a file written before results carried it."""
     used_signals: list[str]
     """The signals that fed ``score``, in the order the fuser read them."""
     fusion: str

@@ -67,6 +67,7 @@ async def test_a_score_is_a_span_tree_with_judge_and_chat_spans(recorded: Record
     assert fused["gen_ai.evaluation.name"] == telemetry.FUSED_NAME
     assert fused["gen_ai.evaluation.score.value"] == result.score
     assert root.attributes["trustscore.score"] == result.score
+    assert root.attributes["trustscore.reason"] == result.reason and result.reason
 
 
 async def test_the_trace_context_goes_to_the_server(recorded: Recorded) -> None:

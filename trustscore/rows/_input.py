@@ -62,6 +62,7 @@ RESULT_FIELDS = (
     "id",
     "trustscore",
     "score",
+    "reason",
     "degraded",
     "calibrated",
     "not_calibrated_reason",

@@ -46,6 +46,7 @@ from trustscore.scoring._inputs import (
     make_sample,
     validate_sample,
 )
+from trustscore.scoring._reason import top_reason
 from trustscore.scoring._runners import LocalSource, Source, SourceRun, UnavailableSource, run_guarded
 from trustscore.scoring._wiring import build_sources, load_fuser
 from trustscore.signals._protocols import FamiliarityCheck, Judge, LocalSignal
@@ -263,9 +264,12 @@ class Scorer:
             if name not in finished or (signal.missing and runs[name].transient)
         ]
         calibrated = fused.calibrated and (domain is None or domain.inside)
+        score = clip_score(fused.score)
+        judges = self.judge_names
         result = TrustScore(
-            score=clip_score(fused.score),
+            score=score,
             calibrated=calibrated,
+            reason=top_reason(score, signals, judges=judges, incomplete=incomplete),
             not_calibrated_reason=None if calibrated else _not_calibrated_reason(fused, domain),
             interval=fused.interval,
             domain=domain,
@@ -280,7 +284,7 @@ class Scorer:
             cascade=stop,
             degraded=any(signal.missing for signal in signals.values()),
         )
-        return _on_missing(result, self.config.fusion.on_missing)
+        return _on_missing(result, self.config.fusion.on_missing, judges)
 
     @overload
     async def score_many(
@@ -466,7 +470,7 @@ async def _watch_deadline(deadline: Deadline, scope: anyio.CancelScope) -> None:
         deadline.cancel()
 
 
-def _on_missing(result: TrustScore, on_missing: str) -> TrustScore:
+def _on_missing(result: TrustScore, on_missing: str, judges: Sequence[str]) -> TrustScore:
     """What ``fusion.on_missing`` makes of a degraded result: the fused score of the signals that
     answered ("score"), no score ("none"), or a DegradedScoreError ("raise")."""
     if not result.degraded or on_missing == "score":
@@ -477,6 +481,7 @@ def _on_missing(result: TrustScore, on_missing: str) -> TrustScore:
     return result.model_copy(
         update={
             "score": None,
+            "reason": top_reason(None, result.signals, judges=judges, incomplete=result.incomplete_signals),
             "used_signals": [],
             "calibrated": False,
             "not_calibrated_reason": (

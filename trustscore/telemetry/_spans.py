@@ -180,6 +180,8 @@ class ScoreRecorder:
             )
             if result.score is not None:
                 span.set_attribute("trustscore.score", result.score)
+            if result.reason is not None:
+                span.set_attribute("trustscore.reason", result.reason)
             missing = result.missing
             reasons = "; ".join(f"{name}: {why}" for name, why in missing.items())
             explanation = f"{result.fusion}" + (f"; missing {reasons}" if reasons else "")
