@@ -172,3 +172,24 @@ async def test_a_scorer_says_abstained_for_a_refusal() -> None:
             response="I don't know: the passage does not mention who paid for it.",
         )
     assert result.reason == "abstained"
+
+
+def test_rich_shows_the_line_as_text_not_markup() -> None:
+    from rich.console import Console
+
+    from trustscore._types import TrustScore
+
+    result = TrustScore(
+        score=0.2,
+        calibrated=False,
+        signals={"claims": CLAIMS_1935},
+        used_signals=["claims"],
+        fusion="default:logodds",
+        reason="contradicted: [b]1935[/b], the context says 1953 (claims)",
+    )
+    console = Console(record=True, width=300)
+    console.print(result)
+    assert console.export_text().strip() == str(result)
+    assert str(result) == (
+        "TrustScore(0.20 not calibrated: contradicted: [b]1935[/b], the context says 1953 (claims); claims)"
+    )
