@@ -53,8 +53,8 @@ NAME = "local_multidomain"
 NOT_CALIBRATED_REASON = (
     "base rate of your data unknown: this offline model ranks answers, but its probabilities hold only "
     "where hallucinations are as common as in its fit data (from 11% to 89% across its six data sets); "
-    "adapt it with 25+ labeled rows of your data: `trustscore calibrate LABELED.jsonl --adapt -o "
-    "mine.json`, then set fusion.calibrator = \"mine.json\""
+    "adapt it with about 200-400 labeled rows of your data: `trustscore calibrate LABELED.jsonl --adapt "
+    "-o mine.json`, then set fusion.calibrator = \"mine.json\""
 )
 """Why the shipped model's scores are not claimed calibrated, naming the fix (every result carries it)."""
 

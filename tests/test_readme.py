@@ -56,6 +56,29 @@ def test_the_first_score(own_cache: Path, capsys: pytest.CaptureFixture[str]) ->
     assert out[2] in ("['lexical', 'embedding']", "['lexical', 'embedding', 'claims']")  # claims: its extra
     assert "text='1989'" in out[3]
     assert out[4] == "{}"
+    # The reason names the wrong year when the claims extra reads it, else the weakest support.
+    assert out[5].startswith(("contradicted: May 1989, the context says May 1998", "not supported by"))
+    assert out[6].startswith(f"TrustScore({float(out[0]):.2f} not calibrated: {out[5]}; lexical, embedding")
+    assert len(out) == 7 and len(out[6]) < 200
+
+
+def test_a_result_prints_as_one_short_line(own_cache: Path) -> None:
+    from trustscore import score_sync
+
+    result = score_sync(
+        question="How long is it?",
+        context=["The bridge is 140 metres long."],
+        response="It is 410 metres long.",
+    )
+    shown = (str(result), repr(result))
+    assert all("\n" not in s and len(s) < 200 and s.startswith("TrustScore(") for s in shown)
+    assert result.reason and result.reason in shown[0]
+    long = result.model_copy(update={"reason": "contradicted: " + "Sir Bartholomew Fitzwilliam " * 20})
+    assert (
+        "\n" not in str(long)
+        and len(str(long)) < 200
+        and str(long).endswith("...; " + ", ".join(result.used_signals) + ")")
+    )
 
 
 def test_score_many(own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -152,11 +175,17 @@ def test_mypy_passes_without_the_ray_extra() -> None:
 def test_the_test_script_runs_every_suite_that_ci_needs() -> None:
     """scripts/test runs what CI checks; --all adds each marked suite except the GPU one."""
     script = (REPO / "scripts/test").read_text(encoding="utf-8")
-    for step in ('ruff" check .', 'mypy" trustscore', 'mkdocs" build --strict', 'python" -m pytest\n',
-                 'python" -m pytest -m slow tests/test_notebooks.py'):
+    for step in (
+        'ruff" check .',
+        'mypy" trustscore',
+        'mkdocs" build --strict',
+        'python" -m pytest\n',
+        'python" -m pytest -m slow tests/test_notebooks.py',
+    ):
         assert step in script, step
     markers = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["pytest"][
-        "ini_options"]["markers"]
+        "ini_options"
+    ]["markers"]
     for marker in (m.partition(":")[0] for m in markers):
         if marker not in ("slow", "gpu"):
             assert f"-m {marker}" in script and f"--{marker})" in script, marker

@@ -300,6 +300,11 @@ class TrustScore(_Frozen):
     score: float | None = Field(ge=0.0, le=1.0)
     calibrated: bool
     signals: dict[str, Signal]
+    reason: str | None = None
+    """The strongest finding behind ``score``, in one line: "contradicted: 1935, the context says 1953
+    (claims)", "judge lynx: FAIL", "supported by the context (embedding 0.91)", "abstained", "unscored:
+    ...", "degraded: lynx timed out ..." (the ranking: :mod:`trustscore.scoring._reason`). None only on a
+    result read from a file written before results carried it."""
     used_signals: list[str]
     """The signals that fed ``score``, in the order the fuser read them."""
     fusion: str
@@ -343,3 +348,24 @@ class TrustScore(_Frozen):
     def missing(self) -> dict[str, str]:
         """Missing signals and why: {name: reason}."""
         return {n: s.error or "" for n, s in self.signals.items() if s.value is None}
+
+    def __str__(self) -> str:
+        """One line under 200 characters: score, calibrated or not, the reason, the signals used
+        (``model_dump()`` holds the rest)."""
+        score = "no score" if self.score is None else f"{self.score:.2f}"
+        head = f"TrustScore({score} {'calibrated' if self.calibrated else 'not calibrated'}: "
+        used = ", ".join(self.used_signals) or "no signals"
+        tail = f"; {used if len(used) <= 60 else f'{len(self.used_signals)} signals'})"
+        reason = " ".join((self.reason or "no reason recorded").split())
+        room = 199 - len(head) - len(tail)
+        if len(reason) > room:
+            reason = reason[: room - 3] + "..."
+        return head + reason + tail
+
+    __repr__ = __str__
+
+    def __rich__(self) -> Any:
+        """The line of :meth:`__str__` as plain text (rich would read "[claims]" as markup)."""
+        from rich.text import Text
+
+        return Text(str(self))

@@ -93,7 +93,7 @@ def test_the_packaged_file_is_a_ranking_whose_reason_names_the_fix() -> None:
     model = load_model(PACKAGED)
     reason = model.not_calibrated_reason
     assert reason is not None and reason.startswith("base rate of your data unknown")
-    assert "25+ labeled rows" in reason and "trustscore calibrate LABELED.jsonl --adapt" in reason
+    assert "about 200-400 labeled rows" in reason and "trustscore calibrate LABELED.jsonl --adapt" in reason
     assert "fusion.calibrator" in reason
 
 

@@ -76,6 +76,9 @@ def test_scores_a_file_and_carries_extra_fields(
     assert set(got) == {"s0", "s1", "s2", "s3"}
     s0, s1 = got["s0"], got["s1"]
     assert s0["score"] == 0.99 and s1["score"] == pytest.approx(0.2)  # 1.0 clipped
+    assert list(s0)[:4] == ["id", "trustscore", "score", "reason"]  # the finding beside the score
+    assert s0["reason"] == "supported by the context (grounded 1.00)"
+    assert s1["reason"] == "not supported by the context (grounded 0.20)"
     assert s0["label"] == 0 and s1["label"] == 1 and s0["task"] == "QA"
     assert s0["used_signals"] == ["grounded"] and s0["fusion"] == "default:logodds"
     assert s0["signals"]["grounded"]["value"] == 1.0

@@ -7,6 +7,8 @@ import pytest
 
 pytest.importorskip("opentelemetry.sdk")
 
+from opentelemetry.sdk._logs import LoggerProvider
+from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
@@ -46,3 +48,14 @@ def recorded() -> Iterator[Recorded]:
         yield Recorded(spans, reader, tracer_provider)
     finally:
         telemetry.configure()
+
+
+@pytest.fixture
+def recorded_logs(recorded: Recorded) -> Iterator[tuple[Recorded, InMemoryLogRecordExporter]]:
+    """As ``recorded``, with a logs pipeline: evaluation results arrive as log records."""
+    logs = InMemoryLogRecordExporter()
+    logger_provider = LoggerProvider()
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    reader = InMemoryMetricReader()
+    telemetry.configure(recorded.tracer_provider, MeterProvider(metric_readers=[reader]), logger_provider)
+    yield recorded, logs

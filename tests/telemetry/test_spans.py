@@ -67,6 +67,7 @@ async def test_a_score_is_a_span_tree_with_judge_and_chat_spans(recorded: Record
     assert fused["gen_ai.evaluation.name"] == telemetry.FUSED_NAME
     assert fused["gen_ai.evaluation.score.value"] == result.score
     assert root.attributes["trustscore.score"] == result.score
+    assert root.attributes["trustscore.reason"] == result.reason and result.reason
 
 
 async def test_the_trace_context_goes_to_the_server(recorded: Recorded) -> None:
@@ -163,3 +164,33 @@ async def test_the_trace_context_goes_through_the_callers_openai_client(recorded
     ctx = chat.context
     assert headers["traceparent"] == f"00-{ctx.trace_id:032x}-{ctx.span_id:016x}-{ctx.trace_flags:02x}"
     assert headers["x-trustscore-tag"].startswith("lynx")
+
+
+async def test_with_a_logs_pipeline_evaluation_results_are_log_records_parented_to_their_span(
+    recorded_logs: tuple[Recorded, Any],
+) -> None:
+    recorded, logs = recorded_logs
+    router = testing.MockRouter(testing.judge_policy())
+    async with Scorer(config(("lynx",)), transport=router.transport) as scorer:
+        result = await scorer.score(question=Q, context=CTX, response="Frank Herbert.")
+    spans = {s.name: s for s in recorded.spans.get_finished_spans()}
+    assert all(not events(span) for span in spans.values())  # one form only, never both
+    records = {
+        r.log_record.attributes["gen_ai.evaluation.name"]: r.log_record for r in logs.get_finished_logs()
+    }
+    assert set(records) == {*result.signals, telemetry.FUSED_NAME} and {"lynx", "lexical"} <= set(records)
+    for name, span_name in (
+        ("lynx", "judge lynx"),
+        ("lexical", "signal lexical"),
+        (telemetry.FUSED_NAME, "trustscore.score"),
+    ):
+        record, span = records[name], spans[span_name]
+        assert record.event_name == telemetry.EVALUATION_EVENT
+        assert (record.trace_id, record.span_id) == (span.context.trace_id, span.context.span_id), name
+    fused = records[telemetry.FUSED_NAME].attributes
+    assert fused["gen_ai.evaluation.score.value"] == result.score
+    assert fused["gen_ai.evaluation.score.label"] == ("pass" if (result.score or 0) >= 0.5 else "fail")
+    assert fused["gen_ai.evaluation.explanation"].startswith(result.fusion)
+    lynx = records["lynx"].attributes
+    assert lynx["gen_ai.evaluation.score.value"] == result.signals["lynx"].value
+    assert lynx["gen_ai.evaluation.explanation"] == result.signals["lynx"].explanation

@@ -16,9 +16,10 @@ it is read once. What each odd input gets: docs/limits.md.
 
 Output: one JSON object a line, appended and flushed as each sample finishes (completion order):
 ``id``, ``trustscore`` (the format marker, ``"result/1"``: see trustscore/rows/_output.py), ``score``,
-``degraded`` (true when a signal that ran gave no value: its reason is in ``signals``; ``[fusion]
-on_missing`` says what such a row's score is), ``abstained`` (true when the response declines to
-answer: an outcome of its own, not degraded), ``calibrated``, ``not_calibrated_reason``, ``interval``
+``reason`` (the strongest finding behind the score, in one line), ``degraded`` (true when a signal
+that ran gave no value: its reason is in ``signals``; ``[fusion] on_missing`` says what such a row's
+score is), ``abstained`` (true when the response declines to answer: an outcome of its own, not
+degraded), ``calibrated``, ``not_calibrated_reason``, ``interval``
 (90% interval of the score left by an adapted calibrator's few labels; null otherwise), ``fusion``,
 ``used_signals``, ``signals`` ({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``,
 ``seconds``, ``domain`` (whether the row lies inside what its calibrator or adaptation was calibrated on,

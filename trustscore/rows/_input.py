@@ -62,6 +62,7 @@ RESULT_FIELDS = (
     "id",
     "trustscore",
     "score",
+    "reason",
     "degraded",
     "abstained",
     "calibrated",

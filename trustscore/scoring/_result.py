@@ -3,9 +3,12 @@ claimed or not (and why), and what ``fusion.on_missing`` makes of a degraded one
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from trustscore._errors import DegradedScoreError
 from trustscore._types import CascadeStop, DomainCheck, Sample, Signal, TrustScore, Usage
 from trustscore.fusion._fuser import AssessingFuser, FusedScore, Fuser, clip_score
+from trustscore.scoring._reason import top_reason
 
 __all__ = ["OUTSIDE_DOMAIN", "fused_result"]
 
@@ -31,6 +34,7 @@ def fused_result(
     seconds: float,
     on_missing: str,
     config_source: str,
+    judges: Sequence[str],
 ) -> TrustScore:
     """The sample's result: ``signals`` fused; ``incomplete`` names the signals a rerun may answer.
     A signal that recognised an abstention marks the result abstained, not degraded."""
@@ -41,9 +45,11 @@ def fused_result(
     else:
         fused, domain = fuser.predict(signals), None
     calibrated = fused.calibrated and (domain is None or domain.inside)
+    score = clip_score(fused.score)
     result = TrustScore(
-        score=clip_score(fused.score),
+        score=score,
         calibrated=calibrated,
+        reason=top_reason(score, signals, judges=judges, incomplete=incomplete),
         not_calibrated_reason=None if calibrated else _not_calibrated_reason(fused, domain),
         interval=fused.interval,
         domain=domain,
@@ -60,10 +66,10 @@ def fused_result(
         abstained=any(signal.abstention for signal in signals.values()),
         config_source=config_source,
     )
-    return _on_missing(result, on_missing)
+    return _on_missing(result, on_missing, judges)
 
 
-def _on_missing(result: TrustScore, on_missing: str) -> TrustScore:
+def _on_missing(result: TrustScore, on_missing: str, judges: Sequence[str]) -> TrustScore:
     """What ``fusion.on_missing`` makes of a degraded result: the fused score of the signals that
     answered ("score"), no score ("none"), or a DegradedScoreError ("raise")."""
     if not result.degraded or on_missing == "score":
@@ -74,6 +80,7 @@ def _on_missing(result: TrustScore, on_missing: str) -> TrustScore:
     return result.model_copy(
         update={
             "score": None,
+            "reason": top_reason(None, result.signals, judges=judges, incomplete=result.incomplete_signals),
             "used_signals": [],
             "calibrated": False,
             "not_calibrated_reason": (

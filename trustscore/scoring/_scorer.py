@@ -271,6 +271,7 @@ class Scorer:
             seconds=time.perf_counter() - started,
             on_missing=self.config.fusion.on_missing,
             config_source=self.config_source,
+            judges=self.judge_names,
         )
 
     @overload

@@ -3,7 +3,8 @@
 Nothing is recorded, and OpenTelemetry is not imported, until a tracer or meter provider is set up:
 process-wide (``opentelemetry.trace.set_tracer_provider``, ``opentelemetry.metrics.set_meter_provider``)
 or for trustscore alone with :func:`configure`. Then each ``score`` is a span with a child span per
-signal and a ``chat {model}`` span per LLM call, each value a ``gen_ai.evaluation.result`` event, and
+signal and a ``chat {model}`` span per LLM call, each value a ``gen_ai.evaluation.result`` event (a log
+record through the Logs API when a logger provider is set up, else a span event), and
 the metrics of :class:`~trustscore.telemetry._state.Instruments` count scores, signals, requests,
 retries, tokens and cache hits. Prompt and completion text is recorded only when opted in
 (``[telemetry] capture_content``, or ``OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true``).

@@ -3,7 +3,9 @@
 A ``score`` call is an INTERNAL span (``openinference.span.kind=EVALUATOR``, so Arize Phoenix shows it
 as an evaluator), each signal a child span, each LLM call a CLIENT span ``chat {model}`` (or
 ``text_completion {model}``) with the ``gen_ai.*`` request, response and usage attributes. Each signal's
-value and the fused score are ``gen_ai.evaluation.result`` events on their span. The hooks the Scorer
+value and the fused score are ``gen_ai.evaluation.result`` events of their span: log-based events
+(OpenTelemetry's Logs API, the record parented to the span by its trace and span ids) when a logger
+provider is set up, span events when none is (:func:`record_evaluation`). The hooks the Scorer
 and the LLM client call are context managers that do nothing (one shared object) when telemetry is off.
 
 Prompt and completion text is recorded only when opted in (:func:`capturing_content`), as the
@@ -26,7 +28,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
-from trustscore.telemetry._state import Instruments, instruments, tracer
+from trustscore.telemetry._state import Instruments, event_logger, instruments, tracer
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -143,6 +145,27 @@ def evaluation_attributes(name: str, value: float | None, explanation: str | Non
     return attrs
 
 
+def record_evaluation(span: Span, attributes: dict[str, Any]) -> None:
+    """One ``gen_ai.evaluation.result`` of ``span``: a log record through the Logs API, parented to
+    ``span``, when a logger provider is set up (the GenAI conventions' form); otherwise an event on
+    ``span``, so a tracing-only SDK (and the Phoenix and Langfuse writers, which read span events)
+    still sees it. Never both: a backend reading spans and logs would count it twice."""
+    logger = event_logger()
+    if logger is None:
+        span.add_event(EVALUATION_EVENT, attributes)
+        return
+    from opentelemetry._logs import LogRecord
+    from opentelemetry.trace import set_span_in_context
+
+    record = LogRecord(
+        timestamp=time.time_ns(),
+        context=set_span_in_context(span),
+        event_name=EVALUATION_EVENT,
+        attributes=attributes,
+    )
+    logger.emit(record)
+
+
 def _usage_attributes(usage: Usage) -> dict[str, Any]:
     return {
         "gen_ai.usage.input_tokens": usage.prompt_tokens,
@@ -173,10 +196,12 @@ class ScoreRecorder:
             )
             if result.score is not None:
                 span.set_attribute("trustscore.score", result.score)
+            if result.reason is not None:
+                span.set_attribute("trustscore.reason", result.reason)
             missing = result.missing
             reasons = "; ".join(f"{name}: {why}" for name, why in missing.items())
             explanation = f"{result.fusion}" + (f"; missing {reasons}" if reasons else "")
-            span.add_event(EVALUATION_EVENT, evaluation_attributes(FUSED_NAME, result.score, explanation))
+            record_evaluation(span, evaluation_attributes(FUSED_NAME, result.score, explanation))
         if meters is not None:
             meters.score_duration.record(time.perf_counter() - self._started)
             if result.score is not None:
@@ -216,7 +241,7 @@ class SignalRecorder:
             from opentelemetry.trace import StatusCode
 
             explanation = signal.error if signal.missing else signal.explanation
-            span.add_event(EVALUATION_EVENT, evaluation_attributes(signal.name, signal.value, explanation))
+            record_evaluation(span, evaluation_attributes(signal.name, signal.value, explanation))
             span.set_attributes(_usage_attributes(signal.usage))
             if signal.missing:
                 span.set_status(StatusCode.ERROR, signal.error or "missing")

@@ -2,8 +2,10 @@
 
 Telemetry is on when ``opentelemetry-api`` is importable and a tracer (or meter) provider is
 configured: the process-wide one (``opentelemetry.trace.set_tracer_provider``), or the one given to
-:func:`configure`. Off, every hook costs one function call and a comparison; OpenTelemetry is never
-imported until a hook runs, so ``import trustscore`` stays light.
+:func:`configure`. Evaluation results go out as log-based events when a logger provider is configured
+the same way (:func:`event_logger`), as span events otherwise. Off, every hook costs one function call
+and a comparison; OpenTelemetry is never imported until a hook runs, so ``import trustscore`` stays
+light.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from opentelemetry._logs import Logger, LoggerProvider
     from opentelemetry.metrics import CallbackOptions, Counter, Histogram, Meter, MeterProvider, Observation
     from opentelemetry.trace import Tracer, TracerProvider
 
-__all__ = ["Instruments", "configure", "instruments", "queue_depths", "tracer"]
+__all__ = ["Instruments", "configure", "event_logger", "instruments", "queue_depths", "tracer"]
 
 _SCOPE = "trustscore"
 
@@ -30,12 +33,16 @@ class _State:
     available: bool | None = None  # opentelemetry-api importable (None: not looked yet)
     tracer_provider: Any = None  # configure()'s, else the global one
     meter_provider: Any = None
+    logger_provider: Any = None
     tracer_for: tuple[Any, Tracer] | None = None  # the provider a cached tracer came from
     instruments_for: tuple[Any, Instruments] | None = None
+    logger_for: tuple[Any, Logger] | None = None
     global_tracer_provider: Any = None  # opentelemetry's getters and "nothing set up" types, once imported
     global_meter_provider: Any = None
+    global_logger_provider: Any = None
     tracing_off: tuple[type, ...] = ()
     metrics_off: tuple[type, ...] = ()
+    logs_off: tuple[type, ...] = ()
 
 
 _state = _State()
@@ -51,20 +58,25 @@ def _queue_depth(options: CallbackOptions) -> Iterable[Observation]:
 
 
 def configure(
-    tracer_provider: TracerProvider | None = None, meter_provider: MeterProvider | None = None
+    tracer_provider: TracerProvider | None = None,
+    meter_provider: MeterProvider | None = None,
+    logger_provider: LoggerProvider | None = None,
 ) -> None:
-    """Send trustscore's spans and metrics to these providers instead of the process-wide ones
-    (``None``: back to the process-wide ones). For an application that keeps its own providers, and
-    for tests."""
+    """Send trustscore's spans, metrics and evaluation events to these providers instead of the
+    process-wide ones (``None``: back to the process-wide ones). For an application that keeps its own
+    providers, and for tests."""
     _state.tracer_provider = tracer_provider
     _state.meter_provider = meter_provider
+    _state.logger_provider = logger_provider
 
 
 def _importable() -> bool:
     """Whether opentelemetry-api is installed; on the first call, keeps what the checks need."""
     if _state.available is None:
         try:
-            from opentelemetry import metrics, trace
+            from opentelemetry import _logs, metrics, trace
+            from opentelemetry._logs import NoOpLoggerProvider
+            from opentelemetry._logs._internal import ProxyLoggerProvider
             from opentelemetry.metrics import NoOpMeterProvider
             from opentelemetry.metrics._internal import _ProxyMeterProvider
         except ImportError:
@@ -72,6 +84,8 @@ def _importable() -> bool:
         else:
             _state.global_tracer_provider = trace.get_tracer_provider
             _state.global_meter_provider = metrics.get_meter_provider
+            _state.global_logger_provider = _logs.get_logger_provider
+            _state.logs_off = (ProxyLoggerProvider, NoOpLoggerProvider)
             _state.tracing_off = (trace.ProxyTracerProvider, trace.NoOpTracerProvider)
             _state.metrics_off = (_ProxyMeterProvider, NoOpMeterProvider)
             _state.available = True
@@ -190,4 +204,22 @@ def instruments() -> Instruments | None:
 
     made = Instruments.on(provider.get_meter(_SCOPE, __version__))
     _state.instruments_for = (provider, made)
+    return made
+
+
+def event_logger() -> Logger | None:
+    """trustscore's logger for log-based events, or None when no logger provider is configured (the
+    user's SDK has no logs pipeline: evaluation results then stay span events)."""
+    if not (_state.available or _importable()):
+        return None
+    provider = _state.logger_provider or _state.global_logger_provider()
+    if type(provider) in _state.logs_off:
+        return None
+    cached = _state.logger_for
+    if cached is not None and cached[0] is provider:
+        return cached[1]
+    from trustscore._version import __version__
+
+    made = provider.get_logger(_SCOPE, __version__)
+    _state.logger_for = (provider, made)
     return made
