@@ -89,14 +89,19 @@ async def test_contradicted_facts_and_unsupported_atoms_lower_it_and_a_missing_s
     assert 0.0 < missing < 1.0
 
 
-async def test_without_the_claims_extra_the_claims_signal_is_missing_and_the_pair_model_applies(
+async def test_without_the_claims_extra_the_claims_signal_is_skipped_and_the_pair_model_applies(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "spacy", None)  # as if the claims extra were not installed
     monkeypatch.setitem(sys.modules, "spacy.util", None)
     scorer = Scorer(Config(), local_signals=None)
-    assert "claims" in scorer.signal_names
-    assert "pip install '/path/to/trustscore[claims]'" in scorer.unavailable["claims"]
+    assert "claims" not in scorer.signal_names
+    assert "pip install '/path/to/trustscore[claims]'" in scorer.skipped["claims"]
     result = await scorer.score(question="q", context=CONTEXT, response=RESPONSE)
-    assert result.signals["claims"].missing
+    assert "claims" not in result.signals and not result.degraded
+    assert result.fusion == load_model(PACKAGED).description
+    named = Scorer(Config.from_dict({"signals": {"claims": {}}}), local_signals=None)
+    assert "pip install '/path/to/trustscore[claims]'" in named.unavailable["claims"]
+    result = await named.score(question="q", context=CONTEXT, response=RESPONSE)
+    assert result.signals["claims"].missing and result.degraded
     assert result.fusion == load_model(PACKAGED).description
