@@ -36,6 +36,10 @@ class Admission:
     def queued(self) -> int:
         return max(0, self.reserved - self.running)
 
+    def has_room(self) -> bool:
+        """Whether a request would find room now (checked before its body is read)."""
+        return not self.draining and self.reserved < self.capacity
+
     def try_reserve(self, room: int) -> int:
         """Reserve room for up to ``room`` samples at once (as many as are free): the room given, 0
         when the queue is full or draining. Taking what is free, a batch is never starved by single
@@ -57,16 +61,18 @@ class Admission:
             if not self._scopes and self._idle is not None:
                 self._idle.set()
 
-    async def drain(self, grace_s: float) -> None:
+    async def drain(self, grace_s: float) -> bool:
         """Refuse new work; wait up to ``grace_s`` for the work in flight, then cancel the rest and
-        wait for it to answer."""
+        wait for it to answer. True when work was cut."""
         self.draining = True
         if not self._scopes:
-            return
+            return False
         self._idle = anyio.Event()
         with anyio.move_on_after(grace_s):
             await self._idle.wait()
+        cut = bool(self._scopes)
         for scope in list(self._scopes):
             scope.cancel()
         if self._scopes:
             await self._idle.wait()
+        return cut
