@@ -114,13 +114,19 @@ class ScoringService:
 
     async def body_text(self, request: Request, held: HeldBody) -> str:
         s = self.settings
-        body = await read_body(
-            request, held, limit=s.max_body_bytes, timeout_s=s.body_timeout_s, retry_after_s=s.retry_after_s
-        )
-        try:
-            return body.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise http_error(400, f"the body is not UTF-8 (byte {e.start})") from None
+        with self.admission.reading():
+            body = await read_body(
+                request,
+                held,
+                limit=s.max_body_bytes,
+                timeout_s=s.body_timeout_s,
+                retry_after_s=s.retry_after_s,
+            )
+            try:
+                return body.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise http_error(400, f"the body is not UTF-8 (byte {e.start})") from None
+        raise http_error(503, SHUTTING_DOWN, close=True)  # the drain stopped the reading
 
     # -- scoring ------------------------------------------------------------------------------
 

@@ -73,7 +73,8 @@ class BatchResponse:
 
                 async def sender() -> None:
                     nonlocal sent_all
-                    sent_all = await self._send_all(lines, send)
+                    with self.service.admission.sending():  # the drain cuts it when the grace is over
+                        sent_all = await self._send_all(lines, send)
                     stopped.cancel()  # answered, or cut off: the scoring and the watcher stop
 
                 tg.start_soon(sender)
