@@ -2,23 +2,28 @@
 that read nothing; then SIGTERM. Loopback only, bounded in counts and time, stops by itself.
 
     .venv/bin/python -m benchmarks.bench_api_hostile [--bodies 400] [--loris 300] [--readers 40]
-        [--reader-rows 1000] [--duration 30] [--grace 5] [--config F]
+        [--reader-rows 1000] [--reader-pad 3000] [--duration 30] [--grace 5] [--send-timeout 10]
+        [--config F]
 
 The service runs in its own process (`python -m trustscore.cli api`, default limits, `--shutdown-grace
 5`), by default on the lexical signal alone (`--config` for another), so that the clients, not the
-scoring, are what is measured. Once it is ready, at once:
+scoring, are what is measured. Once it is ready:
 
 - ``--bodies`` clients each declare a body 1 byte short of 4 MiB, send all but its last byte and hold
   the connection; when the service closes one (408, 429), it comes back after 1 s;
 - ``--loris`` clients each trickle a request head, one byte every 5 s, with no key; when the service
   closes one, it comes back at once;
-- ``--readers`` clients each post a batch of ``--reader-rows`` rows with a 4 KiB receive buffer and
-  read nothing of the answer (once: they hold what they get until the service lets them go).
+- ``--readers`` clients each post a batch of ``--reader-rows`` rows, each carrying ``--reader-pad``
+  bytes (so that the answer outgrows the socket buffers), with a 4 KiB receive buffer, and read
+  nothing of the answer after its status line; one refused (429: the queue or the body budget is full)
+  comes back after 1 s, one admitted holds its connection until the service lets it go.
 
-For ``--duration`` seconds a valid client posts one sample a second on a fresh connection (each with
-a 2 s client timeout). Reported: the valid answers (status, min / median / max seconds), the
-service's RSS every second (max, and its peak from /proc VmHWM), how the hostile clients were
-answered, the log's size, then the seconds from SIGTERM to the process's end and its exit status.
+The readers go first; once the service reports their rows scored (nothing in flight or queued), the
+other two kinds join them. Five seconds later, for ``--duration`` seconds, a valid client posts one
+sample a second on a fresh connection (each with a 2 s client timeout). Reported: the valid answers
+(status, min / median / max seconds), the service's RSS every second (max, and its peak from /proc
+VmHWM), how the hostile clients were answered, the log's size, then the seconds from SIGTERM (sent
+while they are all still connected) to the process's end, and its exit status.
 """
 
 from __future__ import annotations
@@ -53,11 +58,13 @@ def status_kib(pid: int, field: str) -> int:
     return 0
 
 
-def start(config: Path, grace: float, log: Path) -> tuple[subprocess.Popen[bytes], int, float]:
+def start(config: Path, args: argparse.Namespace, log: Path) -> tuple[subprocess.Popen[bytes], int, float]:
     started = time.perf_counter()
     command = [sys.executable, "-m", "trustscore.cli", "api", "--config", str(config), "--port", "0"]
     proc = subprocess.Popen(
-        [*command, "--shutdown-grace", str(grace)], stdout=log.open("wb"), stderr=subprocess.STDOUT
+        [*command, "--shutdown-grace", str(args.grace), "--send-timeout", str(args.send_timeout)],
+        stdout=log.open("wb"),
+        stderr=subprocess.STDOUT,
     )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -136,33 +143,74 @@ async def loris(port: int, stop: asyncio.Event, seen: Counter[str]) -> None:
             await asyncio.sleep(0.1)
 
 
-async def non_reader(port: int, rows: int, stop: asyncio.Event, seen: Counter[str]) -> None:
-    body = "\n".join(json.dumps({**ROW, "id": f"r{i}"}) for i in range(rows)).encode()
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    sock.setblocking(False)
-    try:
-        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
-        _, writer = await asyncio.open_connection(sock=sock)
-        writer.transport.pause_reading()  # type: ignore[attr-defined]  # read nothing of the answer
-        writer.write(post("/v1/score/batch", body))
-        await writer.drain()
-        seen["reader sent its batch"] += 1
-        await stop.wait()
-        writer.close()
-    except OSError as e:
-        seen[f"reader {type(e).__name__}"] += 1
+async def non_reader(port: int, args: argparse.Namespace, stop: asyncio.Event, seen: Counter[str]) -> None:
+    pad = "p" * args.reader_pad  # carried into each result row: the answer outgrows the socket buffers
+    rows = (json.dumps({**ROW, "id": f"r{i}", "pad": pad}) for i in range(args.reader_rows))
+    raw = post("/v1/score/batch", "\n".join(rows).encode())
+    while not stop.is_set():
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        try:
+            await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", port))
+            reader, writer = await asyncio.open_connection(sock=sock)
+            writer.write(raw)
+            await writer.drain()
+            status = await reader.readline()  # the status line, then nothing more is read
+            if not status.startswith(b"HTTP/1.1 200"):
+                seen["reader refused, comes back"] += 1
+                writer.close()
+                await asyncio.sleep(1)
+                continue
+            writer.transport.pause_reading()  # type: ignore[attr-defined]
+            seen["reader admitted"] += 1
+            await stop.wait()
+            writer.close()
+            return
+        except OSError as e:
+            seen[f"reader {type(e).__name__}"] += 1
+            await asyncio.sleep(1)
+
+
+async def get(port: int, path: str) -> bytes:
+    """The body of GET ``path`` (empty when there is no answer within 5 s)."""
+    raw = f"GET {path} HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n".encode()
+    with contextlib.suppress(OSError, TimeoutError):
+        async with asyncio.timeout(5):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(raw)
+            answer = await reader.read()
+            writer.close()
+            return answer.split(b"\r\n\r\n", 1)[-1]
+    return b""
+
+
+async def scoring_done(port: int, readers: int, limit_s: float) -> float:
+    """Seconds until every reader's batch was answered (200 or 429) and nothing is in flight or queued."""
+    began = time.perf_counter()
+    batch = re.compile(
+        rb'^trustscore_api_requests_total\{route="/v1/score/batch",status="\d+"\} (\S+)$', re.M
+    )
+    while time.perf_counter() - began < limit_s:
+        answered = sum(float(n) for n in batch.findall(await get(port, "/metrics")))
+        if answered >= readers:
+            health = json.loads(await get(port, "/healthz") or b"{}")
+            if health.get("in_flight") == 0 and health.get("queued") == 0:
+                break
+        await asyncio.sleep(0.5)
+    return time.perf_counter() - began
 
 
 async def attack(port: int, pid: int, args: argparse.Namespace) -> dict[str, object]:
     stop = asyncio.Event()
     seen: Counter[str] = Counter()
-    tasks = [asyncio.create_task(held_body(port, stop, seen)) for _ in range(args.bodies)]
+    tasks = [asyncio.create_task(non_reader(port, args, stop, seen)) for _ in range(args.readers)]
+    scored_s = await scoring_done(
+        port, args.readers, 300
+    )  # the readers' rows are scored; they read nothing of them
+    tasks += [asyncio.create_task(held_body(port, stop, seen)) for _ in range(args.bodies)]
     tasks += [asyncio.create_task(loris(port, stop, seen)) for _ in range(args.loris)]
-    tasks += [
-        asyncio.create_task(non_reader(port, args.reader_rows, stop, seen)) for _ in range(args.readers)
-    ]
-    await asyncio.sleep(5)  # the hostile clients are in
+    await asyncio.sleep(5)  # the other hostile clients are in
     valid: list[tuple[int, float]] = []
     rss: list[int] = []
     raw = post("/v1/score", json.dumps(ROW).encode())
@@ -172,7 +220,14 @@ async def attack(port: int, pid: int, args: argparse.Namespace) -> dict[str, obj
         rss.append(status_kib(pid, "VmRSS"))
         await tick
     stop.set()
-    return {"valid": valid, "rss": rss, "peak": status_kib(pid, "VmHWM"), "seen": seen, "tasks": tasks}
+    return {
+        "valid": valid,
+        "rss": rss,
+        "peak": status_kib(pid, "VmHWM"),
+        "seen": seen,
+        "tasks": tasks,
+        "scored_s": scored_s,
+    }
 
 
 def main() -> None:
@@ -181,6 +236,8 @@ def main() -> None:
     p.add_argument("--loris", type=int, default=300)
     p.add_argument("--readers", type=int, default=40)
     p.add_argument("--reader-rows", type=int, default=1000)
+    p.add_argument("--reader-pad", type=int, default=3000, help="bytes carried in each reader row")
+    p.add_argument("--send-timeout", type=float, default=10.0, help="the service's --send-timeout")
     p.add_argument("--duration", type=int, default=30, help="seconds of valid requests under attack")
     p.add_argument("--grace", type=float, default=5.0)
     p.add_argument("--config", type=Path, default=None, help="service config (default: lexical only)")
@@ -192,7 +249,7 @@ def main() -> None:
             config.write_text(LEXICAL_ONLY)
         log = Path(tmp, "service.log")
         os.environ.setdefault("XDG_CACHE_HOME", str(Path(tmp, "cache")))
-        proc, port, _ = start(config, args.grace, log)
+        proc, port, _ = start(config, args, log)
         try:
             out = asyncio.run(attack_then_stop(port, proc, args))
         finally:
@@ -233,6 +290,7 @@ def report(out: dict[str, object], log_bytes: int, log_lines: int, args: argpars
         f"attack: {args.bodies} held bodies, {args.loris} slow-loris heads, {args.readers} non-reading batch "
         f"clients x {args.reader_rows} rows, {args.duration} s"
     )
+    print(f"the readers' rows were scored {out['scored_s']:.0f} s after they sent them")
     print(f"valid requests: {dict(statuses)} (0 = no answer within 2 s)")
     if ok:
         print(f"valid 200s, seconds: min {ok[0]:.3f} / median {statistics.median(ok):.3f} / max {ok[-1]:.3f}")

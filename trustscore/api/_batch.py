@@ -80,6 +80,7 @@ class BatchResponse:
                 tg.start_soon(sender)
                 async with self.service.admission.work(self.room) as cancel:
                     await self._score_all(out, cancel)
+                self.held.release()  # the rows are scored: their body's memory is given back
         finally:
             self.held.release()
         if sent_all:
