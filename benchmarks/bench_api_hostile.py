@@ -2,8 +2,8 @@
 that read nothing; then SIGTERM. Loopback only, bounded in counts and time, stops by itself.
 
     .venv/bin/python -m benchmarks.bench_api_hostile [--bodies 400] [--loris 300] [--readers 40]
-        [--reader-rows 1000] [--reader-pad 3000] [--duration 30] [--grace 5] [--send-timeout 10]
-        [--config F]
+        [--reader-rows 1000] [--reader-pad 0] [--duration 30] [--grace 5] [--send-timeout 10]
+        [--nofile N] [--config F]
 
 The service runs in its own process (`python -m trustscore.cli api`, default limits, `--shutdown-grace
 5`), by default on the lexical signal alone (`--config` for another), so that the clients, not the
@@ -14,16 +14,17 @@ scoring, are what is measured. Once it is ready:
 - ``--loris`` clients each trickle a request head, one byte every 5 s, with no key; when the service
   closes one, it comes back at once;
 - ``--readers`` clients each post a batch of ``--reader-rows`` rows, each carrying ``--reader-pad``
-  bytes (so that the answer outgrows the socket buffers), with a 4 KiB receive buffer, and read
+  more bytes (echoed in its result row: larger answers), with a 4 KiB receive buffer, and read
   nothing of the answer after its status line; one refused (429: the queue or the body budget is full)
   comes back after 1 s, one admitted holds its connection until the service lets it go.
 
-The readers go first; once the service reports their rows scored (nothing in flight or queued), the
-other two kinds join them. Five seconds later, for ``--duration`` seconds, a valid client posts one
-sample a second on a fresh connection (each with a 2 s client timeout). Reported: the valid answers
-(status, min / median / max seconds), the service's RSS every second (max, and its peak from /proc
-VmHWM), how the hostile clients were answered, the log's size, then the seconds from SIGTERM (sent
-while they are all still connected) to the process's end, and its exit status.
+The readers go first; once all are admitted and the service reports their rows scored (nothing in
+flight or queued; at most 300 s), the other two kinds join them. Five seconds later, for
+``--duration`` seconds, a valid client posts one sample a second on a fresh connection (each with a
+2 s client timeout). Reported: the valid answers (status, min / median / max seconds), the
+service's RSS every second (max, and its peak from /proc VmHWM), how the hostile clients were
+answered, the log's size, then the seconds from SIGTERM (sent while they are all still connected) to
+the process's end, and its exit status.
 """
 
 from __future__ import annotations
@@ -58,6 +59,12 @@ def status_kib(pid: int, field: str) -> int:
     return 0
 
 
+def limit_files(n: int) -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (n, n))
+
+
 def start(config: Path, args: argparse.Namespace, log: Path) -> tuple[subprocess.Popen[bytes], int, float]:
     started = time.perf_counter()
     command = [sys.executable, "-m", "trustscore.cli", "api", "--config", str(config), "--port", "0"]
@@ -65,6 +72,7 @@ def start(config: Path, args: argparse.Namespace, log: Path) -> tuple[subprocess
         [*command, "--shutdown-grace", str(args.grace), "--send-timeout", str(args.send_timeout)],
         stdout=log.open("wb"),
         stderr=subprocess.STDOUT,
+        preexec_fn=None if args.nofile is None else lambda: limit_files(args.nofile),
     )
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
@@ -185,15 +193,11 @@ async def get(port: int, path: str) -> bytes:
     return b""
 
 
-async def scoring_done(port: int, readers: int, limit_s: float) -> float:
-    """Seconds until every reader's batch was answered (200 or 429) and nothing is in flight or queued."""
+async def readers_scored(port: int, readers: int, seen: Counter[str], limit_s: float) -> float:
+    """Seconds until every reader was admitted and nothing is in flight or queued (their rows scored)."""
     began = time.perf_counter()
-    batch = re.compile(
-        rb'^trustscore_api_requests_total\{route="/v1/score/batch",status="\d+"\} (\S+)$', re.M
-    )
     while time.perf_counter() - began < limit_s:
-        answered = sum(float(n) for n in batch.findall(await get(port, "/metrics")))
-        if answered >= readers:
+        if seen["reader admitted"] >= readers:
             health = json.loads(await get(port, "/healthz") or b"{}")
             if health.get("in_flight") == 0 and health.get("queued") == 0:
                 break
@@ -205,9 +209,7 @@ async def attack(port: int, pid: int, args: argparse.Namespace) -> dict[str, obj
     stop = asyncio.Event()
     seen: Counter[str] = Counter()
     tasks = [asyncio.create_task(non_reader(port, args, stop, seen)) for _ in range(args.readers)]
-    scored_s = await scoring_done(
-        port, args.readers, 300
-    )  # the readers' rows are scored; they read nothing of them
+    scored_s = await readers_scored(port, args.readers, seen, 300)  # they read nothing of their answers
     tasks += [asyncio.create_task(held_body(port, stop, seen)) for _ in range(args.bodies)]
     tasks += [asyncio.create_task(loris(port, stop, seen)) for _ in range(args.loris)]
     await asyncio.sleep(5)  # the other hostile clients are in
@@ -236,8 +238,9 @@ def main() -> None:
     p.add_argument("--loris", type=int, default=300)
     p.add_argument("--readers", type=int, default=40)
     p.add_argument("--reader-rows", type=int, default=1000)
-    p.add_argument("--reader-pad", type=int, default=3000, help="bytes carried in each reader row")
+    p.add_argument("--reader-pad", type=int, default=0, help="bytes carried in each reader row")
     p.add_argument("--send-timeout", type=float, default=10.0, help="the service's --send-timeout")
+    p.add_argument("--nofile", type=int, default=None, help="the service's open-file limit (ulimit -n)")
     p.add_argument("--duration", type=int, default=30, help="seconds of valid requests under attack")
     p.add_argument("--grace", type=float, default=5.0)
     p.add_argument("--config", type=Path, default=None, help="service config (default: lexical only)")

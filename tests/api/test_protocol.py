@@ -152,3 +152,12 @@ def test_accept_errors_are_one_line_a_minute() -> None:
     later = record(message)
     assert limit.filter(later) and "2047 more like it" in later.getMessage()
     assert limit.filter(record("something else")), "other lines pass untouched"
+
+
+def test_a_connection_answered_before_its_body_was_read_is_closed() -> None:
+    proto, _ = protocol()
+    transport = FakeTransport()
+    proto.connection_made(transport)  # type: ignore[arg-type]
+    proto.data_received(b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n")
+    proto.on_response_complete()  # e.g. a 401: the body was never read
+    assert transport.closed, "a client trickling a body nobody reads holds no connection"

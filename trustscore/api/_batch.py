@@ -1,7 +1,9 @@
 """``POST /v1/score/batch``'s answer: result rows streamed as they finish.
 
 The rows are scored in the request's room of the queue while a sender writes each finished row; the
-room is given back as soon as the scoring ends, not when the client has read the answer. A client
+room is given back as soon as the scoring ends, not when the client has read the answer. The body's
+share of the body budget is kept until the answer is written (or cut): an answer carries its rows'
+fields, so it is about as large as the body. A client
 that goes away cancels the scoring at once; one that reads nothing for ``send_timeout_s`` is cut
 off (its scoring cancelled, its connection closed). Every row of a batch whose client stays gets a
 line: its result, or why it was not scored.
@@ -80,7 +82,7 @@ class BatchResponse:
                 tg.start_soon(sender)
                 async with self.service.admission.work(self.room) as cancel:
                     await self._score_all(out, cancel)
-                self.held.release()  # the rows are scored: their body's memory is given back
+                self.rows = []  # scored; their answers (which carry their fields) hold the budget now
         finally:
             self.held.release()
         if sent_all:

@@ -7,7 +7,8 @@ head needs no key: it is read before any route runs). Here each request head mus
 ``header_timeout_s`` of its first byte (of the connection, for the first request), or the connection
 is closed. uvicorn's ``limit_concurrency`` answers 503 only once a full head has arrived, so it never
 reaches such a client either; here a connection beyond ``max_connections`` is closed as it is
-accepted, which keeps the process's open files well below its limit.
+accepted, which keeps the process's open files well below its limit. And a connection answered
+before its request's body was read is closed, rather than left to a client that keeps sending it.
 """
 
 from __future__ import annotations
@@ -50,6 +51,13 @@ class BoundedH11Protocol(H11Protocol):
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
             self._disarm_head_timer()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if self.conn.their_state is h11.SEND_BODY and not self.transport.is_closing():
+            # Answered before its body was read (401, 413, 429, a GET with a body): a client still
+            # sending it would hold the connection with no deadline, each byte resetting keep-alive.
+            self.transport.close()
 
     def head_timed_out(self) -> None:
         """The head did not arrive in time: close the connection (nothing was handed to the app)."""
