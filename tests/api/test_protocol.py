@@ -19,8 +19,11 @@ from trustscore.api._protocol import BoundedH11Protocol
 
 
 class Timer:
-    def __init__(self, delay: float, callback: Callable[[], None]) -> None:
-        self.delay, self.callback, self.cancelled = delay, callback, False
+    def __init__(self, delay: float, callback: Callable[[], None], at: float) -> None:
+        self.delay, self.callback, self.cancelled, self.at = delay, callback, False, at
+
+    def when(self) -> float:
+        return self.at
 
     def cancel(self) -> None:
         self.cancelled = True
@@ -31,9 +34,13 @@ class FakeLoop:
 
     def __init__(self) -> None:
         self.timers: list[Timer] = []
+        self.now = 0.0
+
+    def time(self) -> float:
+        return self.now
 
     def call_later(self, delay: float, callback: Callable[[], None]) -> Timer:
-        self.timers.append(Timer(delay, callback))
+        self.timers.append(Timer(delay, callback, self.now + delay))
         return self.timers[-1]
 
     def create_task(self, coro: Any) -> Any:
@@ -117,10 +124,27 @@ def test_a_whole_head_disarms_the_deadline() -> None:
     assert len(head) == 1 and head[0].cancelled and not transport.closed
 
 
-def test_connections_over_the_cap_are_closed_as_accepted() -> None:
+def test_at_the_cap_a_new_connection_evicts_the_oldest_waiting_head() -> None:
+    state = ServerState()
+    first, _ = protocol(state, max_connections=2)
+    older = FakeTransport()
+    first.connection_made(older)  # type: ignore[arg-type]
+    first.data_received(b"GET /hea")  # a trickler
+    second, later = protocol(state, max_connections=2)
+    later.now = 1.0
+    newer = FakeTransport()
+    second.connection_made(newer)  # type: ignore[arg-type]
+    third, _ = protocol(state, max_connections=2)
+    arriving = FakeTransport()
+    third.connection_made(arriving)  # type: ignore[arg-type]
+    assert older.closed and not newer.closed and not arriving.aborted
+
+
+def test_connections_over_the_cap_are_closed_when_all_are_busy() -> None:
     state = ServerState()
     first, _ = protocol(state, max_connections=1)
     first.connection_made(FakeTransport())  # type: ignore[arg-type]
+    first.data_received(b"POST /v1/score HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n")  # busy
     second, loop = protocol(state, max_connections=1)
     transport = FakeTransport()
     second.connection_made(transport)  # type: ignore[arg-type]

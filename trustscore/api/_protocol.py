@@ -6,9 +6,11 @@ resets it, so a client trickling a request head one byte at a time holds its con
 head needs no key: it is read before any route runs). Here each request head must be complete within
 ``header_timeout_s`` of its first byte (of the connection, for the first request), or the connection
 is closed. uvicorn's ``limit_concurrency`` answers 503 only once a full head has arrived, so it never
-reaches such a client either; here a connection beyond ``max_connections`` is closed as it is
-accepted, which keeps the process's open files well below its limit. And a connection answered
-before its request's body was read is closed, rather than left to a client that keeps sending it.
+reaches such a client either; here a connection beyond ``max_connections`` makes room by closing
+the connection that has waited longest for a request head, or is closed as it is accepted when every
+connection is busy with a request; this keeps the process's open files well below its limit. And a
+connection answered before its request's body was read is closed, rather than left to a client that
+keeps sending it.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["BoundedH11Protocol", "bounded_protocol", "connection_cap"]
+__all__ = ["BoundedH11Protocol", "accept_limits", "bounded_protocol"]
 
 logger = logging.getLogger("trustscore.api")
 
@@ -34,11 +36,26 @@ class BoundedH11Protocol(H11Protocol):
         self.head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        if len(self.connections) >= self.max_connections:
+        if len(self.connections) >= self.max_connections and not self._evict_a_waiting_head():
             transport.abort()  # its file descriptor is given back at once; nothing was read
             return
         super().connection_made(transport)
         self._arm_head_timer()
+
+    def _evict_a_waiting_head(self) -> bool:
+        """At the cap, close the connection that has waited longest for a request head (a trickler,
+        or an idle keep-alive) to make room; False when every connection is busy with a request.
+        A real client sends its head at once, so tricklers cannot crowd it out."""
+        waiting = [
+            c
+            for c in self.connections
+            if isinstance(c, BoundedH11Protocol) and c.head_timer is not None and not c.transport.is_closing()
+        ]
+        if not waiting:
+            return False
+        oldest = min(waiting, key=lambda c: c.head_timer.when() if c.head_timer is not None else 0.0)
+        oldest.transport.close()
+        return True
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_head_timer()
@@ -83,22 +100,32 @@ def bounded_protocol(header_timeout_s: float, max_connections: int) -> Any:
     )
 
 
-FD_HEADROOM = 128
-"""File descriptors kept free beyond the connections: listeners, caches, model files, threads."""
+FILES_RESERVED = 64
+"""File descriptors kept for everything but connections: listeners, caches, model files, imports."""
+
+UVICORN_BACKLOG = 2048
 
 
-def connection_cap(wanted: int) -> int:
-    """``wanted``, lowered where needed so that connections stay :data:`FD_HEADROOM` below the
-    process's open-file limit (RLIMIT_NOFILE), where that limit exists."""
+def accept_limits(wanted: int) -> tuple[int, int]:
+    """The connection cap and the listen backlog that keep the process under its open-file limit
+    (RLIMIT_NOFILE). asyncio accepts up to a backlog's worth of connections at each wake-up before
+    any reaches the protocol, so connections can reach the cap plus the backlog: both are lowered,
+    with a warning, where the limit is smaller than ``wanted`` plus uvicorn's backlog."""
     try:
         import resource
     except ImportError:  # not a Unix: no such limit to keep under
-        return wanted
+        return wanted, UVICORN_BACKLOG
     soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or wanted <= soft - FD_HEADROOM:
-        return wanted
-    cap = max(1, soft - FD_HEADROOM)
+    if soft == resource.RLIM_INFINITY or wanted + UVICORN_BACKLOG + FILES_RESERVED <= soft:
+        return wanted, UVICORN_BACKLOG
+    usable = max(2, soft - FILES_RESERVED)
+    backlog = min(UVICORN_BACKLOG, max(1, usable // 4))
+    cap = max(1, min(wanted, usable - backlog))
     logger.warning(
-        "max_connections %d lowered to %d: the open-file limit (ulimit -n) is %d", wanted, cap, soft
+        "max_connections %d lowered to %d, listen backlog to %d: the open-file limit (ulimit -n) is %d",
+        wanted,
+        cap,
+        backlog,
+        soft,
     )
-    return cap
+    return cap, backlog

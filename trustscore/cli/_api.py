@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
 
         from trustscore.api import ApiSettings, create_app
         from trustscore.api._logs import install_log_filters
-        from trustscore.api._protocol import bounded_protocol, connection_cap
+        from trustscore.api._protocol import accept_limits, bounded_protocol
         from trustscore.api._server import DrainingServer
         from trustscore.api._settings import is_loopback
     except ImportError as e:
@@ -118,11 +118,13 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(f"trustscore api: {problems}") from None
     scorer = Scorer.from_config(args.config)
     app = create_app(scorer, settings, own_scorer=True, warm_up=True)
+    max_connections, backlog = accept_limits(settings.max_connections)
     config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
-        http=bounded_protocol(settings.header_timeout_s, connection_cap(settings.max_connections)),
+        http=bounded_protocol(settings.header_timeout_s, max_connections),
+        backlog=backlog,
         h11_max_incomplete_event_size=H11_MAX_HEAD_BYTES,
         timeout_graceful_shutdown=int(settings.shutdown_grace_s),  # the rest of the grace, set at shutdown
         log_level="info",
