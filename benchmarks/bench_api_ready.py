@@ -5,8 +5,9 @@
 Each repeat starts `python -m trustscore.cli api` (the offline default config unless ``--config``;
 an empty cache folder of its own) and measures, from the launch: when it listens (uvicorn's "running
 on" line), and when /readyz first answers 200 (polled every 50 ms); then the seconds of the first
-/v1/score and the median of the next five. Reported as min / median / max over the repeats, with the
-first request as a ratio to the later ones (1.0: the first caller pays nothing extra). Loopback only.
+/v1/score and the median of the next five (each a different answer, so no cache hit). Reported as
+min / median / max over the repeats, with the first request as a ratio to the later ones (1.0: the
+first caller pays nothing extra). Loopback only.
 """
 
 from __future__ import annotations
@@ -52,9 +53,10 @@ def one_run(config: Path | None, cache: Path) -> dict[str, float]:
                 time.sleep(0.05)
             ready = time.perf_counter() - launched
             seconds = []
-            for _ in range(6):
+            for i in range(6):  # a different answer each time: no cache hit
                 began = time.perf_counter()
-                assert c.post("/v1/score", json=ROW).status_code == 200
+                row = {**ROW, "response": f"The tower is {410 + i} metres tall."}
+                assert c.post("/v1/score", json=row).status_code == 200
                 seconds.append(time.perf_counter() - began)
         return {
             "listening": listening,
