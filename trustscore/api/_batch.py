@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
@@ -23,8 +23,11 @@ from trustscore.api._admission import SHUTTING_DOWN
 from trustscore.rows._output import result_row, row_line
 
 if TYPE_CHECKING:
-    from trustscore.api._app import ScoringService
+    from trustscore._types import TrustScore
+    from trustscore.api._admission import Admission
     from trustscore.api._bodies import HeldBody
+    from trustscore.api._metrics import ServiceMetrics
+    from trustscore.api._settings import ApiSettings
     from trustscore.rows._input import InputRow
 
 __all__ = ["BatchResponse", "watch_disconnect"]
@@ -42,12 +45,22 @@ async def watch_disconnect(receive: Receive, gone: anyio.Event, scope: anyio.Can
     scope.cancel()
 
 
+class BatchService(Protocol):
+    """What a batch needs of the service (:class:`~trustscore.api._app.ScoringService`)."""
+
+    settings: ApiSettings
+    admission: Admission
+    metrics: ServiceMetrics
+
+    async def score_row(self, row: InputRow, budget: float | None) -> TrustScore: ...
+
+
 class BatchResponse:
     """An ASGI response that scores a batch's rows and streams a line per row."""
 
     def __init__(
         self,
-        service: ScoringService,
+        service: BatchService,
         rows: list[InputRow],
         refused: list[dict[str, Any]],
         room: int,
