@@ -2,7 +2,8 @@
 
 A local signal loads its models and language pipelines on first use (some start that load in the
 background when they are built). :func:`warm_up` runs each local signal once on a short built-in
-sample, past the cache, so the load is paid before the first real sample arrives; no judge is called.
+sample, past the cache, and works out its cache identity (which may hash a model's weights), so the
+load is paid before the first real sample arrives; no judge is called.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import anyio
 
 from trustscore._types import Sample
 from trustscore.scoring._runners import LocalSource, Source
+from trustscore.signals._protocols import CachedSignal
 
 __all__ = ["warm_up"]
 
@@ -34,6 +36,8 @@ async def warm_up(sources: Sequence[Source]) -> None:
     async def warm(source: LocalSource) -> None:
         try:
             await source.signal.run(_SAMPLE)
+            if isinstance(source.signal, CachedSignal):  # what its cache key needs (may hash weights)
+                await anyio.to_thread.run_sync(source.signal.cache_identity)
         except Exception as e:
             logger.warning("warming signal %s failed (the first score says why): %s", source.name, e)
 
