@@ -17,12 +17,22 @@ ROW = {"question": "Who wrote Dune?", "context": ["Dune is by Frank Herbert."], 
 OFFLINE = Config.from_dict({"signals": {"embedding": {"enabled": False}}, "cache": {"mode": "off"}})
 
 
-async def test_warm_up_runs_each_local_signal_once() -> None:
-    gated = GatedSignal()
+class CachedGated(GatedSignal):
+    """A gated signal the Scorer may cache: its identity is worked out once, in the warm-up."""
+
+    identities = 0
+
+    def cache_identity(self) -> str:
+        self.identities += 1
+        return "cached-gated@1"
+
+
+async def test_warm_up_runs_each_local_signal_once_and_works_out_its_cache_identity() -> None:
+    gated = CachedGated()
     gated.gate.set()
     async with Scorer(OFFLINE, local_signals=[gated]) as scorer:
         await scorer.warm_up()
-    assert gated.started == 1
+    assert gated.started == 1 and gated.identities == 1
 
 
 async def test_readyz_is_503_until_the_signals_are_warm_and_samples_wait_for_it() -> None:
