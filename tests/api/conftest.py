@@ -5,6 +5,8 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("prometheus_client")
 
+from typing import Any
+
 import anyio
 
 from trustscore._types import Sample, Signal
@@ -20,10 +22,12 @@ class GatedSignal:
         self.value = value
         self.gate = anyio.Event()
         self.waiting = 0
+        self.started = 0
         self.arrived = anyio.Event()
         self.wanted = 1
 
     async def run(self, sample: Sample) -> Signal:
+        self.started += 1
         self.waiting += 1
         if self.waiting >= self.wanted:
             self.arrived.set()
@@ -40,3 +44,51 @@ class GatedSignal:
         if self.waiting >= n:
             self.arrived.set()
         return self.arrived
+
+
+class Wire:
+    """One request to an ASGI app with the client's side scripted: its body arrives at once; it hangs
+    up when ``hang_up`` is set; with ``reads=False`` it reads nothing of the answer's body (each such
+    send blocks until cancelled)."""
+
+    def __init__(self, body: bytes, *, reads: bool = True) -> None:
+        self.body: bytes | None = body
+        self.reads = reads
+        self.hang_up = anyio.Event()
+        self.stalled = anyio.Event()
+        self.messages: list[dict[str, Any]] = []
+
+    async def receive(self) -> dict[str, Any]:
+        if self.body is not None:
+            body, self.body = self.body, None
+            return {"type": "http.request", "body": body, "more_body": False}
+        await self.hang_up.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body" and not self.reads:
+            self.stalled.set()
+            await anyio.sleep_forever()
+        self.messages.append(message)
+
+    async def call(self, app: Any, path: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "POST",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": headers or [],
+            "client": ("127.0.0.1", 1),
+            "server": ("api.test", 80),
+        }
+        await app(scope, self.receive, self.send)
+
+    @property
+    def finished(self) -> bool:
+        """Whether the answer was sent to its end."""
+        return any(m["type"] == "http.response.body" and not m.get("more_body") for m in self.messages)

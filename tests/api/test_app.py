@@ -75,7 +75,11 @@ async def test_api_keys(scorer: Scorer) -> None:
         ok = await c.post("/v1/score", json=ROW, headers={"Authorization": "Bearer k-two"})
         assert ok.status_code == 200
         assert (await c.get("/metrics")).status_code == 401
+        assert (await c.get("/openapi.json")).status_code == 401
+        headers = {"Authorization": "Bearer k-one"}
+        assert (await c.get("/openapi.json", headers=headers)).status_code == 200
         assert (await c.get("/healthz")).status_code == 200, "probes need no key"
+        assert (await c.get("/readyz")).status_code == 200, "probes need no key"
 
 
 async def test_an_oversized_body_is_413(scorer: Scorer) -> None:
@@ -202,7 +206,7 @@ async def test_openapi_matches_the_docs_copy(scorer: Scorer) -> None:
     assert json.loads(docs.read_text()) == served, (
         "regenerate: python -m trustscore.api._openapi > docs/openapi.json"
     )
-    assert set(served["paths"]) == {"/v1/score", "/v1/score/batch", "/healthz", "/metrics"}
+    assert set(served["paths"]) == {"/v1/score", "/v1/score/batch", "/healthz", "/readyz", "/metrics"}
 
 
 async def test_a_batch_takes_the_room_that_is_free() -> None:

@@ -49,8 +49,10 @@ def _errors(*codes: int) -> dict[str, Any]:
     why = {
         400: "the body is not a valid sample (the message names the field)",
         401: "missing or wrong API key",
+        408: "the body did not arrive within the service's body_timeout_s",
         413: "the body is over max_body_bytes, or a batch over max_batch_rows",
-        429: "the queue is full: retry after the Retry-After header's seconds",
+        429: "the queue is full, or the service holds as many bodies as it may: retry after the "
+        "Retry-After header's seconds",
         500: "scoring this sample failed unexpectedly (the message says how)",
         503: "the service is shutting down",
     }
@@ -104,7 +106,7 @@ def openapi_schema() -> dict[str, Any]:
                                 "application/json": {"schema": {"$ref": "#/components/schemas/Result"}}
                             },
                         },
-                        **_errors(400, 401, 413, 429, 500, 503),
+                        **_errors(400, 401, 408, 413, 429, 500, 503),
                     },
                 }
             },
@@ -133,7 +135,7 @@ def openapi_schema() -> dict[str, Any]:
                                 }
                             },
                         },
-                        **_errors(401, 413, 429, 503),
+                        **_errors(400, 401, 408, 413, 429, 503),
                     },
                 }
             },
@@ -142,6 +144,16 @@ def openapi_schema() -> dict[str, Any]:
                     "summary": "Liveness (no key asked)",
                     "security": [],
                     "responses": {"200": {"description": "serving"}, "503": {"description": "shutting down"}},
+                }
+            },
+            "/readyz": {
+                "get": {
+                    "summary": "Readiness: the signals are warm (no key asked)",
+                    "security": [],
+                    "responses": {
+                        "200": {"description": "ready: a sample is scored without loading anything"},
+                        "503": {"description": "warming up, or shutting down"},
+                    },
                 }
             },
             "/metrics": {

@@ -40,7 +40,28 @@ class ApiSettings(BaseModel):
     )
     retry_after_s: int = Field(default=1, ge=1, description="Retry-After sent with a 429")
     shutdown_grace_s: float = Field(
-        default=30.0, ge=0, description="on shutdown, how long work in flight may finish before it is failed"
+        default=30.0,
+        ge=0,
+        description="on shutdown, how long work in flight may finish before it is failed and the "
+        "connections closed: the process ends within it (plus a moment to close)",
+    )
+    header_timeout_s: float = Field(
+        default=10.0, gt=0, description="a request's head (line and headers) must arrive within it"
+    )
+    body_timeout_s: float = Field(
+        default=30.0, gt=0, description="a request's body must arrive within it; else 408"
+    )
+    send_timeout_s: float = Field(
+        default=10.0, gt=0, description="a client that reads none of its answer for this long is cut off"
+    )
+    max_body_buffer_bytes: int = Field(
+        default=32 * 2**20,
+        ge=0,
+        description="body bytes held at once across requests beyond each body's first 64 KiB; "
+        "a body that does not fit gets 429",
+    )
+    max_connections: int = Field(
+        default=1000, ge=1, description="open connections; more are closed as they are accepted"
     )
 
     @model_validator(mode="after")

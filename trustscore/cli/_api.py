@@ -1,10 +1,11 @@
 """trustscore api --config F: serve scores over HTTP (POST /v1/score, /v1/score/batch; GET /healthz,
-/metrics, /openapi.json).
+/readyz, /metrics, /openapi.json).
 
 API keys come from the environment variable TRUSTSCORE_API_KEYS (comma-separated) or --api-key-file
 (one a line); they are required unless the service listens on loopback only. Keys are never printed.
-Stop it with Ctrl-C or SIGTERM: it stops taking work, lets the samples in flight finish for
---shutdown-grace seconds, then answers the rest with the reason.
+The signals warm up as it starts: /readyz answers 200 once they have. Stop it with Ctrl-C or SIGTERM:
+it stops taking work, lets the samples in flight finish for --shutdown-grace seconds, answers the
+rest with the reason and exits 0, or 4 when the grace cut work short.
 """
 
 from __future__ import annotations
@@ -40,15 +41,38 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument(
         "--shutdown-grace", type=float, default=30.0, help="seconds work in flight may finish on stop"
     )
+    p.add_argument("--header-timeout", type=float, default=10.0, help="seconds a request head may take")
+    p.add_argument("--body-timeout", type=float, default=30.0, help="seconds a request body may take")
+    p.add_argument(
+        "--send-timeout", type=float, default=10.0, help="seconds a client may read nothing of its answer"
+    )
+    p.add_argument(
+        "--max-body-buffer", type=int, default=32 * 2**20, help="body bytes held at once (default 32 MiB)"
+    )
+    p.add_argument("--max-connections", type=int, default=1000, help="open connections (default 1000)")
     p.set_defaults(run=run)
     return p
 
 
+MAX_KEY_FILE_BYTES = 2**20
+"""Largest --api-key-file read (1 MiB: thousands of keys)."""
+
+
 def _keys(args: argparse.Namespace) -> list[str]:
+    from trustscore._errors import ConfigError
+    from trustscore.core._files import read_capped_text
+
     keys = [k.strip() for k in os.environ.get("TRUSTSCORE_API_KEYS", "").split(",") if k.strip()]
     if args.api_key_file is not None:
-        keys += [k.strip() for k in args.api_key_file.read_text(encoding="utf-8").splitlines() if k.strip()]
+        text = read_capped_text(
+            args.api_key_file, what="API key file", limit=MAX_KEY_FILE_BYTES, error=ConfigError
+        )
+        keys += [k.strip() for k in text.splitlines() if k.strip()]
     return keys
+
+
+H11_MAX_HEAD_BYTES = 16 * 1024
+"""Largest request head (line and headers) read; more is a 400 (h11's own default, made explicit)."""
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from trustscore.api import ApiSettings, create_app
+        from trustscore.api._logs import install_log_filters
+        from trustscore.api._protocol import accept_limits, bounded_protocol
         from trustscore.api._server import DrainingServer
         from trustscore.api._settings import is_loopback
     except ImportError as e:
@@ -81,18 +107,29 @@ def run(args: argparse.Namespace) -> int:
             max_body_bytes=args.max_body_bytes,
             max_budget_s=args.max_budget,
             shutdown_grace_s=args.shutdown_grace,
+            header_timeout_s=args.header_timeout,
+            body_timeout_s=args.body_timeout,
+            send_timeout_s=args.send_timeout,
+            max_body_buffer_bytes=args.max_body_buffer,
+            max_connections=args.max_connections,
         )
     except ValidationError as e:
         problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
         raise ConfigError(f"trustscore api: {problems}") from None
     scorer = Scorer.from_config(args.config)
-    app = create_app(scorer, settings, own_scorer=True)
+    app = create_app(scorer, settings, own_scorer=True, warm_up=True)
+    max_connections, backlog = accept_limits(settings.max_connections)
     config = uvicorn.Config(
         app,
         host=args.host,
         port=args.port,
-        timeout_graceful_shutdown=int(settings.shutdown_grace_s) + 5,
+        http=bounded_protocol(settings.header_timeout_s, max_connections),
+        backlog=backlog,
+        h11_max_incomplete_event_size=H11_MAX_HEAD_BYTES,
+        timeout_graceful_shutdown=int(settings.shutdown_grace_s),  # the rest of the grace, set at shutdown
         log_level="info",
     )
-    DrainingServer(config, app.state.service).run()
-    return 0
+    install_log_filters()
+    server = DrainingServer(config, app.state.service)
+    server.run()
+    return server.exit_status

@@ -102,6 +102,7 @@ class EmbeddingGrounding:
     ) -> None:
         self.config = config or EmbeddingSettings()
         self._embedder = embedder
+        self._load_lock = threading.Lock()
         self._store = store
         cfg = self.config
         knobs = {
@@ -140,16 +141,18 @@ class EmbeddingGrounding:
         return canonical_json([self.version, model, runtime, SCREEN])
 
     def embedder(self) -> Embedder:
-        """The embedder this signal uses, loaded on first call (raises EmbedderError)."""
-        if self._embedder is None:
-            cfg = self.config
-            self._embedder = load_embedder(
-                cfg.model,
-                threads=cfg.threads,
-                runtime=cfg.runtime,
-                device=cfg.device,
-            )
-        return self._embedder
+        """The embedder this signal uses, loaded on first call (raises EmbedderError); a call while
+        another thread loads it waits for that load rather than loading a second copy."""
+        with self._load_lock:
+            if self._embedder is None:
+                cfg = self.config
+                self._embedder = load_embedder(
+                    cfg.model,
+                    threads=cfg.threads,
+                    runtime=cfg.runtime,
+                    device=cfg.device,
+                )
+            return self._embedder
 
     def start_loading(self) -> None:
         """Load the embedder on a background thread, so that the model's load (most of a fresh process's

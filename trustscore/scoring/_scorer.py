@@ -61,6 +61,7 @@ from trustscore.scoring._runners import (
     check_question_alone,
     run_guarded,
 )
+from trustscore.scoring._warm import warm_up
 from trustscore.scoring._wiring import build_sources, pick_fuser
 from trustscore.signals._protocols import Judge, LocalSignal
 from trustscore.telemetry import score_span, signal_span
@@ -429,6 +430,11 @@ class Scorer:
         the fresh answer is stored over it) instead of leaving its signal missing with
         ``UnsafeCacheEntry``: what ``score --retry-incomplete`` does."""
         self._endpoints.replace_unsafe_cache_entries()
+
+    async def warm_up(self) -> None:
+        """Load now what the local signals load on their first sample (models, language pipelines),
+        so the first score does not pay for it; no judge is called (:mod:`trustscore.scoring._warm`)."""
+        await warm_up(self._sources)
 
     # -- lifetime -----------------------------------------------------------------------------
 
