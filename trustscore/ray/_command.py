@@ -20,15 +20,20 @@ Resume follows the local command: ids already in OUT are skipped, incomplete row
 ``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again,
 the actors replacing cache entries trustscore did not write (as the local command does).
 ``--gpus-per-actor`` reserves GPUs for each actor (local signals that run a model on the GPU).
+SIGTERM stops the run: Ray is shut down and the command exits 143 within :data:`SIGTERM_GRACE_S`
+seconds (at the latest the process ends itself then); the actors on this machine stop with it.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from trustscore.core._extras import install_extra
@@ -40,7 +45,10 @@ if TYPE_CHECKING:
     from trustscore._config import Config
     from trustscore.ray._files import Format, RunTally
 
-__all__ = ["add_arguments", "keep_local_ray_on_loopback", "run_ray"]
+__all__ = ["SIGTERM_GRACE_S", "add_arguments", "keep_local_ray_on_loopback", "run_ray"]
+
+SIGTERM_GRACE_S = 5.0
+"""Seconds a ``score --ray`` sent SIGTERM has to shut Ray down before it ends itself (exit 143)."""
 
 T = TypeVar("T")
 
@@ -145,6 +153,44 @@ def _run_locked(
 ) -> int:
     """The run, while it holds the output directory (``lock``: its lock file, None when remote)."""
     import ray
+
+    from trustscore.ray._files import previous_rows
+    from trustscore.ray._leftovers import mark_run, record_run, stop_leftovers
+
+    if lock is not None and (stopped := stop_leftovers(lock)):
+        print(
+            f"trustscore score --ray: stopped {stopped} process(es) an earlier, killed run into {output} "
+            "left running",
+            file=sys.stderr,
+        )
+
+    previous = previous_rows(output, out_format)
+    own_ray = not ray.is_initialized()
+    marked = own_ray and args.address is None and lock is not None
+    if own_ray:
+        run = mark_run() if marked else ""
+        ray.init(address=args.address, log_to_driver=False)
+        if marked and lock is not None:
+            record_run(lock, run)  # what a later run stops if this one is killed
+    with _sigterm_within_grace():
+        return _run_on_ray(
+            args, config, (source, output), (in_format, out_format), started, previous, (own_ray, marked)
+        )
+
+
+def _run_on_ray(
+    args: argparse.Namespace,
+    config: Config,
+    paths: tuple[str, str],
+    formats: tuple[Format, Format],
+    started: float,
+    previous: dict[str, bool],
+    ray_started: tuple[bool, bool],
+) -> int:
+    """The run once Ray is up. ``paths``: source and output; ``previous``: the ids already in the
+    output, with whether each row is complete; ``ray_started``: whether this process started Ray (it
+    shuts it down at the end) and marked it with a run id (unset at the end)."""
+    import ray
     import ray.data
 
     from trustscore._errors import InputError, UsageError
@@ -155,27 +201,13 @@ def _run_locked(
         prepare_records,
         score_prepared,
     )
-    from trustscore.ray._files import JsonlSink, data_files, drop_rows, previous_rows, tally_rows
-    from trustscore.ray._leftovers import RUN_ENV, mark_run, record_run, stop_leftovers
+    from trustscore.ray._files import JsonlSink, data_files, drop_rows, tally_rows
+    from trustscore.ray._leftovers import RUN_ENV
     from trustscore.ray._lines import JsonlLines
     from trustscore.ray._unique import duplicate_ids
 
-    if lock is not None and (stopped := stop_leftovers(lock)):
-        print(
-            f"trustscore score --ray: stopped {stopped} process(es) an earlier, killed run into {output} "
-            "left running",
-            file=sys.stderr,
-        )
-
-    previous = previous_rows(output, out_format)
+    (source, output), (in_format, out_format), (own_ray, marked) = paths, formats, ray_started
     incomplete = [i for i, complete in previous.items() if not complete]
-    own_ray = not ray.is_initialized()
-    marked = own_ray and args.address is None and lock is not None
-    if own_ray:
-        run = mark_run() if marked else ""
-        ray.init(address=args.address, log_to_driver=False)
-        if marked and lock is not None:
-            record_run(lock, run)  # what a later run stops if this one is killed
     try:
         ray.data.DataContext.get_current().enable_progress_bars = not args.no_progress
         actors = args.actors or _default_actors(ray.cluster_resources())
@@ -247,6 +279,29 @@ def _run_locked(
             file=sys.stderr,
         )
     return _exit_status(tally, fresh=not before, output=output)
+
+
+@contextmanager
+def _sigterm_within_grace() -> Iterator[None]:
+    """SIGTERM, in the block, ends the run: SystemExit(143) unwinds it (Ray is shut down on the way
+    out) and, should that take longer than :data:`SIGTERM_GRACE_S`, the process ends itself then.
+    Installed after ``ray.init`` (which sets its own handler); the previous handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        print(f"trustscore score --ray: SIGTERM, stopping (at most {SIGTERM_GRACE_S:g} s)", file=sys.stderr)
+        deadline = threading.Timer(SIGTERM_GRACE_S, os._exit, args=(128 + signal.SIGTERM,))
+        deadline.daemon = True
+        deadline.start()
+        raise SystemExit(128 + signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _exit_status(tally: RunTally, *, fresh: bool, output: str) -> int:
