@@ -153,3 +153,35 @@ def test_six_answers_of_one_context_in_flight_parse_it_once(claims_check: Any) -
         del claims_check.pipeline.parse
     assert parsed.count(context) == 1
     assert len(results) == 6 and results["It has 420 pupils."] == 1.0
+
+
+def test_the_pipeline_loads_once_in_the_background_and_a_parse_waits_for_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pytest.importorskip("spacy", reason="the claims check needs trustscore[claims]")
+    from trustscore.grounding.claims import _pipeline
+
+    try:
+        package = _pipeline.find_pipeline(None)
+    except ImportError as e:
+        pytest.skip(str(e))
+    loads: list[str] = []
+    release = threading.Event()
+
+    def slow_load(name: str) -> Any:
+        loads.append(name)
+        release.wait(10)
+        return str.split  # stands in for the pipeline: text in, a "doc" out
+
+    monkeypatch.setattr(_pipeline, "_loaded", {})
+    monkeypatch.setattr(_pipeline, "_load", slow_load)
+    pipeline = _pipeline.Pipeline(package)
+    pipeline.start_loading()
+    parsed: list[Any] = []
+    parse = threading.Thread(target=lambda: parsed.append(pipeline.parse("two words")))
+    parse.start()
+    release.set()
+    parse.join(10)
+    assert parsed == [["two", "words"]] and loads == [package]
+    pipeline.start_loading()  # loaded: nothing more
+    assert _pipeline.Pipeline(package).nlp() is str.split and loads == [package]
