@@ -25,7 +25,7 @@ from trustscore.testing import FakeVLLMServer, LatencyModel, judge_policy  # noq
 SETTLE_S = 1.0
 """How long after the kill a request may still arrive: one sent in the instant before the actor's
 watcher thread ran (the kernel wakes it when the driver exits; a loaded box may take a moment to
-schedule it). Today's actors sent 128 requests over the seconds after the kill."""
+schedule it). Without the watch, actors sent hundreds of requests over the seconds after the kill."""
 
 
 def _start_driver(tmp_path: Path, server: FakeVLLMServer) -> tuple[subprocess.Popen[bytes], Path]:
