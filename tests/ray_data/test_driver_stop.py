@@ -127,3 +127,26 @@ def test_the_watch_fires_when_the_watched_process_exits() -> None:
     child.stdin.close()  # type: ignore[union-attr]  (the child reads to the end and exits)
     child.wait()
     assert fired.wait(30)
+
+
+def test_a_shutdown_that_hangs_after_sigterm_ends_at_the_grace() -> None:
+    code = (
+        "import time\n"
+        "from trustscore.ray import _command\n"
+        "_command.SIGTERM_GRACE_S = 0.5\n"
+        "with _command._sigterm_within_grace():\n"
+        "    try:\n"
+        "        print('ready', flush=True)\n"
+        "        time.sleep(600)\n"
+        "    finally:\n"
+        "        time.sleep(600)  # a Ray shutdown that never returns\n"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        assert child.stdout.readline() == b"ready\n"  # type: ignore[union-attr]
+        child.send_signal(signal.SIGTERM)
+        assert child.wait(timeout=120) == 128 + signal.SIGTERM
+        assert b"SIGTERM, stopping (at most 0.5 s)" in child.stderr.read()  # type: ignore[union-attr]
+    finally:
+        child.kill()
+        child.wait()
