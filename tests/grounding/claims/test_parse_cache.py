@@ -185,3 +185,16 @@ def test_the_pipeline_loads_once_in_the_background_and_a_parse_waits_for_it(
     assert parsed == [["two", "words"]] and loads == [package]
     pipeline.start_loading()  # loaded: nothing more
     assert _pipeline.Pipeline(package).nlp() is str.split and loads == [package]
+
+
+def test_a_pipeline_that_cannot_load_leaves_the_signal_missing_with_the_reason(claims_check: Any) -> None:
+    from trustscore.grounding.claims._signal import ClaimsCheck
+
+    check = ClaimsCheck(claims_check.config)
+
+    def broken() -> Any:
+        raise OSError("[E050] Can't find model")
+
+    check.pipeline.nlp = broken  # type: ignore[method-assign]
+    signal = check.score(Sample(question="", context=["It opened in 1998."], response="It opened in 1998."))
+    assert signal.missing and "did not load: [E050] Can't find model" in (signal.error or "")
