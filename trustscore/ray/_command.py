@@ -155,7 +155,7 @@ def _run_locked(
     import ray
 
     from trustscore.ray._files import previous_rows
-    from trustscore.ray._leftovers import mark_run, record_run, stop_leftovers
+    from trustscore.ray._leftovers import RUN_ENV, mark_run, record_run, stop_leftovers
 
     if lock is not None and (stopped := stop_leftovers(lock)):
         print(
@@ -172,10 +172,14 @@ def _run_locked(
         ray.init(address=args.address, log_to_driver=False)
         if marked and lock is not None:
             record_run(lock, run)  # what a later run stops if this one is killed
-    with _sigterm_within_grace():
-        return _run_on_ray(
-            args, config, (source, output), (in_format, out_format), started, previous, (own_ray, marked)
-        )
+    try:
+        with _sigterm_within_grace():
+            return _run_on_ray(
+                args, config, (source, output), (in_format, out_format), started, previous, own_ray
+            )
+    finally:
+        if marked:
+            os.environ.pop(RUN_ENV, None)
 
 
 def _run_on_ray(
@@ -185,28 +189,18 @@ def _run_on_ray(
     formats: tuple[Format, Format],
     started: float,
     previous: dict[str, bool],
-    ray_started: tuple[bool, bool],
+    own_ray: bool,
 ) -> int:
-    """The run once Ray is up. ``paths``: source and output; ``previous``: the ids already in the
-    output, with whether each row is complete; ``ray_started``: whether this process started Ray (it
-    shuts it down at the end) and marked it with a run id (unset at the end)."""
-    import ray
+    """The run once Ray is up. ``previous``: the ids in the output, each with whether its row is complete;
+    ``own_ray``: whether this process started Ray (it shuts it down at the end)."""
     import ray.data
 
-    from trustscore._errors import InputError, UsageError
-    from trustscore.ray._dataset import (
-        check_gpus,
-        first_invalid,
-        prepare_lines,
-        prepare_records,
-        score_prepared,
-    )
+    from trustscore._errors import UsageError
+    from trustscore.ray._dataset import check_gpus, prepare_lines, prepare_records, score_prepared
     from trustscore.ray._files import JsonlSink, data_files, drop_rows, tally_rows
-    from trustscore.ray._leftovers import RUN_ENV
     from trustscore.ray._lines import JsonlLines
-    from trustscore.ray._unique import duplicate_ids
 
-    (source, output), (in_format, out_format), (own_ray, marked) = paths, formats, ray_started
+    (source, output), (in_format, out_format) = paths, formats
     incomplete = [i for i, complete in previous.items() if not complete]
     try:
         ray.data.DataContext.get_current().enable_progress_bars = not args.no_progress
@@ -225,18 +219,7 @@ def _run_on_ray(
             )
             return read.map_batches(prepare, batch_format="pyarrow", fn_kwargs={"skip": skip})
 
-        if args.on_error == "stop":
-            first = _unwrap_input_error(lambda: first_invalid(prepared(frozenset())))
-            if first is not None:
-                line = first["line"]
-                where = f"{source}:{line}" if line is not None else f"{source}: id {first['id']!r}"
-                raise InputError(f"{where}: {first['error']}")
-        repeated = _unwrap_input_error(lambda: duplicate_ids(prepared(frozenset())))
-        if repeated:
-            raise UsageError(
-                f"input {source}: id(s) {', '.join(map(repr, repeated))} occur more than once; ids must be "
-                "unique (they are how an interrupted run resumes)"
-            )
+        _check_input(args, source, lambda: prepared(frozenset()))
         retried = drop_rows(output, out_format, frozenset(incomplete)) if args.retry_incomplete else 0
         skip = frozenset(i for i, complete in previous.items() if complete or not args.retry_incomplete)
         before, kept_incomplete = len(skip), 0 if args.retry_incomplete else len(incomplete)
@@ -262,13 +245,11 @@ def _run_on_ray(
     finally:
         if own_ray:
             ray.shutdown()
-        if marked:
-            os.environ.pop(RUN_ENV, None)
     tally = tally_rows(output, out_format, data_files(output) - earlier_files)
-    errors = f", {tally.errors} error row(s)" if tally.errors else ""
+    done = f"{before - kept_incomplete} already done, {actors} actor(s)"
     print(
         f"trustscore score --ray: {tally.rows - tally.errors} row(s) scored ({retried} of them incomplete "
-        f"before){errors}, {before - kept_incomplete} already done, {actors} actor(s), "
+        f"before){f', {tally.errors} error row(s)' if tally.errors else ''}, {done}, "
         f"{time.perf_counter() - started:.1f}s -> {output}",
         file=sys.stderr,
     )
@@ -279,6 +260,27 @@ def _run_on_ray(
             file=sys.stderr,
         )
     return _exit_status(tally, fresh=not before, output=output)
+
+
+def _check_input(args: argparse.Namespace, source: str, prepared: Callable[[], Any]) -> None:
+    """Before anything is scored: with ``--on-error stop`` the first invalid row stops the run
+    (InputError naming it); ids that occur more than once stop it in any case (UsageError)."""
+    from trustscore._errors import InputError, UsageError
+    from trustscore.ray._dataset import first_invalid
+    from trustscore.ray._unique import duplicate_ids
+
+    if args.on_error == "stop":
+        first = _unwrap_input_error(lambda: first_invalid(prepared()))
+        if first is not None:
+            line = first["line"]
+            where = f"{source}:{line}" if line is not None else f"{source}: id {first['id']!r}"
+            raise InputError(f"{where}: {first['error']}")
+    repeated = _unwrap_input_error(lambda: duplicate_ids(prepared()))
+    if repeated:
+        raise UsageError(
+            f"input {source}: id(s) {', '.join(map(repr, repeated))} occur more than once; ids must be "
+            "unique (they are how an interrupted run resumes)"
+        )
 
 
 @contextmanager
