@@ -1,6 +1,19 @@
-"""The torch-free default against the torch path, side by side in one run.
+"""The torch-free default against the torch path, side by side in one run; and the cold first score
+of each install against the plain one.
 
     python -m benchmarks.bench_install [--venvs DIR] [--repeats 3] [--rows 100] [--parity-rows 300]
+    python -m benchmarks.bench_install --first-score --plain VENV --claims VENV [--dev PYTHON] [--repeats 5]
+
+``--first-score``: fresh processes, the variants alternating ``--repeats`` times, each timing from its
+start to the return of its first ``trustscore.score_sync`` (the default config, one short sample, an
+empty cache directory): the **plain** install (``pip install <checkout>``, venv ``--plain``), the
+**README** install (``pip install '<checkout>[claims]'``, venv ``--claims``; its claims signal must give
+a value) and, with ``--dev``, that python (the dev venv, torch installed) running this checkout. Prints
+min / median / max seconds of each, its ratio to the plain install's median, the per-repeat ratios
+(min / median / max), and whether torch was imported. Install the venvs editable (``pip install -e``)
+to measure a working tree as it changes.
+
+Without ``--first-score``:
 
 Makes two fresh venvs from this checkout (kept in ``--venvs`` and reused when they already hold the
 variant; default: a temporary folder):
@@ -34,6 +47,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(
@@ -170,13 +184,83 @@ def spread(values: list[float]) -> str:
     return f"{min(values):.3g} / {statistics.median(values):.3g} / {max(values):.3g}"
 
 
+FIRST = r"""
+import json, sys, time
+began = float(sys.argv[1])
+import trustscore as ts
+r = ts.score_sync(question="When did the bridge open?", context=["The bridge opened in 1998."],
+                  response="It opened in 1998.")
+first = time.time() - began
+print(json.dumps({"first_score_s": first, "torch_imported": "torch" in sys.modules,
+                  "signals": sorted(n for n, s in r.signals.items() if not s.missing)}))
+"""
+
+
+def first_score(python: Path, checkout_on_path: bool) -> dict[str, Any]:
+    """One fresh process's seconds from its start to its first score_sync's return."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    if checkout_on_path:
+        env["PYTHONPATH"] = str(ROOT)
+    with tempfile.TemporaryDirectory() as cache:
+        env["TRUSTSCORE_CACHE_DIR"] = cache
+        began = time.time()
+        out = subprocess.run(
+            [str(python), "-c", FIRST, str(began)], capture_output=True, text=True, env=env, cwd=cache
+        )
+    if out.returncode:
+        raise SystemExit(f"{python} first score failed:\n{out.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def first_scores(plain: Path, claims: Path, dev: Path | None, repeats: int) -> None:
+    variants = {
+        "plain install": (plain / "bin" / "python", False),
+        "README install [claims]": (claims / "bin" / "python", False),
+    }
+    if dev is not None:
+        variants["dev venv (torch installed)"] = (dev, True)
+    print(f"load before: {os.getloadavg()}")
+    runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
+    for _ in range(repeats):
+        for name, (python, on_path) in variants.items():
+            runs[name].append(first_score(python, on_path))
+    print(f"load after: {os.getloadavg()}\n")
+    plain_s = [r["first_score_s"] for r in runs["plain install"]]
+    print(
+        "| install | first score s, min / median / max | / plain (medians) | / plain, per repeat "
+        "| torch imported | signals |"
+    )
+    print("|---|---|---|---|---|---|")
+    for name, results in runs.items():
+        seconds = [r["first_score_s"] for r in results]
+        if name != "plain install" and "claims" not in results[0]["signals"]:
+            raise SystemExit(f"{name}: the claims signal gave no value")
+        ratios = [s / p for s, p in zip(seconds, plain_s, strict=True)]
+        ratio = statistics.median(seconds) / statistics.median(plain_s)
+        print(
+            f"| {name} | {spread(seconds)} | {ratio:.2f}x | "
+            f"{spread(ratios)} | {any(r['torch_imported'] for r in results)} | "
+            f"{', '.join(results[0]['signals'])} |"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.bench_install")
     parser.add_argument("--venvs", type=Path, default=None, help="where the two venvs go (reused)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rows", type=int, default=100, help="RAGTruth rows for the warm throughput")
     parser.add_argument("--parity-rows", type=int, default=300, help="RAGTruth rows for the score parity")
+    parser.add_argument("--first-score", action="store_true", help="cold first score of each install")
+    parser.add_argument("--plain", type=Path, help="--first-score: venv of pip install <checkout>")
+    parser.add_argument("--claims", type=Path, help="--first-score: venv of pip install '<checkout>[claims]'")
+    parser.add_argument("--dev", type=Path, help="--first-score: a python with torch (runs this checkout)")
     args = parser.parse_args()
+    if args.first_score:
+        if args.plain is None or args.claims is None:
+            parser.error("--first-score needs --plain VENV and --claims VENV")
+        first_scores(args.plain, args.claims, args.dev, args.repeats)
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         base = (args.venvs or Path(tmp)).resolve()
         venvs = {"onnx": base / "onnx", "torch": base / "torch"}

@@ -17,6 +17,8 @@ import threading
 from functools import lru_cache
 from typing import Any
 
+from trustscore.compute._deadline import clock_stopped
+
 __all__ = ["MIN_CONFIDENCE", "MIN_WORDS", "language_mismatch", "preload"]
 
 MIN_WORDS = 4
@@ -39,20 +41,30 @@ _CONTEXT_CHARS = 2000
 _LOAD = threading.Lock()
 
 
-@lru_cache(maxsize=1)
 def _identifier() -> Any | None:
-    """The identifier, loaded once per process (seconds: its model is decompressed on load)."""
-    with _LOAD:  # concurrent first callers wait for one load instead of each decompressing the model
-        try:
-            from py3langid.langid import MODEL_FILE, LanguageIdentifier
-        except ImportError:
-            return None
-        return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    """The identifier, loaded once per process (seconds: its model is decompressed on load); a caller
+    that comes while another loads it waits for that load, its budget's clock stopped."""
+    if _load_identifier.cache_info().currsize:
+        return _load_identifier()
+    with clock_stopped(), _LOAD:
+        return _load_identifier()
+
+
+@lru_cache(maxsize=1)
+def _load_identifier() -> Any | None:
+    try:
+        from py3langid.langid import MODEL_FILE, LanguageIdentifier
+    except ImportError:
+        return None
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
 
 
 def preload() -> None:
-    """Load the identifier now (when a signal is built), not inside the first sample's time budget."""
-    _identifier()
+    """Start loading the identifier on a background thread (when a signal is built), so that its load
+    overlaps the signals' model loads instead of delaying them and the first sample waits less."""
+    if _load_identifier.cache_info().currsize:
+        return
+    threading.Thread(target=_identifier, name="trustscore-langid-load", daemon=True).start()
 
 
 def _plain_words(text: str) -> list[str]:

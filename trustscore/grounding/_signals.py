@@ -66,4 +66,6 @@ def build_claims(config: ClaimsConfig, ctx: SignalContext) -> LocalSignal:
     from trustscore.grounding.claims._signal import ClaimsCheck
 
     preload()
-    return ClaimsCheck(config)
+    signal = ClaimsCheck(config)
+    signal.start_loading()
+    return signal

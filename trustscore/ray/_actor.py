@@ -17,6 +17,10 @@ samples are scored one at a time, each alone in the actor (no other call runs me
 death is that sample's doing and its batch mates are not taken down with it). A sample whose
 process died ``SAMPLE_DEATHS`` times while it was scored alone is written as a row with ``error``
 saying so, and the run goes on.
+
+An actor on the driver's machine stops with its driver: when the driver process is gone (killed
+without shutting Ray down) the actor's process exits at once, so no judge is called for a run nobody
+will write (:mod:`trustscore.ray._driver_watch`).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from trustscore._config import Config
 from trustscore._types import Sample, TrustScore
 from trustscore.core._hashing import short_hash
+from trustscore.ray._driver_watch import stop_actor, watch_driver
 from trustscore.ray._rows import error_result, scored_result
 from trustscore.scoring._scorer import Scorer
 
@@ -83,7 +88,9 @@ class ScoreBatches:
         budget_s: float | None = None,
         carry: tuple[str, ...] = (),
         replace_unsafe_cache_entries: bool = False,
+        driver: dict[str, object] | None = None,
     ) -> None:
+        watch_driver(driver, stop_actor)
         self._ledger = ledger
         self._carry = carry
         self._concurrency = concurrency

@@ -20,15 +20,20 @@ Resume follows the local command: ids already in OUT are skipped, incomplete row
 ``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again,
 the actors replacing cache entries trustscore did not write (as the local command does).
 ``--gpus-per-actor`` reserves GPUs for each actor (local signals that run a model on the GPU).
+SIGTERM stops the run: Ray is shut down and the command exits 143 within :data:`SIGTERM_GRACE_S`
+seconds (at the latest the process ends itself then); the actors on this machine stop with it.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from trustscore.core._extras import install_extra
@@ -40,7 +45,10 @@ if TYPE_CHECKING:
     from trustscore._config import Config
     from trustscore.ray._files import Format, RunTally
 
-__all__ = ["add_arguments", "keep_local_ray_on_loopback", "run_ray"]
+__all__ = ["SIGTERM_GRACE_S", "add_arguments", "keep_local_ray_on_loopback", "run_ray"]
+
+SIGTERM_GRACE_S = 5.0
+"""Seconds a ``score --ray`` sent SIGTERM has to shut Ray down before it ends itself (exit 143)."""
 
 T = TypeVar("T")
 
@@ -145,20 +153,9 @@ def _run_locked(
 ) -> int:
     """The run, while it holds the output directory (``lock``: its lock file, None when remote)."""
     import ray
-    import ray.data
 
-    from trustscore._errors import InputError, UsageError
-    from trustscore.ray._dataset import (
-        check_gpus,
-        first_invalid,
-        prepare_lines,
-        prepare_records,
-        score_prepared,
-    )
-    from trustscore.ray._files import JsonlSink, data_files, drop_rows, previous_rows, tally_rows
+    from trustscore.ray._files import previous_rows
     from trustscore.ray._leftovers import RUN_ENV, mark_run, record_run, stop_leftovers
-    from trustscore.ray._lines import JsonlLines
-    from trustscore.ray._unique import duplicate_ids
 
     if lock is not None and (stopped := stop_leftovers(lock)):
         print(
@@ -168,7 +165,6 @@ def _run_locked(
         )
 
     previous = previous_rows(output, out_format)
-    incomplete = [i for i, complete in previous.items() if not complete]
     own_ray = not ray.is_initialized()
     marked = own_ray and args.address is None and lock is not None
     if own_ray:
@@ -176,6 +172,36 @@ def _run_locked(
         ray.init(address=args.address, log_to_driver=False)
         if marked and lock is not None:
             record_run(lock, run)  # what a later run stops if this one is killed
+    try:
+        with _sigterm_within_grace():
+            return _run_on_ray(
+                args, config, (source, output), (in_format, out_format), started, previous, own_ray
+            )
+    finally:
+        if marked:
+            os.environ.pop(RUN_ENV, None)
+
+
+def _run_on_ray(
+    args: argparse.Namespace,
+    config: Config,
+    paths: tuple[str, str],
+    formats: tuple[Format, Format],
+    started: float,
+    previous: dict[str, bool],
+    own_ray: bool,
+) -> int:
+    """The run once Ray is up. ``previous``: the ids in the output, each with whether its row is complete;
+    ``own_ray``: whether this process started Ray (it shuts it down at the end)."""
+    import ray.data
+
+    from trustscore._errors import UsageError
+    from trustscore.ray._dataset import check_gpus, prepare_lines, prepare_records, score_prepared
+    from trustscore.ray._files import JsonlSink, data_files, drop_rows, tally_rows
+    from trustscore.ray._lines import JsonlLines
+
+    (source, output), (in_format, out_format) = paths, formats
+    incomplete = [i for i, complete in previous.items() if not complete]
     try:
         ray.data.DataContext.get_current().enable_progress_bars = not args.no_progress
         actors = args.actors or _default_actors(ray.cluster_resources())
@@ -193,18 +219,7 @@ def _run_locked(
             )
             return read.map_batches(prepare, batch_format="pyarrow", fn_kwargs={"skip": skip})
 
-        if args.on_error == "stop":
-            first = _unwrap_input_error(lambda: first_invalid(prepared(frozenset())))
-            if first is not None:
-                line = first["line"]
-                where = f"{source}:{line}" if line is not None else f"{source}: id {first['id']!r}"
-                raise InputError(f"{where}: {first['error']}")
-        repeated = _unwrap_input_error(lambda: duplicate_ids(prepared(frozenset())))
-        if repeated:
-            raise UsageError(
-                f"input {source}: id(s) {', '.join(map(repr, repeated))} occur more than once; ids must be "
-                "unique (they are how an interrupted run resumes)"
-            )
+        _check_input(args, source, lambda: prepared(frozenset()))
         retried = drop_rows(output, out_format, frozenset(incomplete)) if args.retry_incomplete else 0
         skip = frozenset(i for i, complete in previous.items() if complete or not args.retry_incomplete)
         before, kept_incomplete = len(skip), 0 if args.retry_incomplete else len(incomplete)
@@ -230,13 +245,11 @@ def _run_locked(
     finally:
         if own_ray:
             ray.shutdown()
-        if marked:
-            os.environ.pop(RUN_ENV, None)
     tally = tally_rows(output, out_format, data_files(output) - earlier_files)
-    errors = f", {tally.errors} error row(s)" if tally.errors else ""
+    done = f"{before - kept_incomplete} already done, {actors} actor(s)"
     print(
         f"trustscore score --ray: {tally.rows - tally.errors} row(s) scored ({retried} of them incomplete "
-        f"before){errors}, {before - kept_incomplete} already done, {actors} actor(s), "
+        f"before){f', {tally.errors} error row(s)' if tally.errors else ''}, {done}, "
         f"{time.perf_counter() - started:.1f}s -> {output}",
         file=sys.stderr,
     )
@@ -247,6 +260,50 @@ def _run_locked(
             file=sys.stderr,
         )
     return _exit_status(tally, fresh=not before, output=output)
+
+
+def _check_input(args: argparse.Namespace, source: str, prepared: Callable[[], Any]) -> None:
+    """Before anything is scored: with ``--on-error stop`` the first invalid row stops the run
+    (InputError naming it); ids that occur more than once stop it in any case (UsageError)."""
+    from trustscore._errors import InputError, UsageError
+    from trustscore.ray._dataset import first_invalid
+    from trustscore.ray._unique import duplicate_ids
+
+    if args.on_error == "stop":
+        first = _unwrap_input_error(lambda: first_invalid(prepared()))
+        if first is not None:
+            line = first["line"]
+            where = f"{source}:{line}" if line is not None else f"{source}: id {first['id']!r}"
+            raise InputError(f"{where}: {first['error']}")
+    repeated = _unwrap_input_error(lambda: duplicate_ids(prepared()))
+    if repeated:
+        raise UsageError(
+            f"input {source}: id(s) {', '.join(map(repr, repeated))} occur more than once; ids must be "
+            "unique (they are how an interrupted run resumes)"
+        )
+
+
+@contextmanager
+def _sigterm_within_grace() -> Iterator[None]:
+    """SIGTERM, in the block, ends the run: SystemExit(143) unwinds it (Ray is shut down on the way
+    out) and, should that take longer than :data:`SIGTERM_GRACE_S`, the process ends itself then.
+    Installed after ``ray.init`` (which sets its own handler); the previous handler comes back after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        print(f"trustscore score --ray: SIGTERM, stopping (at most {SIGTERM_GRACE_S:g} s)", file=sys.stderr)
+        deadline = threading.Timer(SIGTERM_GRACE_S, os._exit, args=(128 + signal.SIGTERM,))
+        deadline.daemon = True
+        deadline.start()
+        raise SystemExit(128 + signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _exit_status(tally: RunTally, *, fresh: bool, output: str) -> int:

@@ -30,6 +30,7 @@ import pyarrow as pa
 from trustscore._config import Config
 from trustscore.ray._actor import ScoreBatches
 from trustscore.ray._batch_size import DEFAULT_BATCH_SIZE
+from trustscore.ray._driver_watch import this_driver
 from trustscore.ray._ledger import DeathLedger
 from trustscore.ray._rows import PreparedRow, prepare_line, prepare_record
 
@@ -135,6 +136,7 @@ def score_prepared(
             "budget_s": budget_s,
             "carry": tuple(carry),
             "replace_unsafe_cache_entries": replace_unsafe_cache_entries,
+            "driver": this_driver(),  # actors on this machine stop when this process is gone
         },
         batch_size=batch_size,
         batch_format="pyarrow",
@@ -146,9 +148,7 @@ def score_prepared(
     )
 
 
-def check_gpus(
-    num_gpus: float | None, actors: int, resources: dict[str, float] | None, *, name: str
-) -> None:
+def check_gpus(num_gpus: float | None, actors: int, resources: dict[str, float] | None, *, name: str) -> None:
     """A GPU count per actor must be a positive number (whole above 1, as Ray requires); with the
     cluster's resources known, a pool needing more GPUs than the cluster has is refused now (Ray
     would wait for them without end)."""

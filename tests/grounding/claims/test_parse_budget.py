@@ -3,7 +3,6 @@ which no budget check reaches, never holds more than PIECE_CHARS characters or P
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
@@ -74,7 +73,6 @@ def test_a_long_text_stops_at_the_budget_between_pieces(monkeypatch: pytest.Monk
     pipeline = Pipeline.__new__(Pipeline)
     parser = SlowParser(clock)
     pipeline._nlp = parser  # type: ignore[assignment]
-    pipeline._lock = threading.Lock()
     with bound(Deadline(5.0)), pytest.raises(BudgetExceeded):
         pipeline.parse(LONG)
     assert len(parser.calls) == 3  # 0, 2, 4 s: parsed; at 6 s the check stops it
@@ -85,4 +83,4 @@ def test_a_long_text_parses_into_one_doc_of_the_whole_text(claims_check: Any) ->
     text = ("Ada Brook founded Zorblax in 1999. It had 40 staff in 2001.\n" * 400)[: PIECE_CHARS + 2_000]
     doc = claims_check.pipeline.parse(text)
     assert doc.text == text
-    assert len(list(doc.sents)) == len(list(claims_check.pipeline._nlp(text).sents))
+    assert len(list(doc.sents)) == len(list(claims_check.pipeline.nlp()(text).sents))

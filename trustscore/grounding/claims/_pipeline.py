@@ -1,6 +1,15 @@
 """The spaCy English pipeline the claims check parses with: loaded once per process and package
 name, and called under a lock (one pipeline object is not meant to parse from several threads at once).
 
+Loading is what a fresh process's first claims check waits for (seconds), so
+:meth:`Pipeline.start_loading` begins it on a background thread when the signal is built, as the
+embedding signal does with its model; a parse waits for that load (its budget's clock stopped) instead
+of loading again. Only the components the checks read are loaded (:data:`COMPONENTS`: the tagger's
+tags, the attribute ruler's coarse tags, the lemmatizer's lemmas, the parser's dependencies and
+sentences, the recogniser's entities, and the tok2vec they share); any other a package ships (the
+small English pipeline's disabled sentence recogniser) is excluded. spaCy is imported so that thinc
+does not import torch (:mod:`trustscore.grounding.claims._thinc_import`).
+
 One spaCy call is C work no budget check reaches (20,000 characters took 6.5 s on a loaded 2-core
 box), so a long text is parsed in pieces of at most :data:`PIECE_CHARS` characters and
 :data:`PIECE_TOKENS` tokens, cut at a line or sentence end, with the budget checked between them; the
@@ -12,20 +21,24 @@ where 5,000 characters of prose (about 1,100 tokens) take under one second.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import threading
-from functools import lru_cache
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
-from trustscore.compute._deadline import checkpoint
+from trustscore.compute._deadline import checkpoint, clock_stopped
 from trustscore.grounding.claims._config import DEFAULT_PIPELINES
+from trustscore.grounding.claims._thinc_import import import_spacy
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
 
-__all__ = ["PIECE_CHARS", "PIECE_TOKENS", "Pipeline", "find_pipeline", "pieces"]
+__all__ = ["COMPONENTS", "PIECE_CHARS", "PIECE_TOKENS", "Pipeline", "find_pipeline", "pieces"]
+
+COMPONENTS = frozenset({"tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"})
+"""The pipeline components the checks read; any other a package ships is excluded at load."""
 
 PIECE_CHARS = 5_000
 """The most characters one spaCy call parses (a budget check comes between two calls)."""
@@ -43,8 +56,8 @@ def find_pipeline(name: str | None) -> str:
     Raises ImportError (the signal is then missing with an install hint) when spaCy or the pipeline
     is not installed.
     """
-    import spacy.util  # noqa: F401  (ImportError here: spaCy itself is missing)
-
+    if importlib.util.find_spec("spacy") is None:
+        raise ImportError("spaCy is not installed")
     candidates = (name,) if name else DEFAULT_PIPELINES
     for candidate in candidates:
         try:
@@ -56,25 +69,50 @@ def find_pipeline(name: str | None) -> str:
 
 
 class Pipeline:
-    """One loaded spaCy pipeline, parsing under a lock."""
+    """One spaCy pipeline, loaded on first use (or from :meth:`start_loading`), parsing under the
+    process's parse lock."""
 
     def __init__(self, package: str) -> None:
         self.package = package
         self.release = f"{package}=={version(package.replace('_', '-'))}"
-        self._nlp = _load(package)
-        self._lock = threading.Lock()
+        self._nlp: Language | None = None
+
+    def start_loading(self) -> None:
+        """Load the pipeline on a background thread, so that its load overlaps what the caller does
+        until the first parse; a failure is left for the first parse to raise (it loads again)."""
+        if self.package in _loaded:
+            return
+
+        def load() -> None:
+            try:
+                self.nlp()
+            except Exception:  # the first parse raises it
+                return
+
+        threading.Thread(target=load, name="trustscore-spacy-load", daemon=True).start()
+
+    def nlp(self) -> Language:
+        """The loaded pipeline (loads it, or waits for the load in progress, with the budget's clock
+        stopped)."""
+        if self._nlp is None:
+            with clock_stopped(), _LOADING:
+                if self.package not in _loaded:
+                    _loaded[self.package] = _load(self.package)
+            self._nlp = _loaded[self.package]
+        return self._nlp
 
     def parse(self, text: str) -> Doc:
         """The doc of ``text``; a long text is parsed a piece at a time, checking the budget between."""
+        nlp = self.nlp()
         parts = pieces(text)
         if len(parts) == 1:
-            with self._lock:
-                return self._nlp(text)
+            with _PARSING:
+                return nlp(text)
         docs = []
         for part in parts:
             checkpoint()
-            with self._lock:
-                docs.append(self._nlp(part))
+            with _PARSING:
+                docs.append(nlp(part))
         from spacy.tokens import Doc
 
         return Doc.from_docs(docs, ensure_whitespace=False)
@@ -110,8 +148,19 @@ def _window_end(text: str, start: int, limit: int, max_tokens: int) -> int:
     return end
 
 
-@lru_cache(maxsize=4)
-def _load(package: str) -> Language:
-    import spacy
+_PARSING = threading.Lock()
+"""One parse at a time: a pipeline object is not meant to parse from several threads at once."""
+_LOADING = threading.Lock()
+"""One load at a time: a second caller waits for the first's pipeline instead of loading another."""
+_loaded: dict[str, Language] = {}
+"""The process's loaded pipelines by package name."""
 
-    return spacy.load(package)
+
+def _load(package: str) -> Language:
+    import_spacy(keep_torch_out=package in DEFAULT_PIPELINES)
+    import spacy
+    import spacy.util
+
+    shipped = spacy.util.load_meta(spacy.util.get_package_path(package) / "meta.json")
+    unused = [name for name in shipped.get("components", []) if name not in COMPONENTS]
+    return spacy.load(package, exclude=unused)

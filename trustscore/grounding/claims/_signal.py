@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import time
 import unicodedata
-from collections import OrderedDict
 from functools import cache
 from importlib.metadata import version
-from threading import Lock
 
 import anyio
 from pydantic import JsonValue
@@ -35,6 +33,7 @@ from trustscore.core._hashing import canonical_json, short_hash
 from trustscore.grounding._screen import SCREEN, unchecked
 from trustscore.grounding.claims._check import POLARITY_KINDS, Facts, Verdict, check, facts
 from trustscore.grounding.claims._config import ClaimsConfig
+from trustscore.grounding.claims._parse_cache import ParseCache
 from trustscore.grounding.claims._pipeline import Pipeline, find_pipeline
 
 __all__ = ["ClaimsCheck", "claims_version", "normalise"]
@@ -46,9 +45,10 @@ results from before it must not be replayed (the question's atoms no longer coun
 relations; ``raw`` counts contradicted facts and polarity apart and an abstention has its shares, which
 the shipped calibrator reads)."""
 _release = cache(version)
-_CONTEXTS_KEPT = 64
-"""Parsed contexts kept per signal: the samples of one context (many answers to one question) parse
-it once."""
+_PARSED_CHARS = 4_000_000
+"""Characters of contexts and questions whose facts the process keeps (a few tens of MB of facts;
+RAGTruth's contexts average under 2,500 characters): the answers of one context parse it once."""
+_PARSED: ParseCache[Facts] = ParseCache(_PARSED_CHARS)
 
 
 def claims_version(config: ClaimsConfig) -> str:
@@ -73,8 +73,10 @@ class ClaimsCheck:
         self.config = config or ClaimsConfig()
         self.pipeline = Pipeline(find_pipeline(self.config.pipeline))
         self.version = claims_version(self.config)
-        self._contexts: OrderedDict[str, Facts] = OrderedDict()
-        self._contexts_lock = Lock()
+
+    def start_loading(self) -> None:
+        """Load the spaCy pipeline on a background thread (see :meth:`Pipeline.start_loading`)."""
+        self.pipeline.start_loading()
 
     async def run(self, sample: Sample) -> Signal:
         return await anyio.to_thread.run_sync(self.score, sample)
@@ -119,11 +121,15 @@ class ClaimsCheck:
             )
         if screened is not None:
             return self._failed(screened[1], began, raw={"outcome": screened[0]})
+        try:
+            self.pipeline.nlp()
+        except (ImportError, OSError) as e:
+            return self._failed(f"the spaCy pipeline {self.pipeline.package} did not load: {e}", began)
         response = facts(self.pipeline.parse(normalise(sample.response)))
         checkpoint()
-        context = self._context(normalise(sample.context_text))
+        context = self._kept_facts(normalise(sample.context_text))
         question = (
-            facts(self.pipeline.parse(normalise(sample.question)))
+            self._kept_facts(normalise(sample.question))
             if self.config.question_support and sample.question.strip()
             else None
         )
@@ -183,18 +189,12 @@ class ClaimsCheck:
             version=self.version,
         )
 
-    def _context(self, text: str) -> Facts:
-        with self._contexts_lock:
-            found = self._contexts.get(text)
-            if found is not None:
-                self._contexts.move_to_end(text)
-                return found
-        parsed = facts(self.pipeline.parse(text))
-        with self._contexts_lock:
-            self._contexts[text] = parsed
-            while len(self._contexts) > _CONTEXTS_KEPT:
-                self._contexts.popitem(last=False)
-        return parsed
+    def _kept_facts(self, text: str) -> Facts:
+        """The facts of a context or question, parsed once per process (answers share them)."""
+        return _PARSED.get(f"{self.pipeline.release}|{self.version}", text, self._facts)
+
+    def _facts(self, text: str) -> Facts:
+        return facts(self.pipeline.parse(text))
 
     def _failed(self, reason: str, began: float, raw: JsonValue = None) -> Signal:
         return Signal.failed(
