@@ -97,7 +97,8 @@ def measure(rows: list[dict[str, Any]]) -> tuple[dict[tuple[str, str], Tally], l
 
 def table(rows: list[dict[str, Any]], tallies: dict[tuple[str, str], Tally]) -> list[str]:
     lines = [
-        "| task | kind | contradictions (rows) | span precision | row precision (base) | recall of Evident Conflict spans |",
+        "| task | kind | contradictions (rows) | span precision | row precision (base) "
+        "| recall of Evident Conflict spans |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for task in TASKS:
@@ -106,7 +107,7 @@ def table(rows: list[dict[str, Any]], tallies: dict[tuple[str, str], Tally]) -> 
             continue
         base = sum(r["hallucinated"] for r in of_task) / len(of_task)
         conflicts = sum(s.get("label_type") == CONFLICT for r in of_task for s in r["spans"])
-        kinds = sorted(k for t, k in tallies if t == task and k != "all") + ["all"]
+        kinds = [*sorted(k for t, k in tallies if t == task and k != "all"), "all"]
         for kind in kinds:
             t = tallies.get((task, kind), Tally())
             span_p = t.inside / t.contradictions if t.contradictions else float("nan")
@@ -120,7 +121,9 @@ def table(rows: list[dict[str, Any]], tallies: dict[tuple[str, str], Tally]) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     parser.add_argument("--per-task", type=int, default=300)
     parser.add_argument("--show", type=int, default=0, help="contradictions outside every span to print")
