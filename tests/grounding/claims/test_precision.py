@@ -147,10 +147,55 @@ def test_a_record_field_is_compared_only_with_a_value_of_that_field(claims_check
     )
     assert kinds(score(claims_check, "Finch & Fork is rated 3.5 stars.", record, "")) == ["number"]
     assert score(claims_check, "Finch & Fork is rated 4.0 stars.", record, "").value == 1.0
-    # a time, a count of another thing, a state's full name: no field of theirs to compare with
+    # a count of another thing, a state's full name: no field of theirs to compare with
     for answer in (
-        "Finch & Fork opens at 10 am on Monday.",
         "Finch & Fork serves 30 dishes.",
         "Finch & Fork is in Santa Barbara, California.",
     ):
         assert count(score(claims_check, answer, record, ""), "contradicted") == 0, answer  # type: ignore[index]
+
+
+RECORD = json.dumps(
+    {
+        "name": "Finch & Fork",
+        "hours": {"Monday": "17:30-23:0", "Sunday": "9:0-14:0"},
+        "attributes": {
+            "BusinessParking": {"garage": True, "valet": False},
+            "RestaurantsReservations": True,
+            "OutdoorSeating": False,
+            "Ambience": {"casual": False, "classy": True},
+        },
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("Finch & Fork does not take reservations.", "RestaurantsReservations: true"),
+        ("It has outdoor seating.", "OutdoorSeating: false"),
+        ("It has a casual atmosphere.", "Ambience.casual: false"),
+        ("It offers valet parking.", "BusinessParking.valet: false"),
+    ],
+)
+def test_a_yes_no_field_stated_the_other_way_is_contradicted(
+    claims_check: ClaimsCheck, answer: str, said: str
+) -> None:
+    signal = score(claims_check, answer, RECORD, "")
+    assert kinds(signal) == ["field"] and said in contradictions(signal)[0]
+
+
+def test_a_yes_no_field_stated_as_the_record_says_is_supported(claims_check: ClaimsCheck) -> None:
+    answer = "Finch & Fork takes reservations, has a classy vibe and garage parking, and no outdoor seating."
+    signal = score(claims_check, answer, RECORD, "")
+    assert signal.value == 1.0
+    assert signal.raw["supported"] >= 4  # type: ignore[index,operator]
+    # a word of the field without its parent's is not a statement of it: "casual" alone
+    assert count(score(claims_check, "Finch & Fork serves casual food.", RECORD, ""), "contradicted") == 0
+
+
+def test_opening_hours_are_read_against_the_records_hours(claims_check: ClaimsCheck) -> None:
+    assert score(claims_check, "On Sundays it is open from 9:00 am to 2:00 pm.", RECORD, "").value == 1.0
+    wrong = score(claims_check, "On Sundays it is open from 10 am to 2 pm.", RECORD, "")
+    assert "10 am: the context says the hours are" in contradictions(wrong)[0]
+    assert kinds(score(claims_check, "It is open every day.", RECORD, "")) == ["hours"]

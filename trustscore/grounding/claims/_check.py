@@ -32,8 +32,9 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from trustscore.grounding.claims._atoms import Atom, atoms
+from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
 from trustscore.grounding.claims._polarity import ANTONYMS, clause_index, polarity
-from trustscore.grounding.claims._records import read_record, slot_unit
+from trustscore.grounding.claims._records import Record, read_record, slot_unit
 from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects
 from trustscore.grounding.claims._values import parse_number
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
@@ -66,6 +67,10 @@ class Facts:
     """The clauses by predicate lemma."""
     lemmas: frozenset[str]
     words: frozenset[str]
+    mentions: dict[str, list[Mention]]
+    """Each content lemma: where it stands and whether it is negated (:mod:`._fields`)."""
+    record: Record | None
+    """The record the text is, if it is one."""
 
     @property
     def content_all(self) -> frozenset[str]:
@@ -92,6 +97,8 @@ def facts(doc: Doc) -> Facts:
         index=clause_index(said),
         lemmas=frozenset(t.lemma_.casefold() for t in doc if t.is_alpha),
         words=frozenset(t.text.casefold() for t in doc if t.is_alpha),
+        mentions=mentions(doc),
+        record=record,
     )
 
 
@@ -117,6 +124,8 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         rival = _rival(atom, context, aligned[atom.sentence], response)
         out.append(_verdict(atom, "contradicted", rival) if rival else _verdict(atom, "unsupported"))
     out.extend(_sentence_polarity(response, context, related))
+    if context.record is not None:
+        out.extend(field_verdicts(response.text, response.mentions, response.bounds, context.record))
     out.sort(key=lambda v: v.start)
     return out
 
