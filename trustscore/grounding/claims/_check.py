@@ -47,6 +47,9 @@ __all__ = ["POLARITY_KINDS", "Facts", "Verdict", "check", "facts"]
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
 _SUBJECT_ROLES = frozenset({"nsubj", "nsubjpass"})
+_AGENTS = frozenset({"person", "organisation", "place"})
+"""Name groups the recogniser confuses ("the gardener Arthur Finch" as an organisation): under the
+same predicate and role a name of one stands in for a name of another."""
 _SAME_NAME = 0.8
 _RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 """Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
@@ -237,7 +240,13 @@ def _rival(atom: Atom, context: Facts, sentence: int | None, response: Facts) ->
         for a in rivals
         if a.sentence == sentence
         and _same_role(atom, a)
-        and (atom.predicate is None or a.predicate is None or a.predicate == atom.predicate)
+        and a.group == atom.group
+        and (
+            atom.predicate is None
+            or a.predicate is None
+            or a.predicate == atom.predicate
+            or atom.unit is not None  # "is 37 kilometres long", "is 73 kilometres long": one slot
+        )
     ]
     return near[0].text if near else None
 
@@ -257,7 +266,8 @@ def _comparable(atom: Atom, other: Atom) -> bool:
     if atom.kind == "date":
         return other.kind == "date" and atom.date is not None and other.date is not None
     if atom.kind == "name":
-        return other.kind == "name" and other.group == atom.group and not _spelling(atom, other)
+        groups = {atom.group, other.group}
+        return other.kind == "name" and (len(groups) == 1 or groups <= _AGENTS) and not _spelling(atom, other)
     return (
         other.kind == atom.kind
         and atom.unit == other.unit

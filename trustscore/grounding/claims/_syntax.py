@@ -74,12 +74,19 @@ def sentence_subjects(doc: Doc) -> list[frozenset[str]]:
 def _subject_words(predicate: Token) -> frozenset[str]:
     if predicate.dep_ == "relcl":  # "acids that cannot be made": the noun the clause describes
         return _words([t for t in predicate.head.subtree if t.i <= predicate.head.i])
-    for child in predicate.children:
+    for child in _children(predicate):
         if child.dep_ in _SUBJECTS:
             return _words(list(child.subtree))
     if predicate.dep_ in ("acomp", "attr", "xcomp") and predicate.head.i != predicate.i:
         return _subject_words(predicate.head)
     return frozenset()
+
+
+def _children(token: Token) -> list[Token]:
+    """``token``'s dependents, with those the parse hung on its auxiliaries ("It" on "is" in "It is
+    closed")."""
+    own = list(token.children)
+    return own + [g for c in own if c.dep_ in ("aux", "auxpass") for g in c.children]
 
 
 def subject_of(predicate: Token, sentence_subject: frozenset[str]) -> frozenset[str]:
@@ -135,7 +142,7 @@ def _clause(token: Token, sentence: int, sentence_subject: frozenset[str]) -> Cl
     heads = [token]
     if token.dep_ in ("acomp", "attr") and token.head.lemma_ == "be":
         heads.append(token.head)
-    children = [c for h in heads for c in h.children]
+    children = [c for h in heads for c in _children(h)]
     if (
         not any(c.dep_ in _SUBJECTS or c.dep_ == "expl" for c in children)
         or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in children)
