@@ -48,8 +48,8 @@ _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
 _SUBJECT_ROLES = frozenset({"nsubj", "nsubjpass"})
 _AGENTS = frozenset({"person", "organisation", "place"})
-"""Name groups the recogniser confuses ("the gardener Arthur Finch" as an organisation): under the
-same predicate and role a name of one stands in for a name of another."""
+"""Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
+organisation): under the same predicate and role a person's name stands in for a name of these."""
 _SAME_NAME = 0.8
 _RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 """Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
@@ -267,7 +267,11 @@ def _comparable(atom: Atom, other: Atom) -> bool:
         return other.kind == "date" and atom.date is not None and other.date is not None
     if atom.kind == "name":
         groups = {atom.group, other.group}
-        return other.kind == "name" and (len(groups) == 1 or groups <= _AGENTS) and not _spelling(atom, other)
+        return (
+            other.kind == "name"
+            and (len(groups) == 1 or ("person" in groups and groups <= _AGENTS))
+            and not _spelling(atom, other)
+        )
     return (
         other.kind == atom.kind
         and atom.unit == other.unit
