@@ -152,7 +152,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         start = next((t.idx for t in ent if t.lower_ != "the"), ent.start_char)
         return Atom(
             kind="name",
-            text=ent.doc.text[start : ent.end_char],
+            text=ent.text[start - ent.start_char :],  # not doc.text: spaCy joins every token for it
             start=start,
             end=ent.end_char,
             sentence=sentence,
@@ -207,7 +207,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         unit = _unit(tokens) if label == "QUANTITY" else _counted(tokens[-1])
     return Atom(
         kind=kind,
-        text=ent.doc.text[start : ent.end_char],
+        text=(ent.doc[ent.start - 1 : ent.end] if start < ent.start_char else ent).text,
         start=start,
         end=ent.end_char,
         sentence=sentence,
