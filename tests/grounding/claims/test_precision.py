@@ -199,3 +199,29 @@ def test_opening_hours_are_read_against_the_records_hours(claims_check: ClaimsCh
     wrong = score(claims_check, "On Sundays it is open from 10 am to 2 pm.", RECORD, "")
     assert "10 am: the context says the hours are" in contradictions(wrong)[0]
     assert kinds(score(claims_check, "It is open every day.", RECORD, "")) == ["hours"]
+
+
+def test_a_partitive_count_counts_its_noun(claims_check: ClaimsCheck) -> None:
+    context = "Three of the alleged attackers were killed. Police arrested 12 people."
+    assert contradictions(score(claims_check, "Four alleged attackers were killed.", context, "")) == [
+        "Four: the context says Three"
+    ]
+    assert score(claims_check, "Three alleged attackers were killed.", context, "").value == 1.0
+
+
+def test_a_rating_out_of_a_scale_and_a_field_after_without(claims_check: ClaimsCheck) -> None:
+    record = json.dumps(
+        {
+            "name": "Finch & Fork",
+            "attributes": {"Ambience": {"casual": False, "trendy": False, "classy": True}},
+            "business_stars": 3.5,
+            "review_info": [{"review_stars": 1.0}],
+        }
+    )
+    # the 5 of "out of 5" is the scale, not a rating
+    assert score(claims_check, "It is rated 3.5 out of 5 stars.", record, "").value == 1.0
+    assert contradictions(score(claims_check, "It is rated 4.5 out of 5 stars.", record, "")) == [
+        "4.5: the context says 3.5"
+    ]
+    answer = "Their ambiance is classy without being too trendy or casual."
+    assert score(claims_check, answer, record, "").value == 1.0

@@ -55,14 +55,14 @@ def mentions(doc: Doc) -> dict[str, list[Mention]]:
 
 def _negated(token: Token) -> bool:
     """Whether the clause around ``token`` negates it: a "not" or "no" on it or on the words it hangs
-    from up to its verb, or a "without" among them."""
+    from up to its verb, or a "without" among them or above that verb."""
     for node in (token, *token.ancestors):
         if node.lower_ in _NEGATING and node.i != token.i:
             return True
-        if any(c.dep_ == "neg" or c.lower_ in _NEGATING for c in node.children):
+        if any(c.dep_ == "neg" or (c.dep_ == "det" and c.lower_ == "no") for c in node.children):
             return True
-        if node.pos_ in ("VERB", "AUX"):
-            return False
+        if node.pos_ in ("VERB", "AUX"):  # "without being too trendy": the verb's own negation
+            return node.head.lower_ in _NEGATING
     return False
 
 
