@@ -225,3 +225,27 @@ def test_a_rating_out_of_a_scale_and_a_field_after_without(claims_check: ClaimsC
     ]
     answer = "Their ambiance is classy without being too trendy or casual."
     assert score(claims_check, answer, record, "").value == 1.0
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Parking is available in a garage, but neither street parking, valet, nor lot parking is provided.",
+        "However, they do not take reservations, offer live music, or have a specific ambience.",
+        "The restaurant offers takeout but does not have Wi-Fi or accept reservations.",
+        "The bar's ambience leans more towards being a divey place rather than trendy or upscale.",
+    ],
+)
+def test_a_negation_shared_by_coordinated_fields_reaches_each(claims_check: ClaimsCheck, answer: str) -> None:
+    record = json.dumps(
+        {
+            "attributes": {
+                "BusinessParking": {"garage": True, "street": False, "lot": False, "valet": False},
+                "RestaurantsReservations": False,
+                "Music": False,
+                "Ambience": {"trendy": False, "upscale": False, "divey": True},
+            }
+        }
+    )
+    signal = score(claims_check, answer, record, "")
+    assert signal.value == 1.0, contradictions(signal)
