@@ -63,7 +63,11 @@ def _negated(token: Token) -> bool:
         if any(_negator(c) for c in node.children):
             return True
         if node.pos_ in ("VERB", "AUX"):  # "without being too trendy", "does not have X or accept Y"
-            shared = node.dep_ == "conj" and any(_negator(c) for c in node.head.children)
+            shared = (  # a conjoined verb without a subject of its own shares its head's negation
+                node.dep_ == "conj"
+                and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in node.children)
+                and any(_negator(c) for c in node.head.children)
+            )
             return node.head.lower_ in _NEGATING or shared
     return False
 
