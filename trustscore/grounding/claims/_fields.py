@@ -63,9 +63,13 @@ def _negated(token: Token) -> bool:
         if any(_negator(c) for c in node.children):
             return True
         if node.pos_ in ("VERB", "AUX"):  # "without being too trendy", "does not have X or accept Y"
-            shared = (  # a conjoined verb without a subject of its own shares its head's negation
+            shared = (  # "does not have X or accept Y": a negation spreads over "or", not over "and"
                 node.dep_ == "conj"
                 and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in node.children)
+                and any(
+                    c.dep_ == "cc" and c.lower_ in ("or", "nor")
+                    for c in (*node.head.children, *node.children)
+                )
                 and any(_negator(c) for c in node.head.children)
             )
             return node.head.lower_ in _NEGATING or shared
