@@ -60,7 +60,6 @@ def test_a_row_of_brackets_ends_within_one_bounded_piece_of_the_budget(
     pipeline = Pipeline.__new__(Pipeline)
     parser = SlowParser(clock, per_token=0.002)
     pipeline._nlp = parser  # type: ignore[assignment]
-    pipeline._lock = threading.Lock()
     began = clock.monotonic()
     with bound(Deadline(5.0)), pytest.raises(BudgetExceeded):
         pipeline.parse(BRACKETS)
