@@ -7,12 +7,11 @@ deadline included. A judge run alone, outside a Scorer, adds up nothing."""
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Literal
 
 from trustscore._errors import JudgeFailure, PromptTooLong
 from trustscore._types import Sample, Signal
 from trustscore.judges._context_fit import ContextFit, fit_context
-from trustscore.llm._protocol import LLM, ChatRequest, ChatResult, LLMError
+from trustscore.llm._protocol import LLM, ChatRequest, ChatResult, LLMError, WrappedLLM
 
 __all__ = ["TEMPERATURE_RANGE", "JudgeBase", "JudgeLLM", "fitted_context", "needs_context"]
 
@@ -20,28 +19,13 @@ TEMPERATURE_RANGE = "[0, 2], the range vLLM and the OpenAI API accept"
 """How a judge's temperature setting is described (the bounds its Field enforces)."""
 
 
-class JudgeLLM:
+class JudgeLLM(WrappedLLM):
     """The one handle of one judge run: the LLM it was given, whose failed call becomes JudgeFailure
     naming the LLM's reason."""
 
     def __init__(self, llm: LLM, judge: str) -> None:
-        self._llm = llm
+        super().__init__(llm)
         self.judge = judge
-
-    @property
-    def model(self) -> str:
-        return self._llm.model
-
-    @property
-    def flavour(self) -> Literal["vllm", "openai"]:
-        return self._llm.flavour
-
-    @property
-    def context_window(self) -> int:
-        return self._llm.context_window
-
-    def count_tokens(self, text: str) -> int:
-        return self._llm.count_tokens(text)
 
     async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
         """The result, or JudgeFailure naming the LLM's reason. Never retries: the LLM client does."""

@@ -33,6 +33,7 @@ __all__ = [
     "Message",
     "TokenLogprob",
     "TopLogprob",
+    "WrappedLLM",
 ]
 
 
@@ -224,6 +225,29 @@ class LLM(Protocol):
         ...
 
     async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult: ...
+
+
+class WrappedLLM:
+    """An LLM around another that answers for the served model as the inner one does (its name,
+    flavour, context window and token count); a subclass adds what it does around ``generate``."""
+
+    def __init__(self, llm: LLM) -> None:
+        self._llm = llm
+
+    @property
+    def model(self) -> str:
+        return self._llm.model
+
+    @property
+    def flavour(self) -> Literal["vllm", "openai"]:
+        return self._llm.flavour
+
+    @property
+    def context_window(self) -> int:
+        return self._llm.context_window
+
+    def count_tokens(self, text: str) -> int:
+        return self._llm.count_tokens(text)
 
 
 @runtime_checkable

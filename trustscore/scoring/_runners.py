@@ -14,7 +14,7 @@ import logging
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import anyio
 
@@ -28,7 +28,7 @@ from trustscore._errors import (
 )
 from trustscore._types import Sample, Signal, Usage
 from trustscore.llm._call import CallContext, UsageLog, with_usage
-from trustscore.llm._protocol import LLM, ChatRequest, ChatResult
+from trustscore.llm._protocol import LLM, ChatRequest, ChatResult, WrappedLLM
 from trustscore.signals._protocols import CachedSignal, FamiliarityCheck, Judge, LocalSignal
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ __all__ = [
 logger = logging.getLogger("trustscore")
 
 
-class BoundLLM:
+class BoundLLM(WrappedLLM):
     """``llm`` with the context of one run: every call opens a record in ``log`` and carries it down;
     ``on_failure`` sees each failed call's error before it propagates."""
 
@@ -60,25 +60,10 @@ class BoundLLM:
         context: CallContext | None = None,
         on_failure: Callable[[LLMError], None] | None = None,
     ) -> None:
-        self._llm = llm
+        super().__init__(llm)
         self._log = log
         self._context = context if context is not None else CallContext()
         self._on_failure = on_failure
-
-    @property
-    def model(self) -> str:
-        return self._llm.model
-
-    @property
-    def flavour(self) -> Literal["vllm", "openai"]:
-        return self._llm.flavour
-
-    @property
-    def context_window(self) -> int:
-        return self._llm.context_window
-
-    def count_tokens(self, text: str) -> int:
-        return self._llm.count_tokens(text)
 
     async def generate(self, request: ChatRequest, *, cache: bool | None = None) -> ChatResult:
         record = self._log.open()
