@@ -15,7 +15,7 @@ from trustscore import Config, Sample, Scorer, Signal
 from trustscore._types import DomainCheck, TrustScore
 from trustscore.cli import main
 from trustscore.fusion._fuser import DefaultFuser
-from trustscore.rows import row_line
+from trustscore.rows import ScoreRunSummary, row_line
 
 CTX = ["Dune is a 1965 novel by Frank Herbert."]
 
@@ -318,7 +318,7 @@ def test_the_summary_counts_calibrated_only_the_rows_that_claim_it(tmp_path: Pat
         reasons=["response has 1 words; calibration data's 0.5th percentile is 9"],
         calibrator=fusion,
     )
-    summary = cli_score.ScoreRunSummary(output=tmp_path / "out.jsonl")
+    summary = ScoreRunSummary(output=tmp_path / "out.jsonl")
     summary.add(
         TrustScore(score=0.8, calibrated=True, signals={}, used_signals=[], fusion=fusion, domain=inside)
     )

@@ -13,7 +13,7 @@ from scorer_fakes import FakeLocal
 from trustscore import Config, Sample, Scorer, Signal
 from trustscore.api._admission import Admission
 from trustscore.api._metrics import ServiceMetrics
-from trustscore.cli._score import ScoreRunSummary
+from trustscore.rows import ScoreRunSummary
 
 pytestmark = pytest.mark.anyio
 

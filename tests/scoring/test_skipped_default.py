@@ -14,7 +14,7 @@ import pytest
 from scorer_fakes import install_fake_grounding
 
 from trustscore import Config, Scorer
-from trustscore.cli._score import ScoreRunSummary
+from trustscore.rows import ScoreRunSummary
 from trustscore.scoring import _wiring
 from trustscore.signals import _registry, registered_signals
 

@@ -47,24 +47,32 @@ import argparse
 import sys
 import time
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import anyio
 
-from trustscore._errors import DegradedScoreError, UnsafeCacheEntry, UsageError
-from trustscore._types import Sample, TrustScore, Usage
-from trustscore.cli._cascade_spend import CascadeSpend
+from trustscore._errors import DegradedScoreError, UsageError
+from trustscore._types import Sample
 from trustscore.cli._help_text import plain
 from trustscore.ray._command import add_arguments as add_ray_arguments
 from trustscore.ray._command import run_ray
-from trustscore.rows import IdIndex, InputFile, InputRow, OnError, OutputFile, RowError, error_row, result_row
+from trustscore.rows import (
+    IdIndex,
+    InputFile,
+    InputRow,
+    OnError,
+    OutputFile,
+    RowError,
+    ScoreRunSummary,
+    error_row,
+    exit_status,
+    result_row,
+)
 from trustscore.scoring._batch import ProgressBar
-from trustscore.scoring._scorer import OUTSIDE_DOMAIN, Scorer
+from trustscore.scoring._scorer import Scorer
 
 __all__ = [
-    "ScoreRunSummary",
     "add_parser",
     "build_scorer",
     "check_output_path",
@@ -189,18 +197,16 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    if summary.nothing_scored():
-        why = summary.why_nothing_scored()
-        print(f"trustscore: error: no row could be scored: {why}{hints}", file=sys.stderr)
-        return 2
-    if summary.errors:
-        print(
-            f"trustscore: {summary.errors} row(s) could not be scored and are error rows in {args.output} "
-            f"(error says why), e.g. {summary.first_error}",
-            file=sys.stderr,
-        )
-        return 3
-    return 0
+    return exit_status(
+        fresh=not summary.skipped and not summary.kept_incomplete,
+        scored=summary.scored,
+        no_score=summary.no_score,
+        errors=summary.errors,
+        first_error=summary.first_error,
+        output=args.output,
+        no_value=summary.most_common_missing(),
+        hints=hints,
+    )
 
 
 def check_output_path(input_path: Path, output: Path) -> None:
@@ -221,237 +227,6 @@ def read_input(path: Path) -> list[InputRow]:
     """Every row of a checked input file, in a list (for small files; the CLI streams them); an
     invalid row raises InputError naming its line."""
     return [row for row in InputFile.check(path, on_error="stop") if isinstance(row, InputRow)]
-
-
-_MAX_REASONS = 1000
-"""Distinct missing reasons a summary counts (a reason quoting each row's numbers must not grow it
-without bound); later new ones are not counted."""
-
-
-@dataclass
-class _SignalTally:
-    n: int = 0
-    missing: int = 0
-    total: float = 0.0
-
-
-@dataclass
-class ScoreRunSummary:
-    """What one run did: rows scored and skipped, per-signal coverage, cost."""
-
-    output: Path
-    skipped: int = 0
-    scored: int = 0
-    incomplete: int = 0
-    no_score: int = 0
-    score_total: float = 0.0
-    signals: dict[str, _SignalTally] = field(default_factory=dict)
-    usage: Usage = field(default_factory=Usage)
-    seconds: float = 0.0
-    fusions: dict[str, int] = field(default_factory=dict)
-    """How many scores each fusion produced ("calibrator:local_multidomain@...", "default:logodds")."""
-    kept_incomplete: int = 0
-    """Incomplete rows of an earlier run left as they are (no --retry-incomplete)."""
-    judges: list[str] = field(default_factory=list)
-    skipped_signals: dict[str, str] = field(default_factory=dict)
-    """On-by-default signals that did not run because their extra is not installed, and how to add each."""
-    abstained: int = 0
-    """Rows whose response declines to answer (``abstained``): counted apart from degraded ones."""
-    judge_rows: int = 0
-    """Scored rows on which at least one judge ran (a cascade may skip them all)."""
-    judges_down_rows: int = 0
-    """Scored rows on which every judge that ran failed."""
-    judges_down_transient: bool = True
-    """Whether every such failure was for a transport or credential reason (a rerun may fix it)."""
-    judge_failure: str = ""
-    """One such failure's reason, for the message."""
-    unsafe_cache_rows: int = 0
-    """Rows with a signal missing because a cache entry on its key was not written by trustscore."""
-
-    degraded: int = 0
-    """Rows on which a signal that ran gave no value."""
-    missing_reasons: dict[str, int] = field(default_factory=dict)
-    """How often each "signal: reason" left a signal without a value."""
-
-    errors: int = 0
-    """Input rows written as error rows (invalid, or refused by ``fusion.on_missing = "raise"``)."""
-    first_error: str = ""
-    """The first error row's line and reason, for the message."""
-
-    def nothing_scored(self) -> bool:
-        """Whether the run read the whole input afresh (nothing done before) and not one row got a score."""
-        fresh = not self.skipped and not self.kept_incomplete
-        return fresh and self.scored + self.errors > 0 and self.scored == self.no_score
-
-    def why_nothing_scored(self) -> str:
-        """The reason for :meth:`nothing_scored`."""
-        if not self.scored:
-            return f"all {self.errors} row(s) are invalid, e.g. {self.first_error}"
-        why = f"no signal gave a value on any of {self.scored} row(s)"
-        if self.missing_reasons:
-            common = max(self.missing_reasons.items(), key=lambda kv: kv[1])
-            why += f"; most common reason, {common[1]} time(s): {common[0]}"
-        if self.errors:
-            why += f"; {self.errors} more row(s) are invalid, e.g. {self.first_error}"
-        return why
-
-    def add_error(self, line: int, reason: str) -> None:
-        self.errors += 1
-        self.first_error = self.first_error or f"line {line}: {reason}"
-
-    def judges_down(self) -> bool:
-        """Whether every judge failed on every scored row that ran one."""
-        return self.judge_rows > 0 and self.judges_down_rows == self.judge_rows
-
-    calibrated: int = 0
-    """Rows whose score claims to be a calibrated probability."""
-    not_calibrated_reasons: dict[str, int] = field(default_factory=dict)
-    """How often each reason not to claim calibrated came up (outside-the-domain reasons aside: they
-    are counted by dimension below)."""
-    domain_checked: int = 0
-    outside_domain: int = 0
-    outside_reasons: dict[str, int] = field(default_factory=dict)
-    """How often each checked dimension put a row outside the calibration domain."""
-    cascade: CascadeSpend = field(default_factory=CascadeSpend)
-    """Where rows left the cascade, and its spend against the full ensemble's (rows of a [cascade])."""
-
-    def add(self, result: TrustScore) -> None:
-        ran = [j for j in self.judges if j in result.signals]
-        if ran:
-            self.judge_rows += 1
-            if all(result.signals[j].missing for j in ran):
-                self.judges_down_rows += 1
-                self.judges_down_transient &= all(j in result.incomplete_signals for j in ran)
-                self.judge_failure = self.judge_failure or f"{ran[0]}: {result.signals[ran[0]].error}"
-        self.degraded += result.degraded
-        self.abstained += result.abstained
-        for name, why in result.missing.items():
-            if result.signals[name].abstention:
-                continue
-            key = f"{name}: {why}"
-            if key in self.missing_reasons or len(self.missing_reasons) < _MAX_REASONS:
-                self.missing_reasons[key] = self.missing_reasons.get(key, 0) + 1
-        self.scored += 1
-        self.fusions[result.fusion] = self.fusions.get(result.fusion, 0) + 1
-        self.incomplete += not result.complete
-        # Anywhere in the reason: a signal of several calls says "2 parallel calls failed: UnsafeCacheEntry".
-        self.unsafe_cache_rows += any(
-            UnsafeCacheEntry.__name__ in (result.signals[n].error or "") for n in result.incomplete_signals
-        )
-        self.calibrated += result.calibrated
-        reason = result.not_calibrated_reason
-        if reason is not None and not reason.startswith(OUTSIDE_DOMAIN):
-            self.not_calibrated_reasons[reason] = self.not_calibrated_reasons.get(reason, 0) + 1
-        if result.domain is not None:
-            self.domain_checked += 1
-            if not result.domain.inside:
-                self.outside_domain += 1
-                for reason in result.domain.reasons:
-                    what = reason.split(";")[0].rsplit(" is ", 1)[0].rsplit(" has ", 1)[0]
-                    self.outside_reasons[what] = self.outside_reasons.get(what, 0) + 1
-        if result.score is None:
-            self.no_score += 1
-        else:
-            self.score_total += result.score
-        self.usage = self.usage + result.usage
-        self.cascade.add(result)
-        for name, signal in result.signals.items():
-            tally = self.signals.setdefault(name, _SignalTally())
-            tally.n += 1
-            if signal.value is None:
-                tally.missing += 1
-            else:
-                tally.total += signal.value
-
-    def print(self, file: IO[str] | None = None) -> None:
-        from rich import box
-        from rich.console import Console
-        from rich.markup import escape
-        from rich.table import Table
-
-        console = Console(file=file)
-        table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
-        table.add_column("signal")
-        table.add_column("n", justify="right")
-        table.add_column("missing", justify="right")
-        table.add_column("mean value", justify="right")
-        for name, t in self.signals.items():
-            present = t.n - t.missing
-            table.add_row(name, str(t.n), str(t.missing), f"{t.total / present:.3f}" if present else "-")
-        scored_with_value = self.scored - self.no_score
-        mean = f"{self.score_total / scored_with_value:.3f}" if scored_with_value else "-"
-        table.add_section()
-        table.add_row("score (fused)", str(self.scored), str(self.no_score), mean)
-        # Plain lines are never wrapped (soft_wrap): a redirected log keeps one line per fact.
-        console.print(f"trustscore score -> {self.output}", soft_wrap=True, highlight=False)
-        console.print(table)
-        for fusion, n in self.fusions.items():
-            console.print(f"fusion: {fusion} for {n} row(s)", soft_wrap=True)
-        console.print(
-            f"calibrated P(trustworthy): {self.calibrated} of {scored_with_value} scored row(s)",
-            soft_wrap=True,
-        )
-        for reason, n in sorted(self.not_calibrated_reasons.items(), key=lambda kv: -kv[1]):
-            console.print(f"not calibrated, {n} row(s): {escape(reason)}", soft_wrap=True)
-        if self.domain_checked:
-            share = self.outside_domain / self.domain_checked
-            counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])
-            why = ", ".join(f"{k} in {v} row(s)" for k, v in counts)
-            beyond = f"; unlike the calibration data: {why} (see each row's domain.reasons)"
-            console.print(
-                f"outside the calibration domain: {self.outside_domain} of {self.domain_checked} row(s) "
-                f"({share:.1%}; scored but not claimed calibrated)" + (beyond if why else ""),
-                soft_wrap=True,
-            )
-        if self.degraded:
-            common = max(self.missing_reasons.items(), key=lambda kv: kv[1])
-            console.print(
-                f"degraded: {self.degraded} of {self.scored} row(s) scored without every signal "
-                f"(each row's degraded and signals say which); most common missing reason, "
-                f"{common[1]} time(s): {escape(common[0])}",
-                soft_wrap=True,
-                highlight=False,
-            )
-        if self.abstained:
-            console.print(
-                f"abstained: {self.abstained} of {self.scored} row(s) decline to answer (each row's "
-                "abstained; not degraded: the signals that check words have nothing to check there)",
-                soft_wrap=True,
-                highlight=False,
-            )
-        for reason in self.skipped_signals.values():
-            console.print(f"not run: {escape(reason)}", soft_wrap=True, highlight=False)
-        u = self.usage
-        if self.kept_incomplete:
-            console.print(
-                f"kept {self.kept_incomplete} incomplete row(s) of an earlier run; "
-                "rerun with --retry-incomplete to score them again",
-                soft_wrap=True,
-            )
-        if self.unsafe_cache_rows:
-            console.print(
-                f"cache: {self.unsafe_cache_rows} row(s) hit a cache entry trustscore did not write "
-                "(UnsafeCacheEntry; the row is kept incomplete); rerun with --retry-incomplete to replace "
-                "those entries",
-                soft_wrap=True,
-            )
-        if self.errors:
-            console.print(
-                f"error rows: {self.errors} input row(s) could not be scored (error says why), "
-                f"e.g. {escape(self.first_error)}",
-                soft_wrap=True,
-                highlight=False,
-            )
-        errors = f", errors {self.errors}" if self.errors else ""
-        console.print(
-            f"scored {self.scored}, skipped {self.skipped} already done, "
-            f"incomplete {self.incomplete}{errors}; "
-            f"requests {u.requests}, tokens {u.prompt_tokens} prompt + {u.completion_tokens} completion, "
-            f"cache hits {u.cache_hits}; {self.seconds:.1f}s",
-            soft_wrap=True,
-        )
-        if self.cascade.rows:
-            console.print(self.cascade.describe(self.usage), soft_wrap=True, highlight=False)
 
 
 async def score_file(

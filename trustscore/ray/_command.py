@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trustscore.core._extras import install_extra
 from trustscore.ray._batch_size import DEFAULT_BATCH_SIZE
+from trustscore.rows import exit_status
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -247,6 +248,28 @@ def _run_on_ray(
             ray.shutdown()
     tally = tally_rows(output, out_format, data_files(output) - earlier_files)
     done = f"{before - kept_incomplete} already done, {actors} actor(s)"
+    return _summarise(
+        tally,
+        output,
+        fresh=not before,
+        done=done,
+        retried=retried,
+        kept_incomplete=kept_incomplete,
+        started=started,
+    )
+
+
+def _summarise(
+    tally: RunTally,
+    output: str,
+    *,
+    fresh: bool,
+    done: str,
+    retried: int,
+    kept_incomplete: int,
+    started: float,
+) -> int:
+    """The run's two stderr lines and its exit status (the local run's rule: ``rows.exit_status``)."""
     print(
         f"trustscore score --ray: {tally.rows - tally.errors} row(s) scored ({retried} of them incomplete "
         f"before){f', {tally.errors} error row(s)' if tally.errors else ''}, {done}, "
@@ -259,7 +282,15 @@ def _run_on_ray(
             "rerun with --retry-incomplete to score them again",
             file=sys.stderr,
         )
-    return _exit_status(tally, fresh=not before, output=output)
+    return exit_status(
+        fresh=fresh,
+        scored=tally.rows - tally.errors,
+        no_score=tally.no_score,
+        errors=tally.errors,
+        first_error=tally.first_error,
+        output=output,
+        no_value=" (each row's signals say why)",
+    )
 
 
 def _check_input(args: argparse.Namespace, source: str, prepared: Callable[[], Any]) -> None:
@@ -304,29 +335,6 @@ def _sigterm_within_grace() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _exit_status(tally: RunTally, *, fresh: bool, output: str) -> int:
-    """The local command's exit status for what this run wrote: 2 when a fresh run scored no row
-    (every row invalid, or no signal gave a value on any), 3 when some rows are error rows, else 0."""
-    scored = tally.rows - tally.errors
-    if fresh and tally.rows and scored == tally.no_score:
-        if not scored:
-            why = f"all {tally.errors} row(s) are invalid, e.g. {tally.first_error}"
-        else:
-            why = f"no signal gave a value on any of {scored} row(s) (each row's signals say why)"
-            if tally.errors:
-                why += f"; {tally.errors} more row(s) are invalid, e.g. {tally.first_error}"
-        print(f"trustscore: error: no row could be scored: {why}", file=sys.stderr)
-        return 2
-    if tally.errors:
-        print(
-            f"trustscore: {tally.errors} row(s) could not be scored and are error rows in {output} "
-            f"(error says why), e.g. {tally.first_error}",
-            file=sys.stderr,
-        )
-        return 3
-    return 0
 
 
 def _unwrap_input_error(run: Callable[[], T]) -> T:

@@ -7,7 +7,9 @@ and the index of ids a run resumes from.
   only trustscore's own rows may be in);
 * :mod:`trustscore.rows._ids`: :class:`IdIndex`, a compact id -> int index;
 * :mod:`trustscore.rows._sink`: :class:`RowSink`, the file a ``Monitor`` appends rows to, whose faults
-  never reach the host.
+  never reach the host;
+* :mod:`trustscore.rows._summary`: :class:`ScoreRunSummary`, what a ``trustscore score`` run did, and
+  the :func:`exit_status` it ends with (the local and the Ray run alike).
 """
 
 from trustscore.rows._ids import IdIndex
@@ -23,6 +25,7 @@ from trustscore.rows._input import (
 )
 from trustscore.rows._output import OutputFile, begins_like_a_row, error_row, result_row, row_line, row_state
 from trustscore.rows._sink import RowSink
+from trustscore.rows._summary import ScoreRunSummary, exit_status
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -33,8 +36,10 @@ __all__ = [
     "OutputFile",
     "RowError",
     "RowSink",
+    "ScoreRunSummary",
     "begins_like_a_row",
     "error_row",
+    "exit_status",
     "parse_row",
     "read_jsonl",
     "result_row",
