@@ -80,6 +80,34 @@ def _result_schema() -> tuple[dict[str, Any], dict[str, Any]]:
     return row, defs
 
 
+_PROBES: dict[str, Any] = {
+    "/healthz": {
+        "get": {
+            "summary": "Liveness (no key asked)",
+            "security": [],
+            "responses": {"200": {"description": "serving"}, "503": {"description": "shutting down"}},
+        }
+    },
+    "/readyz": {
+        "get": {
+            "summary": "Readiness: the signals are warm (no key asked)",
+            "security": [],
+            "responses": {
+                "200": {"description": "ready: a sample is scored without loading anything"},
+                "503": {"description": "warming up, or shutting down"},
+            },
+        }
+    },
+    "/metrics": {
+        "get": {
+            "summary": "Prometheus metrics",
+            "responses": {"200": {"description": "Prometheus text format"}, **_errors(401)},
+        }
+    },
+}
+"""The routes that answer without a key (liveness, readiness) and the metrics route."""
+
+
 def openapi_schema() -> dict[str, Any]:
     result, defs = _result_schema()
     return {
@@ -139,29 +167,7 @@ def openapi_schema() -> dict[str, Any]:
                     },
                 }
             },
-            "/healthz": {
-                "get": {
-                    "summary": "Liveness (no key asked)",
-                    "security": [],
-                    "responses": {"200": {"description": "serving"}, "503": {"description": "shutting down"}},
-                }
-            },
-            "/readyz": {
-                "get": {
-                    "summary": "Readiness: the signals are warm (no key asked)",
-                    "security": [],
-                    "responses": {
-                        "200": {"description": "ready: a sample is scored without loading anything"},
-                        "503": {"description": "warming up, or shutting down"},
-                    },
-                }
-            },
-            "/metrics": {
-                "get": {
-                    "summary": "Prometheus metrics",
-                    "responses": {"200": {"description": "Prometheus text format"}, **_errors(401)},
-                }
-            },
+            **_PROBES,
         },
     }
 

@@ -159,13 +159,7 @@ class LexicalSupport:
             "pairs_unsupported_share": None if pairs is None else round(pairs[0], 6),
             "ordered_pairs_unsupported_share": None if pairs is None else round(pairs[1], 6),
         }
-        for kind in _KINDS:
-            raw[f"{kind}s"] = totals[kind]
-            raw[f"{kind}s_unsupported"] = misses[kind]
-            # None, not 0, when the response has no word of that kind: nothing was checked.
-            raw[f"{kind}s_unsupported_share"] = (
-                round(misses[kind] / totals[kind], 6) if totals[kind] else None
-            )
+        raw.update(_per_kind(totals, misses))
         explanation = f"{sum(misses.values())} of {len(claimed)} checked words are not in the context" + (
             f" (numbers: {misses['number']}/{totals['number']})" if totals["number"] else ""
         )
@@ -226,3 +220,14 @@ def _unsupported_pairs(
         apart += not (forward or backward)
         reordered += not forward
     return (apart / checked, reordered / checked) if checked else None
+
+
+def _per_kind(totals: dict[str, int], misses: dict[str, int]) -> dict[str, JsonValue]:
+    """Checked and unsupported words of each kind, and their share (None, not 0, when the response has
+    no word of that kind: nothing was checked)."""
+    out: dict[str, JsonValue] = {}
+    for kind in _KINDS:
+        out[f"{kind}s"] = totals[kind]
+        out[f"{kind}s_unsupported"] = misses[kind]
+        out[f"{kind}s_unsupported_share"] = round(misses[kind] / totals[kind], 6) if totals[kind] else None
+    return out

@@ -186,6 +186,39 @@ def _int(
     return v
 
 
+def _chat_request(body: dict[str, Any]) -> tuple[list[Message], bool, int]:
+    """A chat body's messages, whether it asks for logprobs, and how many top logprobs."""
+    raw_messages = body.get("messages")
+    if not isinstance(raw_messages, list) or not raw_messages:
+        raise _bad("messages must be a non-empty list", "messages")
+    try:
+        messages = [
+            Message(role=m.get("role"), content=_message_content(m.get("content"), i))
+            for i, m in enumerate(raw_messages)
+        ]
+    except (ValidationError, AttributeError) as e:
+        raise _bad(f"messages are malformed: {e}", "messages") from e
+    logprobs = bool(body.get("logprobs") or False)
+    top = _int(body, "top_logprobs", 0, 0, MAX_LOGPROBS) or 0
+    if top and not logprobs:
+        raise _bad("when using `top_logprobs`, `logprobs` must be set to true", "top_logprobs")
+    # vLLM's add_generation_prompt defaults to true, so continuing needs it set to false.
+    if body.get("continue_final_message") and body.get("add_generation_prompt", True):
+        raise _bad("Cannot set both `continue_final_message` and `add_generation_prompt` to True.")
+    return messages, logprobs, top
+
+
+def _completion_request(body: dict[str, Any]) -> tuple[str, bool, int]:
+    """A completions body's prompt, whether it asks for logprobs, and how many."""
+    raw_prompt = body.get("prompt")
+    if isinstance(raw_prompt, list) and len(raw_prompt) == 1 and isinstance(raw_prompt[0], str):
+        raw_prompt = raw_prompt[0]
+    if not isinstance(raw_prompt, str):
+        raise _bad("prompt must be one string (the fake serves no batched or token-id prompts)", "prompt")
+    k = _int(body, "logprobs", None, 0, MAX_LOGPROBS)
+    return raw_prompt, k is not None, k or 0
+
+
 def parse_completion_request(
     endpoint: str,
     raw: bytes,
@@ -210,35 +243,11 @@ def parse_completion_request(
     messages: list[Message] | None = None
     prompt: str | None = None
     if endpoint == "chat":
-        raw_messages = body.get("messages")
-        if not isinstance(raw_messages, list) or not raw_messages:
-            raise _bad("messages must be a non-empty list", "messages")
-        try:
-            messages = [
-                Message(role=m.get("role"), content=_message_content(m.get("content"), i))
-                for i, m in enumerate(raw_messages)
-            ]
-        except (ValidationError, AttributeError) as e:
-            raise _bad(f"messages are malformed: {e}", "messages") from e
+        messages, logprobs, top = _chat_request(body)
         text = render_messages(messages)
-        logprobs = bool(body.get("logprobs") or False)
-        top = _int(body, "top_logprobs", 0, 0, MAX_LOGPROBS) or 0
-        if top and not logprobs:
-            raise _bad("when using `top_logprobs`, `logprobs` must be set to true", "top_logprobs")
-        # vLLM's add_generation_prompt defaults to true, so continuing needs it set to false.
-        if body.get("continue_final_message") and body.get("add_generation_prompt", True):
-            raise _bad("Cannot set both `continue_final_message` and `add_generation_prompt` to True.")
     else:
-        raw_prompt = body.get("prompt")
-        if isinstance(raw_prompt, list) and len(raw_prompt) == 1 and isinstance(raw_prompt[0], str):
-            raw_prompt = raw_prompt[0]
-        if not isinstance(raw_prompt, str):
-            raise _bad("prompt must be one string (the fake serves no batched or token-id prompts)", "prompt")
-        prompt = raw_prompt
+        prompt, logprobs, top = _completion_request(body)
         text = prompt
-        k = _int(body, "logprobs", None, 0, MAX_LOGPROBS)
-        logprobs = k is not None
-        top = k or 0
 
     stop = body.get("stop") or []
     if isinstance(stop, str):
