@@ -15,7 +15,7 @@ from tests.fusion.test_domain import Replay, with_lengths
 from trustscore._errors import CalibratorError
 from trustscore._types import Sample
 from trustscore.cli import main as cli_main
-from trustscore.fitting._adapt import CLAIM_GROUPS, CLAIM_ROWS, adapt_model, map_logistic
+from trustscore.fitting._adapt import CLAIM_GROUPS, CLAIM_ROWS, adapt_model, auroc_bound, map_logistic
 from trustscore.fitting._calibrator import FitOptions, fit_calibrator
 from trustscore.fusion._model import FusionModel
 from trustscore.fusion._store import load_model, save_model
@@ -339,3 +339,13 @@ def test_cli_calibrate_adapt_refuses_plain_samples_for_a_base_of_your_own(
     )
     err = " ".join(capsys.readouterr().err.split())
     assert "without signals: score them first with `trustscore score`" in err
+
+
+def test_the_auroc_lower_bound_of_a_near_chance_score_on_few_rows_is_never_negative() -> None:
+    """An adaptation's AUROC bound is held to [0, 1] where it loads: the fit must never make one below."""
+    t = np.array([1.0, 0.0, 1.0, 0.0, 0.0, 1.0])
+    score = np.array([0.2, 0.9, 0.1, 0.8, 0.3, 0.05])  # ranks the wrong way: AUROC about 0.1
+    found = auroc_bound(t, score)
+    assert found is not None
+    auroc, se, low = found
+    assert auroc - 1.65 * se < 0 and low == 0.0

@@ -128,7 +128,8 @@ def _level_slope(eta: NDArray[np.float64], t: NDArray[np.float64]) -> tuple[floa
 
 def auroc_bound(t: NDArray[np.float64], score: NDArray[np.float64]) -> tuple[float, float, float] | None:
     """(AUROC, its standard error, one-sided 95% lower bound) of ``score`` for the 0/1 target ``t``
-    (Hanley & McNeil 1982); None when ``t`` holds one class only."""
+    (Hanley & McNeil 1982); None when ``t`` holds one class only. The bound is an AUROC too: never
+    below 0, where a near-chance AUROC on few rows would put it."""
     pos, neg = score[t == 1], score[t == 0]
     if pos.size == 0 or neg.size == 0:
         return None
@@ -138,7 +139,7 @@ def auroc_bound(t: NDArray[np.float64], score: NDArray[np.float64]) -> tuple[flo
     n1, n0 = pos.size, neg.size
     var = (a * (1 - a) + (n1 - 1) * (q1 - a * a) + (n0 - 1) * (q2 - a * a)) / (n1 * n0)
     se = math.sqrt(max(var, 1e-12))
-    return a, se, a - _Z95 * se
+    return a, se, max(0.0, a - _Z95 * se)
 
 
 def _round_up(n: float) -> int:
