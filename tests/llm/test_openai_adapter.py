@@ -9,9 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
+from trustscore import from_openai
 from trustscore._errors import BadResponse, ClientError, LLMTimeout, LLMUnreachable, RateLimited, ServerError
-from trustscore.llm._client import LLMClient
-from trustscore.llm._config import EndpointConfig
 from trustscore.llm._limits import RetryPolicy
 from trustscore.llm._openai_adapter import OpenAIBackend
 from trustscore.llm._protocol import ChatRequest, Constraint, Message
@@ -162,10 +161,9 @@ async def test_llm_client_from_openai_retries_itself() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return answers.pop(0)
 
-    endpoint = EndpointConfig(base_url="http://ignored.local/v1", model="judge", flavour="openai")
-    llm = LLMClient.from_openai(
+    llm = from_openai(
         openai_client(handler),
-        endpoint,
+        "judge",
         retry=RetryPolicy(max_retries=2, base_delay_s=0.001, rng=random.Random(0)),
     )
     result = await llm.generate(REQUEST)

@@ -154,15 +154,13 @@ async def test_familiarity_remote_path_reads_prompt_logprobs(vllm_engine: VLLMEn
 async def test_the_openai_client_backend_talks_to_the_engine(vllm_engine: VLLMEngine) -> None:
     import openai
 
+    from trustscore import from_openai
     from trustscore._types import Sample
     from trustscore.judges import LynxConfig
     from trustscore.judges._lynx import LynxJudge
-    from trustscore.llm._client import LLMClient
-    from trustscore.llm._config import EndpointConfig
 
-    endpoint = EndpointConfig(base_url=vllm_engine.base_url, model="tiny-judge", max_retries=0)
     client = openai.AsyncOpenAI(base_url=vllm_engine.base_url, api_key="unused")
-    llm = LLMClient.from_openai(client, endpoint)
+    llm = from_openai(client, "tiny-judge", flavour="vllm", max_retries=0)
     try:
         signal = await LynxJudge(LynxConfig(endpoint="judge", max_tokens=24)).run(Sample(**ROWS[0]), llm)
     finally:

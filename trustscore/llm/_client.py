@@ -111,24 +111,6 @@ class LLMClient:
             one = backend if backend is not None else HttpBackend(endpoint, transport=transport)
             self._pool = ReplicaPool(endpoint, [Replica(endpoint.base_url, limiter, one)])
 
-    @classmethod
-    def from_openai(
-        cls,
-        client: openai.AsyncOpenAI,
-        endpoint: EndpointConfig,
-        cache: ResponseCache | None = None,
-        *,
-        retry: RetryPolicy | None = None,
-    ) -> LLMClient:
-        """Send through the caller's own AsyncOpenAI client (its base_url, key and HTTP client).
-
-        Retries stay ours: the adapter turns the openai client's own retries off.
-        """
-        from trustscore.llm._openai_adapter import OpenAIBackend
-
-        backend = OpenAIBackend(client, endpoint.flavour, endpoint.model, endpoint.context_window)
-        return cls(endpoint, backend=backend, cache=cache, retry=retry)
-
     @property
     def endpoint(self) -> EndpointConfig:
         return self._endpoint
@@ -342,16 +324,22 @@ def from_openai(
     *,
     flavour: Literal["vllm", "openai"] = "openai",
     cache: ResponseCache | None = None,
+    retry: RetryPolicy | None = None,
     **settings: Any,
 ) -> LLMClient:
-    """An :class:`LLMClient` that sends through your ``openai.AsyncOpenAI``.
+    """An :class:`LLMClient` that sends through your ``openai.AsyncOpenAI`` (its base URL, key and
+    HTTP client): the one way to wrap one.
 
-    The endpoint's ``base_url`` is the client's own; ``settings`` are further EndpointConfig fields
-    (``context_window``, ``max_retries``, ...). Retries, deadlines and caching are trustscore's.
+    ``settings`` are further EndpointConfig fields (``context_window``, ``max_retries``, ...).
+    Retries, deadlines and caching are trustscore's: the adapter turns the openai client's own
+    retries off.
     """
+    from trustscore.llm._openai_adapter import OpenAIBackend
+
     try:
         endpoint = EndpointConfig(base_url=str(client.base_url), model=model, flavour=flavour, **settings)
     except ValidationError as e:
         problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
         raise ConfigError(f"from_openai: {problems}") from None
-    return LLMClient.from_openai(client, endpoint, cache=cache)
+    backend = OpenAIBackend(client, endpoint.flavour, endpoint.model, endpoint.context_window)
+    return LLMClient(endpoint, backend=backend, cache=cache, retry=retry)
