@@ -15,10 +15,12 @@ score`` writes) and, when telemetry is on, becomes a score span parented to the 
 at ``submit`` (the request that produced the answer). Leaving the block scores what is queued, then
 closes the sink. ``submit`` must be called from the event loop that entered the Monitor.
 
-The sink never harms the host: it is opened and written in a worker thread, must be a regular file
-(a FIFO or a device is refused), gets a newline first if its last row was torn, and a fault (refused,
-disk full, I/O error) is counted in ``stats.sink_failed`` with its reason in ``stats.sink_fault`` and
-logged once; the application's code inside the block never sees it.
+The sink is a path (a :class:`~trustscore.rows.RowSink`) or any :class:`~trustscore.rows.ResultSink`
+(a database, a queue: one class). It never harms the host: a path is opened and written in a worker
+thread, must be a regular file (a FIFO or a device is refused) and gets a newline first if its last
+row was torn; a fault of any sink (refused, disk full, I/O error, a sink's own exception) is counted
+in ``stats.sink_failed`` with its reason in ``stats.sink_fault`` and logged once; the application's
+code inside the block never sees it.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from trustscore._errors import InputError
 from trustscore._types import Sample
-from trustscore.rows import RowSink
-from trustscore.rows._output import result_row, row_line
+from trustscore.rows import ResultSink, RowSink
+from trustscore.rows._output import result_row
 from trustscore.scoring._inputs import make_sample
 from trustscore.scoring._scorer import Scorer
 from trustscore.telemetry import attached, capture
@@ -79,7 +81,7 @@ class Monitor:
         sample_rate: float = 1.0,
         max_queued: int = 1000,
         concurrency: int = 4,
-        sink: str | Path | None = None,
+        sink: str | Path | ResultSink | None = None,
         budget_s: float | None = None,
         seed: int | None = None,
     ) -> None:
@@ -95,8 +97,10 @@ class Monitor:
         self.budget_s = budget_s
         self.stats = MonitorStats()
         self._max_queued = max_queued
-        self._sink_path = Path(sink) if sink is not None else None
-        self._sink: RowSink | None = None
+        if sink is not None and not isinstance(sink, str | Path | ResultSink):
+            raise InputError(f"sink must be a file path or a ResultSink (got {type(sink).__name__})")
+        self._sink_given = RowSink(Path(sink)) if isinstance(sink, str | Path) else sink
+        self._sink: ResultSink | None = None
         self._draw = random.Random(seed)
         self._queue: MemoryObjectSendStream[_Item] | None = None
         self._tasks: TaskGroup | None = None
@@ -141,13 +145,32 @@ class Monitor:
                 continue
             self.stats.scored += 1
             if self._sink is not None:
-                line = row_line(result_row(sample.id or "", result, dict(sample.metadata)))
-                await self._sink.write(line)
-                self.stats.sink_failed, self.stats.sink_fault = self._sink.failed, self._sink.fault
+                await self._write(result_row(sample.id or "", result, dict(sample.metadata)))
+
+    async def _write(self, row: dict[str, Any]) -> None:
+        """One row to the sink; whatever it raises is counted, logged once, and never reaches the host."""
+        assert self._sink is not None
+        try:
+            await self._sink.write(row)
+        except Exception as e:
+            self._sink_fault(repr(e))
+        if isinstance(self._sink, RowSink):  # counts its own faults, which it never raises
+            self.stats.sink_failed, self.stats.sink_fault = self._sink.failed, self._sink.fault
+
+    def _sink_fault(self, why: str) -> None:
+        self.stats.sink_failed += 1
+        if self.stats.sink_fault is None:
+            self.stats.sink_fault = why
+            assert self._sink is not None
+            logger.warning("monitoring: the sink %s failed (%s); rows go unwritten", self._sink.name, why)
 
     async def __aenter__(self) -> Monitor:
-        if self._sink_path is not None:
-            self._sink = RowSink(self._sink_path)  # opened by the first write, off the event loop
+        if self._sink_given is not None:
+            self._sink = self._sink_given  # a path's RowSink opens with its first write, off the loop
+            try:
+                await self._sink.open()
+            except Exception as e:
+                self._sink_fault(repr(e))
         send, receive = anyio.create_memory_object_stream[_Item](self._max_queued)
         self._queue = send
         self._unwatch = watch_queue(self, lambda: send.statistics().current_buffer_used)
@@ -172,5 +195,8 @@ class Monitor:
                 self._unwatch = None
             if self._sink is not None:
                 with anyio.CancelScope(shield=True):
-                    await self._sink.close()
+                    try:
+                        await self._sink.close()
+                    except Exception as e:
+                        self._sink_fault(repr(e))
                 self._sink = None

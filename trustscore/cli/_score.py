@@ -46,7 +46,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +61,10 @@ from trustscore.rows import (
     IdIndex,
     InputFile,
     InputRow,
+    JsonlFileSink,
     OnError,
-    OutputFile,
+    ResultSink,
+    RetryableSink,
     RowError,
     ScoreRunSummary,
     error_row,
@@ -231,7 +233,7 @@ def read_input(path: Path) -> list[InputRow]:
 
 async def score_file(
     rows: Iterable[InputRow | RowError],
-    output: Path,
+    output: Path | ResultSink,
     scorer: Scorer,
     *,
     concurrency: int | None = None,
@@ -241,34 +243,54 @@ async def score_file(
     on_error: OnError = "stop",
     carry: Sequence[str] = (),
 ) -> ScoreRunSummary:
-    """Score the rows that have no complete row in ``output`` yet, appending one flushed line per result
-    (completion order).
+    """Score the rows that have no complete row in ``output`` yet, writing one row per result
+    (completion order): ``output`` is the result file (a :class:`~trustscore.rows.JsonlFileSink`,
+    each row appended and flushed) or any :class:`~trustscore.rows.ResultSink`.
 
     A :class:`RowError` among ``rows`` is written as an error row as it is read. A sample the Scorer
     refuses (``fusion.on_missing = "raise"``) is an error row too with ``on_error="record"``, and
     stops the run with "stop". ``carry`` names sample fields (question, context, response) to copy into
     each result row. Incomplete earlier rows are kept (and their samples skipped) unless
-    ``retry_incomplete``, which removes them from ``output`` first and scores those samples again.
-    ``rows`` is read once, lazily (an :class:`InputFile` streams its file): memory holds the earlier
-    ids and the rows in flight.
+    ``retry_incomplete``, which removes them from the sink first (it must be a
+    :class:`~trustscore.rows.RetryableSink`) and scores those samples again. ``rows`` is read once,
+    lazily (an :class:`InputFile` streams its file): memory holds the earlier ids and the rows in flight.
     """
     started = time.perf_counter()
-    with OutputFile.open(output) as out:
+    sink = JsonlFileSink(output) if isinstance(output, Path) else output
+    previous = await sink.open()
+    try:
         if retry_incomplete:
+            if not isinstance(sink, RetryableSink):
+                raise UsageError(f"--retry-incomplete needs a sink that can drop rows; {sink.name} cannot")
             scorer.replace_unsafe_cache_entries()
             incomplete = IdIndex()
-            for i, complete in out.rows.items():
+            for i, complete in previous.items():
                 if not complete:
                     incomplete.add(i, 0)
             if incomplete:
-                out.drop(incomplete)
-        summary = await _score_into(out, rows, scorer, concurrency, budget_s, progress, on_error, carry)
+                await sink.drop(incomplete)
+                previous = _complete_only(previous)
+        summary = await _score_into(
+            sink, previous, rows, scorer, concurrency, budget_s, progress, on_error, carry
+        )
+        await sink.flush()
+    finally:
+        await sink.close()
     summary.seconds = time.perf_counter() - started
     return summary
 
 
+def _complete_only(rows: IdIndex) -> IdIndex:
+    kept = IdIndex()
+    for i, complete in rows.items():
+        if complete:
+            kept.add(i, complete)
+    return kept
+
+
 async def _score_into(
-    out: OutputFile,
+    out: ResultSink,
+    previous: IdIndex,
     rows: Iterable[InputRow | RowError],
     scorer: Scorer,
     concurrency: int | None,
@@ -277,20 +299,24 @@ async def _score_into(
     on_error: OnError,
     carry: Sequence[str],
 ) -> ScoreRunSummary:
-    previous = out.rows
     summary = ScoreRunSummary(
-        output=out.path, judges=scorer.judge_names, skipped_signals=dict(scorer.skipped)
+        output=out.name, judges=scorer.judge_names, skipped_signals=dict(scorer.skipped)
     )
     in_flight: dict[int, InputRow] = {}
     """The rows handed to the stream whose result is not written yet, by their index in it."""
+    writing = anyio.Lock()
+    """The feeder (error rows, as read) and the consumer (results) write: one row at a time."""
 
-    def todo() -> Iterator[Sample]:
+    async def write(row: dict[str, Any]) -> None:
+        async with writing:
+            await out.write(row)
+
+    async def todo() -> AsyncIterator[Sample]:
         index = 0
         for row in rows:
             done = previous.get(row.id if isinstance(row, RowError) else row.sample.id or "")
             if done is None and isinstance(row, RowError):
-                # Written as it is read (the stream's consumer writes between awaits, never inside one).
-                out.write(error_row(row.id, row.line, row.reason))
+                await write(error_row(row.id, row.line, row.reason))  # written as it is read
                 summary.add_error(row.line, row.reason)
             elif done is None and isinstance(row, InputRow):
                 in_flight[index] = row
@@ -311,11 +337,11 @@ async def _score_into(
                     # A refusal of the sample (fusion.on_missing = "raise") is its row's error; a bug is not.
                     if on_error == "stop" or not isinstance(result, DegradedScoreError):
                         raise result
-                    out.write(error_row(row.sample.id or "", row.line, str(result)))
+                    await write(error_row(row.sample.id or "", row.line, str(result)))
                     summary.add_error(row.line, str(result))
                     continue
                 texts = {name: getattr(row.sample, name) for name in carry}
-                out.write(result_row(row.sample.id or "", result, {**texts, **row.carried}))
+                await write(result_row(row.sample.id or "", result, {**texts, **row.carried}))
                 summary.add(result)
                 if bar is not None:
                     bar.advance()

@@ -6,8 +6,9 @@ and the index of ids a run resumes from.
 * :mod:`trustscore.rows._output`: the result row and :class:`OutputFile` (a locked result file that
   only trustscore's own rows may be in);
 * :mod:`trustscore.rows._ids`: :class:`IdIndex`, a compact id -> int index;
-* :mod:`trustscore.rows._sink`: :class:`RowSink`, the file a ``Monitor`` appends rows to, whose faults
-  never reach the host;
+* :mod:`trustscore.rows._sink`: :class:`ResultSink`, where result rows go (the result file,
+  :class:`JsonlFileSink`; a ``Monitor``'s :class:`RowSink`, whose faults never reach the host; any
+  other destination, as one class);
 * :mod:`trustscore.rows._summary`: :class:`ScoreRunSummary`, what a ``trustscore score`` run did, and
   the :func:`exit_status` it ends with (the local and the Ray run alike).
 """
@@ -23,8 +24,16 @@ from trustscore.rows._input import (
     read_jsonl,
     suggest_field,
 )
-from trustscore.rows._output import OutputFile, begins_like_a_row, error_row, result_row, row_line, row_state
-from trustscore.rows._sink import RowSink
+from trustscore.rows._output import (
+    JsonlFileSink,
+    OutputFile,
+    begins_like_a_row,
+    error_row,
+    result_row,
+    row_line,
+    row_state,
+)
+from trustscore.rows._sink import ResultSink, RetryableSink, RowSink
 from trustscore.rows._summary import ScoreRunSummary, exit_status
 
 __all__ = [
@@ -32,8 +41,11 @@ __all__ = [
     "IdIndex",
     "InputFile",
     "InputRow",
+    "JsonlFileSink",
     "OnError",
     "OutputFile",
+    "ResultSink",
+    "RetryableSink",
     "RowError",
     "RowSink",
     "ScoreRunSummary",

@@ -52,6 +52,7 @@ __all__ = [
     "MARKER_FIELD",
     "MAX_ROW_BYTES",
     "RESULT_FORMAT",
+    "JsonlFileSink",
     "OutputFile",
     "WrittenRow",
     "begins_like_a_row",
@@ -303,6 +304,43 @@ class OutputFile:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class JsonlFileSink:
+    """``trustscore score``'s result file as a :class:`~trustscore.rows.RetryableSink`: an
+    :class:`OutputFile` opened (locked, its earlier rows read for the resume state) by :meth:`open`,
+    each row appended and flushed as it is written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._out: OutputFile | None = None
+
+    @property
+    def name(self) -> str:
+        return str(self.path)
+
+    async def open(self) -> IdIndex:
+        self._out = OutputFile.open(self.path)
+        return self._out.rows
+
+    async def write(self, row: dict[str, Any]) -> None:
+        self._opened().write(row)
+
+    async def flush(self) -> None:
+        """Every row is flushed as it is written."""
+
+    async def drop(self, ids: IdIndex) -> None:
+        self._opened().drop(ids)
+
+    async def close(self) -> None:
+        if self._out is not None:
+            self._out.close()
+            self._out = None
+
+    def _opened(self) -> OutputFile:
+        if self._out is None:
+            raise RuntimeError(f"the result file {self.path} is not open: await open() first")
+        return self._out
 
 
 def _index_without(rows: IdIndex, ids: IdIndex) -> IdIndex:

@@ -1,4 +1,14 @@
-"""A row sink that never harms the program writing to it: the JSONL file a ``Monitor`` appends to.
+"""Where result rows go: the :class:`ResultSink` protocol every face writes through, and
+:class:`RowSink`, the JSONL file a ``Monitor`` appends to, which never harms the program writing to it.
+
+A sink is opened once (it answers with its resume state: the ids it already holds and whether each
+row is complete, empty for a sink that keeps none), written one row at a time, flushed, and closed.
+``trustscore score`` writes its result file through one (:class:`~trustscore.rows.JsonlFileSink`,
+or any sink passed to :func:`~trustscore.cli._score.score_file`), as a ``Monitor`` does (a path, or
+any sink). A new destination (a database, a queue, a Parquet file) is one class with these four
+methods.
+
+:class:`RowSink`:
 
 The file is opened and written in a worker thread, never on the event loop. It is opened with
 ``O_NONBLOCK`` (opening a FIFO never waits for a reader) and must be a regular file: a FIFO, a device
@@ -15,18 +25,61 @@ import logging
 import os
 import stat
 from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
 
 import anyio
 
-__all__ = ["RowSink"]
+from trustscore.rows._ids import IdIndex
+from trustscore.rows._output import row_line
+
+__all__ = ["ResultSink", "RetryableSink", "RowSink"]
 
 logger = logging.getLogger("trustscore.monitor")
 
 _OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
+@runtime_checkable
+class ResultSink(Protocol):
+    """Where result rows go (result rows and error rows, as :func:`~trustscore.rows.result_row` and
+    :func:`~trustscore.rows.error_row` make them)."""
+
+    @property
+    def name(self) -> str:
+        """Where the rows go, for messages (a path, a table, a URL without credentials)."""
+        ...
+
+    async def open(self) -> IdIndex:
+        """Get ready; the ids already written, each with 1 when its row is complete, 0 when not (a
+        run skips the complete ones); an empty index for a sink that keeps no rows to resume from."""
+        ...
+
+    async def write(self, row: dict[str, Any]) -> None:
+        """Add one row."""
+        ...
+
+    async def flush(self) -> None:
+        """Make the rows written so far durable (or visible) where they go."""
+        ...
+
+    async def close(self) -> None:
+        """Flush and let go; the sink is not written after."""
+        ...
+
+
+@runtime_checkable
+class RetryableSink(ResultSink, Protocol):
+    """A sink that can take rows back: ``--retry-incomplete`` drops the incomplete rows of an earlier
+    run before it scores their samples again."""
+
+    async def drop(self, ids: IdIndex) -> None:
+        """Remove the rows of ``ids``."""
+        ...
+
+
 class RowSink:
-    """Appends lines to ``path``; opened on the first write, in a worker thread."""
+    """Appends result rows to ``path`` as JSONL (a :class:`ResultSink`); opened on the first write,
+    in a worker thread."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -41,8 +94,20 @@ class RowSink:
         self._check_tail = True
         self._lock = anyio.Lock()
 
-    async def write(self, line: str) -> None:
-        """Append one row line; a fault is counted and logged, never raised."""
+    @property
+    def name(self) -> str:
+        return str(self.path)
+
+    async def open(self) -> IdIndex:
+        """Nothing to resume: a Monitor appends; the file itself is opened by the first write."""
+        return IdIndex()
+
+    async def flush(self) -> None:
+        """Each row is one write to the file: nothing is held back."""
+
+    async def write(self, row: dict[str, Any]) -> None:
+        """Append one row; a fault is counted and logged, never raised."""
+        line = row_line(row)
         async with self._lock:  # one row at a time, so rows never interleave
             try:
                 await anyio.to_thread.run_sync(self._write_sync, line.encode("utf-8"))

@@ -32,7 +32,8 @@ class _SignalTally:
 class ScoreRunSummary:
     """What one run did: rows scored and skipped, per-signal coverage, cost."""
 
-    output: Path
+    output: str | Path
+    """Where the rows went (the result file, or a sink's name)."""
     skipped: int = 0
     scored: int = 0
     incomplete: int = 0
