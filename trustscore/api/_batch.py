@@ -20,6 +20,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 from starlette.types import Receive, Scope, Send
 
 from trustscore.api._admission import SHUTTING_DOWN
+from trustscore.rows import IdIndex
 from trustscore.rows._output import result_row, row_line
 
 if TYPE_CHECKING:
@@ -131,13 +132,16 @@ class BatchResponse:
     ) -> None:
         pending = list(reversed(self.rows))
         answered: set[int] = set()
-        with out:
+        sink = AnswerStream(out)
+        try:
             with cancel:
 
                 async def worker() -> None:
                     while pending:
                         row = pending.pop()
-                        _put(out, await self._answer(row))
+                        answer = await self._answer(row)
+                        with anyio.CancelScope(shield=True):  # never waits: a cancel cannot cut it
+                            await sink.write(answer)
                         answered.add(row.line)
 
                 async with anyio.create_task_group() as tg:
@@ -146,9 +150,10 @@ class BatchResponse:
             for row in self.rows:
                 if row.line not in answered:
                     self.service.metrics.failed.inc()
-                    _put(
-                        out, {"id": row.sample.id, "line": row.line, "error": f"not scored: {SHUTTING_DOWN}"}
-                    )
+                    line = {"id": row.sample.id, "line": row.line, "error": f"not scored: {SHUTTING_DOWN}"}
+                    await sink.write(line)
+        finally:
+            await sink.close()
 
     async def _answer(self, row: InputRow) -> dict[str, Any]:
         try:
@@ -160,7 +165,25 @@ class BatchResponse:
         return result_row(row.sample.id or "", result, row.carried)
 
 
-def _put(out: MemoryObjectSendStream[dict[str, Any]], line: dict[str, Any]) -> None:
-    """Hand a line to the sender; dropped when the sender is gone (client gone or cut off)."""
-    with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-        out.send_nowait(line)
+class AnswerStream:
+    """The batch's streamed answer as a :class:`~trustscore.rows.ResultSink`: each row is handed to the
+    sender without waiting (room for every row is made up front, so a finished row is never lost to a
+    cancel) and dropped when the sender is gone (client gone or cut off); nothing to resume from."""
+
+    name = "the batch's answer stream"
+
+    def __init__(self, out: MemoryObjectSendStream[dict[str, Any]]) -> None:
+        self._out = out
+
+    async def open(self) -> IdIndex:
+        return IdIndex()
+
+    async def write(self, row: dict[str, Any]) -> None:
+        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+            self._out.send_nowait(row)
+
+    async def flush(self) -> None:
+        """The sender sends each row as it comes."""
+
+    async def close(self) -> None:
+        self._out.close()
