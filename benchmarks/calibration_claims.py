@@ -353,6 +353,15 @@ def _outside(adaptation: Adaptation, model: FusionModel, row: ScoredRow) -> bool
     return bool(adaptation.outside(kind, values))
 
 
+def held_out(rows: Sequence[ScoredRow], domain: str) -> tuple[FusionModel, list[int]]:
+    """The model fitted on the shippable domains but ``domain``, and the indices of ``domain``'s rows."""
+    test = [i for i, r in enumerate(rows) if r.fields["dataset"] == domain]
+    train = [
+        i for i, r in enumerate(rows) if r.fields["dataset"] != domain and r.fields["dataset"] in SHIPPABLE
+    ]
+    return fit([rows[i] for i in train], data_name=f"corpus without {domain}"), test
+
+
 def adapted_claims(
     rows: Sequence[ScoredRow], *, shuffled: bool = False
 ) -> dict[str, dict[str, list[dict[str, Any]]]]:
@@ -376,11 +385,7 @@ def adapted_claims(
     kinds = kinds_of(rows)
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for d in domains_of(rows):
-        test = [i for i, r in enumerate(rows) if r.fields["dataset"] == d]
-        train = [
-            i for i, r in enumerate(rows) if r.fields["dataset"] != d and r.fields["dataset"] in SHIPPABLE
-        ]
-        base = fit([rows[i] for i in train], data_name=f"corpus without {d}")
+        base, test = held_out(rows, d)
         dom = [rows[i] for i in test]
         y = y_all[test]
         groups = [str(r.fields[GROUP]) for r in dom]

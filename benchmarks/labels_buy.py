@@ -37,9 +37,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.calibration_claims import _outside, kinds_of, with_texts
-from benchmarks.multidomain import GROUP, LABEL, _draw_groups, _ece, domains_of, fit
-from calibration.build_corpus import SHIPPABLE
+from benchmarks.calibration_claims import _outside, held_out, kinds_of, with_texts
+from benchmarks.multidomain import GROUP, LABEL, _draw_groups, _ece, domains_of
 from trustscore.fitting._adapt import adapt_model
 from trustscore.fitting._claims import verdict
 from trustscore.rows._scored import ScoredRow, label_column
@@ -98,11 +97,7 @@ def measure(
     kinds = kinds_of(rows)
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for d in domains_of(rows):
-        test = [i for i, r in enumerate(rows) if r.fields["dataset"] == d]
-        train = [
-            i for i, r in enumerate(rows) if r.fields["dataset"] != d and r.fields["dataset"] in SHIPPABLE
-        ]
-        base = fit([rows[i] for i in train], data_name=f"corpus without {d}")
+        base, test = held_out(rows, d)
         dom = [rows[i] for i in test]
         y = y_all[test]
         groups = [str(r.fields[GROUP]) for r in dom]

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from trustscore import Config, Scorer
-from trustscore._types import Sample, Signal
+from trustscore._types import Sample, Signal, TrustScore
 from trustscore.calibrators import shipped_calibrator, shipped_calibrators
 from trustscore.cli import main as cli_main
 from trustscore.fusion._store import load_model
@@ -68,6 +69,27 @@ def lexical_raw(unsupported: float) -> dict[str, float | int]:
         "response_words": len(RESPONSE.split()),
         "context_words": len(CONTEXT[0].split()),
     }
+
+
+class OneScorerPerRow:
+    """What ``trustscore calibrate`` builds to score a labeled file: here a Scorer per row whose two
+    local signals say whether that row is grounded (``grounded``, one bool a row)."""
+
+    def __init__(self, versions: dict[str, str], grounded: Iterator[bool]) -> None:
+        self.versions, self.grounded = versions, grounded
+
+    def score_many_sync(self, samples: list[Sample], **_: object) -> list[TrustScore]:
+        import anyio
+
+        return [
+            anyio.run(
+                Scorer(
+                    Config(), local_signals=local_pair(self.versions, grounded=next(self.grounded))
+                ).score_sample,
+                s,
+            )
+            for s in samples
+        ]
 
 
 def local_pair(versions: dict[str, str], *, grounded: bool) -> list[ScriptedLocal]:
@@ -256,19 +278,9 @@ async def test_an_adaptation_on_question_answering_does_not_claim_summaries_or_s
             f.write(json.dumps(row) + "\n")
     grounded = iter([i % 3 != 0 for i in range(60)])
 
-    class OneScorerPerRow:
-        def score_many_sync(self, samples: list, **_: object) -> list:
-            return [
-                anyio.run(
-                    Scorer(
-                        Config(), local_signals=local_pair(versions, grounded=next(grounded))
-                    ).score_sample,
-                    s,
-                )
-                for s in samples
-            ]
-
-    monkeypatch.setattr(cli_score, "build_scorer", lambda config, no_cache: OneScorerPerRow())
+    monkeypatch.setattr(
+        cli_score, "build_scorer", lambda config, no_cache: OneScorerPerRow(versions, grounded)
+    )
     path = tmp_path / "mine.json"
     adapt = ["calibrate", str(labeled), "--adapt", "-o", str(path)]
     assert await anyio.to_thread.run_sync(cli_main, adapt) == 0

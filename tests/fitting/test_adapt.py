@@ -285,12 +285,10 @@ def test_cli_calibrate_adapt_names_the_domain_and_adds_to_the_file(
 def test_cli_calibrate_adapt_from_plain_labeled_samples_records_their_task_kind_and_domain(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import anyio
 
     import trustscore.cli._score as cli_score
     from tests.calibrators.test_shipped import CONTEXT as SHIPPED_CONTEXT
-    from tests.calibrators.test_shipped import default_versions, local_pair
-    from trustscore import Config
+    from tests.calibrators.test_shipped import OneScorerPerRow, default_versions
 
     labeled = tmp_path / "labeled.jsonl"
     with labeled.open("w", encoding="utf-8") as f:
@@ -306,19 +304,8 @@ def test_cli_calibrate_adapt_from_plain_labeled_samples_records_their_task_kind_
             f.write(json.dumps(row) + "\n")
     grounded = iter([i % 3 != 0 for i in range(30)])
 
-    class OneScorerPerRow:
-        def score_many_sync(self, samples: list, **_: object) -> list:
-            return [
-                anyio.run(
-                    Scorer(
-                        Config(), local_signals=local_pair(default_versions(), grounded=next(grounded))
-                    ).score_sample,
-                    s,
-                )
-                for s in samples
-            ]
-
-    monkeypatch.setattr(cli_score, "build_scorer", lambda config, no_cache: OneScorerPerRow())
+    scorer = OneScorerPerRow(default_versions(), grounded)
+    monkeypatch.setattr(cli_score, "build_scorer", lambda config, no_cache: scorer)
     out = tmp_path / "mine.json"
     assert cli_main(["calibrate", str(labeled), "--adapt", "-o", str(out)]) == 0
     text = " ".join(capsys.readouterr().out.split())

@@ -14,17 +14,12 @@ from pathlib import Path
 import anyio
 import pytest
 
-from trustscore import Config, Scorer
+from tests.monitor.test_monitor import ANSWER, OFFLINE
+from trustscore import Scorer
 from trustscore.monitor import Monitor
 
 pytestmark = pytest.mark.anyio
 
-OFFLINE = Config.from_dict({"signals": {"embedding": {"enabled": False}}, "cache": {"mode": "off"}})
-ANSWER = {
-    "question": "Who wrote Dune?",
-    "context": ["Dune is a 1965 novel by Frank Herbert."],
-    "response": "Frank Herbert.",
-}
 STEPS = 20
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.scoring.test_degraded import SAMPLE
 from trustscore import Config, Scorer
 from trustscore._types import Signal, Span
 from trustscore.scoring._reason import MAX_CHARS, top_reason
@@ -121,13 +122,6 @@ def test_a_long_finding_is_cut_to_one_line() -> None:
     claims = value("claims", 0.1, spans=[contradicted("name", name, "the context says Ruth Abara")])
     reason = top_reason(0.1, {"claims": claims})
     assert "\n" not in reason and len(reason) <= MAX_CHARS and reason.endswith("...")
-
-
-SAMPLE = {
-    "question": "Who wrote Hamlet?",
-    "context": ["Hamlet was written by William Shakespeare around 1600."],
-    "response": "Shakespeare wrote Hamlet.",
-}
 
 
 def _config(router: MockRouter, **fusion: str) -> Config:

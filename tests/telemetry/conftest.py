@@ -1,7 +1,10 @@
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -59,3 +62,17 @@ def recorded_logs(recorded: Recorded) -> Iterator[tuple[Recorded, InMemoryLogRec
     reader = InMemoryMetricReader()
     telemetry.configure(recorded.tracer_provider, MeterProvider(metric_readers=[reader]), logger_provider)
     yield recorded, logs
+
+
+@contextmanager
+def loopback_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A threaded HTTP server on 127.0.0.1 answering with ``handler``: its base URL, stopped after."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()

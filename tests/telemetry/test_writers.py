@@ -5,16 +5,15 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 from opentelemetry.sdk.trace.export import SpanExportResult
 
-from tests.telemetry.conftest import Recorded
+from tests.telemetry.conftest import Recorded, loopback_server
 from trustscore import Config, Scorer, TrustScore
 from trustscore.telemetry.langfuse import LangfuseScoreExporter
 from trustscore.telemetry.phoenix import PhoenixAnnotationExporter
@@ -52,16 +51,8 @@ def receiver() -> Iterator[Receiver]:
         def log_message(self, *args: Any) -> None:
             return None
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    try:
+    with loopback_server(Handler) as state.url:
         yield state
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
 
 
 def config() -> Config:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from opentelemetry._logs import Logger, LoggerProvider
@@ -99,14 +99,8 @@ def tracer() -> Tracer | None:
     provider = _state.tracer_provider or _state.global_tracer_provider()
     if type(provider) in _state.tracing_off:
         return None
-    cached = _state.tracer_for
-    if cached is not None and cached[0] is provider:
-        return cached[1]
-    from trustscore._version import __version__
-
-    made = provider.get_tracer(_SCOPE, __version__)
-    _state.tracer_for = (provider, made)
-    return made
+    cached, _state.tracer_for = _made_for(provider, _state.tracer_for, provider.get_tracer)
+    return cached
 
 
 @dataclass(frozen=True)
@@ -215,11 +209,21 @@ def event_logger() -> Logger | None:
     provider = _state.logger_provider or _state.global_logger_provider()
     if type(provider) in _state.logs_off:
         return None
-    cached = _state.logger_for
+    cached, _state.logger_for = _made_for(provider, _state.logger_for, provider.get_logger)
+    return cached
+
+
+T = TypeVar("T")
+
+
+def _made_for(
+    provider: Any, cached: tuple[Any, T] | None, make: Callable[[str, str], T]
+) -> tuple[T, tuple[Any, T]]:
+    """trustscore's tracer or logger from ``provider``: the cached one while the provider is the same
+    (providers can be swapped, as tests do), else a new one; with what to cache."""
     if cached is not None and cached[0] is provider:
-        return cached[1]
+        return cached[1], cached
     from trustscore._version import __version__
 
-    made = provider.get_logger(_SCOPE, __version__)
-    _state.logger_for = (provider, made)
-    return made
+    made = make(_SCOPE, __version__)
+    return made, (provider, made)
