@@ -21,7 +21,6 @@ process, so the CPU this process spends is the client's alone.
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import os
 import statistics
@@ -36,6 +35,7 @@ from typing import Any, Literal
 import anyio
 import httpx
 
+from benchmarks._results import report_and_save
 from trustscore import Config, Sample, Scorer, Usage
 from trustscore.llm._client import LLMClient
 from trustscore.llm._protocol import LLM, ChatRequest, ChatResult
@@ -516,11 +516,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     result["throughput"] = bench_throughput(
         args.samples, judges, args.slots, args.overhead_s, args.decode_s, args.throughput_repeats
     )
-    print_report(result)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2), encoding="utf-8")
-    print(f"wrote {args.out}", file=sys.stderr)
-    return 0
+    return report_and_save(result, args.out, print_report)
 
 
 if __name__ == "__main__":

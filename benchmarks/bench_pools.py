@@ -24,7 +24,6 @@ saturates, and why the latency model above is kept well below it).
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing
 import os
 import statistics
@@ -37,6 +36,7 @@ from typing import Any
 
 import anyio
 
+from benchmarks._results import report_and_save
 from trustscore.llm._client import LLMClient
 from trustscore.llm._config import EndpointConfig
 from trustscore.llm._protocol import ChatRequest, Message
@@ -272,11 +272,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=REPO / "out" / "bench_pools.json")
     args = ap.parse_args(argv)
     result = run(args)
-    print_report(result)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2), encoding="utf-8")
-    print(f"wrote {args.out}", file=sys.stderr)
-    return 0
+    return report_and_save(result, args.out, print_report)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from benchmarks._results import report_and_save
 from benchmarks.bench_judges import ServerProcess, make_samples
 from trustscore.testing import LatencyModel
 
@@ -512,11 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     finally:
         cluster.close()
-    print_report(result)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2), encoding="utf-8")
-    print(f"wrote {args.out}", file=sys.stderr)
-    return 0
+    return report_and_save(result, args.out, print_report)
 
 
 if __name__ == "__main__":
