@@ -10,12 +10,12 @@ sentences, the recogniser's entities, and the tok2vec they share); any other a p
 small English pipeline's disabled sentence recogniser) is excluded. spaCy is imported so that thinc
 does not import torch (:mod:`trustscore.grounding.claims._thinc_import`).
 
-One spaCy call is C work no budget check reaches (20,000 characters took 6.5 s on a loaded 2-core
-box), so a long text is parsed in pieces of at most :data:`PIECE_CHARS` characters and
+One spaCy call is C work no budget check reaches (20,000 characters took 6.5 s on a busy 2-core
+machine), so a long text is parsed in pieces of at most :data:`PIECE_CHARS` characters and
 :data:`PIECE_TOKENS` tokens, cut at a line or sentence end, with the budget checked between them; the
 pieces' docs are joined into one doc of the whole text. A text within one piece is parsed whole, as
 before. The token bound is for text that is nearly all punctuation (``([([``, nested brackets): each
-character is a token there, and one 5,000-token sentence took 12 to 21 s to parse on a loaded box,
+character is a token there, and one 5,000-token sentence took 12 to 21 s to parse on a busy machine,
 where 5,000 characters of prose (about 1,100 tokens) take under one second.
 """
 
