@@ -10,8 +10,9 @@ each row's signals afresh with the fuser the offline default picks for those sig
 calibrator of their versions, else the log-odds pool), or with ``--calibrator``: a refit is measured
 without rescoring. Prints, for the fused score and each signal alone: AUROC (positive = corrupted),
 per corruption kind the share scored under 0.5, the share of faithful rows at or above 0.5 (verbatim
-and paraphrase apart), and the share of faithful rows scored above every corruption of their own
-context.
+and paraphrase apart), the share of (faithful sentence, its own corruption) pairs ordered right, and
+the share of faithful rows scored above every corruption of their own context (a missing score counts
+as 1.0 for a corruption: not flagged).
 """
 
 from __future__ import annotations
@@ -71,7 +72,17 @@ def summarise(rows: Sequence[ScoredRow], scores: Sequence[float | None]) -> dict
     for r, v in zip(rows, s, strict=True):
         if r.fields["hallucinated"]:
             wrong[str(r.fields["source_id"])].append(float(v) if not np.isnan(v) else 1.0)
+    score_of = {r.id: float(v) for r, v in zip(rows, s, strict=True) if not np.isnan(v)}
+    role_of = {r.id: k for r, k in zip(rows, kind, strict=True)}
     for role in FAITHFUL:
+        pairs = [
+            score_of[str(r.fields["faithful_of"])] > score_of.get(str(r.id), 1.0)
+            for r in rows
+            if r.fields["hallucinated"]
+            and str(r.fields.get("faithful_of")) in score_of
+            and role_of[str(r.fields["faithful_of"])] == role
+        ]
+        out[f"{role} above its own corruption (pairs)"] = float(np.mean(pairs)) if pairs else None
         above = [
             float(v) > max(wrong[str(r.fields["source_id"])])
             for r, v in zip(rows, s, strict=True)

@@ -1,7 +1,7 @@
 """Build the corruption benchmark's pairs: a faithful sentence and the same sentence with one fact changed.
 
     .venv/bin/python -m benchmarks.corruption_pairs [--data ../shared/data] [--mirrors /work/.mirror]
-        [-o .cache-data/corruption/pairs.jsonl] [--pairs 2000] [--seed 0]
+        [-o .cache-data/corruption/pairs.jsonl] [--pairs 2000] [--seed 0] [--exclude PAIRS.jsonl]
 
 FactCC-style (Kryscinski et al., 2020), from real text: contexts of RAGTruth QA / Summary / Data2txt
 (``../shared/data/ragtruth``), FRANK CNN/DM, XSumFaith and FactCC documents (the public mirrors
@@ -283,9 +283,12 @@ def _corrupt(sentence: str, src: Source, rng: random.Random, counts: Counter[str
     return out
 
 
-def build_pairs(data: Path, mirrors: Path, n_pairs: int, seed: int = 0) -> list[Row]:
+def build_pairs(
+    data: Path, mirrors: Path, n_pairs: int, seed: int = 0, exclude: frozenset[str] = frozenset()
+) -> list[Row]:
     """Rows of the benchmark, contexts in a seeded order until ``n_pairs`` corrupted rows: per context
-    up to two verbatim sentences and one paraphrase, each with its corruptions."""
+    up to two verbatim sentences and one paraphrase, each with its corruptions; contexts whose
+    source_id is in ``exclude`` are skipped."""
     import spacy
 
     from trustscore.grounding.claims._config import DEFAULT_PIPELINES
@@ -294,7 +297,7 @@ def build_pairs(data: Path, mirrors: Path, n_pairs: int, seed: int = 0) -> list[
     nlp = spacy.load(next(p for p in DEFAULT_PIPELINES if p in installed), disable=["parser", "lemmatizer"])
     rng = random.Random(seed)
     contexts = _by_context(data, mirrors)
-    keys = sorted(contexts)
+    keys = sorted(k for k in contexts if k not in exclude)
     rng.shuffle(keys)
     keys = keys[:n_pairs]
     entities = _entities(nlp, [contexts[k]["text"] for k in keys])
@@ -321,6 +324,7 @@ def build_pairs(data: Path, mirrors: Path, n_pairs: int, seed: int = 0) -> list[
             continue
         for f, (role, s, corrupted) in enumerate(faithful):
             base = {
+                "dataset": "corruptions",
                 "source_id": key,
                 "domain": c["domain"],
                 "question": c["question"],
@@ -345,9 +349,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, default=DEFAULT_PAIRS)
     parser.add_argument("--pairs", type=int, default=2000, help="corrupted rows to build (at least)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--exclude",
+        type=Path,
+        default=None,
+        help="a pairs file whose contexts to leave out (a fit set disjoint from the benchmark's contexts)",
+    )
     args = parser.parse_args(argv)
+    exclude = frozenset()
+    if args.exclude is not None:
+        exclude = frozenset(json.loads(line)["source_id"] for line in args.exclude.open(encoding="utf-8"))
     try:
-        rows = build_pairs(args.data, args.mirrors, args.pairs, args.seed)
+        rows = build_pairs(args.data, args.mirrors, args.pairs, args.seed, exclude)
     except SourceMissing as e:
         print(f"SKIP: {e}")
         return 1

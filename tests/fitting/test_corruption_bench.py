@@ -76,7 +76,7 @@ def test_sentences_split_on_stops() -> None:
     ]
 
 
-def _row(i: int, source: str, kind: str, value: float) -> dict[str, Any]:
+def _row(i: int, source: str, kind: str, value: float, of: int | None = None) -> dict[str, Any]:
     return {
         "id": f"r{i}",
         "score": value,
@@ -84,6 +84,7 @@ def _row(i: int, source: str, kind: str, value: float) -> dict[str, Any]:
         "signals": {"claims": {"value": value, "raw": {}}},
         "source_id": source,
         "kind": kind,
+        "faithful_of": None if of is None else f"r{of}",
         "hallucinated": kind not in ("verbatim", "paraphrase"),
     }
 
@@ -92,11 +93,11 @@ def test_summary_reads_shares_and_own_context_ranking() -> None:
     rows = rows_from_dicts(
         [
             _row(0, "a", "verbatim", 0.9),
-            _row(1, "a", "number", 0.3),
-            _row(2, "a", "name", 0.95),  # above the verbatim: its context's ranking fails
+            _row(1, "a", "number", 0.3, of=0),
+            _row(2, "a", "name", 0.95, of=0),  # above the verbatim: its context's ranking fails
             _row(3, "b", "verbatim", 0.8),
             _row(4, "b", "paraphrase", 0.4),
-            _row(5, "b", "number", 0.2),
+            _row(5, "b", "number", 0.2, of=4),
         ]
     )
     s = summarise(rows, [r.score for r in rows])
@@ -104,10 +105,12 @@ def test_summary_reads_shares_and_own_context_ranking() -> None:
     assert s["number"] == 1.0 and s["name"] == 0.0
     assert s["verbatim above its context's errors"] == 0.5
     assert s["paraphrase above its context's errors"] == 1.0
+    assert s["verbatim above its own corruption (pairs)"] == 0.5
+    assert s["paraphrase above its own corruption (pairs)"] == 1.0
     assert s["auroc"] == pytest.approx(1 - 3 / 9 - 0)  # 6 of 9 (faithful, corrupted) pairs ordered right
 
 
 def test_a_missing_score_is_counted_unscored_not_flagged() -> None:
-    rows = rows_from_dicts([_row(0, "a", "verbatim", 0.9), _row(1, "a", "number", 0.2)])
+    rows = rows_from_dicts([_row(0, "a", "verbatim", 0.9), _row(1, "a", "number", 0.2, of=0)])
     s = summarise(rows, [0.9, None])
     assert s["unscored"] == 0.5 and s["number"] == 0.0

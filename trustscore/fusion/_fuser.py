@@ -46,6 +46,15 @@ class AssessingFuser(Fuser, Protocol):
     ) -> tuple[FusedScore, DomainCheck | None]: ...
 
 
+class OfflineModel(Protocol):
+    """What the default pool needs of a fitted offline model (a ``FusionModel``)."""
+
+    @property
+    def signal_versions(self) -> Mapping[str, str | None]: ...
+
+    def linear_and_evidence(self, signals: Mapping[str, Signal]) -> tuple[float | None, float]: ...
+
+
 OTHER_WEIGHT = 0.5
 """Weight of a signal the weights do not name."""
 CLIP = 0.01
@@ -72,6 +81,13 @@ class DefaultFuser:
     signal alone gives its own value, clipped the same way. The result ranks; it is *not* a calibrated
     probability (``calibrated=False``): fit a calibrator for that. Missing signals are left out, never counted
     as 0; with no signal at all the score is ``None``.
+
+    With ``offline`` (the shipped calibrator of the offline signals that run beside a judge), those
+    signals enter the pool as one voice, the model's linear score, with the sum of their weights (so a
+    judge and the offline signals weigh as they did), and the model's fitted evidence terms then
+    multiply the pooled score: a contradicted fact the fit found precise pulls a judge's wrong pass
+    under 0.5 as it would without the judge (the noisy-OR holds the finding independent of the other
+    evidence, :mod:`trustscore.fusion._evidence`).
     """
 
     description = "default:logodds"
@@ -80,15 +96,43 @@ class DefaultFuser:
         "fit a calibrator on labeled rows with `trustscore calibrate`"
     )
 
-    def __init__(self, weights: Mapping[str, float] | None = None) -> None:
+    def __init__(
+        self, weights: Mapping[str, float] | None = None, offline: OfflineModel | None = None
+    ) -> None:
         if weights is None:
             from trustscore.signals import signal_weights
 
             weights = signal_weights()
         self.weights = weights
+        self.offline = offline
+
+    def _pooled_with_offline(self, signals: Mapping[str, Signal], used: list[str]) -> float | None:
+        """The pool with the offline model as one voice and its evidence after (None: it has no say)."""
+        assert self.offline is not None
+        reads = set(self.offline.signal_versions)
+        linear, factor = self.offline.linear_and_evidence({n: signals[n] for n in used if n in reads})
+        if linear is None:
+            return None
+        voices = [
+            (self.weights.get(n, OTHER_WEIGHT), float(signals[n].value or 0.0))
+            for n in used
+            if n not in reads
+        ]
+        voices.append((sum(self.weights.get(n, OTHER_WEIGHT) for n in reads), linear))
+        return _pool(voices) * factor
 
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore:
         used = [name for name, s in signals.items() if s.value is not None]
+        if self.offline is not None and used:
+            score = self._pooled_with_offline(signals, used)
+            if score is not None:
+                return FusedScore(
+                    score=clip_score(score),
+                    calibrated=False,
+                    used=used,
+                    description=self.description,
+                    not_calibrated_reason=self.not_calibrated_reason,
+                )
         if not used:
             return FusedScore(
                 score=None,
@@ -105,13 +149,7 @@ class DefaultFuser:
                 description=self.description,
                 not_calibrated_reason=self.not_calibrated_reason,
             )
-        total = pooled = 0.0
-        for name in used:
-            value = min(1.0 - CLIP, max(CLIP, float(signals[name].value or 0.0)))
-            weight = self.weights.get(name, OTHER_WEIGHT)
-            pooled += weight * math.log(value / (1.0 - value))
-            total += weight
-        score = 1.0 / (1.0 + math.exp(-pooled / total))
+        score = _pool([(self.weights.get(n, OTHER_WEIGHT), float(signals[n].value or 0.0)) for n in used])
         return FusedScore(
             score=score,
             calibrated=False,
@@ -119,3 +157,14 @@ class DefaultFuser:
             description=self.description,
             not_calibrated_reason=self.not_calibrated_reason,
         )
+
+
+def _pool(voices: list[tuple[float, float]]) -> float:
+    """``sigmoid(sum w * logit(v) / sum w)`` over (weight, value) pairs, each value clipped into
+    [CLIP, 1 - CLIP]."""
+    total = pooled = 0.0
+    for weight, raw in voices:
+        value = min(1.0 - CLIP, max(CLIP, raw))
+        pooled += weight * math.log(value / (1.0 - value))
+        total += weight
+    return 1.0 / (1.0 + math.exp(-pooled / total))

@@ -305,6 +305,16 @@ class FusionModel(_Strict):
             self.features, self.indicators, self.coef, self.intercept, self.post_hoc, raw, self.evidence
         )
 
+    def linear_and_evidence(self, signals: Mapping[str, Signal]) -> tuple[float | None, float]:
+        """The linear part's P(trustworthy) for one sample (None where none of its features is
+        present) and the evidence factor (1.0 where no term fires); without a post-hoc calibrator (the
+        shipped models have none) :meth:`predict_raw` is their product. The default pool with a judge
+        reads them apart (:class:`~trustscore.fusion._fuser.DefaultFuser`)."""
+        raw = self.raw_matrix([signals])
+        linear = linear_predict(self.features, self.indicators, self.coef, self.intercept, self.post_hoc, raw)
+        factor = evidence_factor(self.evidence, [f.spec.key for f in self.features], raw)
+        return (None if np.isnan(linear[0]) else float(linear[0])), float(factor[0])
+
     def predict_adapted(self, raw: NDArray[np.float64], domain: str | None = None) -> NDArray[np.float64]:
         """:meth:`predict_raw` mapped by the adaptation of ``domain`` (the base score where there is none)."""
         found = self.adaptation_for(domain) if self.adaptations else None
