@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, TypedDict
 
+from trustscore.grounding.claims._syntax import excluded, role, sentence_subjects, subject_of
 from trustscore.grounding.claims._values import DateValue, parse_date, parse_number
 
 if TYPE_CHECKING:
@@ -85,6 +86,15 @@ class Atom:
     """The predicate is negated ("did not open")."""
     predicate_text: str | None = None
     """The predicate as written, with its negation ("did not open" -> "not open")."""
+    role: str | None = None
+    """The slot it fills in its clause: "in" for "founded in 1953", "by" for "founded by Ruth Abara",
+    else its dependency ("nsubj", "dobj") (:func:`._syntax.role`)."""
+    subject: frozenset[str] = field(default=frozenset())
+    """The words of its clause's subject, a pronoun resolved to the sentence before's subject."""
+    excluded: bool = False
+    """Stated as an exception ("every day except Sunday")."""
+    slot: str | None = None
+    """In a record context (:mod:`._records`), the key of the field whose value it is."""
 
     def describe(self) -> str:
         """How the atom reads in a reason: its text as written."""
@@ -94,12 +104,13 @@ class Atom:
 def atoms(doc: Doc) -> list[Atom]:
     """Every atom of ``doc`` in text order."""
     sentence_of = _sentence_index(doc)
+    subjects = sentence_subjects(doc)
     out: list[Atom] = []
     taken: set[int] = set()
     for ent in doc.ents:
         atom = _entity_atom(ent, sentence_of[ent.start])
         if atom is not None:
-            out.append(replace(atom, **_relation(ent.root)))
+            out.append(replace(atom, **_relation(ent.root, subjects[atom.sentence])))
             taken.update(range(ent.start, ent.end))
     for token in doc:
         if token.i in taken or not token.like_num or not any(c.isdigit() for c in token.text):
@@ -115,7 +126,7 @@ def atoms(doc: Doc) -> list[Atom]:
                     sentence=sentence_of[token.i],
                     number=value,
                     unit=_counted(token),
-                    **_relation(token),
+                    **_relation(token, subjects[sentence_of[token.i]]),
                 )
             )
     out.sort(key=lambda a: a.start)
@@ -135,7 +146,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
     if label in NAME_GROUPS and any(t.like_num for t in ent) and parse_date(ent.text) is not None:
         label = "DATE"  # the recogniser sometimes calls a full date an EVENT
     if label in NAME_GROUPS:
-        words = tuple(t.text.casefold() for t in ent if t.is_alpha and t.lower_ != "the")
+        words = _name_words(ent)
         if not words:
             return None
         start = next((t.idx for t in ent if t.lower_ != "the"), ent.start_char)
@@ -205,6 +216,14 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
     )
 
 
+def _name_words(ent: Span) -> tuple[str, ...]:
+    """A name's words, casefolded: the capitalised ones where it has any, so a particle of another
+    language ("von Tomas Reyes", "de la Cruz") is not part of what must match."""
+    words = [t for t in ent if t.is_alpha and t.lower_ != "the"]
+    capitalised = [t for t in words if not t.is_lower]
+    return tuple(t.text.casefold() for t in capitalised or words)
+
+
 def _weekday(word: str) -> str:
     w = word.casefold()
     return w[:-1] if w.endswith("s") and w[:-1] in _WEEKDAYS else w
@@ -236,15 +255,22 @@ class _Relation(TypedDict, total=False):
     adjectival: bool
     negated: bool
     predicate_text: str
+    role: str | None
+    subject: frozenset[str]
+    excluded: bool
 
 
-def _relation(token: Token) -> _Relation:
-    """The predicate ``token`` depends on, whether it is adjectival, and whether it is negated."""
+def _relation(token: Token, sentence_subject: frozenset[str]) -> _Relation:
+    """The predicate ``token`` depends on, whether it is adjectival and negated, the slot ``token``
+    fills, the clause's subject, and whether ``token`` is stated as an exception."""
     governor = token.head
     while governor.pos_ not in _PREDICATE_POS and governor.head.i != governor.i:
         governor = governor.head
+    slot = role(token)
+    is_subject = slot in ("nsubj", "nsubjpass")  # it is what the clause speaks of
+    where: _Relation = {"role": slot, "excluded": excluded(token)}
     if governor.pos_ not in _PREDICATE_POS:
-        return {}
+        return {**where, "subject": frozenset() if is_subject else sentence_subject}
     clause = [governor]
     if governor.lemma_ == "be":
         complement = next(
@@ -262,6 +288,8 @@ def _relation(token: Token) -> _Relation:
     )
     negated = any(c.dep_ == "neg" or c.lower_ in ("never", "no") for g in clause for c in g.children)
     return {
+        **where,
+        "subject": frozenset() if is_subject else subject_of(governor, sentence_subject),
         "predicate": governor.lemma_.casefold(),
         "adjectival": adjectival,
         "negated": negated,

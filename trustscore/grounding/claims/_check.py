@@ -1,61 +1,79 @@
-"""Checks a response's atoms and stated polarity against the facts of its context.
+"""Checks a response's atoms and the polarity of its clauses against the facts of its context.
 
 A response sentence is *aligned* with the context sentence that shares the most of its content words
-(the atoms themselves left out; an answer sharing none borrows the question's: "2001." answers "When
-did it open?"). Then, for each atom of the response:
+(an answer sharing none borrows the question's: "2001." answers "When did it open?"). Then, for each
+atom of the response:
 
 - **supported**: the context or question states the same value (a date agreeing in every part both
-  give, the same number, all the words of a name);
-- **contradicted**: not supported, and the aligned context sentence states an atom of the same kind
-  (and unit, for numbers; group, for names) with another value: "2001: the context says 14 March 2011";
-- **unsupported**: neither.
+  give, the same number, the capitalised words of a name: "von Tomas Reyes" is "Tomas Reyes");
+- **contradicted**: not supported, and the context states another value *in the same slot*
+  (:func:`_rival`): "2001: the context says 14 March 2011";
+- **unsupported**: neither. A value with no statement of the same slot to compare with is
+  unsupported, never contradicted.
 
-Polarity: when a response sentence is mostly made of its aligned sentence's words, a negation in one
-and not the other contradicts, unless a predicate was also swapped ("not open" where the context says
-"closed" agrees; "open" where it says "closed" does not).
+Same slot: a value of the same kind, of the same unit ("240 pupils" with "420 pupils", never with "18
+teachers"; a year only with a year), said of a subject that may be the same one (:mod:`._syntax`;
+"It" is the sentence before's subject), and, for names, dates and numbers without a unit, in the same
+relation (the same predicate, or the aligned sentence) and role ("founded by <name>"). Names are of
+the same group and not spellings of each other. In a record context (:mod:`._records`), a field's value
+is compared only with a value whose unit names the field.
+
+Polarity: an atom the context states under the same predicate with the negation the other way, or
+under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
+Sunday included" where it says "except Sunday") contradicts; each other sentence's clauses are compared
+with the context's clauses about the same thing (:mod:`._polarity`), one verdict a sentence.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+import re
+from dataclasses import dataclass, replace
+from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
 
 from trustscore.grounding.claims._atoms import Atom, atoms
+from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
+from trustscore.grounding.claims._polarity import ANTONYMS, clause_index, polarity
+from trustscore.grounding.claims._records import Record, read_record, slot_unit
+from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects
+from trustscore.grounding.claims._values import parse_number
+from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span, Token
+    from spacy.tokens import Doc, Span
 
 __all__ = ["POLARITY_KINDS", "Facts", "Verdict", "check", "facts"]
 
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
-_POLARITY_COVERAGE = 0.5
-"""Share of a response sentence's content words its aligned sentence must hold for polarity to be compared."""
-
-Outcome = Literal["supported", "contradicted", "unsupported"]
-
-POLARITY_KINDS = frozenset({"negation", "predicate"})
-"""The verdict kinds of a statement's polarity (a negation or predicate the context states the other
-way); every other kind is a value: a number, amount, percentage, date or name."""
+_SUBJECT_ROLES = frozenset({"nsubj", "nsubjpass"})
+_AGENTS = frozenset({"person", "organisation", "place"})
+"""Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
+organisation): under the same predicate and role a person's name stands in for a name of these."""
+_SAME_NAME = 0.8
+_RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+"""Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
 
 
 @dataclass(frozen=True)
 class Facts:
-    """What a parsed text offers for checking: its atoms and, per sentence, its content words,
-    negation and predicates."""
+    """What a parsed text offers for checking: its atoms, its sentences' content words, and its
+    clauses by predicate."""
 
     text: str
     atoms: list[Atom]
-    sentences: list[str]
     bounds: list[tuple[int, int]]
     """Each sentence's character offsets."""
     content: list[frozenset[str]]
-    negated: list[bool]
-    predicates: list[frozenset[str]]
-    sentence_lemmas: list[frozenset[str]]
+    clauses: list[Clause]
+    index: dict[str, list[Clause]]
+    """The clauses by predicate lemma."""
     lemmas: frozenset[str]
     words: frozenset[str]
+    mentions: dict[str, list[Mention]]
+    """Each content lemma: where it stands and whether it is negated (:mod:`._fields`)."""
+    record: Record | None
+    """The record the text is, if it is one."""
 
     @property
     def content_all(self) -> frozenset[str]:
@@ -63,57 +81,36 @@ class Facts:
         return frozenset().union(*self.content)
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """The outcome for one atom (or one sentence's polarity) of the response."""
-
-    kind: str
-    """The atom's kind, or "negation" / "predicate" for a sentence's polarity."""
-    outcome: Outcome
-    text: str
-    start: int
-    end: int
-    context: str | None = None
-    """What the context says instead (contradicted only)."""
-
-    def with_kind(self, kind: str) -> Verdict:
-        return Verdict(
-            kind=kind,
-            outcome=self.outcome,
-            text=self.text,
-            start=self.start,
-            end=self.end,
-            context=self.context,
-        )
-
-    @property
-    def reason(self) -> str:
-        if self.outcome == "contradicted":
-            return f"{self.text}: the context says {self.context}"
-        if self.outcome == "unsupported":
-            return f"{self.text}: the context never states this {self.kind}"
-        return f"{self.text}: stated in the context"
-
-
 def facts(doc: Doc) -> Facts:
-    """The facts of one parsed text."""
+    """The facts of one parsed text; a record's field values carry their field's key."""
     sents = list(doc.sents)
+    found = atoms(doc)
+    record = read_record(doc.text)
+    keep = [True] * len(sents)
+    if record is not None:
+        found = [_slotted(a, record.slot(a.start, a.end)) for a in found]
+        keep = [record.in_prose(s.start_char, s.end_char) for s in sents]
+    said = clauses(doc, sentence_subjects(doc), keep)
     return Facts(
         text=doc.text,
-        atoms=atoms(doc),
-        sentences=[s.text for s in sents],
+        atoms=found,
         bounds=[(s.start_char, s.end_char) for s in sents],
         content=[_content(s) for s in sents],
-        negated=[_negated(s) for s in sents],
-        predicates=[frozenset(t.lemma_.casefold() for t in s if _is_predicate(t)) for s in sents],
-        sentence_lemmas=[frozenset(t.lemma_.casefold() for t in s if t.is_alpha) for s in sents],
+        clauses=said,
+        index=clause_index(said),
         lemmas=frozenset(t.lemma_.casefold() for t in doc if t.is_alpha),
         words=frozenset(t.text.casefold() for t in doc if t.is_alpha),
+        mentions=mentions(doc),
+        record=record,
     )
 
 
+def _slotted(atom: Atom, slot: str | None) -> Atom:
+    return atom if slot is None else replace(atom, slot=slot)
+
+
 def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdict]:
-    """Every atom's verdict and every aligned sentence's polarity verdict, in response order."""
+    """Every atom's verdict and every checked sentence's polarity verdict, in response order."""
     given = [context] if question is None else [context, question]
     aligned = [_align(content, context, question) for content in response.content]
     out: list[Verdict] = []
@@ -123,20 +120,31 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         # context's statements of the same value are compared for polarity.
         matched = [a for a in context.atoms if _same_value(a, atom)]
         if matched or any(_supports(f, atom) for f in given):
-            if atom.predicate is not None and any(a.predicate is not None for a in matched):
+            if _related(atom, matched):
                 related.add(atom.sentence)
             out.append(_relation_verdict(atom, matched))
             continue
         rival = _rival(atom, context, aligned[atom.sentence], response)
         out.append(_verdict(atom, "contradicted", rival) if rival else _verdict(atom, "unsupported"))
-    for n, target in enumerate(aligned):
-        if target is None or n in related:  # its atoms' relations already compared its polarity
-            continue
-        polarity = _polarity(response, n, context, target)
-        if polarity is not None:
-            out.append(polarity)
+    out.extend(_sentence_polarity(response, context, related))
+    if context.record is not None:
+        out.extend(field_verdicts(response.text, response.mentions, response.bounds, context.record))
     out.sort(key=lambda v: v.start)
     return out
+
+
+def _sentence_polarity(response: Facts, context: Facts, skip: set[int]) -> list[Verdict]:
+    """One polarity verdict per sentence whose clauses the context speaks of (a contradicted clause
+    first), leaving out the sentences whose atoms' relations were compared already."""
+    best: dict[int, Verdict] = {}
+    for clause in response.clauses:
+        if clause.sentence in skip:
+            continue
+        verdict = polarity(clause, context.index, response.text, context.text)
+        held = best.get(clause.sentence)
+        if verdict is not None and (held is None or held.outcome == "supported"):
+            best[clause.sentence] = verdict
+    return list(best.values())
 
 
 def _verdict(atom: Atom, outcome: Outcome, context: str | None = None) -> Verdict:
@@ -151,15 +159,6 @@ def _content(sent: Span) -> frozenset[str]:
         for t in sent
         if t.pos_ in _CONTENT_POS and not t.is_stop and t.is_alpha and t.lower_ not in _ANSWER_WORDS
     )
-
-
-def _is_predicate(token: Token) -> bool:
-    """An adjective, or a participle after "be" ("is closed"): a state the sentence asserts."""
-    return token.pos_ == "ADJ" or (token.tag_ == "VBN" and any(c.lemma_ == "be" for c in token.children))
-
-
-def _negated(sent: Span) -> bool:
-    return any(t.dep_ == "neg" or t.lower_ in ("never", "nobody", "nothing", "none", "neither") for t in sent)
 
 
 def _align(content: frozenset[str], context: Facts, question: Facts | None) -> int | None:
@@ -193,7 +192,17 @@ def _supports(f: Facts, atom: Atom) -> bool:
             or (atom.date.month is None and a.number == atom.date.year)
             for a in f.atoms
         )
-    return any(a.number is not None and _same(a.number, atom.number) for a in f.atoms)
+    return any(
+        a.number is not None and _units_agree(a, atom) and (_same(a.number, atom.number) or _within(a, atom))
+        for a in f.atoms
+    )
+
+
+def _within(stated: Atom, atom: Atom) -> bool:
+    """``atom``'s number lies in a range ``stated`` gives ("1 to 2 hours", "4-6 minutes")."""
+    found = (parse_number([n]) for n in _RANGE_NUMBER.findall(stated.text))
+    bounds = [n for n in found if n is not None]
+    return atom.number is not None and len(bounds) > 1 and min(bounds) <= atom.number <= max(bounds)
 
 
 def _same(a: float, b: float | None) -> bool:
@@ -201,37 +210,112 @@ def _same(a: float, b: float | None) -> bool:
 
 
 def _rival(atom: Atom, context: Facts, sentence: int | None, response: Facts) -> str | None:
-    """What the context states in the atom's place, if it states something else there: an atom of the
-    same kind in the same relation ("designed by <name>", "opened on <date>"), else one in the aligned
-    sentence."""
+    """What the context states in the atom's slot, if it states something else there: a comparable
+    atom under the same predicate (in the aligned sentence first), else one in the aligned sentence,
+    in the same role where the kind needs it."""
     said = {a.text.casefold() for a in response.atoms}
-    rivals = [a for a in context.atoms if a.text.casefold() not in said and _comparable(atom, a)]
-    related = [a for a in rivals if atom.predicate is not None and a.predicate == atom.predicate]
+    names = [a for a in response.atoms if a.kind == "name"]
+    rivals = [
+        a
+        for a in context.atoms
+        if a.text.casefold() not in said
+        and _comparable(atom, a)
+        and compatible(atom.subject, a.subject)
+        and not (a.kind == "name" and any(_spelling(a, n) for n in names))
+    ]
+    related = [
+        a
+        for a in rivals
+        if a.slot is not None  # a record's field that the atom's unit names
+        or (
+            atom.predicate is not None
+            and a.predicate == atom.predicate
+            and (atom.kind == "date" or _same_role(atom, a))
+        )
+    ]
     if related:
-        return related[0].text
-    near = [a for a in rivals if a.sentence == sentence and (a.kind != "name" or a.group == atom.group)]
+        return min(related, key=lambda a: a.sentence != sentence).text
+    near = [
+        a
+        for a in rivals
+        if a.sentence == sentence
+        and _same_role(atom, a)
+        and a.group == atom.group
+        and (
+            atom.predicate is None
+            or a.predicate is None
+            or a.predicate == atom.predicate
+            or atom.unit is not None  # "is 37 kilometres long", "is 73 kilometres long": one slot
+        )
+    ]
     return near[0].text if near else None
 
 
+def _same_role(atom: Atom, other: Atom) -> bool:
+    """The same role in the clause; a number and a rival of the same stated unit need none."""
+    if atom.unit is not None and atom.unit == other.unit:
+        return True
+    return atom.role is not None and atom.role == other.role
+
+
 def _comparable(atom: Atom, other: Atom) -> bool:
+    """Whether ``other`` could state ``atom``'s fact another way: the same kind of value in the
+    same unit or group (a record's field only when the atom's unit names it)."""
+    if other.slot is not None:
+        return atom.kind == other.kind and atom.unit == slot_unit(other.slot)
     if atom.kind == "date":
         return other.kind == "date" and atom.date is not None and other.date is not None
     if atom.kind == "name":
-        return other.kind == "name"
-    return other.kind == atom.kind and _units_agree(atom, other)
+        groups = {atom.group, other.group}
+        return (
+            other.kind == "name"
+            and (len(groups) == 1 or ("person" in groups and groups <= _AGENTS))
+            and not _spelling(atom, other)
+        )
+    return (
+        other.kind == atom.kind
+        and atom.unit == other.unit
+        and (atom.unit is not None or _is_year(atom) == _is_year(other))
+    )
 
 
-def _units_agree(a: Atom, b: Atom) -> bool:
-    return a.unit is None or b.unit is None or a.unit == b.unit
+def _is_year(atom: Atom) -> bool:
+    return atom.number is not None and atom.number.is_integer() and 1500 <= atom.number <= 2099
+
+
+def _spelling(a: Atom, b: Atom) -> bool:
+    """One name is part of the other, the initials of the other ("US", "United States"), or the same
+    name spelled otherwise ("Calfornia")."""
+    one, two = set(a.words), set(b.words)
+    if one <= two or two <= one or _initials(a) == _letters(b) or _initials(b) == _letters(a):
+        return True
+    return SequenceMatcher(None, " ".join(a.words), " ".join(b.words)).ratio() >= _SAME_NAME
+
+
+def _initials(atom: Atom) -> str:
+    return "".join(w[0] for w in atom.words) if len(atom.words) > 1 else ""
+
+
+def _letters(atom: Atom) -> str:
+    return "".join(c for c in atom.text.casefold() if c.isalpha())
 
 
 def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
     """A supported atom, unless every place the context states it says the opposite of the response:
-    the same predicate with the negation flipped ("did not open in May 1998"), or another adjectival
-    predicate with the same negation ("open on Sundays" where the context says "closed on Sundays")."""
-    stated = [a for a in matched if a.predicate is not None]
+    the same predicate with the negation flipped ("did not open in May 1998"), an antonym with the
+    same negation ("open on Sundays" where the context says "closed on Sundays"), or the value as an
+    exception where the response includes it ("Sunday included" where it says "except Sunday")."""
+    if matched and all(a.excluded != atom.excluded for a in matched) and not atom.negated:
+        said = f"except {matched[0].text}" if matched[0].excluded else matched[0].text
+        return _verdict(atom, "contradicted", said).with_kind("negation")
+    stated = [
+        a
+        for a in matched
+        if a.predicate is not None and a.role == atom.role and compatible(a.subject, atom.subject)
+    ]
     if (
         atom.predicate is None
+        or not _relational(atom)  # what is said of a name or a subject is its clause's (see _polarity)
         or not stated
         or any(a.predicate == atom.predicate and a.negated == atom.negated for a in stated)
     ):
@@ -241,12 +325,27 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
         return _verdict(atom, "contradicted", f"{same[0].predicate_text} {same[0].text}").with_kind(
             "negation"
         )
-    if atom.adjectival:
-        other = [a for a in stated if a.adjectival and a.negated == atom.negated]
-        if other:
-            said = f"{other[0].predicate_text} {other[0].text}"
-            return _verdict(atom, "contradicted", said).with_kind("predicate")
+    opposite = ANTONYMS.get(atom.predicate, frozenset())
+    other = [a for a in stated if a.predicate in opposite and a.negated == atom.negated]
+    if other:
+        said = f"{other[0].predicate_text} {other[0].text}"
+        return _verdict(atom, "contradicted", said).with_kind("predicate")
     return _verdict(atom, "supported")
+
+
+def _related(atom: Atom, matched: list[Atom]) -> bool:
+    """Whether the context states the atom under its predicate or an antonym (its polarity is then
+    read on the atom, not on its sentence)."""
+    if atom.predicate is None or not _relational(atom):
+        return False
+    relations = ANTONYMS.get(atom.predicate, frozenset()) | {atom.predicate}
+    return any(a.predicate in relations for a in matched)
+
+
+def _relational(atom: Atom) -> bool:
+    """A value whose predicate's polarity is read on the atom itself: a date, number or amount in a
+    slot of its clause other than the subject ("did not open in May 1998")."""
+    return atom.kind != "name" and atom.role not in _SUBJECT_ROLES
 
 
 def _same_value(a: Atom, b: Atom) -> bool:
@@ -256,47 +355,9 @@ def _same_value(a: Atom, b: Atom) -> bool:
         return a.date is not None and b.date is not None and b.date.agrees(a.date)
     if a.number is None or b.number is None:
         return a.kind == b.kind == "date" and bool(a.words) and a.words == b.words
-    return _same(a.number, b.number)
+    return _same(a.number, b.number) and _units_agree(a, b)
 
 
-def _polarity(response: Facts, n: int, context: Facts, target: int) -> Verdict | None:
-    content = response.content[n]
-    shared = content & context.content[target]
-    if not shared or len(shared) / len(content) < _POLARITY_COVERAGE:
-        return None
-    swapped = sorted(response.predicates[n] - context.sentence_lemmas[target])
-    replaced = sorted(context.predicates[target] - response.sentence_lemmas[n])
-    changed = bool(swapped and replaced)
-    flipped = response.negated[n] != context.negated[target]
-    text = response.sentences[n]
-    span = response.bounds[n]
-    if flipped == changed:  # the same, or a negated antonym ("not open" for "closed")
-        return Verdict(kind="polarity", outcome="supported", text=text, start=span[0], end=span[1])
-    said = context.sentences[target].strip()
-    if changed:
-        return Verdict(
-            kind="predicate",
-            outcome="contradicted",
-            text=", ".join(swapped),
-            start=span[0],
-            end=span[1],
-            context=f'{", ".join(replaced)} ("{_clip(said)}")',
-        )
-    negation = "a negation" if response.negated[n] else "no negation"
-    return Verdict(
-        kind="negation",
-        outcome="contradicted",
-        text=f'{negation} in "{_clip(text)}"',
-        start=span[0],
-        end=span[1],
-        context=f'the opposite ("{_clip(said)}")',
-    )
-
-
-def _clip(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def count(verdicts: Iterable[Verdict], outcome: Outcome) -> int:
-    return sum(v.outcome == outcome for v in verdicts)
+def _units_agree(a: Atom, b: Atom) -> bool:
+    """No unit stated on one side, or the same on both ("18 teachers" is not "18 pupils")."""
+    return a.unit is None or b.unit is None or a.unit == b.unit

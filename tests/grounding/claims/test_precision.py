@@ -1,0 +1,201 @@
+"""The claims signal contradicts only a statement about the same thing: the same slot, subject and
+relation; names in the same role; polarity read on the aligned statement; a record's fields apart."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trustscore._types import Sample, Signal
+from trustscore.grounding.claims._signal import ClaimsCheck
+
+SCHOOL = (
+    "Westfield primary school was founded in 1953 by the teacher Ruth Abara. It has 420 pupils and 18 "
+    "teachers. It has no swimming pool."
+)
+QUESTION = "Tell me about Westfield primary school."
+
+
+def score(check: ClaimsCheck, response: str, context: str = SCHOOL, question: str = QUESTION) -> Signal:
+    return check.score(Sample(question=question, context=[context], response=response))
+
+
+def contradictions(signal: Signal) -> list[str]:
+    return list(signal.raw["contradictions"]) if isinstance(signal.raw, dict) else []  # type: ignore[arg-type]
+
+
+def count(signal: Signal, outcome: str) -> int:
+    return int(signal.raw.get(outcome, 0)) if isinstance(signal.raw, dict) else 0  # type: ignore[arg-type]
+
+
+def kinds(signal: Signal) -> list[str]:
+    return [
+        str(s.label).split(":")[0].removeprefix("contradicted ")
+        for s in signal.spans
+        if str(s.label).startswith("contradicted")
+    ]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        SCHOOL,
+        "The school, started by the teacher Ruth Abara in 1953, has 420 pupils and 18 teachers but does "
+        "not have a swimming pool.",
+    ],
+)
+def test_the_school_verbatim_and_paraphrased_is_supported(claims_check: ClaimsCheck, answer: str) -> None:
+    signal = score(claims_check, answer)
+    assert signal.value == 1.0 and not contradictions(signal)
+    assert signal.raw["supported"] >= 3  # type: ignore[index,operator]
+
+
+@pytest.mark.parametrize(
+    ("answer", "kind", "reason"),
+    [
+        ("It has 240 pupils.", "number", "240: the context says 420"),
+        ("Westfield primary school was founded in 1935.", "date", "1935: the context says 1953"),
+        ("It was founded by the teacher Helen Marsh.", "name", "Helen Marsh: the context says Ruth Abara"),
+        (
+            "Westfield primary school has a swimming pool.",
+            "negation",
+            "the context says It has no swimming pool",
+        ),
+    ],
+)
+def test_each_school_error_is_contradicted_and_named(
+    claims_check: ClaimsCheck, answer: str, kind: str, reason: str
+) -> None:
+    signal = score(claims_check, answer)
+    assert signal.value is not None and signal.value <= 0.15
+    assert kinds(signal) == [kind]
+    assert reason in contradictions(signal)[0]
+
+
+def test_a_value_is_compared_only_with_a_value_of_its_slot(claims_check: ClaimsCheck) -> None:
+    # 18 is the teachers' count, not the pupils': a count of X against a count of X
+    assert contradictions(score(claims_check, "It has 18 pupils.")) == ["18: the context says 420"]
+    # a count the context never gives (no rival of its unit) is unsupported, not contradicted
+    staff = score(claims_check, "It has 25 cooks.")
+    assert count(staff, "contradicted") == 0 and count(staff, "unsupported") == 1
+    # a clock time is not a rating; a count is not a year
+    shop = "The shop has a rating of 4.0. It opened in 1998 and sells 300 kinds of tea."
+    assert count(score(claims_check, "It is open until 8 pm.", shop, ""), "contradicted") == 0
+    assert contradictions(score(claims_check, "It sells 350 kinds of tea.", shop, "")) == [
+        "350: the context says 300"
+    ]
+
+
+def test_a_value_of_another_subject_is_not_a_rival(claims_check: ClaimsCheck) -> None:
+    context = "The Rowan Museum has 12 galleries. The city library has 40 staff."
+    signal = score(claims_check, "The Rowan Museum has 30 staff.", context, "")
+    assert count(signal, "contradicted") == 0 and count(signal, "unsupported") == 1
+
+
+def test_a_name_is_contradicted_only_in_the_same_role(claims_check: ClaimsCheck) -> None:
+    context = "The bridge was designed by the engineer Clara Voss and opened in Leeds."
+    assert kinds(score(claims_check, "It was designed by the engineer Maria Lang.", context, "")) == ["name"]
+    # a place where the context names a person (another group), or a name in another role: no rival
+    moved = score(claims_check, "Clara Voss lives in Paris.", context, "")
+    assert count(moved, "contradicted") == 0
+
+
+def test_another_languages_particles_are_not_a_different_name(claims_check: ClaimsCheck) -> None:
+    context = "The footbridge was designed by the engineer Tomas Reyes."
+    for answer in ("It was designed by von Tomas Reyes.", "It was designed by the engineer Tomas Reyes."):
+        assert score(claims_check, answer, context, "").value == 1.0, answer
+    # a misspelling of the same name is not another person
+    assert count(score(claims_check, "It was designed by Tomas Reyess.", context, ""), "contradicted") == 0
+
+
+def test_negation_is_read_on_the_aligned_statement(claims_check: ClaimsCheck) -> None:
+    context = "The Rovers won the final in May. The club has a training ground in Hull."
+    lost = score(claims_check, "The Rovers did not win the final.", context, "")
+    assert kinds(lost) == ["negation"]
+    assert count(score(claims_check, "The Rovers won the final.", context, ""), "contradicted") == 0
+    # a negation about something the context does not state is no contradiction
+    other = score(claims_check, "The Rovers did not win the cup in 1990.", context, "")
+    assert count(other, "contradicted") == 0
+
+
+def test_an_antonym_contradicts_and_a_negated_antonym_agrees(claims_check: ClaimsCheck) -> None:
+    context = "The museum is closed on Mondays. Its garden is open in summer."
+    assert kinds(score(claims_check, "The museum is open on Mondays.", context, "")) == ["predicate"]
+    assert score(claims_check, "The museum is not open on Mondays.", context, "").value == 1.0
+    # two adjectives that are not opposites contradict nothing
+    assert count(score(claims_check, "Its garden is lovely in summer.", context, ""), "contradicted") == 0
+
+
+def test_an_exception_the_answer_includes_is_contradicted(claims_check: ClaimsCheck) -> None:
+    context = "The shop is open every day except Sunday."
+    signal = score(claims_check, "The shop is open every day, Sunday included.", context, "")
+    assert kinds(signal) == ["negation"] and "except Sunday" in contradictions(signal)[0]
+    assert score(claims_check, "The shop is open every day except Sunday.", context, "").value == 1.0
+
+
+def test_a_record_field_is_compared_only_with_a_value_of_that_field(claims_check: ClaimsCheck) -> None:
+    record = json.dumps(
+        {
+            "name": "Finch & Fork",
+            "city": "Santa Barbara",
+            "state": "CA",
+            "business_stars": 4.0,
+            "review_count": 5,
+            "hours": {"Monday": "17:30-23:0"},
+        }
+    )
+    assert kinds(score(claims_check, "Finch & Fork is rated 3.5 stars.", record, "")) == ["number"]
+    assert score(claims_check, "Finch & Fork is rated 4.0 stars.", record, "").value == 1.0
+    # a count of another thing, a state's full name: no field of theirs to compare with
+    for answer in (
+        "Finch & Fork serves 30 dishes.",
+        "Finch & Fork is in Santa Barbara, California.",
+    ):
+        assert count(score(claims_check, answer, record, ""), "contradicted") == 0, answer  # type: ignore[index]
+
+
+RECORD = json.dumps(
+    {
+        "name": "Finch & Fork",
+        "hours": {"Monday": "17:30-23:0", "Sunday": "9:0-14:0"},
+        "attributes": {
+            "BusinessParking": {"garage": True, "valet": False},
+            "RestaurantsReservations": True,
+            "OutdoorSeating": False,
+            "Ambience": {"casual": False, "classy": True},
+        },
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("Finch & Fork does not take reservations.", "RestaurantsReservations: true"),
+        ("It has outdoor seating.", "OutdoorSeating: false"),
+        ("It has a casual atmosphere.", "Ambience.casual: false"),
+        ("It offers valet parking.", "BusinessParking.valet: false"),
+    ],
+)
+def test_a_yes_no_field_stated_the_other_way_is_contradicted(
+    claims_check: ClaimsCheck, answer: str, said: str
+) -> None:
+    signal = score(claims_check, answer, RECORD, "")
+    assert kinds(signal) == ["field"] and said in contradictions(signal)[0]
+
+
+def test_a_yes_no_field_stated_as_the_record_says_is_supported(claims_check: ClaimsCheck) -> None:
+    answer = "Finch & Fork takes reservations, has a classy vibe and garage parking, and no outdoor seating."
+    signal = score(claims_check, answer, RECORD, "")
+    assert signal.value == 1.0
+    assert signal.raw["supported"] >= 4  # type: ignore[index,operator]
+    # a word of the field without its parent's is not a statement of it: "casual" alone
+    assert count(score(claims_check, "Finch & Fork serves casual food.", RECORD, ""), "contradicted") == 0
+
+
+def test_opening_hours_are_read_against_the_records_hours(claims_check: ClaimsCheck) -> None:
+    assert score(claims_check, "On Sundays it is open from 9:00 am to 2:00 pm.", RECORD, "").value == 1.0
+    wrong = score(claims_check, "On Sundays it is open from 10 am to 2 pm.", RECORD, "")
+    assert "10 am: the context says the hours are" in contradictions(wrong)[0]
+    assert kinds(score(claims_check, "It is open every day.", RECORD, "")) == ["hours"]

@@ -1,0 +1,116 @@
+"""The polarity of the response's clauses against the context's clauses about the same thing.
+
+A response clause is compared with the context's clauses of the same predicate (or of an antonym:
+"open" and "closed") whose subject may be the same (:func:`._syntax.compatible`) and whose arguments
+share at least half of the smaller set of content words ("has a swimming pool" and "has no swimming
+pool" share "swimming pool"). Then:
+
+- the same predicate stated the same way anywhere: **supported** (kind "polarity");
+- the same predicate, only ever with the negation the other way: **contradicted** (kind "negation");
+- an antonym with the same negation ("open on Sundays" where the context says "closed on Sundays"):
+  **contradicted** (kind "predicate"); a negated antonym ("not open" for "closed") agrees.
+
+A clause the context states nothing about has no polarity verdict: it is not evidence either way.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from trustscore.grounding.claims._syntax import Clause, compatible
+from trustscore.grounding.claims._verdict import Verdict
+
+__all__ = ["ANTONYMS", "clause_index", "polarity"]
+
+_PAIRS = (
+    ("open", ("close", "closed", "shut")),
+    ("include", ("exclude",)),
+    ("allow", ("forbid", "ban", "prohibit")),
+    ("permit", ("forbid", "ban", "prohibit")),
+    ("accept", ("reject", "refuse", "decline")),
+    ("win", ("lose",)),
+    ("pass", ("fail",)),
+    ("succeed", ("fail",)),
+    ("increase", ("decrease", "fall", "drop", "decline", "shrink")),
+    ("rise", ("fall", "drop", "decline")),
+    ("available", ("unavailable",)),
+    ("possible", ("impossible",)),
+    ("legal", ("illegal",)),
+    ("alive", ("dead",)),
+    ("true", ("false",)),
+    ("present", ("absent",)),
+    ("public", ("private",)),
+    ("same", ("different",)),
+    ("safe", ("dangerous", "unsafe")),
+    ("guilty", ("innocent",)),
+    ("positive", ("negative",)),
+    ("agree", ("disagree",)),
+    ("support", ("oppose",)),
+    ("confirm", ("deny",)),
+    ("remember", ("forget",)),
+    ("add", ("remove",)),
+    ("permanent", ("temporary",)),
+    ("indoor", ("outdoor",)),
+    ("common", ("rare",)),
+    ("cheap", ("expensive",)),
+    ("male", ("female",)),
+)
+
+
+def _antonyms() -> dict[str, frozenset[str]]:
+    out: dict[str, set[str]] = defaultdict(set)
+    for word, opposites in _PAIRS:
+        for opposite in opposites:
+            out[word].add(opposite)
+            out[opposite].add(word)
+    return {word: frozenset(opposites) for word, opposites in out.items()}
+
+
+ANTONYMS = _antonyms()
+"""Predicates (lemmas) that state the opposite of each other: a short list of unambiguous pairs."""
+
+
+def clause_index(context: list[Clause]) -> dict[str, list[Clause]]:
+    """The context's clauses by predicate, so a response clause meets only those it may match."""
+    index: dict[str, list[Clause]] = defaultdict(list)
+    for clause in context:
+        index[clause.predicate].append(clause)
+    return dict(index)
+
+
+def _about_same(a: Clause, b: Clause) -> bool:
+    if not compatible(a.subject, b.subject):
+        return False
+    if not a.arguments or not b.arguments:
+        # nothing said of anything but the subject: it must be named on both sides
+        return not a.arguments and not b.arguments and bool(a.subject & b.subject)
+    shared = len(a.arguments & b.arguments)
+    return shared >= max(1, (min(len(a.arguments), len(b.arguments)) + 1) // 2)
+
+
+def polarity(
+    clause: Clause, index: dict[str, list[Clause]], response_text: str, context_text: str
+) -> Verdict | None:
+    """The polarity verdict of one response clause, or None when the context says nothing of it."""
+    text = response_text[clause.start : clause.end]
+    same = [c for c in index.get(clause.predicate, ()) if _about_same(clause, c)]
+    if any(c.negated == clause.negated for c in same):
+        return Verdict(kind="polarity", outcome="supported", text=text, start=clause.start, end=clause.end)
+    if same:
+        said = _clip(context_text[same[0].start : same[0].end])
+        return Verdict("negation", "contradicted", text, clause.start, clause.end, said)
+    opposite = [
+        c for a in ANTONYMS.get(clause.predicate, ()) for c in index.get(a, ()) if _about_same(clause, c)
+    ]
+    swapped = [c for c in opposite if c.negated == clause.negated]
+    if swapped:
+        said = _clip(context_text[swapped[0].start : swapped[0].end])
+        return Verdict("predicate", "contradicted", text, clause.start, clause.end, said)
+    if opposite:
+        return Verdict(kind="polarity", outcome="supported", text=text, start=clause.start, end=clause.end)
+    return None
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
