@@ -83,6 +83,9 @@ class FitOptions(BaseModel):
     """Keep every signal-value coefficient >= 0, so a better verdict from any judge can never lower
     the fused score (collinear judges otherwise can get negative weights). Raw features and missing
     indicators stay unconstrained: their direction is not known in advance."""
+    intercept_without: tuple[str, ...] = ()
+    """Values of ``intercept_by`` whose rows help fit the weights but not the pooled intercept (a set of
+    made-up errors, such as corruptions of real sentences, whose share of errors is no one's base rate)."""
     evidence: tuple[str, ...] = ()
     """Keys of features (counts) that each also decide as an evidence term: where the count is above
     zero the score is multiplied by ``1 - precision``, the precision fitted with the weights
@@ -231,11 +234,12 @@ def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -
         coef, intercept = fit_logistic(widened, t, l2=opts.l2)
     if per_stratum.shape[1]:
         coef = coef[: design.shape[1]]
+        level = np.array([s not in opts.intercept_without for s in fit.strata or []], dtype=bool)
         if evidence:
             factor = evidence_factor(evidence, [spec.key for spec in specs], raw)
-            intercept = intercept_matching_mean_evidence(design @ coef, factor, t)
+            intercept = intercept_matching_mean_evidence((design @ coef)[level], factor[level], t[level])
         else:
-            intercept = intercept_matching_mean(design @ coef, t)
+            intercept = intercept_matching_mean((design @ coef)[level], t[level])
     return {
         "features": fitted,
         "indicators": indicators,
