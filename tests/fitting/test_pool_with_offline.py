@@ -31,7 +31,7 @@ def test_a_sure_contradiction_pulls_a_wrongly_passed_answer_under_the_line() -> 
     assert plain.predict(signals(0.9, 0.95, 1)).score > 0.5  # type: ignore[operator]
 
 
-def test_the_offline_model_is_one_voice_weighing_what_its_signals_weighed() -> None:
+def test_the_offline_model_is_one_local_voice() -> None:
     model = fit((FACTS,))
     pool = DefaultFuser(WEIGHTS, offline=model)
     s = signals(0.8, 0.9, 0)
@@ -41,7 +41,7 @@ def test_the_offline_model_is_one_voice_weighing_what_its_signals_weighed() -> N
     def logit(p: float) -> float:
         return math.log(p / (1 - p))
 
-    expected = 1 / (1 + math.exp(-(1.0 * logit(0.8) + 0.75 * logit(min(0.99, linear))) / 1.75))
+    expected = 1 / (1 + math.exp(-(1.0 * logit(0.8) + 0.5 * logit(min(0.99, linear))) / 1.5))
     fused = pool.predict(s)
     assert fused.score == pytest.approx(expected)
     assert fused.used == ["lynx", "lexical", "claims"] and not fused.calibrated

@@ -4,6 +4,7 @@ and each answer with one fact changed is flagged (score < 0.5)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 import pytest
@@ -57,3 +58,40 @@ def test_a_faithful_answer_passes(kind: str) -> None:
 def test_an_answer_with_one_fact_changed_is_flagged(kind: str) -> None:
     result = score(WRONG[kind])
     assert result.score is not None and result.score < 0.5, (kind, result.score, result.signals["claims"].raw)
+
+
+@dataclass(frozen=True)
+class _Source:
+    name: str
+    version: str | None
+    is_judge: bool
+
+
+async def _lynx(p_pass: float, response: str) -> ts.Signal:
+    from trustscore.judges import build_judge
+    from trustscore.llm._client import LLMClient
+    from trustscore.llm._config import EndpointConfig
+    from trustscore.testing import MockRouter, judge_policy, lynx_answer
+
+    router = MockRouter(judge_policy({"lynx": lynx_answer("PASS", p_pass=p_pass)}))
+    llm = LLMClient(EndpointConfig(base_url=router.base_url, model="fake-judge"), transport=router.transport)
+    sample = ts.Sample(question=QUESTION, context=[CONTEXT], response=response)
+    return await build_judge("lynx", {"endpoint": "fake"}).run(sample, llm)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("kind", ["changed number", "changed date", "changed name"])
+async def test_a_judge_wrongly_passing_a_changed_fact_is_still_pulled_under_the_line(kind: str) -> None:
+    """The pool a Scorer with a judge builds: the test kit's Lynx passing the answer at P(pass) = 0.9."""
+    from trustscore.scoring._wiring import load_fuser
+
+    offline = score(WRONG[kind])
+    lynx = await _lynx(0.9, WRONG[kind])
+    assert lynx.value == pytest.approx(0.9)
+    sources = [_Source(n, s.version, False) for n, s in offline.signals.items()]
+    fuser = load_fuser(ts.Config(), [*sources, _Source("lynx", lynx.version, True)])  # type: ignore[list-item]
+    fused = fuser.predict({**offline.signals, "lynx": lynx})
+    assert fused.description == "default:logodds" and fused.score is not None and fused.score < 0.5
+    faithful = score(FAITHFUL["verbatim"])
+    passed = fuser.predict({**faithful.signals, "lynx": await _lynx(0.9, FAITHFUL["verbatim"])})
+    assert passed.score is not None and passed.score > 0.5

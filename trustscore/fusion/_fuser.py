@@ -11,7 +11,16 @@ from pydantic import BaseModel, ConfigDict
 
 from trustscore._types import DomainCheck, Sample, Signal
 
-__all__ = ["CLIP", "OTHER_WEIGHT", "AssessingFuser", "DefaultFuser", "FusedScore", "Fuser", "clip_score"]
+__all__ = [
+    "CLIP",
+    "OFFLINE_WEIGHT",
+    "OTHER_WEIGHT",
+    "AssessingFuser",
+    "DefaultFuser",
+    "FusedScore",
+    "Fuser",
+    "clip_score",
+]
 
 
 class FusedScore(BaseModel):
@@ -57,6 +66,12 @@ class OfflineModel(Protocol):
 
 OTHER_WEIGHT = 0.5
 """Weight of a signal the weights do not name."""
+OFFLINE_WEIGHT = 0.5
+"""Weight of the shipped offline model's voice in the pool beside a judge: one local signal's default
+weight (a judge's is 1). Of the weights measured on the corruption pairs held out for fitting (0.1 to
+1.5, ``benchmarks.scripted_judges``, docs/signals.md), it is the one whose pool ranks above both the
+judge alone and the offline model alone for every judge right on 85% or 95% of rows, confident or not;
+a heavier offline voice drowns an accurate but unsure judge."""
 CLIP = 0.01
 """Values are clipped into [CLIP, 1 - CLIP] before taking log-odds, so 0 and 1 stay finite; every fused
 score a Scorer returns lies in that range too (:func:`clip_score`)."""
@@ -83,11 +98,12 @@ class DefaultFuser:
     as 0; with no signal at all the score is ``None``.
 
     With ``offline`` (the shipped calibrator of the offline signals that run beside a judge), those
-    signals enter the pool as one voice, the model's linear score, with the sum of their weights (so a
-    judge and the offline signals weigh as they did), and the model's fitted evidence terms then
-    multiply the pooled score: a contradicted fact the fit found precise pulls a judge's wrong pass
-    under 0.5 as it would without the judge (the noisy-OR holds the finding independent of the other
-    evidence, :mod:`trustscore.fusion._evidence`).
+    signals enter the pool as one voice, the model's score as if no finding had fired, with
+    :data:`OFFLINE_WEIGHT`; then the factor by which the model's findings (a contradicted fact, a
+    contradicted polarity: its evidence terms, their linear weights and their noisy-OR) multiply its own
+    score multiplies the pooled score too. A contradiction pulls a judge's wrong pass down as it pulls
+    the offline score down (the noisy-OR holds a finding independent of the other evidence,
+    :mod:`trustscore.fusion._evidence`), instead of being averaged with the judge.
     """
 
     description = "default:logodds"
@@ -118,7 +134,7 @@ class DefaultFuser:
             for n in used
             if n not in reads
         ]
-        voices.append((sum(self.weights.get(n, OTHER_WEIGHT) for n in reads), linear))
+        voices.append((OFFLINE_WEIGHT, linear))
         return _pool(voices) * factor
 
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore:

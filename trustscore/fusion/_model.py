@@ -306,14 +306,23 @@ class FusionModel(_Strict):
         )
 
     def linear_and_evidence(self, signals: Mapping[str, Signal]) -> tuple[float | None, float]:
-        """The linear part's P(trustworthy) for one sample (None where none of its features is
-        present) and the evidence factor (1.0 where no term fires); without a post-hoc calibrator (the
-        shipped models have none) :meth:`predict_raw` is their product. The default pool with a judge
-        reads them apart (:class:`~trustscore.fusion._fuser.DefaultFuser`)."""
+        """For one sample: P(trustworthy) as if no evidence term had fired (their counts read as 0;
+        None where none of the features is present), and the factor the findings multiply it by in this
+        model, their linear weights and their noisy-OR together (1.0 where none fired): the score is
+        their product. The default pool with a judge reads them apart
+        (:class:`~trustscore.fusion._fuser.DefaultFuser`): the judge is pooled with the first, and the
+        findings weigh on the pooled score as they weigh here."""
         raw = self.raw_matrix([signals])
-        linear = linear_predict(self.features, self.indicators, self.coef, self.intercept, self.post_hoc, raw)
-        factor = evidence_factor(self.evidence, [f.spec.key for f in self.features], raw)
-        return (None if np.isnan(linear[0]) else float(linear[0])), float(factor[0])
+        keys = [f.spec.key for f in self.features]
+        quiet = raw.copy()
+        for term in self.evidence:
+            j = keys.index(term.feature)
+            if not np.isnan(quiet[0, j]):
+                quiet[0, j] = 0.0
+        base, full = float(self.predict_raw(quiet)[0]), float(self.predict_raw(raw)[0])
+        if np.isnan(base):
+            return None, 1.0
+        return base, full / base
 
     def predict_adapted(self, raw: NDArray[np.float64], domain: str | None = None) -> NDArray[np.float64]:
         """:meth:`predict_raw` mapped by the adaptation of ``domain`` (the base score where there is none)."""
