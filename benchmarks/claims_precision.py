@@ -14,6 +14,11 @@ for its six answers) and reports, per task and contradiction kind:
 - **recall**: the share of the annotated "Evident Conflict" spans that a contradiction of that kind
   overlaps (the annotators' label for a statement the context says otherwise).
 
+Then the contrast set (``examples/contrast_set.jsonl``, 225 rows written for this project: nine
+answers to each of 25 invented contexts): per phenomenon, the share of rows with a contradiction (the
+changed number, date, name and negation rows should have one; the verbatim, paraphrase and addition
+rows none).
+
 ``--show N`` prints N contradictions that overlap no annotated span, spread over the tasks, to be read
 by hand: each is a checker error (a wrong slot, another subject...) or a label the annotators missed.
 """
@@ -62,12 +67,12 @@ def overlaps(start: int, end: int, spans: list[dict[str, Any]]) -> bool:
     return any(start < s["end"] and s["start"] < end for s in spans)
 
 
-def measure(rows: list[dict[str, Any]]) -> tuple[dict[tuple[str, str], Tally], list[dict[str, Any]]]:
+def measure(
+    check: Any, rows: list[dict[str, Any]]
+) -> tuple[dict[tuple[str, str], Tally], list[dict[str, Any]]]:
     """Per (task, kind) tallies (kind "all" pools the kinds) and the contradictions outside every span."""
     from trustscore._types import Sample
-    from trustscore.grounding.claims._signal import ClaimsCheck
 
-    check = ClaimsCheck()
     tallies: dict[tuple[str, str], Tally] = defaultdict(Tally)
     outside: list[dict[str, Any]] = []
     for row in rows:
@@ -120,6 +125,25 @@ def table(rows: list[dict[str, Any]], tallies: dict[tuple[str, str], Tally]) -> 
     return lines
 
 
+def contrast_table(check: Any) -> list[str]:
+    """Per phenomenon of the contrast set, how many rows the claims signal finds a contradiction in."""
+    from trustscore._types import Sample
+
+    path = REPO / "examples" / "contrast_set.jsonl"
+    if not path.exists():
+        return [f"(no contrast set at {path})"]
+    hit: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        sample = Sample(question=row["question"], context=row["context"], response=row["response"])
+        raw = check.score(sample).raw
+        hit[row["phenomenon"]][0] += 1
+        hit[row["phenomenon"]][1] += isinstance(raw, dict) and bool(raw.get("contradicted"))
+    lines = ["| contrast-set phenomenon | rows | rows with a contradiction |", "| --- | --- | --- |"]
+    lines += [f"| {name} | {n} | {k} |" for name, (n, k) in hit.items()]
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -128,10 +152,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-task", type=int, default=300)
     parser.add_argument("--show", type=int, default=0, help="contradictions outside every span to print")
     args = parser.parse_args(argv)
+    from trustscore.grounding.claims._signal import ClaimsCheck
+
+    check = ClaimsCheck()
     rows = read_rows(args.data, args.per_task)
-    tallies, outside = measure(rows)
+    tallies, outside = measure(check, rows)
     print(f"claims contradictions on {len(rows)} RAGTruth test rows ({args.per_task} a task at most)\n")
     print("\n".join(table(rows, tallies)))
+    print()
+    print("\n".join(contrast_table(check)))
     if args.show:
         print(f"\n{len(outside)} contradictions outside every annotated span; {args.show} of them:")
         step = max(1, len(outside) // args.show)

@@ -199,3 +199,62 @@ def test_opening_hours_are_read_against_the_records_hours(claims_check: ClaimsCh
     wrong = score(claims_check, "On Sundays it is open from 10 am to 2 pm.", RECORD, "")
     assert "10 am: the context says the hours are" in contradictions(wrong)[0]
     assert kinds(score(claims_check, "It is open every day.", RECORD, "")) == ["hours"]
+
+
+def test_a_partitive_count_counts_its_noun(claims_check: ClaimsCheck) -> None:
+    context = "Three of the alleged attackers were killed. Police arrested 12 people."
+    assert contradictions(score(claims_check, "Four alleged attackers were killed.", context, "")) == [
+        "Four: the context says Three"
+    ]
+    assert score(claims_check, "Three alleged attackers were killed.", context, "").value == 1.0
+
+
+def test_a_rating_out_of_a_scale_and_a_field_after_without(claims_check: ClaimsCheck) -> None:
+    record = json.dumps(
+        {
+            "name": "Finch & Fork",
+            "attributes": {"Ambience": {"casual": False, "trendy": False, "classy": True}},
+            "business_stars": 3.5,
+            "review_info": [{"review_stars": 1.0}],
+        }
+    )
+    # the 5 of "out of 5" is the scale, not a rating
+    assert score(claims_check, "It is rated 3.5 out of 5 stars.", record, "").value == 1.0
+    assert contradictions(score(claims_check, "It is rated 4.5 out of 5 stars.", record, "")) == [
+        "4.5: the context says 3.5"
+    ]
+    answer = "Their ambiance is classy without being too trendy or casual."
+    assert score(claims_check, answer, record, "").value == 1.0
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Parking is available in a garage, but neither street parking, valet, nor lot parking is provided.",
+        "However, they do not take reservations, offer live music, or have a specific ambience.",
+        "The restaurant offers takeout but does not have Wi-Fi or accept reservations.",
+        "The bar's ambience leans more towards being a divey place rather than trendy or upscale.",
+    ],
+)
+def test_a_negation_shared_by_coordinated_fields_reaches_each(claims_check: ClaimsCheck, answer: str) -> None:
+    record = json.dumps(
+        {
+            "attributes": {
+                "BusinessParking": {"garage": True, "street": False, "lot": False, "valet": False},
+                "RestaurantsReservations": False,
+                "Music": False,
+                "Ambience": {"trendy": False, "upscale": False, "divey": True},
+            }
+        }
+    )
+    signal = score(claims_check, answer, record, "")
+    assert signal.value == 1.0, contradictions(signal)
+
+
+def test_a_negation_does_not_cross_into_a_clause_with_its_own_subject(claims_check: ClaimsCheck) -> None:
+    record = json.dumps({"attributes": {"RestaurantsReservations": False, "OutdoorSeating": True}})
+    for answer in (
+        "The restaurant does not take reservations, but outdoor seating is available.",
+        "They do not take reservations and have outdoor seating available.",
+    ):
+        assert score(claims_check, answer, record, "").value == 1.0, answer

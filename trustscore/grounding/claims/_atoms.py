@@ -109,11 +109,13 @@ def atoms(doc: Doc) -> list[Atom]:
     taken: set[int] = set()
     for ent in doc.ents:
         atom = _entity_atom(ent, sentence_of[ent.start])
-        if atom is not None:
+        if atom is not None and not _scale(ent.root):
             out.append(replace(atom, **_relation(ent.root, subjects[atom.sentence])))
             taken.update(range(ent.start, ent.end))
     for token in doc:
         if token.i in taken or not token.like_num or not any(c.isdigit() for c in token.text):
+            continue
+        if _scale(token):
             continue
         value = parse_number([token.text])
         if value is not None:
@@ -131,6 +133,13 @@ def atoms(doc: Doc) -> list[Atom]:
             )
     out.sort(key=lambda a: a.start)
     return out
+
+
+def _scale(token: Token) -> bool:
+    """The number is the scale a value is read on, not a value: the 5 of "4.5 out of 5 stars"."""
+    node = token.head if token.dep_ == "nummod" else token
+    head = node.head
+    return node.dep_ == "pobj" and head.lower_ == "of" and head.i > 0 and head.doc[head.i - 1].lower_ == "out"
 
 
 def _sentence_index(doc: Doc) -> list[int]:
@@ -152,7 +161,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         start = next((t.idx for t in ent if t.lower_ != "the"), ent.start_char)
         return Atom(
             kind="name",
-            text=ent.doc.text[start : ent.end_char],
+            text=ent.text[start - ent.start_char :],  # not doc.text: spaCy joins every token for it
             start=start,
             end=ent.end_char,
             sentence=sentence,
@@ -207,7 +216,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         unit = _unit(tokens) if label == "QUANTITY" else _counted(tokens[-1])
     return Atom(
         kind=kind,
-        text=ent.doc.text[start : ent.end_char],
+        text=(ent.doc[ent.start - 1 : ent.end] if start < ent.start_char else ent).text,
         start=start,
         end=ent.end_char,
         sentence=sentence,
@@ -244,9 +253,18 @@ def _unit(tokens: list[Token]) -> str | None:
 
 
 def _counted(token: Token) -> str | None:
-    """The noun a number counts ("42,000 books" -> "book"), when the parse attaches it so."""
+    """The noun a number counts ("42,000 books" -> "book"; "three of the attackers" -> "attacker"),
+    when the parse attaches it so."""
     if token.dep_ == "nummod" and token.head.pos_ in ("NOUN", "PROPN"):
         return token.head.lemma_.casefold()
+    after = token.doc[token.i + 1 : token.i + 5]
+    if len(after) == 4 and after[0].lower_ == "out" and after[1].lower_ == "of" and after[3].pos_ == "NOUN":
+        return after[3].lemma_.casefold()  # "4.5 out of 5 stars": a value on a scale of stars
+    for prep in token.children:
+        if prep.dep_ == "prep" and prep.lower_ == "of":
+            counted = next((c for c in prep.children if c.dep_ == "pobj" and c.pos_ == "NOUN"), None)
+            if counted is not None and counted.tag_ in ("NNS", "NNPS"):
+                return counted.lemma_.casefold()
     return None
 
 

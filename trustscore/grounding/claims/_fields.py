@@ -30,6 +30,7 @@ _TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?\s?m\b\.?", re.IGNOR
 _EVERY_DAY = re.compile(r"\b(every day|everyday|daily|seven days|7 days)\b", re.IGNORECASE)
 _OPENING = frozenset({"open", "close", "closed", "hour", "operate", "serve"})
 _NEGATING = frozenset({"without", "lack", "lacking", "no", "never"})
+_NEGATORS = frozenset({"not", "n't", "never", "neither", "nor", "no"})
 
 
 @dataclass(frozen=True)
@@ -55,15 +56,33 @@ def mentions(doc: Doc) -> dict[str, list[Mention]]:
 
 def _negated(token: Token) -> bool:
     """Whether the clause around ``token`` negates it: a "not" or "no" on it or on the words it hangs
-    from up to its verb, or a "without" among them."""
+    from up to its verb, or a "without" among them or above that verb."""
     for node in (token, *token.ancestors):
-        if node.lower_ in _NEGATING and node.i != token.i:
+        if node.i != token.i and (node.lower_ in _NEGATING or _rather_than(node)):
             return True
-        if any(c.dep_ == "neg" or c.lower_ in _NEGATING for c in node.children):
+        if any(_negator(c) for c in node.children):
             return True
-        if node.pos_ in ("VERB", "AUX"):
-            return False
+        if node.pos_ in ("VERB", "AUX"):  # "without being too trendy", "does not have X or accept Y"
+            shared = (  # "does not have X or accept Y": a negation spreads over "or", not over "and"
+                node.dep_ == "conj"
+                and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in node.children)
+                and any(
+                    c.dep_ == "cc" and c.lower_ in ("or", "nor")
+                    for c in (*node.head.children, *node.children)
+                )
+                and any(_negator(c) for c in node.head.children)
+            )
+            return node.head.lower_ in _NEGATING or shared
     return False
+
+
+def _negator(child: Token) -> bool:
+    """A dependent that negates its head: "not", "never", "no" parking, "neither" street nor lot."""
+    return child.dep_ in ("neg", "preconj", "det", "cc") and child.lower_ in _NEGATORS
+
+
+def _rather_than(token: Token) -> bool:
+    return token.lower_ == "than" and token.i > 0 and token.doc[token.i - 1].lower_ == "rather"
 
 
 def field_verdicts(

@@ -41,10 +41,10 @@ __all__ = ["ClaimsCheck", "claims_version", "normalise"]
 
 _METHOD = "claims/2"
 _CACHE_REVISION = "aligned-slots/3"
-"""In the cache identity: cached results from before a change of the checks must not be replayed (a
-value compared only with a value of its slot, polarity read on clauses about the same thing, a
-record's fields apart; before: the question's atoms no longer count as the context's relations,
-``raw`` counts contradicted facts and polarity apart and an abstention has its shares)."""
+"""In the cache identity, not the version: a change that leaves the value as it was but that cached
+results from before it must not be replayed (the question's atoms no longer count as the context's
+relations; ``raw`` counts contradicted facts and polarity apart and an abstention has its shares, which
+the shipped calibrator reads)."""
 _release = cache(version)
 _CONTEXTS_KEPT = 64
 """Parsed contexts kept per signal: the samples of one context (many answers to one question) parse
