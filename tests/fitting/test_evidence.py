@@ -117,3 +117,17 @@ def test_evidence_must_name_a_feature_of_the_fit() -> None:
             features=["lexical"],
             options=FitOptions(folds=3, evidence=(FACTS,)),
         )
+
+
+def test_rows_left_out_of_the_level_fit_the_weights_but_not_the_pooled_intercept() -> None:
+    rows = rows_from_dicts(generated())
+    model, _ = fit_calibrator(
+        rows,
+        label="hallucinated",
+        features=FEATURES,
+        options=FitOptions(folds=3, evidence=(FACTS,), intercept_by="dataset", intercept_without=("a",)),
+    )
+    kept = [r for r in rows if r.fields["dataset"] == "b"]
+    p = model.predict_raw(model.raw_matrix([r.signals for r in kept]))
+    trust = np.mean([not r.fields["hallucinated"] for r in kept])
+    assert float(np.mean(p)) == pytest.approx(trust, abs=1e-6)
