@@ -8,9 +8,10 @@ signal) on the multi-domain corpus.
     .venv/bin/python -m calibration.fit_local_multidomain --claims
         # writes trustscore/calibrators/local_multidomain_claims.json (needs the claims signal scored)
 
-``--claims`` fits ``trustscore.fitting._shipped.FEATURES_CLAIMS`` (the shipped features and the claims
-signal's) the same way: the calibrator a Scorer picks when the ``claims`` extra is installed. Without
-it the first one applies (``trustscore.calibrators``).
+``--claims`` fits ``trustscore.fitting._shipped.FEATURES_EVIDENCE`` (the shipped features and the claims
+signal's) with ``EVIDENCE_CLAIMS`` as evidence terms (a contradiction decides, its precision fitted:
+``trustscore.fusion._evidence``) the same way: the calibrator a Scorer picks when the ``claims`` extra
+is installed. Without it the first one applies (``trustscore.calibrators``).
 
 Fits ``trustscore.fitting.fit_calibrator`` over ``trustscore.fitting._shipped.FEATURES`` (with an intercept
 per data set while the weights are fitted: ``trustscore.fitting._shipped.INTERCEPT_BY``) on the rows of the
@@ -42,7 +43,14 @@ from benchmarks.fusion_realdata import claims_signal_versions, default_signal_ve
 from benchmarks.multidomain import DEFAULT_SCORED
 from calibration.build_corpus import SHIPPABLE
 from trustscore.fitting._calibrator import FitOptions, fit_calibrator
-from trustscore.fitting._shipped import FEATURES, FEATURES_CLAIMS, GROUP, INTERCEPT_BY, LABEL
+from trustscore.fitting._shipped import (
+    EVIDENCE_CLAIMS,
+    FEATURES,
+    FEATURES_EVIDENCE,
+    GROUP,
+    INTERCEPT_BY,
+    LABEL,
+)
 from trustscore.fusion._store import save_model
 from trustscore.rows._scored import read_scored
 
@@ -66,12 +74,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--scored", type=Path, default=DEFAULT_SCORED)
     parser.add_argument("-o", "--output", type=Path, default=None)
     parser.add_argument("--claims", action="store_true", help="fit the model that reads claims too")
+    parser.add_argument(
+        "--corruptions",
+        type=Path,
+        default=None,
+        help="with --claims: scored corruption pairs (benchmarks.corruption_pairs --seed 1 --exclude ...) "
+        "added to the training rows as one more data set (fitting the weights, not the pooled intercept)",
+    )
     args = parser.parse_args(argv)
     output = args.output or (SHIPPED_CLAIMS if args.claims else SHIPPED)
     if not args.scored.exists():
         print(f"SKIP: {args.scored} not found; build and score the corpus first (see the docstring)")
         return 0
     rows = [r for r in read_scored(args.scored) if r.fields.get("dataset") in SHIPPABLE]
+    if args.claims and args.corruptions is not None:
+        rows += read_scored(args.corruptions)
     expected = claims_signal_versions() if args.claims else default_signal_versions()
     stale = sorted(
         {
@@ -92,15 +109,21 @@ def main(argv: list[str] | None = None) -> int:
         rows,
         label=LABEL,
         group=GROUP,
-        features=FEATURES_CLAIMS if args.claims else FEATURES,
+        features=FEATURES_EVIDENCE if args.claims else FEATURES,
         by="dataset",
         name=f"{NAME}_claims" if args.claims else NAME,
-        options=FitOptions(intercept_by=INTERCEPT_BY),
+        options=FitOptions(
+            intercept_by=INTERCEPT_BY,
+            evidence=EVIDENCE_CLAIMS if args.claims else (),
+            intercept_without=("corruptions",),
+        ),
         data_name=f"trustscore multi-domain corpus ({', '.join(datasets)}; {len(rows)} rows)",
     )
     model = model.ranking_only(NOT_CALIBRATED_REASON)
     held = report.held_out.report
     print(f"{len(rows)} rows from {datasets}; features {[f.spec.key for f in model.features]}")
+    for term in model.evidence:
+        print(f"evidence {term.feature}: precision {term.precision:.3f}")
     print(
         f"5-fold CV grouped by {GROUP} (in-domain): AUROC macro over datasets {held.macro['auroc']:.3f}, "
         f"pooled {held.pooled.auroc:.3f}, ECE(10 bins, mass) {held.pooled.ece_mass:.3f}"

@@ -71,10 +71,16 @@ async def score(facts: int | None, polarity: int = 0, unsupported: float = 0.0) 
     return result.score
 
 
-def test_the_claims_model_reads_contradicted_facts_and_unsupported_share_not_the_mixed_value() -> None:
+def test_the_claims_model_reads_the_counts_by_kind_not_the_mixed_value_and_lets_them_decide() -> None:
     model = load_model(PACKAGED_CLAIMS)
     claims = [f.spec.key for f in model.features if f.spec.signal == "claims"]
-    assert claims == ["claims:raw.contradicted_facts|identity", "claims:raw.unsupported_share|identity"]
+    assert claims == [
+        "claims:raw.contradicted_facts|identity",
+        "claims:raw.unsupported_share|identity",
+        "claims:raw.contradicted_polarity|identity",
+    ]
+    assert [t.feature for t in model.evidence] == [claims[0], claims[2]]
+    assert all(0.0 < t.precision < 1.0 for t in model.evidence)
 
 
 async def test_contradicted_facts_and_unsupported_atoms_lower_it_and_a_missing_signal_still_scores() -> None:
@@ -83,8 +89,9 @@ async def test_contradicted_facts_and_unsupported_atoms_lower_it_and_a_missing_s
     assert two < one < supported
     unsupported = await score(0, unsupported=0.5)
     assert unsupported is not None and unsupported < supported
-    # Contradicted polarity is no evidence on the corpus (docs/calibration.md): the model does not read it.
-    assert await score(0, polarity=1) == supported
+    # A contradicted negation or antonym is evidence too (an evidence term, docs/calibration.md).
+    polarity = await score(0, polarity=1)
+    assert polarity is not None and polarity < supported
     # Missing (nothing to check) is imputed with the indicator the fit learned; it still scores.
     assert 0.0 < missing < 1.0
 

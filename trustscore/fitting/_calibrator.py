@@ -30,7 +30,9 @@ from pydantic import BaseModel, ConfigDict
 
 from trustscore._version import __version__
 from trustscore.core._hashing import canonical_json, sha256_hex
+from trustscore.fitting._evidence_fit import fit_evidence, intercept_matching_mean_evidence
 from trustscore.fusion._domain import LENGTHS, CalibrationDomain, describe_domain, lengths_of
+from trustscore.fusion._evidence import EvidenceTerm, evidence_factor, fired
 from trustscore.fusion._features import FeatureSpec, apply_transform, parse_feature
 from trustscore.fusion._maps import CalibratorKind, fit_calibrator_kind
 from trustscore.fusion._model import (
@@ -81,6 +83,13 @@ class FitOptions(BaseModel):
     """Keep every signal-value coefficient >= 0, so a better verdict from any judge can never lower
     the fused score (collinear judges otherwise can get negative weights). Raw features and missing
     indicators stay unconstrained: their direction is not known in advance."""
+    intercept_without: tuple[str, ...] = ()
+    """Values of ``intercept_by`` whose rows help fit the weights but not the pooled intercept (a set of
+    made-up errors, such as corruptions of real sentences, whose share of errors is no one's base rate)."""
+    evidence: tuple[str, ...] = ()
+    """Keys of features (counts) that each also decide as an evidence term: where the count is above
+    zero the score is multiplied by ``1 - precision``, the precision fitted with the weights
+    (:mod:`trustscore.fusion._evidence`, :mod:`trustscore.fitting._evidence_fit`)."""
 
 
 class FitReport(BaseModel):
@@ -209,15 +218,35 @@ def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -
     design = design_matrix(z, signal_of, indicators)
     per_stratum = _strata_columns(fit.strata, design.shape[0])
     widened = np.hstack([design, per_stratum])
-    if opts.monotone:
+    evidence: list[EvidenceTerm] = []
+    if opts.evidence:
+        keys = [spec.key for spec in specs]
+        fired_columns = fired(raw[:, [keys.index(k) for k in opts.evidence]])
+        coef, intercept, precisions = fit_evidence(widened, t, fired_columns, l2=opts.l2)
+        evidence = [
+            EvidenceTerm(feature=k, precision=float(p))
+            for k, p in zip(opts.evidence, precisions, strict=True)
+        ]
+    elif opts.monotone:
         value_cols = [j for j, spec in enumerate(specs) if spec.field == "value"]
         coef, intercept = _fit_nonnegative(widened, t, opts.l2, value_cols)
     else:
         coef, intercept = fit_logistic(widened, t, l2=opts.l2)
     if per_stratum.shape[1]:
         coef = coef[: design.shape[1]]
-        intercept = intercept_matching_mean(design @ coef, t)
-    return {"features": fitted, "indicators": indicators, "coef": coef.tolist(), "intercept": intercept}
+        level = np.array([s not in opts.intercept_without for s in fit.strata or []], dtype=bool)
+        if evidence:
+            factor = evidence_factor(evidence, [spec.key for spec in specs], raw)
+            intercept = intercept_matching_mean_evidence((design @ coef)[level], factor[level], t[level])
+        else:
+            intercept = intercept_matching_mean((design @ coef)[level], t[level])
+    return {
+        "features": fitted,
+        "indicators": indicators,
+        "coef": coef.tolist(),
+        "intercept": intercept,
+        "evidence": evidence,
+    }
 
 
 def _fit_all(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -> dict[str, Any]:
@@ -229,7 +258,13 @@ def _fit_all(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -> d
     fit_rows, cal_rows = grouped_split(fit.groups, opts.post_hoc_fraction, seed=opts.seed + 2)
     params = _fit_linear(fit.take(fit_rows), specs, opts)
     p_cal = linear_predict(
-        params["features"], params["indicators"], params["coef"], params["intercept"], None, fit.raw[cal_rows]
+        params["features"],
+        params["indicators"],
+        params["coef"],
+        params["intercept"],
+        None,
+        fit.raw[cal_rows],
+        params["evidence"],
     )
     ok = ~np.isnan(p_cal)
     post_hoc = fit_calibrator_kind(opts.post_hoc, p_cal[ok], fit.trust[cal_rows][ok])
@@ -238,7 +273,13 @@ def _fit_all(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -> d
 
 def _predict(params: dict[str, Any], raw: NDArray[np.float64]) -> NDArray[np.float64]:
     return linear_predict(
-        params["features"], params["indicators"], params["coef"], params["intercept"], params["post_hoc"], raw
+        params["features"],
+        params["indicators"],
+        params["coef"],
+        params["intercept"],
+        params["post_hoc"],
+        raw,
+        params["evidence"],
     )
 
 
@@ -292,6 +333,11 @@ def fit_calibrator(
     specs = [
         f if isinstance(f, FeatureSpec) else parse_feature(f) for f in (features or default_features(rows))
     ]
+    unknown = sorted(set(opts.evidence) - {spec.key for spec in specs})
+    if unknown:
+        raise ValueError(f"evidence {unknown} must name features of the fit ({[s.key for s in specs]})")
+    if opts.evidence and opts.monotone:
+        raise ValueError("monotone and evidence cannot be combined: fit one or the other")
     labels = label_column(rows, label)
     groups = group_column(rows, group) if group else [str(i) for i in range(len(rows))]
     raw = raw_features(rows, specs)
@@ -307,6 +353,7 @@ def fit_calibrator(
         indicators=params["indicators"],
         coef=params["coef"],
         intercept=params["intercept"],
+        evidence=params["evidence"],
         post_hoc=params["post_hoc"],
         training=TrainingSummary(
             n=int(fit.keep.size),

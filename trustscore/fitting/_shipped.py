@@ -5,7 +5,15 @@ how they were chosen (the rule and its nested figures are in docs/calibration.md
 
 from __future__ import annotations
 
-__all__ = ["FEATURES", "FEATURES_CLAIMS", "GROUP", "INTERCEPT_BY", "LABEL"]
+__all__ = [
+    "EVIDENCE_CLAIMS",
+    "FEATURES",
+    "FEATURES_CLAIMS",
+    "FEATURES_EVIDENCE",
+    "GROUP",
+    "INTERCEPT_BY",
+    "LABEL",
+]
 
 LABEL = "hallucinated"
 """The label column of the training rows: true when the response is not supported."""
@@ -31,6 +39,16 @@ numbers, amounts, dates and names the context states otherwise, and the share of
 context never states. Not the signal's value, which folds those two with contradicted polarity (no more
 often hallucinated than the base rate on the corpus) into one number the fit cannot weigh apart
 (docs/calibration.md, "How a contradicted fact enters the score")."""
+FEATURES_EVIDENCE: list[str] = [*FEATURES_CLAIMS, "claims:raw.contradicted_polarity|identity"]
+"""The features of the shipped claims calibrator: ``FEATURES_CLAIMS`` and the count of contradicted
+negations and antonyms, which the evidence terms read."""
+EVIDENCE_CLAIMS: tuple[str, ...] = (
+    "claims:raw.contradicted_facts|identity",
+    "claims:raw.contradicted_polarity|identity",
+)
+"""The counts that also decide as evidence terms (``FitOptions.evidence``): where the claims signal
+contradicts a fact, or a statement's polarity, the score is multiplied by one minus that finding's
+fitted precision (``benchmarks.fusion_forms`` compares this form with the others, docs/calibration.md)."""
 INTERCEPT_BY: str | None = "dataset"
 """One intercept per data set while the weights are fitted, so the weights do not learn which data set
 hallucinates more; the shipped model keeps the pooled intercept."""

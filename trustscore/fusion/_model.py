@@ -6,7 +6,9 @@ What it computes, for one sample (``P`` = P(trustworthy)):
    a value feature may first pass through its own per-signal calibrator (stacking);
 2. it is transformed (logit / clip / identity) and standardised with the training mean and
    standard deviation;
-3. ``P = sigmoid(intercept + coef . [features, missing indicators])``, then an optional post-hoc
+3. ``P = sigmoid(intercept + coef . [features, missing indicators])``; with ``evidence`` terms, ``P`` is
+   multiplied by ``1 - precision`` of each term that fires (a sure finding, such as a contradicted
+   fact, decides whatever the overlap: :mod:`trustscore.fusion._evidence`); then an optional post-hoc
    calibrator (fitted on a held-out split) maps ``P``.
 
 **Missing signals** (timed out, failed, or not run): each of their features is imputed with its
@@ -35,6 +37,7 @@ from trustscore._types import DomainCheck, Sample, Signal
 from trustscore.core._hashing import canonical_json, sha256_hex
 from trustscore.fusion._adaptation import MAX_ROWS, Adaptation
 from trustscore.fusion._domain import CalibrationDomain
+from trustscore.fusion._evidence import EvidenceTerm, evidence_factor
 from trustscore.fusion._features import FeatureSpec, apply_transform
 from trustscore.fusion._fuser import FusedScore, clip_score
 from trustscore.fusion._maps import Calibrator, check_parameters
@@ -47,6 +50,7 @@ __all__ = [
     "FORMAT_VERSION",
     "CalibratorError",
     "CalibratorMismatchError",
+    "EvidenceTerm",
     "FittedFeature",
     "FusionModel",
     "HeldOutMetrics",
@@ -143,12 +147,15 @@ def linear_predict(
     intercept: float,
     post_hoc: Calibrator | None,
     raw: NDArray[np.float64],
+    evidence: Sequence[EvidenceTerm] = (),
 ) -> NDArray[np.float64]:
     """The model's arithmetic on a raw matrix (NaN = missing); NaN where no feature is present."""
     z = np.column_stack([f.column(raw[:, j]) for j, f in enumerate(features)])
     missing = np.isnan(z)
     design = design_matrix(z, [f.spec.signal for f in features], indicators)
     p = np.asarray(sigmoid(design @ np.asarray(coef, dtype=np.float64) + intercept), dtype=np.float64)
+    if evidence:
+        p = p * evidence_factor(evidence, [f.spec.key for f in features], raw)
     if post_hoc is not None:
         p = np.asarray(post_hoc.predict(p), dtype=np.float64)
     p[missing.all(axis=1)] = np.nan
@@ -170,6 +177,9 @@ class FusionModel(_Strict):
     """Signals with a missing indicator, in the order their coefficients follow the features'."""
     coef: list[float]
     intercept: float
+    evidence: list[EvidenceTerm] = Field(default_factory=list)
+    """Findings that decide (a noisy-OR over the linear score, :mod:`trustscore.fusion._evidence`), each
+    reading one of ``features``; empty in a purely linear model."""
     post_hoc: Calibrator | None = None
     training: TrainingSummary
     held_out: HeldOutMetrics | None = None
@@ -206,6 +216,9 @@ class FusionModel(_Strict):
                 f"{len(self.coef)} coefficients for {len(self.features)} features + "
                 f"{len(self.indicators)} indicators"
             )
+        unknown = [t.feature for t in self.evidence if t.feature not in keys]
+        if unknown:
+            raise ValueError(f"evidence reads {unknown}, which are not among the features {keys}")
         names = [a.domain for a in self.adaptations]
         if len(set(names)) != len(names):
             raise ValueError(f"two adaptations share a domain name: {names}")
@@ -224,9 +237,9 @@ class FusionModel(_Strict):
 
     @staticmethod
     def compute_hash(data: Mapping[str, Any]) -> str:
-        # Files from before ``domain`` / ``not_calibrated_reason`` existed lack the key: their hash must
-        # not change.
-        optional = ("domain", "not_calibrated_reason", "adaptations")
+        # Files from before ``domain`` / ``not_calibrated_reason`` / ``evidence`` existed lack the key:
+        # their hash must not change.
+        optional = ("domain", "not_calibrated_reason", "adaptations", "evidence")
         kept = {
             k: v for k, v in data.items() if k != "content_sha256" and not (k in optional and v in (None, []))
         }
@@ -288,7 +301,28 @@ class FusionModel(_Strict):
                 f"expected {len(self.features)} feature columns "
                 f"({', '.join(f.spec.key for f in self.features)}), got shape {raw.shape}"
             )
-        return linear_predict(self.features, self.indicators, self.coef, self.intercept, self.post_hoc, raw)
+        return linear_predict(
+            self.features, self.indicators, self.coef, self.intercept, self.post_hoc, raw, self.evidence
+        )
+
+    def linear_and_evidence(self, signals: Mapping[str, Signal]) -> tuple[float | None, float]:
+        """For one sample: P(trustworthy) as if no evidence term had fired (their counts read as 0;
+        None where none of the features is present), and the factor the findings multiply it by in this
+        model, their linear weights and their noisy-OR together (1.0 where none fired): the score is
+        their product. The default pool with a judge reads them apart
+        (:class:`~trustscore.fusion._fuser.DefaultFuser`): the judge is pooled with the first, and the
+        findings weigh on the pooled score as they weigh here."""
+        raw = self.raw_matrix([signals])
+        keys = [f.spec.key for f in self.features]
+        quiet = raw.copy()
+        for term in self.evidence:
+            j = keys.index(term.feature)
+            if not np.isnan(quiet[0, j]):
+                quiet[0, j] = 0.0
+        base, full = float(self.predict_raw(quiet)[0]), float(self.predict_raw(raw)[0])
+        if np.isnan(base):
+            return None, 1.0
+        return base, full / base
 
     def predict_adapted(self, raw: NDArray[np.float64], domain: str | None = None) -> NDArray[np.float64]:
         """:meth:`predict_raw` mapped by the adaptation of ``domain`` (the base score where there is none)."""

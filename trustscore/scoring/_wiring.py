@@ -215,7 +215,8 @@ def pick_fuser(config: Config, sources: Sequence[Source]) -> Fuser:
     """The configured calibrator (checked against the sources' signal versions); else the shipped
     calibrator fitted on exactly these signals and versions (trustscore.calibrators); else the
     default fuser (a weighted log-odds pool with each signal's registered weight; an injected
-    signal gets its kind's)."""
+    signal gets its kind's), in which the shipped calibrator of the offline signals that run, if
+    there is one, speaks for them as one voice and its evidence terms still decide."""
     signal_versions = {s.name: s.version for s in sources}
     fusion = config.fusion
     if fusion.calibrator is None:
@@ -231,7 +232,8 @@ def pick_fuser(config: Config, sources: Sequence[Source]) -> Fuser:
             for s in sources
             if not (isinstance(s, UnavailableSource) and s.not_installed and not s.is_judge)
         }
-        return shipped_calibrator(installed) or DefaultFuser(weights)
+        offline = {s.name: s.version for s in sources if not s.is_judge and s.name in installed}
+        return shipped_calibrator(installed) or DefaultFuser(weights, offline=shipped_calibrator(offline))
     from trustscore.fusion import load_fuser as load
 
     try:

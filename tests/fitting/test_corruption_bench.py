@@ -1,0 +1,116 @@
+"""benchmarks.corruption_pairs' corruptions on fixed sentences, and benchmarks.corruption's summary on
+generated scored rows."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from benchmarks.corruption import summarise
+from benchmarks.corruption_pairs import CORRUPTORS, Source, sentences
+from trustscore.rows._scored import rows_from_dicts
+
+CONTEXT = (
+    "Westfield primary school was founded in 1953 by the teacher Ruth Abara in Leeds. It has 420 pupils "
+    "and 18 teachers. The playground is 40 metres long. It is open on Saturday. The mayor Tom Reed of "
+    "Bradford visited it."
+)
+SOURCE = Source(
+    CONTEXT,
+    {"PERSON": ["Ruth Abara", "Tom Reed"], "GPE": ["Leeds", "Bradford"]},
+    ["Helen Marsh", "Omar Diaz"],
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "sentence", "changed_from"),
+    [
+        ("number", "It has 420 pupils and 18 teachers.", ("420", "18")),
+        ("date", "The school was founded in 1953 by the teacher Ruth Abara.", ("1953",)),
+        ("name", "The school was founded in 1953 by the teacher Ruth Abara.", ("Ruth Abara",)),
+        (
+            "swapped entity",
+            "The school was founded by the teacher Ruth Abara in Leeds.",
+            ("Ruth Abara", "Leeds"),
+        ),
+        ("negation", "It is open on Saturday.", ("is open",)),
+        ("antonym", "It is open on Saturday.", ("open",)),
+        ("unit", "The playground is 40 metres long.", ("metres",)),
+    ],
+)
+def test_each_kind_changes_one_fact(kind: str, sentence: str, changed_from: tuple[str, ...]) -> None:
+    changed = CORRUPTORS[kind](sentence, SOURCE, random.Random(0))
+    assert changed is not None and changed != sentence
+    assert any(old not in changed for old in changed_from)
+    assert abs(len(changed.split()) - len(sentence.split())) <= 2  # one fact, not a rewrite
+
+
+def test_a_kind_with_nothing_to_change_declines() -> None:
+    plain = "The children like the garden behind the building very much indeed."
+    for kind in ("number", "date", "name", "swapped entity", "unit"):
+        assert CORRUPTORS[kind](plain, SOURCE, random.Random(0)) is None
+
+
+def test_a_negation_is_removed_and_never_doubled() -> None:
+    rng = random.Random(0)
+    assert CORRUPTORS["negation"]("It does not have a swimming pool today.", SOURCE, rng) == (
+        "It does have a swimming pool today."
+    )
+    assert CORRUPTORS["negation"]("There is no way to get there.", SOURCE, rng) is None
+
+
+def test_a_changed_number_is_not_in_the_context_and_a_date_day_is_not_a_number() -> None:
+    for seed in range(10):
+        changed = CORRUPTORS["number"]("It has 420 pupils.", SOURCE, random.Random(seed))
+        assert changed is not None and changed.split()[2] not in CONTEXT
+    assert CORRUPTORS["number"]("It opened on 19 July.", SOURCE, random.Random(0)) is None
+
+
+def test_sentences_split_on_stops() -> None:
+    assert sentences("One is here. Two is there! 3 more? yes.") == [
+        "One is here.",
+        "Two is there!",
+        "3 more? yes.",
+    ]
+
+
+def _row(i: int, source: str, kind: str, value: float, of: int | None = None) -> dict[str, Any]:
+    return {
+        "id": f"r{i}",
+        "score": value,
+        "calibrated": False,
+        "signals": {"claims": {"value": value, "raw": {}}},
+        "source_id": source,
+        "kind": kind,
+        "faithful_of": None if of is None else f"r{of}",
+        "hallucinated": kind not in ("verbatim", "paraphrase"),
+    }
+
+
+def test_summary_reads_shares_and_own_context_ranking() -> None:
+    rows = rows_from_dicts(
+        [
+            _row(0, "a", "verbatim", 0.9),
+            _row(1, "a", "number", 0.3, of=0),
+            _row(2, "a", "name", 0.95, of=0),  # above the verbatim: its context's ranking fails
+            _row(3, "b", "verbatim", 0.8),
+            _row(4, "b", "paraphrase", 0.4),
+            _row(5, "b", "number", 0.2, of=4),
+        ]
+    )
+    s = summarise(rows, [r.score for r in rows])
+    assert s["verbatim"] == 1.0 and s["paraphrase"] == 0.0
+    assert s["number"] == 1.0 and s["name"] == 0.0
+    assert s["verbatim above its context's errors"] == 0.5
+    assert s["paraphrase above its context's errors"] == 1.0
+    assert s["verbatim above its own corruption (pairs)"] == 0.5
+    assert s["paraphrase above its own corruption (pairs)"] == 1.0
+    assert s["auroc"] == pytest.approx(1 - 3 / 9 - 0)  # 6 of 9 (faithful, corrupted) pairs ordered right
+
+
+def test_a_missing_score_is_counted_unscored_not_flagged() -> None:
+    rows = rows_from_dicts([_row(0, "a", "verbatim", 0.9), _row(1, "a", "number", 0.2, of=0)])
+    s = summarise(rows, [0.9, None])
+    assert s["unscored"] == 0.5 and s["number"] == 0.0
