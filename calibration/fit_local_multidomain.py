@@ -19,11 +19,11 @@ domains whose licence lets the result ship (``calibration.build_corpus.SHIPPABLE
 Summary / Data2txt, FRANK CNN/DM, XSumFaith and FactCC; FActScore is never fitted on), grouped by
 source document. The model records its calibration domain (``trustscore.fusion._domain``). The held-out
 figures (leave one domain out, in-domain false alarms, few labels) come from
-``python -m benchmarks.multidomain``; the figures stored in the file are 5-fold CV grouped by document
+``python -m benchmarks.quality.multidomain``; the figures stored in the file are 5-fold CV grouped by document
 over the same rows (in-domain).
 
 The file is written as a ranking model (``FusionModel.not_calibrated_reason``): its scores never claim
-``calibrated=True``. ``python -m benchmarks.calibration_claims`` measures why: per held-out domain, no
+``calibrated=True``. ``python -m benchmarks.quality.calibration_claims`` measures why: per held-out domain, no
 intercept chosen without labels (pooled, per kind of task read from the sample's shape, or re-estimated
 over the batch by EM) keeps ECE(10) within 0.10; a few labels of the user's own data do
 (``trustscore calibrate LABELED.jsonl --adapt``, whose result claims calibrated again).
@@ -39,8 +39,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmarks.fusion_realdata import claims_signal_versions, default_signal_versions
-from benchmarks.multidomain import DEFAULT_SCORED
+from benchmarks.quality.fusion_realdata import claims_signal_versions, default_signal_versions
+from benchmarks.quality.multidomain import DEFAULT_SCORED
 from calibration.build_corpus import SHIPPABLE
 from trustscore.fitting._calibrator import FitOptions, fit_calibrator
 from trustscore.fitting._shipped import (
@@ -78,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         "--corruptions",
         type=Path,
         default=None,
-        help="with --claims: scored corruption pairs (benchmarks.corruption_pairs --seed 1 --exclude ...) "
+        help="with --claims: scored corruption pairs "
+        "(benchmarks.quality.corruption_pairs --seed 1 --exclude ...) "
         "added to the training rows as one more data set (fitting the weights, not the pooled intercept)",
     )
     args = parser.parse_args(argv)

@@ -5,7 +5,7 @@
 Six answers to one question over one context, from the contrast set (``examples/contrast_set.jsonl``,
 the Millbrook footbridge): the context's own words, the same answer with its date or a name changed or
 a condition negated, a refusal and a correct answer in French. It prints each answer's score (``–``:
-no signal could check it). ``python -m benchmarks.contrast`` scores
+no signal could check it). ``python -m benchmarks.quality.contrast`` scores
 all 225 rows of the set, with and without the claims signal.
 """
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from benchmarks.bench_offline import BUSY
+from benchmarks.speed.bench_offline import BUSY
 
 PARENT = """
 import os, subprocess, sys, time

@@ -1,4 +1,4 @@
-"""benchmarks.calibration_claims on generated rows: the task-kind detector, EM, and every way measured."""
+"""benchmarks.quality.calibration_claims on generated rows: the task-kind detector, EM, every way measured."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-import benchmarks.calibration_claims as bench
+import benchmarks.quality.calibration_claims as bench
 from tests.test_multidomain_bench import DATASETS, generated
 from trustscore.rows._scored import rows_from_dicts
 

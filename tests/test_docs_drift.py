@@ -118,3 +118,47 @@ def test_registered_signals_is_complete_in_a_fresh_interpreter() -> None:
     from trustscore import registered_signals
 
     assert fresh.stdout.strip() == str(sorted(registered_signals())).replace("'", '"')
+
+
+BENCHMARKS = REPO / "benchmarks"
+BENCHMARK_MODULE = re.compile(r"\bbenchmarks(?:\.[a-z_][a-z0-9_]*)+")
+
+
+def _benchmark_modules() -> list[str]:
+    return sorted(
+        ".".join(p.relative_to(REPO).with_suffix("").parts)
+        for p in BENCHMARKS.glob("*/*.py")
+        if p.name != "__init__.py"
+    )
+
+
+def test_every_benchmark_sits_in_a_group_and_the_benchmarks_readme_lists_it() -> None:
+    loose = sorted(p.name for p in BENCHMARKS.glob("*.py") if not p.name.startswith("_"))
+    assert not loose, f"benchmarks/ holds groups only (quality, judges, speed, service): move {loose}"
+    table = (BENCHMARKS / "README.md").read_text(encoding="utf-8")
+    missing = [m for m in _benchmark_modules() if f"`{m}`" not in table]
+    assert not missing, f"benchmarks/README.md's tables do not list {missing}"
+
+
+@pytest.mark.parametrize(
+    "page", [*PAGES, BENCHMARKS / "README.md"], ids=[*_page_ids(), "benchmarks/README.md"]
+)
+def test_every_benchmark_command_a_page_names_exists(page: Path) -> None:
+    text = page.read_text(encoding="utf-8")
+    named = {m for m in BENCHMARK_MODULE.findall(text) if m.count(".") >= 2}
+    missing = sorted(m for m in named if not _benchmark_exists(m))
+    assert not missing, f"{page.relative_to(REPO)} names benchmark modules that do not exist: {missing}"
+
+
+def _benchmark_exists(dotted: str) -> bool:
+    """A benchmark module, or a name defined at the top of one (``benchmarks.quality.multidomain.fit``)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 2, -1):
+        path = REPO.joinpath(*parts[:cut]).with_suffix(".py")
+        if path.is_file():
+            rest = parts[cut:]
+            return (
+                not rest
+                or re.search(rf"^(def|class) {rest[0]}\b|^{rest[0]}\b.*=", path.read_text(), re.M) is not None
+            )
+    return False

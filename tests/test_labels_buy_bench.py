@@ -1,11 +1,11 @@
-"""benchmarks.labels_buy on generated rows: the cells it measures, and the shapes it compares."""
+"""benchmarks.quality.labels_buy on generated rows: the cells it measures, and the shapes it compares."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-import benchmarks.labels_buy as bench
+import benchmarks.quality.labels_buy as bench
 from tests.test_calibration_claims_bench import SHAPES
 from tests.test_multidomain_bench import DATASETS, generated
 from trustscore.rows._scored import rows_from_dicts

@@ -1,4 +1,4 @@
-"""benchmarks.multidomain on generated scored rows: every table is computed and reads sensibly."""
+"""benchmarks.quality.multidomain on generated scored rows: every table is computed and reads sensibly."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-import benchmarks.multidomain as bench
+import benchmarks.quality.multidomain as bench
 from trustscore.rows._scored import rows_from_dicts
 
 DATASETS = {"ragtruth_qa": -1.0, "frank_cnndm": 0.0, "xsumfaith": 1.5, "factscore": 0.5}

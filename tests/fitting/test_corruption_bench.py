@@ -1,5 +1,5 @@
-"""benchmarks.corruption_pairs' corruptions on fixed sentences, and benchmarks.corruption's summary on
-generated scored rows."""
+"""benchmarks.quality.corruption_pairs' corruptions on fixed sentences, and
+benchmarks.quality.corruption's summary on generated scored rows."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from benchmarks.corruption import summarise
-from benchmarks.corruption_pairs import CORRUPTORS, Source, sentences
+from benchmarks.quality.corruption import summarise
+from benchmarks.quality.corruption_pairs import CORRUPTORS, Source, sentences
 from trustscore.rows._scored import rows_from_dicts
 
 CONTEXT = (

@@ -14,7 +14,7 @@ PARAGRAPH = "Dr. Smith paid 1,200 dollars on Jan. 5. It rained in the U.S. that 
 
 def test_split_sentences_on_300_kb_of_dotted_text() -> None:
     """The input that made the quadratic splitter take minutes (its speed is measured by
-    benchmarks.bench_budget, not asserted here)."""
+    benchmarks.speed.bench_budget, not asserted here)."""
     text = PARAGRAPH * (300_000 // len(PARAGRAPH))
     pieces = split_sentences(text)
     assert len(pieces) == 2 * (300_000 // len(PARAGRAPH))

@@ -1,4 +1,4 @@
-"""Smoke run of benchmarks/bench_judges.py on a tiny workload (slow: it starts server processes)."""
+"""Smoke run of benchmarks/judges/bench_judges.py on a tiny workload (slow: it starts server processes)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ pytestmark = pytest.mark.slow
 
 
 def test_bench_judges_smoke(tmp_path: Path) -> None:
-    from benchmarks import bench_judges
+    from benchmarks.judges import bench_judges
 
     out = tmp_path / "bench.json"
     args = [

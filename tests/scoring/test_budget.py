@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.anyio
 
 SENTENCE = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen river to Brindale. "
-# How promptly a cut lands is a benchmark's question (benchmarks/bench_budget.py); on a shared box a
+# How promptly a cut lands is a benchmark's question (benchmarks/speed/bench_budget.py); on a shared box a
 # second of work can take twenty. These tests prove the cut by its report (the signal is missing for
 # the budget, the sample incomplete) and bound the wall only against a hang: uncut, the 5 MB inputs
 # never return.

@@ -8,7 +8,14 @@ from __future__ import annotations
 import pytest
 from virtual_time import run_on_virtual_time
 
-from benchmarks.bench_storm import add_storm, log_entries, make_samples, storm_config, storm_policy, summarise
+from benchmarks.judges.bench_storm import (
+    add_storm,
+    log_entries,
+    make_samples,
+    storm_config,
+    storm_policy,
+    summarise,
+)
 from trustscore import Scorer
 from trustscore._types import TrustScore
 from trustscore.compute import _deadline as deadline

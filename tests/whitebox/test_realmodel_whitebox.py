@@ -2,7 +2,7 @@
 ``python -m trustscore.testing.real_model``): copying heads from real weights, a ReDeEP profile fitted
 with ``trustscore fit-redeep`` on six RAGTruth train rows and read back by the signal, local
 Self-Familiarity, and AARF, which below its threshold is plain greedy generation. A few rows: the
-mechanics and invariants, not accuracy (``benchmarks/bench_real_model_whitebox.py`` measures that)."""
+mechanics and invariants, not accuracy (``benchmarks/speed/bench_real_model_whitebox.py`` measures that)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ lexical signal and the cache in other threads, so the encoder lane's thread ofte
 between two ops while its OpenMP partner spins on a core those threads need; on a box shared with
 other jobs a spinning thread also waits for one that was descheduled. Passive waiting costs less CPU
 at the same wall, and a short spin (``GOMP_SPINCOUNT=10000``) does not pay for itself: the figures
-and the command that compares them (``python -m benchmarks.bench_offline [--busy 2]``) are in
+and the command that compares them (``python -m benchmarks.speed.bench_offline [--busy 2]``) are in
 docs/benchmarks.md.
 
 libgomp reads its wait policy and spin count once, when torch loads it, so :func:`import_torch` sets

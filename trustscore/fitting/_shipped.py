@@ -1,6 +1,6 @@
 """The recipe of the shipped calibrator (``trustscore/calibrators/local_multidomain.json``): which
 label and group columns it is fitted on, which features it reads and how its intercept is fitted.
-``calibration/fit_local_multidomain.py`` fits it with these; ``benchmarks/multidomain.py`` measures
+``calibration/fit_local_multidomain.py`` fits it with these; ``benchmarks/quality/multidomain.py`` measures
 how they were chosen (the rule and its nested figures are in docs/calibration.md)."""
 
 from __future__ import annotations
@@ -48,7 +48,8 @@ EVIDENCE_CLAIMS: tuple[str, ...] = (
 )
 """The counts that also decide as evidence terms (``FitOptions.evidence``): where the claims signal
 contradicts a fact, or a statement's polarity, the score is multiplied by one minus that finding's
-fitted precision (``benchmarks.fusion_forms`` compares this form with the others, docs/calibration.md)."""
+fitted precision (``benchmarks.quality.fusion_forms`` compares this form with the others,
+docs/calibration.md)."""
 INTERCEPT_BY: str | None = "dataset"
 """One intercept per data set while the weights are fitted, so the weights do not learn which data set
 hallucinates more; the shipped model keeps the pooled intercept."""

@@ -12,7 +12,7 @@ quantile.
 ``tail`` is chosen at fit time, per model: the widest of :data:`TAILS` whose share of calibration rows
 flagged on at least one dimension is at most :data:`IN_SAMPLE_ALARM_TARGET`. The false-alarm rate
 that matters, on in-domain rows the model did not see, is measured by
-``benchmarks/multidomain.py`` (docs/benchmarks.md).
+``benchmarks/quality/multidomain.py`` (docs/benchmarks.md).
 
 Pure Python at import: the Scorer calls :meth:`CalibrationDomain.check` on every sample.
 """

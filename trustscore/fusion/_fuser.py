@@ -69,7 +69,7 @@ OTHER_WEIGHT = 0.5
 OFFLINE_WEIGHT = 0.5
 """Weight of the shipped offline model's voice in the pool beside a judge: one local signal's default
 weight (a judge's is 1). Of the weights measured on the corruption pairs held out for fitting (0.1 to
-1.5, ``benchmarks.scripted_judges``, docs/signals.md), it is the one whose pool ranks above both the
+1.5, ``benchmarks.quality.scripted_judges``, docs/signals.md), it is the one whose pool ranks above both the
 judge alone and the offline model alone for every judge right on 85% or 95% of rows, confident or not;
 a heavier offline voice drowns an accurate but unsure judge."""
 CLIP = 0.01

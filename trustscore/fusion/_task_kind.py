@@ -4,7 +4,7 @@ Structured (JSON) context -> ``data2txt``; a context of speaker turns -> ``dialo
 asks for a summary or overview, or none -> ``summary``; otherwise ``qa``. An adaptation records the kinds
 of its labeled rows, and a sample of another kind is not claimed calibrated by it. On the project's
 multi-domain corpus the detector is right on 1,200 of 1,400 rows (``python -m
-benchmarks.calibration_claims``; all misses are FactCC claims phrased as questions).
+benchmarks.quality.calibration_claims``; all misses are FactCC claims phrased as questions).
 """
 
 from __future__ import annotations

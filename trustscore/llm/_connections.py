@@ -19,7 +19,7 @@ import httpx
 __all__ = ["SHARD_WIDTH", "ShardedClients"]
 
 SHARD_WIDTH = 8
-"""Connections per httpx client (chosen with benchmarks/bench_judges.py; docs/benchmarks.md)."""
+"""Connections per httpx client (chosen with benchmarks/judges/bench_judges.py; docs/benchmarks.md)."""
 
 
 class ShardedClients:

@@ -1,0 +1,202 @@
+"""Which model form fuses the offline signals best: leave one domain out on the corpus, and on the
+corruption benchmark.
+
+    .venv/bin/python -m benchmarks.quality.fusion_forms [--scored .cache-data/corpus/scored.jsonl]
+        [--corruption .cache-data/corruption/scored.jsonl]
+
+The forms compared, each over the claims calibrator's features (``FEATURES_CLAIMS``) with an intercept
+per data set while fitting (``INTERCEPT_BY``), fitted on the shippable domains minus the held-out one:
+
+- ``linear``: the L2 logistic regression shipped before (a contradiction is one more log-odds term);
+- ``evidence: facts``: the same, with the count of contradicted facts also an evidence term (a noisy-OR:
+  the score times ``1 - precision`` where it fires, the precision fitted with the weights);
+- ``evidence: facts + polarity``: and the count of contradicted negations / antonyms as a feature and a
+  second evidence term;
+- ``monotone boosting``: scikit-learn's ``HistGradientBoostingClassifier`` over the same raw numbers,
+  each constrained monotone in the direction its meaning fixes (``monotonic_cst``), fitted on the
+  pooled rows (benchmark only: scikit-learn is a test dependency).
+
+With ``--fit-corruptions`` (default: ``.cache-data/corruption/fit_scored.jsonl`` when it exists: pairs
+built by ``benchmarks.quality.corruption_pairs --seed 1 --exclude .cache-data/corruption/pairs.jsonl``, so no
+context of the benchmark), every form is also fitted with those rows added as one more data set (they
+fit the weights, not the pooled intercept: their share of errors is no one's base rate).
+
+Prints AUROC per held-out domain and macro (positive = hallucinated) with each signal's own AUROC and
+the fused score's gap to the best of them, then each form fitted on every shippable domain and scored
+on the corruption benchmark (``benchmarks.quality.corruption``). FActScore is measured, never fitted on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+from numpy.typing import NDArray
+
+from benchmarks.quality.corruption import DEFAULT_SCORED as CORRUPTION_SCORED
+from benchmarks.quality.corruption import report as corruption_report
+from benchmarks.quality.corruption import summarise
+from benchmarks.quality.multidomain import DEFAULT_SCORED, _auroc, _training, domains_of
+from calibration.build_corpus import SHIPPABLE
+from trustscore.fitting._calibrator import FitOptions, fit_calibrator
+from trustscore.fitting._shipped import FEATURES_CLAIMS, GROUP, INTERCEPT_BY, LABEL
+from trustscore.rows._scored import ScoredRow, label_column, read_scored
+
+FACTS = "claims:raw.contradicted_facts|identity"
+POLARITY = "claims:raw.contradicted_polarity|identity"
+Predict = Callable[[Sequence[ScoredRow]], NDArray[np.float64]]
+"""P(trustworthy) per row."""
+
+
+def _linear(features: Sequence[str], evidence: tuple[str, ...]) -> Callable[[Sequence[ScoredRow]], Predict]:
+    def fit(rows: Sequence[ScoredRow]) -> Predict:
+        model, _ = fit_calibrator(
+            rows,
+            label=LABEL,
+            group=GROUP,
+            features=list(features),
+            name="candidate",
+            options=FitOptions(
+                folds=2, intercept_by=INTERCEPT_BY, evidence=evidence, intercept_without=("corruptions",)
+            ),
+        )
+        return lambda test: model.predict_raw(model.raw_matrix([r.signals for r in test]))
+
+    return fit
+
+
+_DIRECTION = {"lexical|logit": 1, "embedding|identity": 1, "claims:raw.unsupported_share|identity": -1}
+"""+1: a higher number can only raise P(trustworthy); -1: only lower it (shares and counts of what the
+context does not hold or contradicts)."""
+
+
+def _boosting(features: Sequence[str]) -> Callable[[Sequence[ScoredRow]], Predict]:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    from trustscore.fusion._features import parse_feature
+
+    specs = [parse_feature(f) for f in features]
+
+    def matrix(rows: Sequence[ScoredRow]) -> NDArray[np.float64]:
+        return np.array([[np.nan if (v := s.read(r.signals)) is None else v for s in specs] for r in rows])
+
+    def fit(rows: Sequence[ScoredRow]) -> Predict:
+        trust = 1.0 - label_column(rows, LABEL)
+        cst = [_DIRECTION.get(s.key, -1) for s in specs]
+        clf = HistGradientBoostingClassifier(
+            monotonic_cst=cst, max_iter=200, learning_rate=0.05, max_leaf_nodes=8, random_state=0
+        )
+        clf.fit(matrix(rows), trust)
+        return lambda test: clf.predict_proba(matrix(test))[:, 1]
+
+    return fit
+
+
+FORMS: dict[str, Callable[[Sequence[ScoredRow]], Predict]] = {
+    "linear": _linear(FEATURES_CLAIMS, ()),
+    "evidence: facts": _linear(FEATURES_CLAIMS, (FACTS,)),
+    "evidence: facts + polarity": _linear([*FEATURES_CLAIMS, POLARITY], (FACTS, POLARITY)),
+    "monotone boosting": _boosting([*FEATURES_CLAIMS, POLARITY]),
+}
+
+SIGNALS = ("lexical", "embedding", "claims")
+
+
+def forms(extra: Sequence[ScoredRow]) -> dict[str, Callable[[Sequence[ScoredRow]], Predict]]:
+    """Every form fitted on the corpus rows given, and, with ``extra`` rows (the corruption fit set),
+    every form fitted with those rows added."""
+    out = dict(FORMS)
+    for name, fit in FORMS.items() if extra else ():
+        out[f"{name}, + corruption fit set"] = lambda rows, fit=fit: fit([*rows, *extra])
+    return out
+
+
+def lodo(rows: Sequence[ScoredRow], extra: Sequence[ScoredRow] = ()) -> dict[str, dict[str, float | None]]:
+    """{form or "<signal> alone": {domain: AUROC, "macro": ...}}."""
+    y = label_column(rows, LABEL)
+    fits = forms(extra)
+    out: dict[str, dict[str, float | None]] = {name: {} for name in (*fits, *(f"{s} alone" for s in SIGNALS))}
+    for d in domains_of(rows):
+        test = [i for i, r in enumerate(rows) if r.fields["dataset"] == d]
+        train = [rows[i] for i in _training(rows, d)]
+        test_rows = [rows[i] for i in test]
+        for name, fit in fits.items():
+            out[name][d] = _auroc(y[test], 1.0 - fit(train)(test_rows))
+        for s in SIGNALS:
+            v = np.array(
+                [
+                    np.nan if (sig := r.signals.get(s)) is None or sig.value is None else sig.value
+                    for r in test_rows
+                ]
+            )
+            out[f"{s} alone"][d] = _auroc(y[test], 1.0 - v)
+    for per in out.values():
+        vals = [v for v in per.values() if v is not None]
+        per["macro"] = float(np.mean(vals)) if vals else None
+    return out
+
+
+def _f(v: float | None) -> str:
+    return "–" if v is None else f"{v:.3f}"
+
+
+def lodo_report(table: dict[str, dict[str, float | None]]) -> str:
+    domains = [d for d in next(iter(table.values())) if d != "macro"]
+    lines = [
+        "| form | " + " | ".join(domains) + " | macro | worst gap to the best single signal |",
+        "|---|" + "---|" * (len(domains) + 2),
+    ]
+    for name, per in table.items():
+        gap = ""
+        if not name.endswith(" alone"):
+            gaps = []
+            for d in domains:
+                best = max((v for s in SIGNALS if (v := table[f"{s} alone"][d]) is not None), default=None)
+                if best is not None and per[d] is not None:
+                    gaps.append((per[d] - best, d))
+            worst = min(gaps)
+            gap = f"{worst[0]:+.3f} ({worst[1]})"
+        lines.append(
+            f"| {name} | " + " | ".join(_f(per[d]) for d in domains) + f" | {_f(per['macro'])} | {gap} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--scored", type=Path, default=DEFAULT_SCORED)
+    parser.add_argument("--corruption", type=Path, default=CORRUPTION_SCORED)
+    parser.add_argument(
+        "--fit-corruptions",
+        type=Path,
+        default=CORRUPTION_SCORED.with_name("fit_scored.jsonl"),
+        help="scored corruption pairs from contexts the benchmark does not use, added to the training rows",
+    )
+    args = parser.parse_args(argv)
+    if not args.scored.exists():
+        print(f"SKIP: {args.scored} not found; build and score the corpus first (calibration/README.md)")
+        return 0
+    rows = read_scored(args.scored)
+    extra = read_scored(args.fit_corruptions) if args.fit_corruptions.exists() else []
+    print("## Leave one domain out: AUROC on the held-out domain (positive = hallucinated)")
+    print(lodo_report(lodo(rows, extra)))
+    if not args.corruption.exists():
+        return 0
+    pairs = [r for r in read_scored(args.corruption) if "kind" in r.fields]
+    train = [r for r in rows if r.fields["dataset"] in SHIPPABLE]
+    columns = {name: summarise(pairs, fit(train)(pairs).tolist()) for name, fit in forms(extra).items()}
+    counts: dict[str, int] = {}
+    for r in pairs:
+        counts[str(r.fields["kind"])] = counts.get(str(r.fields["kind"]), 0) + 1
+    print("\n## Fitted on every shippable domain, scored on the corruption benchmark")
+    print(corruption_report(columns, counts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
