@@ -21,7 +21,6 @@ process, so the CPU this process spends is the client's alone.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import statistics
 import sys
@@ -35,7 +34,7 @@ from typing import Any, Literal
 import anyio
 import httpx
 
-from benchmarks._results import report_and_save
+from benchmarks._results import ChildProcess, report_and_save
 from trustscore import Config, Sample, Scorer, Usage
 from trustscore.llm._client import LLMClient
 from trustscore.llm._protocol import LLM, ChatRequest, ChatResult
@@ -70,21 +69,10 @@ def _serve(conn: Connection, latency_json: str | None) -> None:
                 return
 
 
-class ServerProcess:
+class ServerProcess(ChildProcess):
     def __init__(self, latency: LatencyModel | None = None) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_serve, args=(child, latency.model_dump_json() if latency else None))
-        self._proc.start()
-        self.base_url, self.model = self._conn.recv()
-
-    def ask(self, command: str) -> Any:
-        self._conn.send(command)
-        return self._conn.recv()
-
-    def stop(self) -> None:
-        self.ask("stop")
-        self._proc.join(10)
+        super().__init__(_serve, latency.model_dump_json() if latency else None)
+        self.base_url, self.model = self.hello
 
 
 # -- samples and scorers ----------------------------------------------------------------------

@@ -127,12 +127,18 @@ def compare_real(n_samples: int, max_tokens: int) -> dict[str, Any]:
                 config = Config.from_dict(
                     {
                         "endpoints": {
-                            "judge": {"base_url": engine.base_url, "model": "tiny-judge", "max_retries": 0,
-                                      "context_window": 8192}
+                            "judge": {
+                                "base_url": engine.base_url,
+                                "model": "tiny-judge",
+                                "max_retries": 0,
+                                "context_window": 8192,
+                            }
                         },
                         "judges": {
                             "likert": {
-                                "endpoint": "judge", "verdict_only": verdict_only, "max_tokens": max_tokens
+                                "endpoint": "judge",
+                                "verdict_only": verdict_only,
+                                "max_tokens": max_tokens,
                             }
                         },
                         "signals": {"lexical": {"enabled": False}, "embedding": {"enabled": False}},

@@ -24,7 +24,6 @@ saturates, and why the latency model above is kept well below it).
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import statistics
 import sys
@@ -36,7 +35,7 @@ from typing import Any
 
 import anyio
 
-from benchmarks._results import report_and_save
+from benchmarks._results import ChildProcess, report_and_save
 from trustscore.llm._client import LLMClient
 from trustscore.llm._config import EndpointConfig
 from trustscore.llm._protocol import ChatRequest, Message
@@ -75,23 +74,12 @@ def _serve(conn: Connection, replicas: int, latency_json: str) -> None:
             s.stop()
 
 
-class Replicas:
+class Replicas(ChildProcess):
     """N fake replicas in a child process."""
 
     def __init__(self, n: int, latency: LatencyModel) -> None:
-        ctx = multiprocessing.get_context("spawn")
-        self._conn, child = ctx.Pipe()
-        self._proc = ctx.Process(target=_serve, args=(child, n, latency.model_dump_json()))
-        self._proc.start()
-        self.urls: list[str] = self._conn.recv()
-
-    def ask(self, command: str) -> Any:
-        self._conn.send(command)
-        return self._conn.recv()
-
-    def stop(self) -> None:
-        self.ask("stop")
-        self._proc.join(10)
+        super().__init__(_serve, n, latency.model_dump_json())
+        self.urls: list[str] = self.hello
 
 
 def _sample_requests(i: int, calls: int) -> list[ChatRequest]:

@@ -227,7 +227,6 @@ def _vote(text: str) -> str | None:
     return parse_vote(text) or vote_in_words(text)
 
 
-
 @contextmanager
 def real_model_server(base_url: str | None) -> Iterator[str]:
     """``base_url`` when given (a server already serving the model as ``smollm2``), else the base URL of
@@ -246,6 +245,7 @@ def real_model_server(base_url: str | None) -> Iterator[str]:
         ) as engine,
     ):
         yield engine.base_url
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])

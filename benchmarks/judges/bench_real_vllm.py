@@ -119,8 +119,12 @@ async def run_arm(
                     for judge in judges():
                         missing += (await judge.run(s, llm)).missing  # type: ignore[arg-type]
                     q1, h1 = counters(base_url)
-                    row |= {label + "sent": q1 - q0, label + "computed": (q1 - q0) - (h1 - h0),
-                            label + "requests": len(llm.requests) - sent0, label + "missing": missing}
+                    row |= {
+                        label + "sent": q1 - q0,
+                        label + "computed": (q1 - q0) - (h1 - h0),
+                        label + "requests": len(llm.requests) - sent0,
+                        label + "missing": missing,
+                    }
                 rows.append(row)
     return rows, llm.requests
 
@@ -167,8 +171,12 @@ def bench_cpu(base_url: str, requests: list[ChatRequest], rounds: int) -> dict[s
             anyio.run(fn, base_url, requests)
             per[name].append((time.process_time() - cpu0) / len(requests) * 1e3)
     ratios = [c / h for c, h in zip(per["client"], per["httpx"], strict=True)]
-    return {"requests_per_round": len(requests), "client_cpu_ms": _mmm(per["client"]),
-            "httpx_cpu_ms": _mmm(per["httpx"]), "client_over_httpx": _mmm(ratios)}
+    return {
+        "requests_per_round": len(requests),
+        "client_cpu_ms": _mmm(per["client"]),
+        "httpx_cpu_ms": _mmm(per["httpx"]),
+        "client_over_httpx": _mmm(ratios),
+    }
 
 
 def main() -> None:
@@ -176,8 +184,11 @@ def main() -> None:
     ap.add_argument("--data", type=Path, default=REPO.parent / "shared" / "data")
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--base-url", default=None,
-                    help="a running vLLM serving the model as 'tiny-judge', with VLLM_SERVER_DEV_MODE=1")
+    ap.add_argument(
+        "--base-url",
+        default=None,
+        help="a running vLLM serving the model as 'tiny-judge', with VLLM_SERVER_DEV_MODE=1",
+    )
     args = ap.parse_args()
     if not (args.data / "ragtruth" / "test.jsonl").exists():
         print(f"skipped: {args.data}/ragtruth/test.jsonl not found (pass --data)", file=sys.stderr)

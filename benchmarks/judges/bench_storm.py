@@ -115,8 +115,12 @@ def storm_config(base_url: str, model: str, *, scale: float, max_retries: int = 
     return Config.from_dict(
         {
             "endpoints": {
-                "judge": {"base_url": base_url, "model": model, "timeout_s": 1.0 * scale,
-                          "max_retries": max_retries}
+                "judge": {
+                    "base_url": base_url,
+                    "model": model,
+                    "timeout_s": 1.0 * scale,
+                    "max_retries": max_retries,
+                }
             },
             "judges": {name: {"endpoint": "judge"} for name in JUDGES},
             "signals": {name: {"enabled": False} for name in ("lexical", "embedding", "claims")},
@@ -314,7 +318,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for backend in args.backends:
             server.ask("reset")
             results, wall = anyio.run(
-                score_storm, server.base_url, server.model, args.samples, args.scale, args.max_retries,
+                score_storm,
+                server.base_url,
+                server.model,
+                args.samples,
+                args.scale,
+                args.max_retries,
                 backend=backend,
             )
             run = summarise(backend, results, wall, server.ask("log"), 10.0 * args.scale, args.max_retries)

@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from benchmarks._results import save_json
 from benchmarks.quality.multidomain import (
     DEFAULT_SCORED,
     GROUP,
@@ -353,13 +354,18 @@ def _outside(adaptation: Adaptation, model: FusionModel, row: ScoredRow) -> bool
     return bool(adaptation.outside(kind, values))
 
 
-def held_out(rows: Sequence[ScoredRow], domain: str) -> tuple[FusionModel, list[int]]:
-    """The model fitted on the shippable domains but ``domain``, and the indices of ``domain``'s rows."""
+def held_out(
+    rows: Sequence[ScoredRow], domain: str, y_all: NDArray[np.float64]
+) -> tuple[FusionModel, list[ScoredRow], NDArray[np.float64], list[str]]:
+    """The model fitted on the shippable domains but ``domain``; ``domain``'s rows, their labels
+    (from ``y_all``) and their groups."""
     test = [i for i, r in enumerate(rows) if r.fields["dataset"] == domain]
     train = [
         i for i, r in enumerate(rows) if r.fields["dataset"] != domain and r.fields["dataset"] in SHIPPABLE
     ]
-    return fit([rows[i] for i in train], data_name=f"corpus without {domain}"), test
+    dom = [rows[i] for i in test]
+    base = fit([rows[i] for i in train], data_name=f"corpus without {domain}")
+    return base, dom, y_all[test], [str(r.fields[GROUP]) for r in dom]
 
 
 def adapted_claims(
@@ -382,13 +388,10 @@ def adapted_claims(
             r.model_copy(update={"fields": {**r.fields, LABEL: bool(v)}})
             for r, v in zip(rows, y_all.tolist(), strict=True)
         ]
-    kinds = kinds_of(rows)
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for d in domains_of(rows):
-        base, test = held_out(rows, d)
-        dom = [rows[i] for i in test]
-        y = y_all[test]
-        groups = [str(r.fields[GROUP]) for r in dom]
+        base, dom, y, groups = held_out(rows, d, y_all)
+        kinds = kinds_of(dom)
         rng = np.random.default_rng(0)
         per: dict[str, list[dict[str, Any]]] = {}
         for n in ADAPT_SIZES:
@@ -397,7 +400,7 @@ def adapted_claims(
                 pick = _draw_groups(groups, n, rng)
                 rest = np.setdiff1d(np.arange(len(dom)), pick)
                 model = adapt_model(
-                    base, [dom[i] for i in pick], label=LABEL, task_kinds=[kinds[test[i]] for i in pick]
+                    base, [dom[i] for i in pick], label=LABEL, task_kinds=[kinds[i] for i in pick]
                 )
                 a = model.adaptations[0]
                 rest_rows = [dom[i] for i in rest]
@@ -492,10 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         result = run(rows)
         print(report(result))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    return 0
+    return save_json(result, args.json)
 
 
 if __name__ == "__main__":

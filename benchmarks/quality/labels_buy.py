@@ -38,7 +38,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from benchmarks.quality.calibration_claims import _outside, held_out, kinds_of, with_texts
-from benchmarks.quality.multidomain import GROUP, LABEL, _draw_groups, _ece, domains_of
+from benchmarks.quality.multidomain import LABEL, _draw_groups, _ece, domains_of
 from trustscore.fitting._adapt import adapt_model
 from trustscore.fitting._claims import verdict
 from trustscore.rows._scored import ScoredRow, label_column
@@ -94,13 +94,9 @@ def measure(
 ) -> dict[str, dict[str, list[dict[str, Any]]]]:
     """{held-out domain: {n labels: one entry per draw}}."""
     y_all = 1.0 - label_column(rows, LABEL)  # 1 = trustworthy, as P is
-    kinds = kinds_of(rows)
     out: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for d in domains_of(rows):
-        base, test = held_out(rows, d)
-        dom = [rows[i] for i in test]
-        y = y_all[test]
-        groups = [str(r.fields[GROUP]) for r in dom]
+        base, dom, y, groups = held_out(rows, d, y_all)
         p_base = np.asarray(base.predict_raw(base.raw_matrix([r.signals for r in dom])), dtype=np.float64)
         rng = np.random.default_rng(0)
         per: dict[str, list[dict[str, Any]]] = {}
@@ -108,8 +104,7 @@ def measure(
             if len(dom) < n + MIN_HELD_OUT:
                 continue
             per[str(n)] = [
-                _one_draw(base, dom, y, p_base, groups, n, rng, [kinds[i] for i in test])
-                for _ in range(draws)
+                _one_draw(base, dom, y, p_base, groups, n, rng, kinds_of(dom)) for _ in range(draws)
             ]
         out[d] = per
     return out

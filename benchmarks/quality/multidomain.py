@@ -29,7 +29,6 @@ bins. Training data for every fit: the domains whose licence lets the result shi
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,6 +37,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from benchmarks._results import save_json
 from calibration.build_corpus import SHIPPABLE
 from trustscore.fitting._adapt import adapt_model
 from trustscore.fitting._calibrator import FitOptions, fit_calibrator
@@ -736,10 +736,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     result = run(rows, adapt=args.adapt, candidates=args.candidates)
     print(report(result))
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    return 0
+    return save_json(result, args.json)
 
 
 if __name__ == "__main__":
