@@ -6,7 +6,10 @@ import pytest
 from pydantic import ValidationError
 
 from trustscore._config import Config, ConfigError
+from trustscore._errors import LLMUnreachable
+from trustscore.llm import ChatRequest, Message
 from trustscore.llm._config import EndpointConfig
+from trustscore.llm._http import HttpBackend
 
 KEYS = [
     "sk-proj-Q3xTz81LmNaBcD4eFgH5iJkL",
@@ -38,7 +41,8 @@ def test_ordinary_variable_names_are_accepted(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "field", ["base_url", "base_urls"],
+    "field",
+    ["base_url", "base_urls"],
 )
 def test_a_key_in_a_url_is_refused_pointing_at_api_key_env_without_echoing_it(field: str) -> None:
     key = KEYS[0]
@@ -59,27 +63,14 @@ def test_an_unreachable_server_error_never_shows_userinfo() -> None:
     import anyio
     import httpx
 
-    from trustscore._errors import LLMUnreachable
-    from trustscore.llm._http import HttpBackend
-    from trustscore.llm._protocol import ChatRequest, Message
-
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused")
 
     endpoint = EndpointConfig(base_url="http://judge.local:8000/v1", model="m")
-    backend = HttpBackend(endpoint, transport=httpx.MockTransport(refuse), base_url="http://u:secret@judge.local/v1")
-    request = ChatRequest(messages=[Message(role="user", content="hi")])
-
-    async def send() -> str:
-        try:
-            await backend.send(request)
-        except LLMUnreachable as e:
-            return e.reason
-        finally:
-            await backend.aclose()
-        return ""
-
-    reason = anyio.run(send)
+    backend = HttpBackend(
+        endpoint, transport=httpx.MockTransport(refuse), base_url="http://u:secret@judge.local/v1"
+    )
+    reason = anyio.run(_unreachable_reason, backend)
     assert "secret" not in reason and "http://***@judge.local/v1" in reason
 
 
@@ -116,10 +107,6 @@ def test_error_text_quoting_a_sent_header_is_redacted(monkeypatch: pytest.Monkey
     import anyio
     import httpx
 
-    from trustscore._errors import LLMUnreachable
-    from trustscore.llm._http import HttpBackend
-    from trustscore.llm._protocol import ChatRequest, Message
-
     monkeypatch.setenv("JUDGE_KEY", "sk-abcd1234")
 
     def refuse(request: httpx.Request) -> httpx.Response:
@@ -127,15 +114,16 @@ def test_error_text_quoting_a_sent_header_is_redacted(monkeypatch: pytest.Monkey
 
     endpoint = EndpointConfig(base_url="http://judge.local:8000/v1", model="m", api_key_env="JUDGE_KEY")
     backend = HttpBackend(endpoint, transport=httpx.MockTransport(refuse))
-
-    async def send() -> str:
-        try:
-            await backend.send(ChatRequest(messages=[Message(role="user", content="hi")]))
-        except LLMUnreachable as e:
-            return e.reason
-        finally:
-            await backend.aclose()
-        return ""
-
-    reason = anyio.run(send)
+    reason = anyio.run(_unreachable_reason, backend)
     assert "abcd1234" not in reason and "Bearer ***" in reason
+
+
+async def _unreachable_reason(backend: HttpBackend) -> str:
+    """The reason a request through ``backend`` fails with (its transport refuses), the backend closed."""
+    try:
+        await backend.send(ChatRequest(messages=[Message(role="user", content="hi")]))
+    except LLMUnreachable as e:
+        return e.reason
+    finally:
+        await backend.aclose()
+    return ""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
@@ -56,24 +57,20 @@ class BatchService(Protocol):
     async def score_row(self, row: InputRow, budget: float | None) -> TrustScore: ...
 
 
+@dataclass(eq=False)
 class BatchResponse:
     """An ASGI response that scores a batch's rows and streams a line per row."""
 
-    def __init__(
-        self,
-        service: BatchService,
-        rows: list[InputRow],
-        refused: list[dict[str, Any]],
-        room: int,
-        budget: float | None,
-        held: HeldBody,
-    ) -> None:
-        self.service = service
-        self.rows = rows
-        self.refused = refused
-        self.room = room
-        self.budget = budget
-        self.held = held
+    service: BatchService
+    rows: list[InputRow]
+    """The valid rows to score (emptied once scored: their answers hold the body's budget then)."""
+    refused: list[dict[str, Any]]
+    """Answers already made: the rows refused as invalid."""
+    room: int
+    """Samples of the queue this batch may score at once."""
+    budget: float | None
+    held: HeldBody
+    """The body's bytes, released when the answer is done."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         # Room for every row: a finished row is handed over without waiting (so never lost to a cancel).
