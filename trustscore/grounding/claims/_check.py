@@ -18,6 +18,9 @@ relation (the same predicate, or the aligned sentence) and role ("founded by <na
 the same group and not spellings of each other. In a record context (:mod:`._records`), a field's value
 is compared only with a value whose unit names the field.
 
+A sentence that copies its aligned context sentence word for word except one month, weekday, number,
+name or negation is contradicted there, whatever the parse makes of the slot (:mod:`._copies`).
+
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
 Sunday included" where it says "except Sunday") contradicts; each other sentence's clauses are compared
@@ -32,6 +35,7 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from trustscore.grounding.claims._atoms import Atom, atoms
+from trustscore.grounding.claims._copies import Change, copy_changes
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
 from trustscore.grounding.claims._polarity import ANTONYMS, clause_index, polarity
 from trustscore.grounding.claims._records import Record, read_record, slot_unit
@@ -129,7 +133,36 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
         out.extend(field_verdicts(response.text, response.mentions, response.bounds, context.record))
+    names = (_name_spans(response), _name_spans(context))
+    out = _with_changes(
+        out, copy_changes(response.text, response.bounds, context.text, context.bounds, aligned, names)
+    )
     out.sort(key=lambda v: v.start)
+    return out
+
+
+def _name_spans(f: Facts) -> list[tuple[int, int]]:
+    return [(a.start, a.end) for a in f.atoms if a.kind == "name"]
+
+
+def _with_changes(verdicts: list[Verdict], changes: list[Change]) -> list[Verdict]:
+    """The verdicts with each changed stretch of a copied sentence in place of what it overrides: a
+    changed value replaces the verdicts of the atoms it overlaps, a changed negation the polarity
+    verdicts inside the words it spans."""
+    out = list(verdicts)
+    for change in changes:
+        new = change.verdict
+        polar = new.kind in POLARITY_KINDS
+        out = [
+            v
+            for v in out
+            if not (
+                v.start < new.end
+                and new.start < v.end
+                and (v.kind in POLARITY_KINDS or v.kind == "polarity") == polar
+            )
+        ]
+        out.append(new)
     return out
 
 

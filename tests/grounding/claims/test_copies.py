@@ -1,0 +1,118 @@
+"""A response sentence that copies a context sentence with one month, weekday, number, name or
+negation changed is contradicted there, whatever the parse makes of the slot; any other one-word
+change (a paraphrased word) is left to the other checks."""
+
+from __future__ import annotations
+
+import pytest
+
+from trustscore._types import Sample, Signal
+from trustscore.grounding.claims._signal import ClaimsCheck
+
+REPORT = (
+    "The state trooper stopped the bus carrying Nelly and five other people on Interstate 40 in Putnam "
+    "County on Saturday because it was not displaying plates. Milano, who was on a trip with her husband "
+    "that she described as a romantic getaway, was furious. A P60 is a summary document given to "
+    "employees by their employer at the end of the tax year (5th April). The hearing was set for April "
+    "14 at the county court. Sgt Rob Taylor, of the rural crime team, said the sheep were found nearby."
+)
+
+
+def score(check: ClaimsCheck, response: str) -> Signal:
+    return check.score(Sample(question="What happened?", context=[REPORT], response=response))
+
+
+def contradicted(signal: Signal) -> list[str]:
+    return [str(s.label) for s in signal.spans if str(s.label).startswith("contradicted")]
+
+
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        (
+            "The state trooper stopped the bus carrying Nelly and five other people on Interstate 40 in "
+            "Putnam County on Sunday because it was not displaying plates.",
+            "contradicted date: Sunday: the context says Saturday",
+        ),
+        (
+            "A P60 is a summary document given to employees by their employer at the end of the tax year "
+            "(5th February).",
+            "contradicted date: February: the context says April",
+        ),
+        (
+            "The hearing was set for August 14 at the county court.",
+            "contradicted date: August: the context says April",
+        ),
+        (
+            "Sgt Angela Moore, of the rural crime team, said the sheep were found nearby.",
+            "contradicted name: Angela Moore: the context says Rob Taylor",
+        ),
+        (
+            "Milano, who was not on a trip with her husband that she described as a romantic getaway, was "
+            "furious.",
+            "contradicted negation: who was not on a trip: the context says who was on a trip",
+        ),
+        (
+            "The state trooper stopped the bus carrying Nelly and five other people on Interstate 40 in "
+            "Putnam County on Saturday because it was displaying plates.",
+            "contradicted negation: because it was displaying plates: the context says because it was not "
+            "displaying plates",
+        ),
+    ],
+)
+def test_a_copied_sentence_with_one_value_or_negation_changed_is_contradicted(
+    claims_check: ClaimsCheck, answer: str, label: str
+) -> None:
+    signal = score(claims_check, answer)
+    assert contradicted(signal) == [label]
+    assert signal.value is not None and signal.value < 0.5
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Milano, who was on a trip with her husband that she described as a lovely getaway, was furious.",
+        "Milano, who was on a trip with her husband that she described as a romantic getaway, was furious.",
+        "The hearing was set for April 14 at the county court.",
+    ],
+)
+def test_a_copy_with_a_paraphrased_word_or_none_changed_is_not_contradicted(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    signal = score(claims_check, answer)
+    assert not contradicted(signal)
+
+
+def test_a_short_sentence_is_no_copy(claims_check: ClaimsCheck) -> None:
+    """Too few words in common to be sure the rest is the same statement: nothing is read as a copy."""
+    signal = score(claims_check, "The hearing was set for Friday.")
+    assert not contradicted(signal)
+
+
+def test_a_sentence_the_context_states_word_for_word_is_no_changed_copy(claims_check: ClaimsCheck) -> None:
+    """Numbered steps split into other sentences than the context's: the aligned sentence differs by
+    its step number, but the response's words stand in the context as they are."""
+    steps = "1 Heat the oven. 2 Cook the fish for 6 to 9 minutes until it flakes. 3 Reduce heat and simmer."
+    answer = "2 Cook the fish for 6 to 9 minutes until it flakes."
+    signal = claims_check.score(Sample(question="How?", context=[steps], response=answer))
+    assert not contradicted(signal)
+
+
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        (
+            "Richie Benaud was a cricket commentator. He died in Sydney at the age of 84 on Friday morning.",
+            "Benaud died in Sydney at the age of 84 on Friday morning.",
+        ),
+        (
+            "Step 2: Remove the door stop on the striker side of the jamb and refit it.",
+            "4. Remove the door stop on the striker side of the jamb and refit it.",
+        ),
+    ],
+)
+def test_a_pronoun_named_or_a_list_item_renumbered_is_no_change(
+    claims_check: ClaimsCheck, context: str, answer: str
+) -> None:
+    signal = claims_check.score(Sample(question="What happened?", context=[context], response=answer))
+    assert not contradicted(signal)
