@@ -271,3 +271,11 @@ def test_a_connection_whose_head_is_not_read_yet_outlasts_older_ones_in_their_fi
     _, unread = clients.connect(at=0.1)  # accepted; its whole head may wait in the kernel's buffer
     clients.connect(at=0.2)
     assert older.closed and not unread.closed
+
+
+def test_an_incomplete_head_goes_before_a_connection_not_read_yet() -> None:
+    clients = Clients(max_connections=2)
+    _, unread = clients.connect(at=0.0)
+    _, partial = clients.connect(at=0.1, sent=b"POST /v1/sc")  # read, and not whole: a trickler
+    clients.connect(at=0.2)
+    assert partial.closed and not unread.closed

@@ -75,15 +75,16 @@ class BoundedH11Protocol(H11Protocol):
     def eviction_rank(self, now: float) -> tuple[int, float]:
         """Lowest goes first: an idle keep-alive connection (its last request was answered); then,
         of the heads begun ``HEAD_GRACE_S`` ago or more, the lowest rate of head bytes since, so the
-        one that has sent the least for the longest; then the heads still in their grace, oldest
-        first (what a client sent may not have been read yet: its head may be whole in the kernel's
-        buffer, so it must not be taken for a trickler)."""
+        one that has sent the least for the longest; then the younger heads of which some bytes were
+        read, oldest first (a head sent at once is read whole, so these are incomplete); last, oldest
+        first, the connections of which nothing was read yet: a client's whole head may be waiting
+        in the kernel's buffer, and it must not be taken for a trickler."""
         if self.head_started is None:  # idle between requests, no head begun
             return 0, 0.0
         waited = now - self.head_started
-        if waited < HEAD_GRACE_S:
-            return 2, self.head_started
-        return 1, self.head_bytes / waited
+        if waited >= HEAD_GRACE_S:
+            return 1, self.head_bytes / waited
+        return (2 if self.head_bytes else 3), self.head_started
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_head_timer()
