@@ -279,3 +279,28 @@ def test_an_incomplete_head_goes_before_a_connection_not_read_yet() -> None:
     _, partial = clients.connect(at=0.1, sent=b"POST /v1/sc")  # read, and not whole: a trickler
     clients.connect(at=0.2)
     assert partial.closed and not unread.closed
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])  # uvicorn serves on asyncio
+async def test_the_server_gives_a_lowered_backlog_its_full_listen_queue_once_it_listens() -> None:
+    import socket
+
+    from trustscore.api._server import DrainingServer
+
+    config = uvicorn.Config(_app, host="127.0.0.1", port=0, backlog=1, lifespan="off", log_config=None)
+    config.load()
+    server = DrainingServer(config, service=None)  # type: ignore[arg-type]  # shutdown is not run
+    server.lifespan = config.lifespan_class(config)
+    await server.startup()
+    try:
+        (listener,) = server.servers[0].sockets
+        clients = [socket.socket() for _ in range(6)]
+        for client in clients:  # the loop is held here: nothing is accepted, the kernel queues them
+            client.settimeout(5)  # bounds a failure; a queued connection completes at once
+            client.connect(listener.getsockname())
+        for client in clients:
+            client.close()
+    finally:
+        for listening in server.servers:
+            listening.close()
