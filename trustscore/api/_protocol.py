@@ -8,12 +8,11 @@ head needs no key: it is read before any route runs). Here each request head mus
 is closed. uvicorn's ``limit_concurrency`` answers 503 only once a full head has arrived, so it never
 reaches such a client either; here a connection beyond ``max_connections`` makes room by closing
 an idle keep-alive connection, else the one that has sent the least of its head for the longest (a
-trickler; a connection's first moments are spared, so one whose head is on its way is not taken for
-one), or is closed as it is accepted when every connection is busy with a request. A client that
-sends its head at once therefore always outranks the tricklers, and the open files stay below the
-process's limit. And a
-connection answered before its request's body was read is closed, rather than left to a client that
-keeps sending it.
+trickler), or is closed as it is accepted when every connection is busy with a request. In a head's
+first moments a part read without the rest marks a trickler, and a connection not read yet is spared
+longest (its whole head may be on its way), so a client that sends its head at once outranks the
+tricklers; the open files stay below the process's limit. And a connection answered before its
+request's body was read is closed, rather than left to a client that keeps sending it.
 """
 
 from __future__ import annotations
