@@ -12,6 +12,10 @@ plus the moment closing takes, whatever the clients do.
 A stop by signal ends the process with :attr:`DrainingServer.exit_status` (uvicorn would re-raise the
 signal, so a clean stop read as 143): 0 when every answer was finished, :data:`CUT_SHORT` when the
 grace cut work or a connection short.
+
+Where the open-file limit lowered uvicorn's ``backlog`` (asyncio's batch of accepts), the listen queue
+is given its full length again once the server listens
+(:func:`~trustscore.api._protocol.widen_listen_queue`).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from collections.abc import Iterator
 import uvicorn
 
 from trustscore.api._app import ScoringService
+from trustscore.api._protocol import UVICORN_BACKLOG, widen_listen_queue
 
 __all__ = ["CUT_SHORT", "DrainingServer"]
 
@@ -41,6 +46,12 @@ class DrainingServer(uvicorn.Server):
     @property
     def exit_status(self) -> int:
         return CUT_SHORT if self.cut_short else 0
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.config.backlog < UVICORN_BACKLOG:  # a batch lowered for the open-file limit
+            servers = getattr(self, "servers", [])  # none when binding failed
+            widen_listen_queue(sock.fileno() for server in servers for sock in server.sockets)
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         grace = self.service.settings.shutdown_grace_s
