@@ -78,9 +78,16 @@ def test_the_strongest_signal_on_the_scores_side_otherwise() -> None:
     assert top_reason(0.8, signals) == "supported by the context (embedding 0.91)"
 
 
-def test_no_signal_on_the_scores_side_says_they_disagree() -> None:
-    signals = {"lexical": value("lexical", 0.6), "lynx": value("lynx", 0.9, raw="PASS")}
-    assert top_reason(0.45, signals, judges=["lynx"]) == "signals disagree: none is on the fail side"
+def test_no_signal_on_the_scores_side_alone_names_the_two_nearest_to_it() -> None:
+    signals = {
+        "lexical": value("lexical", 0.6),
+        "embedding": value("embedding", 0.55),
+        "claims": value("claims", 0.8),
+        "lynx": value("lynx", 0.9, raw="PASS"),
+    }
+    reason = top_reason(0.45, signals, judges=["lynx"])
+    assert reason == "below the line on the signals together (embedding 0.55, lexical 0.60)"
+    assert top_reason(0.45, {"lynx": value("lynx", 0.9, raw="PASS")}, judges=["lynx"]) == "below the line"
 
 
 def test_an_abstention_is_abstained() -> None:

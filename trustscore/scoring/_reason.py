@@ -14,7 +14,8 @@ The findings are ranked, strongest first, and the first that applies is the reas
 6. ``degraded: lynx timed out after 30s ...``: a signal missing for a reason a rerun may fix;
 7. ``supported by the context (embedding 0.91)`` / ``not supported by the context (lexical 0.12)``:
    the strongest other signal on the score's side;
-8. ``signals disagree: ...``: no signal stands on the score's side.
+8. ``below the line on the signals together (lexical 0.62, embedding 0.55)`` (or above it): no signal
+   stands on the score's side alone; the two nearest to it are named.
 
 Each part of a reason is cut to one line of at most :data:`MAX_CHARS` characters.
 """
@@ -57,7 +58,7 @@ def top_reason(
         or [f"degraded: {n} {_first_clause(signals[n].error)}" for n in incomplete if n in signals][:1]
         or _strongest_support(signals, judges, passing)
     )
-    return _short(found[0] if found else f"signals disagree: none is on the {_side(passing)} side")
+    return _short(found[0] if found else _together(signals, judges, passing))
 
 
 def _outcome(signal: Signal) -> str | None:
@@ -107,7 +108,7 @@ def _judge_verdict(signals: Mapping[str, Signal], judges: Collection[str], passi
     _, name, signal = max(agreeing, key=lambda item: item[0])
     if isinstance(signal.raw, str) and signal.raw.strip():
         return [f"judge {name}: {signal.raw.strip()}"]
-    return [f"judge {name}: {_side(passing).upper()} ({signal.value:.2f})"]
+    return [f"judge {name}: {'PASS' if passing else 'FAIL'} ({signal.value:.2f})"]
 
 
 def _strongest_support(signals: Mapping[str, Signal], judges: Collection[str], passing: bool) -> list[str]:
@@ -124,8 +125,15 @@ def _strongest_support(signals: Mapping[str, Signal], judges: Collection[str], p
     return [f"{said} ({name} {value:.2f})"]
 
 
-def _side(passing: bool) -> str:
-    return "pass" if passing else "fail"
+def _together(signals: Mapping[str, Signal], judges: Collection[str], passing: bool) -> str:
+    """No signal on the score's side alone: the two closest to it, which the fusion weighed together."""
+    valued = sorted(
+        ((s.value, name) for name, s in signals.items() if name not in judges and s.value is not None),
+        reverse=passing,
+    )
+    named = ", ".join(f"{name} {value:.2f}" for value, name in valued[:2])
+    side = "above" if passing else "below"
+    return f"{side} the line on the signals together ({named})" if named else f"{side} the line"
 
 
 def _first_clause(error: str | None) -> str:

@@ -119,6 +119,26 @@ def test_negation_is_read_on_the_aligned_statement(claims_check: ClaimsCheck) ->
     assert count(other, "contradicted") == 0
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The warranty covers defects in materials and workmanship for two years, but not limescale damage "
+        "or use with a non-standard power supply.",
+        "The warranty covers defects in materials and workmanship, not limescale damage.",
+    ],
+)
+def test_what_a_clause_denies_beside_what_it_asserts_is_no_contradiction(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    """ "Covers X, but not Y" asserts X and denies Y: read against "does not cover Y" it agrees (the
+    bundled example ex04 was flagged for it)."""
+    context = (
+        "The kettle comes with a two-year warranty covering defects in materials and workmanship. "
+        "The warranty does not cover limescale damage or use with a non-standard power supply."
+    )
+    assert count(score(claims_check, answer, context, "What does the warranty cover?"), "contradicted") == 0
+
+
 def test_an_antonym_contradicts_and_a_negated_antonym_agrees(claims_check: ClaimsCheck) -> None:
     context = "The museum is closed on Mondays. Its garden is open in summer."
     assert kinds(score(claims_check, "The museum is open on Mondays.", context, "")) == ["predicate"]

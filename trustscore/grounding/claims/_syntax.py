@@ -133,6 +133,12 @@ def clauses(doc: Doc, subjects: list[frozenset[str]], keep: list[bool]) -> list[
     return out
 
 
+def _negated_argument(argument: Token) -> bool:
+    """Whether an object, complement or prepositional phrase carries its own negation ("but not
+    limescale damage", "not on Sunday", "buses, not trams")."""
+    return any(t.dep_ == "neg" or t.lower_ in _NEGATORS for t in argument.subtree)
+
+
 def _clause(token: Token, sentence: int, sentence_subject: frozenset[str]) -> Clause | None:
     """The clause ``token`` heads, if it asserts something: a predicate other than "be" (its
     complement is the predicate) with a subject of its own, not a condition ("if it does not lock"),
@@ -152,10 +158,12 @@ def _clause(token: Token, sentence: int, sentence_subject: frozenset[str]) -> Cl
     negated = any(c.dep_ == "neg" or c.lower_ in _NEGATORS for c in children) or any(
         c.dep_ in ("dobj", "attr") and any(d.lower_ == "no" for d in c.children) for c in children
     )
+    # An argument with a negation of its own ("covers defects, but not limescale damage") is what the
+    # clause denies, not what it asserts: left out, so the clause is compared on what it asserts.
     arguments = frozenset(
         t.lemma_.casefold() if t.is_alpha else t.text
         for c in children
-        if c.dep_ in _ARGUMENT_DEPS and c.i != token.i
+        if c.dep_ in _ARGUMENT_DEPS and c.i != token.i and not _negated_argument(c)
         for t in c.subtree
         if t.pos_ in _ARGUMENT_POS and not t.is_stop and t.lower_ not in _NEGATORS
     )
