@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from trustscore._config import Config, ConfigError
-from trustscore.llm._config import EndpointConfig
+from trustscore import Config, ConfigError
+from trustscore.llm import EndpointConfig
 
 KEYS = [
     "sk-proj-Q3xTz81LmNaBcD4eFgH5iJkL",
@@ -60,8 +60,7 @@ def test_an_unreachable_server_error_never_shows_userinfo() -> None:
     import httpx
 
     from trustscore._errors import LLMUnreachable
-    from trustscore.llm._http import HttpBackend
-    from trustscore.llm._protocol import ChatRequest, Message
+    from trustscore.llm import ChatRequest, HttpBackend, Message
 
     def refuse(request: httpx.Request) -> httpx.Response:
         raise httpx.ConnectError("connection refused")
@@ -94,7 +93,7 @@ def test_a_key_is_read_without_surrounding_whitespace(monkeypatch: pytest.Monkey
 def test_a_key_no_header_may_carry_is_refused_without_showing_it(
     monkeypatch: pytest.MonkeyPatch, key: str
 ) -> None:
-    from trustscore._errors import EndpointUnavailable
+    from trustscore import EndpointUnavailable
 
     monkeypatch.setenv("JUDGE_KEY", key)
     endpoint = EndpointConfig(base_url="http://x/v1", model="m", api_key_env="JUDGE_KEY")
@@ -117,8 +116,7 @@ def test_error_text_quoting_a_sent_header_is_redacted(monkeypatch: pytest.Monkey
     import httpx
 
     from trustscore._errors import LLMUnreachable
-    from trustscore.llm._http import HttpBackend
-    from trustscore.llm._protocol import ChatRequest, Message
+    from trustscore.llm import ChatRequest, HttpBackend, Message
 
     monkeypatch.setenv("JUDGE_KEY", "sk-abcd1234")
 
