@@ -81,3 +81,13 @@ def test_a_file_changed_between_the_check_and_the_read_is_refused_naming_the_lin
     write(src, ROWS[:2])
     with pytest.raises(InputError, match=r"in.jsonl:3: the input changed"):
         list(checked)
+
+
+def test_a_row_edited_in_place_after_the_check_is_refused_not_scored_unvalidated(tmp_path: Path) -> None:
+    """Same id, same line: the row is read again without validating it, so it must be the bytes the
+    check validated (an emptied response would otherwise reach the Scorer)."""
+    src = write(tmp_path / "in.jsonl", ROWS)
+    checked = InputFile.check(src)
+    write(src, [ROWS[0], {**ROWS[1], "response": ""}, *ROWS[2:]])
+    with pytest.raises(InputError, match=r"in.jsonl:2: the input changed while it was read"):
+        list(checked)

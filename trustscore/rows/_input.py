@@ -36,6 +36,8 @@ import os
 import stat
 import sys
 import tempfile
+import zlib
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -266,10 +268,13 @@ class InputFile:
         errors: int = 0,
         invalid: dict[int, RowError] | None = None,
         lookalikes: dict[str, LookalikeTally] | None = None,
+        digests: array[int] | None = None,
     ) -> None:
         self.path = path
         self.ids = ids
         self._spool = spool
+        self._digests = digests
+        """CRC-32 of each valid line the check read, in file order: a line read again must match it."""
         self.on_error = on_error
         self._invalid = invalid or {}
         self.errors = len(self._invalid)
@@ -287,6 +292,7 @@ class InputFile:
         spool: IO[bytes] | None = None
         invalid: dict[int, RowError] = {}
         lookalikes: dict[str, LookalikeTally] = {}
+        digests = array("I")
         with open_input(path) as stream:
             if not _is_regular(stream):
                 spool = tempfile.TemporaryFile()  # noqa: SIM115 (kept open for the later passes; unnamed)
@@ -298,6 +304,7 @@ class InputFile:
                 for name_, guess in row.lookalikes.items():
                     tally = lookalikes.setdefault(name_, LookalikeTally(guess, 0, number))
                     tally.rows += 1
+                digests.append(_digest(line))
                 previous = first_line_of.add(row.sample.id or "", number)
                 if previous is not None:
                     raise InputError(
@@ -313,6 +320,7 @@ class InputFile:
             on_error=on_error,
             invalid=invalid,
             lookalikes=lookalikes,
+            digests=digests,
         )
 
     def warnings(self) -> list[str]:
@@ -339,8 +347,11 @@ class InputFile:
         self, lines: Iterator[tuple[int, str]], checked: Iterator[tuple[str, int]]
     ) -> Iterator[InputRow | RowError]:
         next_id, next_line = next(checked, ("", 0))
+        digests = iter(self._digests) if self._digests is not None else None
         for number, line in lines:
             if number == next_line:
+                if digests is not None and next(digests, None) != _digest(line):
+                    raise _changed(self.path, number)  # edited since the check: not as validated
                 yield _checked_row(line, next_id, number, self.path)
                 next_id, next_line = next(checked, ("", 0))
             elif number in self._invalid:
@@ -366,6 +377,10 @@ def _checked_row(line: str, row_id: str, number: int, path: Path) -> InputRow:
     context = Sample._context_as_list(data.get("context"))
     sample = Sample.model_construct(**fields, context=context, id=row_id, metadata=carried)
     return InputRow(line=number, sample=sample, carried=carried)
+
+
+def _digest(line: str) -> int:
+    return zlib.crc32(line.encode("utf-8", "surrogatepass"))
 
 
 def _changed(path: Path, number: int) -> InputError:
