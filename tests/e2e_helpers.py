@@ -17,8 +17,7 @@ import httpx
 import pytest
 
 from trustscore import Config, Scorer
-from trustscore.testing import FakeEngine, judge_of
-from trustscore.testing._engine import RecordedRequest
+from trustscore.testing import FakeEngine, RecordedRequest, judge_of
 
 JUDGES = ("likert", "prometheus", "lynx", "chainpoll", "tlm")
 QUESTION = "Who wrote the novel Dune?"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from trustscore._types import Sample, Signal, Usage
-from trustscore.llm._protocol import LLM, ChatRequest, ChatResult, Choice, TokenLogprob, TopLogprob
+from trustscore import Sample, Signal, Usage
+from trustscore.llm import LLM, ChatRequest, ChatResult, Choice, TokenLogprob, TopLogprob
 from trustscore.scoring._runners import JudgeSource, SourceRun, run_guarded
 from trustscore.signals import Judge
 from trustscore.testing import FakeLLM

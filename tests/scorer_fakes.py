@@ -12,9 +12,8 @@ import anyio
 import httpx
 import pytest
 
-from trustscore import testing
-from trustscore._types import Sample, Signal, Usage
-from trustscore.llm._protocol import ChatRequest, ChatResult, Choice
+from trustscore import Sample, Signal, Usage, testing
+from trustscore.llm import ChatRequest, ChatResult, Choice
 from trustscore.signals import _registry as _signal_registry
 from trustscore.signals import registered_signals
 

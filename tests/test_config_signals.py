@@ -73,8 +73,7 @@ def test_the_embedding_settings_lost_their_prefix_and_the_old_names_are_refused(
 
 
 def test_settings_that_do_not_change_values_leave_the_embedding_version_alone() -> None:
-    from trustscore.grounding._config import EmbeddingConfig
-    from trustscore.grounding._embedding import EmbeddingGrounding
+    from trustscore.grounding import EmbeddingConfig, EmbeddingGrounding
 
     def version(**settings: object) -> str:
         return EmbeddingGrounding(EmbeddingConfig.model_validate(settings)).version

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from trustscore import Config, ConfigError
-from trustscore.rows._input import suggest_field
+from trustscore.rows import suggest_field
 
 
 @pytest.mark.parametrize(

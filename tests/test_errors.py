@@ -5,23 +5,25 @@ from __future__ import annotations
 import pytest
 
 import trustscore
-from trustscore._errors import (
-    BadResponse,
+from trustscore import (
     CalibratorError,
-    CalibratorMismatchError,
-    ClientError,
     ConfigError,
     EndpointUnavailable,
-    FeatureError,
     InputError,
     LLMError,
-    LLMTimeout,
-    LLMUnreachable,
     ModelLoadError,
     ProfileError,
+    TrustscoreError,
+)
+from trustscore._errors import (
+    BadResponse,
+    CalibratorMismatchError,
+    ClientError,
+    FeatureError,
+    LLMTimeout,
+    LLMUnreachable,
     RateLimited,
     ServerError,
-    TrustscoreError,
 )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import anyio
 
-from trustscore._types import Sample, Signal
+from trustscore import Sample, Signal
 
 
 class GatedSignal:

@@ -14,8 +14,7 @@ from pydantic import SecretStr
 from tests.api.conftest import GatedSignal
 from trustscore import Config, Scorer
 from trustscore.api import ApiSettings, create_app
-from trustscore.rows._input import parse_row
-from trustscore.rows._output import result_row
+from trustscore.rows import parse_row, result_row
 
 pytestmark = pytest.mark.anyio
 

@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from trustscore import Config, Scorer
-from trustscore._types import Sample, Signal, TrustScore
+from trustscore import Config, Sample, Scorer, Signal, TrustScore
 from trustscore.calibrators import shipped_calibrator, shipped_calibrators
 from trustscore.cli import main as cli_main
 from trustscore.fusion._store import load_model
@@ -184,7 +183,7 @@ async def test_default_signal_set_is_calibrated_and_ranks_grounded_higher() -> N
 async def test_the_shipped_model_adapted_on_labeled_rows_scores_through_its_adaptation(
     tmp_path: Path,
 ) -> None:
-    from trustscore.fitting._adapt import adapt_model
+    from trustscore.fitting import adapt_model
     from trustscore.rows._scored import rows_from_dicts
 
     versions = default_versions()

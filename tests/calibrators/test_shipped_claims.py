@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from trustscore import Config, Scorer
-from trustscore._types import Sample, Signal
+from trustscore import Config, Sample, Scorer, Signal
 from trustscore.calibrators import shipped_calibrator
 from trustscore.fusion._store import load_model
-from trustscore.grounding.claims._config import ClaimsConfig
+from trustscore.grounding.claims import ClaimsConfig
 from trustscore.grounding.claims._signal import claims_version
 
 from .test_shipped import CONTEXT, PACKAGED, RESPONSE, default_versions, local_pair

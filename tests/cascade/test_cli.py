@@ -12,7 +12,7 @@ from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 import trustscore.cli._score as cli_score
 from cascade.rows import cascade_rows
 from cascade.test_file import write_config
-from trustscore._config import Config
+from trustscore import Config
 from trustscore.cli import main
 from trustscore.fusion._cascade_model import CascadeModel
 from trustscore.scoring._scorer import Scorer

@@ -11,9 +11,7 @@ import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
 from cascade.rows import STAGES
-from trustscore._config import Config
-from trustscore._errors import CalibratorError, ConfigError
-from trustscore._types import Sample, Signal
+from trustscore import CalibratorError, Config, ConfigError, Sample, Signal
 from trustscore.fusion._cascade_model import CascadeModel, load_cascade, save_cascade
 from trustscore.scoring._scorer import Scorer
 

@@ -9,9 +9,7 @@ import anyio
 import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
-from trustscore._config import Config
-from trustscore._errors import ConfigError
-from trustscore._types import Sample, TrustScore
+from trustscore import Config, ConfigError, Sample, TrustScore
 from trustscore.scoring._scorer import Scorer
 
 pytestmark = pytest.mark.anyio

@@ -162,7 +162,7 @@ def test_the_trustscore_command_reads_rows_written_by_trustscore_score(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Rows in the exact shape ``trustscore score`` writes (TrustScore dump + carried fields)."""
-    from trustscore._types import TrustScore
+    from trustscore import TrustScore
     from trustscore.cli import main
     from trustscore.rows import result_row
     from trustscore.rows._scored import rows_from_dicts

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trustscore.cli._main import main
+from trustscore.cli import main
 
 pytest.importorskip("transformers", reason="fit-redeep needs trustscore[whitebox]")
 
@@ -50,7 +50,7 @@ def test_the_profile_fitted_from_rows_is_what_redeep_reads(
 ) -> None:
     import anyio
 
-    from trustscore._types import Sample
+    from trustscore import Sample
     from trustscore.whitebox._profile import RedeepProfile
     from trustscore.whitebox._redeep import RedeepSignal
 

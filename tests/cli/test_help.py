@@ -6,7 +6,7 @@ import argparse
 
 import pytest
 
-from trustscore.cli._main import build_parser
+from trustscore.cli import build_parser
 
 COMMANDS = ("score", "eval", "calibrate", "serve", "train-detector", "export-embedding")
 

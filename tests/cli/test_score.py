@@ -11,8 +11,8 @@ import pytest
 from scorer_fakes import FakeLocal
 
 import trustscore.cli._score as cli_score
-from trustscore import Config, Sample, Scorer, Signal
-from trustscore._types import DomainCheck, TrustScore
+from trustscore import Config, Sample, Scorer, Signal, TrustScore
+from trustscore._types import DomainCheck
 from trustscore.cli import main
 from trustscore.fusion._fuser import DefaultFuser
 from trustscore.rows import ScoreRunSummary, row_line

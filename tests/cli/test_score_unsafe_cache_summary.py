@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trustscore._types import Signal, TrustScore
+from trustscore import Signal, TrustScore
 from trustscore.rows import ScoreRunSummary
 
 UNSAFE = "UnsafeCacheEntry: cache entry d7faf7e4d5db in /c is not a ChatResult (1 errors)"

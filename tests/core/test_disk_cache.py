@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from trustscore._types import Signal
+from trustscore import Signal
 from trustscore.core._disk_cache import SafeDisk
-from trustscore.llm._cache import ResponseCache
-from trustscore.llm._config import CacheConfig
-from trustscore.llm._protocol import ChatResult, Choice
+from trustscore.llm import CacheConfig, ChatResult, Choice, ResponseCache
 from trustscore.scoring._local_cache import LocalCache
 
 pytestmark = pytest.mark.anyio

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from trustscore._config import Config, ConfigError
+from trustscore import Config, ConfigError
 from trustscore.core._files import MAX_JSON_BYTES
 from trustscore.fusion._model import CalibratorError
 from trustscore.fusion._store import load_model

@@ -9,10 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.llm.test_cache import ENDPOINT, REQUEST, RESULT
-from trustscore._types import Sample, Signal
+from trustscore import Sample, Signal
 from trustscore.core._private_files import check_own_file, open_own_file, private_directory
-from trustscore.llm._cache import ResponseCache, cache_key
-from trustscore.llm._config import CacheConfig
+from trustscore.llm import CacheConfig, ResponseCache, cache_key
 from trustscore.scoring._local_cache import LocalCache, sample_key
 
 SAMPLE = Sample(question="When?", context=["It opened in 1998."], response="In 1998.")

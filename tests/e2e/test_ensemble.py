@@ -19,8 +19,7 @@ from e2e_helpers import (
     make_kit,
 )
 
-from trustscore import TrustScore
-from trustscore._types import Sample
+from trustscore import Sample, TrustScore
 from trustscore.judges._evidence import evidence_prefix
 from trustscore.judges._templates import load_template
 from trustscore.testing import (

@@ -13,9 +13,8 @@ import anyio
 import pytest
 from lane_watch import LaneSubmissions
 
-from trustscore import Config, Scorer
+from trustscore import Config, Sample, Scorer, Signal
 from trustscore._errors import BudgetExceeded
-from trustscore._types import Sample, Signal
 from trustscore.compute._deadline import Deadline, bound
 from trustscore.encoders._common import CheckCancelled, run_in_worker
 

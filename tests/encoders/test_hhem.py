@@ -8,8 +8,9 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from trustscore._types import Sample
-from trustscore.encoders._hhem import PROMPT, HHEMConfig, HHEMSignal, build_hhem, premise_windows
+from trustscore import Sample
+from trustscore.encoders import HHEMConfig, HHEMSignal, build_hhem
+from trustscore.encoders._hhem import PROMPT, premise_windows
 from trustscore.testing._tiny_encoders import save_tiny_hhem
 
 CONTEXT = ["The Eiffel Tower is in Paris, the capital of France.", "Marie Curie won two Nobel prizes."]

@@ -9,14 +9,9 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from trustscore._types import Sample
-from trustscore.encoders._lettucedetect import (
-    LettuceDetectConfig,
-    LettuceDetectSignal,
-    build_lettucedetect,
-    format_prompt,
-    plan_windows,
-)
+from trustscore import Sample
+from trustscore.encoders import LettuceDetectConfig, LettuceDetectSignal, build_lettucedetect
+from trustscore.encoders._lettucedetect import format_prompt, plan_windows
 from trustscore.testing._tiny_encoders import save_tiny_lettucedetect
 
 QUESTION = "Where is the Eiffel Tower and who won two Nobel prizes?"

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("peft")
 
-from trustscore._types import Sample
+from trustscore import Sample
 from trustscore.cli import main
 from trustscore.encoders._lettucedetect import format_prompt
 from trustscore.fitting._detector import TrainOptions, train_detector

@@ -12,11 +12,10 @@ import numpy as np
 import pytest
 
 from tests.fusion.test_domain import Replay, with_lengths
-from trustscore._errors import CalibratorError
-from trustscore._types import Sample
+from trustscore import CalibratorError, Sample
 from trustscore.cli import main as cli_main
-from trustscore.fitting._adapt import CLAIM_GROUPS, CLAIM_ROWS, adapt_model, auroc_bound, map_logistic
-from trustscore.fitting._calibrator import FitOptions, fit_calibrator
+from trustscore.fitting import FitOptions, adapt_model, fit_calibrator
+from trustscore.fitting._adapt import CLAIM_GROUPS, CLAIM_ROWS, auroc_bound, map_logistic
 from trustscore.fusion._model import FusionModel
 from trustscore.fusion._store import load_model, save_model
 from trustscore.rows._scored import ScoredRow, label_column, rows_from_dicts

@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from trustscore._errors import CalibratorError
-from trustscore.fitting._calibrator import FitOptions, fit_calibrator
+from trustscore import CalibratorError
+from trustscore.fitting import FitOptions, fit_calibrator
 from trustscore.fitting._evidence_fit import fit_evidence
 from trustscore.fusion._evidence import EvidenceTerm, evidence_factor
 from trustscore.fusion._model import FusionModel

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from trustscore._errors import InputError
-from trustscore.fitting._calibrator import FitOptions, fit_calibrator
+from trustscore import InputError
+from trustscore.fitting import FitOptions, fit_calibrator
 from trustscore.rows._scored import rows_from_dicts
 
 FEATURES = ["lynx|identity", "lynx:raw.offset|identity"]

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from tests.fitting.test_evidence import FACTS, fit
-from trustscore._types import Signal
+from trustscore import Signal
 from trustscore.fusion._fuser import DefaultFuser
 
 WEIGHTS = {"lynx": 1.0, "lexical": 0.25, "claims": 0.5}

@@ -69,8 +69,7 @@ class _Source:
 
 async def _lynx(p_pass: float, response: str) -> ts.Signal:
     from trustscore.judges import build_judge
-    from trustscore.llm._client import LLMClient
-    from trustscore.llm._config import EndpointConfig
+    from trustscore.llm import EndpointConfig, LLMClient
     from trustscore.testing import MockRouter, judge_policy, lynx_answer
 
     router = MockRouter(judge_policy({"lynx": lynx_answer("PASS", p_pass=p_pass)}))

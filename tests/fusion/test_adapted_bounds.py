@@ -14,9 +14,8 @@ import pytest
 
 from tests.fitting.test_adapt import FEATURES, relabeled
 from tests.fusion.test_domain import with_lengths
-from trustscore._errors import CalibratorError
-from trustscore.fitting._adapt import adapt_model
-from trustscore.fitting._calibrator import fit_calibrator
+from trustscore import CalibratorError
+from trustscore.fitting import adapt_model, fit_calibrator
 from trustscore.fusion._model import FusionModel
 from trustscore.fusion._store import load_model, save_model
 from trustscore.rows._scored import rows_from_dicts

@@ -9,9 +9,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from trustscore._types import Sample, Signal
+from trustscore import Sample, Signal
 from trustscore.cli import main as cli_main
-from trustscore.fitting._calibrator import fit_calibrator
+from trustscore.fitting import fit_calibrator
 from trustscore.fusion._domain import (
     PROBS,
     CalibrationDomain,

@@ -6,7 +6,7 @@ import itertools
 
 import pytest
 
-from trustscore._types import Signal
+from trustscore import Signal
 from trustscore.fusion._fuser import DefaultFuser
 from trustscore.signals import registered_signals
 

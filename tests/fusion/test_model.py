@@ -8,10 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trustscore._config import Config
-from trustscore._errors import CalibratorError, CalibratorMismatchError, FeatureError
-from trustscore._types import Signal
-from trustscore.fitting._calibrator import FitOptions, fit_calibrator
+from trustscore import CalibratorError, Config, Signal
+from trustscore._errors import CalibratorMismatchError, FeatureError
+from trustscore.fitting import FitOptions, fit_calibrator
 from trustscore.fusion import load_fuser
 from trustscore.fusion._config import FusionConfig
 from trustscore.fusion._features import FeatureSpec, parse_feature

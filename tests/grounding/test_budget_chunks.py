@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from deadline_clock import DeadlineClock
 
+from trustscore import Sample
 from trustscore._errors import BudgetExceeded
-from trustscore._types import Sample
 from trustscore.compute._deadline import Deadline, bound
 from trustscore.grounding import LexicalSupport
 from trustscore.grounding import _text as grounding_text

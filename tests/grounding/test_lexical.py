@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore._types import Sample
+from trustscore import Sample
 from trustscore.grounding import LexicalConfig, LexicalSupport
 from trustscore.grounding._text import PAIR_WINDOW, pair_keys
 

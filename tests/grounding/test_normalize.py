@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore._types import Sample
+from trustscore import Sample
 from trustscore.grounding import LexicalSupport
 from trustscore.grounding._normalize import normalize
 

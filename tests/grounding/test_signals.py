@@ -5,7 +5,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from trustscore._types import Sample, Signal
+from trustscore import Sample, Signal
 from trustscore.grounding import (
     EmbedderError,
     EmbeddingConfig,
@@ -14,7 +14,7 @@ from trustscore.grounding import (
     LexicalSupport,
     load_embedder,
 )
-from trustscore.signals._protocols import LocalSignal
+from trustscore.signals import LocalSignal
 
 CONTEXT = [
     "The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is 330 metres tall.",

@@ -11,7 +11,7 @@ from trustscore.judges._lynx import parse_lynx, verdict_label
 from trustscore.judges._parsing import label_distribution, locate_after, quote, rating_digit
 from trustscore.judges._prometheus import parse_prometheus
 from trustscore.judges._tlm import exact_match, parse_agreement, parse_reflection
-from trustscore.llm._protocol import Choice
+from trustscore.llm import Choice
 
 
 def expected_with_floor(probs: dict[int, float], floor: float = 1e-3) -> float:

@@ -4,20 +4,24 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.judges import LikertConfig, LynxConfig, PrometheusConfig, TLMConfig, build_judge
+from trustscore.judges import (
+    LikertConfig,
+    LynxConfig,
+    LynxJudge,
+    PrometheusConfig,
+    PrometheusJudge,
+    TLMConfig,
+    TLMJudge,
+    build_judge,
+)
 from trustscore.judges._chainpoll import build_chainpoll_messages
 from trustscore.judges._evidence import evidence_messages
 from trustscore.judges._likert import build_likert_request
-from trustscore.judges._lynx import LynxJudge, build_lynx_messages
-from trustscore.judges._prometheus import PrometheusJudge, build_prometheus_messages
+from trustscore.judges._lynx import build_lynx_messages
+from trustscore.judges._prometheus import build_prometheus_messages
 from trustscore.judges._templates import fill, load_template
-from trustscore.judges._tlm import (
-    TLMJudge,
-    build_agreement_messages,
-    build_answer_messages,
-    build_reflection_messages,
-)
-from trustscore.llm._protocol import Message
+from trustscore.judges._tlm import build_agreement_messages, build_answer_messages, build_reflection_messages
+from trustscore.llm import Message
 from trustscore.signals import registered_signals
 
 JUDGE_NAMES = tuple(registered_signals("judge"))

@@ -9,24 +9,23 @@ import anyio
 import pytest
 from judges_fakes import CALL_USAGE, FakeLLM, always, choice, metered_run, result, tokens
 
-from trustscore._config import Config
+from trustscore import Config, Sample, Usage
 from trustscore._errors import LLMTimeout, RateLimited, ServerError
-from trustscore._types import Sample, Usage
 from trustscore.judges import (
     ChainPollConfig,
+    ChainPollJudge,
     JudgeConfig,
     LikertConfig,
+    LikertJudge,
     LynxConfig,
+    LynxJudge,
     PrometheusConfig,
+    PrometheusJudge,
     TLMConfig,
+    TLMJudge,
     build_judge,
 )
-from trustscore.judges._chainpoll import ChainPollJudge
-from trustscore.judges._likert import LikertJudge
-from trustscore.judges._lynx import LynxJudge
-from trustscore.judges._prometheus import PrometheusJudge
-from trustscore.judges._tlm import TLMJudge
-from trustscore.llm._protocol import ChatRequest, ChatResult
+from trustscore.llm import ChatRequest, ChatResult
 from trustscore.signals import Judge, registered_signals
 
 pytestmark = pytest.mark.anyio

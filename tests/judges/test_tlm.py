@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 from judges_fakes import FakeLLM, choice, result, tokens
 
+from trustscore import Sample
 from trustscore._errors import ServerError
-from trustscore._types import Sample
-from trustscore.judges import TLMConfig
-from trustscore.judges._tlm import TLMJudge
-from trustscore.llm._protocol import ChatRequest, ChatResult
+from trustscore.judges import TLMConfig, TLMJudge
+from trustscore.llm import ChatRequest, ChatResult
 
 pytestmark = pytest.mark.anyio
 

@@ -5,15 +5,20 @@ from __future__ import annotations
 import pytest
 from judges_fakes import FakeLLM, choice, metered_run, result, tokens
 
+from trustscore import Sample, Usage
 from trustscore._errors import ServerError
-from trustscore._types import Sample, Usage
-from trustscore.judges import ChainPollConfig, LynxConfig, PrometheusConfig, TLMConfig
-from trustscore.judges._chainpoll import ChainPollJudge
-from trustscore.judges._lynx import LynxJudge
-from trustscore.judges._prometheus import PrometheusJudge
-from trustscore.judges._tlm import TLMJudge
+from trustscore.judges import (
+    ChainPollConfig,
+    ChainPollJudge,
+    LynxConfig,
+    LynxJudge,
+    PrometheusConfig,
+    PrometheusJudge,
+    TLMConfig,
+    TLMJudge,
+)
 from trustscore.judges._verdict import CONSTRAINED_WARNING, VERDICT_MAX_TOKENS
-from trustscore.llm._protocol import ChatRequest, ChatResult, TopLogprob
+from trustscore.llm import ChatRequest, ChatResult, TopLogprob
 
 pytestmark = pytest.mark.anyio
 

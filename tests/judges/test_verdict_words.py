@@ -9,13 +9,23 @@ from __future__ import annotations
 import pytest
 from judges_fakes import FakeLLM, choice, result
 
-from trustscore._types import Sample
-from trustscore.judges._chainpoll import ChainPollConfig, ChainPollJudge, vote_in_words
-from trustscore.judges._lynx import LynxConfig, LynxJudge, lynx_in_words
-from trustscore.judges._prometheus import PrometheusConfig, PrometheusJudge, grade_in_words
-from trustscore.judges._tlm import TLMConfig, TLMJudge, reflection_in_words
+from trustscore import Sample
+from trustscore.judges import (
+    ChainPollConfig,
+    ChainPollJudge,
+    LynxConfig,
+    LynxJudge,
+    PrometheusConfig,
+    PrometheusJudge,
+    TLMConfig,
+    TLMJudge,
+)
+from trustscore.judges._chainpoll import vote_in_words
+from trustscore.judges._lynx import lynx_in_words
+from trustscore.judges._prometheus import grade_in_words
+from trustscore.judges._tlm import reflection_in_words
 from trustscore.judges._verdict import CONSTRAINED_WARNING, WORDS_WARNING, non_answer
-from trustscore.llm._protocol import ChatRequest, ChatResult
+from trustscore.llm import ChatRequest, ChatResult
 
 pytestmark = pytest.mark.anyio
 

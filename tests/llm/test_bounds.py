@@ -14,13 +14,17 @@ import httpx
 import pytest
 
 from trustscore._errors import BadResponse, ClientError, ServerError
+from trustscore.llm import (
+    CacheConfig,
+    ChatRequest,
+    EndpointConfig,
+    HttpBackend,
+    LLMClient,
+    Message,
+    ResponseCache,
+    RetryPolicy,
+)
 from trustscore.llm._bounds import ResponseBounds
-from trustscore.llm._cache import ResponseCache
-from trustscore.llm._client import LLMClient
-from trustscore.llm._config import CacheConfig, EndpointConfig
-from trustscore.llm._http import HttpBackend
-from trustscore.llm._limits import RetryPolicy
-from trustscore.llm._protocol import ChatRequest, Message
 
 ENDPOINT = EndpointConfig(base_url="http://hostile.local/v1", model="m", max_retries=0)
 REQUEST = ChatRequest(messages=[Message(role="user", content="Is it true?")], max_tokens=8)

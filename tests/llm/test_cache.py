@@ -11,11 +11,20 @@ from pathlib import Path
 import diskcache  # type: ignore[import-untyped]
 import pytest
 
+from trustscore import Usage
 from trustscore._errors import UnsafeCacheEntry
-from trustscore._types import Usage
-from trustscore.llm._cache import ResponseCache, SafeDisk, cache_key
-from trustscore.llm._config import CacheConfig, EndpointConfig
-from trustscore.llm._protocol import ChatRequest, ChatResult, Choice, Constraint, Message
+from trustscore.llm import (
+    CacheConfig,
+    ChatRequest,
+    ChatResult,
+    Choice,
+    Constraint,
+    EndpointConfig,
+    Message,
+    ResponseCache,
+    SafeDisk,
+    cache_key,
+)
 
 pytestmark = pytest.mark.anyio
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.llm._client import LLMClient
-from trustscore.llm._config import EndpointConfig
-from trustscore.llm._http import HttpBackend
-from trustscore.llm._limits import AdaptiveLimiter
-from trustscore.llm._pool import _healthy
-from trustscore.llm._protocol import (
+from trustscore.llm import (
+    AdaptiveLimiter,
     ChatRequest,
     ChatResult,
+    EndpointConfig,
     GatedLLM,
     HealthCheckedBackend,
+    HttpBackend,
+    LLMClient,
     LoopBoundBackend,
 )
+from trustscore.llm._pool import _healthy
 from trustscore.scoring._batch import admission_capacities
 from trustscore.testing import FakeLLM
 

@@ -15,6 +15,7 @@ import anyio
 import httpx
 import pytest
 
+from trustscore import Usage
 from trustscore._errors import (
     BadResponse,
     ClientError,
@@ -23,13 +24,17 @@ from trustscore._errors import (
     ServerError,
     UnsupportedRequest,
 )
-from trustscore._types import Usage
-from trustscore.llm._cache import ResponseCache
+from trustscore.llm import (
+    LLM,
+    CacheConfig,
+    ChatRequest,
+    EndpointConfig,
+    LLMClient,
+    Message,
+    ResponseCache,
+    RetryPolicy,
+)
 from trustscore.llm._call import CallContext, CallUsage
-from trustscore.llm._client import LLMClient
-from trustscore.llm._config import CacheConfig, EndpointConfig
-from trustscore.llm._limits import RetryPolicy
-from trustscore.llm._protocol import LLM, ChatRequest, Message
 
 pytestmark = pytest.mark.anyio
 
@@ -360,7 +365,7 @@ async def test_fan_out_respects_the_concurrency_limit() -> None:
 
 
 def test_transport_and_backend_are_exclusive() -> None:
-    from trustscore.llm._http import HttpBackend
+    from trustscore.llm import HttpBackend
 
     with pytest.raises(ValueError, match="either backend or transport"):
         LLMClient(endpoint(), backend=HttpBackend(endpoint()), transport=httpx.MockTransport(lambda r: ok()))

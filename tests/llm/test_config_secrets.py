@@ -5,11 +5,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from trustscore._config import Config, ConfigError
+from trustscore import Config, ConfigError
 from trustscore._errors import LLMUnreachable
-from trustscore.llm import ChatRequest, Message
-from trustscore.llm._config import EndpointConfig
-from trustscore.llm._http import HttpBackend
+from trustscore.llm import ChatRequest, EndpointConfig, HttpBackend, Message
 
 KEYS = [
     "sk-proj-Q3xTz81LmNaBcD4eFgH5iJkL",
@@ -85,7 +83,7 @@ def test_a_key_is_read_without_surrounding_whitespace(monkeypatch: pytest.Monkey
 def test_a_key_no_header_may_carry_is_refused_without_showing_it(
     monkeypatch: pytest.MonkeyPatch, key: str
 ) -> None:
-    from trustscore._errors import EndpointUnavailable
+    from trustscore import EndpointUnavailable
 
     monkeypatch.setenv("JUDGE_KEY", key)
     endpoint = EndpointConfig(base_url="http://x/v1", model="m", api_key_env="JUDGE_KEY")

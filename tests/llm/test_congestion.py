@@ -13,11 +13,8 @@ from deadline_clock import DeadlineClock
 
 from trustscore._errors import BudgetExceeded, ServerError
 from trustscore.compute._deadline import Deadline
+from trustscore.llm import ChatRequest, EndpointConfig, LLMClient, Message, RetryPolicy
 from trustscore.llm._call import CallContext
-from trustscore.llm._client import LLMClient
-from trustscore.llm._config import EndpointConfig
-from trustscore.llm._limits import RetryPolicy
-from trustscore.llm._protocol import ChatRequest, Message
 
 pytestmark = pytest.mark.anyio
 

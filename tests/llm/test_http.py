@@ -20,10 +20,16 @@ from trustscore._errors import (
     ServerError,
     UnsupportedRequest,
 )
-from trustscore.llm._config import EndpointConfig
-from trustscore.llm._http import HttpBackend, error_for_status, parse_retry_after
-from trustscore.llm._protocol import ChatRequest, Constraint, Message
-from trustscore.llm._wire import build_request_body, parse_response
+from trustscore.llm import (
+    ChatRequest,
+    Constraint,
+    EndpointConfig,
+    HttpBackend,
+    Message,
+    build_request_body,
+    parse_response,
+)
+from trustscore.llm._http import error_for_status, parse_retry_after
 
 CHAT = [Message(role="system", content="be brief"), Message(role="user", content="Is it true?")]
 

@@ -11,7 +11,8 @@ from fake_clock import Clock
 
 import trustscore.llm._limits
 from trustscore._errors import BadResponse, ClientError, LLMTimeout, RateLimited, ServerError
-from trustscore.llm._limits import AdaptiveLimiter, RetryPolicy, is_overload
+from trustscore.llm import AdaptiveLimiter, RetryPolicy
+from trustscore.llm._limits import is_overload
 
 pytestmark = pytest.mark.anyio
 

@@ -11,10 +11,8 @@ import pytest
 
 from trustscore import from_openai
 from trustscore._errors import BadResponse, ClientError, LLMTimeout, LLMUnreachable, RateLimited, ServerError
-from trustscore.llm._limits import RetryPolicy
+from trustscore.llm import ChatRequest, Constraint, Message, RetryPolicy, build_request_body
 from trustscore.llm._openai_adapter import OpenAIBackend
-from trustscore.llm._protocol import ChatRequest, Constraint, Message
-from trustscore.llm._wire import build_request_body
 
 openai = pytest.importorskip("openai")
 

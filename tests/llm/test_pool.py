@@ -14,12 +14,8 @@ from pydantic import ValidationError
 
 import trustscore.llm._pool
 from trustscore._errors import LLMTimeout, LLMUnreachable
-from trustscore.llm._cache import cache_key
+from trustscore.llm import ChatRequest, EndpointConfig, LimiterPool, LLMClient, Message, cache_key
 from trustscore.llm._call import CallContext
-from trustscore.llm._client import LLMClient
-from trustscore.llm._config import EndpointConfig
-from trustscore.llm._limits import LimiterPool
-from trustscore.llm._protocol import ChatRequest, Message
 from trustscore.llm._scheduling import Ticket
 from trustscore.testing import FakeAnswer, FakeRequest, FakeVLLMServer, Fault, LatencyModel
 

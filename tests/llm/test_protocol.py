@@ -7,7 +7,7 @@ import math
 import pytest
 from pydantic import ValidationError
 
-from trustscore.llm._protocol import ChatRequest, Message
+from trustscore.llm import ChatRequest, Message
 
 MESSAGES = [Message(role="user", content="hi")]
 

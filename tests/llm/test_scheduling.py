@@ -8,8 +8,7 @@ import anyio.lowlevel
 import pytest
 from anyio.abc import TaskStatus
 
-from trustscore.llm._config import EndpointConfig
-from trustscore.llm._limits import AdaptiveLimiter, LimiterPool
+from trustscore.llm import AdaptiveLimiter, EndpointConfig, LimiterPool
 from trustscore.llm._scheduling import PriorityGate, SampleAdmission, Ticket, request_order
 
 pytestmark = pytest.mark.anyio

@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 
 from trustscore.judges._templates import fill, load_template
-from trustscore.llm._protocol import ChatRequest, Message
+from trustscore.llm import ChatRequest, Message, build_request_body
 from trustscore.llm._special_tokens import JOINER, MARKUP, TURN_MARKERS, neutralise, served_special_tokens
-from trustscore.llm._wire import build_request_body
 
 MARKERS = [
     "<|im_start|>",

@@ -9,9 +9,7 @@ from typing import Any
 import anyio
 import pytest
 
-from trustscore import Config, Scorer
-from trustscore._errors import InputError
-from trustscore._types import Sample, Signal
+from trustscore import Config, InputError, Sample, Scorer, Signal
 from trustscore.monitor import Monitor
 
 pytestmark = pytest.mark.anyio

@@ -25,8 +25,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 
-from trustscore import Config, Scorer, telemetry
-from trustscore._types import TrustScore
+from trustscore import Config, Scorer, TrustScore, telemetry
 from trustscore.telemetry.phoenix import PhoenixAnnotationExporter
 from trustscore.testing import FakeVLLMServer
 

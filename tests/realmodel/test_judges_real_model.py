@@ -18,27 +18,25 @@ import httpx
 import pytest
 from judges_fakes import metered_run
 
-from trustscore._types import Sample, Signal
-from trustscore.judges import build_judge
+from trustscore import Sample, Signal
+from trustscore.judges import (
+    ChainPollConfig,
+    ChainPollJudge,
+    LikertConfig,
+    LikertJudge,
+    TLMConfig,
+    TLMJudge,
+    build_judge,
+)
 from trustscore.judges._chainpoll import VERDICT as CHAINPOLL_VERDICT
-from trustscore.judges._chainpoll import ChainPollConfig, ChainPollJudge
-from trustscore.judges._likert import PREFILL_CHOICES, LikertConfig, LikertJudge
+from trustscore.judges._likert import PREFILL_CHOICES
 from trustscore.judges._lynx import VERDICT as LYNX_VERDICT
 from trustscore.judges._lynx import verdict_label
 from trustscore.judges._parsing import rating_digit
 from trustscore.judges._prometheus import VERDICT as PROMETHEUS_VERDICT
-from trustscore.judges._tlm import (
-    AGREEMENT_LABELS,
-    REFLECTION_VERDICT,
-    TLMConfig,
-    TLMJudge,
-    _agreement_label,
-    _letter,
-)
+from trustscore.judges._tlm import AGREEMENT_LABELS, REFLECTION_VERDICT, _agreement_label, _letter
 from trustscore.judges._verdict import VerdictSpec, non_answer
-from trustscore.llm._client import LLMClient
-from trustscore.llm._config import EndpointConfig
-from trustscore.llm._protocol import ChatRequest, ChatResult
+from trustscore.llm import ChatRequest, ChatResult, EndpointConfig, LLMClient
 from trustscore.signals import registered_signals
 from trustscore.testing._recording import RecordingClient
 from trustscore.testing._vllm_engine import VLLMEngine, parse_metrics

@@ -12,7 +12,7 @@ import trustscore.cli._score as cli_score
 import trustscore.rows._ids as ids_module
 from trustscore import Config, Scorer
 from trustscore.cli import main
-from trustscore.rows._ids import IdIndex
+from trustscore.rows import IdIndex
 
 
 @pytest.fixture(params=["python hash", "two hashes", "one hash"])

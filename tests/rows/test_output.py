@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import trustscore.rows._output as output
-from trustscore.rows._ids import IdIndex
+from trustscore.rows import IdIndex
 
 
 def _row(sample_id: str) -> dict[str, object]:

@@ -12,8 +12,16 @@ from tests.scorer_fakes import FakeLocal
 from trustscore import Config, Scorer
 from trustscore.cli._score import score_file
 from trustscore.monitor import Monitor
-from trustscore.rows import IdIndex, InputRow, JsonlFileSink, ResultSink, RetryableSink, RowError, RowSink
-from trustscore.rows._input import parse_row
+from trustscore.rows import (
+    IdIndex,
+    InputRow,
+    JsonlFileSink,
+    ResultSink,
+    RetryableSink,
+    RowError,
+    RowSink,
+    parse_row,
+)
 
 pytestmark = pytest.mark.anyio
 

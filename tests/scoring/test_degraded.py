@@ -8,9 +8,8 @@ from pathlib import Path
 import pytest
 from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 
-from trustscore import Config, Scorer
-from trustscore._errors import DegradedScoreError, JudgeFailure, TrustscoreError
-from trustscore._types import Signal
+from trustscore import Config, DegradedScoreError, Scorer, Signal, TrustscoreError
+from trustscore._errors import JudgeFailure
 from trustscore.fusion._fuser import DefaultFuser
 from trustscore.testing import Fault, MockRouter
 

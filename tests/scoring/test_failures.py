@@ -7,8 +7,7 @@ from judges_fakes import FakeLLM
 
 from trustscore import Scorer
 from trustscore._errors import RateLimited
-from trustscore.judges import TLMConfig
-from trustscore.judges._tlm import TLMJudge
+from trustscore.judges import TLMConfig, TLMJudge
 
 pytestmark = pytest.mark.anyio
 
@@ -27,7 +26,7 @@ async def test_parallel_tlm_failures_give_a_readable_reason() -> None:
 async def test_distinct_parallel_failures_are_each_named_with_their_usage() -> None:
     from scorer_fakes import FakeJudge
 
-    from trustscore._types import Usage
+    from trustscore import Usage
 
     group = ExceptionGroup(
         "unhandled errors in a TaskGroup",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import trustscore as ts
-from trustscore._types import Sample, Signal
+from trustscore import Sample, Signal
 
 pytestmark = pytest.mark.anyio
 

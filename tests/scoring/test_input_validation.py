@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore._errors import InputError
+from trustscore import InputError
 from trustscore._types import MAX_PASSAGES, MAX_SAMPLE_CHARS
 from trustscore.scoring._scorer import make_sample
 

@@ -11,10 +11,9 @@ import diskcache  # type: ignore[import-untyped]
 import numpy as np
 import pytest
 
-from trustscore import Config, Scorer
+from trustscore import Config, Sample, Scorer, Signal, Usage
 from trustscore._errors import UnsafeCacheEntry
-from trustscore._types import Sample, Signal, Usage
-from trustscore.llm._config import CacheConfig
+from trustscore.llm import CacheConfig
 from trustscore.scoring._local_cache import LocalCache, _vector_key, sample_key
 
 pytestmark = pytest.mark.anyio

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from trustscore._config import Config
-from trustscore._types import Sample
-from trustscore.grounding._lexical import LexicalSupport
+from trustscore import Config, Sample
+from trustscore.grounding import LexicalSupport
 from trustscore.scoring._scorer import Scorer
 
 pytestmark = pytest.mark.anyio
@@ -64,8 +63,7 @@ async def test_a_whitebox_model_that_does_not_load_leaves_the_sample_incomplete(
 
 
 async def test_an_embedding_model_that_does_not_load_leaves_the_sample_incomplete(tmp_path: Path) -> None:
-    from trustscore.grounding._config import EmbeddingConfig
-    from trustscore.grounding._embedding import EmbeddingGrounding
+    from trustscore.grounding import EmbeddingConfig, EmbeddingGrounding
 
     folder = tmp_path / "embedder"
     folder.mkdir()

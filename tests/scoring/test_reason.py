@@ -8,8 +8,7 @@ from typing import Any
 import pytest
 
 from tests.scoring.test_degraded import SAMPLE
-from trustscore import Config, Scorer
-from trustscore._types import Signal, Span
+from trustscore import Config, Scorer, Signal, Span
 from trustscore.scoring._reason import MAX_CHARS, top_reason
 from trustscore.testing import Fault, MockRouter, judge_policy, lynx_answer
 
@@ -178,7 +177,7 @@ async def test_a_scorer_says_abstained_for_a_refusal() -> None:
 def test_rich_shows_the_line_as_text_not_markup() -> None:
     from rich.console import Console
 
-    from trustscore._types import TrustScore
+    from trustscore import TrustScore
 
     result = TrustScore(
         score=0.2,

@@ -14,7 +14,7 @@ from scorer_fakes import FakeJudge, FakeLLM, FakeLocal
 from trustscore import Config, ConfigError, InputError, Sample, Scorer, Signal, TrustScore, Usage
 from trustscore._errors import RateLimited
 from trustscore.fusion._fuser import FusedScore
-from trustscore.llm._protocol import LLM, ChatRequest
+from trustscore.llm import LLM, ChatRequest
 
 pytestmark = pytest.mark.anyio
 

@@ -16,8 +16,7 @@ from benchmarks.judges.bench_storm import (
     storm_policy,
     summarise,
 )
-from trustscore import Scorer
-from trustscore._types import TrustScore
+from trustscore import Scorer, TrustScore
 from trustscore.compute import _deadline as deadline
 from trustscore.llm import _limits as limits
 from trustscore.llm import _pool as pool

@@ -360,10 +360,8 @@ def test_a_source_in_the_list_of_the_other_kind_is_refused() -> None:
 
 
 def test_the_built_in_signals_declare_their_kind() -> None:
-    from trustscore.encoders._hhem import HHEMSignal
-    from trustscore.encoders._lettucedetect import LettuceDetectSignal
-    from trustscore.grounding._embedding import EmbeddingGrounding
-    from trustscore.grounding._lexical import LexicalSupport
+    from trustscore.encoders import HHEMSignal, LettuceDetectSignal
+    from trustscore.grounding import EmbeddingGrounding, LexicalSupport
     from trustscore.grounding.claims._signal import ClaimsCheck
     from trustscore.judges._base import JudgeBase
     from trustscore.whitebox._familiarity import FamiliaritySignal

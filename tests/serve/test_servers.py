@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from trustscore._config import Config
+from trustscore import Config
 from trustscore._errors import ServeError
 from trustscore.cli import main
 from trustscore.serve._servers import check_ports, commands, plan_servers, ready_config, serve

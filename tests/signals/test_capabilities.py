@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from trustscore._types import DomainCheck, Sample, Signal
+from trustscore import Sample, Signal
+from trustscore._types import DomainCheck
 from trustscore.fusion._fuser import AssessingFuser, DefaultFuser, FusedScore
 from trustscore.signals import CachedSignal, LocalSignal
 

@@ -22,7 +22,7 @@ from trustscore import (
 )
 from trustscore.fusion._fuser import DefaultFuser
 from trustscore.judges import build_judge
-from trustscore.llm._protocol import ChatRequest
+from trustscore.llm import ChatRequest
 from trustscore.signals import ExampleAnswer, get_signal
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("signal_registry")]

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore import LLM, JudgeConfig, register_judge, registered_signals
-from trustscore._types import Sample, Signal
+from trustscore import LLM, JudgeConfig, Sample, Signal, register_judge, registered_signals
 from trustscore.judges import build_judge
-from trustscore.llm._protocol import ChatRequest, ChatResult, Choice, Message
+from trustscore.llm import ChatRequest, ChatResult, Choice, Message
 from trustscore.signals import ExampleAnswer
 from trustscore.testing import FakeLLM, judge_policy, lynx_answer
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore._types import Sample, Signal
+from trustscore import Sample, Signal
 from trustscore.signals import ExampleAnswer, JudgeConfig, register_judge, registered_signals
 from trustscore.testing import MockRouter, default_judge_answers, judge_of, judge_policy, lynx_answer
 
@@ -22,8 +22,7 @@ def _sample() -> Sample:
 
 async def test_every_shipped_judge_gets_a_value_from_the_default_scripts() -> None:
     from trustscore.judges import build_judge
-    from trustscore.llm._client import LLMClient
-    from trustscore.llm._config import EndpointConfig
+    from trustscore.llm import EndpointConfig, LLMClient
 
     router = MockRouter()
     llm = LLMClient(EndpointConfig(base_url=router.base_url, model="fake-judge"), transport=router.transport)
@@ -42,9 +41,7 @@ async def test_a_new_judge_is_answered_by_its_registered_example_not_its_wording
     signal_registry: None,
 ) -> None:
     from trustscore.judges._base import JudgeLLM
-    from trustscore.llm._client import LLMClient
-    from trustscore.llm._config import EndpointConfig
-    from trustscore.llm._protocol import ChatRequest, Message
+    from trustscore.llm import ChatRequest, EndpointConfig, LLMClient, Message
 
     @register_judge("echo_yes", config=JudgeConfig, example_answers={"echo_yes": ExampleAnswer("yes")})
     class EchoYes:
@@ -69,8 +66,7 @@ async def test_a_new_judge_is_answered_by_its_registered_example_not_its_wording
 
 async def test_scripted_lynx_verdict_reaches_the_signal() -> None:
     from trustscore.judges import build_judge
-    from trustscore.llm._client import LLMClient
-    from trustscore.llm._config import EndpointConfig
+    from trustscore.llm import EndpointConfig, LLMClient
 
     router = MockRouter(judge_policy({"lynx": lynx_answer("FAIL", p_pass=0.2)}))
     llm = LLMClient(EndpointConfig(base_url=router.base_url, model="fake-judge"), transport=router.transport)

@@ -2,9 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.llm._client import LLMClient
-from trustscore.llm._config import EndpointConfig
-from trustscore.llm._protocol import ChatRequest
+from trustscore.llm import ChatRequest, EndpointConfig, LLMClient
 from trustscore.testing import FakeAnswer, MockRouter, RulePolicy
 from trustscore.testing._recording import RecordingClient
 

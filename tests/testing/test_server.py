@@ -460,9 +460,7 @@ async def test_router_raises_on_unmatched_and_disconnect() -> None:
 
 async def test_router_plugs_into_the_trustscore_http_backend() -> None:
     from trustscore._errors import RateLimited
-    from trustscore.llm._config import EndpointConfig
-    from trustscore.llm._http import HttpBackend
-    from trustscore.llm._protocol import ChatRequest, Constraint, Message
+    from trustscore.llm import ChatRequest, Constraint, EndpointConfig, HttpBackend, Message
 
     router = MockRouter(judge_policy(), models="lynx-8b")
     backend = HttpBackend(

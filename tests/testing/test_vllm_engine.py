@@ -154,10 +154,8 @@ async def test_familiarity_remote_path_reads_prompt_logprobs(vllm_engine: VLLMEn
 async def test_the_openai_client_backend_talks_to_the_engine(vllm_engine: VLLMEngine) -> None:
     import openai
 
-    from trustscore import from_openai
-    from trustscore._types import Sample
-    from trustscore.judges import LynxConfig
-    from trustscore.judges._lynx import LynxJudge
+    from trustscore import Sample, from_openai
+    from trustscore.judges import LynxConfig, LynxJudge
 
     client = openai.AsyncOpenAI(base_url=vllm_engine.base_url, api_key="unused")
     llm = from_openai(client, "tiny-judge", flavour="vllm", max_retries=0)
@@ -172,8 +170,8 @@ async def test_the_openai_client_backend_talks_to_the_engine(vllm_engine: VLLMEn
 async def test_tlm_answer_sampling_reads_the_context_from_the_prefix_cache(vllm_engine: VLLMEngine) -> None:
     """TLM's answer prompt (no response shown) reuses the context the evidence prompts prefilled."""
     from trustscore.judges._tlm import build_answer_messages, build_reflection_messages
-    from trustscore.llm._protocol import ChatRequest
-    from trustscore.llm._wire import build_request_body, request_path
+    from trustscore.llm import ChatRequest, build_request_body
+    from trustscore.llm._wire import request_path
 
     root = vllm_engine.base_url.removesuffix("/v1")
     # a context no other test sent, so nothing of it is cached before this test

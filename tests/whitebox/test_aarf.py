@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from trustscore._types import Sample
+from trustscore import Sample
 from trustscore.testing._tiny import save_tiny_model
 from trustscore.whitebox._model import build_prompt
 from trustscore.whitebox._profile import (

@@ -11,10 +11,10 @@ import anyio
 import numpy as np
 import pytest
 
+from trustscore import Sample, Usage
 from trustscore._errors import RateLimited
-from trustscore._types import Sample, Usage
 from trustscore.fitting._familiarity_threshold import calibrate_threshold, fit_threshold
-from trustscore.llm._protocol import ChatRequest, ChatResult, Choice
+from trustscore.llm import ChatRequest, ChatResult, Choice
 from trustscore.whitebox._concepts import (
     extract_concepts_heuristic,
     parse_concepts,
@@ -350,7 +350,7 @@ def test_suffix_alignment_reads_sentencepiece_tokens_and_refuses_a_mismatch() ->
 
 
 def test_the_signal_is_a_local_signal() -> None:
-    from trustscore.signals._protocols import LocalSignal
+    from trustscore.signals import LocalSignal
 
     signal = remote_signal(FakeLLM())
     assert isinstance(signal, LocalSignal) and signal.name == "familiarity"

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("torch", reason="the local Self-Familiarity backend needs trustscore[whitebox]")
 
-from trustscore._types import Sample, Usage
+from trustscore import Sample, Usage
 from trustscore.whitebox._familiarity import FamiliaritySignal
 from trustscore.whitebox._familiarity_backends import LocalFamiliarityBackend
 from trustscore.whitebox._familiarity_config import FamiliarityConfig

@@ -12,7 +12,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from trustscore._types import Sample
+from trustscore import Sample
 
 pytestmark = pytest.mark.realmodel
 torch = pytest.importorskip("torch")
@@ -48,7 +48,7 @@ def train_rows(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def profile_path(model_dir: Path, train_rows: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from trustscore.cli._main import main
+    from trustscore.cli import main
 
     out = tmp_path_factory.mktemp("profile") / "smollm2.json"
     # Six responses, each its own CV group: two folds still hold both labels.

@@ -15,9 +15,9 @@ pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]
 
 import torch
 
+from trustscore import Sample, Signal
 from trustscore._errors import WhiteboxModelError
-from trustscore._types import Sample, Signal
-from trustscore.signals._protocols import LocalSignal
+from trustscore.signals import LocalSignal
 from trustscore.testing._tiny import save_tiny_model
 from trustscore.whitebox._model import encode_sample, load_model, model_key, model_limiter
 from trustscore.whitebox._profile import (

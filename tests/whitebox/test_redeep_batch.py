@@ -13,8 +13,8 @@ pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]
 
 import torch
 
+from trustscore import Sample
 from trustscore._errors import NoContextError, WhiteboxModelError
-from trustscore._types import Sample
 from trustscore.testing._tiny import save_tiny_model
 from trustscore.whitebox import _redeep_extract as redeep_extract
 from trustscore.whitebox._model import LoadedModel, encode_sample, load_model

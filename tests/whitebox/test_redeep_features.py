@@ -17,8 +17,8 @@ pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from trustscore import Sample
 from trustscore._errors import NoContextError
-from trustscore._types import Sample
 from trustscore.testing._tiny import save_tiny_model
 from trustscore.whitebox._divergence import jensen_shannon, legacy_divergence_sum
 from trustscore.whitebox._model import LoadedModel, encode_sample, load_model

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("transformers", reason="the white-box signals need the whitebox extra (transformers)")
 
-from trustscore._types import Sample
+from trustscore import Sample
 from trustscore.testing._tiny import build_tiny_tokenizer
 from trustscore.whitebox._familiarity_backends import LocalFamiliarityBackend
 from trustscore.whitebox._model import encode_sample

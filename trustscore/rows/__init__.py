@@ -2,7 +2,8 @@
 and the index of ids a run resumes from.
 
 * :mod:`trustscore.rows._input`: what an input line must be, :func:`read_jsonl` (samples of a file,
-  for ``Scorer.stream``), :class:`InputFile` (a checked input the CLI reads twice, a pipe once);
+  for ``Scorer.stream``), :class:`InputFile` (an input the CLI checks row by row once, then reads
+  again without checking; a pipe is read once);
 * :mod:`trustscore.rows._output`: the result row and :class:`OutputFile` (a locked result file that
   only trustscore's own rows may be in);
 * :mod:`trustscore.rows._ids`: :class:`IdIndex`, a compact id -> int index;

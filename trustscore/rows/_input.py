@@ -15,6 +15,10 @@ the line, never a traceback):
   read once, its lines kept in an unnamed temporary file for the second pass. A device, a directory
   or a symlink loop is refused.
 
+:class:`InputFile` reads the CLI's input twice but checks each row once: the check parses, validates
+and names (hashes the id of) every row and keeps only its id and line; the second pass decodes each
+kept line's JSON again and builds its sample from the checked id, with no validation or hashing.
+
 A field that is not a sample field but looks like one (``contexts``, ``answer``) is carried through
 like any other, and named with a did-you-mean (:func:`suggest_field`): :class:`InputFile` counts them
 for the run's warning, and an invalid row's error says it. With ``on_error="record"``,
@@ -32,6 +36,8 @@ import os
 import stat
 import sys
 import tempfile
+import zlib
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -245,9 +251,12 @@ class InputFile:
     """A checked input, read again lazily (one row at a time) each time it is iterated, so a run's
     memory does not grow with it. Only the ids are kept (resume needs them), each with its line.
     A pipe is read once: its lines are kept in an unnamed temporary file for the later passes.
+    The check validates each row once: iterating decodes a kept line's JSON and builds its sample
+    unchecked, with the id the check gave it (a row's ``lookalikes`` are in :attr:`lookalikes`).
 
     With ``on_error="record"`` an invalid row is yielded as a :class:`RowError` (``errors`` counts
-    them, ``first_error`` is the first); with "stop" the check raises at it."""
+    them, ``first_error`` is the first; each is kept from the check); with "stop" the check raises
+    at it."""
 
     def __init__(
         self,
@@ -257,15 +266,19 @@ class InputFile:
         *,
         on_error: OnError = "stop",
         errors: int = 0,
-        first_error: RowError | None = None,
+        invalid: dict[int, RowError] | None = None,
         lookalikes: dict[str, LookalikeTally] | None = None,
+        digests: array[int] | None = None,
     ) -> None:
         self.path = path
         self.ids = ids
         self._spool = spool
+        self._digests = digests
+        """CRC-32 of each valid line the check read, in file order: a line read again must match it."""
         self.on_error = on_error
-        self.errors = errors
-        self.first_error = first_error
+        self._invalid = invalid or {}
+        self.errors = len(self._invalid)
+        self.first_error = next(iter(self._invalid.values()), None)
         self.lookalikes = lookalikes or {}
         """Fields that look like a sample field a row lacks: {"contexts": tally suggesting "context"}."""
 
@@ -277,36 +290,37 @@ class InputFile:
         first_line_of = IdIndex()
         name = str(path)
         spool: IO[bytes] | None = None
-        errors, first_error = 0, None
+        invalid: dict[int, RowError] = {}
         lookalikes: dict[str, LookalikeTally] = {}
+        digests = array("I")
         with open_input(path) as stream:
             if not _is_regular(stream):
                 spool = tempfile.TemporaryFile()  # noqa: SIM115 (kept open for the later passes; unnamed)
             for number, line in numbered_lines(stream, name, copy_to=spool):
                 row = _parse_or_record(line, name, number, on_error)
                 if isinstance(row, RowError):
-                    errors += 1
-                    first_error = first_error or row
+                    invalid[number] = row
                     continue
                 for name_, guess in row.lookalikes.items():
                     tally = lookalikes.setdefault(name_, LookalikeTally(guess, 0, number))
                     tally.rows += 1
+                digests.append(_digest(line))
                 previous = first_line_of.add(row.sample.id or "", number)
                 if previous is not None:
                     raise InputError(
                         f"{name}:{number}: id {row.sample.id!r} already used on line {previous}; ids must "
                         f"be unique (they are how an interrupted run resumes)"
                     )
-        if not first_line_of and not errors:
+        if not first_line_of and not invalid:
             raise InputError(f"input file {path} has no samples (expected one JSON object a line)")
         return cls(
             path,
             first_line_of,
             spool,
             on_error=on_error,
-            errors=errors,
-            first_error=first_error,
+            invalid=invalid,
             lookalikes=lookalikes,
+            digests=digests,
         )
 
     def warnings(self) -> list[str]:
@@ -318,15 +332,59 @@ class InputFile:
         ]
 
     def __iter__(self) -> Iterator[InputRow | RowError]:
+        """The checked rows in file order: each valid line rebuilt from its JSON and checked id, each
+        invalid one as the check recorded it."""
         name = str(self.path)
+        checked = iter(self.ids.items())
         if self._spool is not None:
             self._spool.seek(0)
-            for number, line in numbered_lines(self._spool, name):
-                yield _parse_or_record(line, name, number, self.on_error)
+            yield from self._rows(numbered_lines(self._spool, name), checked)
             return
         with open_input(self.path) as stream:
-            for number, line in numbered_lines(stream, name):
-                yield _parse_or_record(line, name, number, self.on_error)
+            yield from self._rows(numbered_lines(stream, name), checked)
+
+    def _rows(
+        self, lines: Iterator[tuple[int, str]], checked: Iterator[tuple[str, int]]
+    ) -> Iterator[InputRow | RowError]:
+        next_id, next_line = next(checked, ("", 0))
+        digests = iter(self._digests) if self._digests is not None else None
+        for number, line in lines:
+            if number == next_line:
+                if digests is not None and next(digests, None) != _digest(line):
+                    raise _changed(self.path, number)  # edited since the check: not as validated
+                yield _checked_row(line, next_id, number, self.path)
+                next_id, next_line = next(checked, ("", 0))
+            elif number in self._invalid:
+                yield self._invalid[number]
+            else:
+                raise _changed(self.path, number)
+        if next_line:
+            raise _changed(self.path, next_line)
+
+
+def _checked_row(line: str, row_id: str, number: int, path: Path) -> InputRow:
+    """A line :meth:`InputFile.check` accepted, as its row: the JSON decoded again, the sample built
+    without validation, its id the one the check gave it."""
+    try:
+        data = json.loads(line)
+    except ValueError:
+        raise _changed(path, number) from None
+    given = data.get("id") if isinstance(data, dict) else None
+    if not isinstance(data, dict) or (given is not None and str(given) != row_id):
+        raise _changed(path, number)
+    carried = {k: v for k, v in data.items() if k not in SAMPLE_FIELDS}
+    fields = {k: data[k] for k in ("question", "response", "domain") if k in data}
+    context = Sample._context_as_list(data.get("context"))
+    sample = Sample.model_construct(**fields, context=context, id=row_id, metadata=carried)
+    return InputRow(line=number, sample=sample, carried=carried)
+
+
+def _digest(line: str) -> int:
+    return zlib.crc32(line.encode("utf-8", "surrogatepass"))
+
+
+def _changed(path: Path, number: int) -> InputError:
+    return InputError(f"{path}:{number}: the input changed while it was read; run again on a settled file")
 
 
 def _parse_or_record(line: str, name: str, number: int, on_error: OnError) -> InputRow | RowError:

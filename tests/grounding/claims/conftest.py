@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore.grounding.claims._config import ClaimsConfig
+from trustscore.grounding.claims import ClaimsConfig
 
 
 @pytest.fixture(scope="session")

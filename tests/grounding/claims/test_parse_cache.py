@@ -9,8 +9,8 @@ from typing import Any
 import anyio
 import pytest
 
+from trustscore import Sample
 from trustscore._errors import BudgetExceeded
-from trustscore._types import Sample
 from trustscore.compute._deadline import Deadline, bound
 from trustscore.grounding.claims._parse_cache import ParseCache
 

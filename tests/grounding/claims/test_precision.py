@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from trustscore._types import Sample, Signal
+from trustscore import Sample, Signal
 from trustscore.grounding.claims._signal import ClaimsCheck
 
 SCHOOL = (

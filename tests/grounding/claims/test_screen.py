@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore._types import Sample
+from trustscore import Sample
 from trustscore.grounding._abstention import abstention
 from trustscore.grounding._screen import unchecked
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore._types import Sample, Signal
+from trustscore import Sample, Signal
 from trustscore.grounding.claims._signal import ClaimsCheck
 
 from .library import CONTEXT, GERMAN, QUESTION, REFUSAL, VERBATIM, WRONG_DATE
