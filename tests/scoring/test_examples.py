@@ -60,3 +60,20 @@ def test_example_samples_lie_inside_the_shipped_calibrators_domain_by_length() -
         assert set(words) == set(LENGTHS)
         reasons = domain.check(words)
         assert reasons == [], (row.sample.id, reasons, json.dumps(words))
+
+
+def test_the_offline_default_puts_each_example_on_its_side_of_the_line() -> None:
+    """What a newcomer's first run shows: with the offline default (claims included) every faithful
+    example scores at or above 0.5 and every hallucinated one under it, each with its reason."""
+    pytest.importorskip("spacy", reason="the offline default's claims signal needs the claims extra")
+    from trustscore import Scorer
+
+    rows = read_input(EXAMPLES / "rag_samples.jsonl")
+    scorer = Scorer(Config.from_dict({"cache": {"mode": "off"}}))
+    results = scorer.score_many_sync([r.sample for r in rows])
+    wrong = [
+        f"{r.sample.id} {res.score:.3f} ({res.reason})"
+        for r, res in zip(rows, results, strict=True)
+        if res.score is None or (res.score >= 0.5) == r.carried["hallucinated"]
+    ]
+    assert not wrong, f"examples on the wrong side of 0.5: {wrong}"
