@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -41,13 +40,7 @@ def _plant_copier(loaded: LoadedModel, layer: int, head: int) -> None:
         attn.o_proj.weight[:, head * dh : (head + 1) * dh] = 5 * basis
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread() -> Iterator[None]:
-    """Tiny matrices run fastest on one thread, and far faster than two on a busy 2-core box."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module", params=["llama", "qwen2"])

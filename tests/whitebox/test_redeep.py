@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -13,7 +12,6 @@ import pytest
 
 pytest.importorskip("torch", reason="white-box signals need trustscore[whitebox]")
 
-import torch
 
 from trustscore import Sample, Signal
 from trustscore._errors import WhiteboxModelError
@@ -33,7 +31,7 @@ from trustscore.whitebox._redeep_config import RedeepConfig
 from trustscore.whitebox._redeep_extract import extract_features
 from trustscore.whitebox._redeep_features import FeatureRecipe, candidate_recipe
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("one_torch_thread")]
 
 SAMPLE = Sample(
     question="Where is the Eiffel Tower?",
@@ -41,14 +39,6 @@ SAMPLE = Sample(
     response="The Eiffel Tower is in Paris. It was built in 1889 by aliens.",
 )
 TRAINING = TrainingSummary(n=100, positive_rate=0.4, data_sha256="0" * 64, split="synthetic test fixture")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 @pytest.fixture(scope="module")

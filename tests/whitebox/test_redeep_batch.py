@@ -3,7 +3,6 @@ within ``TOLERANCE``), padding never read, bounded groups, and each sample faili
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -52,12 +51,7 @@ HEADS = ((0, 1), (1, 3), (2, 0))
 LAYERS = (0, 1, 2)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _one_torch_thread() -> Iterator[None]:
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 @pytest.fixture(scope="module", params=["llama", "qwen2"])
