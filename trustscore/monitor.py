@@ -153,16 +153,19 @@ class Monitor:
         try:
             await self._sink.write(row)
         except Exception as e:
-            self._sink_fault(repr(e))
-        if isinstance(self._sink, RowSink):  # counts its own faults, which it never raises
-            self.stats.sink_failed, self.stats.sink_fault = self._sink.failed, self._sink.fault
+            self._sink_fault(e.strerror if isinstance(e, OSError) and e.strerror else repr(e))
 
     def _sink_fault(self, why: str) -> None:
         self.stats.sink_failed += 1
         if self.stats.sink_fault is None:
             self.stats.sink_fault = why
             assert self._sink is not None
-            logger.warning("monitoring: the sink %s failed (%s); rows go unwritten", self._sink.name, why)
+            logger.warning(
+                "monitoring: the sink %s cannot be written (%s); rows go unwritten and are counted in "
+                "Monitor.stats.sink_failed",
+                self._sink.name,
+                why,
+            )
 
     async def __aenter__(self) -> Monitor:
         if self._sink_given is not None:

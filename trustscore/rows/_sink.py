@@ -14,14 +14,13 @@ The file is opened and written in a worker thread, never on the event loop. It i
 ``O_NONBLOCK`` (opening a FIFO never waits for a reader) and must be a regular file: a FIFO, a device
 such as ``/dev/full`` or a directory is refused with its reason. A file whose last line was torn (its
 writer killed mid-row) gets a newline first, so the torn line stays one broken line and every row
-written after it is whole. A fault (refused, disk full, I/O error, permission) never raises: the rows
-it cost are counted in :attr:`RowSink.failed`, its reason is kept in :attr:`RowSink.fault`, and it is
-logged once per sink, not once per row.
+written after it is whole. A fault (refused, disk full, I/O error, permission) is raised as an
+``OSError`` whose text is the one-line reason (the first is kept in :attr:`RowSink.fault`); a Monitor
+counts it and logs it once, as it does any sink's, and the host never sees it.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import stat
 from pathlib import Path
@@ -34,7 +33,6 @@ from trustscore.rows._output import row_line
 
 __all__ = ["ResultSink", "RetryableSink", "RowSink"]
 
-logger = logging.getLogger("trustscore.monitor")
 
 _OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
@@ -85,8 +83,6 @@ class RowSink:
         self.path = path
         self.written = 0
         """Rows written."""
-        self.failed = 0
-        """Rows not written because of a fault."""
         self.fault: str | None = None
         """The first fault, as one line (None while there was none)."""
         self._fd: int | None = None
@@ -106,14 +102,16 @@ class RowSink:
         """Each row is one write to the file: nothing is held back."""
 
     async def write(self, row: dict[str, Any]) -> None:
-        """Append one row; a fault is counted and logged, never raised."""
+        """Append one row; a fault raises OSError with its one-line reason."""
         line = row_line(row)
         async with self._lock:  # one row at a time, so rows never interleave
             try:
                 await anyio.to_thread.run_sync(self._write_sync, line.encode("utf-8"))
-            except Exception as e:  # whatever it is, the host never sees it
+            except Exception as e:
                 self._check_tail = True  # a fault may have left part of the row behind
-                self._count_fault(e.strerror if isinstance(e, OSError) and e.strerror else repr(e))
+                why = e.strerror if isinstance(e, OSError) and e.strerror else repr(e)
+                self.fault = self.fault or why
+                raise OSError(0, why) from e
             else:
                 self.written += 1
 
@@ -147,17 +145,6 @@ class RowSink:
             os.close(fd)
             raise
         return fd
-
-    def _count_fault(self, why: str) -> None:
-        self.failed += 1
-        if self.fault is None:
-            self.fault = why
-            logger.warning(
-                "monitoring: the sink %s cannot be written (%s); rows go unwritten and are counted in "
-                "Monitor.stats.sink_failed",
-                self.path,
-                why,
-            )
 
 
 def _end_torn_line(fd: int) -> None:
