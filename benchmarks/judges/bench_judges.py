@@ -10,7 +10,7 @@ process, so the CPU this process spends is the client's alone.
     several rounds (min/median/max reported): bare httpx; LLMClient.generate replaying the same
     ChatRequests; the whole Scorer (prompt building, parsing, fan-out, fusion) with the five-judge
     ensemble; the Scorer with the lone Likert judge. Targets: LLMClient <= 1.2x bare httpx; the
-    ensemble's CPU per request <= 1.2x the lone judge's (issue 11).
+    ensemble's CPU per request <= 1.2x the lone judge's.
 (b) Throughput: score_many over --samples samples against a server with a latency model and a
     fixed number of service slots; utilisation = busy slot-seconds / (wall x slots). Target >= 90%.
 (c) Requests, prompt tokens and prefilled tokens (what the GPU computes after the prefix cache)

@@ -1,5 +1,4 @@
-"""Likert with and without its explanation: cost and agreement, on the fake server and a real engine
-(issue 11, item 6).
+"""Likert with and without its explanation: cost and agreement, on the fake server and a real engine.
 
     python -m benchmarks.judges.bench_likert_verdict [--samples 200] [--real-engine [--real-samples 8]]
 

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/judges/bench_storm.py [--samples 1000] [--backends asyncio trio] [--out FILE]
 
 Every completion request the fake vLLM (trustscore.testing, in a child process so its CPU is not the
-client's) receives draws one fault, independently, with these odds (issue 8's storm): 10% 429 with
+client's) receives draws one fault, independently, with these odds: 10% 429 with
 Retry-After 1 s, 5% 500, 5% 503, 5% held 5 s (past the endpoint's 1 s timeout), 5% malformed JSON,
 5% truncated, 2% dropped connection, 2% empty choices. The endpoint has timeout_s=1 and the default
 max_retries (``--max-retries`` changes it);
@@ -21,7 +21,7 @@ Reported, per event loop:
   samples and the sampled TLM answers are all distinct, so bodies do not collide);
 - latency p50 / p99 of one sample's score_sample (TrustScore.seconds) against the budget;
 - requests: the client's usage.requests total against the requests the server received.
-Targets (issue 8): complete >= 95%, retried >= 90%, p99 <= budget + 0.5 s.
+Targets: complete >= 95%, retried >= 90%, p99 <= budget + 0.5 s.
 
 ``--scale`` multiplies every time (Retry-After, delay, timeout, budget) for a quicker storm; the
 regular test suite runs a small storm from these pieces on a virtual clock (tests/scoring/test_storm.py).
@@ -301,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--without-overload",
         action="store_true",
-        help="leave out the 429s and 503s (issue 8: even then 136 of 300 samples came back incomplete)",
+        help="leave out the 429s and 503s (the server faults alone, without overload)",
     )
     parser.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
     args = parser.parse_args(argv)

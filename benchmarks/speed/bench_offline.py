@@ -1,4 +1,4 @@
-"""The offline default against a floor, side by side in one run (issue 11).
+"""The offline default (lexical + embedding) against a floor of its unavoidable work, side by side in one run.
 
     .venv/bin/python -m benchmarks.speed.bench_offline [--rows 300] [--repeats 3] [--busy 2]
 

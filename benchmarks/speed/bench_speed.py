@@ -1,4 +1,4 @@
-"""Every speed and memory ratio of issue 11, side by side in one run, with its target.
+"""Speed and memory ratios (offline default, streaming, judge client) side by side in one run, with targets.
 
     .venv/bin/python -m benchmarks.speed.bench_speed            # the full run (~35 minutes on 2 shared cores)
     .venv/bin/python -m benchmarks.speed.bench_speed --quick    # the same figures, smaller (~6 minutes)
