@@ -14,7 +14,7 @@ import pytest
 from trustscore import Config, Sample, Scorer, Signal, TrustScore
 from trustscore.calibrators import shipped_calibrator, shipped_calibrators
 from trustscore.cli import main as cli_main
-from trustscore.fusion._store import load_model
+from trustscore.fusion import load_model
 from trustscore.grounding import EmbeddingGrounding, LexicalSupport
 
 pytestmark = pytest.mark.anyio

@@ -9,7 +9,7 @@ import pytest
 
 from trustscore import Config, Sample, Scorer, Signal
 from trustscore.calibrators import shipped_calibrator
-from trustscore.fusion._store import load_model
+from trustscore.fusion import load_model
 from trustscore.grounding.claims import ClaimsConfig
 from trustscore.grounding.claims._signal import claims_version
 
