@@ -10,8 +10,7 @@ import pytest
 
 from trustscore import Config, ConfigError
 from trustscore.core._files import MAX_JSON_BYTES
-from trustscore.fusion._model import CalibratorError
-from trustscore.fusion._store import load_model
+from trustscore.fusion import CalibratorError, load_model
 from trustscore.whitebox._profile import ProfileError, RedeepProfile
 
 
@@ -125,7 +124,7 @@ def test_a_rehashed_calibrator_with_absurd_numbers_is_refused(
     import json
 
     from trustscore.calibrators import __file__ as shipped_dir
-    from trustscore.fusion._model import FusionModel
+    from trustscore.fusion import FusionModel
 
     data = json.loads((Path(shipped_dir).parent / "local_multidomain.json").read_text(encoding="utf-8"))
     if field == "coef":
