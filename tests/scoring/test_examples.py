@@ -46,8 +46,8 @@ def test_example_samples_lie_inside_the_shipped_calibrators_domain_by_length() -
     long as the shipped calibrator's data (its features are checked by tests/calibrators)."""
     import json
 
+    from trustscore.fusion import FusionModel
     from trustscore.fusion._domain import LENGTHS
-    from trustscore.fusion._model import FusionModel
 
     shipped = Path(__file__).resolve().parents[2] / "trustscore" / "calibrators" / "local_multidomain.json"
     domain = FusionModel.from_json(shipped.read_text(encoding="utf-8")).domain
