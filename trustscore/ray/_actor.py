@@ -39,30 +39,16 @@ from trustscore._config import Config
 from trustscore._types import Sample, TrustScore
 from trustscore.core._hashing import short_hash
 from trustscore.ray._driver_watch import stop_actor, watch_driver
-from trustscore.ray._rows import error_result, scored_result
+from trustscore.ray._rows import OUTPUT_SCHEMA, error_result, scored_result
 from trustscore.scoring._scorer import Scorer
 
-__all__ = ["BATCH_DEATHS", "OUTPUT_SCHEMA", "SAMPLE_DEATHS", "ScoreBatches", "died_reason"]
+__all__ = ["BATCH_DEATHS", "SAMPLE_DEATHS", "ScoreBatches", "died_reason"]
 
 BATCH_DEATHS = 3
 """Deaths of the actor with a batch in flight, after which its samples are scored one at a time."""
 
 SAMPLE_DEATHS = 2
 """Deaths of the actor while a sample was scored alone, after which it is written with an error."""
-
-OUTPUT_SCHEMA = pa.schema(
-    [
-        ("id", pa.string()),
-        ("score", pa.float64()),
-        ("calibrated", pa.bool_()),
-        ("fusion", pa.string()),
-        ("complete", pa.bool_()),
-        ("seconds", pa.float64()),
-        ("error", pa.string()),
-        ("result", pa.string()),
-    ]
-)
-"""Typed columns to filter on in Ray, and ``result``: the whole row as the local CLI writes it."""
 
 
 def died_reason(deaths: int) -> str:

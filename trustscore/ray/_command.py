@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 
     from trustscore._config import Config
     from trustscore.ray._files import Format, RunTally
+    from trustscore.ray._part_files import PartFileDirectory
+    from trustscore.rows import IdIndex
 
 __all__ = ["SIGTERM_GRACE_S", "add_arguments", "keep_local_ray_on_loopback", "run_ray"]
 
@@ -153,10 +155,11 @@ def _run_locked(
     lock: Path | None,
 ) -> int:
     """The run, while it holds the output directory (``lock``: its lock file, None when remote)."""
+    import anyio
     import ray
 
-    from trustscore.ray._files import previous_rows
     from trustscore.ray._leftovers import RUN_ENV, mark_run, record_run, stop_leftovers
+    from trustscore.ray._part_files import PartFileDirectory
 
     if lock is not None and (stopped := stop_leftovers(lock)):
         print(
@@ -165,7 +168,8 @@ def _run_locked(
             file=sys.stderr,
         )
 
-    previous = previous_rows(output, out_format)
+    sink = PartFileDirectory(output, out_format)
+    previous = anyio.run(sink.open)
     own_ray = not ray.is_initialized()
     marked = own_ray and args.address is None and lock is not None
     if own_ray:
@@ -175,10 +179,10 @@ def _run_locked(
             record_run(lock, run)  # what a later run stops if this one is killed
     try:
         with _sigterm_within_grace():
-            return _run_on_ray(
-                args, config, (source, output), (in_format, out_format), started, previous, own_ray
-            )
+            formats = (in_format, out_format)
+            return _run_on_ray(args, config, source, formats, started, sink, previous, own_ray)
     finally:
+        anyio.run(sink.close)
         if marked:
             os.environ.pop(RUN_ENV, None)
 
@@ -186,23 +190,27 @@ def _run_locked(
 def _run_on_ray(
     args: argparse.Namespace,
     config: Config,
-    paths: tuple[str, str],
+    source: str,
     formats: tuple[Format, Format],
     started: float,
-    previous: dict[str, bool],
+    sink: PartFileDirectory,
+    previous: IdIndex,
     own_ray: bool,
 ) -> int:
-    """The run once Ray is up. ``previous``: the ids in the output, each with whether its row is complete;
-    ``own_ray``: whether this process started Ray (it shuts it down at the end)."""
+    """The run once Ray is up, into the open ``sink``. ``previous``: its resume state (the ids in the
+    output, 1 when the row is complete); ``own_ray``: whether this process started Ray (it shuts it
+    down at the end)."""
+    import anyio
     import ray.data
 
     from trustscore._errors import UsageError
     from trustscore.ray._dataset import check_gpus, prepare_lines, prepare_records, score_prepared
-    from trustscore.ray._files import JsonlSink, data_files, drop_rows, tally_rows
+    from trustscore.ray._datasink import PartFileDatasink
+    from trustscore.ray._files import data_files, tally_rows
     from trustscore.ray._lines import JsonlLines
 
-    (source, output), (in_format, out_format) = paths, formats
-    incomplete = [i for i, complete in previous.items() if not complete]
+    output, (in_format, out_format) = sink.location, formats
+    incomplete = _incomplete(previous)
     try:
         ray.data.DataContext.get_current().enable_progress_bars = not args.no_progress
         actors = args.actors or _default_actors(ray.cluster_resources())
@@ -221,7 +229,9 @@ def _run_on_ray(
             return read.map_batches(prepare, batch_format="pyarrow", fn_kwargs={"skip": skip})
 
         _check_input(args, source, lambda: prepared(frozenset()))
-        retried = drop_rows(output, out_format, frozenset(incomplete)) if args.retry_incomplete else 0
+        if args.retry_incomplete and incomplete:
+            anyio.run(sink.drop, incomplete)
+        retried = sink.dropped
         skip = frozenset(i for i, complete in previous.items() if complete or not args.retry_incomplete)
         before, kept_incomplete = len(skip), 0 if args.retry_incomplete else len(incomplete)
         del previous, incomplete
@@ -239,10 +249,7 @@ def _run_on_ray(
             replace_unsafe_cache_entries=args.retry_incomplete,
         )
         del skip
-        if out_format == "jsonl":
-            scored.write_datasink(JsonlSink(output))
-        else:
-            scored.write_parquet(output)
+        scored.write_datasink(PartFileDatasink(output, out_format))
     finally:
         if own_ray:
             ray.shutdown()
@@ -257,6 +264,17 @@ def _run_on_ray(
         kept_incomplete=kept_incomplete,
         started=started,
     )
+
+
+def _incomplete(previous: IdIndex) -> IdIndex:
+    """The ids of ``previous`` whose rows are incomplete."""
+    from trustscore.rows import IdIndex
+
+    incomplete = IdIndex()
+    for i, complete in previous.items():
+        if not complete:
+            incomplete.add(i, 0)
+    return incomplete
 
 
 def _summarise(

@@ -1,4 +1,4 @@
-"""Input and output locations of ``trustscore score --ray``: formats, the JSONL sink, resume.
+"""Input and output locations of ``trustscore score --ray``: formats, the lock, resume, the summary's tally.
 
 The output is a directory (Ray writes one file per block, from whichever node scored it): JSONL
 files whose lines are exactly the local CLI's result rows, or Parquet files with the typed columns
@@ -39,20 +39,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
-from ray.data.block import BlockAccessor
-from ray.data.datasource import BlockBasedFileDatasink
 
 from trustscore._errors import UsageError
 from trustscore.rows._output import carries_the_marker, is_cut_short_row, row_state
 
 __all__ = [
     "Format",
-    "JsonlSink",
     "RunTally",
     "as_location",
     "count_rows",
     "data_files",
     "drop_rows",
+    "filesystem",
     "format_of",
     "locked_output",
     "output_rows",
@@ -90,18 +88,8 @@ def format_of(location: str, *, role: str) -> Format:
     )
 
 
-class JsonlSink(BlockBasedFileDatasink):
-    """Writes the ``result`` column, one JSON line per row: the local CLI's format."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(path, file_format="jsonl")
-
-    def write_block_to_file(self, block: BlockAccessor, file: pa.NativeFile) -> None:
-        lines = block.to_arrow().column("result").to_pylist()
-        file.write(("\n".join(lines) + "\n").encode("utf-8"))
-
-
-def _filesystem(location: str) -> tuple[pafs.FileSystem, str]:
+def filesystem(location: str) -> tuple[pafs.FileSystem, str]:
+    """The filesystem ``location`` is on and its path there."""
     if "://" in location:
         return pafs.FileSystem.from_uri(location)
     return pafs.LocalFileSystem(), str(Path(location).absolute())
@@ -128,7 +116,7 @@ LOCK_NAME = ".trustscore.lock"
 def locked_output(location: str) -> Iterator[Path | None]:
     """Hold the output directory (created if need be) for this run, yielding the lock file (None
     on a remote filesystem: no lock); UsageError when another ``score --ray`` holds it."""
-    fs, root = _filesystem(location)
+    fs, root = filesystem(location)
     if not isinstance(fs, pafs.LocalFileSystem):
         yield None
         return
@@ -161,7 +149,7 @@ def locked_output(location: str) -> Iterator[Path | None]:
 def previous_rows(location: str, fmt: Format) -> dict[str, bool]:
     """Id -> complete, for each row already under the output directory, after repairing a file cut
     short. A row without ``complete`` counts as complete, as in the local CLI."""
-    fs, root = _filesystem(location)
+    fs, root = filesystem(location)
     rows: dict[str, bool] = {}
     for path in _data_files(fs, root):
         rows.update(_jsonl_rows(fs, path) if fmt == "jsonl" else _parquet_rows(fs, path))
@@ -174,7 +162,7 @@ def drop_rows(location: str, fmt: Format, ids: Collection[str]) -> int:
     Only files holding such a row are rewritten: into a hidden file beside it (never read as
     output), then moved over it, so a run killed meanwhile leaves the old file whole.
     """
-    fs, root = _filesystem(location)
+    fs, root = filesystem(location)
     dropped = 0
     for path in _data_files(fs, root):
         if fmt == "jsonl":
@@ -286,7 +274,7 @@ def _parquet_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
 
 def output_rows(location: str, fmt: Format) -> list[dict[str, object]]:
     """Every result row under the output directory (for the summary and for tests)."""
-    fs, root = _filesystem(location)
+    fs, root = filesystem(location)
     rows: list[dict[str, object]] = []
     for path in _data_files(fs, root):
         if fmt == "jsonl":
@@ -304,7 +292,7 @@ def output_rows(location: str, fmt: Format) -> list[dict[str, object]]:
 
 def count_rows(location: str, fmt: Format) -> int:
     """Rows under the output directory, file by file (no id set held in memory)."""
-    fs, root = _filesystem(location)
+    fs, root = filesystem(location)
     total = 0
     for path in _data_files(fs, root):
         if fmt == "jsonl":
@@ -318,7 +306,7 @@ def count_rows(location: str, fmt: Format) -> int:
 
 def data_files(location: str) -> frozenset[str]:
     """The part files under the output directory now (a run's own are those not there before it)."""
-    fs, root = _filesystem(location)
+    fs, root = filesystem(location)
     return frozenset(_data_files(fs, root))
 
 
@@ -348,7 +336,7 @@ class RunTally:
 
 def tally_rows(location: str, fmt: Format, files: Collection[str]) -> RunTally:
     """The :class:`RunTally` of ``files`` (a run's own part files under the output directory)."""
-    fs, _ = _filesystem(location)
+    fs, _ = filesystem(location)
     tally = RunTally()
     for path in sorted(files):
         if fmt == "jsonl":

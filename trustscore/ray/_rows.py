@@ -19,14 +19,38 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import pyarrow as pa
+
 from trustscore._errors import InputError
 from trustscore._types import Sample, TrustScore
 from trustscore.core._hashing import short_hash
 from trustscore.rows import parse_row, result_row
 from trustscore.rows._input import row_error
-from trustscore.rows._output import unscored_row, written_row
+from trustscore.rows._output import WrittenRow, unscored_row, written_row
 
-__all__ = ["PreparedRow", "error_result", "prepare_line", "prepare_record", "scored_result"]
+__all__ = [
+    "OUTPUT_SCHEMA",
+    "PreparedRow",
+    "error_result",
+    "prepare_line",
+    "prepare_record",
+    "scored_result",
+    "typed_columns",
+]
+
+OUTPUT_SCHEMA = pa.schema(
+    [
+        ("id", pa.string()),
+        ("score", pa.float64()),
+        ("calibrated", pa.bool_()),
+        ("fusion", pa.string()),
+        ("complete", pa.bool_()),
+        ("seconds", pa.float64()),
+        ("error", pa.string()),
+        ("result", pa.string()),
+    ]
+)
+"""The columns of a scored row: typed ones for filtering, then ``result``, the local CLI's line."""
 
 PreparedRow = dict[str, str | int | None]
 """``{"id", "sample", "error", "line"}``: ``error`` set means ``sample`` is None; ``line`` is the row's
@@ -77,7 +101,13 @@ def error_result(
 
 
 def _columns(row: dict[str, Any], *, error: str | None) -> dict[str, Any]:
-    row, line, too_large = written_row(row)  # a row over the size limit becomes an error row here
+    return typed_columns(written_row(row), error)  # a row over the size limit becomes an error row here
+
+
+def typed_columns(written: WrittenRow, error: str | None) -> dict[str, Any]:
+    """The :data:`OUTPUT_SCHEMA` columns of a row as it is written; ``error``: why it has no score
+    (None for a scored row), replaced by the size limit's reason when the row was too large."""
+    row = written.row
     return {
         "id": row["id"],
         "score": row["score"],
@@ -85,6 +115,6 @@ def _columns(row: dict[str, Any], *, error: str | None) -> dict[str, Any]:
         "fusion": row["fusion"],
         "complete": row["complete"],
         "seconds": row["seconds"],
-        "error": row["error"] if too_large else error,
-        "result": line.removesuffix("\n"),
+        "error": row["error"] if written.too_large else error,
+        "result": written.line.removesuffix("\n"),
     }

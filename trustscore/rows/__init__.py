@@ -8,8 +8,8 @@ and the index of ids a run resumes from.
   only trustscore's own rows may be in);
 * :mod:`trustscore.rows._ids`: :class:`IdIndex`, a compact id -> int index;
 * :mod:`trustscore.rows._sink`: :class:`ResultSink`, where result rows go (the result file,
-  :class:`JsonlFileSink`; a ``Monitor``'s :class:`RowSink`, whose faults never reach the host; any
-  other destination, as one class);
+  :class:`JsonlFileSink`; a ``Monitor``'s :class:`RowSink`, whose faults never reach the host; the
+  service's batch answer; ``score --ray``'s part files; any other destination, as one class);
 * :mod:`trustscore.rows._summary`: :class:`ScoreRunSummary`, what a ``trustscore score`` run did, and
   the :func:`exit_status` it ends with (the local and the Ray run alike).
 """

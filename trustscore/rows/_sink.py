@@ -5,8 +5,9 @@ A sink is opened once (it answers with its resume state: the ids it already hold
 row is complete, empty for a sink that keeps none), written one row at a time, flushed, and closed.
 ``trustscore score`` writes its result file through one (:class:`~trustscore.rows.JsonlFileSink`,
 or any sink passed to :func:`~trustscore.cli._score.score_file`), as a ``Monitor`` does (a path, or
-any sink). A new destination (a database, a queue, a Parquet file) is one class with these four
-methods.
+any sink), the service's batch answer (``api/_batch.py``) and ``score --ray``'s part files
+(``ray/_part_files.py``, written in Ray's workers). A new destination (a database, a queue, a
+Parquet file) is one class with these four methods.
 
 :class:`RowSink`:
 
