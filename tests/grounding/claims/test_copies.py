@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from trustscore._types import Sample, Signal
+from trustscore import Sample, Signal
 from trustscore.grounding.claims._signal import ClaimsCheck
 
 REPORT = (
