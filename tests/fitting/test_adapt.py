@@ -16,8 +16,7 @@ from trustscore import CalibratorError, Sample
 from trustscore.cli import main as cli_main
 from trustscore.fitting import FitOptions, adapt_model, fit_calibrator
 from trustscore.fitting._adapt import CLAIM_GROUPS, CLAIM_ROWS, auroc_bound, map_logistic
-from trustscore.fusion._model import FusionModel
-from trustscore.fusion._store import load_model, save_model
+from trustscore.fusion import FusionModel, load_model, save_model
 from trustscore.rows._scored import ScoredRow, label_column, rows_from_dicts
 from trustscore.scoring._scorer import Scorer
 from trustscore.stats._logistic import sigmoid

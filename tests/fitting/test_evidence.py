@@ -11,8 +11,8 @@ import pytest
 from trustscore import CalibratorError
 from trustscore.fitting import FitOptions, fit_calibrator
 from trustscore.fitting._evidence_fit import fit_evidence
+from trustscore.fusion import FusionModel
 from trustscore.fusion._evidence import EvidenceTerm, evidence_factor
-from trustscore.fusion._model import FusionModel
 from trustscore.rows._scored import rows_from_dicts
 
 FACTS = "claims:raw.contradicted_facts|identity"
