@@ -16,8 +16,7 @@ from tests.fitting.test_adapt import FEATURES, relabeled
 from tests.fusion.test_domain import with_lengths
 from trustscore import CalibratorError
 from trustscore.fitting import adapt_model, fit_calibrator
-from trustscore.fusion._model import FusionModel
-from trustscore.fusion._store import load_model, save_model
+from trustscore.fusion import FusionModel, load_model, save_model
 from trustscore.rows._scored import rows_from_dicts
 from trustscore.testing._synthetic import make_scored_rows
 

@@ -12,6 +12,7 @@ import pytest
 from trustscore import Sample, Signal
 from trustscore.cli import main as cli_main
 from trustscore.fitting import fit_calibrator
+from trustscore.fusion import FusionModel, save_model
 from trustscore.fusion._domain import (
     PROBS,
     CalibrationDomain,
@@ -20,8 +21,6 @@ from trustscore.fusion._domain import (
     lengths_of,
     outside_count,
 )
-from trustscore.fusion._model import FusionModel
-from trustscore.fusion._store import save_model
 from trustscore.rows._scored import ScoredRow, rows_from_dicts
 from trustscore.scoring._scorer import Scorer
 from trustscore.testing._synthetic import make_scored_rows, write_scored_jsonl

@@ -11,12 +11,10 @@ import pytest
 from trustscore import CalibratorError, Config, Signal
 from trustscore._errors import CalibratorMismatchError, FeatureError
 from trustscore.fitting import FitOptions, fit_calibrator
-from trustscore.fusion import load_fuser
+from trustscore.fusion import FusionModel, load_fuser, load_model, save_model
 from trustscore.fusion._config import FusionConfig
 from trustscore.fusion._features import FeatureSpec, parse_feature
 from trustscore.fusion._fuser import DefaultFuser, Fuser
-from trustscore.fusion._model import FusionModel
-from trustscore.fusion._store import load_model, save_model
 from trustscore.rows._scored import ScoredRow, label_column, rows_from_dicts
 from trustscore.stats._metrics import auroc
 from trustscore.testing._synthetic import make_scored_rows
