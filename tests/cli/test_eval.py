@@ -11,7 +11,7 @@ import pytest
 
 from trustscore.cli import _calibrate as cli_calibrate
 from trustscore.cli import _eval as cli_eval
-from trustscore.fusion._store import load_model
+from trustscore.fusion import load_model
 from trustscore.testing._synthetic import make_scored_rows, write_scored_jsonl
 
 
