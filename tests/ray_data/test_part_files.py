@@ -14,6 +14,7 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 pafs = pytest.importorskip("pyarrow.fs")
 
+from tests.rows.test_result_sink import input_rows  # noqa: E402
 from tests.scorer_fakes import FakeLocal  # noqa: E402
 from trustscore import Config, Sample, Scorer, TrustScore  # noqa: E402
 from trustscore.cli._score import score_file  # noqa: E402
@@ -22,11 +23,8 @@ from trustscore.ray._part_files import PartFileDirectory, PartFileSink  # noqa: 
 from trustscore.ray._rows import error_result, scored_result  # noqa: E402
 from trustscore.rows import (  # noqa: E402
     IdIndex,
-    InputRow,
     ResultSink,
     RetryableSink,
-    RowError,
-    parse_row,
 )
 
 OFFLINE = Config.from_dict({"signals": {"embedding": {"enabled": False}}, "cache": {"mode": "off"}})
@@ -92,17 +90,6 @@ async def test_a_part_file_refuses_rows_before_it_is_opened(tmp_path: Path) -> N
         await _part(tmp_path / "a.jsonl", "jsonl").write({"id": "x"})
 
 
-def _rows(n: int) -> list[InputRow | RowError]:
-    line = (
-        '{"id": "r%s", "question": "Who wrote Dune?", "context": ["Dune is by Frank Herbert."], '
-        '"response": "Herbert."}'
-    )
-    rows: list[InputRow | RowError] = [
-        parse_row(line.replace("%s", str(i)), "input", i + 1) for i in range(n)
-    ]
-    return [*rows, RowError(line=n + 1, id="bad", reason="response: is required")]
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
 async def test_the_output_directory_resumes_and_drops_like_any_retryable_sink(
@@ -112,15 +99,17 @@ async def test_the_output_directory_resumes_and_drops_like_any_retryable_sink(
     assert isinstance(PartFileDirectory(out, fmt), RetryableSink)
     async with Scorer(OFFLINE, local_signals=[FakeLocal("fake")]) as scorer:
         first = await score_file(
-            _rows(2), PartFileDirectory(out, fmt), scorer, progress=False, on_error="record"
+            input_rows(2), PartFileDirectory(out, fmt), scorer, progress=False, on_error="record"
         )
         held = await PartFileDirectory(out, fmt).open()
         assert dict(held.items()) == {"r0": 1, "r1": 1, "bad": 0}
         again = await score_file(
-            _rows(3), PartFileDirectory(out, fmt), scorer, progress=False, on_error="record"
+            input_rows(3), PartFileDirectory(out, fmt), scorer, progress=False, on_error="record"
         )
         retry = PartFileDirectory(out, fmt)
-        await score_file(_rows(3), retry, scorer, progress=False, on_error="record", retry_incomplete=True)
+        await score_file(
+            input_rows(3), retry, scorer, progress=False, on_error="record", retry_incomplete=True
+        )
     assert (first.scored, first.errors) == (2, 1)
     assert (again.scored, again.skipped, again.errors) == (1, 2, 0), "done rows were scored again"
     assert retry.dropped == 1, "the incomplete row was removed before its sample was tried again"

@@ -56,7 +56,8 @@ class TableSink:
         self.events.append("close")
 
 
-def _rows(n: int) -> list[InputRow | RowError]:
+def input_rows(n: int) -> list[InputRow | RowError]:
+    """Rows ``r0`` .. ``r{n-1}`` to score, then one invalid row (id ``bad``, line n + 1)."""
     line = (
         '{"id": "r%s", "question": "Who wrote Dune?", "context": ["Dune is by Frank Herbert."], '
         '"response": "Herbert."}'
@@ -76,7 +77,7 @@ def test_the_shipped_sinks_are_result_sinks() -> None:
 async def test_a_new_sink_takes_a_score_run_and_resumes_from_what_it_holds() -> None:
     sink = TableSink(held={"r0": {"id": "r0", "complete": True}})
     async with Scorer(OFFLINE, local_signals=[FakeLocal("fake")]) as scorer:
-        summary = await score_file(_rows(3), sink, scorer, progress=False)
+        summary = await score_file(input_rows(3), sink, scorer, progress=False)
     assert sorted(sink.table) == ["bad", "r0", "r1", "r2"]
     assert sink.table["r0"] == {"id": "r0", "complete": True}, "the complete row it held was not scored again"
     assert sink.table["bad"]["error"] and sink.table["r1"]["score"] is not None
@@ -89,7 +90,7 @@ async def test_a_sink_that_cannot_drop_rows_refuses_retry_incomplete() -> None:
 
     async with Scorer(OFFLINE, local_signals=[FakeLocal("fake")]) as scorer:
         with pytest.raises(UsageError, match="memory table cannot"):
-            await score_file(_rows(1), TableSink(), scorer, progress=False, retry_incomplete=True)
+            await score_file(input_rows(1), TableSink(), scorer, progress=False, retry_incomplete=True)
 
 
 async def test_a_new_sink_takes_a_monitors_rows_and_its_faults_never_reach_the_host() -> None:
