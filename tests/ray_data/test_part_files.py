@@ -10,18 +10,20 @@ from typing import Any
 
 import pytest
 
-pa = pytest.importorskip("pyarrow")
-pq = pytest.importorskip("pyarrow.parquet")
-pafs = pytest.importorskip("pyarrow.fs")
+pytest.importorskip("pyarrow", reason="part files are written with pyarrow (the ray extra)")
 
-from tests.rows.test_result_sink import input_rows  # noqa: E402
-from tests.scorer_fakes import FakeLocal  # noqa: E402
-from trustscore import Config, Sample, Scorer, TrustScore  # noqa: E402
-from trustscore.cli._score import score_file  # noqa: E402
-from trustscore.ray._files import Format, output_rows, tally_rows  # noqa: E402
-from trustscore.ray._part_files import PartFileDirectory, PartFileSink  # noqa: E402
-from trustscore.ray._rows import error_result, scored_result  # noqa: E402
-from trustscore.rows import (  # noqa: E402
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from tests.rows.test_result_sink import input_rows
+from tests.scorer_fakes import FakeLocal
+from trustscore import Config, Sample, Scorer, TrustScore
+from trustscore.cli._score import score_file
+from trustscore.ray._files import Format, output_rows, tally_rows
+from trustscore.ray._part_files import PartFileDirectory, PartFileSink
+from trustscore.ray._rows import error_result, scored_result
+from trustscore.rows import (
     IdIndex,
     ResultSink,
     RetryableSink,
