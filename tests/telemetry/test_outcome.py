@@ -100,7 +100,7 @@ async def test_span_events_label_an_abstention_and_mark_a_failure(recorded: Reco
     assert events["signal broken"]["error.type"] == "missing"
     assert events["signal lexical"]["gen_ai.evaluation.score.label"] == "abstained"
     fused = events["trustscore.score"]["gen_ai.evaluation.explanation"]
-    assert fused.startswith(f"abstained; not calibrated ({result.fusion}); missing ")
+    assert fused.startswith(f"abstained; not calibrated; fusion {result.fusion}; missing ")
     assert "broken: " in fused
 
 
@@ -124,7 +124,8 @@ async def test_log_records_carry_the_outcome_where_the_conventions_have_a_place(
     assert set(records) == {"lexical", "other", "broken", telemetry.FUSED_NAME}
     fused = records[telemetry.FUSED_NAME].attributes
     assert fused["gen_ai.evaluation.score.value"] == result.score
-    assert fused["gen_ai.evaluation.explanation"].startswith(f"abstained; not calibrated ({result.fusion})")
+    explanation = fused["gen_ai.evaluation.explanation"]
+    assert explanation.startswith(f"abstained; not calibrated; fusion {result.fusion}")
     lexical = records["lexical"].attributes
     assert lexical["gen_ai.evaluation.score.label"] == "abstained" and "error.type" not in lexical
     assert lexical["gen_ai.evaluation.explanation"].startswith("abstention: the response declines")

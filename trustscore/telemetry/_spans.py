@@ -167,7 +167,7 @@ def fused_explanation(result: TrustScore) -> str:
     calibrated = "calibrated" if result.calibrated else "not calibrated"
     missing = "; ".join(f"{name}: {why}" for name, why in result.missing.items())
     head = f"{result.reason}; " if result.reason else ""
-    return f"{head}{calibrated} ({result.fusion})" + (f"; missing {missing}" if missing else "")
+    return f"{head}{calibrated}; fusion {result.fusion}" + (f"; missing {missing}" if missing else "")
 
 
 @contextmanager
