@@ -163,11 +163,16 @@ def _outcome_attributes(result: TrustScore) -> dict[str, Any]:
 
 
 def fused_explanation(result: TrustScore) -> str:
-    """The fused event's explanation: the reason, calibrated or not (by what), the missing signals."""
+    """The fused event's explanation: the reason, calibrated or not, the fusion, and when degraded
+    the signals that failed and why (an abstaining signal's own event says it abstained)."""
     calibrated = "calibrated" if result.calibrated else "not calibrated"
-    missing = "; ".join(f"{name}: {why}" for name, why in result.missing.items())
+    failed = "; ".join(
+        f"{name}: {signal.error or ''}"
+        for name, signal in result.signals.items()
+        if signal.missing and not signal.abstention
+    )
     head = f"{result.reason}; " if result.reason else ""
-    return f"{head}{calibrated}; fusion {result.fusion}" + (f"; missing {missing}" if missing else "")
+    return f"{head}{calibrated}; fusion {result.fusion}" + (f"; degraded, missing {failed}" if failed else "")
 
 
 @contextmanager
