@@ -222,3 +222,16 @@ def test_the_offline_limits_table_is_what_the_example_prints() -> None:
             assert table[name] == "–", name
         else:
             assert float(table[name]) == pytest.approx(float(score), abs=0.01), name
+
+
+def test_getting_started_tells_the_offline_limits_as_readme_table_shows_them() -> None:
+    """docs/index.md retells README's table in words: the changed facts on the same side of 0.5."""
+    index = (REPO / "docs/index.md").read_text(encoding="utf-8")
+    paragraph = index.split("**What the offline default cannot catch.**")[1].split("\n\n")[0]
+    paragraph = " ".join(paragraph.split())
+    row = r"^\| (?P<name>[^|]+?) \| [^|]+ \| (?P<score>[01]\.\d{3}|–) \|$"
+    table = {m["name"]: m["score"] for m in re.finditer(row, TEXT, re.M)}
+    changed = [float(table[name]) for name in ("changed date", "swapped name", "negation")]
+    assert all(score < 0.5 for score in changed) and "fall under 0.5" in paragraph
+    assert table["other language"] == "–" and "another language gets no score" in paragraph
+    assert "examples/offline_limits.py" in paragraph and not re.search(r"prints \w+ such cases", paragraph)

@@ -138,14 +138,18 @@ class Config(BaseModel):
             raise ConfigError(f"config file {path} nests tables or arrays too deeply") from None
         except tomllib.TOMLDecodeError as e:
             raise ConfigError(f"config file {path} is not valid TOML: {e}") from None
-        return cls.from_dict(data, base_dir=path.parent)
+        return cls.from_dict(data, base_dir=path.parent, source=str(path))
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any], *, base_dir: Path | None = None) -> Config:
+    def from_dict(
+        cls, data: dict[str, Any], *, base_dir: Path | None = None, source: str | None = None
+    ) -> Config:
+        """Check ``data`` (a parsed TOML document); relative paths in it are taken from ``base_dir``.
+        ``source`` names where it came from (a file) in the error a bad setting raises."""
         try:
             cfg = cls.model_validate(data)
         except ValidationError as e:
-            raise ConfigError(_explain(e)) from None
+            raise ConfigError(_explain(e, source)) from None
         return cfg._resolve_paths(base_dir) if base_dir is not None else cfg
 
     def _resolve_paths(self, base: Path) -> Config:
@@ -239,8 +243,8 @@ def _env_source(loc: tuple[int | str, ...]) -> str:
     return ""
 
 
-def _explain(e: ValidationError) -> str:
-    lines = ["invalid trustscore config:"]
+def _explain(e: ValidationError, source: str | None) -> str:
+    lines = [f"invalid trustscore config in {source}:" if source else "invalid trustscore config:"]
     for err in e.errors():
         where = ".".join(str(p) for p in err["loc"]) or "(top level)"
         where += _env_source(err["loc"])

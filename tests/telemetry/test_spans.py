@@ -190,7 +190,8 @@ async def test_with_a_logs_pipeline_evaluation_results_are_log_records_parented_
     fused = records[telemetry.FUSED_NAME].attributes
     assert fused["gen_ai.evaluation.score.value"] == result.score
     assert fused["gen_ai.evaluation.score.label"] == ("pass" if (result.score or 0) >= 0.5 else "fail")
-    assert fused["gen_ai.evaluation.explanation"].startswith(result.fusion)
+    explanation = f"{result.reason}; not calibrated; fusion {result.fusion}"
+    assert fused["gen_ai.evaluation.explanation"] == explanation
     lynx = records["lynx"].attributes
     assert lynx["gen_ai.evaluation.score.value"] == result.signals["lynx"].value
     assert lynx["gen_ai.evaluation.explanation"] == result.signals["lynx"].explanation

@@ -136,7 +136,8 @@ def _read_pyproject(path: str, mtime_ns: int, size: int, env: tuple[tuple[str, s
         return None
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.trustscore] must be a table")
-    return _Chosen(Config.from_dict(table, base_dir=Path(path).parent), f"{path} [tool.trustscore]")
+    source = f"{path} [tool.trustscore]"
+    return _Chosen(Config.from_dict(table, base_dir=Path(path).parent, source=source), source)
 
 
 @lru_cache(maxsize=8)

@@ -10,7 +10,9 @@ name, the local cache), never the Config; heavy modules load only for the signal
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TypeVar
 
 from trustscore._config import Config
@@ -28,7 +30,7 @@ from trustscore.signals import (
 )
 from trustscore.signals._protocols import DeclaresKind, Judge, LocalSignal, SignalKind
 
-__all__ = ["build_sources", "pick_fuser"]
+__all__ = ["build_sources", "pick_fuser", "skipped_said_by_caller"]
 
 logger = logging.getLogger("trustscore")
 
@@ -201,11 +203,24 @@ def _missing_extra(spec: SignalSpec, error: ImportError, *, judge: bool) -> Unav
 _said_skipped: set[str] = set()
 """The on-by-default signals whose skipping this process has warned about (once each, not per Scorer)."""
 
+_caller_says_skipped: ContextVar[bool] = ContextVar("trustscore_caller_says_skipped", default=False)
+
+
+@contextmanager
+def skipped_said_by_caller() -> Iterator[None]:
+    """Scorers built inside do not warn about the on-by-default signals they skip: for a caller that
+    says so itself from ``Scorer.skipped`` (the CLI's run summary), so it is said once, not twice."""
+    token = _caller_says_skipped.set(True)
+    try:
+        yield
+    finally:
+        _caller_says_skipped.reset(token)
+
 
 def _skipping(spec: SignalSpec, reason: str) -> str:
     why = reason.replace("is enabled but cannot be loaded", "is on by default but not installed", 1)
     said = f"{why}; it is skipped (no result is degraded for it)"
-    if spec.name not in _said_skipped:
+    if spec.name not in _said_skipped and not _caller_says_skipped.get():
         _said_skipped.add(spec.name)
         logger.warning("%s", said)
     return said

@@ -15,18 +15,20 @@ docs/service.md.
 
 from __future__ import annotations
 
-from trustscore.telemetry._spans import (
+from trustscore.telemetry._chat import (
     CAPTURE_CONTENT_ENV,
     CONTENT_MAX_CHARS,
+    capturing_content,
+    chat_span,
+    trace_headers,
+)
+from trustscore.telemetry._spans import (
     EVALUATION_EVENT,
     FUSED_NAME,
     attached,
     capture,
-    capturing_content,
-    chat_span,
     score_span,
     signal_span,
-    trace_headers,
 )
 from trustscore.telemetry._state import configure
 

@@ -112,6 +112,7 @@ class Instruments:
     missing_signals: Counter
     incomplete_scores: Counter
     degraded_scores: Counter
+    abstained_scores: Counter
     llm_requests: Counter
     llm_retries: Counter
     llm_cache_hits: Counter
@@ -152,6 +153,11 @@ class Instruments:
                 "trustscore.score.degraded",
                 unit="{score}",
                 description="Scores fused without every signal that ran (TrustScore.degraded)",
+            ),
+            abstained_scores=meter.create_counter(
+                "trustscore.score.abstained",
+                unit="{score}",
+                description="Scores of responses that decline to answer (TrustScore.abstained; not degraded)",
             ),
             llm_requests=meter.create_counter(
                 "trustscore.llm.requests", unit="{request}", description="LLM requests sent, retries included"

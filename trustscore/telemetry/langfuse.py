@@ -7,7 +7,8 @@ API. :class:`LangfuseScoreExporter` is an OpenTelemetry span exporter (``opentel
 writes every ``gen_ai.evaluation.result`` event of the spans it is given as a NUMERIC score on its span's
 observation, in one ``POST /api/public/ingestion`` batch of ``score-create`` events per export: name,
 value, the explanation as comment, the label in the metadata. A missing signal has no value and so no
-score (its span is an ERROR observation with the reason as status message). Add it beside the OTLP
+score (its span is an ERROR observation with the reason as status message; a signal that abstained
+is not an error, and its span says ``trustscore.signal.abstained``). Add it beside the OTLP
 exporter::
 
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(f"{host}/api/public/otel/v1/traces",
