@@ -47,3 +47,14 @@ def test_a_bare_year_reads_as_dateparser_reads_it() -> None:
         assert data.date_obj is not None and data.date_obj.year == year, year
         assert data.period not in ("month", "day"), (year, data.period)
         assert parse_date(str(year)) == DateValue(year=year)
+
+
+def test_warming_a_scorer_loads_what_a_first_sample_may_need(claims_check: Any) -> None:
+    out = _run(
+        "import sys, anyio\n"
+        "from trustscore import Scorer\n"
+        "from trustscore._config import Config\n"
+        "anyio.run(Scorer(Config()).warm_up)\n"
+        "print(sorted(m for m in ('spacy', 'dateparser', 'py3langid', 'spacy.cli') if m in sys.modules))\n"
+    )
+    assert out.splitlines()[-1] == "['dateparser', 'py3langid', 'spacy']"
