@@ -14,7 +14,9 @@ change in the same run) and, with ``--dev``, that python (the dev venv, torch in
 checkout. Prints min / median / max seconds of each, its ratio to the plain install's median, the
 per-repeat ratios (min / median / max), the process's CPU seconds (all its threads: on a shared box
 the wall time follows them) with their ratio, and whether torch was imported. Install the venvs
-editable (``pip install -e``) to measure a working tree as it changes.
+editable (``pip install -e``) to measure a working tree as it changes. Each variant first runs once
+untimed, writing its bytecode as a pip install compiles it (an editable checkout has none until then;
+without it every process compiles the checkout's modules, and the README install imports more).
 
 Without ``--first-score``:
 
@@ -202,8 +204,9 @@ print(json.dumps({"first_score_s": first, "cpu_s": usage.ru_utime + usage.ru_sti
 
 
 def first_score(python: Path, checkout_on_path: bool) -> dict[str, Any]:
-    """One fresh process's seconds from its start to its first score_sync's return."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    """One fresh process's seconds from its start to its first score_sync's return (bytecode written
+    and read as an installed package's is, whatever ``PYTHONDONTWRITEBYTECODE`` says here)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     if checkout_on_path:
         env["PYTHONPATH"] = str(ROOT)
     with tempfile.TemporaryDirectory() as cache:
@@ -227,6 +230,8 @@ def first_scores(plain: Path, claims: Path, dev: Path | None, baseline: Path | N
         variants["baseline README install"] = (baseline / "bin" / "python", False)
     if dev is not None:
         variants["dev venv (torch installed)"] = (dev, True)
+    for python, on_path in variants.values():  # untimed: writes the bytecode an install would have
+        first_score(python, on_path)
     print(f"load before: {os.getloadavg()}")
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
     for _ in range(repeats):

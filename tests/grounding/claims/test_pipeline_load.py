@@ -27,12 +27,13 @@ def _tokenizer_state(nlp: Any) -> tuple[Any, ...]:
 def test_the_loaded_pipeline_is_spacys_own_load_of_the_read_components(claims_check: Any) -> None:
     import spacy
 
-    from trustscore.grounding.claims._pipeline import COMPONENTS
+    from trustscore.grounding.claims._pipeline import _FILLED_FROM_DISK, COMPONENTS
 
     ours = claims_check.pipeline.nlp()
     package = claims_check.pipeline.package
     shipped = spacy.info(package)["components"]
     theirs = spacy.load(package, exclude=[name for name in shipped if name not in COMPONENTS])
+    assert ours.config["nlp"]["tokenizer"] == {"@tokenizers": _FILLED_FROM_DISK}
     assert list(ours.pipe_names) == list(theirs.pipe_names)
     assert set(ours.pipe_names) == COMPONENTS
     assert _tokenizer_state(ours) == _tokenizer_state(theirs)
