@@ -11,9 +11,8 @@ nothing of the language), an answer ("2011.", "Yes, Clara Voss.", "Baltasar Corr
 
 The identifier takes a second to load (its model is decompressed), so it is loaded only when a sample
 needs it: when the response and the context are both plainly English (:func:`clearly_english`: enough
-of English's own function words) they share a language without asking it. On the 4,285 corpus and
-corruption rows long enough to be judged, that answers 2,579 (none of which the identifier judged
-otherwise); every other text goes to the identifier as before.
+of English's own function words) they share a language without asking it; any other pair goes to the
+identifier as before (docs/signals.md says how many corpus rows each way, with the same answers).
 """
 
 from __future__ import annotations
