@@ -2,16 +2,21 @@
 of each install against the plain one.
 
     python -m benchmarks.speed.bench_install [--venvs DIR] [--repeats 3] [--rows 100] [--parity-rows 300]
-    python -m benchmarks.speed.bench_install --first-score --plain VENV --claims VENV [--dev PY] [--repeats 5]
+    python -m benchmarks.speed.bench_install --first-score --plain VENV --claims VENV [--dev PY]
+        [--baseline VENV] [--repeats 5]
 
 ``--first-score``: fresh processes, the variants alternating ``--repeats`` times, each timing from its
 start to the return of its first ``trustscore.score_sync`` (the default config, one short sample, an
 empty cache directory): the **plain** install (``pip install <checkout>``, venv ``--plain``), the
 **README** install (``pip install '<checkout>[claims]'``, venv ``--claims``; its claims signal must give
-a value) and, with ``--dev``, that python (the dev venv, torch installed) running this checkout. Prints
-min / median / max seconds of each, its ratio to the plain install's median, the per-repeat ratios
-(min / median / max), and whether torch was imported. Install the venvs editable (``pip install -e``)
-to measure a working tree as it changes.
+a value), with ``--baseline``, another README install (of another checkout, e.g. main, to compare a
+change in the same run) and, with ``--dev``, that python (the dev venv, torch installed) running this
+checkout. Prints min / median / max seconds of each, its ratio to the plain install's median, the
+per-repeat ratios (min / median / max), the process's CPU seconds (all its threads: on a shared box
+the wall time follows them) with their ratio, and whether torch was imported. Install the venvs
+editable (``pip install -e``) to measure a working tree as it changes. Each variant first runs once
+untimed, writing its bytecode as a pip install compiles it (an editable checkout has none until then;
+without it every process compiles the checkout's modules, and the README install imports more).
 
 Without ``--first-score``:
 
@@ -185,20 +190,23 @@ def spread(values: list[float]) -> str:
 
 
 FIRST = r"""
-import json, sys, time
+import json, resource, sys, time
 began = float(sys.argv[1])
 import trustscore as ts
 r = ts.score_sync(question="When did the bridge open?", context=["The bridge opened in 1998."],
                   response="It opened in 1998.")
 first = time.time() - began
-print(json.dumps({"first_score_s": first, "torch_imported": "torch" in sys.modules,
+usage = resource.getrusage(resource.RUSAGE_SELF)
+print(json.dumps({"first_score_s": first, "cpu_s": usage.ru_utime + usage.ru_stime,
+                  "torch_imported": "torch" in sys.modules,
                   "signals": sorted(n for n, s in r.signals.items() if not s.missing)}))
 """
 
 
 def first_score(python: Path, checkout_on_path: bool) -> dict[str, Any]:
-    """One fresh process's seconds from its start to its first score_sync's return."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    """One fresh process's seconds from its start to its first score_sync's return (bytecode written
+    and read as an installed package's is, whatever ``PYTHONDONTWRITEBYTECODE`` says here)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE")}
     if checkout_on_path:
         env["PYTHONPATH"] = str(ROOT)
     with tempfile.TemporaryDirectory() as cache:
@@ -213,13 +221,17 @@ def first_score(python: Path, checkout_on_path: bool) -> dict[str, Any]:
     return result
 
 
-def first_scores(plain: Path, claims: Path, dev: Path | None, repeats: int) -> None:
+def first_scores(plain: Path, claims: Path, dev: Path | None, baseline: Path | None, repeats: int) -> None:
     variants = {
         "plain install": (plain / "bin" / "python", False),
         "README install [claims]": (claims / "bin" / "python", False),
     }
+    if baseline is not None:
+        variants["baseline README install"] = (baseline / "bin" / "python", False)
     if dev is not None:
         variants["dev venv (torch installed)"] = (dev, True)
+    for python, on_path in variants.values():  # untimed: writes the bytecode an install would have
+        first_score(python, on_path)
     print(f"load before: {os.getloadavg()}")
     runs: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
     for _ in range(repeats):
@@ -227,20 +239,22 @@ def first_scores(plain: Path, claims: Path, dev: Path | None, repeats: int) -> N
             runs[name].append(first_score(python, on_path))
     print(f"load after: {os.getloadavg()}\n")
     plain_s = [r["first_score_s"] for r in runs["plain install"]]
+    plain_cpu = statistics.median(r["cpu_s"] for r in runs["plain install"])
     print(
         "| install | first score s, min / median / max | / plain (medians) | / plain, per repeat "
-        "| torch imported | signals |"
+        "| CPU s, min / median / max | CPU / plain (medians) | torch imported | signals |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for name, results in runs.items():
         seconds = [r["first_score_s"] for r in results]
+        cpu = [r["cpu_s"] for r in results]
         if name != "plain install" and "claims" not in results[0]["signals"]:
             raise SystemExit(f"{name}: the claims signal gave no value")
         ratios = [s / p for s, p in zip(seconds, plain_s, strict=True)]
         ratio = statistics.median(seconds) / statistics.median(plain_s)
         print(
-            f"| {name} | {spread(seconds)} | {ratio:.2f}x | "
-            f"{spread(ratios)} | {any(r['torch_imported'] for r in results)} | "
+            f"| {name} | {spread(seconds)} | {ratio:.2f}x | {spread(ratios)} | {spread(cpu)} | "
+            f"{statistics.median(cpu) / plain_cpu:.2f}x | {any(r['torch_imported'] for r in results)} | "
             f"{', '.join(results[0]['signals'])} |"
         )
 
@@ -255,11 +269,14 @@ def main() -> int:
     parser.add_argument("--plain", type=Path, help="--first-score: venv of pip install <checkout>")
     parser.add_argument("--claims", type=Path, help="--first-score: venv of pip install '<checkout>[claims]'")
     parser.add_argument("--dev", type=Path, help="--first-score: a python with torch (runs this checkout)")
+    parser.add_argument(
+        "--baseline", type=Path, help="--first-score: another README install (e.g. of main), timed alongside"
+    )
     args = parser.parse_args()
     if args.first_score:
         if args.plain is None or args.claims is None:
             parser.error("--first-score needs --plain VENV and --claims VENV")
-        first_scores(args.plain, args.claims, args.dev, args.repeats)
+        first_scores(args.plain, args.claims, args.dev, args.baseline, args.repeats)
         return 0
     with tempfile.TemporaryDirectory() as tmp:
         base = (args.venvs or Path(tmp)).resolve()

@@ -22,10 +22,8 @@ __all__ = ["build_claims", "build_embedding", "build_lexical"]
 
 @register_signal("lexical", config=LexicalConfig, kind="local", weight=0.25, on_by_default=True)
 def build_lexical(config: LexicalConfig, ctx: SignalContext) -> LocalSignal:
-    from trustscore.grounding._language import preload
     from trustscore.grounding._lexical import LexicalSupport
 
-    preload()
     return LexicalSupport(config)
 
 
@@ -45,9 +43,7 @@ EMBEDDING_INSTALL_HINT = (
 )
 def build_embedding(config: EmbeddingConfig, ctx: SignalContext) -> LocalSignal:
     from trustscore.grounding._embedding import EmbeddingGrounding
-    from trustscore.grounding._language import preload
 
-    preload()
     signal = EmbeddingGrounding(config, store=ctx.local_cache)
     signal.start_loading()
     return signal
@@ -62,10 +58,8 @@ def build_embedding(config: EmbeddingConfig, ctx: SignalContext) -> LocalSignal:
     on_by_default=True,
 )
 def build_claims(config: ClaimsConfig, ctx: SignalContext) -> LocalSignal:
-    from trustscore.grounding._language import preload
     from trustscore.grounding.claims._signal import ClaimsCheck
 
-    preload()
     signal = ClaimsCheck(config)
     signal.start_loading()
     return signal

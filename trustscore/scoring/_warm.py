@@ -23,10 +23,12 @@ logger = logging.getLogger("trustscore")
 
 _SAMPLE = Sample(
     id="warm-up",
-    question="Who wrote the novel Dune?",
-    context=["Dune is a 1965 science fiction novel by the American author Frank Herbert."],
-    response="Dune was written by Frank Herbert in 1965.",
+    question="When was the novel Dune first published?",
+    context=["Dune is a novel by the American author Frank Herbert, first published on 1 August 1965."],
+    response="Dune was written by Frank Herbert and published on 1 August 1965.",
 )
+"""Loads what a first sample may need: a full date (a bare year is read without the date parser) and a
+response not plainly English by its function words (the language identifier is loaded for it)."""
 
 
 async def warm_up(sources: Sequence[Source]) -> None:

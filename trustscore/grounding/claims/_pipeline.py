@@ -7,8 +7,9 @@ embedding signal does with its model; a parse waits for that load (its budget's 
 of loading again. Only the components the checks read are loaded (:data:`COMPONENTS`: the tagger's
 tags, the attribute ruler's coarse tags, the lemmatizer's lemmas, the parser's dependencies and
 sentences, the recogniser's entities, and the tok2vec they share); any other a package ships (the
-small English pipeline's disabled sentence recogniser) is excluded. spaCy is imported so that thinc
-does not import torch (:mod:`trustscore.grounding.claims._thinc_import`).
+small English pipeline's disabled sentence recogniser) is excluded. The tokenizer is built once, from
+the package's own file (:func:`_tokenizer_filled_from_disk`), and spaCy is imported without its CLI
+and so that thinc does not import torch (:mod:`trustscore.grounding.claims._thinc_import`).
 
 One spaCy call is C work no budget check reaches (20,000 characters took 6.5 s on a busy 2-core
 machine), so a long text is parsed in pieces of at most :data:`PIECE_CHARS` characters and
@@ -25,13 +26,15 @@ import importlib.util
 import re
 import threading
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from trustscore.compute._deadline import checkpoint, clock_stopped
 from trustscore.grounding.claims._config import DEFAULT_PIPELINES
 from trustscore.grounding.claims._thinc_import import import_spacy
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from spacy.language import Language
     from spacy.tokens import Doc
 
@@ -161,6 +164,28 @@ def _load(package: str) -> Language:
     import spacy
     import spacy.util
 
-    shipped = spacy.util.load_meta(spacy.util.get_package_path(package) / "meta.json")
+    path = spacy.util.get_package_path(package)
+    shipped = spacy.util.load_meta(path / "meta.json")
     unused = [name for name in shipped.get("components", []) if name not in COMPONENTS]
-    return spacy.load(package, exclude=unused)
+    data = path / f"{shipped['lang']}_{shipped['name']}-{shipped['version']}"
+    if not (data / "tokenizer").is_file():
+        return spacy.load(package, exclude=unused)
+    spacy.registry.tokenizers.register(_FILLED_FROM_DISK, func=_tokenizer_filled_from_disk)
+    tokenizer = {"@tokenizers": _FILLED_FROM_DISK}
+    return spacy.load(package, exclude=unused, config={"nlp": {"tokenizer": tokenizer}})
+
+
+_FILLED_FROM_DISK = "trustscore.tokenizer_filled_from_disk.v1"
+
+
+def _tokenizer_filled_from_disk() -> Callable[[Language], Any]:
+    """The tokenizer factory for a package that ships its tokenizer: an empty tokenizer, which loading
+    the package fills from its file (prefixes, suffixes, infixes, URL and token matches, the special
+    cases). spaCy's own factory first builds the language's defaults (some 2,700 special cases and
+    their regular expressions), all of which the file's then replace: the same tokenizer, built twice."""
+    from spacy.tokenizer import Tokenizer  # type: ignore[import-not-found]  # compiled, no stub
+
+    def empty(nlp: Language) -> Any:
+        return Tokenizer(nlp.vocab)
+
+    return empty

@@ -1,17 +1,25 @@
-"""Import spaCy without thinc importing torch.
+"""Import spaCy without what the claims check never runs: torch (through thinc) and spaCy's own CLI.
 
 thinc (spaCy's model library) runs ``import torch`` inside ``try/except ImportError`` when
 ``thinc.compat`` is first imported, whether or not a pipeline uses it; with torch installed that import
 costs seconds (docs/signals.md, "Loading cost with torch installed"), and the English pipelines the
-claims check loads (tok2vec CNNs on numpy) never touch torch. :func:`import_spacy` imports spaCy with a
-finder on ``sys.meta_path`` that answers "no such module" to an ``import torch`` made by
-``thinc.compat`` itself, and to nothing else: an import of torch by any other module, on any thread, at
-the same moment, goes through as usual. thinc then records ``has_torch = False`` for the process, which
-the numpy pipelines never read.
+claims check loads (tok2vec CNNs on numpy) never touch torch. spaCy's ``__init__`` imports
+``spacy.cli.info`` for its ``spacy.info`` function, and with it the whole ``spacy.cli`` package: every
+command, typer, click, weasel, requests, jinja2 (about 350 modules, a third of spaCy's import time).
 
-Nothing is changed when torch is already imported (thinc then sees it as it would), when thinc was
-already imported (its choice is made), or for a pipeline outside the defaults (a transformer pipeline
-needs thinc's torch wrapper): then spaCy is imported as is.
+:func:`import_spacy` imports spaCy with a finder at the head of ``sys.meta_path`` that
+
+* answers "no such module" to an ``import torch`` made by ``thinc.compat`` itself (thinc then records
+  ``has_torch = False`` for the process, which the numpy pipelines never read), and
+* gives the ``import spacy.cli`` / ``spacy.cli.info`` made by spaCy's own ``__init__`` a stand-in: an
+  empty package and a module whose ``info`` imports the real ``spacy.cli.info`` when called. The
+  stand-ins leave ``sys.modules`` (and ``spacy.cli``) as soon as spaCy is imported, so a later
+  ``import spacy.cli`` imports the real package.
+
+An import made by any other module, on any thread, at the same moment, goes through as usual. Torch is
+not kept out when it is already imported (thinc then sees it as it would), when thinc was already
+imported (its choice is made), or for a pipeline outside the defaults (a transformer pipeline needs
+thinc's torch wrapper). Nothing is changed once spaCy is imported.
 """
 
 from __future__ import annotations
@@ -19,25 +27,72 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from importlib.abc import Loader
 from importlib.machinery import ModuleSpec
 from types import FrameType, ModuleType
+from typing import Any
 
 __all__ = ["import_spacy"]
 
-_BLOCKED_FROM = "thinc.compat"
+_THINC_COMPAT = "thinc.compat"
+_SPACY_CLI = "spacy.cli"
+_SPACY_CLI_INFO = "spacy.cli.info"
 _IMPORTING = threading.Lock()
 
 
-class _TorchFromThincBlocker:
-    """A meta-path finder: ``import torch`` (and its submodules) from ``thinc.compat`` is not found."""
+def _real_info(*args: Any, **kwargs: Any) -> Any:
+    """``spacy.info``: spaCy's own, imported on the first call."""
+    real: Callable[..., Any] = importlib.import_module(_SPACY_CLI_INFO).info
+    return real(*args, **kwargs)
+
+
+class _StandInLoader(Loader):
+    """Makes the stand-ins for ``spacy.cli`` (an empty package) and ``spacy.cli.info``."""
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
+        module = ModuleType(spec.name, "stands in for spaCy's CLI while spaCy imports")
+        if spec.name == _SPACY_CLI:
+            module.__path__ = []
+        else:
+            module.info = _real_info  # type: ignore[attr-defined]
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        return None
+
+
+class _SpacyImportFinder:
+    """A meta-path finder: torch is not found for ``thinc.compat`` (when ``keep_torch_out``), and
+    spaCy's ``__init__`` gets stand-ins for its CLI modules."""
+
+    def __init__(self, keep_torch_out: bool) -> None:
+        self.keep_torch_out = keep_torch_out
+        self.stand_ins: list[str] = []
 
     def find_spec(
         self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
-        if (name == "torch" or name.startswith("torch.")) and _importer(sys._getframe(1)) == _BLOCKED_FROM:
-            raise ModuleNotFoundError(f"No module named {name!r} (not loaded for spaCy)", name=name)
+        if self.keep_torch_out and (name == "torch" or name.startswith("torch.")):
+            if _importer(sys._getframe(1)) == _THINC_COMPAT:
+                raise ModuleNotFoundError(f"No module named {name!r} (not loaded for spaCy)", name=name)
+        elif name in (_SPACY_CLI, _SPACY_CLI_INFO) and _importer(sys._getframe(1)) == "spacy":
+            self.stand_ins.append(name)
+            return ModuleSpec(name, _StandInLoader(), is_package=name == _SPACY_CLI)
         return None
+
+    def remove_stand_ins(self) -> None:
+        """Take the stand-ins out of ``sys.modules`` and off the ``spacy`` package."""
+        for name in self.stand_ins:
+            if _is_stand_in(sys.modules.get(name)):
+                del sys.modules[name]
+        spacy = sys.modules.get("spacy")
+        if _is_stand_in(getattr(spacy, "cli", None)):
+            delattr(spacy, "cli")
+
+
+def _is_stand_in(module: object) -> bool:
+    return isinstance(getattr(getattr(module, "__spec__", None), "loader", None), _StandInLoader)
 
 
 def _importer(frame: FrameType | None) -> str | None:
@@ -51,14 +106,17 @@ def _importer(frame: FrameType | None) -> str | None:
 
 
 def import_spacy(keep_torch_out: bool = True) -> ModuleType:
-    """``import spacy``, with thinc kept from importing torch when ``keep_torch_out`` and neither torch
-    nor thinc is imported yet."""
+    """``import spacy`` without its CLI, and with thinc kept from importing torch when
+    ``keep_torch_out`` and neither torch nor thinc is imported yet."""
     with _IMPORTING:
-        if not keep_torch_out or "torch" in sys.modules or "thinc.compat" in sys.modules:
+        if "spacy" in sys.modules:
             return importlib.import_module("spacy")
-        blocker = _TorchFromThincBlocker()
-        sys.meta_path.insert(0, blocker)
+        finder = _SpacyImportFinder(
+            keep_torch_out and "torch" not in sys.modules and _THINC_COMPAT not in sys.modules
+        )
+        sys.meta_path.insert(0, finder)
         try:
             return importlib.import_module("spacy")
         finally:
-            sys.meta_path.remove(blocker)
+            sys.meta_path.remove(finder)
+            finder.remove_stand_ins()

@@ -2,7 +2,9 @@
 thousand", "$5" = "5 dollars" and "12%" = "12 percent" compare equal.
 
 Dates are read by dateparser (its granularity says which parts were given: "March 2011" states a month,
-not a day); numbers by their digits or English number words (the grounding word list, with scale words).
+not a day), except a bare year ("1998"), which states its year alone: dateparser says so for every
+one (1500-2099), and its first parse of a process compiles its locale and time-zone patterns (a third
+of a second); numbers by their digits or English number words (the grounding word list, with scale words).
 """
 
 from __future__ import annotations
@@ -110,6 +112,8 @@ def parse_date(text: str) -> DateValue | None:
     years = years_in(text)
     if not years:
         return None
+    if text == str(years[0]):
+        return DateValue(year=years[0])
     data = _date_parser().get_date_data(text)
     when, period = data.date_obj, data.period
     if when is None or when.year not in years:
