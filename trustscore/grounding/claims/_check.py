@@ -35,11 +35,12 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from trustscore.grounding.claims._atoms import Atom, atoms
-from trustscore.grounding.claims._copies import Change, copy_changes
+from trustscore.grounding.claims._copies import Change, Side, copy_changes
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
-from trustscore.grounding.claims._polarity import ANTONYMS, clause_index, polarity
+from trustscore.grounding.claims._lexicon import unit
+from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
 from trustscore.grounding.claims._records import Record, read_record, slot_unit
-from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects
+from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
 from trustscore.grounding.claims._values import parse_number
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
 
@@ -78,6 +79,9 @@ class Facts:
     """Each content lemma: where it stands and whether it is negated (:mod:`._fields`)."""
     record: Record | None
     """The record the text is, if it is one."""
+    tokens: dict[int, tuple[str, str | None]]
+    """Each word's lemma and slot in its clause (:func:`._syntax.shared_role`), by its first
+    character's offset."""
 
     @property
     def content_all(self) -> frozenset[str]:
@@ -106,6 +110,7 @@ def facts(doc: Doc) -> Facts:
         words=frozenset(t.text.casefold() for t in doc if t.is_alpha),
         mentions=mentions(doc),
         record=record,
+        tokens={t.idx: (t.lemma_.casefold(), shared_role(t)) for t in doc if not t.is_space},
     )
 
 
@@ -128,37 +133,41 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
                 related.add(atom.sentence)
             out.append(_relation_verdict(atom, matched))
             continue
-        rival = _rival(atom, context, aligned[atom.sentence], response)
+        rival = _rival(atom, context, aligned[atom.sentence], response) or _other_unit(
+            atom, context, aligned[atom.sentence]
+        )
         out.append(_verdict(atom, "contradicted", rival) if rival else _verdict(atom, "unsupported"))
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
         out.extend(field_verdicts(response.text, response.mentions, response.bounds, context.record))
-    names = (_name_spans(response), _name_spans(context))
-    out = _with_changes(
-        out, copy_changes(response.text, response.bounds, context.text, context.bounds, aligned, names)
-    )
+    out = _with_changes(out, copy_changes(_side(response), _side(context), aligned), response.bounds)
     out.sort(key=lambda v: v.start)
     return out
 
 
-def _name_spans(f: Facts) -> list[tuple[int, int]]:
-    return [(a.start, a.end) for a in f.atoms if a.kind == "name"]
+def _side(f: Facts) -> Side:
+    names = [(a.start, a.end) for a in f.atoms if a.kind == "name"]
+    return Side(text=f.text, bounds=f.bounds, names=names, tokens=f.tokens)
 
 
-def _with_changes(verdicts: list[Verdict], changes: list[Change]) -> list[Verdict]:
+def _with_changes(
+    verdicts: list[Verdict], changes: list[Change], bounds: list[tuple[int, int]]
+) -> list[Verdict]:
     """The verdicts with each changed stretch of a copied sentence in place of what it overrides: a
     changed value replaces the verdicts of the atoms it overlaps, a changed negation the polarity
-    verdicts inside the words it spans."""
+    verdicts inside the words it spans, a changed predicate (an antonym, two stretches exchanged)
+    every polarity verdict of its sentence (they read the same statement)."""
     out = list(verdicts)
     for change in changes:
         new = change.verdict
         polar = new.kind in POLARITY_KINDS
+        start, end = bounds[change.sentence] if new.kind == "predicate" else (new.start, new.end)
         out = [
             v
             for v in out
             if not (
-                v.start < new.end
-                and new.start < v.end
+                v.start < end
+                and start < v.end
                 and (v.kind in POLARITY_KINDS or v.kind == "polarity") == polar
             )
         ]
@@ -284,6 +293,22 @@ def _rival(atom: Atom, context: Facts, sentence: int | None, response: Facts) ->
     return near[0].text if near else None
 
 
+def _other_unit(atom: Atom, context: Facts, sentence: int | None) -> str | None:
+    """The same number in the aligned sentence with another unit of measure ("15 hours" where it
+    says "15 minutes", "61 points" where it says "61%"; units as pint names them): the slot is the
+    same, the unit says something else."""
+    mine = unit(atom.unit) if atom.unit is not None and atom.number is not None else None
+    if mine is None:
+        return None
+    for other in context.atoms:
+        if other.sentence != sentence or other.unit is None or other.number is None:
+            continue
+        theirs = unit(other.unit)
+        if theirs is not None and theirs != mine and _same(other.number, atom.number):
+            return other.text
+    return None
+
+
 def _same_role(atom: Atom, other: Atom) -> bool:
     """The same role in the clause; a number and a rival of the same stated unit need none."""
     if atom.unit is not None and atom.unit == other.unit:
@@ -358,7 +383,7 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
         return _verdict(atom, "contradicted", f"{same[0].predicate_text} {same[0].text}").with_kind(
             "negation"
         )
-    opposite = ANTONYMS.get(atom.predicate, frozenset())
+    opposite = opposites(atom.predicate)
     other = [a for a in stated if a.predicate in opposite and a.negated == atom.negated]
     if other:
         said = f"{other[0].predicate_text} {other[0].text}"
@@ -371,7 +396,7 @@ def _related(atom: Atom, matched: list[Atom]) -> bool:
     read on the atom, not on its sentence)."""
     if atom.predicate is None or not _relational(atom):
         return False
-    relations = ANTONYMS.get(atom.predicate, frozenset()) | {atom.predicate}
+    relations = opposites(atom.predicate) | {atom.predicate}
     return any(a.predicate in relations for a in matched)
 
 
