@@ -91,6 +91,7 @@ _MAX_CHANGED = 3
 """Words the changed stretch spans at most, on either side."""
 _MAX_NAME = 6
 """Words a changed name spans at most ("Greater Manchester Fire and Rescue Service")."""
+_APOSTROPHES = frozenset(["'", "\u2019"])
 _NAME_LINKS = frozenset(["of", "and", "for", "de", "la", "van", "von", "der", "du", "da", "del"])
 """Lower-case words a name may hold between its capitalised ones ("Department of Public Health")."""
 
@@ -136,6 +137,7 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
     out: list[Change] = []
     whole = _keys(_tokens(context.text, 0, len(context.text)))
     known = {_keys(_name_words(_tokens(context.text, *span))) for span in context.names}
+    proper = _proper_words(context)
     for n, ((start, end), target) in enumerate(zip(response.bounds, aligned, strict=True)):
         if target is None:
             continue
@@ -143,9 +145,19 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
         if _keys(mine) in whole:
             continue  # the context says it word for word somewhere (its sentences split otherwise)
         theirs = _tokens(context.text, *context.bounds[target])
-        verdict = _changed(mine, theirs, (response, context), known)
+        verdict = _changed(mine, theirs, (response, context), (known, proper))
         if verdict is not None:
             out.append(Change(verdict, n))
+    return out
+
+
+def _proper_words(context: Side) -> set[str]:
+    """The words the context writes capitalised inside a sentence: its names' words, whether or not
+    the recogniser found the name."""
+    out: set[str] = set()
+    for start, end in context.bounds:
+        words = [t for t in _tokens(context.text, start, end) if t.text[0].isalpha()]
+        out.update(t.key for t in words[1:] if t.text[0].isupper() and t.key not in _FUNCTION_WORDS)
     return out
 
 
@@ -158,7 +170,7 @@ def _keys(tokens: list[_Token]) -> str:
 
 
 def _changed(
-    mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side], known: set[str]
+    mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side], known: tuple[set[str], set[str]]
 ) -> Verdict | None:
     exchanged = _exchanged(mine, theirs, sides)
     if exchanged is not None:
@@ -167,8 +179,11 @@ def _changed(
     matcher = SequenceMatcher(None, [t.key for t in mine], [t.key for t in theirs], autojunk=False)
     ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
     same = sum(i2 - i1 for tag, i1, i2, _, _ in matcher.get_opcodes() if tag == "equal")
-    if len(ops) != 1 or same < _MIN_SAME:
-        return None
+    if (
+        len({(_keys(mine[i1:i2]), _keys(theirs[j1:j2])) for _, i1, i2, j1, j2 in ops}) != 1
+        or same < _MIN_SAME
+    ):
+        return None  # one change, or one name changed the same way wherever the sentence repeats it
     _, i1, i2, j1, j2 = ops[0]
     said, stated = mine[i1:i2], theirs[j1:j2]
     # a copy keeps most of the sentence, a changed name counted as one word however long it is
@@ -196,7 +211,11 @@ def _copied_part(mine: list[_Token], theirs: list[_Token]) -> list[_Token]:
 
 
 def _value(
-    said: list[_Token], stated: list[_Token], opening: bool, sides: tuple[Side, Side], known: set[str]
+    said: list[_Token],
+    stated: list[_Token],
+    opening: bool,
+    sides: tuple[Side, Side],
+    known: tuple[set[str], set[str]],
 ) -> Verdict | None:
     """A changed month, weekday, number or name."""
     kind = _sort(said)
@@ -206,7 +225,13 @@ def _value(
         said, stated = _name_words(said), _name_words(stated)
         if len(said) > _MAX_NAME or len(stated) > _MAX_NAME or _spelling(said, stated):
             return None
-        if not (_within(said, sides[0].names) or _within(stated, sides[1].names) or _keys(said) in known):
+        names, proper = known
+        if not (
+            _within(said, sides[0].names)
+            or _within(stated, sides[1].names)
+            or _keys(said) in names
+            or all(t.key in proper or t.key in _NAME_LINKS for t in said)
+        ):
             return None
     elif len(said) > _MAX_CHANGED or len(stated) > _MAX_CHANGED:
         return None
@@ -268,10 +293,13 @@ def _reversed(
 
 
 def _name_words(tokens: list[_Token]) -> list[_Token]:
-    """A name's stretch without an opening "the" and punctuation at its ends."""
+    """A name's stretch without an opening "the", a closing possessive "'s" and punctuation at its
+    ends."""
     words = _words(tokens)
     while len(words) > 1 and words[0].key == "the":
         words = words[1:]
+    if len(words) > 2 and words[-1].key == "s" and words[-2].text in _APOSTROPHES:
+        words = _words(words[:-2])
     return words
 
 
@@ -297,14 +325,13 @@ def _within(tokens: list[_Token], spans: list[tuple[int, int]]) -> bool:
 
 def _sort(tokens: list[_Token]) -> str | None:
     """What a changed stretch is: a date word, a number, a name, or None for anything else."""
-    words = [t for t in tokens if t.text[0].isalnum()]
+    words = [t for t in _name_words(tokens) if t.text[0].isalnum()]
     if not words:
         return None
     if any(t.key in _MONTHS or t.key in _WEEKDAYS for t in words):
         return "date"
     if any(c.isdigit() for t in words for c in t.text):
         return "number"
-    words = _name_words(words)
     if (
         words[0].key not in _FUNCTION_WORDS
         and words[0].text[0].isupper()
