@@ -14,10 +14,11 @@ def test_wordnet_antonyms_are_symmetric_and_kept_apart_by_part_of_speech() -> No
     assert not antonyms("teacher") and not antonyms("")
 
 
-def test_a_predicates_opposites_are_wordnets_and_the_listed_pairs() -> None:
+def test_a_predicates_opposites_are_the_listed_pairs_and_wordnets_adjectives() -> None:
     assert "small" in opposites("large")  # WordNet only
     assert "drop" in opposites("rise")  # the listed pairs only
     assert "failure" not in opposites("success")  # a noun is no predicate
+    assert "go" in antonyms("come") and "go" not in opposites("come")  # too general a verb pair
 
 
 def test_a_unit_is_one_however_it_is_written() -> None:

@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING
 from trustscore.grounding.claims._atoms import Atom, atoms
 from trustscore.grounding.claims._copies import Change, Side, copy_changes
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
-from trustscore.grounding.claims._lexicon import unit
 from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
 from trustscore.grounding.claims._records import Record, read_record, slot_unit
 from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
@@ -133,9 +132,7 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
                 related.add(atom.sentence)
             out.append(_relation_verdict(atom, matched))
             continue
-        rival = _rival(atom, context, aligned[atom.sentence], response) or _other_unit(
-            atom, context, aligned[atom.sentence]
-        )
+        rival = _rival(atom, context, aligned[atom.sentence], response)
         out.append(_verdict(atom, "contradicted", rival) if rival else _verdict(atom, "unsupported"))
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
@@ -291,22 +288,6 @@ def _rival(atom: Atom, context: Facts, sentence: int | None, response: Facts) ->
         )
     ]
     return near[0].text if near else None
-
-
-def _other_unit(atom: Atom, context: Facts, sentence: int | None) -> str | None:
-    """The same number in the aligned sentence with another unit of measure ("15 hours" where it
-    says "15 minutes", "61 points" where it says "61%"; units as pint names them): the slot is the
-    same, the unit says something else."""
-    mine = unit(atom.unit) if atom.unit is not None and atom.number is not None else None
-    if mine is None:
-        return None
-    for other in context.atoms:
-        if other.sentence != sentence or other.unit is None or other.number is None:
-            continue
-        theirs = unit(other.unit)
-        if theirs is not None and theirs != mine and _same(other.number, atom.number):
-            return other.text
-    return None
 
 
 def _same_role(atom: Atom, other: Atom) -> bool:

@@ -68,14 +68,16 @@ def _antonyms() -> dict[str, frozenset[str]]:
 
 
 _LISTED = _antonyms()
-"""Predicates that state the opposite of each other: a short list of unambiguous pairs, some of which
-WordNet's direct antonyms leave out ("rise" and "drop", "allow" and "ban")."""
+"""Predicates that state the opposite of each other: a short list of unambiguous pairs, verbs among
+them ("rise" and "drop", "allow" and "ban")."""
 
 
 def opposites(predicate: str) -> frozenset[str]:
-    """The predicates (lemmas) that state the opposite of ``predicate``: WordNet's direct antonyms of
-    the adjective or verb (:func:`._lexicon.antonyms`) and the listed pairs."""
-    return _LISTED.get(predicate, frozenset()) | antonyms(predicate, "av")
+    """The predicates (lemmas) that state the opposite of ``predicate``: the listed pairs and WordNet's
+    direct antonyms of an adjective (:func:`._lexicon.antonyms`: "large" / "small"). WordNet's verb
+    pairs are left out here: they include very general verbs ("come" / "go", "do" / "undo") that the
+    loose match of a clause's arguments pairs with statements about other things."""
+    return _LISTED.get(predicate, frozenset()) | antonyms(predicate, "a")
 
 
 def clause_index(context: list[Clause]) -> dict[str, list[Clause]]:
