@@ -19,7 +19,8 @@ the same group and not spellings of each other. In a record context (:mod:`._rec
 is compared only with a value whose unit names the field.
 
 A sentence that copies its aligned context sentence word for word except one month, weekday, number,
-name or negation is contradicted there, whatever the parse makes of the slot (:mod:`._copies`).
+unit, name, antonym or negation, or with two stretches exchanged, is contradicted there, whatever the
+parse makes of the slot (:mod:`._copies`).
 
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
