@@ -127,7 +127,8 @@ AGENCY = (
     "The council sued the developer over the unfinished bridge in the town centre last year. "
     "The company employs 5 million people across the country, officials said on Monday. "
     'Italy needs change. "Critics have accused the former mayor of Florence who became prime minister '
-    'last year of trying to consolidate his grip on power."'
+    'last year of trying to consolidate his grip on power." '
+    "Later that week, the town council approved the plans for the new footbridge."
 )
 
 
@@ -164,6 +165,10 @@ def agency(check: ClaimsCheck, response: str) -> Signal:
         (
             "The developer sued the council over the unfinished bridge in the town centre last year.",
             "contradicted predicate: developer: the context says council",
+        ),
+        (
+            "Earlier that week, the town council approved the plans for the new footbridge.",
+            "contradicted predicate: Earlier: the context says Later",
         ),
         (
             "Critics have accused the former mayor of Florence who became prime minister first year of "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from trustscore.grounding.claims._lexicon import antonyms, unit
+from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
 from trustscore.grounding.claims._polarity import opposites
 
 
@@ -31,3 +31,9 @@ def test_a_unit_is_one_however_it_is_written() -> None:
 
 def test_a_common_word_or_a_single_letter_is_no_unit() -> None:
     assert [unit(w) for w in ("in", "at", "a", "m", "b", "pupils", "teachers", "")] == [None] * 8
+
+
+def test_a_comparative_or_superlative_is_read_as_its_adjective() -> None:
+    assert base_forms("later") == {"late"} and base_forms("longest") == {"long"}
+    assert base_forms("closer") >= {"close"}
+    assert not base_forms("late") and not base_forms("river")

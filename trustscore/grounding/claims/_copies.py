@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from trustscore.grounding.claims._lexicon import antonyms, unit
+from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
 from trustscore.grounding.claims._values import SCALE_WORDS, parse_number
 from trustscore.grounding.claims._verdict import Verdict
 
@@ -253,9 +253,12 @@ def _unit_change(said: list[_Token], stated: list[_Token]) -> Verdict | None:
 
 
 def _opposite(said: _Token, stated: _Token, sides: tuple[Side, Side]) -> bool:
-    """One word is a WordNet antonym of the other, compared as written and as lemmas."""
+    """One word is a WordNet antonym of the other, compared as written, as lemmas and as the adjective
+    of a comparative ("later" / "earlier")."""
     mine = {said.key, sides[0].tokens.get(said.start, (said.key, None))[0]}
     theirs = {stated.key, sides[1].tokens.get(stated.start, (stated.key, None))[0]}
+    mine |= base_forms(said.key)
+    theirs |= base_forms(stated.key)
     return any(theirs & antonyms(word) for word in mine)
 
 

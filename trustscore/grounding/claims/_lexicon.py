@@ -3,6 +3,7 @@
 - :func:`antonyms`: the words WordNet 3.1 marks as direct antonyms of a word ("increase" /
   "decrease", "early" / "late", "guilty" / "innocent"), of any part of speech or of the ones named.
   The table (data/antonyms.tsv, NOTICE-wordnet.md) is built by scripts/build_antonym_table.py.
+  :func:`base_forms` reads a comparative or superlative as its adjective ("later" as "late").
 - :func:`unit`: the unit a word names, as pint's default registry names it ("km", "kilometre" and
   "kilometers" are "kilometer"; "%" is "percent"), or None. A word that is also a common English word
   of the grounding stop list ("in", "at", "a") is no unit here: in running text it is that word; nor
@@ -19,10 +20,12 @@ from importlib.resources import files
 
 from trustscore.grounding._text import STOPWORDS
 
-__all__ = ["antonyms", "unit"]
+__all__ = ["antonyms", "base_forms", "unit"]
 
 _DATA = files("trustscore.grounding.claims") / "data"
 _PLURAL_ENDINGS = ("s", "es")
+_COMPARISON_ENDINGS = (("er", ""), ("est", ""), ("er", "e"), ("est", "e"))
+"""WordNet's detachment rules for an adjective's comparative and superlative (its morphy)."""
 
 
 @cache
@@ -43,6 +46,17 @@ def antonyms(word: str, pos: str = "avrn") -> frozenset[str]:
     names ("a" adjective, "v" verb, "r" adverb, "n" noun)."""
     table = _antonym_table()
     return frozenset().union(*(table.get(p, {}).get(word, frozenset()) for p in pos))
+
+
+def base_forms(word: str) -> frozenset[str]:
+    """The adjectives ``word`` may be the comparative or superlative of, by WordNet's detachment rules
+    ("later" -> "late", "longest" -> "long"), kept where the antonym table knows the adjective."""
+    table = _antonym_table().get("a", {})
+    return frozenset(
+        word[: -len(ending)] + base
+        for ending, base in _COMPARISON_ENDINGS
+        if word.endswith(ending) and word[: -len(ending)] + base in table
+    )
 
 
 @cache
