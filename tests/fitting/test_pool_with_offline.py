@@ -51,3 +51,23 @@ def test_without_the_offline_signals_the_pool_is_the_plain_one() -> None:
     pool = DefaultFuser(WEIGHTS, offline=fit((FACTS,)))
     only_judge = {"lynx": Signal(name="lynx", value=0.3, version="lynx/1")}
     assert pool.predict(only_judge).score == pytest.approx(0.3)
+
+
+def test_the_offline_voice_weighs_what_it_is_given() -> None:
+    model = fit((FACTS,))
+    s = signals(0.8, 0.9, 0)
+    linear, _ = model.linear_and_evidence({k: v for k, v in s.items() if k != "lynx"})
+    assert linear is not None
+
+    def logit(p: float) -> float:
+        return math.log(p / (1 - p))
+
+    heavy = DefaultFuser(WEIGHTS, offline=model, offline_weight=2.0).predict(s).score
+    expected = 1 / (1 + math.exp(-(1.0 * logit(0.8) + 2.0 * logit(min(0.99, linear))) / 3.0))
+    assert heavy == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("weight", [0.0, -1.0, float("nan")])
+def test_an_offline_weight_that_is_not_positive_is_refused(weight: float) -> None:
+    with pytest.raises(ValueError, match="offline_weight must be above 0"):
+        DefaultFuser(WEIGHTS, offline=fit((FACTS,)), offline_weight=weight)

@@ -86,6 +86,12 @@ class FitOptions(BaseModel):
     intercept_without: tuple[str, ...] = ()
     """Values of ``intercept_by`` whose rows help fit the weights but not the pooled intercept (a set of
     made-up errors, such as corruptions of real sentences, whose share of errors is no one's base rate)."""
+    values_without: tuple[str, ...] = ()
+    """Values of ``intercept_by`` whose rows fit every weight but those of the signals' values: there
+    each value feature gets a weight of its own, ridge-shrunk like the others and left out of the model.
+    In a one-word corruption of a copied sentence the lexical and embedding values barely move, so rows
+    like these teach the shared weights that overlap barely matters, which real data of that shape
+    (one-sentence summaries) contradicts; the raw counts and shares, and the evidence terms, they fit."""
     evidence: tuple[str, ...] = ()
     """Keys of features (counts) that each also decide as an evidence term: where the count is above
     zero the score is multiplied by ``1 - precision``, the precision fitted with the weights
@@ -180,6 +186,21 @@ def _strata_columns(strata: Sequence[str] | None, n: int) -> NDArray[np.float64]
     return np.column_stack([np.array([s == v for s in strata], dtype=np.float64) for v in values])
 
 
+def _values_apart(
+    design: NDArray[np.float64],
+    specs: Sequence[FeatureSpec],
+    strata: Sequence[str] | None,
+    apart: Sequence[str],
+) -> NDArray[np.float64]:
+    """The value features' columns again, zero outside the rows of the ``apart`` strata: their own
+    weights there (``FitOptions.values_without``); none without such rows."""
+    rows = np.array([s in apart for s in strata or ()], dtype=bool)
+    columns = [j for j, spec in enumerate(specs) if spec.field == "value"]
+    if not apart or not rows.any() or not columns:
+        return np.zeros((design.shape[0], 0))
+    return design[:, columns] * rows[:, None]
+
+
 def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -> dict[str, Any]:
     """Features, indicators, coefficients and intercept fitted on all of these rows."""
     raw, t, groups = fit.raw, fit.trust, fit.groups
@@ -217,7 +238,7 @@ def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -
     indicators = [name for name in dict.fromkeys(signal_of) if missing[:, signal_of.index(name)].any()]
     design = design_matrix(z, signal_of, indicators)
     per_stratum = _strata_columns(fit.strata, design.shape[0])
-    widened = np.hstack([design, per_stratum])
+    widened = np.hstack([design, per_stratum, _values_apart(design, specs, fit.strata, opts.values_without)])
     evidence: list[EvidenceTerm] = []
     if opts.evidence:
         keys = [spec.key for spec in specs]
@@ -232,8 +253,8 @@ def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -
         coef, intercept = _fit_nonnegative(widened, t, opts.l2, value_cols)
     else:
         coef, intercept = fit_logistic(widened, t, l2=opts.l2)
+    coef = coef[: design.shape[1]]
     if per_stratum.shape[1]:
-        coef = coef[: design.shape[1]]
         level = np.array([s not in opts.intercept_without for s in fit.strata or []], dtype=bool)
         if evidence:
             factor = evidence_factor(evidence, [spec.key for spec in specs], raw)
@@ -336,6 +357,8 @@ def fit_calibrator(
     unknown = sorted(set(opts.evidence) - {spec.key for spec in specs})
     if unknown:
         raise ValueError(f"evidence {unknown} must name features of the fit ({[s.key for s in specs]})")
+    if opts.values_without and not opts.intercept_by:
+        raise ValueError("values_without names values of intercept_by: set intercept_by too")
     if opts.evidence and opts.monotone:
         raise ValueError("monotone and evidence cannot be combined: fit one or the other")
     labels = label_column(rows, label)

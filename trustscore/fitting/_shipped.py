@@ -13,6 +13,7 @@ __all__ = [
     "GROUP",
     "INTERCEPT_BY",
     "LABEL",
+    "NAMES_UNSTATED",
 ]
 
 LABEL = "hallucinated"
@@ -39,9 +40,20 @@ numbers, amounts, dates and names the context states otherwise, and the share of
 context never states. Not the signal's value, which folds those two with contradicted polarity (no more
 often hallucinated than the base rate on the corpus) into one number the fit cannot weigh apart
 (docs/calibration.md, "How a contradicted fact enters the score")."""
-FEATURES_EVIDENCE: list[str] = [*FEATURES_CLAIMS, "claims:raw.contradicted_polarity|identity"]
-"""The features of the shipped claims calibrator: ``FEATURES_CLAIMS`` and the count of contradicted
-negations and antonyms, which the evidence terms read."""
+NAMES_UNSTATED: list[str] = [
+    "lexical:raw.names_unsupported|identity",
+    "lexical:raw.names_unsupported_share|identity",
+]
+"""How many of the response's names the context never states, and their share of its names (missing
+where it names nothing)."""
+FEATURES_EVIDENCE: list[str] = [
+    *FEATURES_CLAIMS,
+    "claims:raw.contradicted_polarity|identity",
+    *NAMES_UNSTATED,
+]
+"""The features of the shipped claims calibrator: ``FEATURES_CLAIMS``, the count of contradicted
+negations and antonyms, which the evidence terms read, and the unstated names (``NAMES_UNSTATED``:
+chosen leave one domain out, ``benchmarks.quality.fusion_forms``)."""
 EVIDENCE_CLAIMS: tuple[str, ...] = (
     "claims:raw.contradicted_facts|identity",
     "claims:raw.contradicted_polarity|identity",

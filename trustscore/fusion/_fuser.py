@@ -99,11 +99,12 @@ class DefaultFuser:
 
     With ``offline`` (the shipped calibrator of the offline signals that run beside a judge), those
     signals enter the pool as one voice, the model's score as if no finding had fired, with
-    :data:`OFFLINE_WEIGHT`; then the factor by which the model's findings (a contradicted fact, a
-    contradicted polarity: its evidence terms, their linear weights and their noisy-OR) multiply its own
-    score multiplies the pooled score too. A contradiction pulls a judge's wrong pass down as it pulls
-    the offline score down (the noisy-OR holds a finding independent of the other evidence,
-    :mod:`trustscore.fusion._evidence`), instead of being averaged with the judge.
+    ``offline_weight`` (:data:`OFFLINE_WEIGHT`; a benchmark sweeps it); then the factor by which the
+    model's findings (a contradicted fact, a contradicted polarity: its evidence terms, their linear
+    weights and their noisy-OR) multiply its own score multiplies the pooled score too. A contradiction
+    pulls a judge's wrong pass down as it pulls the offline score down (the noisy-OR holds a finding
+    independent of the other evidence, :mod:`trustscore.fusion._evidence`), instead of being averaged
+    with the judge.
     """
 
     description = "default:logodds"
@@ -113,14 +114,20 @@ class DefaultFuser:
     )
 
     def __init__(
-        self, weights: Mapping[str, float] | None = None, offline: OfflineModel | None = None
+        self,
+        weights: Mapping[str, float] | None = None,
+        offline: OfflineModel | None = None,
+        offline_weight: float = OFFLINE_WEIGHT,
     ) -> None:
         if weights is None:
             from trustscore.signals import signal_weights
 
             weights = signal_weights()
+        if not offline_weight > 0:
+            raise ValueError(f"offline_weight must be above 0, got {offline_weight}")
         self.weights = weights
         self.offline = offline
+        self.offline_weight = offline_weight
 
     def _pooled_with_offline(self, signals: Mapping[str, Signal], used: list[str]) -> float | None:
         """The pool with the offline model as one voice and its evidence after (None: it has no say)."""
@@ -134,7 +141,7 @@ class DefaultFuser:
             for n in used
             if n not in reads
         ]
-        voices.append((OFFLINE_WEIGHT, linear))
+        voices.append((self.offline_weight, linear))
         return _pool(voices) * factor
 
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore:
