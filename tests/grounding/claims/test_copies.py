@@ -1,6 +1,6 @@
-"""A response sentence that copies a context sentence with one month, weekday, number, name or
-negation changed is contradicted there, whatever the parse makes of the slot; any other one-word
-change (a paraphrased word) is left to the other checks."""
+"""A response sentence that copies a context sentence with one month, weekday, number, unit, name,
+antonym or negation changed, or two stretches exchanged, is contradicted there, whatever the parse
+makes of the slot; any other one-word change (a paraphrased word) is left to the other checks."""
 
 from __future__ import annotations
 
@@ -114,5 +114,97 @@ def test_a_sentence_the_context_states_word_for_word_is_no_changed_copy(claims_c
 def test_a_pronoun_named_or_a_list_item_renumbered_is_no_change(
     claims_check: ClaimsCheck, context: str, answer: str
 ) -> None:
+    signal = claims_check.score(Sample(question="What happened?", context=[context], response=answer))
+    assert not contradicted(signal)
+
+
+AGENCY = (
+    "Weatherhogg, formerly of Guthrie, was found guilty of coercing the woman at his home in Forfar. "
+    "Perfect for a busy weeknight, these tasty chops are ready in just 30 minutes. "
+    "Almost 25% of the world's food is traded on international markets. "
+    "The Environment Agency suspended Recovered Fuels Shipping Limited from accepting waste after the fire. "
+    "Greater Manchester Fire and Rescue Service said the blaze was under control by the evening. "
+    "The council sued the developer over the unfinished bridge in the town centre last year. "
+    "The company employs 5 million people across the country, officials said on Monday. "
+    'Italy needs change. "Critics have accused the former mayor of Florence who became prime minister '
+    'last year of trying to consolidate his grip on power." '
+    "Later that week, the town council approved the plans for the new footbridge."
+)
+
+
+def agency(check: ClaimsCheck, response: str) -> Signal:
+    return check.score(Sample(question="What happened?", context=[AGENCY], response=response))
+
+
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        (
+            "Weatherhogg, formerly of Guthrie, was found innocent of coercing the woman at his home in "
+            "Forfar.",
+            "contradicted predicate: innocent: the context says guilty",
+        ),
+        (
+            "Perfect for a busy weeknight, these tasty chops are ready in just 30 hours.",
+            "contradicted number: 30 hours: the context says 30 minutes",
+        ),
+        (
+            "Almost 25 points of the world's food is traded on international markets.",
+            "contradicted number: 25 points: the context says 25 %",
+        ),
+        (
+            "The company employs 5 billion people across the country, officials said on Monday.",
+            "contradicted number: 5 billion: the context says 5 million",
+        ),
+        (
+            "Greater Manchester Fire and Rescue Service suspended Recovered Fuels Shipping Limited from "
+            "accepting waste after the fire.",
+            "contradicted name: Greater Manchester Fire and Rescue Service: the context says Environment "
+            "Agency",
+        ),
+        (
+            "The developer sued the council over the unfinished bridge in the town centre last year.",
+            "contradicted predicate: developer: the context says council",
+        ),
+        (
+            "Earlier that week, the town council approved the plans for the new footbridge.",
+            "contradicted predicate: Earlier: the context says Later",
+        ),
+        (
+            "Critics have accused the former mayor of Florence who became prime minister first year of "
+            "trying to consolidate his grip on power.",
+            "contradicted predicate: first: the context says last",
+        ),
+    ],
+)
+def test_a_copy_with_an_antonym_a_unit_or_an_entity_changed_is_contradicted(
+    claims_check: ClaimsCheck, answer: str, label: str
+) -> None:
+    """A WordNet antonym, another unit of the same number, another of the context's names in the
+    slot (however long), two stretches exchanged with their slots reversed; also where the response
+    copies only part of the context's sentence."""
+    signal = agency(claims_check, answer)
+    assert contradicted(signal) == [label]
+    assert signal.value is not None and signal.value < 0.5
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Perfect for a busy weeknight, these tasty chops are ready in just 30 min.",
+        "Perfect for a busy weeknight, these tasty chops are ready in just thirty minutes.",
+        "Weatherhogg, formerly of Guthrie, was found guilty of coercing the woman at her home in Forfar.",
+        "The council sued the developer over the unfinished bridge in the city centre last year.",
+    ],
+)
+def test_a_unit_spelled_otherwise_or_a_word_that_is_no_antonym_is_not_contradicted(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    assert not contradicted(agency(claims_check, answer))
+
+
+def test_a_lists_items_that_change_order_keep_their_slots(claims_check: ClaimsCheck) -> None:
+    context = "The council and the developer signed the agreement over the unfinished bridge last year."
+    answer = "The developer and the council signed the agreement over the unfinished bridge last year."
     signal = claims_check.score(Sample(question="What happened?", context=[context], response=answer))
     assert not contradicted(signal)

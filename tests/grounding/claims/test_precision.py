@@ -278,3 +278,10 @@ def test_a_negation_does_not_cross_into_a_clause_with_its_own_subject(claims_che
         "They do not take reservations and have outdoor seating available.",
     ):
         assert score(claims_check, answer, record, "").value == 1.0, answer
+
+
+def test_a_wordnet_antonym_of_the_contexts_predicate_contradicts(claims_check: ClaimsCheck) -> None:
+    """The pair "large" / "small" is not listed: WordNet's direct antonyms make them opposites."""
+    context = "The school's playground is small. Its library is new."
+    assert kinds(score(claims_check, "The playground is large.", context, "")) == ["predicate"]
+    assert score(claims_check, "The playground is not large.", context, "").value == 1.0

@@ -19,7 +19,8 @@ the same group and not spellings of each other. In a record context (:mod:`._rec
 is compared only with a value whose unit names the field.
 
 A sentence that copies its aligned context sentence word for word except one month, weekday, number,
-name or negation is contradicted there, whatever the parse makes of the slot (:mod:`._copies`).
+unit, name, antonym or negation, or with two stretches exchanged, is contradicted there, whatever the
+parse makes of the slot (:mod:`._copies`).
 
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
@@ -35,11 +36,11 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from trustscore.grounding.claims._atoms import Atom, atoms
-from trustscore.grounding.claims._copies import Change, copy_changes
+from trustscore.grounding.claims._copies import Change, Side, copy_changes
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
-from trustscore.grounding.claims._polarity import ANTONYMS, clause_index, polarity
+from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
 from trustscore.grounding.claims._records import Record, read_record, slot_unit
-from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects
+from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
 from trustscore.grounding.claims._values import parse_number
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
 
@@ -78,6 +79,9 @@ class Facts:
     """Each content lemma: where it stands and whether it is negated (:mod:`._fields`)."""
     record: Record | None
     """The record the text is, if it is one."""
+    tokens: dict[int, tuple[str, str | None]]
+    """Each word's lemma and slot in its clause (:func:`._syntax.shared_role`), by its first
+    character's offset."""
 
     @property
     def content_all(self) -> frozenset[str]:
@@ -106,6 +110,7 @@ def facts(doc: Doc) -> Facts:
         words=frozenset(t.text.casefold() for t in doc if t.is_alpha),
         mentions=mentions(doc),
         record=record,
+        tokens={t.idx: (t.lemma_.casefold(), shared_role(t)) for t in doc if not t.is_space},
     )
 
 
@@ -133,32 +138,34 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
         out.extend(field_verdicts(response.text, response.mentions, response.bounds, context.record))
-    names = (_name_spans(response), _name_spans(context))
-    out = _with_changes(
-        out, copy_changes(response.text, response.bounds, context.text, context.bounds, aligned, names)
-    )
+    out = _with_changes(out, copy_changes(_side(response), _side(context), aligned), response.bounds)
     out.sort(key=lambda v: v.start)
     return out
 
 
-def _name_spans(f: Facts) -> list[tuple[int, int]]:
-    return [(a.start, a.end) for a in f.atoms if a.kind == "name"]
+def _side(f: Facts) -> Side:
+    names = [(a.start, a.end) for a in f.atoms if a.kind == "name"]
+    return Side(text=f.text, bounds=f.bounds, names=names, tokens=f.tokens)
 
 
-def _with_changes(verdicts: list[Verdict], changes: list[Change]) -> list[Verdict]:
+def _with_changes(
+    verdicts: list[Verdict], changes: list[Change], bounds: list[tuple[int, int]]
+) -> list[Verdict]:
     """The verdicts with each changed stretch of a copied sentence in place of what it overrides: a
     changed value replaces the verdicts of the atoms it overlaps, a changed negation the polarity
-    verdicts inside the words it spans."""
+    verdicts inside the words it spans, a changed predicate (an antonym, two stretches exchanged)
+    every polarity verdict of its sentence (they read the same statement)."""
     out = list(verdicts)
     for change in changes:
         new = change.verdict
         polar = new.kind in POLARITY_KINDS
+        start, end = bounds[change.sentence] if new.kind == "predicate" else (new.start, new.end)
         out = [
             v
             for v in out
             if not (
-                v.start < new.end
-                and new.start < v.end
+                v.start < end
+                and start < v.end
                 and (v.kind in POLARITY_KINDS or v.kind == "polarity") == polar
             )
         ]
@@ -358,7 +365,7 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
         return _verdict(atom, "contradicted", f"{same[0].predicate_text} {same[0].text}").with_kind(
             "negation"
         )
-    opposite = ANTONYMS.get(atom.predicate, frozenset())
+    opposite = opposites(atom.predicate)
     other = [a for a in stated if a.predicate in opposite and a.negated == atom.negated]
     if other:
         said = f"{other[0].predicate_text} {other[0].text}"
@@ -371,7 +378,7 @@ def _related(atom: Atom, matched: list[Atom]) -> bool:
     read on the atom, not on its sentence)."""
     if atom.predicate is None or not _relational(atom):
         return False
-    relations = ANTONYMS.get(atom.predicate, frozenset()) | {atom.predicate}
+    relations = opposites(atom.predicate) | {atom.predicate}
     return any(a.predicate in relations for a in matched)
 
 

@@ -6,9 +6,19 @@ fills, whatever the parse makes of it. So the two stretches are compared directl
 
 - a month, a weekday, a number or a name where the context has another of the same sort ("on
   Saturday" copied as "on Friday", "5th April" as "5th February", "Sgt Rob Taylor" as "Sgt Angela
-  Moore"): **contradicted** (kind "date", "number" or "name");
+  Moore", "the Environment Agency" as "the Fire and Rescue Service"): **contradicted** (kind "date",
+  "number" or "name");
+- the same number with another unit ("30 minutes" copied as "30 hours", "12%" as "12 points", "5
+  million" as "5 billion"; units as pint names them, :func:`._lexicon.unit`): **contradicted** (kind
+  "number");
+- a word where the context has its antonym ("found guilty" copied as "found innocent"; WordNet's
+  direct antonyms of either's word or lemma, :func:`._lexicon.antonyms`): **contradicted** (kind
+  "predicate");
 - a negation added or removed ("was on private land" copied as "was not on private land"):
-  **contradicted** (kind "negation").
+  **contradicted** (kind "negation");
+- two stretches that exchange places ("Ann sued Bob" copied as "Bob sued Ann") where the parse gives
+  the first another slot than the context gives it (a list's items that change order keep theirs):
+  **contradicted** (kind "name" for names, else "predicate": the relation is reversed).
 
 Any other change (a paraphrased word, an adjective, punctuation) is not read here: the atom and
 clause checks of :mod:`._check` decide as for any sentence. A copy needs enough words in common
@@ -21,9 +31,11 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
+from trustscore.grounding.claims._values import SCALE_WORDS, parse_number
 from trustscore.grounding.claims._verdict import Verdict
 
-__all__ = ["Change", "copy_changes"]
+__all__ = ["Change", "Side", "copy_changes"]
 
 _TOKEN = re.compile(r"\w+(?=n't)|n't|\w+|[^\w\s]")
 _NEGATIONS = frozenset({"not", "n't", "no", "never"})
@@ -77,6 +89,11 @@ _SAME_SHARE = 0.75
 """Share of the response sentence's words a copy keeps unchanged at least."""
 _MAX_CHANGED = 3
 """Words the changed stretch spans at most, on either side."""
+_MAX_NAME = 6
+"""Words a changed name spans at most ("Greater Manchester Fire and Rescue Service")."""
+_APOSTROPHES = frozenset(["'", "\u2019"])
+_NAME_LINKS = frozenset(["of", "and", "for", "de", "la", "van", "von", "der", "du", "da", "del"])
+"""Lower-case words a name may hold between its capitalised ones ("Department of Public Health")."""
 
 
 @dataclass(frozen=True)
@@ -99,30 +116,48 @@ class Change:
     """Index of the response sentence."""
 
 
-def copy_changes(
-    response: str,
-    response_bounds: list[tuple[int, int]],
-    context: str,
-    context_bounds: list[tuple[int, int]],
-    aligned: list[int | None],
-    names: tuple[list[tuple[int, int]], list[tuple[int, int]]],
-) -> list[Change]:
+@dataclass(frozen=True)
+class Side:
+    """What the copy check reads of one parsed text."""
+
+    text: str
+    bounds: list[tuple[int, int]]
+    """Each sentence's character offsets."""
+    names: list[tuple[int, int]]
+    """The character spans of the names the recogniser found."""
+    tokens: dict[int, tuple[str, str | None]]
+    """Each word's lemma and slot, by its first character's offset."""
+
+
+def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> list[Change]:
     """The contradicted stretch of each response sentence that copies its aligned context sentence
-    with one month, weekday, number, name or negation changed. ``names``: the character spans of the
-    names in the response and in the context (a changed capitalised word is a name only where the
-    recogniser found one on either side: "The" for "This" is not)."""
+    with one month, weekday, number, unit, name, antonym or negation changed, or two stretches
+    exchanged. A changed capitalised stretch is a name only where the recogniser found one on either
+    side or the context names it elsewhere ("The" for "This" is not)."""
     out: list[Change] = []
-    whole = _keys(_tokens(context, 0, len(context)))
-    for n, ((start, end), target) in enumerate(zip(response_bounds, aligned, strict=True)):
+    whole = _keys(_tokens(context.text, 0, len(context.text)))
+    known = {_keys(_name_words(_tokens(context.text, *span))) for span in context.names}
+    proper = _proper_words(context)
+    for n, ((start, end), target) in enumerate(zip(response.bounds, aligned, strict=True)):
         if target is None:
             continue
-        mine = _tokens(response, start, end)
+        mine = _tokens(response.text, start, end)
         if _keys(mine) in whole:
             continue  # the context says it word for word somewhere (its sentences split otherwise)
-        theirs = _tokens(context, *context_bounds[target])
-        verdict = _changed(mine, theirs, names)
+        theirs = _tokens(context.text, *context.bounds[target])
+        verdict = _changed(mine, theirs, (response, context), (known, proper))
         if verdict is not None:
             out.append(Change(verdict, n))
+    return out
+
+
+def _proper_words(context: Side) -> set[str]:
+    """The words the context writes capitalised inside a sentence: its names' words, whether or not
+    the recogniser found the name."""
+    out: set[str] = set()
+    for start, end in context.bounds:
+        words = [t for t in _tokens(context.text, start, end) if t.text[0].isalpha()]
+        out.update(t.key for t in words[1:] if t.text[0].isupper() and t.key not in _FUNCTION_WORDS)
     return out
 
 
@@ -135,27 +170,140 @@ def _keys(tokens: list[_Token]) -> str:
 
 
 def _changed(
-    mine: list[_Token], theirs: list[_Token], names: tuple[list[tuple[int, int]], list[tuple[int, int]]]
+    mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side], known: tuple[set[str], set[str]]
 ) -> Verdict | None:
+    exchanged = _exchanged(mine, theirs, sides)
+    if exchanged is not None:
+        return exchanged
+    theirs = _copied_part(mine, theirs)
     matcher = SequenceMatcher(None, [t.key for t in mine], [t.key for t in theirs], autojunk=False)
     ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
     same = sum(i2 - i1 for tag, i1, i2, _, _ in matcher.get_opcodes() if tag == "equal")
-    if len(ops) != 1 or same < _MIN_SAME or same < _SAME_SHARE * len(mine):
-        return None
+    if (
+        len({(_keys(mine[i1:i2]), _keys(theirs[j1:j2])) for _, i1, i2, j1, j2 in ops}) != 1
+        or same < _MIN_SAME
+    ):
+        return None  # one change, or one name changed the same way wherever the sentence repeats it
     _, i1, i2, j1, j2 = ops[0]
     said, stated = mine[i1:i2], theirs[j1:j2]
-    if len(said) > _MAX_CHANGED or len(stated) > _MAX_CHANGED:
+    # a copy keeps most of the sentence, a changed name counted as one word however long it is
+    if same < _SAME_SHARE * (len(mine) - max(0, len(said) - 1) * (_sort(said) == "name")):
         return None
     if not said or not stated:
         return _negation(mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3], said or stated)
+    if i1 > 0 and j1 > 0 and parse_number([mine[i1 - 1].text]) is not None:
+        changed_unit = _unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
+        if changed_unit is not None:
+            return changed_unit
+    if len(said) == len(stated) == 1 and _opposite(said[0], stated[0], sides):
+        return Verdict("predicate", "contradicted", said[0].text, said[0].start, said[0].end, stated[0].text)
+    return _value(said, stated, i1 == 0 or j1 == 0, sides, known)
+
+
+def _copied_part(mine: list[_Token], theirs: list[_Token]) -> list[_Token]:
+    """The part of the context's sentence the response's sentence copies: without the words before
+    its first and after its last word in common (the context's sentence runs on, or the sentence
+    splitter joined two of its sentences)."""
+    ops = SequenceMatcher(None, [t.key for t in mine], [t.key for t in theirs], autojunk=False).get_opcodes()
+    start = ops[0][4] if ops and ops[0][0] == "insert" and ops[0][1] == 0 else 0
+    end = ops[-1][3] if ops and ops[-1][0] == "insert" and ops[-1][1] == len(mine) else len(theirs)
+    return theirs[start:end]
+
+
+def _value(
+    said: list[_Token],
+    stated: list[_Token],
+    opening: bool,
+    sides: tuple[Side, Side],
+    known: tuple[set[str], set[str]],
+) -> Verdict | None:
+    """A changed month, weekday, number or name."""
     kind = _sort(said)
-    if kind is None or kind != _sort(stated) or (kind == "number" and 0 in (i1, j1)):
+    if kind is None or kind != _sort(stated) or (kind == "number" and opening):
         return None  # a number opening the sentence numbers a list's item: "4." for "Step 2:"
-    if kind == "name" and (
-        _spelling(said, stated) or not (_within(said, names[0]) or _within(stated, names[1]))
-    ):
+    if kind == "name":
+        said, stated = _name_words(said), _name_words(stated)
+        if len(said) > _MAX_NAME or len(stated) > _MAX_NAME or _spelling(said, stated):
+            return None
+        names, proper = known
+        if not (
+            _within(said, sides[0].names)
+            or _within(stated, sides[1].names)
+            or _keys(said) in names
+            or all(t.key in proper or t.key in _NAME_LINKS for t in said)
+        ):
+            return None
+    elif len(said) > _MAX_CHANGED or len(stated) > _MAX_CHANGED:
         return None
     return Verdict(kind, "contradicted", _joined(said), said[0].start, said[-1].end, _joined(stated))
+
+
+def _unit_change(said: list[_Token], stated: list[_Token]) -> Verdict | None:
+    """The same number (the first token of both) with another unit or scale word after it."""
+    if len(said) != 2 or len(stated) != 2:
+        return None
+    one, two = said[1].key, stated[1].key
+    units = unit(said[1].text), unit(stated[1].text)
+    scales = one in SCALE_WORDS and two in SCALE_WORDS
+    if not scales and (None in units or units[0] == units[1]):
+        return None
+    if scales and one == two:
+        return None
+    return Verdict("number", "contradicted", _joined(said), said[0].start, said[-1].end, _joined(stated))
+
+
+def _opposite(said: _Token, stated: _Token, sides: tuple[Side, Side]) -> bool:
+    """One word is a WordNet antonym of the other, compared as written, as lemmas and as the adjective
+    of a comparative ("later" / "earlier")."""
+    mine = {said.key, sides[0].tokens.get(said.start, (said.key, None))[0]}
+    theirs = {stated.key, sides[1].tokens.get(stated.start, (stated.key, None))[0]}
+    mine |= base_forms(said.key)
+    theirs |= base_forms(stated.key)
+    return any(theirs & antonyms(word) for word in mine)
+
+
+def _exchanged(mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side]) -> Verdict | None:
+    """Two stretches that exchange places (the context's "A ... B" written "B ... A", all else the
+    same), the first in another slot than the context gives it."""
+    if [t.key for t in mine] == [t.key for t in theirs] or len(mine) != len(theirs):
+        return None
+    head = next(i for i, (a, b) in enumerate(zip(mine, theirs, strict=True)) if a.key != b.key)
+    tail = next(i for i, (a, b) in enumerate(zip(mine[::-1], theirs[::-1], strict=True)) if a.key != b.key)
+    said, stated = mine[head : len(mine) - tail], theirs[head : len(theirs) - tail]
+    keys, other = [t.key for t in said], [t.key for t in stated]
+    for first in range(1, min(_MAX_NAME, len(said) - 1) + 1):
+        for second in range(1, min(_MAX_NAME, len(said) - first) + 1):
+            if (
+                keys[:first] == other[-first:]
+                and keys[-second:] == other[:second]
+                and keys[first:-second] == other[second:-first]
+            ):
+                return _reversed(said[:first], said[-second:], stated[-first], stated[:second], sides)
+    return None
+
+
+def _reversed(
+    first: list[_Token], second: list[_Token], was: _Token, instead: list[_Token], sides: tuple[Side, Side]
+) -> Verdict | None:
+    """The exchange of ``first`` and ``second`` when the parse puts ``first`` in another slot than the
+    context's parse puts it (``was``: its first word there)."""
+    now = sides[0].tokens.get(first[0].start, ("", None))[1]
+    before = sides[1].tokens.get(was.start, ("", None))[1]
+    if now is None or before is None or now == before:
+        return None
+    kind = "name" if _sort(first) == _sort(second) == "name" else "predicate"
+    return Verdict(kind, "contradicted", _joined(first), first[0].start, first[-1].end, _joined(instead))
+
+
+def _name_words(tokens: list[_Token]) -> list[_Token]:
+    """A name's stretch without an opening "the", a closing possessive "'s" and punctuation at its
+    ends."""
+    words = _words(tokens)
+    while len(words) > 1 and words[0].key == "the":
+        words = words[1:]
+    if len(words) > 2 and words[-1].key == "s" and words[-2].text in _APOSTROPHES:
+        words = _words(words[:-2])
+    return words
 
 
 def _negation(around: list[_Token], stated: list[_Token], changed: list[_Token]) -> Verdict | None:
@@ -180,14 +328,19 @@ def _within(tokens: list[_Token], spans: list[tuple[int, int]]) -> bool:
 
 def _sort(tokens: list[_Token]) -> str | None:
     """What a changed stretch is: a date word, a number, a name, or None for anything else."""
-    words = [t for t in tokens if t.text[0].isalnum()]
+    words = [t for t in _name_words(tokens) if t.text[0].isalnum()]
     if not words:
         return None
     if any(t.key in _MONTHS or t.key in _WEEKDAYS for t in words):
         return "date"
     if any(c.isdigit() for t in words for c in t.text):
         return "number"
-    if all(t.text[0].isupper() and t.key not in _FUNCTION_WORDS for t in words):
+    if (
+        words[0].key not in _FUNCTION_WORDS
+        and words[0].text[0].isupper()
+        and words[-1].text[0].isupper()
+        and all(t.text[0].isupper() or t.key in _NAME_LINKS for t in words)
+    ):
         return "name"
     return None
 

@@ -1,9 +1,9 @@
 """The polarity of the response's clauses against the context's clauses about the same thing.
 
 A response clause is compared with the context's clauses of the same predicate (or of an antonym:
-"open" and "closed") whose subject may be the same (:func:`._syntax.compatible`) and whose arguments
-share at least half of the smaller set of content words ("has a swimming pool" and "has no swimming
-pool" share "swimming pool"). Then:
+"open" and "closed", :func:`opposites`) whose subject may be the same (:func:`._syntax.compatible`)
+and whose arguments share at least half of the smaller set of content words ("has a swimming pool"
+and "has no swimming pool" share "swimming pool"). Then:
 
 - the same predicate stated the same way anywhere: **supported** (kind "polarity");
 - the same predicate, only ever with the negation the other way: **contradicted** (kind "negation");
@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from trustscore.grounding.claims._lexicon import antonyms
 from trustscore.grounding.claims._syntax import Clause, compatible
 from trustscore.grounding.claims._verdict import Verdict
 
-__all__ = ["ANTONYMS", "clause_index", "polarity"]
+__all__ = ["clause_index", "opposites", "polarity"]
 
 _PAIRS = (
     ("open", ("close", "closed", "shut")),
@@ -59,15 +60,24 @@ _PAIRS = (
 
 def _antonyms() -> dict[str, frozenset[str]]:
     out: dict[str, set[str]] = defaultdict(set)
-    for word, opposites in _PAIRS:
-        for opposite in opposites:
+    for word, others in _PAIRS:
+        for opposite in others:
             out[word].add(opposite)
             out[opposite].add(word)
     return {word: frozenset(opposites) for word, opposites in out.items()}
 
 
-ANTONYMS = _antonyms()
-"""Predicates (lemmas) that state the opposite of each other: a short list of unambiguous pairs."""
+_LISTED = _antonyms()
+"""Predicates that state the opposite of each other: a short list of unambiguous pairs, verbs among
+them ("rise" and "drop", "allow" and "ban")."""
+
+
+def opposites(predicate: str) -> frozenset[str]:
+    """The predicates (lemmas) that state the opposite of ``predicate``: the listed pairs and WordNet's
+    direct antonyms of an adjective (:func:`._lexicon.antonyms`: "large" / "small"). WordNet's verb
+    pairs are left out here: they include very general verbs ("come" / "go", "do" / "undo") that the
+    loose match of a clause's arguments pairs with statements about other things."""
+    return _LISTED.get(predicate, frozenset()) | antonyms(predicate, "a")
 
 
 def clause_index(context: list[Clause]) -> dict[str, list[Clause]]:
@@ -99,9 +109,7 @@ def polarity(
     if same:
         said = _clip(context_text[same[0].start : same[0].end])
         return Verdict("negation", "contradicted", text, clause.start, clause.end, said)
-    opposite = [
-        c for a in ANTONYMS.get(clause.predicate, ()) for c in index.get(a, ()) if _about_same(clause, c)
-    ]
+    opposite = [c for a in opposites(clause.predicate) for c in index.get(a, ()) if _about_same(clause, c)]
     swapped = [c for c in opposite if c.negated == clause.negated]
     if swapped:
         said = _clip(context_text[swapped[0].start : swapped[0].end])

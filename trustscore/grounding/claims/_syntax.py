@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["Clause", "clauses", "compatible", "role", "sentence_subjects", "subject_of"]
+__all__ = ["Clause", "clauses", "compatible", "role", "sentence_subjects", "shared_role", "subject_of"]
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _NAME_LINKS = frozenset({"appos", "compound", "flat", "nmod", "poss"})
@@ -49,6 +49,14 @@ def role(token: Token) -> str | None:
     if token.dep_ == "nummod":
         return role(token.head)
     return token.dep_ or None
+
+
+def shared_role(token: Token) -> str | None:
+    """The slot of :func:`role`, a conjunct taking the slot of the phrase it is joined to ("Ann and
+    Bob founded it": both "nsubj"), so two names that exchange places in a list keep their slots."""
+    while token.head.i != token.i and (token.dep_ in _NAME_LINKS or token.dep_ == "conj"):
+        token = token.head
+    return role(token)
 
 
 def excluded(token: Token) -> bool:

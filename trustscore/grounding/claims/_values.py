@@ -16,7 +16,7 @@ from typing import Any
 # one list of number words for both grounding signals
 from trustscore.grounding._text import _NUMBER_WORDS as NUMBER_WORDS
 
-__all__ = ["DateValue", "parse_date", "parse_number", "years_in"]
+__all__ = ["SCALE_WORDS", "DateValue", "parse_date", "parse_number", "years_in"]
 
 _SCALES = {
     "hundred": 1e2,
@@ -30,6 +30,8 @@ _SCALES = {
     "b": 1e9,
     "trillion": 1e12,
 }
+SCALE_WORDS = frozenset(word for word in _SCALES if len(word) > 2)
+"""The scale words written out ("thousand", "million"), not their one-letter abbreviations."""
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
 

@@ -1,0 +1,39 @@
+"""The general word tables the claims checks read: WordNet's direct antonyms and pint's unit words."""
+
+from __future__ import annotations
+
+from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
+from trustscore.grounding.claims._polarity import opposites
+
+
+def test_wordnet_antonyms_are_symmetric_and_kept_apart_by_part_of_speech() -> None:
+    assert "decrease" in antonyms("increase") and "increase" in antonyms("decrease")
+    assert antonyms("guilty") == {"innocent"}
+    assert "late" in antonyms("early", "a") and "late" in antonyms("early", "r")
+    assert "failure" in antonyms("success") and not antonyms("success", "av")
+    assert not antonyms("teacher") and not antonyms("")
+
+
+def test_a_predicates_opposites_are_the_listed_pairs_and_wordnets_adjectives() -> None:
+    assert "small" in opposites("large")  # WordNet only
+    assert "drop" in opposites("rise")  # the listed pairs only
+    assert "failure" not in opposites("success")  # a noun is no predicate
+    assert "go" in antonyms("come") and "go" not in opposites("come")  # too general a verb pair
+
+
+def test_a_unit_is_one_however_it_is_written() -> None:
+    assert unit("km") == unit("kilometre") == unit("kilometers") == "kilometer"
+    assert unit("miles") == unit("mile") == "mile" != unit("km")
+    assert unit("inches") == "inch" and unit("feet") == "foot"
+    assert unit("%") == unit("percent") != unit("points")
+    assert unit("hours") != unit("minutes") and unit("min") == unit("minute")
+
+
+def test_a_common_word_or_a_single_letter_is_no_unit() -> None:
+    assert [unit(w) for w in ("in", "at", "a", "m", "b", "pupils", "teachers", "")] == [None] * 8
+
+
+def test_a_comparative_or_superlative_is_read_as_its_adjective() -> None:
+    assert base_forms("later") == {"late"} and base_forms("longest") == {"long"}
+    assert base_forms("closer") >= {"close"}
+    assert not base_forms("late") and not base_forms("river")

@@ -1,0 +1,53 @@
+"""The scripts that build the claims signal's word tables: the antonym table from WordNet's database
+files (tested on a two-synset database in WordNet's format), and the unit table from pint (checked
+against the committed file where pint is installed)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _script(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# two adjective synsets pointing at each other's first word ("!"), one with a multi-word lemma, as
+# WordNet's data.adj writes them (offset, lexicographer file, type, word count in hex, words with
+# their lex ids, pointer count, pointers, gloss); a licence line starts with spaces
+ADJ = (
+    "  1 This software and database is being provided to you, the LICENSEE\n"
+    "00001740 00 a 02 able 0 capable(a) 0 001 ! 00002098 a 0101 | having the means\n"
+    "00002098 00 a 02 unable 0 not_able 0 002 ! 00001740 a 0101 ! 00001740 a 0202 | not able\n"
+)
+
+
+def test_the_antonym_table_keeps_single_word_pairs_of_the_pointers(tmp_path: Path) -> None:
+    builder = _script("build_antonym_table")
+    (tmp_path / "data.adj").write_text(ADJ, encoding="utf-8")
+    for name in ("data.verb", "data.adv", "data.noun"):
+        (tmp_path / name).write_text("", encoding="utf-8")
+    table = builder.build(tmp_path)
+    assert table.splitlines()[1:] == ["able\tunable\ta"]  # "capable" / "not_able" is multi-word
+
+
+def test_the_shipped_antonym_table_is_sorted_and_well_formed() -> None:
+    lines = (REPO / "trustscore/grounding/claims/data/antonyms.tsv").read_text(encoding="utf-8").splitlines()
+    pairs = [line.split("\t") for line in lines[1:]]
+    assert lines[0].startswith("# WordNet 3.1") and pairs == sorted(pairs) and len(pairs) > 3000
+    assert all(len(p) == 3 and p[0] < p[1] and p[2] in "avrn" for p in pairs)
+
+
+def test_the_unit_table_matches_the_installed_pint() -> None:
+    pytest.importorskip("pint", reason="the unit table is built from pint (scripts/build_unit_table.py)")
+    builder = _script("build_unit_table")
+    assert builder.OUTPUT.read_text(encoding="utf-8") == builder.build(), "rerun scripts/build_unit_table.py"

@@ -1,0 +1,94 @@
+"""Two general word tables the checks read: WordNet's direct antonyms and pint's unit words.
+
+- :func:`antonyms`: the words WordNet 3.1 marks as direct antonyms of a word ("increase" /
+  "decrease", "early" / "late", "guilty" / "innocent"), of any part of speech or of the ones named.
+  The table (data/antonyms.tsv, NOTICE-wordnet.md) is built by scripts/build_antonym_table.py.
+  :func:`base_forms` reads a comparative or superlative as its adjective ("later" as "late").
+- :func:`unit`: the unit a word names, as pint's default registry names it ("km", "kilometre" and
+  "kilometers" are "kilometer"; "%" is "percent"), or None. A word that is also a common English word
+  of the grounding stop list ("in", "at", "a") is no unit here: in running text it is that word; nor
+  is a single letter ("m" for million, "b" for billion, an initial).
+  The table (data/units.json, NOTICE-pint.md) is built by scripts/build_unit_table.py.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from functools import cache
+from importlib.resources import files
+
+from trustscore.grounding._text import STOPWORDS
+
+__all__ = ["antonyms", "base_forms", "unit"]
+
+_DATA = files("trustscore.grounding.claims") / "data"
+_PLURAL_ENDINGS = ("s", "es")
+_COMPARISON_ENDINGS = (("er", ""), ("est", ""), ("er", "e"), ("est", "e"))
+"""WordNet's detachment rules for an adjective's comparative and superlative (its morphy)."""
+
+
+@cache
+def _antonym_table() -> dict[str, dict[str, frozenset[str]]]:
+    """Per part of speech ("a", "v", "r", "n"), each word's direct antonyms."""
+    table: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for line in (_DATA / "antonyms.tsv").read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line:
+            continue
+        one, two, pos = line.split("\t")
+        table[pos][one].add(two)
+        table[pos][two].add(one)
+    return {pos: {w: frozenset(o) for w, o in words.items()} for pos, words in table.items()}
+
+
+def antonyms(word: str, pos: str = "avrn") -> frozenset[str]:
+    """WordNet's direct antonyms of ``word`` (a lemma, casefolded) in the parts of speech ``pos``
+    names ("a" adjective, "v" verb, "r" adverb, "n" noun)."""
+    table = _antonym_table()
+    return frozenset().union(*(table.get(p, {}).get(word, frozenset()) for p in pos))
+
+
+def base_forms(word: str) -> frozenset[str]:
+    """The adjectives ``word`` may be the comparative or superlative of, by WordNet's detachment rules
+    ("later" -> "late", "longest" -> "long"), kept where the antonym table knows the adjective."""
+    table = _antonym_table().get("a", {})
+    return frozenset(
+        word[: -len(ending)] + base
+        for ending, base in _COMPARISON_ENDINGS
+        if word.endswith(ending) and word[: -len(ending)] + base in table
+    )
+
+
+@cache
+def _unit_table() -> tuple[dict[str, str], dict[str, str]]:
+    data = json.loads((_DATA / "units.json").read_text(encoding="utf-8"))
+    return data["units"], data["prefixes"]
+
+
+def unit(word: str) -> str | None:
+    """The unit ``word`` names (its pint name, a prefix's name joined to it: "kilometre" ->
+    "kilometer"), or None when it names none."""
+    if word.casefold() in STOPWORDS or (len(word) == 1 and word.isalpha()):
+        return None
+    units, prefixes = _unit_table()
+    found = _plain_unit(word, units)
+    if found is not None:
+        return found
+    for prefix, name in prefixes.items():
+        if len(prefix) > 1 and word.casefold().startswith(prefix):
+            rest = _plain_unit(word[len(prefix) :], units)
+            if rest is not None and len(word) - len(prefix) > 2:
+                return name + rest
+    return None
+
+
+def _plain_unit(word: str, units: dict[str, str]) -> str | None:
+    """A unit written without a prefix, singular or plural ("mile", "miles", "inches")."""
+    for form in (word, word.casefold()):
+        if form in units:
+            return units[form]
+    lower = word.casefold()
+    for ending in _PLURAL_ENDINGS:
+        if lower.endswith(ending) and lower[: -len(ending)] in units:
+            return units[lower[: -len(ending)]]
+    return None
