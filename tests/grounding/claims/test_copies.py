@@ -208,3 +208,14 @@ def test_a_lists_items_that_change_order_keep_their_slots(claims_check: ClaimsCh
     answer = "The developer and the council signed the agreement over the unfinished bridge last year."
     signal = claims_check.score(Sample(question="What happened?", context=[context], response=answer))
     assert not contradicted(signal)
+
+
+def test_a_capitalised_opening_word_is_no_name_however_the_context_writes_it(
+    claims_check: ClaimsCheck,
+) -> None:
+    """ "Place" for "Put" opening an instruction: the context writes "Place" capitalised inside a
+    sentence, but never "Put": the changed stretch is a paraphrased verb, not a name."""
+    context = "Put the tray in the hot oven for ten minutes and wait. The Place Royale hotel is nearby."
+    answer = "Place the tray in the hot oven for ten minutes and wait."
+    signal = claims_check.score(Sample(question="How?", context=[context], response=answer))
+    assert not contradicted(signal)

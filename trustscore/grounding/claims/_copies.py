@@ -153,7 +153,9 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
 
 def _proper_words(context: Side) -> set[str]:
     """The words the context writes capitalised inside a sentence: its names' words, whether or not
-    the recogniser found the name."""
+    the recogniser found the name. A changed stretch is a name by them only where both its words and
+    the context's are such words ("Place" for "Put" opening an instruction is no name, though the
+    context writes "Place" inside a sentence somewhere)."""
     out: set[str] = set()
     for start, end in context.bounds:
         words = [t for t in _tokens(context.text, start, end) if t.text[0].isalpha()]
@@ -230,7 +232,7 @@ def _value(
             _within(said, sides[0].names)
             or _within(stated, sides[1].names)
             or _keys(said) in names
-            or all(t.key in proper or t.key in _NAME_LINKS for t in said)
+            or all(t.key in proper or t.key in _NAME_LINKS for t in said + stated)
         ):
             return None
     elif len(said) > _MAX_CHANGED or len(stated) > _MAX_CHANGED:
