@@ -213,9 +213,12 @@ def test_a_lists_items_that_change_order_keep_their_slots(claims_check: ClaimsCh
 def test_a_capitalised_opening_word_is_no_name_however_the_context_writes_it(
     claims_check: ClaimsCheck,
 ) -> None:
-    """ "Place" for "Put" opening an instruction: the context writes "Place" capitalised inside a
-    sentence, but never "Put": the changed stretch is a paraphrased verb, not a name."""
-    context = "Put the tray in the hot oven for ten minutes and wait. The Place Royale hotel is nearby."
+    """ "Place" for "Put" opening an instruction: the context writes both capitalised inside a sentence
+    ("step two: Put", "The Place Royale"), but also in lower case: a paraphrased verb, no name."""
+    context = (
+        "Put the tray in the hot oven for ten minutes and wait. Then, as step two: Put it on the rack. "
+        "The Place Royale hotel is nearby, a place to put your feet up."
+    )
     answer = "Place the tray in the hot oven for ten minutes and wait."
     signal = claims_check.score(Sample(question="How?", context=[context], response=answer))
     assert not contradicted(signal)

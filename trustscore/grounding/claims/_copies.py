@@ -152,15 +152,16 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
 
 
 def _proper_words(context: Side) -> set[str]:
-    """The words the context writes capitalised inside a sentence: its names' words, whether or not
-    the recogniser found the name. A changed stretch is a name by them only where both its words and
-    the context's are such words ("Place" for "Put" opening an instruction is no name, though the
-    context writes "Place" inside a sentence somewhere)."""
-    out: set[str] = set()
+    """The words the context writes capitalised inside a sentence and never in lower case: its names'
+    words, whether or not the recogniser found the name ("Put" after "350 F." or "Place" after "2." is
+    written "put" and "place" elsewhere: no name). A changed stretch is a name by them only where both
+    its words and the context's are such words."""
+    capitalised: set[str] = set()
     for start, end in context.bounds:
         words = [t for t in _tokens(context.text, start, end) if t.text[0].isalpha()]
-        out.update(t.key for t in words[1:] if t.text[0].isupper() and t.key not in _FUNCTION_WORDS)
-    return out
+        capitalised.update(t.key for t in words[1:] if t.text[0].isupper() and t.key not in _FUNCTION_WORDS)
+    lower = {t.key for t in _tokens(context.text, 0, len(context.text)) if t.text[0].islower()}
+    return capitalised - lower
 
 
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
