@@ -52,6 +52,7 @@ from trustscore.fitting._shipped import (
     FEATURES_EVIDENCE,
     GROUP,
     INTERCEPT_BY,
+    L2_EVIDENCE,
     LABEL,
 )
 from trustscore.fusion._store import save_model
@@ -118,6 +119,7 @@ def main(argv: list[str] | None = None) -> int:
         by="dataset",
         name=f"{NAME}_claims" if args.claims else NAME,
         options=FitOptions(
+            l2=L2_EVIDENCE if args.claims else FitOptions().l2,
             intercept_by=INTERCEPT_BY,
             evidence=EVIDENCE_CLAIMS if args.claims else (),
             intercept_without=("corruptions",),

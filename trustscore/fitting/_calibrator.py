@@ -30,7 +30,8 @@ from pydantic import BaseModel, ConfigDict
 
 from trustscore._version import __version__
 from trustscore.core._hashing import canonical_json, sha256_hex
-from trustscore.fitting._evidence_fit import fit_evidence, intercept_matching_mean_evidence
+from trustscore.fitting._evidence_fit import fit_evidence_lowering, intercept_matching_mean_evidence
+from trustscore.fitting._strata import strata_columns, values_apart
 from trustscore.fusion._domain import LENGTHS, CalibrationDomain, describe_domain, lengths_of
 from trustscore.fusion._evidence import EvidenceTerm, evidence_factor, fired
 from trustscore.fusion._features import FeatureSpec, apply_transform, parse_feature
@@ -178,29 +179,6 @@ def _fit_nonnegative(
         active[min(negative, key=lambda j: coef[j])] = False
 
 
-def _strata_columns(strata: Sequence[str] | None, n: int) -> NDArray[np.float64]:
-    """One 0/1 column per distinct value of ``strata`` (none for no strata or a single value)."""
-    values = sorted(set(strata or ()))
-    if strata is None or len(values) < 2:
-        return np.zeros((n, 0))
-    return np.column_stack([np.array([s == v for s in strata], dtype=np.float64) for v in values])
-
-
-def _values_apart(
-    design: NDArray[np.float64],
-    specs: Sequence[FeatureSpec],
-    strata: Sequence[str] | None,
-    apart: Sequence[str],
-) -> NDArray[np.float64]:
-    """The value features' columns again, zero outside the rows of the ``apart`` strata: their own
-    weights there (``FitOptions.values_without``); none without such rows."""
-    rows = np.array([s in apart for s in strata or ()], dtype=bool)
-    columns = [j for j, spec in enumerate(specs) if spec.field == "value"]
-    if not apart or not rows.any() or not columns:
-        return np.zeros((design.shape[0], 0))
-    return design[:, columns] * rows[:, None]
-
-
 def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -> dict[str, Any]:
     """Features, indicators, coefficients and intercept fitted on all of these rows."""
     raw, t, groups = fit.raw, fit.trust, fit.groups
@@ -237,13 +215,15 @@ def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -
     signal_of = [s.signal for s in specs]
     indicators = [name for name in dict.fromkeys(signal_of) if missing[:, signal_of.index(name)].any()]
     design = design_matrix(z, signal_of, indicators)
-    per_stratum = _strata_columns(fit.strata, design.shape[0])
-    widened = np.hstack([design, per_stratum, _values_apart(design, specs, fit.strata, opts.values_without)])
+    per_stratum = strata_columns(fit.strata, design.shape[0])
+    widened = np.hstack([design, per_stratum, values_apart(design, specs, fit.strata, opts.values_without)])
     evidence: list[EvidenceTerm] = []
     if opts.evidence:
         keys = [spec.key for spec in specs]
-        fired_columns = fired(raw[:, [keys.index(k) for k in opts.evidence]])
-        coef, intercept, precisions = fit_evidence(widened, t, fired_columns, l2=opts.l2)
+        counts = [keys.index(k) for k in opts.evidence]
+        coef, intercept, precisions = fit_evidence_lowering(
+            widened, t, fired(raw[:, counts]), counts, opts.l2
+        )
         evidence = [
             EvidenceTerm(feature=k, precision=float(p))
             for k, p in zip(opts.evidence, precisions, strict=True)

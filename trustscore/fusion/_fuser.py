@@ -66,12 +66,13 @@ class OfflineModel(Protocol):
 
 OTHER_WEIGHT = 0.5
 """Weight of a signal the weights do not name."""
-OFFLINE_WEIGHT = 0.5
-"""Weight of the shipped offline model's voice in the pool beside a judge: one local signal's default
-weight (a judge's is 1). Of the weights measured on the corruption pairs held out for fitting (0.1 to
-1.5, ``benchmarks.quality.scripted_judges``, docs/signals.md), it is the one whose pool ranks above both the
-judge alone and the offline model alone for every judge right on 85% or 95% of rows, confident or not;
-a heavier offline voice drowns an accurate but unsure judge."""
+OFFLINE_WEIGHT = 1.0
+"""Weight of the shipped offline model's voice in the pool beside a judge: a judge's weight. Swept on the
+corruption pairs held out for fitting (0.25 to 6, ``benchmarks.quality.scripted_judges --offline-weights``,
+docs/signals.md): the pool ranks above both the judge alone and the offline model alone in more judge
+settings as the offline voice grows, but above 1.34 (= logit(0.95) / logit(0.9)) a confident judge's FAIL
+(P(pass) 0.05) no longer puts under 0.5 an answer the offline model passes at 0.9, so a judge could not
+flag what the offline checks miss. 1.0 is the heaviest weight swept below that line."""
 CLIP = 0.01
 """Values are clipped into [CLIP, 1 - CLIP] before taking log-odds, so 0 and 1 stay finite; every fused
 score a Scorer returns lies in that range too (:func:`clip_score`)."""
