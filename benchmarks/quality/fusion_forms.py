@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import JsonValue
 
 from benchmarks.quality.corruption import DEFAULT_SCORED as CORRUPTION_SCORED
 from benchmarks.quality.corruption import report as corruption_report
@@ -83,9 +84,10 @@ def with_shape(row: ScoredRow) -> ScoredRow:
     lexical, embedding = row.signals.get("lexical"), row.signals.get("embedding")
     if lexical is None or lexical.value is None or not isinstance(lexical.raw, dict):
         return row
-    words = float(np.log1p(float(lexical.raw.get("words") or 0)))
+    checked = lexical.raw.get("words")
+    words = float(np.log1p(checked if isinstance(checked, int | float) else 0))
     q = min(max(lexical.value, 1e-4), 1 - 1e-4)
-    raw = {"log_words": words, "lexical_x_words": float(np.log(q / (1 - q))) * words}
+    raw: dict[str, JsonValue] = {"log_words": words, "lexical_x_words": float(np.log(q / (1 - q))) * words}
     if embedding is not None and embedding.value is not None:
         raw["embedding_x_words"] = embedding.value * words
     shape = Signal(name="shape", value=1.0, raw=raw, version="shape/bench")
