@@ -8,10 +8,13 @@ signal) on the multi-domain corpus.
     .venv/bin/python -m calibration.fit_local_multidomain --claims
         # writes trustscore/calibrators/local_multidomain_claims.json (needs the claims signal scored)
 
-``--claims`` fits ``trustscore.fitting._shipped.FEATURES_EVIDENCE`` (the shipped features and the claims
-signal's) with ``EVIDENCE_CLAIMS`` as evidence terms (a contradiction decides, its precision fitted:
-``trustscore.fusion._evidence``) the same way: the calibrator a Scorer picks when the ``claims`` extra
-is installed. Without it the first one applies (``trustscore.calibrators``).
+``--claims`` fits ``trustscore.fitting._shipped.FEATURES_EVIDENCE`` (the shipped features, the claims
+signal's and the unstated names) with ``EVIDENCE_CLAIMS`` as evidence terms (a contradiction decides, its
+precision fitted: ``trustscore.fusion._evidence``) the same way: the calibrator a Scorer picks when the
+``claims`` extra is installed. ``--corruptions`` adds made-up rows that fit the evidence terms and the raw
+features' weights but neither the weights of the signals' values (``FitOptions.values_without``: in a
+one-word corruption the values barely move, which would teach that overlap barely matters) nor the
+pooled intercept. Without it the first one applies (``trustscore.calibrators``).
 
 Fits ``trustscore.fitting.fit_calibrator`` over ``trustscore.fitting._shipped.FEATURES`` (with an intercept
 per data set while the weights are fitted: ``trustscore.fitting._shipped.INTERCEPT_BY``) on the rows of the
@@ -49,6 +52,7 @@ from trustscore.fitting._shipped import (
     FEATURES_EVIDENCE,
     GROUP,
     INTERCEPT_BY,
+    L2_EVIDENCE,
     LABEL,
 )
 from trustscore.fusion._store import save_model
@@ -80,7 +84,8 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="with --claims: scored corruption pairs "
         "(benchmarks.quality.corruption_pairs --seed 1 --exclude ...) "
-        "added to the training rows as one more data set (fitting the weights, not the pooled intercept)",
+        "added to the training rows as one more data set (fitting the weights of the raw features and "
+        "the evidence terms, not those of the signals' values nor the pooled intercept)",
     )
     args = parser.parse_args(argv)
     output = args.output or (SHIPPED_CLAIMS if args.claims else SHIPPED)
@@ -114,9 +119,11 @@ def main(argv: list[str] | None = None) -> int:
         by="dataset",
         name=f"{NAME}_claims" if args.claims else NAME,
         options=FitOptions(
+            l2=L2_EVIDENCE if args.claims else FitOptions().l2,
             intercept_by=INTERCEPT_BY,
             evidence=EVIDENCE_CLAIMS if args.claims else (),
             intercept_without=("corruptions",),
+            values_without=("corruptions",),
         ),
         data_name=f"trustscore multi-domain corpus ({', '.join(datasets)}; {len(rows)} rows)",
     )

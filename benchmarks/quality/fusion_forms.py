@@ -35,14 +35,16 @@ from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
+from pydantic import JsonValue
 
 from benchmarks.quality.corruption import DEFAULT_SCORED as CORRUPTION_SCORED
 from benchmarks.quality.corruption import report as corruption_report
 from benchmarks.quality.corruption import summarise
 from benchmarks.quality.multidomain import DEFAULT_SCORED, _auroc, _training, domains_of
 from calibration.build_corpus import SHIPPABLE
+from trustscore._types import Signal
 from trustscore.fitting._calibrator import FitOptions, fit_calibrator
-from trustscore.fitting._shipped import FEATURES_CLAIMS, GROUP, INTERCEPT_BY, LABEL
+from trustscore.fitting._shipped import FEATURES_CLAIMS, GROUP, INTERCEPT_BY, LABEL, NAMES_UNSTATED
 from trustscore.rows._scored import ScoredRow, label_column, read_scored
 
 FACTS = "claims:raw.contradicted_facts|identity"
@@ -51,7 +53,9 @@ Predict = Callable[[Sequence[ScoredRow]], NDArray[np.float64]]
 """P(trustworthy) per row."""
 
 
-def _linear(features: Sequence[str], evidence: tuple[str, ...]) -> Callable[[Sequence[ScoredRow]], Predict]:
+def _linear(
+    features: Sequence[str], evidence: tuple[str, ...], *, l2: float = 1.0, values_apart: bool = False
+) -> Callable[[Sequence[ScoredRow]], Predict]:
     def fit(rows: Sequence[ScoredRow]) -> Predict:
         model, _ = fit_calibrator(
             rows,
@@ -60,12 +64,34 @@ def _linear(features: Sequence[str], evidence: tuple[str, ...]) -> Callable[[Seq
             features=list(features),
             name="candidate",
             options=FitOptions(
-                folds=2, intercept_by=INTERCEPT_BY, evidence=evidence, intercept_without=("corruptions",)
+                folds=2,
+                l2=l2,
+                intercept_by=INTERCEPT_BY,
+                evidence=evidence,
+                intercept_without=("corruptions",),
+                values_without=("corruptions",) if values_apart else (),
             ),
         )
         return lambda test: model.predict_raw(model.raw_matrix([r.signals for r in test]))
 
     return fit
+
+
+def with_shape(row: ScoredRow) -> ScoredRow:
+    """The row with a derived signal ``shape``: the response's length in checked words (log), and that
+    length times the lexical log-odds and times the embedding value, so a linear fit can weigh overlap
+    and meaning differently for one-sentence summaries and long answers (missing where lexical is)."""
+    lexical, embedding = row.signals.get("lexical"), row.signals.get("embedding")
+    if lexical is None or lexical.value is None or not isinstance(lexical.raw, dict):
+        return row
+    checked = lexical.raw.get("words")
+    words = float(np.log1p(checked if isinstance(checked, int | float) else 0))
+    q = min(max(lexical.value, 1e-4), 1 - 1e-4)
+    raw: dict[str, JsonValue] = {"log_words": words, "lexical_x_words": float(np.log(q / (1 - q))) * words}
+    if embedding is not None and embedding.value is not None:
+        raw["embedding_x_words"] = embedding.value * words
+    shape = Signal(name="shape", value=1.0, raw=raw, version="shape/bench")
+    return row.model_copy(update={"signals": {**row.signals, "shape": shape}})
 
 
 _DIRECTION = {"lexical|logit": 1, "embedding|identity": 1, "claims:raw.unsupported_share|identity": -1}
@@ -95,12 +121,32 @@ def _boosting(features: Sequence[str]) -> Callable[[Sequence[ScoredRow]], Predic
     return fit
 
 
+EVIDENCE = [*FEATURES_CLAIMS, POLARITY]
+SHAPE = [
+    "shape:raw.log_words|identity",
+    "shape:raw.lexical_x_words|identity",
+    "shape:raw.embedding_x_words|identity",
+]
+COPY = "lexical:raw.ordered_pairs_unsupported_share|identity"
 FORMS: dict[str, Callable[[Sequence[ScoredRow]], Predict]] = {
     "linear": _linear(FEATURES_CLAIMS, ()),
     "evidence: facts": _linear(FEATURES_CLAIMS, (FACTS,)),
-    "evidence: facts + polarity": _linear([*FEATURES_CLAIMS, POLARITY], (FACTS, POLARITY)),
-    "monotone boosting": _boosting([*FEATURES_CLAIMS, POLARITY]),
+    "evidence: facts + polarity": _linear(EVIDENCE, (FACTS, POLARITY)),
+    "monotone boosting": _boosting(EVIDENCE),
+    "evidence + unstated names": _linear([*EVIDENCE, *NAMES_UNSTATED], (FACTS, POLARITY)),
+    "evidence + names + copy ratio": _linear([*EVIDENCE, *NAMES_UNSTATED, COPY], (FACTS, POLARITY)),
+    "evidence + names + length x values": _linear([*EVIDENCE, *NAMES_UNSTATED, *SHAPE], (FACTS, POLARITY)),
 }
+"""The forms fitted on the corpus rows, each also with the corruption fit set (``forms``)."""
+WITH_CORRUPTIONS_ONLY: dict[str, Callable[[Sequence[ScoredRow]], Predict]] = {
+    f"evidence + names, values apart{tag}": _linear(
+        [*EVIDENCE, *NAMES_UNSTATED], (FACTS, POLARITY), l2=l2, values_apart=True
+    )
+    for tag, l2 in (("", 1.0), (", l2 0.3", 0.3), (", l2 3", 3.0))
+}
+"""Forms that only differ from the others with the corruption fit set: its rows do not fit the weights of
+the signals' values (``FitOptions.values_without``), at the shipped ridge strength and a weaker and a
+stronger one."""
 
 SIGNALS = ("lexical", "embedding", "claims")
 
@@ -109,7 +155,7 @@ def forms(extra: Sequence[ScoredRow]) -> dict[str, Callable[[Sequence[ScoredRow]
     """Every form fitted on the corpus rows given, and, with ``extra`` rows (the corruption fit set),
     every form fitted with those rows added."""
     out = dict(FORMS)
-    for name, fit in FORMS.items() if extra else ():
+    for name, fit in {**FORMS, **WITH_CORRUPTIONS_ONLY}.items() if extra else ():
         out[f"{name}, + corruption fit set"] = lambda rows, fit=fit: fit([*rows, *extra])
     return out
 
@@ -181,13 +227,15 @@ def main(argv: list[str] | None = None) -> int:
     if not args.scored.exists():
         print(f"SKIP: {args.scored} not found; build and score the corpus first (calibration/README.md)")
         return 0
-    rows = read_scored(args.scored)
-    extra = read_scored(args.fit_corruptions) if args.fit_corruptions.exists() else []
+    rows = [with_shape(r) for r in read_scored(args.scored)]
+    extra = (
+        [with_shape(r) for r in read_scored(args.fit_corruptions)] if args.fit_corruptions.exists() else []
+    )
     print("## Leave one domain out: AUROC on the held-out domain (positive = hallucinated)")
     print(lodo_report(lodo(rows, extra)))
     if not args.corruption.exists():
         return 0
-    pairs = [r for r in read_scored(args.corruption) if "kind" in r.fields]
+    pairs = [with_shape(r) for r in read_scored(args.corruption) if "kind" in r.fields]
     train = [r for r in rows if r.fields["dataset"] in SHIPPABLE]
     columns = {name: summarise(pairs, fit(train)(pairs).tolist()) for name, fit in forms(extra).items()}
     counts: dict[str, int] = {}

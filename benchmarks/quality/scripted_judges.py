@@ -25,7 +25,7 @@ import numpy as np
 
 from benchmarks.quality.corruption import DEFAULT_SCORED, default_fuser
 from trustscore._types import Signal
-from trustscore.fusion._fuser import DefaultFuser
+from trustscore.fusion._fuser import OFFLINE_WEIGHT, DefaultFuser
 from trustscore.rows._scored import ScoredRow, read_scored
 from trustscore.stats._metrics import auroc
 
@@ -47,15 +47,18 @@ def judge_values(rows: Sequence[ScoredRow], accuracy: float, confidence: float) 
     ]
 
 
-def fusers(rows: Sequence[ScoredRow]) -> dict[str, DefaultFuser]:
-    """The pool a default Scorer with a judge builds (offline model as one voice) and the plain one."""
+def fusers(rows: Sequence[ScoredRow], offline_weight: float = OFFLINE_WEIGHT) -> dict[str, DefaultFuser]:
+    """The pool a default Scorer with a judge builds (offline model as one voice, of ``offline_weight``)
+    and the plain one."""
     from trustscore.calibrators import shipped_calibrator
     from trustscore.signals import signal_weights
 
     versions = {n: s.version for n, s in rows[0].signals.items()}
     weights = {**signal_weights(), "lynx": 1.0}
     return {
-        "default pool": DefaultFuser(weights, offline=shipped_calibrator(versions)),
+        "default pool": DefaultFuser(
+            weights, offline=shipped_calibrator(versions), offline_weight=offline_weight
+        ),
         "plain pool (every signal a voice)": DefaultFuser(weights),
     }
 
@@ -72,10 +75,10 @@ def _flagged(rows: Sequence[ScoredRow], scores: Sequence[float | None]) -> float
     return float(np.mean([v is not None and v < 0.5 for v in wrong]))
 
 
-def table(rows: Sequence[ScoredRow]) -> list[dict[str, object]]:
+def table(rows: Sequence[ScoredRow], offline_weight: float = OFFLINE_WEIGHT) -> list[dict[str, object]]:
     _, offline = default_fuser(rows)
     offline_scores = [offline(r.signals) for r in rows]
-    pools = fusers(rows)
+    pools = fusers(rows, offline_weight)
     out: list[dict[str, object]] = []
     for accuracy in ACCURACIES:
         for how, c in CONFIDENCE.items():
@@ -91,6 +94,29 @@ def table(rows: Sequence[ScoredRow]) -> list[dict[str, object]]:
                 entry[name] = (_auroc(rows, fused), _flagged(rows, fused))
             out.append(entry)
     return out
+
+
+def sweep(rows: Sequence[ScoredRow], weights: Sequence[float]) -> str:
+    """One line per offline weight: the default pool's AUROC in each judge setting, and the settings where
+    it ranks above both the judge alone and the offline model alone."""
+    lines: list[str] = []
+    for w in weights:
+        result = table(rows, w)
+        if not lines:
+            lines.append(
+                "| offline weight | " + " | ".join(str(e["judge"]) for e in result) + " | above both |"
+            )
+            lines.append("|---|" + "---|" * (len(result) + 1))
+            for alone in ("judge alone", "offline alone"):
+                values = [f"{e[alone][0]:.3f}" for e in result]  # type: ignore[index]
+                lines.append(f"| ({alone}) | " + " | ".join(values) + " | |")
+        cells = [f"{e['default pool'][0]:.3f}" for e in result]  # type: ignore[index]
+        above = sum(
+            e["default pool"][0] > max(e["judge alone"][0], e["offline alone"][0])  # type: ignore[index]
+            for e in result
+        )
+        lines.append(f"| {w:g} | " + " | ".join(cells) + f" | {above} of {len(result)} |")
+    return "\n".join(lines)
 
 
 def wrongly_passed(rows: Sequence[ScoredRow]) -> Mapping[str, float]:
@@ -116,11 +142,23 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--scored", type=Path, default=DEFAULT_SCORED)
+    parser.add_argument(
+        "--offline-weights",
+        type=float,
+        nargs="+",
+        default=None,
+        help="sweep the offline model's weight in the pool (choose it on the fit pairs, "
+        "fit_scored.jsonl, not on the benchmark): per weight, the default pool's AUROC per judge and "
+        "in how many settings it ranks above both the judge alone and the offline model alone",
+    )
     args = parser.parse_args(argv)
     if not args.scored.exists():
         print(f"SKIP: {args.scored} not found; build and score the corruption benchmark first")
         return 0
     rows = [r for r in read_scored(args.scored) if "kind" in r.fields]
+    if args.offline_weights:
+        print(sweep(rows, args.offline_weights))
+        return 0
     result = table(rows)
     names = [k for k in result[0] if k != "judge"]
     print("AUROC (corrupted vs faithful) / corrupted rows under 0.5")

@@ -64,6 +64,8 @@ def lexical_raw(unsupported: float) -> dict[str, float | int]:
         "numbers": 1,
         "names": 2,
         "numbers_unsupported_share": unsupported,
+        "names_unsupported": round(2 * unsupported),
+        "names_unsupported_share": round(2 * unsupported) / 2,
         "log_unsupported_weight": math.log1p(unsupported * 15),
         "response_words": len(RESPONSE.split()),
         "context_words": len(CONTEXT[0].split()),

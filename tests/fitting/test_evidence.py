@@ -10,7 +10,7 @@ import pytest
 
 from trustscore import CalibratorError
 from trustscore.fitting import FitOptions, fit_calibrator
-from trustscore.fitting._evidence_fit import fit_evidence
+from trustscore.fitting._evidence_fit import fit_evidence, fit_evidence_lowering
 from trustscore.fusion import FusionModel
 from trustscore.fusion._evidence import EvidenceTerm, evidence_factor
 from trustscore.rows._scored import rows_from_dicts
@@ -131,3 +131,18 @@ def test_rows_left_out_of_the_level_fit_the_weights_but_not_the_pooled_intercept
     p = model.predict_raw(model.raw_matrix([r.signals for r in kept]))
     trust = np.mean([not r.fields["hallucinated"] for r in kept])
     assert float(np.mean(p)) == pytest.approx(trust, abs=1e-6)
+
+
+def test_a_second_contradiction_never_raises_the_score() -> None:
+    # Where a count fires its term, rows with two contradictions happen to be more often right than
+    # rows with one: the unconstrained linear weight on the count turns positive; it is held at 0.
+    rng = np.random.default_rng(0)
+    count = rng.choice([0, 1, 2], size=3000, p=[0.6, 0.2, 0.2]).astype(np.float64)
+    p_trust = np.select([count == 0, count == 1], [0.7, 0.1], 0.4)
+    t = (rng.random(count.size) < p_trust).astype(np.float64)
+    design = ((count - count.mean()) / count.std())[:, None]
+    fired_columns = (count > 0).astype(np.float64)[:, None]
+    free, _, _ = fit_evidence(design, t, fired_columns, l2=1.0)
+    assert free[0] > 0
+    held, _, precisions = fit_evidence_lowering(design, t, fired_columns, [0], l2=1.0)
+    assert held[0] == 0.0 and precisions[0] > 0.5

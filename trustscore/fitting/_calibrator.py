@@ -30,7 +30,8 @@ from pydantic import BaseModel, ConfigDict
 
 from trustscore._version import __version__
 from trustscore.core._hashing import canonical_json, sha256_hex
-from trustscore.fitting._evidence_fit import fit_evidence, intercept_matching_mean_evidence
+from trustscore.fitting._evidence_fit import fit_evidence_lowering, intercept_matching_mean_evidence
+from trustscore.fitting._strata import strata_columns, values_apart
 from trustscore.fusion._domain import LENGTHS, CalibrationDomain, describe_domain, lengths_of
 from trustscore.fusion._evidence import EvidenceTerm, evidence_factor, fired
 from trustscore.fusion._features import FeatureSpec, apply_transform, parse_feature
@@ -86,6 +87,12 @@ class FitOptions(BaseModel):
     intercept_without: tuple[str, ...] = ()
     """Values of ``intercept_by`` whose rows help fit the weights but not the pooled intercept (a set of
     made-up errors, such as corruptions of real sentences, whose share of errors is no one's base rate)."""
+    values_without: tuple[str, ...] = ()
+    """Values of ``intercept_by`` whose rows fit every weight but those of the signals' values: there
+    each value feature gets a weight of its own, ridge-shrunk like the others and left out of the model.
+    In a one-word corruption of a copied sentence the lexical and embedding values barely move, so rows
+    like these teach the shared weights that overlap barely matters, which real data of that shape
+    (one-sentence summaries) contradicts; the raw counts and shares, and the evidence terms, they fit."""
     evidence: tuple[str, ...] = ()
     """Keys of features (counts) that each also decide as an evidence term: where the count is above
     zero the score is multiplied by ``1 - precision``, the precision fitted with the weights
@@ -172,14 +179,6 @@ def _fit_nonnegative(
         active[min(negative, key=lambda j: coef[j])] = False
 
 
-def _strata_columns(strata: Sequence[str] | None, n: int) -> NDArray[np.float64]:
-    """One 0/1 column per distinct value of ``strata`` (none for no strata or a single value)."""
-    values = sorted(set(strata or ()))
-    if strata is None or len(values) < 2:
-        return np.zeros((n, 0))
-    return np.column_stack([np.array([s == v for s in strata], dtype=np.float64) for v in values])
-
-
 def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -> dict[str, Any]:
     """Features, indicators, coefficients and intercept fitted on all of these rows."""
     raw, t, groups = fit.raw, fit.trust, fit.groups
@@ -216,13 +215,15 @@ def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -
     signal_of = [s.signal for s in specs]
     indicators = [name for name in dict.fromkeys(signal_of) if missing[:, signal_of.index(name)].any()]
     design = design_matrix(z, signal_of, indicators)
-    per_stratum = _strata_columns(fit.strata, design.shape[0])
-    widened = np.hstack([design, per_stratum])
+    per_stratum = strata_columns(fit.strata, design.shape[0])
+    widened = np.hstack([design, per_stratum, values_apart(design, specs, fit.strata, opts.values_without)])
     evidence: list[EvidenceTerm] = []
     if opts.evidence:
         keys = [spec.key for spec in specs]
-        fired_columns = fired(raw[:, [keys.index(k) for k in opts.evidence]])
-        coef, intercept, precisions = fit_evidence(widened, t, fired_columns, l2=opts.l2)
+        counts = [keys.index(k) for k in opts.evidence]
+        coef, intercept, precisions = fit_evidence_lowering(
+            widened, t, fired(raw[:, counts]), counts, opts.l2
+        )
         evidence = [
             EvidenceTerm(feature=k, precision=float(p))
             for k, p in zip(opts.evidence, precisions, strict=True)
@@ -232,8 +233,8 @@ def _fit_linear(fit: _FitRows, specs: Sequence[FeatureSpec], opts: FitOptions) -
         coef, intercept = _fit_nonnegative(widened, t, opts.l2, value_cols)
     else:
         coef, intercept = fit_logistic(widened, t, l2=opts.l2)
+    coef = coef[: design.shape[1]]
     if per_stratum.shape[1]:
-        coef = coef[: design.shape[1]]
         level = np.array([s not in opts.intercept_without for s in fit.strata or []], dtype=bool)
         if evidence:
             factor = evidence_factor(evidence, [spec.key for spec in specs], raw)
@@ -336,6 +337,8 @@ def fit_calibrator(
     unknown = sorted(set(opts.evidence) - {spec.key for spec in specs})
     if unknown:
         raise ValueError(f"evidence {unknown} must name features of the fit ({[s.key for s in specs]})")
+    if opts.values_without and not opts.intercept_by:
+        raise ValueError("values_without names values of intercept_by: set intercept_by too")
     if opts.evidence and opts.monotone:
         raise ValueError("monotone and evidence cannot be combined: fit one or the other")
     labels = label_column(rows, label)

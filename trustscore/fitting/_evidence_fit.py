@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from trustscore.stats._logistic import fit_logistic, sigmoid
 
-__all__ = ["fit_evidence", "intercept_matching_mean_evidence"]
+__all__ = ["fit_evidence", "fit_evidence_lowering", "intercept_matching_mean_evidence"]
 
 _CLIP = 1e-12
 
@@ -104,6 +104,26 @@ def fit_evidence(
             break
     b, c, g = _unpack(theta, fired.shape[1])
     return b, c, sigmoid(g)
+
+
+def fit_evidence_lowering(
+    design: NDArray[np.float64],
+    t: NDArray[np.float64],
+    fired_columns: NDArray[np.float64],
+    counts: list[int],
+    l2: float,
+) -> tuple[NDArray[np.float64], float, NDArray[np.float64]]:
+    """:func:`fit_evidence` with the linear weight of each evidence count kept at or below 0: a second
+    contradiction never raises the score. A count whose weight comes out positive keeps weight 0 (its
+    column zeroed, refitted), its evidence term still fitted; with a strong term the linear weight has
+    nothing left to explain and can otherwise drift above 0."""
+    design = design.copy()
+    while True:
+        coef, intercept, precisions = fit_evidence(design, t, fired_columns, l2=l2)
+        rising = [j for j in counts if coef[j] > 0]
+        if not rising:
+            return coef, intercept, precisions
+        design[:, rising] = 0.0
 
 
 def intercept_matching_mean_evidence(

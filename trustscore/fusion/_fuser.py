@@ -66,12 +66,13 @@ class OfflineModel(Protocol):
 
 OTHER_WEIGHT = 0.5
 """Weight of a signal the weights do not name."""
-OFFLINE_WEIGHT = 0.5
-"""Weight of the shipped offline model's voice in the pool beside a judge: one local signal's default
-weight (a judge's is 1). Of the weights measured on the corruption pairs held out for fitting (0.1 to
-1.5, ``benchmarks.quality.scripted_judges``, docs/signals.md), it is the one whose pool ranks above both the
-judge alone and the offline model alone for every judge right on 85% or 95% of rows, confident or not;
-a heavier offline voice drowns an accurate but unsure judge."""
+OFFLINE_WEIGHT = 1.0
+"""Weight of the shipped offline model's voice in the pool beside a judge: a judge's weight. Swept on the
+corruption pairs held out for fitting (0.25 to 6, ``benchmarks.quality.scripted_judges --offline-weights``,
+docs/signals.md): the pool ranks above both the judge alone and the offline model alone in more judge
+settings as the offline voice grows, but above 1.34 (= logit(0.95) / logit(0.9)) a confident judge's FAIL
+(P(pass) 0.05) no longer puts under 0.5 an answer the offline model passes at 0.9, so a judge could not
+flag what the offline checks miss. 1.0 is the heaviest weight swept below that line."""
 CLIP = 0.01
 """Values are clipped into [CLIP, 1 - CLIP] before taking log-odds, so 0 and 1 stay finite; every fused
 score a Scorer returns lies in that range too (:func:`clip_score`)."""
@@ -99,11 +100,12 @@ class DefaultFuser:
 
     With ``offline`` (the shipped calibrator of the offline signals that run beside a judge), those
     signals enter the pool as one voice, the model's score as if no finding had fired, with
-    :data:`OFFLINE_WEIGHT`; then the factor by which the model's findings (a contradicted fact, a
-    contradicted polarity: its evidence terms, their linear weights and their noisy-OR) multiply its own
-    score multiplies the pooled score too. A contradiction pulls a judge's wrong pass down as it pulls
-    the offline score down (the noisy-OR holds a finding independent of the other evidence,
-    :mod:`trustscore.fusion._evidence`), instead of being averaged with the judge.
+    ``offline_weight`` (:data:`OFFLINE_WEIGHT`; a benchmark sweeps it); then the factor by which the
+    model's findings (a contradicted fact, a contradicted polarity: its evidence terms, their linear
+    weights and their noisy-OR) multiply its own score multiplies the pooled score too. A contradiction
+    pulls a judge's wrong pass down as it pulls the offline score down (the noisy-OR holds a finding
+    independent of the other evidence, :mod:`trustscore.fusion._evidence`), instead of being averaged
+    with the judge.
     """
 
     description = "default:logodds"
@@ -113,14 +115,20 @@ class DefaultFuser:
     )
 
     def __init__(
-        self, weights: Mapping[str, float] | None = None, offline: OfflineModel | None = None
+        self,
+        weights: Mapping[str, float] | None = None,
+        offline: OfflineModel | None = None,
+        offline_weight: float = OFFLINE_WEIGHT,
     ) -> None:
         if weights is None:
             from trustscore.signals import signal_weights
 
             weights = signal_weights()
+        if not offline_weight > 0:
+            raise ValueError(f"offline_weight must be above 0, got {offline_weight}")
         self.weights = weights
         self.offline = offline
+        self.offline_weight = offline_weight
 
     def _pooled_with_offline(self, signals: Mapping[str, Signal], used: list[str]) -> float | None:
         """The pool with the offline model as one voice and its evidence after (None: it has no say)."""
@@ -134,7 +142,7 @@ class DefaultFuser:
             for n in used
             if n not in reads
         ]
-        voices.append((OFFLINE_WEIGHT, linear))
+        voices.append((self.offline_weight, linear))
         return _pool(voices) * factor
 
     def predict(self, signals: Mapping[str, Signal]) -> FusedScore:
