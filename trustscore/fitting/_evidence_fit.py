@@ -118,11 +118,14 @@ def fit_evidence_lowering(
     column zeroed, refitted), its evidence term still fitted; with a strong term the linear weight has
     nothing left to explain and can otherwise drift above 0."""
     design = design.copy()
-    while True:
+    zeroed: set[int] = set()
+    while True:  # each pass zeroes at least one more count column, so at most len(counts) + 1 passes
         coef, intercept, precisions = fit_evidence(design, t, fired_columns, l2=l2)
-        rising = [j for j in counts if coef[j] > 0]
+        coef[sorted(zeroed)] = 0.0
+        rising = [j for j in counts if j not in zeroed and coef[j] > 0]
         if not rising:
             return coef, intercept, precisions
+        zeroed.update(rising)
         design[:, rising] = 0.0
 
 

@@ -68,7 +68,7 @@ OTHER_WEIGHT = 0.5
 """Weight of a signal the weights do not name."""
 OFFLINE_WEIGHT = 1.0
 """Weight of the shipped offline model's voice in the pool beside a judge: a judge's weight. Swept on the
-corruption pairs held out for fitting (0.25 to 6, ``benchmarks.quality.scripted_judges --offline-weights``,
+corruption pairs held out for fitting (0.25 to 4, ``benchmarks.quality.scripted_judges --offline-weights``,
 docs/signals.md): the pool ranks above both the judge alone and the offline model alone in more judge
 settings as the offline voice grows, but above 1.34 (= logit(0.95) / logit(0.9)) a confident judge's FAIL
 (P(pass) 0.05) no longer puts under 0.5 an answer the offline model passes at 0.9, so a judge could not
