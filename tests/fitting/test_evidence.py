@@ -8,15 +8,13 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.fitting.evidence_rows import FACTS, FEATURES, evidence_row
 from trustscore import CalibratorError
 from trustscore.fitting import FitOptions, fit_calibrator
 from trustscore.fitting._evidence_fit import fit_evidence, fit_evidence_lowering
 from trustscore.fusion import FusionModel
 from trustscore.fusion._evidence import EvidenceTerm, evidence_factor
 from trustscore.rows._scored import rows_from_dicts
-
-FACTS = "claims:raw.contradicted_facts|identity"
-FEATURES = ["lexical", FACTS]
 
 
 def generated(n: int = 600, seed: int = 0, precision: float = 0.9) -> list[dict[str, Any]]:
@@ -31,22 +29,14 @@ def generated(n: int = 600, seed: int = 0, precision: float = 0.9) -> list[dict[
             np.clip(rng.normal(0.9 if contradicted else (0.55 if hallucinated else 0.7), 0.1), 0.01, 0.99)
         )
         rows.append(
-            {
-                "id": f"r{i}",
-                "source_id": f"doc{i // 3}",
-                "dataset": "a" if i % 2 else "b",
-                "hallucinated": hallucinated,
-                "score": None,
-                "calibrated": False,
-                "signals": {
-                    "lexical": {"value": overlap, "version": "lex/1"},
-                    "claims": {
-                        "value": 0.5,
-                        "raw": {"contradicted_facts": int(contradicted)},
-                        "version": "c/1",
-                    },
-                },
-            }
+            evidence_row(
+                i,
+                source_id=f"doc{i // 3}",
+                dataset="a" if i % 2 else "b",
+                hallucinated=hallucinated,
+                overlap=overlap,
+                contradicted=contradicted,
+            )
         )
     return rows
 

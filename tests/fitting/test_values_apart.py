@@ -8,12 +8,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tests.fitting.evidence_rows import FACTS, FEATURES, evidence_row
 from trustscore.fitting import FitOptions, fit_calibrator
 from trustscore.fusion._model import FusionModel
 from trustscore.rows._scored import rows_from_dicts
-
-FACTS = "claims:raw.contradicted_facts|identity"
-FEATURES = ["lexical", FACTS]
 
 
 def rows(seed: int = 0) -> list[dict[str, Any]]:
@@ -31,22 +29,14 @@ def rows(seed: int = 0) -> list[dict[str, Any]]:
         else:
             overlap = rng.normal(0.5 if hallucinated else 0.7, 0.1)
         out.append(
-            {
-                "id": f"r{i}",
-                "source_id": f"doc{i // 3}-{made}",
-                "dataset": "made" if made else "real",
-                "hallucinated": hallucinated,
-                "score": None,
-                "calibrated": False,
-                "signals": {
-                    "lexical": {"value": float(np.clip(overlap, 0.01, 0.99)), "version": "lex/1"},
-                    "claims": {
-                        "value": 0.5,
-                        "raw": {"contradicted_facts": int(contradicted)},
-                        "version": "c/1",
-                    },
-                },
-            }
+            evidence_row(
+                i,
+                source_id=f"doc{i // 3}-{made}",
+                dataset="made" if made else "real",
+                hallucinated=hallucinated,
+                overlap=float(np.clip(overlap, 0.01, 0.99)),
+                contradicted=contradicted,
+            )
         )
     return out
 
