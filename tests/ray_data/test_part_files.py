@@ -1,6 +1,5 @@
-"""``score --ray``'s output as result sinks, without Ray: one part file (what each Ray write task
-writes through) and the whole directory (the resume state a run opens, the rows it drops), taken
-by ``trustscore score``'s runner like any other sink."""
+"""``score --ray``'s output without Ray: one part file (the sink each Ray write task writes the
+actors' columns through) and the whole directory (the resume state a run opens, the rows it drops)."""
 
 from __future__ import annotations
 
@@ -16,20 +15,15 @@ import pyarrow as pa
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from tests.rows.test_result_sink import input_rows
-from tests.scorer_fakes import FakeLocal
-from trustscore import Config, Sample, Scorer, TrustScore
-from trustscore.cli._score import score_file
+from trustscore import Sample, TrustScore
 from trustscore.ray._files import Format, output_rows, tally_rows
 from trustscore.ray._part_files import PartFileDirectory, PartFileSink
-from trustscore.ray._rows import error_result, scored_result
-from trustscore.rows import (
-    IdIndex,
-    ResultSink,
-    RetryableSink,
-)
+from trustscore.ray._rows import error_result, prepare_line, scored_result
+from trustscore.rows import IdIndex, ResultSink
 
-OFFLINE = Config.from_dict({"signals": {"embedding": {"enabled": False}}, "cache": {"mode": "off"}})
+RESULT = TrustScore.model_validate(
+    {"score": 0.8, "calibrated": True, "signals": {}, "used_signals": [], "fusion": "pool", "seconds": 0.25}
+)
 
 
 def _actor_rows() -> list[dict[str, Any]]:
@@ -37,20 +31,18 @@ def _actor_rows() -> list[dict[str, Any]]:
     sample = Sample(
         id="s1", question="Who wrote Dune?", context=["Dune is by Frank Herbert."], response="Herbert."
     )
-    result = TrustScore.model_validate(
-        {
-            "score": 0.8,
-            "calibrated": True,
-            "signals": {},
-            "used_signals": [],
-            "fusion": "pool",
-            "seconds": 0.25,
-        }
-    )
     return [
-        scored_result(sample, result, carry=("question",)),
+        scored_result(sample, RESULT, carry=("question",)),
         error_result("bad", "response: is required", {}, 3),
     ]
+
+
+def _scored_with_own_error_field(value: object) -> dict[str, Any]:
+    """The actor's columns for an input row that carries a field of its own named ``error``."""
+    line = json.dumps({"id": "own", "question": "Q?", "response": "A.", "error": value})
+    prepared = prepare_line(line, "in.jsonl", 1)
+    assert prepared["error"] is None, prepared["error"]
+    return scored_result(Sample.model_validate_json(str(prepared["sample"])), RESULT)
 
 
 async def _write(sink: PartFileSink, rows: list[dict[str, Any]]) -> IdIndex:
@@ -71,7 +63,7 @@ async def test_a_jsonl_part_file_holds_the_actors_lines_byte_for_byte(tmp_path: 
     columns = _actor_rows()
     sink = _part(tmp_path / "a.jsonl", "jsonl")
     assert isinstance(sink, ResultSink)
-    held = await _write(sink, [json.loads(c["result"]) for c in columns])
+    held = await _write(sink, columns)
     assert len(held) == 0, "a new part file has nothing to resume from"
     expected = "".join(c["result"] + "\n" for c in columns)
     assert (tmp_path / "a.jsonl").read_text() == expected
@@ -80,46 +72,87 @@ async def test_a_jsonl_part_file_holds_the_actors_lines_byte_for_byte(tmp_path: 
 @pytest.mark.anyio
 async def test_a_parquet_part_file_holds_the_actors_typed_columns(tmp_path: Path) -> None:
     columns = _actor_rows()
-    await _write(_part(tmp_path / "a.parquet", "parquet"), [json.loads(c["result"]) for c in columns])
+    await _write(_part(tmp_path / "a.parquet", "parquet"), columns)
     table = pq.read_table(tmp_path / "a.parquet")
     assert table.to_pylist() == columns
     assert table.schema.field("score").type == pa.float64() and table.num_rows == 2
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+@pytest.mark.parametrize("value", [False, 3, "x"])
+async def test_an_input_rows_own_error_field_stays_in_its_row(
+    tmp_path: Path, fmt: Format, value: object
+) -> None:
+    out = tmp_path / f"out.{fmt}"
+    out.mkdir()
+    path = out / f"a_000000.{fmt}"
+    await _write(_part(path, fmt), [_scored_with_own_error_field(value)])
+    (row,) = output_rows(str(out), fmt)
+    assert row["error"] == value and row["score"] == 0.8, "the input's own field, carried through"
+    if fmt == "parquet":
+        assert pq.read_table(path).column("error").to_pylist() == [None], "a scored row has no error"
+        tally = tally_rows(str(out), fmt, {str(path)})
+        assert (tally.rows, tally.errors) == (1, 0), "a scored row was counted as an error"
+
+
+@pytest.mark.anyio
+async def test_a_failing_flush_still_closes_the_part_file(tmp_path: Path) -> None:
+    stream = pafs.LocalFileSystem().open_output_stream(str(tmp_path / "a.parquet"))
+    sink = PartFileSink("a.parquet", "parquet", lambda: stream)
+    await sink.open()
+    await sink.write({**_actor_rows()[0], "score": "not a number"})
+    with pytest.raises(pa.ArrowInvalid):
+        await sink.close()
+    assert stream.closed, "the stream was left open"
+    await sink.close()  # already let go: nothing left to flush or close
+    with pytest.raises(RuntimeError, match="await open"):
+        await sink.write(_actor_rows()[0])
+
+
+@pytest.mark.anyio
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (a full disk)")
+async def test_a_full_disk_raises_and_the_jsonl_part_file_is_closed() -> None:
+    stream = pafs.LocalFileSystem().open_output_stream("/dev/full", buffer_size=1 << 16)
+    sink = PartFileSink("/dev/full", "jsonl", lambda: stream)
+    await sink.open()
+    await sink.write(_actor_rows()[0])
+    with pytest.raises(OSError):
+        await sink.close()
+    assert stream.closed
+
+
+@pytest.mark.anyio
 async def test_a_part_file_refuses_rows_before_it_is_opened(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="await open"):
-        await _part(tmp_path / "a.jsonl", "jsonl").write({"id": "x"})
+        await _part(tmp_path / "a.jsonl", "jsonl").write(_actor_rows()[0])
+
+
+@pytest.mark.anyio
+async def test_a_part_file_refuses_a_row_that_is_not_the_actors_columns(tmp_path: Path) -> None:
+    sink = _part(tmp_path / "a.jsonl", "jsonl")
+    await sink.open()
+    with pytest.raises(ValueError, match="OUTPUT_SCHEMA"):
+        await sink.write(json.loads(_actor_rows()[0]["result"]))
+    await sink.close()
+    assert (tmp_path / "a.jsonl").read_text() == ""
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
-async def test_the_output_directory_resumes_and_drops_like_any_retryable_sink(
-    tmp_path: Path, fmt: Format
-) -> None:
-    out = str(tmp_path / f"out.{fmt}")
-    assert isinstance(PartFileDirectory(out, fmt), RetryableSink)
-    async with Scorer(OFFLINE, local_signals=[FakeLocal("fake")]) as scorer:
-        first = await score_file(
-            input_rows(2), PartFileDirectory(out, fmt), scorer, progress=False, on_error="record"
-        )
-        held = await PartFileDirectory(out, fmt).open()
-        assert dict(held.items()) == {"r0": 1, "r1": 1, "bad": 0}
-        again = await score_file(
-            input_rows(3), PartFileDirectory(out, fmt), scorer, progress=False, on_error="record"
-        )
-        retry = PartFileDirectory(out, fmt)
-        await score_file(
-            input_rows(3), retry, scorer, progress=False, on_error="record", retry_incomplete=True
-        )
-    assert (first.scored, first.errors) == (2, 1)
-    assert (again.scored, again.skipped, again.errors) == (1, 2, 0), "done rows were scored again"
-    assert retry.dropped == 1, "the incomplete row was removed before its sample was tried again"
-    rows = output_rows(out, fmt)
-    assert sorted(str(r["id"]) for r in rows) == ["bad", "r0", "r1", "r2"]
-    assert len(list((tmp_path / f"out.{fmt}").iterdir())) == 3, "each run wrote a part file of its own"
-    tally = tally_rows(out, fmt, {str(p) for p in (tmp_path / f"out.{fmt}").iterdir()})
-    assert (tally.rows, tally.errors) == (4, 1) and tally.first_error == "line 4: response: is required"
+async def test_the_output_directory_resumes_and_drops_incomplete_rows(tmp_path: Path, fmt: Format) -> None:
+    out = tmp_path / f"out.{fmt}"
+    out.mkdir()
+    await _write(_part(out / f"a_000000.{fmt}", fmt), _actor_rows())
+    directory = PartFileDirectory(str(out), fmt)
+    held = await directory.open()
+    assert dict(held.items()) == {"s1": 1, "bad": 0}
+    incomplete = IdIndex()
+    incomplete.set("bad", 0)
+    await directory.drop(incomplete)
+    assert directory.dropped == 1
+    assert [r["id"] for r in output_rows(str(out), fmt)] == ["s1"]
+    assert dict((await PartFileDirectory(str(out), fmt).open()).items()) == {"s1": 1}
 
 
 @pytest.mark.anyio

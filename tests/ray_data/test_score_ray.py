@@ -208,6 +208,20 @@ def test_same_results_as_the_local_command_jsonl_and_parquet(
     )
 
 
+def test_an_input_field_named_error_is_carried_through_into_parquet_part_files(
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path
+) -> None:
+    config = write_config(tmp_path, fake_vllm.base_url)
+    values: list[object] = [False, 3, "x"]
+    carrying = [{**r, "error": v} for r, v in zip(rows(3), values, strict=True)]
+    source = write_jsonl(tmp_path / "in.jsonl", carrying)
+    assert score_ray(source, tmp_path / "out.parquet", config, "--actors", "1") == 0, "counted as errors"
+    out = by_id(output_rows(str(tmp_path / "out.parquet"), "parquet"))
+    assert [out[f"r{i}"]["error"] for i in range(3)] == values
+    assert all(out[f"r{i}"]["score"] is not None for i in range(3))
+    assert pq.read_table(tmp_path / "out.parquet").column("error").to_pylist() == [None] * 3
+
+
 def test_invalid_rows_are_the_local_commands_error_rows_with_its_exit_status_and_carry(
     local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

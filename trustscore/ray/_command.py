@@ -182,7 +182,6 @@ def _run_locked(
             formats = (in_format, out_format)
             return _run_on_ray(args, config, source, formats, started, sink, previous, own_ray)
     finally:
-        anyio.run(sink.close)
         if marked:
             os.environ.pop(RUN_ENV, None)
 

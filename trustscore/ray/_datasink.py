@@ -4,12 +4,13 @@
 
 Ray keeps what it does for any file datasink: the part file's name (unique to the run and the
 task), the filesystem, and a write retried on the errors Ray retries. The rows reach the writer as
-the actors made them (``result``: the row's JSON line) and are written as the same bytes.
+the actors made them (typed columns, and ``result``: the row's JSON line) and are passed through as
+they are: a JSONL part file holds each ``result`` byte for byte, a Parquet one every column as the
+actor typed it (nothing parsed back, so an input row's own fields stay in ``result``).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import anyio
@@ -33,7 +34,7 @@ class PartFileDatasink(BlockBasedFileDatasink):
         self._format: Format = fmt
 
     def write_block_to_file(self, block: BlockAccessor, file: pa.NativeFile) -> None:
-        rows = [json.loads(text) for text in block.to_arrow().column("result").to_pylist()]
+        rows = block.to_arrow().to_pylist()
         sink = PartFileSink(f"a part file in {self._location}", self._format, lambda: file)
         anyio.run(_write_all, sink, rows)
 

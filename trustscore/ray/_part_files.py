@@ -1,40 +1,42 @@
-"""The output of ``trustscore score --ray`` as :class:`~trustscore.rows.ResultSink` s: a directory of
-part files, each part file written through one.
+"""The output of ``trustscore score --ray``: a directory of part files.
 
-* :class:`PartFileSink` is one part file (JSONL: the local CLI's result rows; Parquet: the typed
-  columns and that same row as ``result``). Ray Data's write task for a block opens one on the
-  stream Ray opened for the file, writes each row through it, flushes and closes it
-  (:class:`~trustscore.ray._datasink.PartFileDatasink`). A part file is new, so it has nothing to
+* :class:`PartFileSink` is one part file, a :class:`~trustscore.rows.ResultSink` (JSONL: the local
+  CLI's result rows; Parquet: the typed columns and that same row as ``result``). Ray Data's write
+  task for a block opens one on the stream Ray opened for the file, writes each of the block's rows
+  through it (the columns the scoring actors made, passed through as they are), flushes and closes
+  it (:class:`~trustscore.ray._datasink.PartFileDatasink`). A part file is new, so it has nothing to
   resume from.
-* :class:`PartFileDirectory` is the whole output directory, a
-  :class:`~trustscore.rows.RetryableSink`: opening it repairs a part file a killed run cut short and
-  answers the ids in the finished part files (the resume state), ``drop`` removes rows from the
-  files that hold them (``--retry-incomplete``), and rows written to it go into one part file of its
-  own. It takes no lock: ``score --ray`` holds the directory's (:func:`~trustscore.ray._files.locked_output`)
-  around it.
+* :class:`PartFileDirectory` is the whole output directory's state between runs: opening it repairs
+  a part file a killed run cut short and answers the ids in the finished part files (the resume
+  state), ``drop`` removes rows from the files that hold them (``--retry-incomplete``). Rows reach
+  the directory only through Ray's write tasks. It takes no lock: ``score --ray`` holds the
+  directory's (:func:`~trustscore.ray._files.locked_output`) around it.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from trustscore.ray._files import Format, drop_rows, filesystem, previous_rows
-from trustscore.ray._rows import OUTPUT_SCHEMA, typed_columns
+from trustscore.ray._files import Format, drop_rows, previous_rows
+from trustscore.ray._rows import OUTPUT_SCHEMA
 from trustscore.rows import IdIndex
-from trustscore.rows._output import written_row
 
 __all__ = ["PartFileDirectory", "PartFileSink"]
+
+_COLUMNS = frozenset(OUTPUT_SCHEMA.names)
 
 
 class PartFileSink:
     """One part file, written row by row to the stream ``open_stream`` gives; ``name``: its path.
-    JSONL rows are written as they come; Parquet rows are held until ``flush``, which writes them
-    as one row group. A row too large to write becomes an error row, as in every sink."""
+
+    A row is one scored row as the scoring actor made it: the :data:`OUTPUT_SCHEMA` columns, its
+    typed columns and ``result``, its line already written (the size limit applied). JSONL takes
+    each ``result`` as its line, as it comes; Parquet holds the rows until ``flush``, which writes
+    them as one row group. Nothing is parsed again: an input row's own fields stay in ``result``."""
 
     def __init__(self, name: str, fmt: Format, open_stream: Callable[[], pa.NativeFile]) -> None:
         self._name = name
@@ -56,11 +58,17 @@ class PartFileSink:
         return IdIndex()
 
     async def write(self, row: dict[str, Any]) -> None:
-        written = written_row(row)
+        """Add one row of the actors' columns (ValueError naming the columns when it is not one)."""
+        stream = self._opened()
+        if set(row) != _COLUMNS:
+            raise ValueError(
+                f"a part file row has the columns {sorted(row)}; it takes the scoring actors' "
+                f"{sorted(_COLUMNS)} (OUTPUT_SCHEMA)"
+            )
         if self._format == "parquet":
-            self._pending.append(typed_columns(written, written.row.get("error")))
+            self._pending.append(row)
         else:
-            self._opened().write(written.line.encode("utf-8"))
+            stream.write((row["result"] + "\n").encode("utf-8"))
 
     async def flush(self) -> None:
         if self._parquet is not None and self._pending:
@@ -69,14 +77,20 @@ class PartFileSink:
         self._opened().flush()
 
     async def close(self) -> None:
+        """Flush, then close the Parquet writer and the stream even when the flush fails."""
         if self._stream is None:
             return
-        await self.flush()
-        if self._parquet is not None:
-            self._parquet.close()
-            self._parquet = None
-        self._stream.close()
-        self._stream = None
+        try:
+            await self.flush()
+        finally:
+            parquet, self._parquet = self._parquet, None
+            stream, self._stream = self._stream, None
+            self._pending.clear()
+            try:
+                if parquet is not None:
+                    parquet.close()
+            finally:
+                stream.close()
 
     def _opened(self) -> pa.NativeFile:
         if self._stream is None:
@@ -85,14 +99,15 @@ class PartFileSink:
 
 
 class PartFileDirectory:
-    """The output directory of ``score --ray`` (``location``, a path or a URI; ``fmt``: its format)."""
+    """The output directory of ``score --ray`` (``location``, a path or a URI; ``fmt``: its format):
+    its resume state and ``--retry-incomplete``'s drop, the two things a run asks of it before Ray
+    writes the new part files."""
 
     def __init__(self, location: str, fmt: Format) -> None:
         self.location = location
         self.format = fmt
         self.dropped = 0
         """Rows the last ``drop`` removed."""
-        self._part: PartFileSink | None = None
 
     @property
     def name(self) -> str:
@@ -109,22 +124,3 @@ class PartFileDirectory:
     async def drop(self, ids: IdIndex) -> None:
         """Remove the rows of ``ids`` from the part files that hold them (each rewritten atomically)."""
         self.dropped = drop_rows(self.location, self.format, ids)
-
-    async def write(self, row: dict[str, Any]) -> None:
-        """Add one row to this sink's own part file, a new one beside the others."""
-        if self._part is None:
-            fs, root = filesystem(self.location)
-            fs.create_dir(root, recursive=True)
-            path = f"{root}/{uuid.uuid4().hex}_000000.{self.format}"
-            self._part = PartFileSink(path, self.format, lambda: fs.open_output_stream(path))
-            await self._part.open()
-        await self._part.write(row)
-
-    async def flush(self) -> None:
-        if self._part is not None:
-            await self._part.flush()
-
-    async def close(self) -> None:
-        part, self._part = self._part, None
-        if part is not None:
-            await part.close()

@@ -6,7 +6,8 @@ row is complete, empty for a sink that keeps none), written one row at a time, f
 ``trustscore score`` writes its result file through one (:class:`~trustscore.rows.JsonlFileSink`,
 or any sink passed to :func:`~trustscore.cli._score.score_file`), as a ``Monitor`` does (a path, or
 any sink), the service's batch answer (``api/_batch.py``) and ``score --ray``'s part files
-(``ray/_part_files.py``, written in Ray's workers). A new destination (a database, a queue, a
+(``ray/_part_files.py``, written in Ray's workers; there a row is the scoring actor's columns: the
+typed ones and the row's line, already written). A new destination (a database, a queue, a
 Parquet file) is one class with these four methods.
 
 :class:`RowSink`:
