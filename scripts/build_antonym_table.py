@@ -10,7 +10,7 @@ single words (no multi-word lemma such as "put_on") for adjectives, verbs, adver
 with its part of speech. Satellite adjectives' indirect antonyms (similar-to pointers) are left out:
 they are looser than the pairs the lexicographers wrote.
 
-Output (read by :mod:`trustscore.grounding.claims._antonyms`): trustscore/grounding/claims/data/
+Output (read by :mod:`trustscore.grounding.claims._lexicon`): trustscore/grounding/claims/data/
 antonyms.tsv, one pair a line, ``word<TAB>antonym<TAB>pos`` with pos one of ``a`` (adjective), ``v``,
 ``r`` (adverb), ``n``, each pair once (the two words in sorted order), sorted. The licence notice is
 NOTICE-wordnet.md beside it. The same database files give the same bytes.

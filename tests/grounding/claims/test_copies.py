@@ -203,6 +203,31 @@ def test_a_unit_spelled_otherwise_or_a_word_that_is_no_antonym_is_not_contradict
     assert not contradicted(agency(claims_check, answer))
 
 
+TIMING = "The cache answers a repeated query in 30 milliseconds, against 2 seconds for a cold one."
+
+
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        ("The cache answers a repeated query in 30 ms, against 2 seconds for a cold one.", None),
+        (
+            "The cache answers a repeated query in 30 seconds, against 2 seconds for a cold one.",
+            "contradicted number: 30 seconds: the context says 30 milliseconds",
+        ),
+        (
+            "The cache answers a repeated query in 30 ns, against 2 seconds for a cold one.",
+            "contradicted number: 30 ns: the context says 30 milliseconds",
+        ),
+    ],
+)
+def test_an_abbreviated_unit_is_read_as_pint_reads_it(
+    claims_check: ClaimsCheck, answer: str, label: str | None
+) -> None:
+    """ "30 ms" copies "30 milliseconds" (pint's milli + second, no plural of "m" the metre)."""
+    signal = claims_check.score(Sample(question="How fast?", context=[TIMING], response=answer))
+    assert contradicted(signal) == ([label] if label else [])
+
+
 def test_a_lists_items_that_change_order_keep_their_slots(claims_check: ClaimsCheck) -> None:
     context = "The council and the developer signed the agreement over the unfinished bridge last year."
     answer = "The developer and the council signed the agreement over the unfinished bridge last year."

@@ -33,6 +33,22 @@ def test_a_common_word_or_a_single_letter_is_no_unit() -> None:
     assert [unit(w) for w in ("in", "at", "a", "m", "b", "pupils", "teachers", "")] == [None] * 8
 
 
+def test_an_abbreviation_is_no_plural_of_a_single_letter_or_a_symbol() -> None:
+    """pint's rule: a plural "s" is taken off a stem of two letters or more only, so "ms" is the
+    millisecond (pint's prefix "m" and second), never the metre; "cs", "gs", "ds" are no units."""
+    assert unit("ms") == unit("milliseconds") == unit("MS") == "millisecond" != unit("seconds")
+    assert unit("ns") == "nanosecond" and unit("µs") == unit("μs") == "microsecond"
+    assert unit("mm") == unit("millimetres") == "millimeter" and unit("kW") == unit("kilowatts")
+    assert [unit(w) for w in ("cs", "gs", "ds", "hs", "%s", "ins", "mass")] == [None] * 7
+    assert unit("mins") == "minute" and unit("hrs") == "hour" and unit("lbs") == "pound"
+
+
+def test_pt_is_the_point_of_running_text_and_an_english_plural_takes_es_after_a_hiss() -> None:
+    assert unit("pt") == unit("pts") == unit("points") == "point" != unit("pints") == "pint"
+    assert unit("inches") == "inch" and unit("luxes") == "lux"
+    assert unit("mines") is None and unit("tones") is None  # not "min" or "ton" plus "es"
+
+
 def test_a_comparative_or_superlative_is_read_as_its_adjective() -> None:
     assert base_forms("later") == {"late"} and base_forms("longest") == {"long"}
     assert base_forms("closer") >= {"close"}

@@ -7,7 +7,8 @@
 - :func:`unit`: the unit a word names, as pint's default registry names it ("km", "kilometre" and
   "kilometers" are "kilometer"; "%" is "percent"), or None. A word that is also a common English word
   of the grounding stop list ("in", "at", "a") is no unit here: in running text it is that word; nor
-  is a single letter ("m" for million, "b" for billion, an initial).
+  is a single letter ("m" for million, "b" for billion, an initial); a plural is taken off a word of
+  two letters or more only ("ms" is the millisecond, "pts" the point, never "m" or "p" plus "s").
   The table (data/units.json, NOTICE-pint.md) is built by scripts/build_unit_table.py.
 """
 
@@ -17,13 +18,16 @@ import json
 from collections import defaultdict
 from functools import cache
 from importlib.resources import files
+from itertools import product
 
 from trustscore.grounding._text import STOPWORDS
 
 __all__ = ["antonyms", "base_forms", "unit"]
 
 _DATA = files("trustscore.grounding.claims") / "data"
-_PLURAL_ENDINGS = ("s", "es")
+_PLURAL_ENDINGS = (("s", ""), ("es", "s"), ("es", "x"), ("es", "z"), ("es", "ch"), ("es", "sh"))
+"""English plural endings, each with how the word it is taken off ends ("inches", "luxes"; not
+"mines" from "min" or "tones" from "ton"; "mass" is no plural of "mas")."""
 _COMPARISON_ENDINGS = (("er", ""), ("est", ""), ("er", "e"), ("est", "e"))
 """WordNet's detachment rules for an adjective's comparative and superlative (its morphy)."""
 
@@ -87,8 +91,15 @@ def _plain_unit(word: str, units: dict[str, str]) -> str | None:
     for form in (word, word.casefold()):
         if form in units:
             return units[form]
-    lower = word.casefold()
-    for ending in _PLURAL_ENDINGS:
-        if lower.endswith(ending) and lower[: -len(ending)] in units:
-            return units[lower[: -len(ending)]]
+    for form, (ending, after) in product((word, word.casefold()), _PLURAL_ENDINGS):
+        stem = form[: -len(ending)]
+        if form.endswith(ending) and stem.endswith(after) and _plural_stem(stem) and stem in units:
+            return units[stem]
     return None
+
+
+def _plural_stem(stem: str) -> bool:
+    """Whether a plural ending may be taken off to leave ``stem``: a word of two letters or more that
+    is no common word, as pint reads plurals ("ms" is no plural of "m", "%s" none of "%", "ins" none
+    of "in")."""
+    return len(stem) > 1 and stem.isalpha() and not stem.endswith("s") and stem.casefold() not in STOPWORDS
