@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from trustscore.fitting import FitOptions, fit_calibrator
+from trustscore.fusion import FusionModel
+from trustscore.rows._scored import rows_from_dicts
+
 FACTS = "claims:raw.contradicted_facts|identity"
 FEATURES = ["lexical", FACTS]
 
@@ -24,3 +28,9 @@ def evidence_row(
             "claims": {"value": 0.5, "raw": {"contradicted_facts": int(contradicted)}, "version": "c/1"},
         },
     }
+
+
+def fit_rows(rows: list[dict[str, Any]], options: FitOptions) -> FusionModel:
+    """The calibrator fitted on ``rows`` (label ``hallucinated``, the lexical value and the claims count)."""
+    model, _ = fit_calibrator(rows_from_dicts(rows), label="hallucinated", features=FEATURES, options=options)
+    return model

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.fitting.evidence_rows import FACTS, FEATURES, evidence_row
+from tests.fitting.evidence_rows import FACTS, FEATURES, evidence_row, fit_rows
 from trustscore import CalibratorError
 from trustscore.fitting import FitOptions, fit_calibrator
 from trustscore.fitting._evidence_fit import fit_evidence, fit_evidence_lowering
@@ -42,14 +42,7 @@ def generated(n: int = 600, seed: int = 0, precision: float = 0.9) -> list[dict[
 
 
 def fit(evidence: tuple[str, ...]) -> FusionModel:
-    model, _ = fit_calibrator(
-        rows_from_dicts(generated()),
-        label="hallucinated",
-        features=FEATURES,
-        name="t",
-        options=FitOptions(folds=3, evidence=evidence, intercept_by="dataset"),
-    )
-    return model
+    return fit_rows(generated(), FitOptions(folds=3, evidence=evidence, intercept_by="dataset"))
 
 
 def test_a_precise_finding_puts_any_answer_under_the_line() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.fitting.evidence_rows import FACTS, FEATURES, evidence_row
+from tests.fitting.evidence_rows import FACTS, FEATURES, evidence_row, fit_rows
 from trustscore.fitting import FitOptions, fit_calibrator
 from trustscore.fusion._model import FusionModel
 from trustscore.rows._scored import rows_from_dicts
@@ -42,19 +42,14 @@ def rows(seed: int = 0) -> list[dict[str, Any]]:
 
 
 def fit(values_without: tuple[str, ...]) -> FusionModel:
-    model, _ = fit_calibrator(
-        rows_from_dicts(rows()),
-        label="hallucinated",
-        features=FEATURES,
-        options=FitOptions(
-            folds=3,
-            evidence=(FACTS,),
-            intercept_by="dataset",
-            intercept_without=("made",),
-            values_without=values_without,
-        ),
+    options = FitOptions(
+        folds=3,
+        evidence=(FACTS,),
+        intercept_by="dataset",
+        intercept_without=("made",),
+        values_without=values_without,
     )
-    return model
+    return fit_rows(rows(), options)
 
 
 def test_made_up_rows_no_longer_bend_the_weight_of_a_value() -> None:

@@ -18,12 +18,18 @@ REPORT = (
 )
 
 
-def score(check: ClaimsCheck, response: str) -> Signal:
-    return check.score(Sample(question="What happened?", context=[REPORT], response=response))
+def score(check: ClaimsCheck, response: str, context: str = REPORT) -> Signal:
+    return check.score(Sample(question="What happened?", context=[context], response=response))
 
 
 def contradicted(signal: Signal) -> list[str]:
     return [str(s.label) for s in signal.spans if str(s.label).startswith("contradicted")]
+
+
+def assert_decided_by(signal: Signal, label: str) -> None:
+    """The one contradiction found is ``label``, and it puts the signal under 0.5."""
+    assert contradicted(signal) == [label]
+    assert signal.value is not None and signal.value < 0.5
 
 
 @pytest.mark.parametrize(
@@ -64,8 +70,7 @@ def test_a_copied_sentence_with_one_value_or_negation_changed_is_contradicted(
     claims_check: ClaimsCheck, answer: str, label: str
 ) -> None:
     signal = score(claims_check, answer)
-    assert contradicted(signal) == [label]
-    assert signal.value is not None and signal.value < 0.5
+    assert_decided_by(signal, label)
 
 
 @pytest.mark.parametrize(
@@ -132,10 +137,6 @@ AGENCY = (
 )
 
 
-def agency(check: ClaimsCheck, response: str) -> Signal:
-    return check.score(Sample(question="What happened?", context=[AGENCY], response=response))
-
-
 @pytest.mark.parametrize(
     ("answer", "label"),
     [
@@ -183,9 +184,8 @@ def test_a_copy_with_an_antonym_a_unit_or_an_entity_changed_is_contradicted(
     """A WordNet antonym, another unit of the same number, another of the context's names in the
     slot (however long), two stretches exchanged with their slots reversed; also where the response
     copies only part of the context's sentence."""
-    signal = agency(claims_check, answer)
-    assert contradicted(signal) == [label]
-    assert signal.value is not None and signal.value < 0.5
+    signal = score(claims_check, answer, AGENCY)
+    assert_decided_by(signal, label)
 
 
 @pytest.mark.parametrize(
@@ -200,7 +200,7 @@ def test_a_copy_with_an_antonym_a_unit_or_an_entity_changed_is_contradicted(
 def test_a_unit_spelled_otherwise_or_a_word_that_is_no_antonym_is_not_contradicted(
     claims_check: ClaimsCheck, answer: str
 ) -> None:
-    assert not contradicted(agency(claims_check, answer))
+    assert not contradicted(score(claims_check, answer, AGENCY))
 
 
 TIMING = "The cache answers a repeated query in 30 milliseconds, against 2 seconds for a cold one."
