@@ -107,7 +107,7 @@ def test_a_thread_importing_the_cli_meanwhile_gets_the_real_one() -> None:
     assert out.splitlines() == ["[('holder', True), ('statement', True)]", "True True"]
 
 
-def test_a_failed_import_leaves_nothing_behind() -> None:
+def test_a_failed_import_leaves_nothing_behind_but_thinc_without_torch() -> None:
     out = _run(
         "import sys\n"
         "from trustscore.grounding.claims import _thinc_import as ti\n"
@@ -118,11 +118,13 @@ def test_a_failed_import_leaves_nothing_behind() -> None:
         "    print('failed:', error.name)\n"
         "print(any(isinstance(f, ti._SpacyImportFinder) for f in sys.meta_path))\n"
         "print(sorted(m for m in sys.modules if m == 'spacy' or m.startswith('spacy.cli')))\n"
+        "import thinc.compat\n"
+        "print('has_torch:', thinc.compat.has_torch)\n"
         "del sys.modules['spacy.vocab']\n"
         "import spacy.cli\n"
         "print(callable(spacy.cli.app), spacy.cli.__file__.endswith('__init__.py'))\n"
     )
-    assert out.splitlines() == ["failed: spacy.vocab", "False", "[]", "True True"]
+    assert out.splitlines() == ["failed: spacy.vocab", "False", "[]", "has_torch: False", "True True"]
 
 
 def test_only_spacy_itself_gets_the_cli_stand_in() -> None:

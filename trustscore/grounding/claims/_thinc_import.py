@@ -12,20 +12,22 @@ command, typer, click, weasel, requests, jinja2 (about 350 modules, a third of s
 * answers "no such module" to an ``import torch`` made by ``thinc.compat`` itself (thinc then records
   ``has_torch = False`` for the process, which the numpy pipelines never read), and
 * gives the ``import spacy.cli`` / ``spacy.cli.info`` made by spaCy's own ``__init__`` a stand-in: a
-  lazy module that imports the real one on the first use of any of its names (``spacy.info`` is such a
-  use). The stand-ins leave ``sys.modules`` once spaCy is imported, so a later ``import spacy.cli``
-  imports the real package; ``spacy.cli`` stays the lazy stand-in until then.
+  lazy module whose names (``spacy.info`` included) are the real module's, imported on first use. The
+  stand-ins leave ``sys.modules`` as soon as spaCy's import ends, so a later ``import spacy.cli``
+  imports the real package; ``spacy.cli`` stays the stand-in until the real package is imported (by
+  such an import or by a first use).
 
-What holds for other threads: the finder answers only on the thread running :func:`import_spacy`, and
-only to ``thinc.compat`` (torch) and spaCy's ``__init__`` (its CLI); every other import goes through as
-usual. While spaCy imports, the stand-ins are in ``sys.modules``, so another thread's ``import
-spacy.cli`` in that window gets the stand-in; its first use of a name waits until spaCy is imported and
-then imports the real ``spacy.cli``, so the names are the real ones. Torch is not kept out when it is
-already imported (thinc then sees it as it would), when thinc was already imported (its choice is made),
-or for a pipeline outside the defaults (a transformer pipeline needs thinc's torch wrapper). When
-spaCy's import fails, the error is raised as is, the finder and the stand-ins are gone, and a later
-import retries from scratch, but a ``thinc.compat`` imported by the failed attempt stays imported, with
-``has_torch = False`` for the process.
+The finder answers only on the thread running :func:`import_spacy`, and only to ``thinc.compat``
+(torch) and spaCy's ``__init__`` (its CLI). Another thread's ``import spacy.cli`` made while spaCy
+imports finds the stand-in in ``sys.modules``; a use of its names waits until spaCy's import ends and
+then imports the real ``spacy.cli``, so that thread gets the real names (on the importing thread, a use
+before the end is an ``AttributeError``: spaCy's ``__init__`` makes none).
+
+Torch is not kept out when it is already imported (thinc then sees it as it would), when thinc was
+already imported (its choice is made), or for a pipeline outside the defaults (a transformer pipeline
+needs thinc's torch wrapper). When spaCy's import fails, its error is raised as is, the finder and the
+stand-ins are gone and a later import starts afresh, but a ``thinc.compat`` imported by the failed
+attempt stays imported, with ``has_torch = False`` for the process.
 """
 
 from __future__ import annotations
@@ -45,12 +47,6 @@ _THINC_COMPAT = "thinc.compat"
 _SPACY_CLI = "spacy.cli"
 _SPACY_CLI_INFO = "spacy.cli.info"
 _IMPORTING = threading.Lock()
-
-
-def _real_info(*args: Any, **kwargs: Any) -> Any:
-    """``spacy.info``: spaCy's own, imported on the first call."""
-    real: Callable[..., Any] = importlib.import_module(_SPACY_CLI_INFO).info
-    return real(*args, **kwargs)
 
 
 class _SpacyImportFinder:
@@ -96,12 +92,18 @@ class _StandInLoader(Loader):
         if spec.name == _SPACY_CLI:
             module.__path__ = []
         else:
-            module.info = _real_info  # type: ignore[attr-defined]
+            module.info = self._real_info  # type: ignore[attr-defined]
         vars(module)["__getattr__"] = self._real_attribute(spec.name)
         return module
 
     def exec_module(self, module: ModuleType) -> None:
         return None
+
+    def _real_info(self, *args: Any, **kwargs: Any) -> Any:
+        """``spacy.info``: spaCy's own, imported on the first call (once spaCy is imported)."""
+        self.finder.spacy_imported.wait()
+        real: Callable[..., Any] = importlib.import_module(_SPACY_CLI_INFO).info
+        return real(*args, **kwargs)
 
     def _real_attribute(self, name: str) -> Callable[[str], Any]:
         finder = self.finder
