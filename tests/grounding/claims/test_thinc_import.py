@@ -21,18 +21,110 @@ def _run(code: str) -> str:
     return out.stdout.strip()
 
 
-def test_spacy_imports_without_its_cli_and_the_cli_imports_afterwards() -> None:
+def test_spacy_imports_without_its_cli_and_the_cli_imports_on_first_use() -> None:
     out = _run(
         "import sys\n"
         "from trustscore.grounding.claims._thinc_import import import_spacy\n"
         "spacy = import_spacy()\n"
         "cli = ('spacy.cli', 'spacy.cli.info', 'typer', 'weasel', 'click', 'requests')\n"
-        "print(sorted(m for m in cli if m in sys.modules), hasattr(spacy, 'cli'))\n"
+        "print(sorted(m for m in cli if m in sys.modules), hasattr(spacy.cli, '__file__'))\n"
         "print(isinstance(spacy.info(silent=True), dict))\n"
         "import spacy.cli\n"
         "print(hasattr(spacy.cli, 'app'), spacy.cli.__file__.endswith('__init__.py'))\n"
     )
     assert out.splitlines() == ["[] False", "True", "True True"]
+
+
+def test_the_stand_in_imports_the_real_cli_on_first_use() -> None:
+    out = _run(
+        "import sys\n"
+        "from trustscore.grounding.claims._thinc_import import import_spacy\n"
+        "spacy = import_spacy()\n"
+        "print(callable(spacy.cli.app), spacy.cli is sys.modules['spacy.cli'])\n"
+        "print(spacy.cli.__file__.endswith('__init__.py'))\n"
+    )
+    assert out.splitlines() == ["True True", "True"]
+
+
+# Other threads import spacy.cli while the stand-ins are in sys.modules: our import is held in the
+# stand-in's loader until one thread's `import spacy.cli` has found the stand-in (seen when the import
+# machinery reads its spec's `_initializing`; that thread then reads `spacy.cli` only after our import
+# is done) and another holds the stand-in from importlib.import_module (and uses it at once).
+_RACE = """
+import importlib, sys, threading
+from importlib.machinery import ModuleSpec
+from trustscore.grounding.claims import _thinc_import as ti
+
+looked_up, held, imported = threading.Event(), threading.Event(), threading.Event()
+seen = {}
+
+def statement():
+    import spacy.cli
+    imported.wait()
+    seen['statement'] = callable(spacy.cli.app)
+
+def holder():
+    cli = importlib.import_module('spacy.cli')
+    held.set()
+    seen['holder'] = callable(cli.app) and cli.__name__ == 'spacy.cli'
+
+threads = [threading.Thread(target=statement), threading.Thread(target=holder)]
+
+class WatchedSpec(ModuleSpec):
+    @property
+    def _initializing(self):
+        if threading.get_ident() == threads[0].ident:
+            looked_up.set()
+        return vars(self).get('busy', False)
+
+    @_initializing.setter
+    def _initializing(self, value):
+        vars(self)['busy'] = value
+
+exec_module = ti._StandInLoader.exec_module
+
+def blocking_exec_module(self, module):
+    if module.__name__ == 'spacy.cli.info':
+        threads[0].start()
+        looked_up.wait()
+        threads[1].start()
+        held.wait()
+    exec_module(self, module)
+
+ti.ModuleSpec = WatchedSpec
+ti._StandInLoader.exec_module = blocking_exec_module
+spacy = ti.import_spacy()
+imported.set()
+for thread in threads:
+    thread.join()
+print(sorted(seen.items()))
+print(sys.modules['spacy.cli'].__file__.endswith('__init__.py'), spacy.cli is sys.modules['spacy.cli'])
+"""
+
+
+def test_a_thread_importing_the_cli_meanwhile_gets_the_real_one() -> None:
+    out = _run(_RACE)
+    assert out.splitlines() == ["[('holder', True), ('statement', True)]", "True True"]
+
+
+def test_a_failed_import_leaves_nothing_behind_but_thinc_without_torch() -> None:
+    out = _run(
+        "import sys\n"
+        "from trustscore.grounding.claims import _thinc_import as ti\n"
+        "sys.modules['spacy.vocab'] = None\n"
+        "try:\n"
+        "    ti.import_spacy()\n"
+        "except ImportError as error:\n"
+        "    print('failed:', error.name)\n"
+        "print(any(isinstance(f, ti._SpacyImportFinder) for f in sys.meta_path))\n"
+        "print(sorted(m for m in sys.modules if m == 'spacy' or m.startswith('spacy.cli')))\n"
+        "import thinc.compat\n"
+        "print('has_torch:', thinc.compat.has_torch)\n"
+        "del sys.modules['spacy.vocab']\n"
+        "import spacy.cli\n"
+        "print(callable(spacy.cli.app), spacy.cli.__file__.endswith('__init__.py'))\n"
+    )
+    assert out.splitlines() == ["failed: spacy.vocab", "False", "[]", "has_torch: False", "True True"]
 
 
 def test_only_spacy_itself_gets_the_cli_stand_in() -> None:

@@ -11,15 +11,23 @@ command, typer, click, weasel, requests, jinja2 (about 350 modules, a third of s
 
 * answers "no such module" to an ``import torch`` made by ``thinc.compat`` itself (thinc then records
   ``has_torch = False`` for the process, which the numpy pipelines never read), and
-* gives the ``import spacy.cli`` / ``spacy.cli.info`` made by spaCy's own ``__init__`` a stand-in: an
-  empty package and a module whose ``info`` imports the real ``spacy.cli.info`` when called. The
-  stand-ins leave ``sys.modules`` (and ``spacy.cli``) as soon as spaCy is imported, so a later
-  ``import spacy.cli`` imports the real package.
+* gives the ``import spacy.cli`` / ``spacy.cli.info`` made by spaCy's own ``__init__`` a stand-in: a
+  lazy module whose names (``spacy.info`` included) are the real module's, imported on first use. The
+  stand-ins leave ``sys.modules`` as soon as spaCy's import ends, so a later ``import spacy.cli``
+  imports the real package; ``spacy.cli`` stays the stand-in until the real package is imported (by
+  such an import or by a first use).
 
-An import made by any other module, on any thread, at the same moment, goes through as usual. Torch is
-not kept out when it is already imported (thinc then sees it as it would), when thinc was already
-imported (its choice is made), or for a pipeline outside the defaults (a transformer pipeline needs
-thinc's torch wrapper). Nothing is changed once spaCy is imported.
+The finder answers only on the thread running :func:`import_spacy`, and only to ``thinc.compat``
+(torch) and spaCy's ``__init__`` (its CLI). Another thread's ``import spacy.cli`` made while spaCy
+imports finds the stand-in in ``sys.modules``; a use of its names waits until spaCy's import ends and
+then imports the real ``spacy.cli``, so that thread gets the real names (on the importing thread, a use
+before the end is an ``AttributeError``: spaCy's ``__init__`` makes none).
+
+Torch is not kept out when it is already imported (thinc then sees it as it would), when thinc was
+already imported (its choice is made), or for a pipeline outside the defaults (a transformer pipeline
+needs thinc's torch wrapper). When spaCy's import fails, its error is raised as is, the finder and the
+stand-ins are gone and a later import starts afresh, but a ``thinc.compat`` imported by the failed
+attempt stays imported, with ``has_torch = False`` for the process.
 """
 
 from __future__ import annotations
@@ -41,54 +49,73 @@ _SPACY_CLI_INFO = "spacy.cli.info"
 _IMPORTING = threading.Lock()
 
 
-def _real_info(*args: Any, **kwargs: Any) -> Any:
-    """``spacy.info``: spaCy's own, imported on the first call."""
-    real: Callable[..., Any] = importlib.import_module(_SPACY_CLI_INFO).info
-    return real(*args, **kwargs)
-
-
-class _StandInLoader(Loader):
-    """Makes the stand-ins for ``spacy.cli`` (an empty package) and ``spacy.cli.info``."""
-
-    def create_module(self, spec: ModuleSpec) -> ModuleType:
-        module = ModuleType(spec.name, "stands in for spaCy's CLI while spaCy imports")
-        if spec.name == _SPACY_CLI:
-            module.__path__ = []
-        else:
-            module.info = _real_info  # type: ignore[attr-defined]
-        return module
-
-    def exec_module(self, module: ModuleType) -> None:
-        return None
-
-
 class _SpacyImportFinder:
-    """A meta-path finder: torch is not found for ``thinc.compat`` (when ``keep_torch_out``), and
-    spaCy's ``__init__`` gets stand-ins for its CLI modules."""
+    """A meta-path finder, on the importing thread only: torch is not found for ``thinc.compat`` (when
+    ``keep_torch_out``), and spaCy's ``__init__`` gets stand-ins for its CLI modules."""
 
     def __init__(self, keep_torch_out: bool) -> None:
         self.keep_torch_out = keep_torch_out
+        self.thread = threading.get_ident()
+        self.spacy_imported = threading.Event()
         self.stand_ins: list[str] = []
 
     def find_spec(
         self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
+        if threading.get_ident() != self.thread:
+            return None
         if self.keep_torch_out and (name == "torch" or name.startswith("torch.")):
             if _importer(sys._getframe(1)) == _THINC_COMPAT:
                 raise ModuleNotFoundError(f"No module named {name!r} (not loaded for spaCy)", name=name)
         elif name in (_SPACY_CLI, _SPACY_CLI_INFO) and _importer(sys._getframe(1)) == "spacy":
             self.stand_ins.append(name)
-            return ModuleSpec(name, _StandInLoader(), is_package=name == _SPACY_CLI)
+            return ModuleSpec(name, _StandInLoader(self), is_package=name == _SPACY_CLI)
         return None
 
     def remove_stand_ins(self) -> None:
-        """Take the stand-ins out of ``sys.modules`` and off the ``spacy`` package."""
+        """Take the stand-ins out of ``sys.modules``; then a stand-in's first use imports the real module."""
         for name in self.stand_ins:
             if _is_stand_in(sys.modules.get(name)):
                 del sys.modules[name]
-        spacy = sys.modules.get("spacy")
-        if _is_stand_in(getattr(spacy, "cli", None)):
-            delattr(spacy, "cli")
+        self.spacy_imported.set()
+
+
+class _StandInLoader(Loader):
+    """Makes the stand-ins for ``spacy.cli`` (a package) and ``spacy.cli.info`` (with a lazy ``info``):
+    modules whose other names are the real module's, imported on first use."""
+
+    def __init__(self, finder: _SpacyImportFinder) -> None:
+        self.finder = finder
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType:
+        module = ModuleType(spec.name, "stands in for spaCy's CLI until it is used")
+        if spec.name == _SPACY_CLI:
+            module.__path__ = []
+        else:
+            module.info = self._real_info  # type: ignore[attr-defined]
+        vars(module)["__getattr__"] = self._real_attribute(spec.name)
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        return None
+
+    def _real_info(self, *args: Any, **kwargs: Any) -> Any:
+        """``spacy.info``: spaCy's own, imported on the first call (once spaCy is imported)."""
+        self.finder.spacy_imported.wait()
+        real: Callable[..., Any] = importlib.import_module(_SPACY_CLI_INFO).info
+        return real(*args, **kwargs)
+
+    def _real_attribute(self, name: str) -> Callable[[str], Any]:
+        finder = self.finder
+
+        def __getattr__(attribute: str) -> Any:
+            importing = not finder.spacy_imported.is_set() and threading.get_ident() == finder.thread
+            if attribute.startswith("__") or importing:
+                raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
+            finder.spacy_imported.wait()
+            return getattr(importlib.import_module(name), attribute)
+
+        return __getattr__
 
 
 def _is_stand_in(module: object) -> bool:
