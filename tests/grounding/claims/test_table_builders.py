@@ -32,11 +32,11 @@ ADJ = (
 
 
 def test_the_antonym_table_keeps_single_word_pairs_of_the_pointers(tmp_path: Path) -> None:
-    builder = _script("build_antonym_table")
+    builder = _script("build_claims_tables")
     (tmp_path / "data.adj").write_text(ADJ, encoding="utf-8")
     for name in ("data.verb", "data.adv", "data.noun"):
         (tmp_path / name).write_text("", encoding="utf-8")
-    table = builder.build(tmp_path)
+    table = builder.build_antonyms(tmp_path)
     assert table.splitlines()[1:] == ["able\tunable\ta"]  # "capable" / "not_able" is multi-word
 
 
@@ -48,6 +48,6 @@ def test_the_shipped_antonym_table_is_sorted_and_well_formed() -> None:
 
 
 def test_the_unit_table_matches_the_installed_pint() -> None:
-    pytest.importorskip("pint", reason="the unit table is built from pint (scripts/build_unit_table.py)")
-    builder = _script("build_unit_table")
-    assert builder.OUTPUT.read_text(encoding="utf-8") == builder.build(), "rerun scripts/build_unit_table.py"
+    pytest.importorskip("pint", reason="the unit table is built from pint (scripts/build_claims_tables.py)")
+    builder = _script("build_claims_tables")
+    assert builder.UNITS.read_text(encoding="utf-8") == builder.build_units(), "rerun the units builder"

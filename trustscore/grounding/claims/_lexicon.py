@@ -2,14 +2,14 @@
 
 - :func:`antonyms`: the words WordNet 3.1 marks as direct antonyms of a word ("increase" /
   "decrease", "early" / "late", "guilty" / "innocent"), of any part of speech or of the ones named.
-  The table (data/antonyms.tsv, NOTICE-wordnet.md) is built by scripts/build_antonym_table.py.
+  The table (data/antonyms.tsv, NOTICE-wordnet.md) is built by scripts/build_claims_tables.py.
   :func:`base_forms` reads a comparative or superlative as its adjective ("later" as "late").
 - :func:`unit`: the unit a word names, as pint's default registry names it ("km", "kilometre" and
   "kilometers" are "kilometer"; "%" is "percent"), or None. A word that is also a common English word
   of the grounding stop list ("in", "at", "a") is no unit here: in running text it is that word; nor
   is a single letter ("m" for million, "b" for billion, an initial); a plural is taken off a word of
   two letters or more only ("ms" is the millisecond, "pts" the point, never "m" or "p" plus "s").
-  The table (data/units.json, NOTICE-pint.md) is built by scripts/build_unit_table.py.
+  The table (data/units.json, NOTICE-pint.md) is built by scripts/build_claims_tables.py.
 """
 
 from __future__ import annotations
