@@ -49,7 +49,7 @@ def ray_without_the_extra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     (dist / "entry_points.txt").write_text("[trustscore.signals]\nneeds_extra = needs_extra_signal\n")
     path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)
     ray.init(
-        num_cpus=2,
+        num_cpus=3,  # two actors, and one CPU left for Ray Data's read and prepare tasks
         include_dashboard=False,
         log_to_driver=False,
         runtime_env={"env_vars": {"PYTHONPATH": path}},
