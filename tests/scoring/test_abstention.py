@@ -72,3 +72,29 @@ async def test_the_cli_summary_and_the_metrics_count_it_apart() -> None:
     rendered = metrics.render().decode()
     assert "trustscore_scores_abstained_total 1.0" in rendered
     assert 'trustscore_signal_missing_total{signal="lexical"}' not in rendered
+
+
+async def test_the_summary_table_counts_abstentions_apart_from_missing() -> None:
+    """An abstaining signal is not missing: the table's abstained column matches the abstained: line."""
+    failing = FakeLocal("broken", lambda s: (_ for _ in ()).throw(RuntimeError("boom")))
+    scorer = Scorer(Config(), local_signals=[Declines("lexical"), failing, FakeLocal("other", lambda s: 0.8)])
+    summary = ScoreRunSummary(output=Path("out.jsonl"))
+    summary.add(await scorer.score(question="q", context=CONTEXT, response=REFUSAL))
+    summary.add(await scorer.score(question="q", context=CONTEXT, response=REFUSAL))
+    out = io.StringIO()
+    summary.print(out)
+    rows = {line.split()[0]: line.split()[1:] for line in out.getvalue().splitlines() if line.strip()}
+    assert rows["signal"] == ["n", "missing", "abstained", "mean", "value"]
+    assert rows["lexical"] == ["2", "0", "2", "-"]
+    assert rows["broken"] == ["2", "2", "0", "-"]
+    assert rows["other"] == ["2", "0", "0", "0.800"]
+    assert rows["score"][:4] == ["(fused)", "2", "0", "2"] and "abstained: 2 of 2 row(s)" in out.getvalue()
+
+
+async def test_without_abstentions_the_table_has_no_abstained_column() -> None:
+    scorer = Scorer(Config(), local_signals=[FakeLocal("other", lambda s: 0.8)])
+    summary = ScoreRunSummary(output=Path("out.jsonl"))
+    summary.add(await scorer.score(question="q", context=CONTEXT, response="It opened in May 1998."))
+    out = io.StringIO()
+    summary.print(out)
+    assert "abstained" not in out.getvalue() and "missing" in out.getvalue()

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from typing import Any
 
@@ -41,6 +41,7 @@ from trustscore.core._hashing import short_hash
 from trustscore.ray._driver_watch import stop_actor, watch_driver
 from trustscore.ray._rows import OUTPUT_SCHEMA, error_result, scored_result
 from trustscore.scoring._scorer import Scorer
+from trustscore.scoring._wiring import skipped_said_by_caller
 
 __all__ = ["BATCH_DEATHS", "SAMPLE_DEATHS", "ScoreBatches", "died_reason"]
 
@@ -62,7 +63,9 @@ def died_reason(deaths: int) -> str:
 
 
 class ScoreBatches:
-    """``map_batches`` callable class: prepared rows (id, sample, error) in, result rows out."""
+    """``map_batches`` callable class: prepared rows (id, sample, error) in, result rows out.
+    ``skipped_to``: a :class:`~trustscore.ray._skipped.SkippedSignals` actor the on-by-default signals
+    this actor skips are noted in (the caller says them once); without one the actor warns itself."""
 
     def __init__(
         self,
@@ -75,6 +78,7 @@ class ScoreBatches:
         carry: tuple[str, ...] = (),
         replace_unsafe_cache_entries: bool = False,
         driver: dict[str, object] | None = None,
+        skipped_to: Any = None,
     ) -> None:
         watch_driver(driver, stop_actor)
         self._ledger = ledger
@@ -85,7 +89,10 @@ class ScoreBatches:
         self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal(backend="asyncio")
         self._portal = self._portal_cm.__enter__()
         parsed = Config.model_validate(config)
-        self._scorer: Scorer = self._portal.call(partial(_build, parsed, no_cache))
+        build = partial(_build, parsed, no_cache, quiet_skips=skipped_to is not None)
+        self._scorer: Scorer = self._portal.call(build)
+        if skipped_to is not None and self._scorer.skipped:
+            ray.get(skipped_to.note.remote(dict(self._scorer.skipped)))
         if replace_unsafe_cache_entries:
             self._scorer.replace_unsafe_cache_entries()
 
@@ -195,6 +202,9 @@ class _SharedOrAlone:
                 self._cond.notify_all()
 
 
-async def _build(config: Config, no_cache: bool) -> Scorer:
-    """Built on the actor's loop, so whatever the Scorer binds to a loop binds to that one."""
-    return Scorer.from_config(config, no_cache=no_cache)
+async def _build(config: Config, no_cache: bool, *, quiet_skips: bool) -> Scorer:
+    """Built on the actor's loop, so whatever the Scorer binds to a loop binds to that one.
+    ``quiet_skips``: the on-by-default signals it skips are said by the run (``skipped_to``), not
+    warned about by this actor."""
+    with skipped_said_by_caller() if quiet_skips else nullcontext():
+        return Scorer.from_config(config, no_cache=no_cache)

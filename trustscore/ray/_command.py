@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trustscore.core._extras import install_extra
 from trustscore.ray._batch_size import DEFAULT_BATCH_SIZE
-from trustscore.rows import exit_status
+from trustscore.rows import exit_status, not_run_lines
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -207,6 +207,7 @@ def _run_on_ray(
     from trustscore.ray._datasink import PartFileDatasink
     from trustscore.ray._files import data_files, tally_rows
     from trustscore.ray._lines import JsonlLines
+    from trustscore.ray._skipped import SkippedSignals
 
     output, (in_format, out_format) = sink.location, formats
     incomplete = _incomplete(previous)
@@ -235,6 +236,7 @@ def _run_on_ray(
         before, kept_incomplete = len(skip), 0 if args.retry_incomplete else len(incomplete)
         del previous, incomplete
         earlier_files = data_files(output)
+        skipped_to: Any = ray.remote(num_cpus=0)(SkippedSignals).remote()
         scored = score_prepared(
             prepared(skip),
             config,
@@ -246,9 +248,11 @@ def _run_on_ray(
             num_gpus=args.gpus_per_actor,
             carry=args.carry,
             replace_unsafe_cache_entries=args.retry_incomplete,
+            skipped_to=skipped_to,
         )
         del skip
         scored.write_datasink(PartFileDatasink(output, out_format))
+        skipped_signals: dict[str, str] = ray.get(skipped_to.reasons.remote())
     finally:
         if own_ray:
             ray.shutdown()
@@ -262,6 +266,7 @@ def _run_on_ray(
         retried=retried,
         kept_incomplete=kept_incomplete,
         started=started,
+        skipped_signals=skipped_signals,
     )
 
 
@@ -285,8 +290,10 @@ def _summarise(
     retried: int,
     kept_incomplete: int,
     started: float,
+    skipped_signals: dict[str, str],
 ) -> int:
-    """The run's two stderr lines and its exit status (the local run's rule: ``rows.exit_status``)."""
+    """The run's stderr lines and its exit status (the local run's rule: ``rows.exit_status``); the
+    on-by-default signals the actors skipped are said once each, in the local run's ``not run:`` line."""
     print(
         f"trustscore score --ray: {tally.rows - tally.errors} row(s) scored ({retried} of them incomplete "
         f"before){f', {tally.errors} error row(s)' if tally.errors else ''}, {done}, "
@@ -299,6 +306,8 @@ def _summarise(
             "rerun with --retry-incomplete to score them again",
             file=sys.stderr,
         )
+    for line in not_run_lines(skipped_signals):
+        print(line, file=sys.stderr)
     return exit_status(
         fresh=fresh,
         scored=tally.rows - tally.errors,

@@ -11,7 +11,7 @@ and the index of ids a run resumes from.
   :class:`JsonlFileSink`; a ``Monitor``'s :class:`RowSink`, whose faults never reach the host; the
   service's batch answer; ``score --ray``'s part files; any other destination, as one class);
 * :mod:`trustscore.rows._summary`: :class:`ScoreRunSummary`, what a ``trustscore score`` run did, and
-  the :func:`exit_status` it ends with (the local and the Ray run alike).
+  the :func:`exit_status` it ends with and its :func:`not_run_lines` (the local and the Ray run alike).
 """
 
 from trustscore.rows._ids import IdIndex
@@ -35,7 +35,7 @@ from trustscore.rows._output import (
     row_state,
 )
 from trustscore.rows._sink import ResultSink, RetryableSink, RowSink
-from trustscore.rows._summary import ScoreRunSummary, exit_status
+from trustscore.rows._summary import ScoreRunSummary, exit_status, not_run_lines
 
 __all__ = [
     "MAX_LINE_BYTES",
@@ -53,6 +53,7 @@ __all__ = [
     "begins_like_a_row",
     "error_row",
     "exit_status",
+    "not_run_lines",
     "parse_row",
     "read_jsonl",
     "result_row",

@@ -14,7 +14,7 @@ from trustscore._types import TrustScore, Usage
 from trustscore.rows._cascade_spend import CascadeSpend
 from trustscore.scoring._result import OUTSIDE_DOMAIN
 
-__all__ = ["ScoreRunSummary", "exit_status"]
+__all__ = ["ScoreRunSummary", "exit_status", "not_run_lines"]
 
 _MAX_REASONS = 1000
 """Distinct missing reasons a summary counts (a reason quoting each row's numbers must not grow it
@@ -25,7 +25,16 @@ without bound); later new ones are not counted."""
 class _SignalTally:
     n: int = 0
     missing: int = 0
+    """Rows on which the signal gave no value for a failure (its abstentions are counted apart)."""
+    abstained: int = 0
+    """Rows on which it gave no value because the response declines to answer."""
     total: float = 0.0
+
+
+def not_run_lines(skipped_signals: dict[str, str]) -> list[str]:
+    """A run summary's ``not run:`` line for each on-by-default signal skipped (its reason and install),
+    said once per run by the local and the Ray ``trustscore score`` alike."""
+    return [f"not run: {reason}" for reason in skipped_signals.values()]
 
 
 @dataclass
@@ -142,7 +151,9 @@ class ScoreRunSummary:
         for name, signal in result.signals.items():
             tally = self.signals.setdefault(name, _SignalTally())
             tally.n += 1
-            if signal.value is None:
+            if signal.abstention:
+                tally.abstained += 1
+            elif signal.value is None:
                 tally.missing += 1
             else:
                 tally.total += signal.value
@@ -170,21 +181,29 @@ class ScoreRunSummary:
             console.print(self.cascade.describe(self.usage), soft_wrap=True, highlight=False)
 
     def _table(self) -> Any:
+        """Per signal: rows, rows missing for a failure, rows it abstained on (a column only when the
+        run had abstentions; the fused row's is the ``abstained:`` line's count), mean value."""
         from rich import box
         from rich.table import Table
 
+        abstentions = self.abstained > 0 or any(t.abstained for t in self.signals.values())
         table = Table(box=box.SIMPLE_HEAD, pad_edge=False)
         table.add_column("signal")
         table.add_column("n", justify="right")
         table.add_column("missing", justify="right")
+        if abstentions:
+            table.add_column("abstained", justify="right")
         table.add_column("mean value", justify="right")
         for name, t in self.signals.items():
-            present = t.n - t.missing
-            table.add_row(name, str(t.n), str(t.missing), f"{t.total / present:.3f}" if present else "-")
+            present = t.n - t.missing - t.abstained
+            mean = f"{t.total / present:.3f}" if present else "-"
+            abstained = [str(t.abstained)] if abstentions else []
+            table.add_row(name, str(t.n), str(t.missing), *abstained, mean)
         scored_with_value = self.scored - self.no_score
         mean = f"{self.score_total / scored_with_value:.3f}" if scored_with_value else "-"
         table.add_section()
-        table.add_row("score (fused)", str(self.scored), str(self.no_score), mean)
+        abstained = [str(self.abstained)] if abstentions else []
+        table.add_row("score (fused)", str(self.scored), str(self.no_score), *abstained, mean)
         return table
 
     def _calibration_lines(self) -> list[str]:
@@ -223,7 +242,7 @@ class ScoreRunSummary:
                 f"abstained: {self.abstained} of {self.scored} row(s) decline to answer (each row's "
                 "abstained; not degraded: the signals that check words have nothing to check there)"
             )
-        lines.extend(f"not run: {escape(reason)}" for reason in self.skipped_signals.values())
+        lines.extend(escape(line) for line in not_run_lines(self.skipped_signals))
         return lines
 
     def _rerun_lines(self) -> list[str]:
