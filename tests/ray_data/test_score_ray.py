@@ -41,6 +41,7 @@ from e2e_helpers import (  # noqa: E402
     write_jsonl,
 )
 
+from tests.ray_data.plugin_site import write_plugin_site  # noqa: E402
 from trustscore import Config  # noqa: E402
 from trustscore.cli import main  # noqa: E402
 from trustscore.ray._files import output_rows, previous_rows  # noqa: E402
@@ -86,12 +87,7 @@ def build(config, ctx):
 def plugin_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A site directory holding the ``poison`` signal plug-in, found through its entry point."""
     site = tmp_path_factory.mktemp("site")
-    (site / "poison_signal.py").write_text(POISON_PLUGIN, encoding="utf-8")
-    dist = site / "poison_signal-1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: poison-signal\nVersion: 1\n")
-    (dist / "entry_points.txt").write_text("[trustscore.signals]\npoison = poison_signal\n")
-    return site
+    return write_plugin_site(site, module="poison_signal", source=POISON_PLUGIN, signal="poison")
 
 
 @pytest.fixture(scope="module")

@@ -15,6 +15,7 @@ import pytest
 pytestmark = pytest.mark.ray
 ray = pytest.importorskip("ray")
 
+from tests.ray_data.plugin_site import write_plugin_site  # noqa: E402
 from trustscore.cli import main  # noqa: E402
 from trustscore.ray._files import output_rows  # noqa: E402
 
@@ -41,12 +42,12 @@ def build(config, ctx):
 @pytest.fixture(scope="module")
 def ray_without_the_extra(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A local Ray whose workers find an on-by-default plug-in signal whose extra is not installed."""
-    site = tmp_path_factory.mktemp("site")
-    (site / "needs_extra_signal.py").write_text(NEEDS_EXTRA_PLUGIN, encoding="utf-8")
-    dist = site / "needs_extra_signal-1.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: needs-extra-signal\nVersion: 1\n")
-    (dist / "entry_points.txt").write_text("[trustscore.signals]\nneeds_extra = needs_extra_signal\n")
+    site = write_plugin_site(
+        tmp_path_factory.mktemp("site"),
+        module="needs_extra_signal",
+        source=NEEDS_EXTRA_PLUGIN,
+        signal="needs_extra",
+    )
     path = os.pathsep.join(p for p in (str(site), os.environ.get("PYTHONPATH")) if p)
     ray.init(
         num_cpus=3,  # two actors, and one CPU left for Ray Data's read and prepare tasks

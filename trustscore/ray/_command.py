@@ -258,7 +258,7 @@ def _run_on_ray(
             ray.shutdown()
     tally = tally_rows(output, out_format, data_files(output) - earlier_files)
     done = f"{before - kept_incomplete} already done, {actors} actor(s)"
-    return _summarise(
+    status = _summarise(
         tally,
         output,
         fresh=not before,
@@ -266,8 +266,10 @@ def _run_on_ray(
         retried=retried,
         kept_incomplete=kept_incomplete,
         started=started,
-        skipped_signals=skipped_signals,
     )
+    for line in not_run_lines(skipped_signals):  # the on-by-default signals the actors skipped, once each
+        print(line, file=sys.stderr)
+    return status
 
 
 def _incomplete(previous: IdIndex) -> IdIndex:
@@ -290,10 +292,8 @@ def _summarise(
     retried: int,
     kept_incomplete: int,
     started: float,
-    skipped_signals: dict[str, str],
 ) -> int:
-    """The run's stderr lines and its exit status (the local run's rule: ``rows.exit_status``); the
-    on-by-default signals the actors skipped are said once each, in the local run's ``not run:`` line."""
+    """The run's stderr lines and its exit status (the local run's rule: ``rows.exit_status``)."""
     print(
         f"trustscore score --ray: {tally.rows - tally.errors} row(s) scored ({retried} of them incomplete "
         f"before){f', {tally.errors} error row(s)' if tally.errors else ''}, {done}, "
@@ -306,8 +306,6 @@ def _summarise(
             "rerun with --retry-incomplete to score them again",
             file=sys.stderr,
         )
-    for line in not_run_lines(skipped_signals):
-        print(line, file=sys.stderr)
     return exit_status(
         fresh=fresh,
         scored=tally.rows - tally.errors,

@@ -23,11 +23,13 @@ without bound); later new ones are not counted."""
 
 @dataclass
 class _SignalTally:
+    """One signal over a run: the rows it ran on (``n``), the sum of its values (``total``), and the rows
+    it gave no value on for a failure (``missing``) or because the response declines to answer
+    (``abstained``, counted apart)."""
+
     n: int = 0
     missing: int = 0
-    """Rows on which the signal gave no value for a failure (its abstentions are counted apart)."""
     abstained: int = 0
-    """Rows on which it gave no value because the response declines to answer."""
     total: float = 0.0
 
 

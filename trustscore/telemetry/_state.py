@@ -10,7 +10,7 @@ light.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -128,66 +128,63 @@ class Instruments:
             unit="{sample}",
             description="Samples waiting in the queues of the live Monitors",
         )
-        return cls(
-            scores=meter.create_histogram(
-                "trustscore.score",
-                unit="1",
-                description="Fused scores",
-                explicit_bucket_boundaries_advisory=_SCORE_BUCKETS,
-            ),
-            score_duration=meter.create_histogram(
-                "trustscore.score.duration",
-                unit="s",
-                description="Seconds per score call",
-                explicit_bucket_boundaries_advisory=_DURATION_BUCKETS,
-            ),
-            missing_signals=meter.create_counter(
-                "trustscore.signal.missing", unit="{signal}", description="Signals that gave no value"
-            ),
-            incomplete_scores=meter.create_counter(
-                "trustscore.score.incomplete",
-                unit="{score}",
-                description="Scores cut by the budget or missing a signal for a reason a rerun may fix",
-            ),
-            degraded_scores=meter.create_counter(
-                "trustscore.score.degraded",
-                unit="{score}",
-                description="Scores fused without every signal that ran (TrustScore.degraded)",
-            ),
-            abstained_scores=meter.create_counter(
-                "trustscore.score.abstained",
-                unit="{score}",
-                description="Scores of responses that decline to answer (TrustScore.abstained; not degraded)",
-            ),
-            llm_requests=meter.create_counter(
-                "trustscore.llm.requests", unit="{request}", description="LLM requests sent, retries included"
-            ),
-            llm_retries=meter.create_counter(
-                "trustscore.llm.retries",
-                unit="{request}",
-                description="LLM requests beyond the first of a call",
-            ),
-            llm_cache_hits=meter.create_counter(
-                "trustscore.llm.cache_hits", unit="{request}", description="LLM calls answered from the cache"
-            ),
-            token_usage=meter.create_histogram(
-                "gen_ai.client.token.usage",
-                unit="{token}",
-                description="Tokens per LLM call",
-                explicit_bucket_boundaries_advisory=_TOKEN_BUCKETS,
-            ),
-            operation_duration=meter.create_histogram(
-                "gen_ai.client.operation.duration",
-                unit="s",
-                description="Seconds per LLM call",
-                explicit_bucket_boundaries_advisory=_DURATION_BUCKETS,
-            ),
-            monitor_dropped=meter.create_counter(
-                "trustscore.monitor.dropped",
-                unit="{sample}",
-                description="Samples submitted to a Monitor and not queued (trustscore.monitor.drop_reason)",
-            ),
-        )
+        made: dict[str, Any] = {}
+        for field, name, unit, description, buckets in _INSTRUMENTS:
+            if buckets is None:
+                made[field] = meter.create_counter(name, unit=unit, description=description)
+            else:
+                made[field] = meter.create_histogram(
+                    name, unit=unit, description=description, explicit_bucket_boundaries_advisory=buckets
+                )
+        return cls(**made)
+
+
+_INSTRUMENTS: tuple[tuple[str, str, str, str, Sequence[float] | None], ...] = (
+    ("scores", "trustscore.score", "1", "Fused scores", _SCORE_BUCKETS),
+    ("score_duration", "trustscore.score.duration", "s", "Seconds per score call", _DURATION_BUCKETS),
+    ("missing_signals", "trustscore.signal.missing", "{signal}", "Signals that gave no value", None),
+    (
+        "incomplete_scores",
+        "trustscore.score.incomplete",
+        "{score}",
+        "Scores cut by the budget or missing a signal for a reason a rerun may fix",
+        None,
+    ),
+    (
+        "degraded_scores",
+        "trustscore.score.degraded",
+        "{score}",
+        "Scores fused without every signal that ran (TrustScore.degraded)",
+        None,
+    ),
+    (
+        "abstained_scores",
+        "trustscore.score.abstained",
+        "{score}",
+        "Scores of responses that decline to answer (TrustScore.abstained; not degraded)",
+        None,
+    ),
+    ("llm_requests", "trustscore.llm.requests", "{request}", "LLM requests sent, retries included", None),
+    ("llm_retries", "trustscore.llm.retries", "{request}", "LLM requests beyond the first of a call", None),
+    ("llm_cache_hits", "trustscore.llm.cache_hits", "{request}", "LLM calls answered from the cache", None),
+    ("token_usage", "gen_ai.client.token.usage", "{token}", "Tokens per LLM call", _TOKEN_BUCKETS),
+    (
+        "operation_duration",
+        "gen_ai.client.operation.duration",
+        "s",
+        "Seconds per LLM call",
+        _DURATION_BUCKETS,
+    ),
+    (
+        "monitor_dropped",
+        "trustscore.monitor.dropped",
+        "{sample}",
+        "Samples submitted to a Monitor and not queued (trustscore.monitor.drop_reason)",
+        None,
+    ),
+)
+"""Each instrument of :class:`Instruments`: its field, OpenTelemetry name, unit, description, and its
+bucket boundaries for a histogram (None: a counter)."""
 
 
 def instruments() -> Instruments | None:
