@@ -73,7 +73,6 @@ from trustscore.rows import (
 )
 from trustscore.scoring._batch import ProgressBar
 from trustscore.scoring._scorer import Scorer
-from trustscore.scoring._wiring import skipped_said_by_caller
 
 __all__ = [
     "add_parser",
@@ -152,8 +151,7 @@ def _positive_int(text: str) -> int:
 def build_scorer(config: Path | None, *, no_cache: bool) -> Scorer:
     """The Scorer a run uses (a seam: tests replace it with one made of fakes). The signals it skips
     for a missing extra are said once, by the run's summary (``not run:``), not also as a warning."""
-    with skipped_said_by_caller():
-        return Scorer.from_config(config, no_cache=no_cache)
+    return Scorer.from_config(config, no_cache=no_cache, warn_skipped=False)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from functools import partial
 from typing import Any
 
@@ -41,7 +41,6 @@ from trustscore.core._hashing import short_hash
 from trustscore.ray._driver_watch import stop_actor, watch_driver
 from trustscore.ray._rows import OUTPUT_SCHEMA, error_result, scored_result
 from trustscore.scoring._scorer import Scorer
-from trustscore.scoring._wiring import skipped_said_by_caller
 
 __all__ = ["BATCH_DEATHS", "SAMPLE_DEATHS", "ScoreBatches", "died_reason"]
 
@@ -206,5 +205,4 @@ async def _build(config: Config, no_cache: bool, *, quiet_skips: bool) -> Scorer
     """Built on the actor's loop, so whatever the Scorer binds to a loop binds to that one.
     ``quiet_skips``: the on-by-default signals it skips are said by the run (``skipped_to``), not
     warned about by this actor."""
-    with skipped_said_by_caller() if quiet_skips else nullcontext():
-        return Scorer.from_config(config, no_cache=no_cache)
+    return Scorer.from_config(config, no_cache=no_cache, warn_skipped=not quiet_skips)

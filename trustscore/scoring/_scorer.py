@@ -105,6 +105,7 @@ class Scorer:
         llms: Mapping[str, LLM] | None = None,
         fuser: Fuser | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        warn_skipped: bool = True,
     ) -> None:
         if config is not None and not isinstance(config, Config):
             raise InputError(
@@ -124,7 +125,9 @@ class Scorer:
         self._endpoints = Endpoints(self.config.endpoints, self.config.cache, llms=llms, transport=transport)
         self.skipped: dict[str, str] = {}
         """Signals on by default that do not run here because their extra is not installed (and the
-        config does not name them), with how to add each: no result is degraded for them."""
+        config does not name them), with how to add each: no result is degraded for them. Each is
+        warned about once a process, unless ``warn_skipped=False`` (for a caller that says them itself,
+        as the CLI's run summary does)."""
         self._sources = build_sources(
             self.config,
             self._endpoints,
@@ -132,6 +135,7 @@ class Scorer:
             local_signals=local_signals,
             extra=signals,
             skipped=self.skipped,
+            warn_skipped=warn_skipped,
         )
         self._fuser = fuser if fuser is not None else pick_fuser(self.config, self._sources)
         self._cascade = build_cascade(self.config, self._sources, self._fuser)
@@ -143,12 +147,13 @@ class Scorer:
         *,
         no_cache: bool = False,
         transport: httpx.AsyncBaseTransport | None = None,
+        warn_skipped: bool = True,
     ) -> Scorer:
         """Build from a TOML file (or a Config; None = the offline default: local signals only)."""
         cfg = config if isinstance(config, Config) else (Config.from_toml(config) if config else Config())
         if no_cache:
             cfg = cfg.model_copy(update={"cache": cfg.cache.model_copy(update={"mode": "off"})})
-        scorer = cls(cfg, transport=transport)
+        scorer = cls(cfg, transport=transport, warn_skipped=warn_skipped)
         if isinstance(config, str | Path) and config:
             scorer.config_source = str(config)
         return scorer

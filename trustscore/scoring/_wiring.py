@@ -10,9 +10,7 @@ name, the local cache), never the Config; heavy modules load only for the signal
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from typing import TypeVar
 
 from trustscore._config import Config
@@ -30,7 +28,7 @@ from trustscore.signals import (
 )
 from trustscore.signals._protocols import DeclaresKind, Judge, LocalSignal, SignalKind
 
-__all__ = ["build_sources", "pick_fuser", "skipped_said_by_caller"]
+__all__ = ["build_sources", "pick_fuser"]
 
 logger = logging.getLogger("trustscore")
 
@@ -43,12 +41,13 @@ def build_sources(
     local_signals: Sequence[LocalSignal] | None,
     extra: Sequence[Judge | LocalSignal],
     skipped: dict[str, str] | None = None,
+    warn_skipped: bool = True,
 ) -> list[Source]:
     """Configured judges (or ``judges``), configured local signals (or ``local_signals``), then
     ``extra``; two sources with one name are a ConfigError. A signal on by default whose extra is not
     installed, and which the config does not name (in its section or a cascade stage), is no source: it
-    goes into ``skipped`` with the reason and the install to add it (a signal the config names stays,
-    missing with its reason)."""
+    goes into ``skipped`` with the reason and the install to add it, and is warned about once a process
+    when ``warn_skipped`` (a signal the config names stays, missing with its reason)."""
     ctx = SignalContext(
         llm=endpoints.llm, endpoint_names=endpoints.names, local_cache=lambda: endpoints.local_cache
     )
@@ -70,7 +69,7 @@ def build_sources(
             unasked = config.signals.get(spec.name) is None and not staged
             if isinstance(local, UnavailableSource) and local.not_installed and unasked:
                 if skipped is not None:
-                    skipped[spec.name] = _skipping(spec, local.reason)
+                    skipped[spec.name] = _skipping(spec, local.reason, warn=warn_skipped)
                 continue
             if isinstance(local, UnavailableSource):
                 logger.warning("%s", local.reason)
@@ -203,24 +202,11 @@ def _missing_extra(spec: SignalSpec, error: ImportError, *, judge: bool) -> Unav
 _said_skipped: set[str] = set()
 """The on-by-default signals whose skipping this process has warned about (once each, not per Scorer)."""
 
-_caller_says_skipped: ContextVar[bool] = ContextVar("trustscore_caller_says_skipped", default=False)
 
-
-@contextmanager
-def skipped_said_by_caller() -> Iterator[None]:
-    """Scorers built inside do not warn about the on-by-default signals they skip: for a caller that
-    says so itself from ``Scorer.skipped`` (the CLI's run summary), so it is said once, not twice."""
-    token = _caller_says_skipped.set(True)
-    try:
-        yield
-    finally:
-        _caller_says_skipped.reset(token)
-
-
-def _skipping(spec: SignalSpec, reason: str) -> str:
+def _skipping(spec: SignalSpec, reason: str, *, warn: bool) -> str:
     why = reason.replace("is enabled but cannot be loaded", "is on by default but not installed", 1)
     said = f"{why}; it is skipped (no result is degraded for it)"
-    if spec.name not in _said_skipped and not _caller_says_skipped.get():
+    if warn and spec.name not in _said_skipped:
         _said_skipped.add(spec.name)
         logger.warning("%s", said)
     return said
