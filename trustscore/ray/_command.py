@@ -202,8 +202,7 @@ def _run_on_ray(
     import anyio
     import ray.data
 
-    from trustscore._errors import UsageError
-    from trustscore.ray._dataset import check_gpus, prepare_lines, prepare_records, score_prepared
+    from trustscore.ray._dataset import prepare_lines, prepare_records, score_prepared
     from trustscore.ray._datasink import PartFileDatasink
     from trustscore.ray._files import data_files, tally_rows
     from trustscore.ray._lines import JsonlLines
@@ -213,11 +212,7 @@ def _run_on_ray(
     incomplete = _incomplete(previous)
     try:
         ray.data.DataContext.get_current().enable_progress_bars = not args.no_progress
-        actors = args.actors or _default_actors(ray.cluster_resources())
-        try:
-            check_gpus(args.gpus_per_actor, actors, ray.cluster_resources(), name="--gpus-per-actor")
-        except ValueError as e:
-            raise UsageError(str(e)) from None
+        actors = _actor_count(args)
         prepare = prepare_lines if in_format == "jsonl" else prepare_records
 
         def prepared(skip: frozenset[str]) -> ray.data.Dataset:
@@ -270,6 +265,22 @@ def _run_on_ray(
     for line in not_run_lines(skipped_signals):  # the on-by-default signals the actors skipped, once each
         print(line, file=sys.stderr)
     return status
+
+
+def _actor_count(args: argparse.Namespace) -> int:
+    """``--actors``, else the default for the cluster, checked against the GPUs ``--gpus-per-actor`` asks
+    for (a UsageError when the cluster has too few)."""
+    import ray
+
+    from trustscore._errors import UsageError
+    from trustscore.ray._dataset import check_gpus
+
+    actors: int = args.actors or _default_actors(ray.cluster_resources())
+    try:
+        check_gpus(args.gpus_per_actor, actors, ray.cluster_resources(), name="--gpus-per-actor")
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    return actors
 
 
 def _incomplete(previous: IdIndex) -> IdIndex:
