@@ -185,17 +185,26 @@ async def test_server_errors_fail_over_without_using_a_retry(
 ) -> None:
     bad, good = fake_vllm_factory(echo), fake_vllm_factory(echo)
     bad.faults.add(Fault.server_error())
-    # No health probe within the test, however slow a loaded machine makes these ten calls: a probe
+    # No health probe within the test, however slow a loaded machine makes these calls: a probe
     # (due health_interval_s after the ejection) would let the bad replica back for one more request.
     endpoint = pool_endpoint([bad, good], max_retries=0, eject_after_failures=2, health_interval_s=86_400)
     llm = LLMClient(endpoint)
-    for i in range(10):
-        if i == 5:
-            clock.advance(60.0)  # a loaded machine: a minute between two calls
+
+    async def call(text: str) -> None:
         with Ticket() as ticket:
-            await llm.generate(ask(f"q{i}").within(CallContext(ticket=ticket)))
-    assert served(good) == 10
+            await llm.generate(ask(text).within(CallContext(ticket=ticket)))
+
+    # Which samples hash to `bad` first depends on the servers' ports: call until two have.
+    calls = 0
+    while len(bad.requests) < 2:
+        assert calls < 200, "no sample was ever routed to the first replica"
+        await call(f"q{calls}")
+        calls += 1
     assert llm.pool.replicas[0].ejected
+    clock.advance(60.0)  # a loaded machine: a minute between two calls
+    for i in range(10):
+        await call(f"after {i}")
+    assert served(good) == calls + 10  # every failed call was answered by the other replica
     assert len(bad.requests) == 2  # ejected after two failures in a row: no traffic since
     await llm.aclose()
 
