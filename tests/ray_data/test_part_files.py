@@ -97,6 +97,22 @@ async def test_an_input_rows_own_error_field_stays_in_its_row(
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+async def test_an_error_rows_reason_is_not_hidden_by_an_input_field_named_error(
+    tmp_path: Path, fmt: Format
+) -> None:
+    out = tmp_path / f"out.{fmt}"
+    out.mkdir()
+    path = out / f"a_000000.{fmt}"
+    carried = {"error": "typo in the source", "label": 1}
+    await _write(_part(path, fmt), [error_result("own", "scoring raised: boom", carried)])
+    (row,) = output_rows(str(out), fmt)
+    assert row["error"] == "scoring raised: boom" and row["label"] == 1
+    written = pq.read_table(path).column("result")[0].as_py() if fmt == "parquet" else path.read_text()
+    assert json.loads(written)["error"] == "scoring raised: boom", "the written line says the reason too"
+
+
+@pytest.mark.anyio
 async def test_a_failing_flush_still_closes_the_part_file(tmp_path: Path) -> None:
     stream = pafs.LocalFileSystem().open_output_stream(str(tmp_path / "a.parquet"))
     sink = PartFileSink("a.parquet", "parquet", lambda: stream)
