@@ -558,3 +558,18 @@ def test_more_gpus_than_the_cluster_has_is_a_clear_error(
     source = write_jsonl(tmp_path / "in.jsonl", rows(2))
     assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1", "--gpus-per-actor", "2") == 2
     assert "--gpus-per-actor=2 for 1 actor(s) needs 2 GPU(s)" in capsys.readouterr().err
+
+
+def test_more_actors_than_the_cluster_can_run_beside_its_reads_is_a_clear_error(
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import trustscore.ray
+
+    ds = ray.data.from_items(rows(2))
+    needs = r"actors=2 needs 3 CPUs \(one per actor and one for Ray Data's read and write tasks\)"
+    with pytest.raises(ValueError, match=needs):  # two actors on two CPUs: the read task never ran
+        trustscore.ray.score_dataset(ds, Config(), actors=2)
+    config = write_config(tmp_path, fake_vllm.base_url)
+    source = write_jsonl(tmp_path / "in.jsonl", rows(2))
+    assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "2") == 2
+    assert "--actors=2 needs 3 CPUs" in capsys.readouterr().err

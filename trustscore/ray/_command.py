@@ -268,16 +268,18 @@ def _run_on_ray(
 
 
 def _actor_count(args: argparse.Namespace) -> int:
-    """``--actors``, else the default for the cluster, checked against the GPUs ``--gpus-per-actor`` asks
-    for (a UsageError when the cluster has too few)."""
+    """``--actors``, else the default for the cluster, checked against the cluster's CPUs and the GPUs
+    ``--gpus-per-actor`` asks for (a UsageError when the cluster has too few)."""
     import ray
 
     from trustscore._errors import UsageError
-    from trustscore.ray._dataset import check_gpus
+    from trustscore.ray._dataset import check_cpus, check_gpus
 
-    actors: int = args.actors or _default_actors(ray.cluster_resources())
+    resources = ray.cluster_resources()
+    actors: int = args.actors or _default_actors(resources)
     try:
-        check_gpus(args.gpus_per_actor, actors, ray.cluster_resources(), name="--gpus-per-actor")
+        check_gpus(args.gpus_per_actor, actors, resources, name="--gpus-per-actor")
+        check_cpus(actors, resources, name="--actors")
     except ValueError as e:
         raise UsageError(str(e)) from None
     return actors
