@@ -143,6 +143,13 @@ def score_ray(source: Path, output: Path, config: Path, *extra: str) -> int:
     )
 
 
+def summary_lines(printed: str) -> list[str]:
+    """A run summary's lines less its first (the output's name) and its last (requests, cache hits and
+    seconds, which differ from run to run)."""
+    lines = [line.rstrip() for line in printed.splitlines() if line.strip()]
+    return lines[1:-1]
+
+
 def by_id(result_rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     ids = [str(r["id"]) for r in result_rows]
     assert len(ids) == len(set(ids)), "an id was written twice"
@@ -178,7 +185,7 @@ RESULT_KEYS = {
 
 
 def test_same_results_as_the_local_command_jsonl_and_parquet(
-    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path
+    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = write_config(tmp_path, fake_vllm.base_url)
     source = write_jsonl(tmp_path / "in.jsonl", rows(12, without_id=2))
@@ -186,8 +193,13 @@ def test_same_results_as_the_local_command_jsonl_and_parquet(
     local = by_id(read_jsonl(tmp_path / "local.jsonl"))
     assert len(local) == 14 and all(r["complete"] and r["score"] is not None for r in local.values())
 
+    local_summary = summary_lines(capsys.readouterr().out)
     assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1", "--batch-size", "4") == 0
     assert_same_results(local, by_id(output_rows(str(tmp_path / "out.jsonl"), "jsonl")))
+    ray_summary = summary_lines(capsys.readouterr().out)
+    signals = [line.split()[0] for line in ray_summary]
+    assert "score" in signals and "lexical" in signals, "the per-signal table"
+    assert ray_summary == local_summary, "the actors' shares of the summary add up to the local run's"
 
     table = pa.Table.from_pylist([{**r, "context": json.dumps(r["context"])} for r in rows(12, without_id=2)])
     # Parquet needs one type per column: the context goes in as a string here, so compare against
@@ -301,7 +313,7 @@ def test_retry_incomplete_replaces_cache_entries_trustscore_did_not_write(
     assert len(keys) == 4
 
     output = tmp_path / "out.jsonl"
-    assert score_ray(source, output, config, "--actors", "1") == 0
+    assert score_ray(source, output, config, "--actors", "1") == 1, "the local command's status: judge down"
     first = by_id(output_rows(str(output), "jsonl"))
     assert all(not r["complete"] for r in first.values())
     assert all("UnsafeCacheEntry" in r["signals"]["lynx"]["error"] for r in first.values())
@@ -314,10 +326,15 @@ def test_retry_incomplete_replaces_cache_entries_trustscore_did_not_write(
         assert all(replaced.get(key) != '{"choices": "PASS"}' for key in keys), "the entries were replaced"
 
 
-def test_endpoint_down_every_row_written_with_reasons(local_ray: str, tmp_path: Path) -> None:
+def test_endpoint_down_every_row_written_with_reasons(
+    local_ray: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = write_config(tmp_path, closed_port_url(), max_retries=0)
     source = write_jsonl(tmp_path / "in.jsonl", rows(6))
-    assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1") == 0
+    status = score_ray(source, tmp_path / "out.jsonl", config, "--actors", "1")
+    assert status == 1, "the local command's status"
+    err = capsys.readouterr().err
+    assert "every judge failed on all 6 scored row(s)" in err and "--retry-incomplete" in err
     out = by_id(output_rows(str(tmp_path / "out.jsonl"), "jsonl"))
     assert set(out) == {f"r{i}" for i in range(6)}
     for row in out.values():
@@ -478,7 +495,7 @@ def test_retry_incomplete_rescores_only_incomplete_rows_parquet(
     source = write_jsonl(tmp_path / "in.jsonl", rows(6))
     output = tmp_path / "out.parquet"
     down = write_config(tmp_path, closed_port_url(), max_retries=0)
-    assert score_ray(source, output, down, "--actors", "1", "--batch-size", "3") == 0
+    assert score_ray(source, output, down, "--actors", "1", "--batch-size", "3") == 1
     assert set(previous_rows(str(output), "parquet").values()) == {False}, "judges down: all incomplete"
 
     up = write_config(tmp_path, fake_vllm.base_url)
@@ -486,7 +503,7 @@ def test_retry_incomplete_rescores_only_incomplete_rows_parquet(
     assert score_ray(source, output, up, "--actors", "1") == 0
     kept = len(fake_vllm.engine.completion_requests()) == requests
     assert kept, "incomplete rows are kept without the flag"
-    assert "kept 6 incomplete row(s) of an earlier run" in capsys.readouterr().err
+    assert "kept 6 incomplete row(s) of an earlier run" in capsys.readouterr().out
 
     assert score_ray(source, output, up, "--actors", "1", "--retry-incomplete") == 0
     out = by_id(output_rows(str(output), "parquet"))

@@ -185,20 +185,8 @@ def run(args: argparse.Namespace) -> int:
     summary = anyio.run(go)
     summary.print()
     hints = "".join(f"; rows have {k!r}: did you mean {t.suggestion!r}?" for k, t in rows.lookalikes.items())
-    if summary.judges_down():
-        if summary.judges_down_transient:
-            fix = (
-                "for a transport or credential reason, e.g. {}; the rows are kept as incomplete: start "
-                "the server (or export the API key), then rerun with --retry-incomplete"
-            )
-        else:
-            fix = "e.g. {}; the scores stand on the other signals only (degraded): fix the judges' config"
-        print(
-            f"trustscore: error: every judge failed on all {summary.judge_rows} scored row(s) it ran on, "
-            + fix.format(summary.judge_failure)
-            + hints,
-            file=sys.stderr,
-        )
+    if (judges_down := summary.judges_down_error()) is not None:
+        print(judges_down + hints, file=sys.stderr)
         return 1
     return exit_status(
         fresh=not summary.skipped and not summary.kept_incomplete,

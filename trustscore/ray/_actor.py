@@ -40,6 +40,7 @@ from trustscore._types import Sample, TrustScore
 from trustscore.core._hashing import short_hash
 from trustscore.ray._driver_watch import stop_actor, watch_driver
 from trustscore.ray._rows import OUTPUT_SCHEMA, error_result, scored_result
+from trustscore.rows import ScoreRunSummary
 from trustscore.scoring._scorer import Scorer
 
 __all__ = ["BATCH_DEATHS", "SAMPLE_DEATHS", "ScoreBatches", "died_reason"]
@@ -63,8 +64,9 @@ def died_reason(deaths: int) -> str:
 
 class ScoreBatches:
     """``map_batches`` callable class: prepared rows (id, sample, error) in, result rows out.
-    ``skipped_to``: a :class:`~trustscore.ray._skipped.SkippedSignals` actor the on-by-default signals
-    this actor skips are noted in (the caller says them once); without one the actor warns itself."""
+    ``collector``: a :class:`~trustscore.ray._collector.RunCollector` actor told the on-by-default
+    signals this actor skips (the caller says them once; without one the actor warns itself) and each
+    batch's share of the run summary."""
 
     def __init__(
         self,
@@ -77,7 +79,7 @@ class ScoreBatches:
         carry: tuple[str, ...] = (),
         replace_unsafe_cache_entries: bool = False,
         driver: dict[str, object] | None = None,
-        skipped_to: Any = None,
+        collector: Any = None,
     ) -> None:
         watch_driver(driver, stop_actor)
         self._ledger = ledger
@@ -88,27 +90,34 @@ class ScoreBatches:
         self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal(backend="asyncio")
         self._portal = self._portal_cm.__enter__()
         parsed = Config.model_validate(config)
-        build = partial(_build, parsed, no_cache, quiet_skips=skipped_to is not None)
+        build = partial(_build, parsed, no_cache, quiet_skips=collector is not None)
         self._scorer: Scorer = self._portal.call(build)
-        if skipped_to is not None and self._scorer.skipped:
-            ray.get(skipped_to.note.remote(dict(self._scorer.skipped)))
+        self._collector = collector
+        if collector is not None and self._scorer.skipped:
+            ray.get(collector.note.remote(dict(self._scorer.skipped)))
         if replace_unsafe_cache_entries:
             self._scorer.replace_unsafe_cache_entries()
 
     def __call__(self, batch: pa.Table) -> pa.Table:
         rows = batch.to_pylist()
         key = "batch:" + short_hash("\n".join(r["id"] for r in rows), 32)
+        summary = ScoreRunSummary(output="", judges=self._scorer.judge_names)
         with self._calls.shared():
             deaths = ray.get(self._ledger.begin.remote(key))
             if deaths < BATCH_DEATHS:
-                out = self._score_rows(rows)
-                ray.get(self._ledger.end.remote(key))
-                return pa.Table.from_pylist(out, schema=OUTPUT_SCHEMA)
-        out = [self._score_alone(row) for row in rows]
+                out = self._score_rows(rows, summary)
+                return self._done(key, out, summary)
+        out = [self._score_alone(row, summary) for row in rows]
+        return self._done(key, out, summary)
+
+    def _done(self, key: str, out: list[dict[str, Any]], summary: ScoreRunSummary) -> pa.Table:
+        """The batch's result table, once its share of the summary is reported and the ledger told."""
+        if self._collector is not None:
+            ray.get(self._collector.add.remote(key, summary))
         ray.get(self._ledger.end.remote(key))
         return pa.Table.from_pylist(out, schema=OUTPUT_SCHEMA)
 
-    def _score_rows(self, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _score_rows(self, rows: list[dict[str, Any]], summary: ScoreRunSummary) -> list[dict[str, Any]]:
         samples = [Sample.model_validate_json(r["sample"]) for r in rows if r["error"] is None]
         results: list[TrustScore | Exception] = (
             self._portal.call(
@@ -126,28 +135,29 @@ class ScoreBatches:
         out = []
         for row in rows:
             if row["error"] is not None:
-                out.append(error_result(row["id"], row["error"], None, row["line"]))
+                out.append(_error(summary, row["id"], row["error"], None, row["line"]))
                 continue
             sample, result = next(scored)
             if isinstance(result, BaseException):
                 reason = f"scoring raised {type(result).__name__}: {result}"
-                out.append(error_result(row["id"], reason, dict(sample.metadata)))
+                out.append(_error(summary, row["id"], reason, dict(sample.metadata)))
             else:
                 out.append(scored_result(sample, result, self._carry))
+                summary.add(result)
         return out
 
-    def _score_alone(self, row: dict[str, Any]) -> dict[str, Any]:
+    def _score_alone(self, row: dict[str, Any], summary: ScoreRunSummary) -> dict[str, Any]:
         """One row of a batch that kept killing its actor, with no other call running in the actor."""
         if row["error"] is not None:
-            return error_result(row["id"], row["error"], None, row["line"])
+            return _error(summary, row["id"], row["error"], None, row["line"])
         key = "sample:" + row["id"]
         with self._calls.alone():
             deaths = ray.get(self._ledger.begin.remote(key))
             if deaths >= SAMPLE_DEATHS:
                 sample = Sample.model_validate_json(row["sample"])
-                out = error_result(row["id"], died_reason(deaths), dict(sample.metadata))
+                out = _error(summary, row["id"], died_reason(deaths), dict(sample.metadata))
             else:
-                (out,) = self._score_rows([row])
+                (out,) = self._score_rows([row], summary)
             ray.get(self._ledger.end.remote(key))
         return out
 
@@ -161,6 +171,18 @@ class ScoreBatches:
                 self._portal.call(scorer.aclose)
         finally:
             portal_cm.__exit__(None, None, None)
+
+
+def _error(
+    summary: ScoreRunSummary,
+    row_id: str,
+    reason: str,
+    carried: dict[str, Any] | None,
+    line: int | None = None,
+) -> dict[str, Any]:
+    """The error row's columns (:func:`~trustscore.ray._rows.error_result`), counted in ``summary``."""
+    summary.add_error(line, reason, row_id=row_id)
+    return error_result(row_id, reason, carried, line)
 
 
 class _SharedOrAlone:
@@ -203,6 +225,6 @@ class _SharedOrAlone:
 
 async def _build(config: Config, no_cache: bool, *, quiet_skips: bool) -> Scorer:
     """Built on the actor's loop, so whatever the Scorer binds to a loop binds to that one.
-    ``quiet_skips``: the on-by-default signals it skips are said by the run (``skipped_to``), not
+    ``quiet_skips``: the on-by-default signals it skips are said by the run (``collector``), not
     warned about by this actor."""
     return Scorer.from_config(config, no_cache=no_cache, warn_skipped=not quiet_skips)

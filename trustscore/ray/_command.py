@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trustscore.core._extras import install_extra
 from trustscore.ray._batch_size import DEFAULT_BATCH_SIZE
-from trustscore.rows import exit_status, not_run_lines
+from trustscore.rows import exit_status
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -202,11 +202,12 @@ def _run_on_ray(
     import anyio
     import ray.data
 
+    from trustscore.ray._collector import RunCollector
     from trustscore.ray._dataset import prepare_lines, prepare_records, score_prepared
     from trustscore.ray._datasink import PartFileDatasink
     from trustscore.ray._files import data_files, tally_rows
     from trustscore.ray._lines import JsonlLines
-    from trustscore.ray._skipped import SkippedSignals
+    from trustscore.rows import ScoreRunSummary
 
     output, (in_format, out_format) = sink.location, formats
     incomplete = _incomplete(previous)
@@ -231,7 +232,7 @@ def _run_on_ray(
         before, kept_incomplete = len(skip), 0 if args.retry_incomplete else len(incomplete)
         del previous, incomplete
         earlier_files = data_files(output)
-        skipped_to: Any = ray.remote(num_cpus=0)(SkippedSignals).remote()
+        collector: Any = ray.remote(num_cpus=0)(RunCollector).remote()
         scored = score_prepared(
             prepared(skip),
             config,
@@ -243,28 +244,26 @@ def _run_on_ray(
             num_gpus=args.gpus_per_actor,
             carry=args.carry,
             replace_unsafe_cache_entries=args.retry_incomplete,
-            skipped_to=skipped_to,
+            collector=collector,
         )
         del skip
         scored.write_datasink(PartFileDatasink(output, out_format))
-        skipped_signals: dict[str, str] = ray.get(skipped_to.reasons.remote())
+        run = ScoreRunSummary(
+            output=output, skipped=before - kept_incomplete, kept_incomplete=kept_incomplete
+        )
+        summary: ScoreRunSummary = ray.get(collector.summary.remote(run))
     finally:
         if own_ray:
             ray.shutdown()
+    summary.seconds = time.perf_counter() - started
+    summary.print()  # the local command's summary, from the actors' shares of it
     tally = tally_rows(output, out_format, data_files(output) - earlier_files)
     done = f"{before - kept_incomplete} already done, {actors} actor(s)"
-    status = _summarise(
-        tally,
-        output,
-        fresh=not before,
-        done=done,
-        retried=retried,
-        kept_incomplete=kept_incomplete,
-        started=started,
-    )
-    for line in not_run_lines(skipped_signals):  # the on-by-default signals the actors skipped, once each
-        print(line, file=sys.stderr)
-    return status
+    if (judges_down := summary.judges_down_error()) is not None:
+        _said_rows(tally, output, done=done, retried=retried, seconds=summary.seconds)
+        print(judges_down, file=sys.stderr)
+        return 1
+    return _summarise(tally, output, fresh=not before, done=done, retried=retried, seconds=summary.seconds)
 
 
 def _actor_count(args: argparse.Namespace) -> int:
@@ -296,29 +295,19 @@ def _incomplete(previous: IdIndex) -> IdIndex:
     return incomplete
 
 
-def _summarise(
-    tally: RunTally,
-    output: str,
-    *,
-    fresh: bool,
-    done: str,
-    retried: int,
-    kept_incomplete: int,
-    started: float,
-) -> int:
-    """The run's stderr lines and its exit status (the local run's rule: ``rows.exit_status``)."""
+def _said_rows(tally: RunTally, output: str, *, done: str, retried: int, seconds: float) -> None:
+    """The run's line of what it wrote (rows as its part files hold them)."""
     print(
         f"trustscore score --ray: {tally.rows - tally.errors} row(s) scored ({retried} of them incomplete "
         f"before){f', {tally.errors} error row(s)' if tally.errors else ''}, {done}, "
-        f"{time.perf_counter() - started:.1f}s -> {output}",
+        f"{seconds:.1f}s -> {output}",
         file=sys.stderr,
     )
-    if kept_incomplete:
-        print(
-            f"trustscore score --ray: kept {kept_incomplete} incomplete row(s) of an earlier run; "
-            "rerun with --retry-incomplete to score them again",
-            file=sys.stderr,
-        )
+
+
+def _summarise(tally: RunTally, output: str, *, fresh: bool, done: str, retried: int, seconds: float) -> int:
+    """The run's line of what it wrote and its exit status (the local run's rule: ``rows.exit_status``)."""
+    _said_rows(tally, output, done=done, retried=retried, seconds=seconds)
     return exit_status(
         fresh=fresh,
         scored=tally.rows - tally.errors,

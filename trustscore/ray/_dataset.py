@@ -107,15 +107,16 @@ def score_prepared(
     num_gpus: float | None = None,
     carry: Sequence[str] = (),
     replace_unsafe_cache_entries: bool = False,
-    skipped_to: Any = None,
+    collector: Any = None,
 ) -> ray.data.Dataset:
     """The actor-pool stage over rows made by :func:`prepare_lines` / :func:`prepare_records`.
 
     ``carry`` names sample fields (question, context, response) copied into each result row, as the
     local CLI's ``--carry``; ``replace_unsafe_cache_entries`` makes each actor's Scorer replace the
     cache entries trustscore did not write instead of refusing them (``--retry-incomplete``);
-    ``skipped_to``, a :class:`~trustscore.ray._skipped.SkippedSignals` actor, gathers the on-by-default
-    signals the actors skip for the caller to say once (each actor warns itself without one)."""
+    ``collector``, a :class:`~trustscore.ray._collector.RunCollector` actor, gathers the on-by-default
+    signals the actors skip for the caller to say once (each actor warns itself without one) and each
+    batch's share of the run summary."""
     import ray
     import ray.data
 
@@ -142,7 +143,7 @@ def score_prepared(
             "carry": tuple(carry),
             "replace_unsafe_cache_entries": replace_unsafe_cache_entries,
             "driver": this_driver(),  # actors on this machine stop when this process is gone
-            "skipped_to": skipped_to,
+            "collector": collector,
         },
         batch_size=batch_size,
         batch_format="pyarrow",

@@ -35,6 +35,19 @@ class CascadeSpend:
         for name in stop.skipped:
             self.skipped[name] = self.skipped.get(name, 0) + 1
 
+    def merge(self, other: CascadeSpend) -> None:
+        """Add what ``other`` counted over other rows of the same run."""
+        self.rows += other.rows
+        for mine, theirs in (
+            (self.stopped, other.stopped),
+            (self.ran_rows, other.ran_rows),
+            (self.skipped, other.skipped),
+        ):
+            for key, n in theirs.items():
+                mine[key] = mine.get(key, 0) + n
+        for name, usage in other.ran.items():
+            self.ran[name] = self.ran.get(name, Usage()) + usage
+
     def full_ensemble(self, spent: Usage) -> tuple[float, float, list[str]]:
         """(requests, tokens) the full ensemble would have spent on these rows, and the skipped signals
         that ran on no row (left out of that figure: nothing to price them by)."""

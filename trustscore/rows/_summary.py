@@ -90,13 +90,34 @@ class ScoreRunSummary:
         common = max(self.missing_reasons.items(), key=lambda kv: kv[1])
         return f"; most common reason, {common[1]} time(s): {common[0]}"
 
-    def add_error(self, line: int, reason: str) -> None:
+    def add_error(self, line: int | None, reason: str, *, row_id: str = "") -> None:
+        """Count an error row: its input ``line``, or its id where it has none (scoring raised)."""
         self.errors += 1
-        self.first_error = self.first_error or f"line {line}: {reason}"
+        where = f"line {line}" if line is not None else f"id {row_id!r}"
+        self.first_error = self.first_error or f"{where}: {reason}"
 
     def judges_down(self) -> bool:
         """Whether every judge failed on every scored row that ran one."""
         return self.judge_rows > 0 and self.judges_down_rows == self.judge_rows
+
+    def judges_down_error(self) -> str | None:
+        """The run's error line when every judge failed on every scored row that ran one (the run then
+        exits 1), with what to do about it; else None."""
+        if not self.judges_down():
+            return None
+        if self.judges_down_transient:
+            fix = (
+                f"for a transport or credential reason, e.g. {self.judge_failure}; the rows are kept as "
+                "incomplete: start the server (or export the API key), then rerun with --retry-incomplete"
+            )
+        else:
+            fix = (
+                f"e.g. {self.judge_failure}; the scores stand on the other signals only (degraded): fix "
+                "the judges' config"
+            )
+        return (
+            f"trustscore: error: every judge failed on all {self.judge_rows} scored row(s) it ran on, {fix}"
+        )
 
     calibrated: int = 0
     """Rows whose score claims to be a calibrated probability."""
@@ -159,6 +180,29 @@ class ScoreRunSummary:
                 tally.missing += 1
             else:
                 tally.total += signal.value
+
+    def merge(self, other: ScoreRunSummary) -> None:
+        """Add the rows ``other`` counted (another worker's share of the same run: ``score --ray``'s
+        actors each count their batches). The run's own facts (output, judges, skipped rows, seconds)
+        stay this summary's."""
+        for name in _SUMMED:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in _COUNTED:
+            mine: dict[str, int] = getattr(self, name)
+            for key, n in getattr(other, name).items():
+                if name != "missing_reasons" or key in mine or len(mine) < _MAX_REASONS:
+                    mine[key] = mine.get(key, 0) + n
+        for name, theirs in other.signals.items():
+            tally = self.signals.setdefault(name, _SignalTally())
+            tally.n += theirs.n
+            tally.missing += theirs.missing
+            tally.abstained += theirs.abstained
+            tally.total += theirs.total
+        self.skipped_signals = {**other.skipped_signals, **self.skipped_signals}
+        self.judges_down_transient &= other.judges_down_transient
+        self.judge_failure = self.judge_failure or other.judge_failure
+        self.first_error = self.first_error or other.first_error
+        self.cascade.merge(other.cascade)
 
     def print(self, file: IO[str] | None = None) -> None:
         """The run's summary: the per-signal table, then one plain line per fact (never wrapped, so a
@@ -268,6 +312,27 @@ class ScoreRunSummary:
                 f"e.g. {escape(self.first_error)}"
             )
         return lines
+
+
+_SUMMED = (
+    "scored",
+    "incomplete",
+    "no_score",
+    "score_total",
+    "usage",
+    "abstained",
+    "judge_rows",
+    "judges_down_rows",
+    "unsafe_cache_rows",
+    "degraded",
+    "errors",
+    "calibrated",
+    "domain_checked",
+    "outside_domain",
+)
+"""The :class:`ScoreRunSummary` fields :meth:`~ScoreRunSummary.merge` adds up."""
+_COUNTED = ("fusions", "missing_reasons", "not_calibrated_reasons", "outside_reasons")
+"""Its counts by key, merged key by key."""
 
 
 def exit_status(
