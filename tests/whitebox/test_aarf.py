@@ -15,7 +15,14 @@ from trustscore.whitebox._profile import (
     RedeepProfile,
     TrainingSummary,
 )
-from trustscore.whitebox.aarf import AARFSettings, Intervention, generate_with_aarf, load_for_aarf
+from trustscore.whitebox.aarf import (
+    AARFSettings,
+    Intervention,
+    _cache_keyword,
+    _cache_of,
+    generate_with_aarf,
+    load_for_aarf,
+)
 
 torch = pytest.importorskip("torch")
 
@@ -95,7 +102,8 @@ def test_the_intervened_pass_equals_a_forward_with_the_hooks_on(loaded) -> None:
         prefix = loaded.model(input_ids=ids, use_cache=True)
         with Intervention(loaded, HEADS, LAYERS, 3.0, 0.5) as iv:
             iv.active = True
-            logits = loaded.model(input_ids=full[:, -1:], past_key_values=prefix.past_key_values).logits
+            cache = {_cache_keyword(loaded.model): _cache_of(prefix)}  # either transformers' name
+            logits = loaded.model(input_ids=full[:, -1:], **cache).logits
     assert result.steps[1].token_id == int(logits[0, -1].argmax())
 
 

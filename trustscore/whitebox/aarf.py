@@ -22,6 +22,7 @@ so the model is loaded with ``attn_implementation="eager"``.
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -339,7 +340,8 @@ def _decode(
                 input_ids=torch.tensor([prompt_ids], device=device), use_cache=True, output_hidden_states=True
             )
             features.prompt_states = out.hidden_states[-1][0].float()
-            cache = out.past_key_values
+            cache = _cache_of(out)
+            cache_keyword = _cache_keyword(loaded.model)
             logits = out.logits[0, -1]
             for index in range(settings.max_new_tokens):
                 token = int(logits.argmax())
@@ -349,10 +351,10 @@ def _decode(
                 fed = torch.tensor([[token]], device=device)
                 out = loaded.model(
                     input_ids=fed,
-                    past_key_values=cache,
                     use_cache=True,
                     output_attentions=True,
                     output_hidden_states=True,
+                    **{cache_keyword: cache},
                 )
                 score = float(plan.score_fn(*features(out)))
                 if not math.isfinite(score):
@@ -363,7 +365,7 @@ def _decode(
                     cache.crop(length - cache.get_seq_length())  # negative: drop the step just run
                     intervention.active = True
                     try:
-                        out = loaded.model(input_ids=fed, past_key_values=cache, use_cache=True)
+                        out = loaded.model(input_ids=fed, use_cache=True, **{cache_keyword: cache})
                     finally:
                         intervention.active = False
                 step = AARFStep(index, token, tok.decode([token]), score, intervened)
@@ -375,6 +377,18 @@ def _decode(
             for h in handles:
                 h.remove()
     return steps
+
+
+def _cache_keyword(model: Any) -> str:
+    """The name of the key/value cache in the model's forward: transformers renamed ``past_key_values``
+    to ``cache`` (the old name, deprecated, goes in 5.40)."""
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
+
+
+def _cache_of(out: Any) -> Any:
+    """The key/value cache a forward returned, under either name (see :func:`_cache_keyword`)."""
+    cache = getattr(out, "cache", None)
+    return cache if cache is not None else out.past_key_values
 
 
 @contextmanager
