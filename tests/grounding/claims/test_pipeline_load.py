@@ -1,21 +1,39 @@
 """The pipeline as the claims check loads it (only the components it reads, the tokenizer built once
-from the package's file) parses exactly as spaCy's own ``spacy.load`` of the package does."""
+from the package's file, spaCy imported without its CLI and srsly's YAML API, the registries' entry
+points looked up by group) parses exactly as spaCy's own ``spacy.load`` of the package does."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 TRICKY = (
     "Dr. Smith's U.S.-based co. can't and won't pay $3.50 on Jan. 3rd, 2011 (see https://x.org/a?b=1), "
     "e.g. 5km at 10:30 a.m.; y'all said 'cause it's 14 March 2011 - not 2001!"
 )
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
-def _tokens(nlp: Any, text: str) -> list[tuple[Any, ...]]:
-    return [
-        (t.text, t.whitespace_, t.tag_, t.dep_, t.head.i, t.lemma_, t.ent_type_, t.is_sent_start, t.norm_)
-        for t in nlp(text)
+def _texts() -> list[str]:
+    """TRICKY and every question, context and response of the examples' samples."""
+    texts = [TRICKY]
+    for name in ("rag_samples.jsonl", "contrast_set.jsonl"):
+        for line in (EXAMPLES / name).read_text().splitlines():
+            row = json.loads(line)
+            texts += [row["question"], *row["context"], row["response"]]
+    return texts
+
+
+def _parsed(nlp: Any, text: str) -> tuple[Any, ...]:
+    """What the checks read of a doc: tokens, tags, dependencies, lemmas, entities, sentences."""
+    doc = nlp(text)
+    tokens = [
+        (t.text, t.whitespace_, t.tag_, t.pos_, t.dep_, t.head.i, t.lemma_, t.norm_, t.ent_iob_, t.ent_type_)
+        for t in doc
     ]
+    entities = [(e.start, e.end, e.label_) for e in doc.ents]
+    return tokens, entities, [(s.start, s.end) for s in doc.sents]
 
 
 def _tokenizer_state(nlp: Any) -> tuple[Any, ...]:
@@ -25,11 +43,13 @@ def _tokenizer_state(nlp: Any) -> tuple[Any, ...]:
 
 
 def test_the_loaded_pipeline_is_spacys_own_load_of_the_read_components(claims_check: Any) -> None:
+    import catalogue
     import spacy
 
     from trustscore.grounding.claims._pipeline import _FILLED_FROM_DISK, COMPONENTS
 
     ours = claims_check.pipeline.nlp()
+    assert not hasattr(catalogue.AVAILABLE_ENTRY_POINTS, "original")  # the index is gone after the load
     package = claims_check.pipeline.package
     shipped = spacy.info(package)["components"]
     theirs = spacy.load(package, exclude=[name for name in shipped if name not in COMPONENTS])
@@ -38,4 +58,7 @@ def test_the_loaded_pipeline_is_spacys_own_load_of_the_read_components(claims_ch
     assert set(ours.pipe_names) == COMPONENTS
     assert _tokenizer_state(ours) == _tokenizer_state(theirs)
     assert len(ours.tokenizer.rules) > 1000
-    assert _tokens(ours, TRICKY) == _tokens(theirs, TRICKY)
+    texts = _texts()
+    assert len(texts) > 100
+    for text in texts:
+        assert _parsed(ours, text) == _parsed(theirs, text), text

@@ -1,5 +1,6 @@
-"""spaCy is imported without its CLI, and without thinc importing torch (with torch when torch is
-already imported): each case in a fresh interpreter (what a process has imported cannot be undone)."""
+"""spaCy is imported without its CLI and srsly's YAML API, and without thinc importing torch (with
+torch when torch is already imported): each case in a fresh interpreter (what a process has imported
+cannot be undone)."""
 
 from __future__ import annotations
 
@@ -102,9 +103,71 @@ print(sys.modules['spacy.cli'].__file__.endswith('__init__.py'), spacy.cli is sy
 """
 
 
+def test_srsly_imports_without_its_yaml_api_and_the_api_imports_on_first_use() -> None:
+    out = _run(
+        "import sys\n"
+        "from trustscore.grounding.claims._thinc_import import import_spacy\n"
+        "import_spacy()\n"
+        "import srsly\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('srsly._yaml', 'srsly.ruamel'))))\n"
+        "text = srsly.yaml_dumps({'a': [1, 2]})\n"
+        "print(srsly.yaml_loads(text), srsly.is_yaml_serializable({'a': 1}), srsly.read_yaml.__name__)\n"
+        "import srsly._yaml_api as api\n"
+        "print(api.__file__.endswith('_yaml_api.py'), api is sys.modules['srsly._yaml_api'])\n"
+        "print(api.yaml_dumps({'a': [1, 2]}) == text, 'srsly.ruamel_yaml' in sys.modules)\n"
+    )
+    assert out.splitlines() == ["[]", "{'a': [1, 2]} True read_yaml", "True True", "True True"]
+
+
+def test_a_srsly_imported_before_keeps_its_yaml_api() -> None:
+    out = _run(
+        "import sys, srsly\n"
+        "from trustscore.grounding.claims._thinc_import import import_spacy\n"
+        "import_spacy()\n"
+        "print(srsly.yaml_dumps is sys.modules['srsly._yaml_api'].yaml_dumps)\n"
+    )
+    assert out == "True"
+
+
 def test_a_thread_importing_the_cli_meanwhile_gets_the_real_one() -> None:
     out = _run(_RACE)
     assert out.splitlines() == ["[('holder', True), ('statement', True)]", "True True"]
+
+
+# Another thread uses srsly's YAML API while spaCy imports: our import is held at spaCy's CLI stand-in
+# (srsly is imported by then, its YAML functions stand-ins) until that thread is about to call one.
+_YAML_RACE = """
+import sys, threading
+from trustscore.grounding.claims import _thinc_import as ti
+
+calling, seen = threading.Event(), {}
+
+def user():
+    import srsly
+    seen['during'] = 'srsly.ruamel_yaml' not in sys.modules
+    calling.set()
+    seen['loaded'] = srsly.yaml_loads(srsly.yaml_dumps({'a': [1, 2]}))
+
+thread = threading.Thread(target=user)
+exec_module = ti._StandInLoader.exec_module
+
+def blocking_exec_module(self, module):
+    if module.__name__ == 'spacy.cli.info' and not thread.is_alive():
+        thread.start()
+        calling.wait()
+    exec_module(self, module)
+
+ti._StandInLoader.exec_module = blocking_exec_module
+ti.import_spacy()
+thread.join()
+print(sorted(seen.items()))
+print(sys.modules['srsly._yaml_api'].__file__.endswith('_yaml_api.py'))
+"""
+
+
+def test_a_thread_using_srsly_yaml_meanwhile_gets_the_real_api() -> None:
+    out = _run(_YAML_RACE)
+    assert out.splitlines() == ["[('during', True), ('loaded', {'a': [1, 2]})]", "True"]
 
 
 def test_a_failed_import_leaves_nothing_behind_but_thinc_without_torch() -> None:
@@ -120,14 +183,23 @@ def test_a_failed_import_leaves_nothing_behind_but_thinc_without_torch() -> None
         "print(sorted(m for m in sys.modules if m == 'spacy' or m.startswith('spacy.cli')))\n"
         "import thinc.compat\n"
         "print('has_torch:', thinc.compat.has_torch)\n"
+        "import srsly\n"
+        "print(sys.modules.get('srsly._yaml_api'), srsly.yaml_loads('a: 1'))\n"
         "del sys.modules['spacy.vocab']\n"
         "import spacy.cli\n"
         "print(callable(spacy.cli.app), spacy.cli.__file__.endswith('__init__.py'))\n"
     )
-    assert out.splitlines() == ["failed: spacy.vocab", "False", "[]", "has_torch: False", "True True"]
+    assert out.splitlines() == [
+        "failed: spacy.vocab",
+        "False",
+        "[]",
+        "has_torch: False",
+        "None {'a': 1}",
+        "True True",
+    ]
 
 
-def test_only_spacy_itself_gets_the_cli_stand_in() -> None:
+def test_only_spacy_and_srsly_themselves_get_the_stand_ins() -> None:
     from trustscore.grounding.claims._thinc_import import _SpacyImportFinder
 
     finder = _SpacyImportFinder(keep_torch_out=False)
@@ -139,6 +211,9 @@ def test_only_spacy_itself_gets_the_cli_stand_in() -> None:
     assert (package.name, package.submodule_search_locations) == ("spacy.cli", [])
     assert (info.name, info.submodule_search_locations) == ("spacy.cli.info", None)
     assert eval('finder.find_spec("spacy.cli.download")', as_spacy) is None
+    assert eval('finder.find_spec("srsly._yaml_api")', as_spacy) is None
+    yaml = eval('finder.find_spec("srsly._yaml_api")', {"__name__": "srsly", "finder": finder})
+    assert (yaml.name, yaml.submodule_search_locations) == ("srsly._yaml_api", None)
 
 
 @needs_torch

@@ -8,8 +8,10 @@ of loading again. Only the components the checks read are loaded (:data:`COMPONE
 tags, the attribute ruler's coarse tags, the lemmatizer's lemmas, the parser's dependencies and
 sentences, the recogniser's entities, and the tok2vec they share); any other a package ships (the
 small English pipeline's disabled sentence recogniser) is excluded. The tokenizer is built once, from
-the package's own file (:func:`_tokenizer_filled_from_disk`), and spaCy is imported without its CLI
-and so that thinc does not import torch (:mod:`trustscore.grounding.claims._thinc_import`).
+the package's own file (:func:`_tokenizer_filled_from_disk`), spaCy is imported without its CLI
+and so that thinc does not import torch (:mod:`trustscore.grounding.claims._thinc_import`), and its
+registry looks up the installed packages' entry points by group while it loads
+(:mod:`trustscore.grounding.claims._entry_points`).
 
 One spaCy call is C work no budget check reaches (20,000 characters took 6.5 s on a busy 2-core
 machine), so a long text is parsed in pieces of at most :data:`PIECE_CHARS` characters and
@@ -30,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from trustscore.compute._deadline import checkpoint, clock_stopped
 from trustscore.grounding.claims._config import DEFAULT_PIPELINES
+from trustscore.grounding.claims._entry_points import entry_points_by_group
 from trustscore.grounding.claims._thinc_import import import_spacy
 
 if TYPE_CHECKING:
@@ -168,11 +171,12 @@ def _load(package: str) -> Language:
     shipped = spacy.util.load_meta(path / "meta.json")
     unused = [name for name in shipped.get("components", []) if name not in COMPONENTS]
     data = path / f"{shipped['lang']}_{shipped['name']}-{shipped['version']}"
-    if not (data / "tokenizer").is_file():
-        return spacy.load(package, exclude=unused)
-    spacy.registry.tokenizers.register(_FILLED_FROM_DISK, func=_tokenizer_filled_from_disk)
-    tokenizer = {"@tokenizers": _FILLED_FROM_DISK}
-    return spacy.load(package, exclude=unused, config={"nlp": {"tokenizer": tokenizer}})
+    with entry_points_by_group():
+        if not (data / "tokenizer").is_file():
+            return spacy.load(package, exclude=unused)
+        spacy.registry.tokenizers.register(_FILLED_FROM_DISK, func=_tokenizer_filled_from_disk)
+        tokenizer = {"@tokenizers": _FILLED_FROM_DISK}
+        return spacy.load(package, exclude=unused, config={"nlp": {"tokenizer": tokenizer}})
 
 
 _FILLED_FROM_DISK = "trustscore.tokenizer_filled_from_disk.v1"

@@ -1,4 +1,5 @@
-"""Import spaCy without what the claims check never runs: torch (through thinc) and spaCy's own CLI.
+"""Import spaCy without what the claims check never runs: torch (through thinc), spaCy's own CLI and
+srsly's YAML API.
 
 thinc (spaCy's model library) runs ``import torch`` inside ``try/except ImportError`` when
 ``thinc.compat`` is first imported, whether or not a pipeline uses it; with torch installed that import
@@ -6,28 +7,35 @@ costs seconds (docs/signals.md, "Loading cost with torch installed"), and the En
 claims check loads (tok2vec CNNs on numpy) never touch torch. spaCy's ``__init__`` imports
 ``spacy.cli.info`` for its ``spacy.info`` function, and with it the whole ``spacy.cli`` package: every
 command, typer, click, weasel, requests, jinja2 (about 350 modules, a third of spaCy's import time).
+srsly's ``__init__`` (spaCy's serialisation library) imports ``srsly._yaml_api`` for its five YAML
+functions, and with it its vendored ruamel.yaml (about 30 modules), which loading a pipeline never
+reads (its config is INI, its data JSON and msgpack).
 
 :func:`import_spacy` imports spaCy with a finder at the head of ``sys.meta_path`` that
 
 * answers "no such module" to an ``import torch`` made by ``thinc.compat`` itself (thinc then records
   ``has_torch = False`` for the process, which the numpy pipelines never read), and
-* gives the ``import spacy.cli`` / ``spacy.cli.info`` made by spaCy's own ``__init__`` a stand-in: a
-  lazy module whose names (``spacy.info`` included) are the real module's, imported on first use. The
-  stand-ins leave ``sys.modules`` as soon as spaCy's import ends, so a later ``import spacy.cli``
-  imports the real package; ``spacy.cli`` stays the stand-in until the real package is imported (by
-  such an import or by a first use).
+* gives the ``import spacy.cli`` / ``spacy.cli.info`` made by spaCy's own ``__init__``, and the
+  ``import srsly._yaml_api`` made by srsly's own, a stand-in (:data:`_STAND_INS`): a lazy module whose
+  names (``spacy.info``, ``srsly.read_yaml`` and the other YAML functions included) are the real
+  module's, imported on first use. The stand-ins leave ``sys.modules`` as soon as spaCy's import ends,
+  so a later ``import spacy.cli`` or ``import srsly._yaml_api`` imports the real module; the package's
+  attribute stays the stand-in until the real module is imported (by such an import or by a first use).
 
 The finder answers only on the thread running :func:`import_spacy`, and only to ``thinc.compat``
-(torch) and spaCy's ``__init__`` (its CLI). Another thread's ``import spacy.cli`` made while spaCy
-imports finds the stand-in in ``sys.modules``; a use of its names waits until spaCy's import ends and
-then imports the real ``spacy.cli``, so that thread gets the real names (on the importing thread, a use
-before the end is an ``AttributeError``: spaCy's ``__init__`` makes none).
+(torch) and to spaCy's and srsly's ``__init__`` (their CLI and YAML modules). Another thread's import
+of a stood-in module made while spaCy imports finds the stand-in in ``sys.modules``; a use of its
+names waits until spaCy's import ends and then imports the real module, so that thread gets the real
+names (on the importing thread, a use before the end is an ``AttributeError``: neither ``__init__``
+makes one).
 
 Torch is not kept out when it is already imported (thinc then sees it as it would), when thinc was
 already imported (its choice is made), or for a pipeline outside the defaults (a transformer pipeline
-needs thinc's torch wrapper). When spaCy's import fails, its error is raised as is, the finder and the
-stand-ins are gone and a later import starts afresh, but a ``thinc.compat`` imported by the failed
-attempt stays imported, with ``has_torch = False`` for the process.
+needs thinc's torch wrapper); srsly's YAML API is imported as usual when srsly was already imported.
+When spaCy's import fails, its error is raised as is, the finder and the stand-ins are gone and a later
+import starts afresh, but a ``thinc.compat`` imported by the failed attempt stays imported, with
+``has_torch = False`` for the process, and so does a srsly whose YAML functions import the real API on
+first use.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ import importlib
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from importlib.abc import Loader
 from importlib.machinery import ModuleSpec
 from types import FrameType, ModuleType
@@ -44,14 +53,32 @@ from typing import Any
 __all__ = ["import_spacy"]
 
 _THINC_COMPAT = "thinc.compat"
-_SPACY_CLI = "spacy.cli"
-_SPACY_CLI_INFO = "spacy.cli.info"
 _IMPORTING = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _StandIn:
+    """What a stood-in module is imported by, whether it is a package, and the names its importer
+    takes from it (each a function of the real module's, imported on the first call)."""
+
+    importer: str
+    package: bool = False
+    functions: tuple[str, ...] = ()
+
+
+_STAND_INS = {
+    "spacy.cli": _StandIn("spacy", package=True),
+    "spacy.cli.info": _StandIn("spacy", functions=("info",)),
+    "srsly._yaml_api": _StandIn(
+        "srsly", functions=("read_yaml", "write_yaml", "yaml_dumps", "yaml_loads", "is_yaml_serializable")
+    ),
+}
+"""The modules the finder stands in for while spaCy imports, by name."""
 
 
 class _SpacyImportFinder:
     """A meta-path finder, on the importing thread only: torch is not found for ``thinc.compat`` (when
-    ``keep_torch_out``), and spaCy's ``__init__`` gets stand-ins for its CLI modules."""
+    ``keep_torch_out``), and spaCy's and srsly's ``__init__`` get stand-ins (:data:`_STAND_INS`)."""
 
     def __init__(self, keep_torch_out: bool) -> None:
         self.keep_torch_out = keep_torch_out
@@ -67,9 +94,9 @@ class _SpacyImportFinder:
         if self.keep_torch_out and (name == "torch" or name.startswith("torch.")):
             if _importer(sys._getframe(1)) == _THINC_COMPAT:
                 raise ModuleNotFoundError(f"No module named {name!r} (not loaded for spaCy)", name=name)
-        elif name in (_SPACY_CLI, _SPACY_CLI_INFO) and _importer(sys._getframe(1)) == "spacy":
+        elif (stand_in := _STAND_INS.get(name)) and _importer(sys._getframe(1)) == stand_in.importer:
             self.stand_ins.append(name)
-            return ModuleSpec(name, _StandInLoader(self), is_package=name == _SPACY_CLI)
+            return ModuleSpec(name, _StandInLoader(self), is_package=stand_in.package)
         return None
 
     def remove_stand_ins(self) -> None:
@@ -81,29 +108,36 @@ class _SpacyImportFinder:
 
 
 class _StandInLoader(Loader):
-    """Makes the stand-ins for ``spacy.cli`` (a package) and ``spacy.cli.info`` (with a lazy ``info``):
-    modules whose other names are the real module's, imported on first use."""
+    """Makes the stand-ins of :data:`_STAND_INS`: modules whose functions call the real module's, and
+    whose other names are the real module's, imported on first use."""
 
     def __init__(self, finder: _SpacyImportFinder) -> None:
         self.finder = finder
 
     def create_module(self, spec: ModuleSpec) -> ModuleType:
-        module = ModuleType(spec.name, "stands in for spaCy's CLI until it is used")
-        if spec.name == _SPACY_CLI:
+        stand_in = _STAND_INS[spec.name]
+        module = ModuleType(spec.name, "stands in for a module spaCy's loading never uses, until it is used")
+        if stand_in.package:
             module.__path__ = []
-        else:
-            module.info = self._real_info  # type: ignore[attr-defined]
+        for function in stand_in.functions:
+            setattr(module, function, self._real_function(spec.name, function))
         vars(module)["__getattr__"] = self._real_attribute(spec.name)
         return module
 
     def exec_module(self, module: ModuleType) -> None:
         return None
 
-    def _real_info(self, *args: Any, **kwargs: Any) -> Any:
-        """``spacy.info``: spaCy's own, imported on the first call (once spaCy is imported)."""
-        self.finder.spacy_imported.wait()
-        real: Callable[..., Any] = importlib.import_module(_SPACY_CLI_INFO).info
-        return real(*args, **kwargs)
+    def _real_function(self, name: str, function: str) -> Callable[..., Any]:
+        finder = self.finder
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            finder.spacy_imported.wait()
+            real: Callable[..., Any] = getattr(importlib.import_module(name), function)
+            return real(*args, **kwargs)
+
+        call.__name__ = call.__qualname__ = function
+        call.__doc__ = f"``{name}.{function}``, imported on the first call (once spaCy is imported)."
+        return call
 
     def _real_attribute(self, name: str) -> Callable[[str], Any]:
         finder = self.finder
@@ -133,8 +167,8 @@ def _importer(frame: FrameType | None) -> str | None:
 
 
 def import_spacy(keep_torch_out: bool = True) -> ModuleType:
-    """``import spacy`` without its CLI, and with thinc kept from importing torch when
-    ``keep_torch_out`` and neither torch nor thinc is imported yet."""
+    """``import spacy`` without its CLI and srsly's YAML API, and with thinc kept from importing torch
+    when ``keep_torch_out`` and neither torch nor thinc is imported yet."""
     with _IMPORTING:
         if "spacy" in sys.modules:
             return importlib.import_module("spacy")
