@@ -52,6 +52,8 @@ __all__ = ["POLARITY_KINDS", "Facts", "Verdict", "check", "facts"]
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
 _SUBJECT_ROLES = frozenset({"nsubj", "nsubjpass"})
+_INCLUDING = frozenset({"include", "including", "with"})
+"""The predicates and roles that include a value (against an exception: "Sunday included")."""
 _AGENTS = frozenset({"person", "organisation", "place"})
 """Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
 organisation): under the same predicate and role a person's name stands in for a name of these."""
@@ -345,7 +347,12 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
     the same predicate with the negation flipped ("did not open in May 1998"), an antonym with the
     same negation ("open on Sundays" where the context says "closed on Sundays"), or the value as an
     exception where the response includes it ("Sunday included" where it says "except Sunday")."""
-    if matched and all(a.excluded != atom.excluded for a in matched) and not atom.negated:
+    if (
+        matched
+        and all(a.excluded != atom.excluded for a in matched)
+        and not atom.negated
+        and any(_same_exception(atom, a) for a in matched)
+    ):
         said = f"except {matched[0].text}" if matched[0].excluded else matched[0].text
         return _verdict(atom, "contradicted", said).with_kind("negation")
     stated = [
@@ -371,6 +378,14 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
         said = f"{other[0].predicate_text} {other[0].text}"
         return _verdict(atom, "contradicted", said).with_kind("predicate")
     return _verdict(atom, "supported")
+
+
+def _same_exception(atom: Atom, other: Atom) -> bool:
+    """Whether one atom includes the value the other excepts in the same statement: under the same
+    predicate ("open on Sunday" against "open every day except Sunday"), or said to be included ("Sunday
+    included", "with Wayne"). A name the context excepts from one thing may do another ("incorporated
+    without Wayne, who sold his share": "Wayne sold his share" is no inclusion)."""
+    return atom.predicate == other.predicate or bool(_INCLUDING & {atom.predicate, atom.role})
 
 
 def _related(atom: Atom, matched: list[Atom]) -> bool:

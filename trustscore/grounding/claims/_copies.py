@@ -12,8 +12,8 @@ fills, whatever the parse makes of it. So the two stretches are compared directl
   million" as "5 billion"; units as pint names them, :func:`._lexicon.unit`): **contradicted** (kind
   "number");
 - a word where the context has its antonym ("found guilty" copied as "found innocent"; WordNet's
-  direct antonyms of either's word or lemma, :func:`._lexicon.antonyms`): **contradicted** (kind
-  "predicate");
+  direct antonyms of either's word or lemma, :func:`._lexicon.antonyms`, and "before" / "after",
+  "start" / "end", :data:`_ORDER`): **contradicted** (kind "predicate");
 - a negation added or removed ("was on private land" copied as "was not on private land"):
   **contradicted** (kind "negation");
 - two stretches that exchange places ("Ann sued Bob" copied as "Bob sued Ann") where the parse gives
@@ -91,6 +91,16 @@ _MAX_CHANGED = 3
 """Words the changed stretch spans at most, on either side."""
 _MAX_NAME = 6
 """Words a changed name spans at most ("Greater Manchester Fire and Rescue Service")."""
+_ORDER = {
+    "before": frozenset(["after"]),
+    "after": frozenset(["before"]),
+    "start": frozenset(["end"]),
+    "end": frozenset(["start"]),
+}
+"""Opposites of time order that WordNet does not pair: "before" / "after" (prepositions and
+conjunctions, which WordNet leaves out) and "start" / "end" (WordNet pairs "start" with "finish" and
+"stop", "end" with "beginning" and "begin"); "the end of the tax year" copied as "the start of the tax
+year" says another time."""
 _APOSTROPHES = frozenset(["'", "\u2019"])
 _NAME_LINKS = frozenset(["of", "and", "for", "de", "la", "van", "von", "der", "du", "da", "del"])
 """Lower-case words a name may hold between its capitalised ones ("Department of Public Health")."""
@@ -262,7 +272,7 @@ def _opposite(said: _Token, stated: _Token, sides: tuple[Side, Side]) -> bool:
     theirs = {stated.key, sides[1].tokens.get(stated.start, (stated.key, None))[0]}
     mine |= base_forms(said.key)
     theirs |= base_forms(stated.key)
-    return any(theirs & antonyms(word) for word in mine)
+    return any(theirs & (antonyms(word) | _ORDER.get(word, frozenset())) for word in mine)
 
 
 def _exchanged(mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side]) -> Verdict | None:
