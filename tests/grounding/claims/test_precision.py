@@ -316,3 +316,21 @@ def test_you_in_the_context_is_not_the_subject_of_the_sentence_before(claims_che
     assert count(signal, "contradicted") == 0
     same = score(claims_check, "You cannot increase your score by adding more friends.", context)
     assert kinds(same) == ["negation"]
+
+
+def test_a_date_in_or_on_or_bare_is_one_time_slot_for_the_polarity(claims_check: ClaimsCheck) -> None:
+    """A date with "in", "on" or none is one slot (when): "not incorporated in 1977" denies what
+    "incorporated January 3, 1977" states, so the negation is read on it."""
+    context = "Apple was incorporated January 3, 1977 by Jobs and Wozniak."
+    signal = score(claims_check, "In 1977, Apple was not incorporated.", context)
+    assert kinds(signal) == ["negation"] and "1977" in contradictions(signal)[0]
+    assert count(score(claims_check, "Apple was incorporated in 1977.", context), "contradicted") == 0
+
+
+def test_worse_contradicts_better_said_of_the_same_value(claims_check: ClaimsCheck) -> None:
+    """spaCy lemmatises "better" as "well" and "worse" as "bad": the pair is an antonym of a predicate."""
+    context = "The air quality index in Sausalito is 13% better than the national average."
+    signal = score(claims_check, "The air quality index is 13% worse than the national average.", context)
+    assert kinds(signal) == ["predicate"]
+    same = score(claims_check, "The air quality index is 13% better than the national average.", context)
+    assert count(same, "contradicted") == 0

@@ -52,6 +52,7 @@ __all__ = ["POLARITY_KINDS", "Facts", "Verdict", "check", "facts"]
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
 _SUBJECT_ROLES = frozenset({"nsubj", "nsubjpass"})
+_TIME_ROLES = frozenset({"in", "on", "npadvmod", "tmod"})
 _INCLUDING = frozenset({"include", "including", "with"})
 """The predicates and roles that include a value (against an exception: "Sunday included")."""
 _AGENTS = frozenset({"person", "organisation", "place"})
@@ -297,7 +298,13 @@ def _same_role(atom: Atom, other: Atom) -> bool:
     """The same role in the clause; a number and a rival of the same stated unit need none."""
     if atom.unit is not None and atom.unit == other.unit:
         return True
-    return atom.role is not None and atom.role == other.role
+    return atom.role is not None and _slot(atom) == _slot(other)
+
+
+def _slot(atom: Atom) -> str | None:
+    """The atom's role, a date's time roles read as one ("in 1977", "on 3 January 1977" and the bare
+    "incorporated January 3, 1977" all say when)."""
+    return "when" if atom.kind == "date" and atom.role in _TIME_ROLES else atom.role
 
 
 def _comparable(atom: Atom, other: Atom) -> bool:
@@ -358,7 +365,7 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
     stated = [
         a
         for a in matched
-        if a.predicate is not None and a.role == atom.role and compatible(a.subject, atom.subject)
+        if a.predicate is not None and _slot(a) == _slot(atom) and compatible(a.subject, atom.subject)
     ]
     if (
         atom.predicate is None
