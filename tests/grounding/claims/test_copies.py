@@ -285,3 +285,18 @@ def test_a_copy_with_before_for_after_is_contradicted(claims_check: ClaimsCheck)
     )
     assert_decided_by(signal, "contradicted predicate: before: the context says after")
     assert not contradicted(score(claims_check, context, context))
+
+
+def test_a_copied_step_numbered_otherwise_is_still_read_as_a_copy(claims_check: ClaimsCheck) -> None:
+    """A recipe's step copied under another number ("4  Cook" for "3  Cook") is the same copy: a
+    negation added in it contradicts; the renumbering alone does not."""
+    context = (
+        "1 Add the tuna steaks. 2  The steaks should sizzle when added. 3  Cook, uncovered, for 6 to 9 "
+        "minutes or until the fish flakes but is still pink in the center."
+    )
+    step = "Cook, uncovered, for 6 to 9 minutes or until the fish flakes but is {}still pink in the center."
+    said = "4  " + step.format("not ")
+    signal = score(claims_check, said, context)
+    assert [k.split(":")[0] for k in contradicted(signal)] == ["contradicted negation"]
+    renumbered = "4  " + step.format("")
+    assert not contradicted(score(claims_check, renumbered, context))

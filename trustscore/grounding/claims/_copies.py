@@ -91,6 +91,7 @@ _MAX_CHANGED = 3
 """Words the changed stretch spans at most, on either side."""
 _MAX_NAME = 6
 """Words a changed name spans at most ("Greater Manchester Fire and Rescue Service")."""
+_ITEM_ENDS = frozenset([".", ")", ":"])
 _ORDER = {
     "before": frozenset(["after"]),
     "after": frozenset(["before"]),
@@ -154,8 +155,8 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
         mine = _tokens(response.text, start, end)
         if _keys(mine) in whole:
             continue  # the context says it word for word somewhere (its sentences split otherwise)
-        theirs = _tokens(context.text, *context.bounds[target])
-        verdict = _changed(mine, theirs, (response, context), (known, proper))
+        theirs = _unnumbered(_tokens(context.text, *context.bounds[target]))
+        verdict = _changed(_unnumbered(mine), theirs, (response, context), (known, proper))
         if verdict is not None:
             out.append(Change(verdict, n))
     return out
@@ -176,6 +177,16 @@ def _proper_words(context: Side) -> set[str]:
 
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
     return [_Token(m.group(), start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
+
+
+def _unnumbered(tokens: list[_Token]) -> list[_Token]:
+    """The sentence without a list item's number opening it ("4  Cook, uncovered, ..." copied from "3
+    Cook, uncovered, ...": the steps are numbered otherwise, the step itself is the copy)."""
+    if len(tokens) > 2 and tokens[0].text.isdigit() and tokens[1].text in _ITEM_ENDS:
+        return tokens[2:]
+    if len(tokens) > 1 and tokens[0].text.isdigit() and tokens[1].text[0].isupper():
+        return tokens[1:]
+    return tokens
 
 
 def _keys(tokens: list[_Token]) -> str:
