@@ -247,3 +247,56 @@ def test_a_capitalised_opening_word_is_no_name_however_the_context_writes_it(
     answer = "Place the tray in the hot oven for ten minutes and wait."
     signal = claims_check.score(Sample(question="How?", context=[context], response=answer))
     assert not contradicted(signal)
+
+
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        (
+            "A P60 is a summary document given to employees by their employer at the start of the tax year "
+            "(5th April).",
+            "contradicted predicate: start: the context says end",
+        ),
+        (
+            "Milano, who was on a trip with her husband that she described as a romantic getaway, was "
+            "furious. The hearing was set for April 14 at the county court before the sheep were found.",
+            None,
+        ),
+    ],
+)
+def test_a_copy_that_moves_a_time_order_word_is_contradicted(
+    claims_check: ClaimsCheck, answer: str, label: str | None
+) -> None:
+    """ "start" for "end" and "before" for "after" contradict though WordNet does not pair them; a
+    sentence the context does not copy is not read so."""
+    signal = score(claims_check, answer)
+    if label is None:
+        assert not contradicted(signal)
+    else:
+        assert_decided_by(signal, label)
+
+
+def test_a_copy_with_before_for_after_is_contradicted(claims_check: ClaimsCheck) -> None:
+    context = "Chill the custard thoroughly for at least two hours after cooking it, then serve it cold."
+    signal = score(
+        claims_check,
+        "Chill the custard thoroughly for at least two hours before cooking it, then serve it cold.",
+        context,
+    )
+    assert_decided_by(signal, "contradicted predicate: before: the context says after")
+    assert not contradicted(score(claims_check, context, context))
+
+
+def test_a_copied_step_numbered_otherwise_is_still_read_as_a_copy(claims_check: ClaimsCheck) -> None:
+    """A recipe's step copied under another number ("4  Cook" for "3  Cook") is the same copy: a
+    negation added in it contradicts; the renumbering alone does not."""
+    context = (
+        "1 Add the tuna steaks. 2  The steaks should sizzle when added. 3  Cook, uncovered, for 6 to 9 "
+        "minutes or until the fish flakes but is still pink in the center."
+    )
+    step = "Cook, uncovered, for 6 to 9 minutes or until the fish flakes but is {}still pink in the center."
+    said = "4  " + step.format("not ")
+    signal = score(claims_check, said, context)
+    assert [k.split(":")[0] for k in contradicted(signal)] == ["contradicted negation"]
+    renumbered = "4  " + step.format("")
+    assert not contradicted(score(claims_check, renumbered, context))

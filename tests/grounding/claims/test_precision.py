@@ -285,3 +285,52 @@ def test_a_wordnet_antonym_of_the_contexts_predicate_contradicts(claims_check: C
     context = "The school's playground is small. Its library is new."
     assert kinds(score(claims_check, "The playground is large.", context, "")) == ["predicate"]
     assert score(claims_check, "The playground is not large.", context, "").value == 1.0
+
+
+def test_a_name_the_context_excepts_from_one_statement_may_do_another(claims_check: ClaimsCheck) -> None:
+    """ "without Wayne" excepts him from the incorporation only: that he sold his share is no inclusion;
+    saying he was there ("with Wayne") still contradicts the exception."""
+    context = (
+        "Apple was incorporated January 3, 1977 without Wayne, who sold his share of the company back to "
+        "Jobs and Wozniak for $800."
+    )
+    sold = score(
+        claims_check,
+        "In 1977, Apple was incorporated, and Wayne sold his share of the company back to Jobs and Wozniak.",
+        context,
+    )
+    assert not contradictions(sold) and sold.value == 1.0
+    with_him = score(claims_check, "Apple was incorporated in 1977 with Wayne.", context)
+    assert kinds(with_him) == ["negation"] and "except Wayne" in contradictions(with_him)[0]
+
+
+def test_you_in_the_context_is_not_the_subject_of_the_sentence_before(claims_check: ClaimsCheck) -> None:
+    """A clause whose subject is "you" speaks of the reader, not of the previous sentence's subject:
+    "you can increase your score" is not what "watching stories does not increase your score" denies."""
+    context = (
+        "The obvious way to increase your Snapchat score is to send and receive more Snaps. Remember, you "
+        "can increase your score simply by adding more friends and increasing your Snapchat interaction."
+    )
+    answer = "No, watching Snapchat stories does not increase your score."
+    signal = score(claims_check, answer, context, "Does watching Snapchat stories increase your score?")
+    assert count(signal, "contradicted") == 0
+    same = score(claims_check, "You cannot increase your score by adding more friends.", context)
+    assert kinds(same) == ["negation"]
+
+
+def test_a_date_in_or_on_or_bare_is_one_time_slot_for_the_polarity(claims_check: ClaimsCheck) -> None:
+    """A date with "in", "on" or none is one slot (when): "not incorporated in 1977" denies what
+    "incorporated January 3, 1977" states, so the negation is read on it."""
+    context = "Apple was incorporated January 3, 1977 by Jobs and Wozniak."
+    signal = score(claims_check, "In 1977, Apple was not incorporated.", context)
+    assert kinds(signal) == ["negation"] and "1977" in contradictions(signal)[0]
+    assert count(score(claims_check, "Apple was incorporated in 1977.", context), "contradicted") == 0
+
+
+def test_worse_contradicts_better_said_of_the_same_value(claims_check: ClaimsCheck) -> None:
+    """spaCy lemmatises "better" as "well" and "worse" as "bad": the pair is an antonym of a predicate."""
+    context = "The air quality index in Sausalito is 13% better than the national average."
+    signal = score(claims_check, "The air quality index is 13% worse than the national average.", context)
+    assert kinds(signal) == ["predicate"]
+    same = score(claims_check, "The air quality index is 13% better than the national average.", context)
+    assert count(same, "contradicted") == 0

@@ -52,6 +52,9 @@ __all__ = ["POLARITY_KINDS", "Facts", "Verdict", "check", "facts"]
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
 _SUBJECT_ROLES = frozenset({"nsubj", "nsubjpass"})
+_TIME_ROLES = frozenset({"in", "on", "npadvmod", "tmod"})
+_INCLUDING = frozenset({"include", "including", "with"})
+"""The predicates and roles that include a value (against an exception: "Sunday included")."""
 _AGENTS = frozenset({"person", "organisation", "place"})
 """Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
 organisation): under the same predicate and role a person's name stands in for a name of these."""
@@ -295,7 +298,13 @@ def _same_role(atom: Atom, other: Atom) -> bool:
     """The same role in the clause; a number and a rival of the same stated unit need none."""
     if atom.unit is not None and atom.unit == other.unit:
         return True
-    return atom.role is not None and atom.role == other.role
+    return atom.role is not None and _slot(atom) == _slot(other)
+
+
+def _slot(atom: Atom) -> str | None:
+    """The atom's role, a date's time roles read as one ("in 1977", "on 3 January 1977" and the bare
+    "incorporated January 3, 1977" all say when)."""
+    return "when" if atom.kind == "date" and atom.role in _TIME_ROLES else atom.role
 
 
 def _comparable(atom: Atom, other: Atom) -> bool:
@@ -345,13 +354,18 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
     the same predicate with the negation flipped ("did not open in May 1998"), an antonym with the
     same negation ("open on Sundays" where the context says "closed on Sundays"), or the value as an
     exception where the response includes it ("Sunday included" where it says "except Sunday")."""
-    if matched and all(a.excluded != atom.excluded for a in matched) and not atom.negated:
+    if (
+        matched
+        and all(a.excluded != atom.excluded for a in matched)
+        and not atom.negated
+        and any(_same_exception(atom, a) for a in matched)
+    ):
         said = f"except {matched[0].text}" if matched[0].excluded else matched[0].text
         return _verdict(atom, "contradicted", said).with_kind("negation")
     stated = [
         a
         for a in matched
-        if a.predicate is not None and a.role == atom.role and compatible(a.subject, atom.subject)
+        if a.predicate is not None and _slot(a) == _slot(atom) and compatible(a.subject, atom.subject)
     ]
     if (
         atom.predicate is None
@@ -371,6 +385,14 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
         said = f"{other[0].predicate_text} {other[0].text}"
         return _verdict(atom, "contradicted", said).with_kind("predicate")
     return _verdict(atom, "supported")
+
+
+def _same_exception(atom: Atom, other: Atom) -> bool:
+    """Whether one atom includes the value the other excepts in the same statement: under the same
+    predicate ("open on Sunday" against "open every day except Sunday"), or said to be included ("Sunday
+    included", "with Wayne"). A name the context excepts from one thing may do another ("incorporated
+    without Wayne, who sold his share": "Wayne sold his share" is no inclusion)."""
+    return atom.predicate == other.predicate or bool(_INCLUDING & {atom.predicate, atom.role})
 
 
 def _related(atom: Atom, matched: list[Atom]) -> bool:

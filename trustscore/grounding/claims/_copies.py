@@ -12,8 +12,8 @@ fills, whatever the parse makes of it. So the two stretches are compared directl
   million" as "5 billion"; units as pint names them, :func:`._lexicon.unit`): **contradicted** (kind
   "number");
 - a word where the context has its antonym ("found guilty" copied as "found innocent"; WordNet's
-  direct antonyms of either's word or lemma, :func:`._lexicon.antonyms`): **contradicted** (kind
-  "predicate");
+  direct antonyms of either's word or lemma, :func:`._lexicon.antonyms`, and "before" / "after",
+  "start" / "end", :data:`_ORDER`): **contradicted** (kind "predicate");
 - a negation added or removed ("was on private land" copied as "was not on private land"):
   **contradicted** (kind "negation");
 - two stretches that exchange places ("Ann sued Bob" copied as "Bob sued Ann") where the parse gives
@@ -91,6 +91,17 @@ _MAX_CHANGED = 3
 """Words the changed stretch spans at most, on either side."""
 _MAX_NAME = 6
 """Words a changed name spans at most ("Greater Manchester Fire and Rescue Service")."""
+_ITEM_ENDS = frozenset([".", ")", ":"])
+_ORDER = {
+    "before": frozenset(["after"]),
+    "after": frozenset(["before"]),
+    "start": frozenset(["end"]),
+    "end": frozenset(["start"]),
+}
+"""Opposites of time order that WordNet does not pair: "before" / "after" (prepositions and
+conjunctions, which WordNet leaves out) and "start" / "end" (WordNet pairs "start" with "finish" and
+"stop", "end" with "beginning" and "begin"); "the end of the tax year" copied as "the start of the tax
+year" says another time."""
 _APOSTROPHES = frozenset(["'", "\u2019"])
 _NAME_LINKS = frozenset(["of", "and", "for", "de", "la", "van", "von", "der", "du", "da", "del"])
 """Lower-case words a name may hold between its capitalised ones ("Department of Public Health")."""
@@ -144,8 +155,8 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
         mine = _tokens(response.text, start, end)
         if _keys(mine) in whole:
             continue  # the context says it word for word somewhere (its sentences split otherwise)
-        theirs = _tokens(context.text, *context.bounds[target])
-        verdict = _changed(mine, theirs, (response, context), (known, proper))
+        theirs = _unnumbered(_tokens(context.text, *context.bounds[target]))
+        verdict = _changed(_unnumbered(mine), theirs, (response, context), (known, proper))
         if verdict is not None:
             out.append(Change(verdict, n))
     return out
@@ -166,6 +177,16 @@ def _proper_words(context: Side) -> set[str]:
 
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
     return [_Token(m.group(), start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
+
+
+def _unnumbered(tokens: list[_Token]) -> list[_Token]:
+    """The sentence without a list item's number opening it ("4  Cook, uncovered, ..." copied from "3
+    Cook, uncovered, ...": the steps are numbered otherwise, the step itself is the copy)."""
+    if len(tokens) > 2 and tokens[0].text.isdigit() and tokens[1].text in _ITEM_ENDS:
+        return tokens[2:]
+    if len(tokens) > 1 and tokens[0].text.isdigit() and tokens[1].text[0].isupper():
+        return tokens[1:]
+    return tokens
 
 
 def _keys(tokens: list[_Token]) -> str:
@@ -262,7 +283,7 @@ def _opposite(said: _Token, stated: _Token, sides: tuple[Side, Side]) -> bool:
     theirs = {stated.key, sides[1].tokens.get(stated.start, (stated.key, None))[0]}
     mine |= base_forms(said.key)
     theirs |= base_forms(stated.key)
-    return any(theirs & antonyms(word) for word in mine)
+    return any(theirs & (antonyms(word) | _ORDER.get(word, frozenset())) for word in mine)
 
 
 def _exchanged(mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side]) -> Verdict | None:

@@ -45,6 +45,7 @@ _PAIRS = (
     ("safe", ("dangerous", "unsafe")),
     ("guilty", ("innocent",)),
     ("positive", ("negative",)),
+    ("well", ("bad",)),  # spaCy's lemmas of "better" and "worse"
     ("agree", ("disagree",)),
     ("support", ("oppose",)),
     ("confirm", ("deny",)),

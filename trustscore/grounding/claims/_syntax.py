@@ -31,6 +31,11 @@ _CONDITIONS = frozenset(
 """Marks of a clause that is not asserted on its own: a condition, a time, a cause or a concession."""
 
 
+_PERSONS = frozenset({"i", "we", "you"})
+"""Subjects that name the speaker or the reader, never the sentence before's subject: "you can increase
+your score" says nothing of the "Snapchat stories" another sentence speaks of."""
+
+
 def _words(tokens: list[Token] | Span) -> frozenset[str]:
     return frozenset(
         t.lemma_.casefold() for t in tokens if t.pos_ in ("NOUN", "PROPN") and t.is_alpha and not t.is_stop
@@ -84,6 +89,8 @@ def _subject_words(predicate: Token) -> frozenset[str]:
         return _words([t for t in predicate.head.subtree if t.i <= predicate.head.i])
     for child in _children(predicate):
         if child.dep_ in _SUBJECTS:
+            if child.lower_ in _PERSONS:
+                return frozenset({child.lower_})
             return _words(list(child.subtree))
     if predicate.dep_ in ("acomp", "attr", "xcomp") and predicate.head.i != predicate.i:
         return _subject_words(predicate.head)
