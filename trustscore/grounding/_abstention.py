@@ -27,7 +27,12 @@ _PATTERNS = (
     r"\s+(?:say|state|mention|specify|provide|include|contain|give|indicate|tell|describe|cover|address)",
     # "is not mentioned / stated / given in the context"
     r"\b(?:is|are|was|were)\s+not\s+(?:mentioned|stated|specified|provided|given|included|indicated|"
-    r"described|addressed|available|known)\b",
+    r"described|addressed)\b",
+    # "not available / known" declines only of the information or the source: "WiFi is not available",
+    # "it is not known as the gain" state a fact
+    r"\b(?:information|details?|answers?|data|it|this|that)\s+(?:is|are|was|were)\s+not\s+(?:available|known)"
+    r"\b(?!\s+(?:as|for|to)\b)",
+    rf"\bnot\s+(?:available|known)\s+(?:in|from)\s+{_SOURCE}",
     r"\bnot\s+(?:mentioned|stated|specified|provided|given)\s+in\b",
     # "there is no information about ...", "no information is given"
     r"\b(?:there\s+is|there['’]s|i\s+have|i\s+found|contains?)\s+no\s+(?:information|mention|details?|data|answer)\b",

@@ -20,6 +20,9 @@ from .library import CONTEXT, GERMAN, QUESTION, VERBATIM
         "There is no information about the founder.",
         "The founder cannot be determined from the text.",
         "I am unable to answer that from the documents provided.",
+        "This information is not available in the context.",
+        "It is not known who founded the library.",
+        "The opening hours are not available from the passage.",
     ],
 )
 def test_declining_answers_are_abstentions(response: str) -> None:
@@ -32,6 +35,10 @@ def test_declining_answers_are_abstentions(response: str) -> None:
         VERBATIM,
         "It does not open on Sundays.",
         "No, the library is closed on Sundays.",
+        "The ambiance is casual, and WiFi is not available.",
+        "He is not available for the game on Saturday.",
+        "The ratio is not known as the current gain.",
+        "It is not known for its garden.",
         "The context says it opened in 2011. "
         + "It has a garden and many books. " * 8
         + "The context does not say who founded it.",
