@@ -30,8 +30,9 @@ _PATTERNS = (
     r"described|addressed)\b",
     # "not available / known" declines only of the information or the source: "WiFi is not available",
     # "it is not known as the gain" state a fact
-    r"\b(?:information|details?|answers?|data|it|this|that)\s+(?:is|are|was|were)\s+not\s+(?:available|known)"
+    r"\b(?:information|details?|answers?|data)\s+(?:is|are|was|were)\s+not\s+(?:available|known)"
     r"\b(?!\s+(?:as|for|to)\b)",
+    r"\b(?:it|this|that)\s+(?:is|was)\s+not\s+known\s+(?:who|whom|whose|whether|what|when|where|why|how|if)\b",
     rf"\bnot\s+(?:available|known)\s+(?:in|from)\s+{_SOURCE}",
     r"\bnot\s+(?:mentioned|stated|specified|provided|given)\s+in\b",
     # "there is no information about ...", "no information is given"

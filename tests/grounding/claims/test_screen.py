@@ -39,6 +39,9 @@ def test_declining_answers_are_abstentions(response: str) -> None:
         "He is not available for the game on Saturday.",
         "The ratio is not known as the current gain.",
         "It is not known for its garden.",
+        "It is not available in Europe.",
+        "This is not available in red.",
+        "It is not available on weekends; the shop is closed.",
         "The context says it opened in 2011. "
         + "It has a garden and many books. " * 8
         + "The context does not say who founded it.",
