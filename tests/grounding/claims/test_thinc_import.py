@@ -170,6 +170,38 @@ def test_a_thread_using_srsly_yaml_meanwhile_gets_the_real_api() -> None:
     assert out.splitlines() == ["[('during', True), ('loaded', {'a': [1, 2]})]", "True"]
 
 
+# A YAML function called on the importing thread itself, before spaCy's import ends (a plug-in
+# imported meanwhile): a clear error, not a wait for an import that is below the call.
+_YAML_ON_THE_IMPORTING_THREAD = """
+from trustscore.grounding.claims import _thinc_import as ti
+
+exec_module, seen = ti._StandInLoader.exec_module, []
+
+def calling_exec_module(self, module):
+    if module.__name__ == 'spacy.cli.info' and not seen:
+        import srsly
+        try:
+            srsly.yaml_loads('a: 1')
+        except AttributeError as error:
+            seen.append(str(error))
+    exec_module(self, module)
+
+ti._StandInLoader.exec_module = calling_exec_module
+ti.import_spacy()
+import srsly
+print(seen)
+print(srsly.yaml_loads('a: 1'))
+"""
+
+
+def test_a_yaml_call_on_the_importing_thread_is_an_error_not_a_wait() -> None:
+    out = _run(_YAML_ON_THE_IMPORTING_THREAD)
+    assert out.splitlines() == [
+        "['srsly._yaml_api.yaml_loads is not available while spaCy imports']",
+        "{'a': 1}",
+    ]
+
+
 def test_a_failed_import_leaves_nothing_behind_but_thinc_without_torch() -> None:
     out = _run(
         "import sys\n"

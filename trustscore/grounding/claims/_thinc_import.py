@@ -131,6 +131,9 @@ class _StandInLoader(Loader):
         finder = self.finder
 
         def call(*args: Any, **kwargs: Any) -> Any:
+            if not finder.spacy_imported.is_set() and threading.get_ident() == finder.thread:
+                # On the importing thread the wait would never end (spaCy's import is below this call).
+                raise AttributeError(f"{name}.{function} is not available while spaCy imports")
             finder.spacy_imported.wait()
             real: Callable[..., Any] = getattr(importlib.import_module(name), function)
             return real(*args, **kwargs)
