@@ -81,13 +81,14 @@ class ScoreRunSummary:
     errors: int = 0
     """Input rows written as error rows (invalid, or refused by ``fusion.on_missing = "raise"``)."""
     first_error: str = ""
-    """The first error row's line and reason, for the message."""
+    """One error row's line (or id) and reason, for the message: the first written, or under ``--ray`` the
+    first of the first batch to end."""
 
     def most_common_missing(self) -> str:
         """ "; most common reason, N time(s): ..." for a run where no signal gave a value, or ""."""
         if not self.missing_reasons:
             return ""
-        common = max(self.missing_reasons.items(), key=lambda kv: kv[1])
+        common = _most_common(self.missing_reasons)
         return f"; most common reason, {common[1]} time(s): {common[0]}"
 
     def add_error(self, line: int | None, reason: str, *, row_id: str = "") -> None:
@@ -259,11 +260,11 @@ class ScoreRunSummary:
         lines.append(
             f"calibrated P(trustworthy): {self.calibrated} of {self.scored - self.no_score} scored row(s)"
         )
-        for reason, n in sorted(self.not_calibrated_reasons.items(), key=lambda kv: -kv[1]):
+        for reason, n in _by_count(self.not_calibrated_reasons):
             lines.append(f"not calibrated, {n} row(s): {escape(reason)}")
         if self.domain_checked:
             share = self.outside_domain / self.domain_checked
-            counts = sorted(self.outside_reasons.items(), key=lambda kv: -kv[1])
+            counts = _by_count(self.outside_reasons)
             why = ", ".join(f"{k} in {v} row(s)" for k, v in counts)
             beyond = f"; unlike the calibration data: {why} (see each row's domain.reasons)"
             lines.append(
@@ -277,7 +278,7 @@ class ScoreRunSummary:
 
         lines = []
         if self.degraded:
-            common = max(self.missing_reasons.items(), key=lambda kv: kv[1])
+            common = _most_common(self.missing_reasons)
             lines.append(
                 f"degraded: {self.degraded} of {self.scored} row(s) scored without every signal "
                 f"(each row's degraded and signals say which); most common missing reason, "
@@ -312,6 +313,16 @@ class ScoreRunSummary:
                 f"e.g. {escape(self.first_error)}"
             )
         return lines
+
+
+def _by_count(counts: dict[str, int]) -> list[tuple[str, int]]:
+    """Most frequent first, ties in the keys' order: the same lines whatever order the rows came in (a
+    ``--ray`` run's batches end in any order)."""
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def _most_common(counts: dict[str, int]) -> tuple[str, int]:
+    return _by_count(counts)[0]
 
 
 _SUMMED = (
