@@ -181,12 +181,13 @@ def _tokens(text: str, start: int, end: int) -> list[_Token]:
 
 def _unnumbered(tokens: list[_Token]) -> list[_Token]:
     """The sentence without a list item's number opening it ("4  Cook, uncovered, ..." copied from "3
-    Cook, uncovered, ...": the steps are numbered otherwise, the step itself is the copy)."""
-    if len(tokens) > 2 and tokens[0].text.isdigit() and tokens[1].text in _ITEM_ENDS:
+    Cook, uncovered, ...": the steps are numbered otherwise, the step itself is the copy). An item's
+    number has one or two digits and no decimals: "2.5 million ..." and "1998 Ford ..." keep theirs."""
+    if len(tokens) < 3 or not (tokens[0].text.isdigit() and len(tokens[0].text) <= 2):
+        return tokens
+    if tokens[1].text in _ITEM_ENDS and not tokens[2].text[0].isdigit():
         return tokens[2:]
-    if len(tokens) > 1 and tokens[0].text.isdigit() and tokens[1].text[0].isupper():
-        return tokens[1:]
-    return tokens
+    return tokens[1:] if tokens[1].text[0].isupper() else tokens
 
 
 def _keys(tokens: list[_Token]) -> str:
