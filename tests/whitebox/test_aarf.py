@@ -195,3 +195,29 @@ def test_bad_requests_are_refused_with_the_reason(loaded, tmp_path: Path) -> Non
         generate_with_aarf(loaded, Sample(question="q", response="r"), heads=HEADS, score_fn=lambda e, p: 0.0)
     with pytest.raises(ValueError):
         AARFSettings(beta=1.5)
+
+
+class _OldForward:
+    """A model of a transformers release before the rename: ``past_key_values`` in and out."""
+
+    def forward(self, input_ids: object = None, past_key_values: object = None) -> None:
+        return None
+
+
+class _NewForward:
+    def forward(self, input_ids: object = None, cache: object = None) -> None:
+        return None
+
+
+def test_the_cache_goes_by_the_name_the_installed_transformers_takes() -> None:
+    assert _cache_keyword(_OldForward()) == "past_key_values"
+    assert _cache_keyword(_NewForward()) == "cache"
+
+    class Old:
+        past_key_values = "kv"
+
+    class New:
+        cache = "kv"
+        past_key_values = "deprecated"
+
+    assert _cache_of(Old()) == "kv" and _cache_of(New()) == "kv"
