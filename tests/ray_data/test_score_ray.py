@@ -370,7 +370,9 @@ def _wait_for(predicate: Any, timeout: float, what: str) -> None:
         time.sleep(0.05)
 
 
-def test_an_actor_killed_mid_batch_loses_nothing(local_ray: str, tmp_path: Path) -> None:
+def test_an_actor_killed_mid_batch_loses_nothing(
+    local_ray: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     server = _slow_server()
     try:
         config = write_config(tmp_path, server.base_url)
@@ -392,6 +394,9 @@ def test_an_actor_killed_mid_batch_loses_nothing(local_ray: str, tmp_path: Path)
         out = by_id(output_rows(str(tmp_path / "out.jsonl"), "jsonl"))
         assert set(out) == {f"r{i}" for i in range(12)}
         assert all(r["complete"] and len(r["used_signals"]) == len(JUDGES) + 1 for r in out.values())
+        printed = capsys.readouterr()
+        assert "scored 12, skipped 0 already done" in printed.out, "a batch run again was counted twice"
+        assert "--ray: 12 row(s) scored" in printed.err
     finally:
         server.stop()
 
@@ -577,16 +582,14 @@ def test_more_gpus_than_the_cluster_has_is_a_clear_error(
     assert "--gpus-per-actor=2 for 1 actor(s) needs 2 GPU(s)" in capsys.readouterr().err
 
 
-def test_more_actors_than_the_cluster_can_run_beside_its_reads_is_a_clear_error(
-    local_ray: str, fake_vllm: FakeVLLMServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    import trustscore.ray
-
-    ds = ray.data.from_items(rows(2))
-    needs = r"actors=2 needs 3 CPUs \(one per actor and one for Ray Data's read and write tasks\)"
-    with pytest.raises(ValueError, match=needs):  # two actors on two CPUs: the read task never ran
-        trustscore.ray.score_dataset(ds, Config(), actors=2)
-    config = write_config(tmp_path, fake_vllm.base_url)
+def test_more_actors_than_its_own_local_ray_can_run_beside_its_reads_is_refused(tmp_path: Path) -> None:
+    """A Ray the command starts cannot grow: an actor count that leaves Ray Data's read task no CPU
+    would wait without end (``--actors 2`` on two CPUs did), so it is refused before anything runs."""
     source = write_jsonl(tmp_path / "in.jsonl", rows(2))
-    assert score_ray(source, tmp_path / "out.jsonl", config, "--actors", "2") == 2
-    assert "--actors=2 needs 3 CPUs" in capsys.readouterr().err
+    out = tmp_path / "out.jsonl"
+    command = ["score", str(source), "-o", str(out), "--ray", "--actors", "512", "--no-progress"]
+    run = [sys.executable, "-m", "trustscore.cli", *command]
+    done = subprocess.run(run, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr[-2000:]
+    needs = "--actors=512 needs 513 CPUs (one per actor and one for Ray Data's read and write tasks)"
+    assert needs in done.stderr and not out.exists()

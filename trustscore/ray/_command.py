@@ -11,11 +11,12 @@ a cluster of several nodes IN and OUT must be storage every node sees (Ray reads
 files on whichever node runs the task).
 The Ray path parses rows exactly as the local command does (JSONL lines split as it splits them, see
 ``lines.py``), but it streams: an invalid row is written as the local command's error row (``error`` set,
-no score, its ``line``) and the exit status is the local command's: 3 when some rows of the run are
-error rows, 2 when none could be scored (``--on-error stop`` stops at an invalid row before scoring,
-with one more pass over the input). ``--carry`` copies sample fields into the rows as locally. Ids
-must be unique as in the local command: a first pass over the input checks it (8 bytes a row on the
-driver, see ``unique.py``).
+no score, its ``line``) and the summary and exit status are the local command's (the actors count their
+batches, :mod:`trustscore.ray._collector`): 3 when some rows of the run are error rows, 2 when none
+could be scored, 1 when every judge failed on every row it ran on (``--on-error stop`` stops at an
+invalid row before scoring, with one more pass over the input). ``--carry`` copies sample fields into
+the rows as locally. Ids must be unique as in the local command: a first pass over the input checks
+it (8 bytes a row on the driver, see ``unique.py``).
 Resume follows the local command: ids already in OUT are skipped, incomplete rows included, unless
 ``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again,
 the actors replacing cache entries trustscore did not write (as the local command does).
@@ -44,9 +45,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from trustscore._config import Config
-    from trustscore.ray._files import Format, RunTally
+    from trustscore.ray._files import Format
     from trustscore.ray._part_files import PartFileDirectory
-    from trustscore.rows import IdIndex
+    from trustscore.rows import IdIndex, ScoreRunSummary
 
 __all__ = ["SIGTERM_GRACE_S", "add_arguments", "keep_local_ray_on_loopback", "run_ray"]
 
@@ -205,7 +206,6 @@ def _run_on_ray(
     from trustscore.ray._collector import RunCollector
     from trustscore.ray._dataset import prepare_lines, prepare_records, score_prepared
     from trustscore.ray._datasink import PartFileDatasink
-    from trustscore.ray._files import data_files, tally_rows
     from trustscore.ray._lines import JsonlLines
     from trustscore.rows import ScoreRunSummary
 
@@ -213,7 +213,7 @@ def _run_on_ray(
     incomplete = _incomplete(previous)
     try:
         ray.data.DataContext.get_current().enable_progress_bars = not args.no_progress
-        actors = _actor_count(args)
+        actors = _actor_count(args, local=own_ray and args.address is None)
         prepare = prepare_lines if in_format == "jsonl" else prepare_records
 
         def prepared(skip: frozenset[str]) -> ray.data.Dataset:
@@ -231,7 +231,6 @@ def _run_on_ray(
         skip = frozenset(i for i, complete in previous.items() if complete or not args.retry_incomplete)
         before, kept_incomplete = len(skip), 0 if args.retry_incomplete else len(incomplete)
         del previous, incomplete
-        earlier_files = data_files(output)
         collector: Any = ray.remote(num_cpus=0)(RunCollector).remote()
         scored = score_prepared(
             prepared(skip),
@@ -256,31 +255,57 @@ def _run_on_ray(
         if own_ray:
             ray.shutdown()
     summary.seconds = time.perf_counter() - started
-    summary.print()  # the local command's summary, from the actors' shares of it
-    tally = tally_rows(output, out_format, data_files(output) - earlier_files)
-    done = f"{before - kept_incomplete} already done, {actors} actor(s)"
+    return _finish(summary, retried=retried, fresh=not before, actors=actors)
+
+
+def _finish(summary: ScoreRunSummary, *, retried: int, fresh: bool, actors: int) -> int:
+    """The local command's summary (the actors' shares of it, merged), the run's own line, and the
+    exit status by the local command's rules."""
+    summary.print()
+    print(
+        f"trustscore score --ray: {summary.scored} row(s) scored ({retried} of them incomplete before)"
+        f"{f', {summary.errors} error row(s)' if summary.errors else ''}, {summary.skipped} already done, "
+        f"{actors} actor(s), {summary.seconds:.1f}s -> {summary.output}",
+        file=sys.stderr,
+    )
     if (judges_down := summary.judges_down_error()) is not None:
-        _said_rows(tally, output, done=done, retried=retried, seconds=summary.seconds)
         print(judges_down, file=sys.stderr)
         return 1
-    return _summarise(tally, output, fresh=not before, done=done, retried=retried, seconds=summary.seconds)
+    return exit_status(
+        fresh=fresh,
+        scored=summary.scored,
+        no_score=summary.no_score,
+        errors=summary.errors,
+        first_error=summary.first_error,
+        output=summary.output,
+        no_value=summary.most_common_missing(),
+    )
 
 
-def _actor_count(args: argparse.Namespace) -> int:
-    """``--actors``, else the default for the cluster, checked against the cluster's CPUs and the GPUs
-    ``--gpus-per-actor`` asks for (a UsageError when the cluster has too few)."""
+def _actor_count(args: argparse.Namespace, *, local: bool) -> int:
+    """``--actors``, else the default for the cluster, checked against the GPUs ``--gpus-per-actor``
+    asks for and the cluster's CPUs (a UsageError when too few). ``local``: the Ray this process started,
+    which cannot grow, so too few CPUs is an error; a cluster joined may add nodes (an autoscaler), so
+    there it is a warning."""
     import ray
 
     from trustscore._errors import UsageError
-    from trustscore.ray._dataset import check_cpus, check_gpus
+    from trustscore.ray._dataset import check_gpus, cpus_short
 
     resources = ray.cluster_resources()
     actors: int = args.actors or _default_actors(resources)
     try:
         check_gpus(args.gpus_per_actor, actors, resources, name="--gpus-per-actor")
-        check_cpus(actors, resources, name="--actors")
     except ValueError as e:
         raise UsageError(str(e)) from None
+    short = cpus_short(actors, resources, name="--actors")
+    if short is not None and local:
+        raise UsageError(short)
+    if short is not None:
+        print(
+            f"trustscore score --ray: warning: {short}; the run waits until the cluster has them",
+            file=sys.stderr,
+        )
     return actors
 
 
@@ -293,30 +318,6 @@ def _incomplete(previous: IdIndex) -> IdIndex:
         if not complete:
             incomplete.add(i, 0)
     return incomplete
-
-
-def _said_rows(tally: RunTally, output: str, *, done: str, retried: int, seconds: float) -> None:
-    """The run's line of what it wrote (rows as its part files hold them)."""
-    print(
-        f"trustscore score --ray: {tally.rows - tally.errors} row(s) scored ({retried} of them incomplete "
-        f"before){f', {tally.errors} error row(s)' if tally.errors else ''}, {done}, "
-        f"{seconds:.1f}s -> {output}",
-        file=sys.stderr,
-    )
-
-
-def _summarise(tally: RunTally, output: str, *, fresh: bool, done: str, retried: int, seconds: float) -> int:
-    """The run's line of what it wrote and its exit status (the local run's rule: ``rows.exit_status``)."""
-    _said_rows(tally, output, done=done, retried=retried, seconds=seconds)
-    return exit_status(
-        fresh=fresh,
-        scored=tally.rows - tally.errors,
-        no_score=tally.no_score,
-        errors=tally.errors,
-        first_error=tally.first_error,
-        output=output,
-        no_value=" (each row's signals say why)",
-    )
 
 
 def _check_input(args: argparse.Namespace, source: str, prepared: Callable[[], Any]) -> None:

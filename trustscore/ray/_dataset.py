@@ -126,9 +126,7 @@ def score_prepared(
         raise ValueError(f"batch_size must be at least 1 (got {batch_size})")
     if budget_s is not None and not budget_s > 0:
         raise ValueError(f"budget_s must be a positive number of seconds (got {budget_s})")
-    resources = ray.cluster_resources() if ray.is_initialized() else None
-    check_gpus(num_gpus, actors, resources, name="num_gpus")
-    check_cpus(actors, resources, name="actors")
+    check_gpus(num_gpus, actors, ray.cluster_resources() if ray.is_initialized() else None, name="num_gpus")
     cfg = config if isinstance(config, Config) else (Config.from_toml(config) if config else Config())
     ledger = ray.remote(num_cpus=0)(DeathLedger).remote()
     return prepared.map_batches(
@@ -155,19 +153,18 @@ def score_prepared(
     )
 
 
-def check_cpus(actors: int, resources: dict[str, float] | None, *, name: str) -> None:
-    """Each actor holds one CPU for its life; Ray Data's read and write tasks need one more. With the
-    cluster's resources known, a pool that leaves none is refused now: Ray would hold the rows in
-    the read task, waiting for a free CPU, without end."""
-    if resources is None:
-        return
+def cpus_short(actors: int, resources: dict[str, float], *, name: str) -> str | None:
+    """Why ``actors`` cannot all run beside Ray Data's read and write tasks on a cluster of
+    ``resources``, or None when they can. Each actor holds one CPU for its life and the tasks need one
+    more; on a cluster that cannot add CPUs the read task then waits for one without end."""
     have = resources.get("CPU", 0.0)
-    if have < actors + 1:
-        raise ValueError(
-            f"{name}={actors} needs {actors + 1} CPUs (one per actor and one for Ray Data's read and "
-            f"write tasks) but the Ray cluster has {have:g}: use at most {max(int(have) - 1, 0)} actor(s) "
-            "or start Ray with more CPUs (ray start --num-cpus N)"
-        )
+    if have >= actors + 1:
+        return None
+    fewer = f"use at most {int(have) - 1} actor(s) or " if have >= 2 else ""
+    return (
+        f"{name}={actors} needs {actors + 1} CPUs (one per actor and one for Ray Data's read and write "
+        f"tasks) but the Ray cluster has {have:g}: {fewer}start Ray with more CPUs (ray start --num-cpus N)"
+    )
 
 
 def check_gpus(num_gpus: float | None, actors: int, resources: dict[str, float] | None, *, name: str) -> None:

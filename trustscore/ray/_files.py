@@ -29,11 +29,10 @@ import re
 import sys
 from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import partial
 from operator import methodcaller
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -45,17 +44,14 @@ from trustscore.rows._output import carries_the_marker, is_cut_short_row, row_st
 
 __all__ = [
     "Format",
-    "RunTally",
     "as_location",
     "count_rows",
-    "data_files",
     "drop_rows",
     "filesystem",
     "format_of",
     "locked_output",
     "output_rows",
     "previous_rows",
-    "tally_rows",
 ]
 
 Format = Literal["jsonl", "parquet"]
@@ -302,60 +298,3 @@ def count_rows(location: str, fmt: Format) -> int:
             with fs.open_input_file(path) as f:
                 total += pq.ParquetFile(f).metadata.num_rows
     return total
-
-
-def data_files(location: str) -> frozenset[str]:
-    """The part files under the output directory now (a run's own are those not there before it)."""
-    fs, root = filesystem(location)
-    return frozenset(_data_files(fs, root))
-
-
-@dataclass
-class RunTally:
-    """What the rows of one run's part files hold, for its summary and exit status."""
-
-    rows: int = 0
-    errors: int = 0
-    """Rows without a score that carry an ``error``: invalid input, or a sample that could not be scored."""
-    no_score: int = 0
-    """Scored rows without a score (no signal gave a value, ``[fusion] on_missing = "none"``)."""
-    first_error: str = ""
-    """One error row's line (or id) and reason, for the message."""
-
-    def add(self, score: float | None, error: str | None) -> None:
-        self.rows += 1
-        self.errors += error is not None
-        self.no_score += error is None and score is None
-
-    def note_error(self, row: dict[str, Any]) -> None:
-        """Keep the first error row seen as the example the message names."""
-        if not self.first_error:
-            where = f"line {row['line']}" if isinstance(row.get("line"), int) else f"id {row.get('id')!r}"
-            self.first_error = f"{where}: {row.get('error')}"
-
-
-def tally_rows(location: str, fmt: Format, files: Collection[str]) -> RunTally:
-    """The :class:`RunTally` of ``files`` (a run's own part files under the output directory)."""
-    fs, _ = filesystem(location)
-    tally = RunTally()
-    for path in sorted(files):
-        if fmt == "jsonl":
-            with fs.open_input_stream(path) as f:
-                for line in f.read().split(b"\n"):
-                    try:
-                        row = json.loads(line.decode("utf-8"))
-                    except (ValueError, UnicodeDecodeError):
-                        continue  # blank
-                    tally.add(row.get("score"), row.get("error"))
-                    if row.get("error") is not None:
-                        tally.note_error(row)
-        else:
-            table = pq.read_table(path, columns=["score", "error"], filesystem=fs)
-            errors = table.column("error").to_pylist()
-            if not tally.first_error and any(e is not None for e in errors):
-                first = errors.index(next(e for e in errors if e is not None))
-                results = pq.read_table(path, columns=["result"], filesystem=fs).column("result")
-                tally.note_error(json.loads(results[first].as_py()))
-            for score, error in zip(table.column("score").to_pylist(), errors, strict=True):
-                tally.add(score, error)
-    return tally
