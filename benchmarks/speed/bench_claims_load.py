@@ -1,7 +1,8 @@
 """Where a fresh process's claims pipeline spends its CPU: spaCy's import, the parts of its load, and
 the first check.
 
-    python -m benchmarks.speed.bench_claims_load --python VENV/bin/python [--repeats 5]
+    python -m benchmarks.speed.bench_claims_load --python VENV/bin/python [--baseline VENV/bin/python]
+        [--repeats 5]
 
 Runs ``--repeats`` fresh processes of ``--python`` (a README install, ``pip install '<checkout>[claims]'``;
 editable, to measure a working tree) with trustscore and numpy imported first (the plain install
@@ -9,8 +10,10 @@ imports them too), each timing the CPU seconds of its one thread for: spaCy's im
 check imports it; the pipeline's load, split into what ``Language.from_disk`` reads (the vocabulary,
 the tokenizer with its special cases and patterns, each component's weights or tables) and the rest
 (config, registry, building the components); and the first claims check of one short sample on the
-loaded pipeline. Prints min / median / max of each part. Each variant first runs once untimed, so that
-its bytecode is written, as a pip install's is.
+loaded pipeline. Prints min / median / max of each part. With ``--baseline`` (another README install,
+e.g. of the tree before a change) its processes alternate with ``--python``'s in the same run, and the
+table has a column for each. Each variant first runs once untimed, so that its bytecode is written, as
+a pip install's is.
 """
 
 from __future__ import annotations
@@ -89,16 +92,28 @@ def parts_once(python: Path) -> dict[str, float]:
 def main() -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.speed.bench_claims_load")
     parser.add_argument("--python", type=Path, required=True, help="the python of a README install")
+    parser.add_argument("--baseline", type=Path, help="another README install's python, run alternately")
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    parts_once(args.python)  # untimed: writes the bytecode an install would have
+    pythons = {"this install": args.python}
+    if args.baseline is not None:
+        pythons["baseline"] = args.baseline
+    for python in pythons.values():
+        parts_once(python)  # untimed: writes the bytecode an install would have
     print(f"load before: {os.getloadavg()}")
-    runs = [parts_once(args.python) for _ in range(args.repeats)]
+    runs: dict[str, list[dict[str, float]]] = {name: [] for name in pythons}
+    for _ in range(args.repeats):
+        for name, python in pythons.items():
+            runs[name].append(parts_once(python))
     print(f"load after: {os.getloadavg()}\n")
-    print("| part | CPU s, min / median / max |\n|---|---|")
-    for part in runs[0]:
-        values = [run.get(part, 0.0) for run in runs]
-        print(f"| {part} | {min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f} |")
+    print("| part | " + " | ".join(f"CPU s, {name}, min / median / max" for name in pythons) + " |")
+    print("|---|" + "---|" * len(pythons))
+    for part in runs["this install"][0]:
+        cells = []
+        for name in pythons:
+            values = [run.get(part, 0.0) for run in runs[name]]
+            cells.append(f"{min(values):.3f} / {statistics.median(values):.3f} / {max(values):.3f}")
+        print(f"| {part} | " + " | ".join(cells) + " |")
     return 0
 
 

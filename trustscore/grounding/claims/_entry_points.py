@@ -6,7 +6,7 @@ pipeline's config names, a few hundred for the small English pipeline) selects t
 its group from all the installed packages' (``catalogue.AVAILABLE_ENTRY_POINTS``, read once when
 catalogue is imported), comparing every one with the group. :func:`entry_points_by_group` puts in its
 place, for the length of a load, an index of the same entry points by group, which answers the same
-selection with a dictionary lookup (what else is asked of it, the original answers). What any
+selection with a dictionary lookup (the original answers the rest catalogue asks of it). What any
 registry finds is unchanged: the same entry points, in the same order.
 """
 
@@ -27,7 +27,8 @@ _SWAPPING = threading.Lock()
 
 class EntryPointsByGroup:
     """``entry_points`` (an ``importlib.metadata.entry_points()`` result) with ``select(group=...)``
-    answered from an index by group; anything else is the original's."""
+    answered from an index by group; ``select`` with other parameters and the other attributes are the
+    original's (catalogue reads no more of it; iterating, ``len`` and ``in`` are not forwarded)."""
 
     def __init__(self, entry_points: Any) -> None:
         self.original = entry_points
