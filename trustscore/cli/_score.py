@@ -68,7 +68,6 @@ from trustscore.rows import (
     RowError,
     ScoreRunSummary,
     error_row,
-    exit_status,
     result_row,
 )
 from trustscore.scoring._batch import ProgressBar
@@ -185,19 +184,8 @@ def run(args: argparse.Namespace) -> int:
     summary = anyio.run(go)
     summary.print()
     hints = "".join(f"; rows have {k!r}: did you mean {t.suggestion!r}?" for k, t in rows.lookalikes.items())
-    if (judges_down := summary.judges_down_error()) is not None:
-        print(judges_down + hints, file=sys.stderr)
-        return 1
-    return exit_status(
-        fresh=not summary.skipped and not summary.kept_incomplete,
-        scored=summary.scored,
-        no_score=summary.no_score,
-        errors=summary.errors,
-        first_error=summary.first_error,
-        output=args.output,
-        no_value=summary.most_common_missing(),
-        hints=hints,
-    )
+    fresh = not summary.skipped and not summary.kept_incomplete
+    return summary.status(fresh=fresh, output=args.output, hints=hints)
 
 
 def check_output_path(input_path: Path, output: Path) -> None:

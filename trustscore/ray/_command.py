@@ -39,7 +39,6 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from trustscore.core._extras import install_extra
 from trustscore.ray._batch_size import DEFAULT_BATCH_SIZE
-from trustscore.rows import exit_status
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -268,18 +267,7 @@ def _finish(summary: ScoreRunSummary, *, retried: int, fresh: bool, actors: int)
         f"{actors} actor(s), {summary.seconds:.1f}s -> {summary.output}",
         file=sys.stderr,
     )
-    if (judges_down := summary.judges_down_error()) is not None:
-        print(judges_down, file=sys.stderr)
-        return 1
-    return exit_status(
-        fresh=fresh,
-        scored=summary.scored,
-        no_score=summary.no_score,
-        errors=summary.errors,
-        first_error=summary.first_error,
-        output=summary.output,
-        no_value=summary.most_common_missing(),
-    )
+    return summary.status(fresh=fresh, output=summary.output)
 
 
 def _actor_count(args: argparse.Namespace, *, local: bool) -> int:

@@ -182,6 +182,24 @@ class ScoreRunSummary:
             else:
                 tally.total += signal.value
 
+    def status(self, *, fresh: bool, output: object, hints: str = "") -> int:
+        """The run's exit status, with its one stderr line: 1 when every judge failed on every scored
+        row that ran one (:meth:`judges_down_error`), else :func:`exit_status`'s. ``fresh``: nothing of
+        an earlier run was in the output; ``hints``: appended to the message (did-you-mean fields)."""
+        if (judges_down := self.judges_down_error()) is not None:
+            print(judges_down + hints, file=sys.stderr)
+            return 1
+        return exit_status(
+            fresh=fresh,
+            scored=self.scored,
+            no_score=self.no_score,
+            errors=self.errors,
+            first_error=self.first_error,
+            output=output,
+            no_value=self.most_common_missing(),
+            hints=hints,
+        )
+
     def merge(self, other: ScoreRunSummary) -> None:
         """Add the rows ``other`` counted (another worker's share of the same run: ``score --ray``'s
         actors each count their batches). The run's own facts (output, judges, skipped rows, seconds)
