@@ -52,15 +52,16 @@ __all__ = ["POLARITY_KINDS", "Facts", "Verdict", "check", "facts"]
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
 _SUBJECT_ROLES = frozenset({"nsubj", "nsubjpass"})
-_TIME_ROLES = frozenset({"in", "on", "npadvmod", "tmod"})
+_TIME_ROLES = frozenset({"in", "on", "npadvmod"})
+"""The roles of a date that say when ("in 1977", "on 3 January 1977", a bare "January 3, 1977")."""
 _INCLUDING = frozenset({"include", "including", "with"})
 """The predicates and roles that include a value (against an exception: "Sunday included")."""
 _AGENTS = frozenset({"person", "organisation", "place"})
 """Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
 organisation): under the same predicate and role a person's name stands in for a name of these."""
 _SAME_NAME = 0.8
-_RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 """Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
+_RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
