@@ -92,8 +92,9 @@ def error_result(
     sample_id: str, reason: str, carried: dict[str, Any] | None, line: int | None = None
 ) -> dict[str, Any]:
     """The output columns of a sample that has no score: invalid input (the local CLI's error row,
-    with its ``line`` when the input is JSONL), or scoring raised (its carried-through fields, less one
-    named like the row's own: an input field ``error`` must not hide why the row has no score)."""
+    with its ``line`` when the input is JSONL), or scoring raised (its carried-through fields, less
+    any named like one of the row's own result fields, ``id``, ``score``, ``error``, ``line`` and the
+    rest: an input field ``error`` must not hide why the row has no score)."""
     row: dict[str, Any] = {"id": sample_id, **unscored_row(0.0, reason)}
     if line is not None:
         row["line"] = line
