@@ -2,6 +2,8 @@
 
     .venv/bin/python -m calibration.build_corpus [--data ../shared/data] [--mirrors ../.mirror]
         [-o .cache-data/corpus/corpus.jsonl] [--per-domain 200]
+    .venv/bin/python -m calibration.build_corpus --extra .cache-data/corpus/corpus.jsonl \
+        [--per-domain 400] -o .cache-data/corpus/extra.jsonl
 
 Reads public snapshots already on disk (``git show`` on bare mirrors, as the project's ``fetch`` tool
 leaves them) and RAGTruth from ``../shared/data``; writes one JSONL row per (context, response) with
@@ -29,6 +31,13 @@ Domains, sources and licences (the licence travels with every row):
 Per-domain sizes are capped (``--per-domain``), sampled by whole documents with a fixed seed, so the
 CPU cost of scoring stays small. Three public sets are reserved for the project's own held-out check
 and are never read here.
+
+``--extra CORPUS`` writes a fit-only set instead: rows of the shippable sources whose document is in no
+row of ``CORPUS`` (the same text, however tokenized: ``_Shingles``), plus ``frank_bbc``, FRANK's BBC/XSum
+part (labels MIT, over XSum articles: a training-only domain, not in the corpus); FActScore never. Each
+extra row carries ``shares_documents_with``: the corpus domains whose full source holds its document (its
+own domain included; FRANK BBC's articles are XSumFaith's), so a leave-one-domain-out fold that holds
+out one of them leaves the row out of its training (``benchmarks.quality.fusion_forms --fit-extra``).
 """
 
 from __future__ import annotations
@@ -109,15 +118,17 @@ def ragtruth(data: Path) -> Iterator[Row]:
             }
 
 
-def frank_cnndm(mirrors: Path) -> Iterator[Row]:
+def frank(mirrors: Path, part: str = "cnndm") -> Iterator[Row]:
+    """FRANK's human labels of one part (``cnndm`` or ``bbc``) joined with the articles on disk."""
     repo, labels_at, texts_at = FRANK
     annotations = json.loads(_git_show(mirrors, repo, labels_at, "data/human_annotations.json"))
     wanted = defaultdict(list)
     for a in annotations:
-        if a["dataset"] == "cnndm":
+        if a["dataset"] == part:
             wanted[a["hash"]].append(a)
     listed = _git_ls(mirrors, repo, texts_at, "data/articles-wbertscore-json")
     present = {name.removesuffix(".json") for name in listed}
+    prefix = "frank" if part == "cnndm" else f"frank_{part}"
     for doc_hash in sorted(set(wanted) & present):
         doc = json.loads(_git_show(mirrors, repo, texts_at, f"data/articles-wbertscore-json/{doc_hash}.json"))
         for a in wanted[doc_hash]:
@@ -125,9 +136,9 @@ def frank_cnndm(mirrors: Path) -> Iterator[Row]:
             if not summary:
                 continue
             yield {
-                "id": f"frank-{doc_hash[:12]}-{a['model_name']}",
-                "dataset": "frank_cnndm",
-                "source_id": f"frank-{doc_hash}",
+                "id": f"{prefix}-{doc_hash[:12]}-{a['model_name']}",
+                "dataset": f"frank_{part}",
+                "source_id": f"{prefix}-{doc_hash}",
                 "question": _SUMMARY_QUESTION,
                 "context": [doc["article"]],
                 "response": summary,
@@ -205,7 +216,7 @@ def build(data: Path, mirrors: Path, per_domain: int, seed: int = 0) -> list[Row
     by_domain: dict[str, list[Row]] = defaultdict(list)
     sources = [
         ragtruth(data),
-        frank_cnndm(mirrors),
+        frank(mirrors),
         summac_cut(mirrors, "xsumfaith", "CC BY 4.0"),
         summac_cut(mirrors, "factcc", "BSD-3-Clause"),
         factscore(mirrors),
@@ -219,29 +230,119 @@ def build(data: Path, mirrors: Path, per_domain: int, seed: int = 0) -> list[Row
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS)
-    parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--per-domain", type=int, default=200)
-    args = parser.parse_args(argv)
-    try:
-        rows = build(args.data, args.mirrors, args.per_domain)
-    except SourceMissing as e:
-        print(f"SKIP: {e}")
-        return 1
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+TRAINING_ONLY = {"frank_bbc": "xsumfaith"}
+"""Domains only ever in the fit-only extra set (``--extra``), never in the corpus, each with the corpus
+domain it is held out with: FRANK's BBC part labels summaries of XSumFaith's articles by XSumFaith's
+systems."""
+
+
+class _Shingles:
+    """Which documents are the same text: sets of 8-word shingles (lowercased letters and digits), so
+    a tokenized copy ("-lrb- cnn -rrb-", split "n't") of an article still matches its source; a document
+    is held when half its shingles are."""
+
+    WIDTH = 8
+    SHARE = 0.5
+
+    def __init__(self) -> None:
+        self.seen: set[int] = set()
+
+    @classmethod
+    def of(cls, row: Row) -> set[int]:
+        text = " ".join(row["context"]) if isinstance(row["context"], list) else str(row["context"])
+        words = "".join(c if c.isalnum() else " " for c in text.lower()).split()
+        return {hash(tuple(words[i : i + cls.WIDTH])) for i in range(max(1, len(words) - cls.WIDTH + 1))}
+
+    def add(self, row: Row) -> None:
+        self.seen |= self.of(row)
+
+    def holds(self, row: Row) -> bool:
+        mine = self.of(row)
+        return len(mine & self.seen) >= self.SHARE * len(mine)
+
+
+def build_extra(data: Path, mirrors: Path, corpus: list[Row], per_domain: int, seed: int = 0) -> list[Row]:
+    """The fit-only set: rows of the shippable sources and of ``TRAINING_ONLY`` whose document is in no
+    row of ``corpus``, sampled by whole documents, each with ``shares_documents_with``."""
+    by_domain: dict[str, list[Row]] = defaultdict(list)
+    sources = [
+        ragtruth(data),
+        frank(mirrors),
+        frank(mirrors, "bbc"),
+        summac_cut(mirrors, "xsumfaith", "CC BY 4.0"),
+        summac_cut(mirrors, "factcc", "BSD-3-Clause"),
+    ]
+    for source in sources:
+        for r in source:
+            by_domain[r["dataset"]].append(r)
+    return select_extra(by_domain, corpus, per_domain, seed)
+
+
+def select_extra(by_domain: dict[str, list[Row]], corpus: list[Row], per_domain: int, seed: int) -> list[Row]:
+    """Up to ``per_domain`` rows a domain of documents no ``corpus`` row holds, by whole documents, each
+    with ``shares_documents_with``, the domains interleaved (a scoring run stopped early has scored some
+    rows of each)."""
+    in_corpus = _Shingles()
+    for r in corpus:
+        in_corpus.add(r)
+    corpus_ids = {r["source_id"] for r in corpus}
+    sources_of = {d: _Shingles() for d in by_domain if d in SHIPPABLE}
+    for d, shingles in sources_of.items():
+        for r in by_domain[d]:
+            shingles.add(r)
+    picked: list[list[Row]] = []
+    for domain in sorted(by_domain):
+        fresh = [r for r in by_domain[domain] if r["source_id"] not in corpus_ids and not in_corpus.holds(r)]
+        rows = []
+        for r in sample_by_group(fresh, per_domain, seed):
+            shared = {d for d, shingles in sources_of.items() if shingles.holds(r)} | {domain}
+            if domain in TRAINING_ONLY:
+                shared.add(TRAINING_ONLY[domain])
+            rows.append({**r, "shares_documents_with": sorted(shared)})
+        picked.append(rows)
+    longest = max(map(len, picked), default=0)
+    return [rows[i] for i in range(longest) for rows in picked if i < len(rows)]
+
+
+def _write(rows: list[Row], output: Path) -> None:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for r in rows:
         counts[r["dataset"]][0] += 1
         counts[r["dataset"]][1] += int(r["hallucinated"])
     for domain, (n, pos) in sorted(counts.items()):
         print(f"{domain:20s} {n:4d} rows, {pos / n:.0%} hallucinated")
-    print(f"wrote {len(rows)} rows to {args.output}")
+    print(f"wrote {len(rows)} rows to {output}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS)
+    parser.add_argument("-o", "--output", type=Path, default=None)
+    parser.add_argument("--per-domain", type=int, default=200)
+    parser.add_argument(
+        "--extra",
+        type=Path,
+        default=None,
+        metavar="CORPUS",
+        help="write the fit-only set of documents not in CORPUS instead (default: extra.jsonl beside it)",
+    )
+    args = parser.parse_args(argv)
+    try:
+        if args.extra is None:
+            rows = build(args.data, args.mirrors, args.per_domain)
+        else:
+            corpus = [json.loads(line) for line in args.extra.open(encoding="utf-8")]
+            rows = build_extra(args.data, args.mirrors, corpus, args.per_domain)
+    except (SourceMissing, FileNotFoundError) as e:
+        print(f"SKIP: {e}")
+        return 1
+    default = DEFAULT_OUT if args.extra is None else args.extra.with_name("extra.jsonl")
+    _write(rows, args.output or default)
     return 0
 
 

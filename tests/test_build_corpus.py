@@ -7,7 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from calibration.build_corpus import SHIPPABLE, SourceMissing, build, ragtruth, sample_by_group
+from calibration.build_corpus import (
+    SHIPPABLE,
+    SourceMissing,
+    build,
+    ragtruth,
+    sample_by_group,
+    select_extra,
+)
+
+_ARTICLE = " ".join(f"word{i} of the article about the harbour in {1900 + i}" for i in range(40))
 
 
 def test_sample_by_group_keeps_documents_whole_and_caps_each() -> None:
@@ -44,3 +53,31 @@ def test_missing_sources_are_named(tmp_path: Path) -> None:
         (tmp_path / "ragtruth" / f"{split}.jsonl").write_text("")
     with pytest.raises(SourceMissing, match="fetch github:artidoro/frank"):
         build(tmp_path, tmp_path / "mirrors", 10)
+
+
+def _row(dataset: str, doc: str, context: str, n: int = 0) -> dict[str, object]:
+    return {"id": f"{dataset}-{doc}-{n}", "dataset": dataset, "source_id": f"{dataset}-{doc}",
+            "context": [context], "hallucinated": n % 2 == 0}
+
+
+def test_extra_rows_hold_no_corpus_document_however_tokenized() -> None:
+    other = _ARTICLE.replace("harbour", "station")
+    corpus = [_row("factcc", "a", _ARTICLE)]
+    retyped = _ARTICLE.replace(" of ", "  of ").upper()
+    by_domain = {
+        "frank_cnndm": [_row("frank_cnndm", "x", retyped, n) for n in range(3)]
+        + [_row("frank_cnndm", "y", other, n) for n in range(3)],
+        "factcc": [_row("factcc", "a", _ARTICLE, 1), _row("factcc", "b", other)],
+    }
+    out = select_extra(by_domain, corpus, per_domain=10, seed=0)
+    assert {r["source_id"] for r in out} == {"frank_cnndm-y", "factcc-b"}, "the corpus article is out"
+    assert all(r["shares_documents_with"] == ["factcc", "frank_cnndm"] for r in out), (
+        "each row names every domain whose source holds its document, so a fold holding either out drops it"
+    )
+    assert [r["dataset"] for r in out[:2]] == ["factcc", "frank_cnndm"], "domains interleaved"
+
+
+def test_a_training_only_domain_is_held_out_with_its_corpus_domain() -> None:
+    by_domain = {"frank_bbc": [_row("frank_bbc", "z", _ARTICLE)], "xsumfaith": []}
+    (row,) = select_extra(by_domain, [], per_domain=10, seed=0)
+    assert row["shares_documents_with"] == ["frank_bbc", "xsumfaith"]

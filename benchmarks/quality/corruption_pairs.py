@@ -39,7 +39,7 @@ from calibration.build_corpus import (
     DEFAULT_MIRRORS,
     SourceMissing,
     build,
-    frank_cnndm,
+    frank,
     ragtruth,
     summac_cut,
 )
@@ -226,7 +226,7 @@ def _contexts(data: Path, mirrors: Path) -> Iterator[Row]:
     used = {r["source_id"] for r in build(data, mirrors, 200)}
     sources = [
         ragtruth(data),
-        frank_cnndm(mirrors),
+        frank(mirrors),
         summac_cut(mirrors, "xsumfaith", "CC BY 4.0"),
         summac_cut(mirrors, "factcc", "BSD-3-Clause"),
     ]

@@ -21,6 +21,13 @@ built by ``benchmarks.quality.corruption_pairs --seed 1 --exclude .cache-data/co
 context of the benchmark), every form is also fitted with those rows added as one more data set (they
 fit the weights, not the pooled intercept: their share of errors is no one's base rate).
 
+With ``--fit-extra`` (default: ``.cache-data/corpus/extra_scored.jsonl`` when it exists: real labeled rows
+of documents the corpus does not hold, ``calibration.build_corpus --extra``, scored like the corpus), the
+shipped form and its close variants are also fitted with those rows added to each fold's training rows,
+less every extra row whose document the held-out domain's source shares (its field
+``shares_documents_with``: its own domain, FRANK BBC's with XSumFaith, a RAGTruth Summary article that
+is also FactCC's).
+
 Prints AUROC per held-out domain and macro (positive = hallucinated) with each signal's own AUROC and
 the fused score's gap to the best of them, then each form fitted on every shippable domain and scored
 on the corruption benchmark (``benchmarks.quality.corruption``). FActScore is measured, never fitted on.
@@ -51,6 +58,7 @@ FACTS = "claims:raw.contradicted_facts|identity"
 POLARITY = "claims:raw.contradicted_polarity|identity"
 Predict = Callable[[Sequence[ScoredRow]], NDArray[np.float64]]
 """P(trustworthy) per row."""
+Fit = Callable[[Sequence[ScoredRow]], Predict]
 
 
 def _linear(
@@ -151,26 +159,51 @@ stronger one."""
 SIGNALS = ("lexical", "embedding", "claims")
 
 
-def forms(extra: Sequence[ScoredRow]) -> dict[str, Callable[[Sequence[ScoredRow]], Predict]]:
-    """Every form fitted on the corpus rows given, and, with ``extra`` rows (the corruption fit set),
-    every form fitted with those rows added."""
-    out = dict(FORMS)
-    for name, fit in {**FORMS, **WITH_CORRUPTIONS_ONLY}.items() if extra else ():
-        out[f"{name}, + corruption fit set"] = lambda rows, fit=fit: fit([*rows, *extra])
+WITH_EXTRA = [
+    "evidence + names, values apart, l2 0.3",
+    "evidence + names, values apart",
+    "evidence + names, values apart, l2 3",
+    "evidence + names + length x values",
+]
+"""The forms also fitted with the extra fit set (and the corruption fit set): the shipped one first."""
+
+
+def _adding(fit: Fit, added: Sequence[ScoredRow]) -> Fit:
+    return lambda rows: fit([*rows, *added])
+
+
+def forms(corruptions: Sequence[ScoredRow], extra: bool = False) -> dict[str, tuple[Fit, bool]]:
+    """{name: (fit, whether its training rows take the extra fit set)}: every form fitted on the corpus
+    rows given; with ``corruptions`` (the corruption fit set) every form fitted with those rows added;
+    with ``extra``, the ``WITH_EXTRA`` forms fitted with both fit sets."""
+    out: dict[str, tuple[Fit, bool]] = {name: (fit, False) for name, fit in FORMS.items()}
+    every = {**FORMS, **WITH_CORRUPTIONS_ONLY}
+    for name, fit in every.items() if corruptions else ():
+        out[f"{name}, + corruption fit set"] = (_adding(fit, corruptions), False)
+    for name in WITH_EXTRA if extra and corruptions else ():
+        out[f"{name}, + corruption and extra fit sets"] = (_adding(every[name], corruptions), True)
     return out
 
 
-def lodo(rows: Sequence[ScoredRow], extra: Sequence[ScoredRow] = ()) -> dict[str, dict[str, float | None]]:
+def extra_for(extra: Sequence[ScoredRow], held_out: str | None) -> list[ScoredRow]:
+    """The extra fit rows a fold may train on: none whose document the held-out domain's source holds."""
+    return [r for r in extra if held_out not in r.fields.get("shares_documents_with", [r.fields["dataset"]])]
+
+
+def lodo(
+    rows: Sequence[ScoredRow], corruptions: Sequence[ScoredRow] = (), extra: Sequence[ScoredRow] = ()
+) -> dict[str, dict[str, float | None]]:
     """{form or "<signal> alone": {domain: AUROC, "macro": ...}}."""
     y = label_column(rows, LABEL)
-    fits = forms(extra)
+    fits = forms(corruptions, bool(extra))
     out: dict[str, dict[str, float | None]] = {name: {} for name in (*fits, *(f"{s} alone" for s in SIGNALS))}
     for d in domains_of(rows):
         test = [i for i, r in enumerate(rows) if r.fields["dataset"] == d]
         train = [rows[i] for i in _training(rows, d)]
+        train_extra = [*train, *extra_for(extra, d)]
         test_rows = [rows[i] for i in test]
-        for name, fit in fits.items():
-            out[name][d] = _auroc(y[test], 1.0 - fit(train)(test_rows))
+        for name, (fit, with_extra) in fits.items():
+            out[name][d] = _auroc(y[test], 1.0 - fit(train_extra if with_extra else train)(test_rows))
         for s in SIGNALS:
             v = np.array(
                 [
@@ -223,21 +256,32 @@ def main(argv: list[str] | None = None) -> int:
         default=CORRUPTION_SCORED.with_name("fit_scored.jsonl"),
         help="scored corruption pairs from contexts the benchmark does not use, added to the training rows",
     )
+    parser.add_argument(
+        "--fit-extra",
+        type=Path,
+        default=DEFAULT_SCORED.with_name("extra_scored.jsonl"),
+        help="scored rows of documents the corpus does not hold (calibration.build_corpus --extra), "
+        "added to the training rows of the shipped form and its variants",
+    )
     args = parser.parse_args(argv)
     if not args.scored.exists():
         print(f"SKIP: {args.scored} not found; build and score the corpus first (calibration/README.md)")
         return 0
     rows = [with_shape(r) for r in read_scored(args.scored)]
-    extra = (
+    corruptions = (
         [with_shape(r) for r in read_scored(args.fit_corruptions)] if args.fit_corruptions.exists() else []
     )
+    extra = [with_shape(r) for r in read_scored(args.fit_extra)] if args.fit_extra.exists() else []
     print("## Leave one domain out: AUROC on the held-out domain (positive = hallucinated)")
-    print(lodo_report(lodo(rows, extra)))
+    print(lodo_report(lodo(rows, corruptions, extra)))
     if not args.corruption.exists():
         return 0
     pairs = [with_shape(r) for r in read_scored(args.corruption) if "kind" in r.fields]
     train = [r for r in rows if r.fields["dataset"] in SHIPPABLE]
-    columns = {name: summarise(pairs, fit(train)(pairs).tolist()) for name, fit in forms(extra).items()}
+    columns = {
+        name: summarise(pairs, fit([*train, *extra] if with_extra else train)(pairs).tolist())
+        for name, (fit, with_extra) in forms(corruptions, bool(extra)).items()
+    }
     counts: dict[str, int] = {}
     for r in pairs:
         counts[str(r.fields["kind"])] = counts.get(str(r.fields["kind"]), 0) + 1
