@@ -1,5 +1,5 @@
-"""While spaCy loads, catalogue's entry points are indexed by group: every selection answers as the
-original does, and the original is back afterwards."""
+"""While spaCy loads, catalogue's entry points are indexed by group and srsly's msgpack decoders are
+found once: every selection answers as the original does, and the original is back afterwards."""
 
 from __future__ import annotations
 
@@ -10,7 +10,11 @@ from types import ModuleType
 
 import pytest
 
-from trustscore.grounding.claims._entry_points import EntryPointsByGroup, entry_points_by_group
+from trustscore.grounding.claims._entry_points import (
+    EntryPointsByGroup,
+    entry_points_by_group,
+    msgpack_decoders_found_once,
+)
 
 
 def _groups(found: object) -> list[str]:
@@ -78,3 +82,49 @@ def test_another_thread_meanwhile_selects_what_the_original_does(fake_catalogue:
         thread.start()
         thread.join()
     assert seen == [list(original.select(group=group))]
+
+
+@pytest.fixture
+def fake_srsly(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    """srsly's msgpack API as far as the block reads it: a registry whose lookup counts its calls."""
+
+    class Registry:
+        def __init__(self) -> None:
+            self.lookups = 0
+            self.functions: dict[str, object] = {"numpy": len, "other": abs}
+
+        def get_all(self) -> dict[str, object]:
+            self.lookups += 1
+            return dict(self.functions)
+
+    module = ModuleType("srsly.msgpack")
+    module.msgpack_decoders = Registry()  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "srsly.msgpack", module)
+    return module
+
+
+def test_the_decoders_are_found_once_for_the_block_only(fake_srsly: ModuleType) -> None:
+    decoders = fake_srsly.msgpack_decoders
+    with msgpack_decoders_found_once():
+        first = decoders.get_all()
+        assert decoders.get_all() == first == {"numpy": len, "other": abs}
+        assert list(first) == ["numpy", "other"]  # in the registry's order
+        first["mutated"] = str  # each call's answer is the caller's own
+        with msgpack_decoders_found_once():  # nested (another load meanwhile): still found once
+            assert decoders.get_all() == {"numpy": len, "other": abs}
+        assert decoders.lookups == 1
+    decoders.get_all()
+    assert decoders.lookups == 2  # the registry's own lookup is back
+
+
+def test_a_failing_load_gives_the_decoders_lookup_back(fake_srsly: ModuleType) -> None:
+    decoders = fake_srsly.msgpack_decoders
+    with pytest.raises(OSError), msgpack_decoders_found_once():
+        raise OSError("the package's files are unreadable")
+    assert "get_all" not in vars(decoders)
+
+
+def test_without_srsly_msgpack_nothing_is_touched(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delitem(sys.modules, "srsly.msgpack", raising=False)
+    with msgpack_decoders_found_once():
+        assert "srsly.msgpack" not in sys.modules

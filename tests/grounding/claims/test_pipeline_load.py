@@ -1,6 +1,7 @@
-"""The pipeline as the claims check loads it (only the components it reads, the tokenizer built once
-from the package's file, spaCy imported without its CLI and srsly's YAML API, the registries' entry
-points looked up by group) parses exactly as spaCy's own ``spacy.load`` of the package does."""
+"""The pipeline as the claims check loads it (only the components it reads, without the vocabulary's
+string table, the tokenizer built once from the package's file, spaCy imported without its CLI and
+srsly's YAML API, the registries' entry points looked up by group and srsly's msgpack decoders found
+once) parses exactly as spaCy's own ``spacy.load`` of the package does."""
 
 from __future__ import annotations
 
@@ -50,6 +51,9 @@ def test_the_loaded_pipeline_is_spacys_own_load_of_the_read_components(claims_ch
 
     ours = claims_check.pipeline.nlp()
     assert not hasattr(catalogue.AVAILABLE_ENTRY_POINTS, "original")  # the index is gone after the load
+    import srsly.msgpack
+
+    assert "get_all" not in vars(srsly.msgpack.msgpack_decoders)  # so are the decoders found once
     package = claims_check.pipeline.package
     shipped = spacy.info(package)["components"]
     theirs = spacy.load(package, exclude=[name for name in shipped if name not in COMPONENTS])
@@ -62,3 +66,24 @@ def test_the_loaded_pipeline_is_spacys_own_load_of_the_read_components(claims_ch
     assert len(texts) > 100
     for text in texts:
         assert _parsed(ours, text) == _parsed(theirs, text), text
+
+
+def test_the_string_table_is_not_read_and_every_label_a_doc_can_name_is_there(claims_check: Any) -> None:
+    import spacy
+
+    from trustscore.grounding.claims._pipeline import COMPONENTS
+
+    ours = claims_check.pipeline.nlp()
+    package = claims_check.pipeline.package
+    theirs = spacy.load(
+        package, exclude=[name for name in spacy.info(package)["components"] if name not in COMPONENTS]
+    )
+    assert len(theirs.vocab.strings) > 10 * len(ours.vocab.strings)  # the package's table was left out
+    labels = {label for _, pipe in ours.pipeline for label in getattr(pipe, "labels", ())}
+    ruled = {
+        str(value)
+        for pattern in ours.get_pipe("attribute_ruler").patterns
+        for value in pattern["attrs"].values()
+    }
+    assert len(labels) > 100
+    assert not {text for text in labels | ruled if text not in ours.vocab.strings}

@@ -1,4 +1,5 @@
-"""The installed packages' entry points, looked up by group while spaCy loads a pipeline.
+"""The installed packages' entry points, looked up by group, and srsly's msgpack decoders, found once,
+while spaCy loads a pipeline.
 
 spaCy's registries (catalogue) look for functions that other packages register through entry points:
 every lookup of a registered name (each architecture, layer, component, scorer and tokenizer a
@@ -8,6 +9,12 @@ catalogue is imported), comparing every one with the group. :func:`entry_points_
 place, for the length of a load, an index of the same entry points by group, which answers the same
 selection with a dictionary lookup (the original answers the rest catalogue asks of it). What any
 registry finds is unchanged: the same entry points, in the same order.
+
+srsly's ``unpackb`` (which reads each layer's weights and attributes, a few hundred calls for the small
+English pipeline) asks its decoders' registry for all of them on every call, which compares every
+function registered in the process (thousands, once spaCy is imported) with its namespace.
+:func:`msgpack_decoders_found_once` finds them once for the length of a load: the same decoders, in
+the same order (nothing registers one while a pipeline loads).
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from importlib.metadata import EntryPoint, EntryPoints
 from itertools import chain
 from typing import Any
 
-__all__ = ["EntryPointsByGroup", "entry_points_by_group"]
+__all__ = ["EntryPointsByGroup", "entry_points_by_group", "msgpack_decoders_found_once"]
 
 _SWAPPING = threading.Lock()
 
@@ -74,3 +81,28 @@ def entry_points_by_group() -> Iterator[None]:
             with _SWAPPING:
                 if catalogue.AVAILABLE_ENTRY_POINTS is index:  # type: ignore[union-attr]
                     catalogue.AVAILABLE_ENTRY_POINTS = original  # type: ignore[union-attr]
+
+
+@contextmanager
+def msgpack_decoders_found_once() -> Iterator[None]:
+    """srsly's msgpack decoders (``srsly.msgpack.msgpack_decoders.get_all()``) found once and answered
+    from that until the block ends (nothing when srsly's msgpack API is not imported or the decoders are
+    already found once); the registry's own lookup is back afterwards."""
+    decoders = getattr(sys.modules.get("srsly.msgpack"), "msgpack_decoders", None)
+    with _SWAPPING:
+        if decoders is None or "get_all" in vars(decoders):
+            found_once = None
+        else:
+            found = decoders.get_all()
+
+            def found_once() -> dict[str, Any]:
+                return dict(found)
+
+            decoders.get_all = found_once
+    try:
+        yield
+    finally:
+        if found_once is not None and decoders is not None:
+            with _SWAPPING:
+                if vars(decoders).get("get_all") is found_once:
+                    del decoders.get_all

@@ -7,10 +7,11 @@ embedding signal does with its model; a parse waits for that load (its budget's 
 of loading again. Only the components the checks read are loaded (:data:`COMPONENTS`: the tagger's
 tags, the attribute ruler's coarse tags, the lemmatizer's lemmas, the parser's dependencies and
 sentences, the recogniser's entities, and the tok2vec they share); any other a package ships (the
-small English pipeline's disabled sentence recogniser) is excluded. The tokenizer is built once, from
-the package's own file (:func:`_tokenizer_filled_from_disk`), spaCy is imported without its CLI
-and so that thinc does not import torch (:mod:`trustscore.grounding.claims._thinc_import`), and its
-registry looks up the installed packages' entry points by group while it loads
+small English pipeline's disabled sentence recogniser) is excluded, and so is the vocabulary's string
+table (:data:`UNREAD`). The tokenizer is built once, from the package's own file
+(:func:`_tokenizer_filled_from_disk`), spaCy is imported without its CLI and so that thinc does not
+import torch (:mod:`trustscore.grounding.claims._thinc_import`), and while it loads its registry looks
+up the installed packages' entry points by group and srsly's msgpack decoders once
 (:mod:`trustscore.grounding.claims._entry_points`).
 
 One spaCy call is C work no budget check reaches (20,000 characters took 6.5 s on a busy 2-core
@@ -32,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from trustscore.compute._deadline import checkpoint, clock_stopped
 from trustscore.grounding.claims._config import DEFAULT_PIPELINES
-from trustscore.grounding.claims._entry_points import entry_points_by_group
+from trustscore.grounding.claims._entry_points import entry_points_by_group, msgpack_decoders_found_once
 from trustscore.grounding.claims._thinc_import import import_spacy
 
 if TYPE_CHECKING:
@@ -41,10 +42,19 @@ if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
 
-__all__ = ["COMPONENTS", "PIECE_CHARS", "PIECE_TOKENS", "Pipeline", "find_pipeline", "pieces"]
+__all__ = ["COMPONENTS", "PIECE_CHARS", "PIECE_TOKENS", "UNREAD", "Pipeline", "find_pipeline", "pieces"]
 
 COMPONENTS = frozenset({"tok2vec", "tagger", "parser", "attribute_ruler", "lemmatizer", "ner"})
 """The pipeline components the checks read; any other a package ships is excluded at load."""
+
+UNREAD = ("strings",)
+"""What of the package's vocabulary the load leaves out: its string table (``vocab/strings.json``, the
+84,780 strings of the small English pipeline, mostly its training data's words), which maps a hash back
+to its string and which no parse reads. Every string a parse's doc names is added as it is made: the
+tokenizer's special cases and the components' labels at the load, each token's text, lower case, norm
+and shape when its word is first seen, each lemma when the lemmatizer sets it; a hash is the string's
+own, with or without the table, so the model's features and every tag, dependency, entity and lemma
+are the same."""
 
 PIECE_CHARS = 5_000
 """The most characters one spaCy call parses (a budget check comes between two calls)."""
@@ -169,9 +179,9 @@ def _load(package: str) -> Language:
 
     path = spacy.util.get_package_path(package)
     shipped = spacy.util.load_meta(path / "meta.json")
-    unused = [name for name in shipped.get("components", []) if name not in COMPONENTS]
+    unused = [name for name in shipped.get("components", []) if name not in COMPONENTS] + list(UNREAD)
     data = path / f"{shipped['lang']}_{shipped['name']}-{shipped['version']}"
-    with entry_points_by_group():
+    with entry_points_by_group(), msgpack_decoders_found_once():
         if not (data / "tokenizer").is_file():
             return spacy.load(package, exclude=unused)
         spacy.registry.tokenizers.register(_FILLED_FROM_DISK, func=_tokenizer_filled_from_disk)
