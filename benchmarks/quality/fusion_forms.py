@@ -234,8 +234,8 @@ def lodo_report(table: dict[str, dict[str, float | None]]) -> str:
             gaps = []
             for d in domains:
                 best = max((v for s in SIGNALS if (v := table[f"{s} alone"][d]) is not None), default=None)
-                if best is not None and per[d] is not None:
-                    gaps.append((per[d] - best, d))
+                if best is not None and (auroc := per[d]) is not None:
+                    gaps.append((auroc - best, d))
             worst = min(gaps)
             gap = f"{worst[0]:+.3f} ({worst[1]})"
         lines.append(
