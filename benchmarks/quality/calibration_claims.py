@@ -458,6 +458,20 @@ def adapted_report(result: dict[str, dict[str, list[dict[str, Any]]]]) -> list[s
     return lines
 
 
+def scored_offline(rows: Sequence[ScoredRow]) -> list[ScoredRow]:
+    """The rows the offline model gives a score: an abstention or an answer in another language has no
+    lexical or embedding value (each is missing with its reason), so no probability is claimed on it
+    and none is measured (its NaN would make every intercept and base rate fitted over it NaN)."""
+    return [
+        r
+        for r in rows
+        if any(
+            s is not None and s.value is not None
+            for s in (r.signals.get("lexical"), r.signals.get("embedding"))
+        )
+    ]
+
+
 def run(rows: Sequence[ScoredRow]) -> dict[str, Any]:
     return {
         "detector": detector_accuracy(rows),
@@ -483,7 +497,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     from trustscore.rows._scored import read_scored
 
-    rows = with_texts(read_scored(args.scored), args.corpus)
+    rows = scored_offline(with_texts(read_scored(args.scored), args.corpus))
     if args.adapted:
         result: dict[str, Any] = {
             "adapted": adapted_claims(rows),

@@ -105,7 +105,9 @@ def local_pair(versions: dict[str, str], *, grounded: bool) -> list[ScriptedLoca
 def test_the_packaged_file_loads_and_validates() -> None:
     model = load_model(PACKAGED)
     assert model.name == "local_multidomain"
-    assert model.training.n == 1200 and model.training.label == "hallucinated"
+    # the 1,200 rows of the six shippable domains less the 3 lexical does not read: 2 abstentions and an
+    # answer in another language (missing for it, with that reason)
+    assert model.training.n == 1197 and model.training.label == "hallucinated"
     assert model.training.group == "source_id" and model.training.intercept_by == "dataset"
     assert model.held_out is not None and model.held_out.report.macro["auroc"] is not None
     assert model.held_out.report.macro["auroc"] > 0.7

@@ -44,10 +44,10 @@ from trustscore.textmodels._word_frequency import table_source, zipf_frequency
 
 __all__ = ["LexicalSupport", "word_weight"]
 
-_METHOD = "lexical-support/4"
+_METHOD = "lexical-support/5"
 _NORMALIZATION = "nfkc-cf-latin-lookalikes/1"
 """What :func:`normalize` does, in the cache identity. Not in the version: on text it leaves as it is
-(plain ASCII, most text) the signal is unchanged, so calibrators fitted on version 4 still apply."""
+(plain ASCII, most text) the signal is unchanged, so calibrators fitted on this version still apply."""
 _KINDS = ("number", "name", "word")
 _NAME_WEIGHT_FLOOR = 0.5
 

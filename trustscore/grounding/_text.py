@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 from typing import Any, Literal
 
 from trustscore.compute._deadline import checkpoint
+from trustscore.grounding._places import place_mentions
 
 __all__ = [
     "STOPWORDS",
@@ -357,8 +359,10 @@ def support_keys(text: str) -> frozenset[str]:
 
     Besides the keys of its words, it vouches for the parts of identifiers and their adjacent
     pairs ("RestaurantsTakeOut" -> "restaurants", "take", "out", "takeout"; "WiFi" -> "wifi"), the
-    month name of an ISO date (2022-01-09 -> "january"), and the 12-hour form of a 24-hour clock
-    time with its am / pm (17:30 -> "5", "pm"): the ways a writer rephrases a record.
+    month name of an ISO date (2022-01-09 -> "january"), the 12-hour form of a 24-hour clock
+    time with its am / pm (17:30 -> "5", "pm"), and a place's name for its code and its code for its
+    name ("CA" -> "california"; "California" -> "ca": :mod:`._places`): the ways a writer rephrases a
+    record.
     Memoised: the responses that share a context look it up once.
     """
     keys: set[str] = set()
@@ -390,6 +394,8 @@ def support_keys(text: str) -> frozenset[str]:
             keys.add(str(hour - 12))
         if hour == 0:
             keys.add("12")
+    for place in place_mentions(text):
+        keys.update(fold(w) for w in place.words)
     checkpoint()
     return frozenset(keys)
 
@@ -402,15 +408,23 @@ counted: "the mayor of the city" puts "mayor" and "city" side by side)."""
 @lru_cache(maxsize=64)
 def pair_keys(text: str) -> frozenset[tuple[str, str]]:
     """Every ordered pair ``(a, b)`` of content-word keys of ``text`` where ``b`` follows ``a`` by at most
-    :data:`PAIR_WINDOW` content words (the context side of the pairs check). Memoised like
-    :func:`support_keys`."""
-    keys = [w.key for w in words(text, kinds=False)]
+    :data:`PAIR_WINDOW` content words (the context side of the pairs check). A place's code stands in
+    for its name's words and a name for its code, where it is written (:func:`support_keys`).
+    Memoised like :func:`support_keys`."""
+    found = words(text, kinds=False)
+    keys: list[tuple[str, ...]] = [(w.key,) for w in found]
+    starts = [w.start for w in found]
     out: set[tuple[str, str]] = set()
-    for i, a in enumerate(keys):
+    for place in place_mentions(text):
+        said = tuple(fold(w) for w in place.words)
+        for i in range(bisect_left(starts, place.start), bisect_left(starts, place.end)):
+            keys[i] = (*keys[i], *said)
+        out.update(pairwise(said))  # "NY" holds "New York"'s "new" before "york"
+    for i, these in enumerate(keys):
         if i % 4096 == 0:
             checkpoint()
-        for b in keys[i + 1 : i + 1 + PAIR_WINDOW]:
-            out.add((a, b))
+        for those in keys[i + 1 : i + 1 + PAIR_WINDOW]:
+            out.update((a, b) for a in these for b in those)
     checkpoint()
     return frozenset(out)
 

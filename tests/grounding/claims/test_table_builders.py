@@ -1,6 +1,7 @@
-"""The scripts that build the claims signal's word tables: the antonym table from WordNet's database
-files (tested on a two-synset database in WordNet's format), and the unit table from pint (checked
-against the committed file where pint is installed)."""
+"""The scripts that build the grounding signals' word tables: the antonym table from WordNet's database
+files (tested on a two-synset database in WordNet's format), the unit table from pint and the place
+table from pycountry (checked against the committed file where each is installed; the place table's
+rules also on a stand-in for pycountry)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,57 @@ def test_the_unit_table_matches_the_installed_pint() -> None:
     pytest.importorskip("pint", reason="the unit table is built from pint (scripts/build_claims_tables.py)")
     builder = _script("build_claims_tables")
     assert builder.UNITS.read_text(encoding="utf-8") == builder.build_units(), "rerun the units builder"
+
+
+class _Place:
+    def __init__(self, **fields: str) -> None:
+        self.__dict__.update(fields)
+
+
+class _Subdivisions:
+    def get(self, country_code: str) -> list[_Place]:
+        return {
+            "US": [_Place(code="US-CA", name="California"), _Place(code="US-NY", name="New York")],
+            "CA": [_Place(code="CA-QC", name="Quebec")],
+        }[country_code]
+
+
+def test_the_place_table_keeps_us_and_canadian_codes_and_countries_as_text_writes_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fake = ModuleType("pycountry")
+    fake.subdivisions = _Subdivisions()  # type: ignore[attr-defined]
+    fake.countries = [  # type: ignore[attr-defined]
+        _Place(alpha_2="CA", alpha_3="CAN", name="Canada"),
+        _Place(alpha_2="KR", alpha_3="KOR", name="Korea, Republic of", common_name="South Korea"),
+    ]
+    monkeypatch.setitem(__import__("sys").modules, "pycountry", fake)
+    builder = _script("build_claims_tables")
+    monkeypatch.setattr(builder, "version", lambda name: "0.0")
+    lines = builder.build_places().splitlines()
+    assert lines[0].startswith("# ISO 3166 codes and names") and "pycountry==0.0" in lines[0]
+    assert lines[1:] == [  # "Korea, Republic of" is ISO's sorted form: text writes "South Korea"
+        "CA\tCalifornia",
+        "CA\tCanada",
+        "CAN\tCanada",
+        "KOR\tSouth Korea",
+        "KR\tSouth Korea",
+        "NY\tNew York",
+        "QC\tQuebec",
+    ]
+
+
+def test_the_shipped_place_table_is_sorted_and_holds_every_state() -> None:
+    lines = (REPO / "trustscore/grounding/data/places.tsv").read_text(encoding="utf-8").splitlines()
+    pairs = [line.split("\t") for line in lines[1:]]
+    assert lines[0].startswith("# ISO 3166 codes and names") and pairs == sorted(pairs)
+    assert all(len(p) == 2 and p[0].isupper() and 2 <= len(p[0]) <= 3 for p in pairs)
+    states = {"CA": "California", "NY": "New York", "DC": "District of Columbia", "QC": "Quebec"}
+    assert all([code, name] in pairs for code, name in states.items())
+    assert ["USA", "United States"] in pairs and ["US", "United States"] in pairs
+
+
+def test_the_place_table_matches_the_installed_pycountry() -> None:
+    pytest.importorskip("pycountry", reason="the place table is built from pycountry")
+    builder = _script("build_claims_tables")
+    assert builder.PLACES.read_text(encoding="utf-8") == builder.build_places(), "rerun the places builder"

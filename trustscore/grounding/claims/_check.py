@@ -5,7 +5,8 @@ A response sentence is *aligned* with the context sentence that shares the most 
 atom of the response:
 
 - **supported**: the context or question states the same value (a date agreeing in every part both
-  give, the same number, the capitalised words of a name: "von Tomas Reyes" is "Tomas Reyes");
+  give, the same number, the capitalised words of a name: "von Tomas Reyes" is "Tomas Reyes"; a
+  place's code for its name and its name for its code, "CA" for "California": :mod:`.._places`);
 - **contradicted**: not supported, and the context states another value *in the same slot*
   (:func:`_rival`): "2001: the context says 14 March 2011";
 - **unsupported**: neither. A value with no statement of the same slot to compare with is
@@ -35,6 +36,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
+from trustscore.grounding._places import place_mentions
 from trustscore.grounding.claims._atoms import Atom, atoms
 from trustscore.grounding.claims._copies import Change, Side, copy_changes
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
@@ -79,6 +81,8 @@ class Facts:
     """The clauses by predicate lemma."""
     lemmas: frozenset[str]
     words: frozenset[str]
+    places: frozenset[str]
+    """The words its place codes and names stand for ("CA": "california"; "California": "ca")."""
     mentions: dict[str, list[Mention]]
     """Each content lemma: where it stands and whether it is negated (:mod:`._fields`)."""
     record: Record | None
@@ -112,6 +116,7 @@ def facts(doc: Doc) -> Facts:
         index=clause_index(said),
         lemmas=frozenset(t.lemma_.casefold() for t in doc if t.is_alpha),
         words=frozenset(t.text.casefold() for t in doc if t.is_alpha),
+        places=frozenset(w for place in place_mentions(doc.text) for w in place.words),
         mentions=mentions(doc),
         record=record,
         tokens={t.idx: (t.lemma_.casefold(), shared_role(t)) for t in doc if not t.is_space},
@@ -226,7 +231,7 @@ def _best_overlap(words: frozenset[str], context: Facts) -> int | None:
 
 def _supports(f: Facts, atom: Atom) -> bool:
     if atom.kind == "name":
-        return all(w in f.words for w in atom.words)
+        return all(w in f.words or w in f.places for w in atom.words)
     if atom.kind == "date" and atom.date is None:
         return all(w in f.lemmas for w in atom.words)
     if atom.kind == "date":
