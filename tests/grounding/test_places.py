@@ -55,3 +55,9 @@ def test_one_code_stands_for_every_place_it_names_and_a_name_for_each_code() -> 
 def test_a_code_holds_its_names_words_in_order_for_the_pairs_check() -> None:
     keys = pair_keys('{"city": "Albany", "state": "NY"}')
     assert ("albany", "new") in keys and ("new", "york") in keys
+
+
+def test_the_longest_spelling_at_a_word_that_ends_where_a_word_ends() -> None:
+    assert [(m.start, m.end) for m in place_mentions("Guinea-Bissau and Guinea")] == [(0, 13), (18, 24)]
+    assert place_mentions("CA_X, CAé, CA1") == ()  # a code inside a longer word is not the code
+    assert [m.words for m in place_mentions("NY,NY")] == [("new", "york"), ("new", "york")]

@@ -33,9 +33,20 @@ class PlaceMention(NamedTuple):
 
 
 class _Table(NamedTuple):
-    aliases: dict[str, tuple[str, ...]]
-    """Each code and each name: the words of what it stands for."""
-    pattern: re.Pattern[str]
+    """The place table, kept in strings: built on a cold first score, where each object the garbage
+    collector tracks that outlives the build counts (a few hundred tuples more cost one more full
+    collection, 30 ms, measured by a callback on ``gc.callbacks``); strings it does not track."""
+
+    aliases: dict[str, str]
+    """Each code and each name: the words of what it stands for, separated by spaces."""
+    by_first_word: dict[str, str]
+    """The codes and names by their first word, separated by tabs, the longest first ("New York"
+    before "New")."""
+
+
+_WORD = re.compile(r"\w+")
+"""A word as the table's spellings start with one: a run of word characters (every spelling opens
+with one, and a code is one)."""
 
 
 @cache
@@ -48,16 +59,17 @@ def _table() -> _Table:
         code, name = line.split("\t")
         names[code].append(name)
         codes[name].append(code)
-    aliases: dict[str, tuple[str, ...]] = {}
+    aliases: dict[str, str] = {}
     for code, said in names.items():
-        aliases[code] = tuple(dict.fromkeys(w for n in said for w in _words(n)))
+        aliases[code] = " ".join(dict.fromkeys(w for n in said for w in _words(n)))
     for name, said in codes.items():
-        aliases[name] = tuple(dict.fromkeys(c.casefold() for c in said))
-    spellings = sorted(aliases, key=lambda s: (-len(s), s))  # the longest first: "New York" before "NY"
-    first = re.escape("".join(sorted({s[0] for s in spellings})))  # a quick miss at every other letter
-    alternatives = "|".join(re.escape(s) for s in spellings)
-    pattern = re.compile(rf"(?<!\w)(?=[{first}])(?:{alternatives})(?!\w)")
-    return _Table(aliases, pattern)
+        aliases[name] = " ".join(dict.fromkeys(c.casefold() for c in said))
+    by_first: dict[str, list[str]] = defaultdict(list)
+    for spelling in sorted(aliases, key=lambda s: (-len(s), s)):
+        first = _WORD.match(spelling)
+        assert first is not None, f"places.tsv: {spelling!r} does not open with a word"
+        by_first[first.group()].append(spelling)
+    return _Table(aliases, {word: "\t".join(spellings) for word, spellings in by_first.items()})
 
 
 def _words(name: str) -> list[str]:
@@ -66,9 +78,24 @@ def _words(name: str) -> list[str]:
 
 @lru_cache(maxsize=256)
 def place_mentions(text: str) -> tuple[PlaceMention, ...]:
-    """Each place code and name ``text`` states, with what it stands for. Memoised: the responses that
-    share a context read it once."""
+    """Each place code and name ``text`` states, with what it stands for: at each word, the longest
+    spelling of the table that starts there and ends at a word's end. Memoised: the responses that
+    share a context read it once.
+
+    A scan of the text's words with the table indexed by first word, not one pattern of every
+    spelling, whose compiling costs more than the scan."""
     table = _table()
-    return tuple(
-        PlaceMention(m.start(), m.end(), table.aliases[m.group()]) for m in table.pattern.finditer(text)
-    )
+    found: list[PlaceMention] = []
+    end = 0
+    for word in _WORD.finditer(text):
+        start = word.start()
+        if start < end:
+            continue
+        spellings = table.by_first_word.get(word.group())
+        for spelling in spellings.split("\t") if spellings else ():
+            after = start + len(spelling)
+            if text.startswith(spelling, start) and _WORD.match(text, after) is None:
+                found.append(PlaceMention(start, after, tuple(table.aliases[spelling].split())))
+                end = after
+                break
+    return tuple(found)
