@@ -314,14 +314,19 @@ def nested(rows: Sequence[ScoredRow], held: _HeldOut | None = None) -> dict[str,
 def by_length(rows: Sequence[ScoredRow]) -> dict[str, dict[str, Any]]:
     """Per domain, by quarter of response length in words: the share hallucinated and the mean embedding
     value; and inside the shorter and the longer half, the AUROC of the embedding and of the baseline.
-    Shows whether a signal separates rows or only reads their length."""
+    Shows whether a signal separates rows or only reads their length. Rows the lexical signal does not
+    read (an abstention, an answer in another language) have no length and are left out."""
     y_all = label_column(rows, LABEL)
     out: dict[str, dict[str, Any]] = {}
     for d in domains_of(rows):
-        idx = [i for i, r in enumerate(rows) if r.fields["dataset"] == d]
+        idx = [
+            i
+            for i, r in enumerate(rows)
+            if r.fields["dataset"] == d and _raw(r, "lexical", "response_words") is not None
+        ]
         sub = [rows[i] for i in idx]
         y = y_all[idx]
-        length = np.array([np.nan if (v := _raw(r, "lexical", "response_words")) is None else v for r in sub])
+        length = np.array([float(_raw(r, "lexical", "response_words") or 0) for r in sub])
         emb = np.array([np.nan if (v := _value(r, "embedding")) is None else v for r in sub])
         base = np.array([np.nan if (v := SINGLE["bag-of-words baseline"](r)) is None else v for r in sub])
         order = np.argsort(length, kind="stable")
