@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+import benchmarks.quality.adapted_claims as adapted
 import benchmarks.quality.calibration_claims as bench
 from tests.test_multidomain_bench import DATASETS, generated
 from trustscore.rows._scored import rows_from_dicts
@@ -54,14 +55,14 @@ def test_every_way_is_measured_per_domain_and_no_claim_always_holds(monkeypatch:
 
 
 def test_the_adaptation_table_counts_claims_and_verdicts_per_domain(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(bench, "ADAPT_SIZES", (25, 50))
-    monkeypatch.setattr(bench, "ADAPT_DRAWS", 2)
+    monkeypatch.setattr(adapted, "ADAPT_SIZES", (25, 50))
+    monkeypatch.setattr(adapted, "ADAPT_DRAWS", 2)
     raw = generated(per=80)
     for r in raw:
         question, context = SHAPES[r["dataset"]]
         r["question"], r["context"] = question, context
     rows = rows_from_dicts(raw)
-    result = bench.adapted_claims(rows)
+    result = adapted.adapted_claims(rows)
     assert set(result) == set(DATASETS) and all(set(per) == {"25", "50"} for per in result.values())
     for per in result.values():
         for draws in per.values():
@@ -70,9 +71,9 @@ def test_the_adaptation_table_counts_claims_and_verdicts_per_domain(monkeypatch:
                 assert d["claims"] == (d["reason"] is None)
                 assert d["claimed"] <= d["inside"] <= d["rows"]
                 assert d["claims"] or d["claimed"] == 0
-    shuffled = bench.adapted_claims(rows, shuffled=True)
+    shuffled = adapted.adapted_claims(rows, shuffled=True)
     assert set(shuffled) == set(DATASETS)
-    text = "\n".join(bench.adapted_report(result))
+    text = "\n".join(adapted.adapted_report(result))
     assert "| domain | labels | draws claiming |" in text and "| ragtruth_qa | 25 |" in text
 
 

@@ -37,7 +37,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from benchmarks.quality.calibration_claims import _outside, held_out, kinds_of, with_texts
+from benchmarks.quality.adapted_claims import _outside, held_out
+from benchmarks.quality.calibration_claims import kinds_of, with_texts
 from benchmarks.quality.multidomain import LABEL, _draw_groups, _ece, domains_of
 from trustscore.fitting._adapt import adapt_model
 from trustscore.fitting._claims import verdict
