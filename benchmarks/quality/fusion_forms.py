@@ -272,6 +272,11 @@ def main(argv: list[str] | None = None) -> int:
         [with_shape(r) for r in read_scored(args.fit_corruptions)] if args.fit_corruptions.exists() else []
     )
     extra = [with_shape(r) for r in read_scored(args.fit_extra)] if args.fit_extra.exists() else []
+    if extra and not corruptions:
+        print(
+            f"SKIP {args.fit_extra}: the extra fit set is measured beside the corruption fit set, and "
+            f"{args.fit_corruptions} is not there"
+        )
     print("## Leave one domain out: AUROC on the held-out domain (positive = hallucinated)")
     print(lodo_report(lodo(rows, corruptions, extra)))
     if not args.corruption.exists():
