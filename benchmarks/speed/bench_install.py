@@ -190,17 +190,29 @@ def spread(values: list[float]) -> str:
 
 
 FIRST = r"""
-import json, resource, sys, time
+import gc, json, resource, sys, threading, time
 began = float(sys.argv[1])
+collecting, gc_s, full = {}, [0.0], [0]
+def timed(phase, info):
+    if phase == "start":
+        collecting[threading.get_ident()] = time.perf_counter()
+    else:
+        gc_s[0] += time.perf_counter() - collecting.pop(threading.get_ident())
+        full[0] += info["generation"] == 2
+gc.callbacks.append(timed)
 import trustscore as ts
 r = ts.score_sync(question="When did the bridge open?", context=["The bridge opened in 1998."],
                   response="It opened in 1998.")
 first = time.time() - began
 usage = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({"first_score_s": first, "cpu_s": usage.ru_utime + usage.ru_stime,
+                  "gc_s": gc_s[0], "full_collections": full[0],
                   "torch_imported": "torch" in sys.modules,
                   "signals": sorted(n for n, s in r.signals.items() if not s.missing)}))
 """
+"""The first score of a fresh process, with the garbage collector's share: its seconds (all generations,
+every thread) and its full collections (generation 2), whose count moves in steps of tens of
+milliseconds with a few hundred objects more or less."""
 
 
 def first_score(python: Path, checkout_on_path: bool) -> dict[str, Any]:
@@ -242,9 +254,10 @@ def first_scores(plain: Path, claims: Path, dev: Path | None, baseline: Path | N
     plain_cpu = statistics.median(r["cpu_s"] for r in runs["plain install"])
     print(
         "| install | first score s, min / median / max | / plain (medians) | / plain, per repeat "
-        "| CPU s, min / median / max | CPU / plain (medians) | torch imported | signals |"
+        "| CPU s, min / median / max | CPU / plain (medians) | GC s, min / median / max | full GCs "
+        "| torch imported | signals |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for name, results in runs.items():
         seconds = [r["first_score_s"] for r in results]
         cpu = [r["cpu_s"] for r in results]
@@ -254,7 +267,9 @@ def first_scores(plain: Path, claims: Path, dev: Path | None, baseline: Path | N
         ratio = statistics.median(seconds) / statistics.median(plain_s)
         print(
             f"| {name} | {spread(seconds)} | {ratio:.2f}x | {spread(ratios)} | {spread(cpu)} | "
-            f"{statistics.median(cpu) / plain_cpu:.2f}x | {any(r['torch_imported'] for r in results)} | "
+            f"{statistics.median(cpu) / plain_cpu:.2f}x | {spread([r['gc_s'] for r in results])} | "
+            f"{', '.join(str(r['full_collections']) for r in results)} | "
+            f"{any(r['torch_imported'] for r in results)} | "
             f"{', '.join(results[0]['signals'])} |"
         )
 
