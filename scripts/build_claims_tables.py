@@ -52,8 +52,9 @@ the ISO 3166-2 subdivisions of the United States (states, the District of Columb
 of Canada (provinces, territories), by their code without the country ("US-CA" -> "CA" / "California"),
 and the ISO 3166-1 countries by their alpha-2 and alpha-3 codes ("US", "USA" / "United States"), with
 the country's common name where ISO gives one ("KR" / "South Korea"). A name written in ISO's sorted
-form ("Korea, Republic of", "Virgin Islands, U.S.", "Holy See (Vatican City State)") is left out: text
-never writes it so. One code may name more than one place ("CA": California and Canada).
+form ("Korea, Republic of", "Virgin Islands, U.S.", "Holy See (Vatican City State)"), a country's or a
+subdivision's, is left out: text never writes it so. One code may name more than one place ("CA":
+California and Canada).
 
 Output: trustscore/grounding/data/places.tsv, ``code<TAB>name`` a line, sorted, read by both grounding
 signals (:mod:`trustscore.grounding._places`, in the plain install: no spaCy). pycountry (and the
@@ -164,14 +165,20 @@ def build_places() -> str:
     pairs: set[tuple[str, str]] = set()
     for country in SUBDIVISION_COUNTRIES:
         for subdivision in pycountry.subdivisions.get(country_code=country):
-            pairs.add((subdivision.code.split("-", 1)[1], subdivision.name))
+            if _as_text_writes_it(subdivision.name):
+                pairs.add((subdivision.code.split("-", 1)[1], subdivision.name))
     for country in pycountry.countries:
         for name in (country.name, getattr(country, "common_name", None)):
-            if name and not any(c in name for c in ",()"):
+            if name and _as_text_writes_it(name):
                 pairs.update({(country.alpha_2, name), (country.alpha_3, name)})
     source = f"pycountry=={version('pycountry')}"
     header = f"# ISO 3166 codes and names (code, name) of {source}: scripts/build_claims_tables.py\n"
     return header + "".join(f"{code}\t{name}\n" for code, name in sorted(pairs))
+
+
+def _as_text_writes_it(name: str) -> bool:
+    """Not ISO's sorted form ("Virgin Islands, U.S.", "Holy See (Vatican City State)")."""
+    return not any(c in name for c in ",()")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -39,12 +39,20 @@ from trustscore.core._hashing import canonical_json, short_hash
 from trustscore.grounding._config import LexicalConfig
 from trustscore.grounding._normalize import normalize
 from trustscore.grounding._screen import SCREEN, screened_out
-from trustscore.grounding._text import WORD_CACHE_SIZE, Word, pair_keys, split_sentences, support_keys, words
+from trustscore.grounding._text import (
+    WORD_CACHE_SIZE,
+    Word,
+    is_supported,
+    pair_keys,
+    split_sentences,
+    support_keys,
+    words,
+)
 from trustscore.textmodels._word_frequency import table_source, zipf_frequency
 
 __all__ = ["LexicalSupport", "word_weight"]
 
-_METHOD = "lexical-support/5"
+_METHOD = "lexical-support/6"
 _NORMALIZATION = "nfkc-cf-latin-lookalikes/1"
 """What :func:`normalize` does, in the cache identity. Not in the version: on text it leaves as it is
 (plain ASCII, most text) the signal is unchanged, so calibrators fitted on this version still apply."""
@@ -124,7 +132,7 @@ class LexicalSupport:
             weight = word_weight(w)
             totals[w.kind] += 1
             total_weight += weight
-            if w.key not in supported:
+            if not is_supported(w, supported):
                 misses[w.kind] += 1
                 missing_weight += weight
                 start, end = response.original_span(w.start, w.end)
@@ -195,7 +203,7 @@ def _sentence_max_share(text: str, claimed: list[Word], supported: frozenset[str
         i = max(0, bisect_right(starts, w.start) - 1)
         weight = word_weight(w)
         totals[i] += weight
-        if w.key not in supported:
+        if not is_supported(w, supported):
             missing[i] += weight
     return max(m / (t + prior) for m, t in zip(missing, totals, strict=True) if t > 0)
 
@@ -212,7 +220,7 @@ def _unsupported_pairs(
     for n, (a, b) in enumerate(pairwise(claimed)):
         if n % 4096 == 0:
             checkpoint()
-        if a.key not in supported or b.key not in supported or a.key == b.key:
+        if not (is_supported(a, supported) and is_supported(b, supported)) or a.key == b.key:
             continue
         checked += 1
         forward = any((a.key, b.key) in keys for keys in near)

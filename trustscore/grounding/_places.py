@@ -6,8 +6,13 @@ table (data/places.tsv, NOTICE-pycountry.md) holds the ISO 3166 codes of the sta
 the United States and of Canada and of the countries, with their names, built from pycountry by
 scripts/build_claims_tables.py.
 
-A code counts only as the table writes it, a whole word in capitals ("CA"; never "ca." for circa or
-"Ca" opening a sentence), and a name only as the table writes it ("California", "New York").
+A name counts wherever it is written as the table writes it ("California", "New York", "Côte d'Ivoire"
+also with a curly apostrophe). A code counts only where it stands as a place: the whole string value
+of a record's field (``"state": "CA"``, the code between double quotes) or directly before a postal
+code (a US ZIP, "CA 93117"; a Canadian one, "ON K1A 0B1"). Elsewhere a word in capitals is more often
+an acronym than a place ("Ann Lee, MD", "the IT team", "500 BC", "SOLD AS IS"), so it is not read as
+one. A name's codes are what it stands for the other way; the signals vouch with them only for a
+response word written as a code, in capitals (:func:`~trustscore.grounding._text.support_keys`).
 """
 
 from __future__ import annotations
@@ -18,27 +23,37 @@ from functools import cache, lru_cache
 from importlib.resources import files
 from typing import NamedTuple
 
+from trustscore.compute._deadline import checkpoint
+
 __all__ = ["PlaceMention", "place_mentions"]
 
 _DATA = files("trustscore.grounding") / "data"
 
 
 class PlaceMention(NamedTuple):
-    """A code or name of a place in a text, with the words it stands for (casefolded, in order): a
-    code's stands for its names' words, a name's for its codes."""
+    """A code or name of a place in a text, with what it stands for."""
 
     start: int
     end: int
-    words: tuple[str, ...]
+    is_code: bool
+    """Whether it is a code (it stands for its names) or a name (it stands for its codes)."""
+    stands_for: tuple[tuple[str, ...], ...]
+    """A code's names, each as its words, casefolded (("california",), ("canada",)); a name's codes,
+    as the table writes them, in capitals (("US",), ("USA",))."""
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """Every word it stands for, casefolded, in order, each once."""
+        return tuple(dict.fromkeys(w.casefold() for said in self.stands_for for w in said))
 
 
 class _Table(NamedTuple):
-    """The place table, kept in strings: built on a cold first score, where each object the garbage
-    collector tracks that outlives the build counts (a few hundred tuples more cost one more full
-    collection, 30 ms, measured by a callback on ``gc.callbacks``); strings it does not track."""
+    """The place table, kept in strings, which the garbage collector does not track: it is built on a
+    cold first score, where every tracked object that outlives the build counts."""
 
     aliases: dict[str, str]
-    """Each code and each name: the words of what it stands for, separated by spaces."""
+    """Each code and each name: what it stands for, its names' (or codes') words separated by spaces
+    and the names (or codes) by tabs."""
     by_first_word: dict[str, str]
     """The codes and names by their first word, separated by tabs, the longest first ("New York"
     before "New")."""
@@ -47,6 +62,10 @@ class _Table(NamedTuple):
 _WORD = re.compile(r"\w+")
 """A word as the table's spellings start with one: a run of word characters (every spelling opens
 with one, and a code is one)."""
+
+_POSTAL_CODE = re.compile(r"[ \t]+(?:\d{5}(?:-\d{4})?|[A-Z]\d[A-Z] ?\d[A-Z]\d)(?!\w)")
+"""What follows a code directly before a postal code: a US ZIP ("93117", "93117-1234") or a
+Canadian postal code ("K1A 0B1")."""
 
 
 @cache
@@ -61,13 +80,16 @@ def _table() -> _Table:
         codes[name].append(code)
     aliases: dict[str, str] = {}
     for code, said in names.items():
-        aliases[code] = " ".join(dict.fromkeys(w for n in said for w in _words(n)))
+        aliases[code] = "\t".join(dict.fromkeys(" ".join(_words(n)) for n in said))
     for name, said in codes.items():
-        aliases[name] = " ".join(dict.fromkeys(c.casefold() for c in said))
+        aliases[name] = "\t".join(dict.fromkeys(said))
+        if "'" in name:  # as an LLM writes it: "Côte d’Ivoire"
+            aliases[name.replace("'", "\u2019")] = aliases[name]
     by_first: dict[str, list[str]] = defaultdict(list)
     for spelling in sorted(aliases, key=lambda s: (-len(s), s)):
         first = _WORD.match(spelling)
-        assert first is not None, f"places.tsv: {spelling!r} does not open with a word"
+        if first is None:
+            raise ValueError(f"places.tsv: the spelling {spelling!r} does not open with a word")
         by_first[first.group()].append(spelling)
     return _Table(aliases, {word: "\t".join(spellings) for word, spellings in by_first.items()})
 
@@ -76,26 +98,40 @@ def _words(name: str) -> list[str]:
     return [w.casefold() for w in re.findall(r"[^\W\d_]+", name)]
 
 
+def _stands_as_place(text: str, start: int, end: int) -> bool:
+    """Whether the code ``text[start:end]`` is a record field's whole string value or directly
+    precedes a postal code."""
+    quoted = text[start - 1 : start] == '"' and text[end : end + 1] == '"'
+    return quoted or _POSTAL_CODE.match(text, end) is not None
+
+
 @lru_cache(maxsize=256)
 def place_mentions(text: str) -> tuple[PlaceMention, ...]:
-    """Each place code and name ``text`` states, with what it stands for: at each word, the longest
-    spelling of the table that starts there and ends at a word's end. Memoised: the responses that
-    share a context read it once.
+    """Each place code and name ``text`` states, with what it stands for: at each word not inside an
+    earlier mention, the longest spelling of the table that starts there and ends at a word's end (a
+    code only where it stands as a place). Memoised: the responses that share a context read it once.
 
     A scan of the text's words with the table indexed by first word, not one pattern of every
     spelling, whose compiling costs more than the scan."""
     table = _table()
     found: list[PlaceMention] = []
     end = 0
-    for word in _WORD.finditer(text):
+    for n, word in enumerate(_WORD.finditer(text)):
+        if n % 4096 == 0:
+            checkpoint()
         start = word.start()
         if start < end:
             continue
         spellings = table.by_first_word.get(word.group())
         for spelling in spellings.split("\t") if spellings else ():
             after = start + len(spelling)
-            if text.startswith(spelling, start) and _WORD.match(text, after) is None:
-                found.append(PlaceMention(start, after, tuple(table.aliases[spelling].split())))
-                end = after
-                break
+            if not text.startswith(spelling, start) or _WORD.match(text, after) is not None:
+                continue
+            is_code = spelling.isupper()  # every code is in capitals, no name is
+            if is_code and not _stands_as_place(text, start, after):
+                continue
+            said = tuple(tuple(s.split(" ")) for s in table.aliases[spelling].split("\t"))
+            found.append(PlaceMention(start, after, is_code, said))
+            end = after
+            break
     return tuple(found)

@@ -23,6 +23,7 @@ __all__ = [
     "Word",
     "context_units",
     "fold",
+    "is_supported",
     "normalise_number",
     "pair_keys",
     "split_long",
@@ -361,8 +362,10 @@ def support_keys(text: str) -> frozenset[str]:
     pairs ("RestaurantsTakeOut" -> "restaurants", "take", "out", "takeout"; "WiFi" -> "wifi"), the
     month name of an ISO date (2022-01-09 -> "january"), the 12-hour form of a 24-hour clock
     time with its am / pm (17:30 -> "5", "pm"), and a place's name for its code and its code for its
-    name ("CA" -> "california"; "California" -> "ca": :mod:`._places`): the ways a writer rephrases a
-    record.
+    name (``"state": "CA"`` -> "california"; "California" -> "CA": :mod:`._places`): the ways a writer
+    rephrases a record. A name vouches for its codes as written, in capitals, keys no folded word
+    has: only a response word written as a code looks them up (:func:`is_supported`), so "Jamaica"
+    vouches for "JAM" and not for "jam".
     Memoised: the responses that share a context look it up once.
     """
     keys: set[str] = set()
@@ -395,7 +398,10 @@ def support_keys(text: str) -> frozenset[str]:
         if hour == 0:
             keys.add("12")
     for place in place_mentions(text):
-        keys.update(fold(w) for w in place.words)
+        if place.is_code:
+            keys.update(fold(w) for w in place.words)
+        else:
+            keys.update(code for codes in place.stands_for for code in codes)
     checkpoint()
     return frozenset(keys)
 
@@ -409,24 +415,37 @@ counted: "the mayor of the city" puts "mayor" and "city" side by side)."""
 def pair_keys(text: str) -> frozenset[tuple[str, str]]:
     """Every ordered pair ``(a, b)`` of content-word keys of ``text`` where ``b`` follows ``a`` by at most
     :data:`PAIR_WINDOW` content words (the context side of the pairs check). A place's code stands in
-    for its name's words and a name for its code, where it is written (:func:`support_keys`).
-    Memoised like :func:`support_keys`."""
+    for its names' words and a name for its codes, where it is written (:func:`support_keys`); a
+    mention where no content word stands (a code that is a stopword: "Portland, OR") takes a place of
+    its own, and a code's names pair their own words ("NY": "new" before "york"), never one name's
+    with another's. Memoised like :func:`support_keys`."""
     found = words(text, kinds=False)
-    keys: list[tuple[str, ...]] = [(w.key,) for w in found]
-    starts = [w.start for w in found]
+    slots: list[tuple[int, tuple[str, ...]]] = [(w.start, (w.key,)) for w in found]
     out: set[tuple[str, str]] = set()
     for place in place_mentions(text):
         said = tuple(fold(w) for w in place.words)
-        for i in range(bisect_left(starts, place.start), bisect_left(starts, place.end)):
-            keys[i] = (*keys[i], *said)
-        out.update(pairwise(said))  # "NY" holds "New York"'s "new" before "york"
-    for i, these in enumerate(keys):
+        first = bisect_left(slots, place.start, key=lambda slot: slot[0])
+        last = bisect_left(slots, place.end, key=lambda slot: slot[0])
+        if first == last:
+            slots.insert(first, (place.start, (fold(text[place.start : place.end]), *said)))
+        for i in range(first, last):
+            slots[i] = (slots[i][0], (*slots[i][1], *said))
+        if place.is_code:
+            for name in place.stands_for:
+                out.update(pairwise(fold(w) for w in name))
+    for i, (_, these) in enumerate(slots):
         if i % 4096 == 0:
             checkpoint()
-        for those in keys[i + 1 : i + 1 + PAIR_WINDOW]:
+        for _, those in slots[i + 1 : i + 1 + PAIR_WINDOW]:
             out.update((a, b) for a in these for b in those)
     checkpoint()
     return frozenset(out)
+
+
+def is_supported(word: Word, keys: frozenset[str]) -> bool:
+    """Whether ``keys`` (:func:`support_keys`) vouch for ``word``: its key, or a code written in
+    capitals that a place's name vouches for ("CA" where the context says "California")."""
+    return word.key in keys or (word.text.isupper() and word.text in keys)
 
 
 @lru_cache(maxsize=WORD_CACHE_SIZE)

@@ -6,7 +6,8 @@ atom of the response:
 
 - **supported**: the context or question states the same value (a date agreeing in every part both
   give, the same number, the capitalised words of a name: "von Tomas Reyes" is "Tomas Reyes"; a
-  place's code for its name and its name for its code, "CA" for "California": :mod:`.._places`);
+  place's code for its name and its name for its code, "California" for a record's ``"CA"``,
+  "CA" written in capitals for "California": :mod:`.._places`);
 - **contradicted**: not supported, and the context states another value *in the same slot*
   (:func:`_rival`): "2001: the context says 14 March 2011";
 - **unsupported**: neither. A value with no statement of the same slot to compare with is
@@ -61,6 +62,7 @@ _INCLUDING = frozenset({"include", "including", "with"})
 _AGENTS = frozenset({"person", "organisation", "place"})
 """Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
 organisation): under the same predicate and role a person's name stands in for a name of these."""
+_WORD = re.compile(r"\w+")
 _SAME_NAME = 0.8
 """Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
 _RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -82,7 +84,10 @@ class Facts:
     lemmas: frozenset[str]
     words: frozenset[str]
     places: frozenset[str]
-    """The words its place codes and names stand for ("CA": "california"; "California": "ca")."""
+    """The words of the names its place codes stand for (``"state": "CA"``: "california")."""
+    place_codes: frozenset[str]
+    """The codes its place names stand for, in capitals ("California": "CA"): they vouch only for a
+    name written as the code."""
     mentions: dict[str, list[Mention]]
     """Each content lemma: where it stands and whether it is negated (:mod:`._fields`)."""
     record: Record | None
@@ -107,6 +112,7 @@ def facts(doc: Doc) -> Facts:
         found = [_slotted(a, record.slot(a.start, a.end)) for a in found]
         keep = [record.in_prose(s.start_char, s.end_char) for s in sents]
     said = clauses(doc, sentence_subjects(doc), keep)
+    places = place_mentions(doc.text)
     return Facts(
         text=doc.text,
         atoms=found,
@@ -116,7 +122,8 @@ def facts(doc: Doc) -> Facts:
         index=clause_index(said),
         lemmas=frozenset(t.lemma_.casefold() for t in doc if t.is_alpha),
         words=frozenset(t.text.casefold() for t in doc if t.is_alpha),
-        places=frozenset(w for place in place_mentions(doc.text) for w in place.words),
+        places=frozenset(w for place in places if place.is_code for w in place.words),
+        place_codes=frozenset(c for place in places if not place.is_code for (c,) in place.stands_for),
         mentions=mentions(doc),
         record=record,
         tokens={t.idx: (t.lemma_.casefold(), shared_role(t)) for t in doc if not t.is_space},
@@ -231,7 +238,8 @@ def _best_overlap(words: frozenset[str], context: Facts) -> int | None:
 
 def _supports(f: Facts, atom: Atom) -> bool:
     if atom.kind == "name":
-        return all(w in f.words or w in f.places for w in atom.words)
+        codes = {w.casefold() for w in _WORD.findall(atom.text) if w in f.place_codes}  # "LA", not "La"
+        return all(w in f.words or w in f.places or w in codes for w in atom.words)
     if atom.kind == "date" and atom.date is None:
         return all(w in f.lemmas for w in atom.words)
     if atom.kind == "date":
