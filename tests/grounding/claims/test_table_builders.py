@@ -62,7 +62,11 @@ class _Place:
 class _Subdivisions:
     def get(self, country_code: str) -> list[_Place]:
         return {
-            "US": [_Place(code="US-CA", name="California"), _Place(code="US-NY", name="New York")],
+            "US": [
+                _Place(code="US-CA", name="California"),
+                _Place(code="US-NY", name="New York"),
+                _Place(code="US-VI", name="Virgin Islands, U.S."),  # ISO's sorted form: left out
+            ],
             "CA": [_Place(code="CA-QC", name="Quebec")],
         }[country_code]
 
