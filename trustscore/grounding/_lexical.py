@@ -20,6 +20,9 @@ weigh: the worst sentence's share (``sentence_max_unsupported_share``: one inven
 answer), the amount invented (``log_unsupported_weight``), and adjacent response words that are each in
 the context but never near each other there (``pairs_unsupported_share``; ``ordered_...`` also counts a
 reversed order, as in swapped roles).
+
+A number that cites one of the context's passages ("According to Passage 2") is not looked up
+(:mod:`trustscore.grounding._citations`).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from pydantic import JsonValue
 from trustscore._types import Sample, Signal, Span, Usage
 from trustscore.compute._deadline import checkpoint
 from trustscore.core._hashing import canonical_json, short_hash
+from trustscore.grounding._citations import PassageCitations
 from trustscore.grounding._config import LexicalConfig
 from trustscore.grounding._normalize import normalize
 from trustscore.grounding._screen import SCREEN, screened_out
@@ -52,7 +56,7 @@ from trustscore.textmodels._word_frequency import table_source, zipf_frequency
 
 __all__ = ["LexicalSupport", "word_weight"]
 
-_METHOD = "lexical-support/6"
+_METHOD = "lexical-support/7"
 _NORMALIZATION = "nfkc-cf-latin-lookalikes/1"
 """What :func:`normalize` does, in the cache identity. Not in the version: on text it leaves as it is
 (plain ASCII, most text) the signal is unchanged, so calibrators fitted on this version still apply."""
@@ -115,7 +119,7 @@ class LexicalSupport:
             return screened
         response = normalize(sample.response)
         context, question = _normalized(sample.context_text), _normalized(sample.question)
-        claimed = words(response.text)
+        claimed = _claimed(response.text, passages=sum(1 for p in sample.context if p.strip()))
         if not claimed:
             return self._failed("the response has no content words, numbers or names to check", began)
         supported = support_keys(context)
@@ -185,6 +189,15 @@ class LexicalSupport:
         return Signal.failed(
             self.name, reason, usage=Usage(seconds=time.perf_counter() - began), version=self.version
         )
+
+
+def _claimed(text: str, passages: int) -> list[Word]:
+    """The words of ``text`` to look up: all but the numbers that cite a passage."""
+    found = words(text)
+    cited = PassageCitations(text, passages)
+    if not cited:
+        return found
+    return [w for w in found if not (w.kind == "number" and cited.cover(w.start, w.end))]
 
 
 def _sentence_max_share(text: str, claimed: list[Word], supported: frozenset[str], prior: float) -> float:

@@ -155,3 +155,17 @@ def test_the_question_supports_a_value_but_asserts_no_relation(claims_check: Cla
     assert score(claims_check, "No, it does not open on Sundays.", context, question).value == 1.0
     swapped = score(claims_check, "Yes, it is open on Sundays.", context, question)
     assert swapped.value is not None and swapped.value <= 0.15
+
+
+def test_a_passage_citation_is_not_an_unsupported_atom(claims_check: ClaimsCheck) -> None:
+    passages = [BRIDGE, "The bridge is painted green.", "It is lit at night."]
+    for response in (
+        "According to Passage 1, the bridge is 140 metres long.",
+        "Passages 1 and 3 say the bridge is 140 metres long [1].",
+    ):
+        signal = claims_check.score(Sample(question="", context=passages, response=response))
+        assert signal.value == 1.0, (response, signal.explanation)
+    beyond = claims_check.score(
+        Sample(question="", context=passages, response="Passage 7 says the bridge is 140 metres long.")
+    )
+    assert beyond.value is not None and beyond.value < 1.0

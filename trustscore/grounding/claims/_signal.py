@@ -11,9 +11,11 @@ predicate it states the other way): on real answers the first is evidence of a h
 second is not (docs/calibration.md, "How a contradicted fact enters the score"), so the shipped
 calibrator reads them apart.
 
-Missing, with the reason, when there is no context, when the response states nothing checkable, when
-it is in another language than the context (:mod:`trustscore.grounding._language`). A response that
-declines to answer (:mod:`trustscore.grounding._abstention`) is the ``abstention`` outcome: it claims
+A number that cites a passage ("According to Passage 2", "[1]") is not checked
+(:mod:`trustscore.grounding._citations`). Missing, with the reason, when there is no context, when
+the response states nothing checkable, when it is in another language than the context
+(:mod:`trustscore.grounding._language`). A response that declines to answer
+(:mod:`trustscore.grounding._abstention`) is the ``abstention`` outcome: it claims
 nothing, so nothing in it is unsupported (value 1).
 """
 
@@ -30,6 +32,7 @@ from pydantic import JsonValue
 from trustscore._types import ABSTENTION, Sample, Signal, Span, Usage
 from trustscore.compute._deadline import checkpoint
 from trustscore.core._hashing import canonical_json, short_hash
+from trustscore.grounding._citations import PassageCitations
 from trustscore.grounding._screen import SCREEN, unchecked
 from trustscore.grounding.claims._check import POLARITY_KINDS, Facts, Verdict, check, facts
 from trustscore.grounding.claims._config import ClaimsConfig
@@ -38,7 +41,7 @@ from trustscore.grounding.claims._pipeline import Pipeline, find_pipeline
 
 __all__ = ["ClaimsCheck", "claims_version", "normalise"]
 
-_METHOD = "claims/9"
+_METHOD = "claims/10"
 _CACHE_REVISION = "aligned-slots/4"
 """In the cache identity, not the version: a change that leaves the value as it was but that cached
 results from before it must not be replayed (the question's atoms no longer count as the context's
@@ -125,7 +128,8 @@ class ClaimsCheck:
             self.pipeline.nlp()
         except (ImportError, OSError) as e:
             return self._failed(f"the spaCy pipeline {self.pipeline.package} did not load: {e}", began)
-        response = facts(self.pipeline.parse(normalise(sample.response)))
+        text = normalise(sample.response)
+        response = facts(self.pipeline.parse(text))
         checkpoint()
         context = self._kept_facts(normalise(sample.context_text))
         question = (
@@ -133,7 +137,8 @@ class ClaimsCheck:
             if self.config.question_support and sample.question.strip()
             else None
         )
-        verdicts = check(response, context, question)
+        cited = PassageCitations(text, sum(1 for p in sample.context if p.strip()))
+        verdicts = [v for v in check(response, context, question) if not cited.cover(v.start, v.end)]
         if not verdicts:
             return self._failed(
                 "nothing to check: the response states no number, date, amount, name, or sentence that "
