@@ -86,6 +86,7 @@ _NEGATED = re.compile(r"\b(is|are|was|were|has|have|had|can|will|could|would|sho
 _CONTRACTED = re.compile(r"\b(is|are|was|were|has|have|had|could|would|should|did|does|do)n't ")
 _YEAR = re.compile(r"\b(1[89]\d\d|20[0-3]\d)\b")
 _NUMBER = re.compile(r"(?<![\w.,/:-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\w/:-]|[.,]\d)")
+_LIST_MARKER = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*\u2022])\s+")
 _SENTENCE = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
 
 Row = dict[str, Any]
@@ -102,7 +103,15 @@ class Source:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text.replace("\n", " ")) if s.strip()]
+    """The sentences of ``text``. A line break ends one (a list item, a heading, a passage's title), and
+    a list item's marker ("1.", "2)", "-", "•") is no part of its sentence: joined to the line before,
+    "...uses of soybeans:  1." would make a faithful sentence of a marker, and a changed marker a
+    "corrupted" fact."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        item = _LIST_MARKER.sub("", line, count=1)
+        out.extend(s.strip() for s in _SENTENCE.split(item) if s.strip())
+    return out
 
 
 def _replace_once(sentence: str, start: int, end: int, new: str) -> str:

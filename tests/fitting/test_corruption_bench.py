@@ -76,6 +76,20 @@ def test_sentences_split_on_stops() -> None:
     ]
 
 
+def test_a_line_break_ends_a_sentence_and_a_list_marker_is_no_part_of_one() -> None:
+    answer = "Here are some uses of soybeans:\n\n1. Soy milk is made from them.\n- Feed for cattle\n\u2022 Fish food"
+    assert sentences(answer) == [
+        "Here are some uses of soybeans:",
+        "Soy milk is made from them.",
+        "Feed for cattle",
+        "Fish food",
+    ]
+    assert sentences("It opened in 1998.\n2024 was its best year.") == [
+        "It opened in 1998.",
+        "2024 was its best year.",
+    ]
+
+
 def _row(i: int, source: str, kind: str, value: float, of: int | None = None) -> dict[str, Any]:
     return {
         "id": f"r{i}",
