@@ -23,6 +23,7 @@ __all__ = [
     "Word",
     "context_units",
     "fold",
+    "is_list_marker",
     "is_supported",
     "normalise_number",
     "pair_keys",
@@ -312,7 +313,7 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
             checkpoint()
         s, e, surface = m.start(), m.end(), m.group()
         if m.group("num") is not None:
-            if _is_list_marker(text, s, e):
+            if is_list_marker(text, s, e):
                 continue
             out.append(Word(s, e, surface, "number", normalise_number(surface)))
             previous_end = e
@@ -333,7 +334,7 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
     return out
 
 
-def _is_list_marker(text: str, start: int, end: int) -> bool:
+def is_list_marker(text: str, start: int, end: int) -> bool:
     """A "1." or "2)" opening a line numbers a list item; it claims nothing. A number alone on its
     line ("1998." as the whole answer) is a claim, not a marker: a marker has an item after it."""
     if text[end : end + 1] not in (".", ")"):

@@ -169,3 +169,14 @@ def test_a_passage_citation_is_not_an_unsupported_atom(claims_check: ClaimsCheck
         Sample(question="", context=passages, response="Passage 7 says the bridge is 140 metres long.")
     )
     assert beyond.value is not None and beyond.value < 1.0
+
+
+def test_a_list_items_number_is_not_an_unsupported_atom(claims_check: ClaimsCheck) -> None:
+    listed = (
+        "The bridge:\n\n1. It opened in May 1998.\n2. It is 140 metres long.\n3) About 3,000 people cross it."
+    )
+    signal = score(claims_check, listed)
+    assert signal.value == 1.0 and not signal.spans, signal.explanation
+    assert score(claims_check, "The bridge opened in May 1998.\n4. It is lit.").value == 1.0
+    alone = score(claims_check, "The bridge is 1.")  # a number ending a sentence is a claim
+    assert alone.value is not None and alone.value < 1.0

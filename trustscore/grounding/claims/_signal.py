@@ -11,11 +11,11 @@ predicate it states the other way): on real answers the first is evidence of a h
 second is not (docs/calibration.md, "How a contradicted fact enters the score"), so the shipped
 calibrator reads them apart.
 
-A number that cites a passage ("According to Passage 2", "[1]") is not checked
-(:mod:`trustscore.grounding._citations`). Missing, with the reason, when there is no context, when
-the response states nothing checkable, when it is in another language than the context
-(:mod:`trustscore.grounding._language`). A response that declines to answer
-(:mod:`trustscore.grounding._abstention`) is the ``abstention`` outcome: it claims
+A number that cites a passage ("According to Passage 2", "[1]":
+:mod:`trustscore.grounding._citations`) or numbers a list item ("1." opening a line) is not checked.
+Missing, with the reason, when there is no context, when the response states nothing checkable, when
+it is in another language than the context (:mod:`trustscore.grounding._language`). A response that
+declines to answer (:mod:`trustscore.grounding._abstention`) is the ``abstention`` outcome: it claims
 nothing, so nothing in it is unsupported (value 1).
 """
 
@@ -34,6 +34,7 @@ from trustscore.compute._deadline import checkpoint
 from trustscore.core._hashing import canonical_json, short_hash
 from trustscore.grounding._citations import PassageCitations
 from trustscore.grounding._screen import SCREEN, unchecked
+from trustscore.grounding._text import is_list_marker
 from trustscore.grounding.claims._check import POLARITY_KINDS, Facts, Verdict, check, facts
 from trustscore.grounding.claims._config import ClaimsConfig
 from trustscore.grounding.claims._parse_cache import ParseCache
@@ -138,7 +139,11 @@ class ClaimsCheck:
             else None
         )
         cited = PassageCitations(text, sum(1 for p in sample.context if p.strip()))
-        verdicts = [v for v in check(response, context, question) if not cited.cover(v.start, v.end)]
+        verdicts = [
+            v
+            for v in check(response, context, question)
+            if not (cited.cover(v.start, v.end) or is_list_marker(text, v.start, v.end))
+        ]
         if not verdicts:
             return self._failed(
                 "nothing to check: the response states no number, date, amount, name, or sentence that "
