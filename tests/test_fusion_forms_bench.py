@@ -1,5 +1,5 @@
-"""benchmarks.quality.fusion_forms: a fold never trains on extra rows of the held-out domain's documents,
-and the extra fit set is fitted only beside the corruption fit set."""
+"""benchmarks.quality.fusion_forms: a fold never trains on extra rows of the held-out domain's documents
+nor on corruptions of its contexts, and the extra fit set is fitted only beside the corruption fit set."""
 
 from __future__ import annotations
 
@@ -42,3 +42,11 @@ def test_the_extra_fit_set_is_fitted_only_beside_the_corruption_fit_set() -> Non
     assert [name for name, (_, takes) in with_both.items() if takes] == [
         f"{name}, + corruption and extra fit sets" for name in bench.WITH_EXTRA
     ]
+
+
+def test_a_fold_leaves_out_the_corruptions_of_the_held_out_domains_contexts() -> None:
+    corruptions = rows_from_dicts(
+        [{**_row(i, "corruptions"), "domain": d} for i, d in enumerate(["xsumfaith", "factcc", "xsumfaith"])]
+    )
+    assert [r.id for r in bench.corruptions_for(corruptions, "xsumfaith")] == ["x1"]
+    assert [r.id for r in bench.corruptions_for(corruptions, "factscore")] == ["x0", "x1", "x2"]

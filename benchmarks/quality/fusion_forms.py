@@ -19,7 +19,9 @@ per data set while fitting (``INTERCEPT_BY``), fitted on the shippable domains m
 With ``--fit-corruptions`` (default: ``.cache-data/corruption/fit_scored.jsonl`` when it exists: pairs
 built by ``benchmarks.quality.corruption_pairs --seed 1 --exclude .cache-data/corruption/pairs.jsonl``, so no
 context of the benchmark), every form is also fitted with those rows added as one more data set (they
-fit the weights, not the pooled intercept: their share of errors is no one's base rate).
+fit the weights, not the pooled intercept: their share of errors is no one's base rate). A fold leaves
+out the corruptions of the held-out domain's contexts (``corruptions_for``): other documents, but that
+domain's text, which a held-out domain must not lend its fit.
 
 With ``--fit-extra`` (default: ``.cache-data/corpus/extra_scored.jsonl`` when it exists: real labeled rows
 of documents the corpus does not hold, ``calibration.build_corpus --extra``, scored like the corpus), the
@@ -190,14 +192,22 @@ def extra_for(extra: Sequence[ScoredRow], held_out: str | None) -> list[ScoredRo
     return [r for r in extra if held_out not in r.fields.get("shares_documents_with", [r.fields["dataset"]])]
 
 
+def corruptions_for(corruptions: Sequence[ScoredRow], held_out: str) -> list[ScoredRow]:
+    """The corruption fit rows a fold may train on: none built from a context of the held-out domain."""
+    return [r for r in corruptions if r.fields.get("domain") != held_out]
+
+
 def lodo(
     rows: Sequence[ScoredRow], corruptions: Sequence[ScoredRow] = (), extra: Sequence[ScoredRow] = ()
 ) -> dict[str, dict[str, float | None]]:
     """{form or "<signal> alone": {domain: AUROC, "macro": ...}}."""
     y = label_column(rows, LABEL)
-    fits = forms(corruptions, bool(extra))
-    out: dict[str, dict[str, float | None]] = {name: {} for name in (*fits, *(f"{s} alone" for s in SIGNALS))}
+    names = forms(corruptions, bool(extra))
+    out: dict[str, dict[str, float | None]] = {
+        name: {} for name in (*names, *(f"{s} alone" for s in SIGNALS))
+    }
     for d in domains_of(rows):
+        fits = forms(corruptions_for(corruptions, d), bool(extra))
         test = [i for i, r in enumerate(rows) if r.fields["dataset"] == d]
         train = [rows[i] for i in _training(rows, d)]
         train_extra = [*train, *extra_for(extra, d)]
