@@ -46,7 +46,10 @@ def test_the_extra_fit_set_is_fitted_only_beside_the_corruption_fit_set() -> Non
 
 def test_a_fold_leaves_out_the_corruptions_of_the_held_out_domains_contexts() -> None:
     corruptions = rows_from_dicts(
-        [{**_row(i, "corruptions"), "domain": d} for i, d in enumerate(["xsumfaith", "factcc", "xsumfaith"])]
+        [
+            {**_row(i, "corruptions"), "context_domain": d}
+            for i, d in enumerate(["xsumfaith", "factcc", "xsumfaith"])
+        ]
     )
     assert [r.id for r in bench.corruptions_for(corruptions, "xsumfaith")] == ["x1"]
     assert [r.id for r in bench.corruptions_for(corruptions, "factscore")] == ["x0", "x1", "x2"]

@@ -335,7 +335,7 @@ def build_pairs(
             base = {
                 "dataset": "corruptions",
                 "source_id": key,
-                "domain": c["domain"],
+                "context_domain": c["domain"],  # not "domain": a scored row's domain check takes that name
                 "question": c["question"],
                 "context": c["context"],
             }
@@ -376,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     kinds = Counter(r["kind"] for r in rows)
-    domains = Counter(r["domain"] for r in rows)
+    domains = Counter(r["context_domain"] for r in rows)
     pairs = sum(bool(r["hallucinated"]) for r in rows)
     print(f"wrote {len(rows)} rows ({pairs} corrupted) from {len({r['source_id'] for r in rows})} contexts")
     print("kinds:", dict(kinds))

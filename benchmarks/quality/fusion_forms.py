@@ -194,7 +194,7 @@ def extra_for(extra: Sequence[ScoredRow], held_out: str | None) -> list[ScoredRo
 
 def corruptions_for(corruptions: Sequence[ScoredRow], held_out: str) -> list[ScoredRow]:
     """The corruption fit rows a fold may train on: none built from a context of the held-out domain."""
-    return [r for r in corruptions if r.fields.get("domain") != held_out]
+    return [r for r in corruptions if r.fields.get("context_domain") != held_out]
 
 
 def lodo(
