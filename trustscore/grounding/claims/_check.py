@@ -38,8 +38,9 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from trustscore.grounding._places import place_mentions
+from trustscore.grounding.claims._aligned import Change, copy_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
-from trustscore.grounding.claims._copies import Change, Side, copy_changes
+from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
 from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
 from trustscore.grounding.claims._records import Record, read_record, slot_unit
@@ -170,12 +171,17 @@ def _with_changes(
     """The verdicts with each changed stretch of a copied sentence in place of what it overrides: a
     changed value replaces the verdicts of the atoms it overlaps, a changed negation the polarity
     verdicts inside the words it spans, a changed predicate (an antonym, two stretches exchanged)
-    every polarity verdict of its sentence (they read the same statement)."""
+    every polarity verdict of its sentence (they read the same statement). A contradiction the other
+    checks found stays: a value's that holds the changed stretch and more ("104 metres" for "104"),
+    and, for a sentence copied only in part, a polarity's in its sentence (one negation read twice is
+    one contradiction)."""
     out = list(verdicts)
     for change in changes:
         new = change.verdict
         polar = new.kind in POLARITY_KINDS
         start, end = bounds[change.sentence] if new.kind == "predicate" else (new.start, new.end)
+        if any(v.outcome == "contradicted" and _holds(v, change, bounds[change.sentence]) for v in out):
+            continue
         out = [
             v
             for v in out
@@ -187,6 +193,20 @@ def _with_changes(
         ]
         out.append(new)
     return out
+
+
+def _holds(found: Verdict, change: Change, sentence: tuple[int, int]) -> bool:
+    """A contradiction found by the other checks says what ``change`` says (see :func:`_with_changes`)."""
+    if change.verdict.kind in POLARITY_KINDS:
+        polar = found.kind in POLARITY_KINDS
+        return change.partial and polar and found.start < sentence[1] and sentence[0] < found.end
+    new = change.verdict
+    return (
+        found.kind not in POLARITY_KINDS
+        and found.start <= new.start
+        and new.end <= found.end
+        and found.end - found.start > new.end - new.start
+    )
 
 
 def _sentence_polarity(response: Facts, context: Facts, skip: set[int]) -> list[Verdict]:
