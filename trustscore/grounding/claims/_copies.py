@@ -168,9 +168,11 @@ def _sort_swap(
     side = 0 if name is said else 1
     if not _named(words, side, sides, known):
         return None
-    said, stated = _words(said), _words(stated)
     kind = "name" if name is stated else "number"
-    return Verdict(kind, "contradicted", _joined(said), said[0].start, said[-1].end, _joined(stated))
+    said, stated = _words(said), _words(stated)
+    text = sides[0].text[said[0].start : said[-1].end]
+    context = sides[1].text[stated[0].start : stated[-1].end]
+    return Verdict(kind, "contradicted", text, said[0].start, said[-1].end, context)
 
 
 def _named(
