@@ -156,3 +156,15 @@ def test_one_negation_read_by_two_checks_counts_once(claims_check: ClaimsCheck) 
         claims_check, "In 1977, Apple was not incorporated.", "Apple was incorporated January 3, 1977."
     )
     assert len(contradicted(signal)) == 1
+
+
+def test_a_sentence_most_like_the_answer_is_no_copy_where_the_context_states_the_answer_elsewhere(
+    claims_check: ClaimsCheck,
+) -> None:
+    """ "He was a member of the Council of State" is the sentence most like the answer word for word,
+    but the context states "a member of the Volkskammer" in another sentence: no contradiction."""
+    context = (
+        "He was a member of the Council of State. He was also a member of the Volkskammer (East "
+        "Germany's legislature) from 1971 to 1990."
+    )
+    assert contradicted(score(claims_check, "He was a member of the Volkskammer.", context)) == []

@@ -81,16 +81,26 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
         mine = _unnumbered(_tokens(response.text, start, end))
         if _keys(mine) in whole:
             continue  # the context says it word for word somewhere (its sentences split otherwise)
-        for theirs in _candidates(mine, sentences, target):
-            whole_copy = changed(mine, theirs, sides, (known, proper))
-            verdict = whole_copy or _anchored(mine, theirs, sides, (known, proper), texts)
-            if verdict is not None:
+        for i in _candidates(mine, sentences, target):
+            whole_copy = changed(mine, sentences[i], sides, (known, proper))
+            verdict = whole_copy or _anchored(mine, sentences[i], sides, (known, proper), texts)
+            if verdict is not None and (i == target or not _stated(mine, verdict, whole)):
                 out.append(Change(verdict, n, partial=whole_copy is None))
                 break
     return out
 
 
-def _candidates(mine: list[_Token], sentences: list[list[_Token]], target: int | None) -> list[list[_Token]]:
+def _stated(mine: list[_Token], verdict: Verdict, whole: str) -> bool:
+    """The context states the changed stretch with the words before or after it ("a member of the
+    Volkskammer" against a sentence most like "He was a member of the Council of State"): a sentence
+    other than the aligned one is then no copy of it."""
+    inside = [k for k, t in enumerate(mine) if verdict.start <= t.start < verdict.end]
+    first, last = inside[0], inside[-1] + 1
+    before, after = mine[max(0, first - _ANCHOR_SPAN) : last], mine[first : last + _ANCHOR_SPAN]
+    return any(len(_words_only(part)) > last - first and _keys(part) in whole for part in (before, after))
+
+
+def _candidates(mine: list[_Token], sentences: list[list[_Token]], target: int | None) -> list[int]:
     """The context sentences a response sentence may copy: the one most like it word for word (a
     swapped name's words can draw the content-word alignment to another sentence that names it), then
     the aligned one."""
@@ -104,8 +114,7 @@ def _candidates(mine: list[_Token], sentences: list[list[_Token]], target: int |
             ratio = matcher.ratio()
             if ratio >= best_ratio:
                 best, best_ratio = i, ratio
-    order = [i for i in (best, target) if i is not None]
-    return [sentences[i] for i in dict.fromkeys(order)]
+    return list(dict.fromkeys(i for i in (best, target) if i is not None))
 
 
 def _proper_words(context: Side) -> set[str]:
