@@ -168,3 +168,13 @@ def test_a_sentence_most_like_the_answer_is_no_copy_where_the_context_states_the
         "Germany's legislature) from 1971 to 1990."
     )
     assert contradicted(score(claims_check, "He was a member of the Volkskammer.", context)) == []
+
+
+def test_a_general_verb_pair_is_no_antonym_in_a_partly_copied_sentence(claims_check: ClaimsCheck) -> None:
+    """WordNet pairs "sit" and "stand", but "letting it sit in the glass" says what "let it stand in the
+    glass" says."""
+    context = (
+        "Dissolve a small amount of soda with hot water and let it stand in the glass for a few minutes."
+    )
+    answer = "Use soda, mixing a small amount with hot water and letting it sit in the glass for a while."
+    assert contradicted(score(claims_check, answer, context)) == []

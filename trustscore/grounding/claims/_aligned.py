@@ -182,7 +182,7 @@ def _anchored_change(
         changed_unit = _unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
         if changed_unit is not None:
             return changed_unit
-    if len(said) == len(stated) == 1 and _opposite(said[0], stated[0], sides):
+    if len(said) == len(stated) == 1 and _opposite(said[0], stated[0], sides, every_antonym=False):
         return Verdict("predicate", "contradicted", said[0].text, said[0].start, said[0].end, stated[0].text)
     if _sort(said) == "name" and any(_name_part(mine, n, known[1]) for n in (i1 - 1, i2) if n < len(mine)):
         return None  # a name that runs on into its anchors: one word of it changed ("Mrs Clark")

@@ -258,14 +258,24 @@ def _unit_change(said: list[_Token], stated: list[_Token]) -> Verdict | None:
     return Verdict("number", "contradicted", _joined(said), said[0].start, said[-1].end, _joined(stated))
 
 
-def _opposite(said: _Token, stated: _Token, sides: tuple[Side, Side]) -> bool:
-    """One word is a WordNet antonym of the other, compared as written, as lemmas and as the adjective
-    of a comparative ("later" / "earlier")."""
+def _opposite(said: _Token, stated: _Token, sides: tuple[Side, Side], every_antonym: bool = True) -> bool:
+    """One word is an antonym of the other, compared as written, as lemmas and as the adjective of a
+    comparative ("later" / "earlier"): WordNet's direct antonyms of any part of speech, or, without
+    ``every_antonym``, only the listed pairs and adjectives' (:func:`._polarity.opposites`: WordNet's
+    verb pairs include "sit" / "stand", which "let it sit" and "let it stand" use alike)."""
     mine = {said.key, sides[0].tokens.get(said.start, (said.key, None))[0]}
     theirs = {stated.key, sides[1].tokens.get(stated.start, (stated.key, None))[0]}
     mine |= base_forms(said.key)
     theirs |= base_forms(stated.key)
-    return any(theirs & (antonyms(word) | opposites(word) | _ORDER.get(word, frozenset())) for word in mine)
+    return any(
+        theirs
+        & (
+            (antonyms(word) if every_antonym else frozenset())
+            | opposites(word)
+            | _ORDER.get(word, frozenset())
+        )
+        for word in mine
+    )
 
 
 def _exchanged(mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side]) -> Verdict | None:
