@@ -20,9 +20,10 @@ relation (the same predicate, or the aligned sentence) and role ("founded by <na
 the same group and not spellings of each other. In a record context (:mod:`._records`), a field's value
 is compared only with a value whose unit names the field.
 
-A sentence that copies its aligned context sentence word for word except one month, weekday, number,
-unit, name, antonym or negation, or with two stretches exchanged, is contradicted there, whatever the
-parse makes of the slot (:mod:`._copies`).
+A sentence that copies a context sentence (the aligned one, or the one most like it word for word)
+except one month, weekday, number, unit, name, antonym or negation, or with two stretches exchanged, is
+contradicted there, whatever the parse makes of the slot (:mod:`._copies`); a sentence that copies one
+only in part is read so one anchored change at a time (:mod:`._aligned`).
 
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,

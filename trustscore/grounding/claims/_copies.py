@@ -14,8 +14,10 @@ fills, whatever the parse makes of it. So the two stretches are compared directl
 - a word where the context has its antonym ("found guilty" copied as "found innocent"; WordNet's
   direct antonyms of either's word or lemma, :func:`._lexicon.antonyms`, and "before" / "after",
   "start" / "end", :data:`_ORDER`): **contradicted** (kind "predicate");
-- a negation added or removed ("was on private land" copied as "was not on private land"):
-  **contradicted** (kind "negation");
+- a negation added or removed ("was on private land" copied as "was not on private land"; "no" for
+  "a", "never" for "always"): **contradicted** (kind "negation");
+- an amount where the context has a name, or a name where it has an amount ("because £6.40bn makes
+  them sign" copied from "because McDonald's makes them sign"): **contradicted** (the context's kind);
 - two stretches that exchange places ("Ann sued Bob" copied as "Bob sued Ann") where the parse gives
   the first another slot than the context gives it (a list's items that change order keep theirs):
   **contradicted** (kind "name" for names, else "predicate": the relation is reversed).
