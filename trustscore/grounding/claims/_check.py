@@ -20,9 +20,10 @@ relation (the same predicate, or the aligned sentence) and role ("founded by <na
 the same group and not spellings of each other. In a record context (:mod:`._records`), a field's value
 is compared only with a value whose unit names the field.
 
-A sentence that copies its aligned context sentence word for word except one month, weekday, number,
-unit, name, antonym or negation, or with two stretches exchanged, is contradicted there, whatever the
-parse makes of the slot (:mod:`._copies`).
+A sentence that copies a context sentence (the aligned one, or the one most like it word for word)
+except one month, weekday, number, unit, name, antonym or negation, or with two stretches exchanged, is
+contradicted there, whatever the parse makes of the slot (:mod:`._copies`); a sentence that copies one
+only in part is read so one anchored change at a time (:mod:`._aligned`).
 
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
@@ -38,8 +39,9 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from trustscore.grounding._places import place_mentions
+from trustscore.grounding.claims._aligned import Change, copy_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
-from trustscore.grounding.claims._copies import Change, Side, copy_changes
+from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
 from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
 from trustscore.grounding.claims._records import Record, read_record, slot_unit
@@ -170,12 +172,17 @@ def _with_changes(
     """The verdicts with each changed stretch of a copied sentence in place of what it overrides: a
     changed value replaces the verdicts of the atoms it overlaps, a changed negation the polarity
     verdicts inside the words it spans, a changed predicate (an antonym, two stretches exchanged)
-    every polarity verdict of its sentence (they read the same statement)."""
+    every polarity verdict of its sentence (they read the same statement). A contradiction the other
+    checks found stays: a value's that holds the changed stretch and more ("104 metres" for "104"),
+    and, for a sentence copied only in part, a polarity's in its sentence (one negation read twice is
+    one contradiction)."""
     out = list(verdicts)
     for change in changes:
         new = change.verdict
         polar = new.kind in POLARITY_KINDS
         start, end = bounds[change.sentence] if new.kind == "predicate" else (new.start, new.end)
+        if any(v.outcome == "contradicted" and _holds(v, change, bounds[change.sentence]) for v in out):
+            continue
         out = [
             v
             for v in out
@@ -187,6 +194,20 @@ def _with_changes(
         ]
         out.append(new)
     return out
+
+
+def _holds(found: Verdict, change: Change, sentence: tuple[int, int]) -> bool:
+    """A contradiction found by the other checks says what ``change`` says (see :func:`_with_changes`)."""
+    if change.verdict.kind in POLARITY_KINDS:
+        polar = found.kind in POLARITY_KINDS
+        return change.partial and polar and found.start < sentence[1] and sentence[0] < found.end
+    new = change.verdict
+    return (
+        found.kind not in POLARITY_KINDS
+        and found.start <= new.start
+        and new.end <= found.end
+        and found.end - found.start > new.end - new.start
+    )
 
 
 def _sentence_polarity(response: Facts, context: Facts, skip: set[int]) -> list[Verdict]:

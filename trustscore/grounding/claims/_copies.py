@@ -14,8 +14,10 @@ fills, whatever the parse makes of it. So the two stretches are compared directl
 - a word where the context has its antonym ("found guilty" copied as "found innocent"; WordNet's
   direct antonyms of either's word or lemma, :func:`._lexicon.antonyms`, and "before" / "after",
   "start" / "end", :data:`_ORDER`): **contradicted** (kind "predicate");
-- a negation added or removed ("was on private land" copied as "was not on private land"):
-  **contradicted** (kind "negation");
+- a negation added or removed ("was on private land" copied as "was not on private land"; "no" for
+  "a", "never" for "always"): **contradicted** (kind "negation");
+- an amount where the context has a name, or a name where it has an amount ("because £6.40bn makes
+  them sign" copied from "because McDonald's makes them sign"): **contradicted** (the context's kind);
 - two stretches that exchange places ("Ann sued Bob" copied as "Bob sued Ann") where the parse gives
   the first another slot than the context gives it (a list's items that change order keep theirs):
   **contradicted** (kind "name" for names, else "predicate": the relation is reversed).
@@ -23,6 +25,9 @@ fills, whatever the parse makes of it. So the two stretches are compared directl
 Any other change (a paraphrased word, an adjective, punctuation) is not read here: the atom and
 clause checks of :mod:`._check` decide as for any sentence. A copy needs enough words in common
 (:data:`_MIN_SAME`, and most of the sentence) that the rest cannot be a different statement.
+
+Which context sentences a response sentence is read against, and the reading of a sentence that
+copies one only in part, are :mod:`._aligned`'s.
 """
 
 from __future__ import annotations
@@ -32,56 +37,19 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
+from trustscore.grounding.claims._polarity import opposites
 from trustscore.grounding.claims._values import SCALE_WORDS, parse_number
 from trustscore.grounding.claims._verdict import Verdict
 
-__all__ = ["Change", "Side", "copy_changes"]
+__all__ = ["Side", "changed"]
 
 _TOKEN = re.compile(r"\w+(?=n't)|n't|\w+|[^\w\s]")
 _NEGATIONS = frozenset({"not", "n't", "no", "never"})
-_MONTHS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
-)
+_MONTH_NAMES = "january february march april may june july august september october november december"
+_MONTHS = frozenset(_MONTH_NAMES.split())
 _WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
-_FUNCTION_WORDS = frozenset(
-    [
-        "he",
-        "she",
-        "it",
-        "they",
-        "we",
-        "i",
-        "you",
-        "his",
-        "her",
-        "its",
-        "their",
-        "our",
-        "my",
-        "your",
-        "this",
-        "that",
-        "these",
-        "those",
-        "there",
-        "the",
-        "a",
-        "an",
-    ]
-)
+_FUNCTION_TEXT = "he she it they we i you his her its their our my your this that these those there the a an"
+_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 """Capitalised words at a sentence's start that are no name ("He" where the response names him)."""
 _MIN_SAME = 6
 """Words a copy keeps unchanged at least."""
@@ -103,8 +71,12 @@ conjunctions, which WordNet leaves out) and "start" / "end" (WordNet pairs "star
 "stop", "end" with "beginning" and "begin"); "the end of the tax year" copied as "the start of the tax
 year" says another time."""
 _APOSTROPHES = frozenset(["'", "\u2019"])
-_NAME_LINKS = frozenset(["of", "and", "for", "de", "la", "van", "von", "der", "du", "da", "del"])
-"""Lower-case words a name may hold between its capitalised ones ("Department of Public Health")."""
+_NAME_LINKS = frozenset(["of", "and", "for", "in", "de", "la", "van", "von", "der", "du", "da", "del"])
+"""Lower-case words a name may hold between its capitalised ones ("Department of Public Health",
+"Berriedale in Caithness")."""
+_NEGATED = {"no": frozenset(["a", "an", "any", "some"]), "never": frozenset(["always", "ever"])}
+"""A negation word and the words it negates in their place ("has no swimming pool" against "has a
+swimming pool", "had never collapsed" against "had always collapsed")."""
 
 
 @dataclass(frozen=True)
@@ -119,15 +91,6 @@ class _Token:
 
 
 @dataclass(frozen=True)
-class Change:
-    """A contradicted stretch of a response sentence that copies a context sentence."""
-
-    verdict: Verdict
-    sentence: int
-    """Index of the response sentence."""
-
-
-@dataclass(frozen=True)
 class Side:
     """What the copy check reads of one parsed text."""
 
@@ -138,41 +101,6 @@ class Side:
     """The character spans of the names the recogniser found."""
     tokens: dict[int, tuple[str, str | None]]
     """Each word's lemma and slot, by its first character's offset."""
-
-
-def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> list[Change]:
-    """The contradicted stretch of each response sentence that copies its aligned context sentence
-    with one month, weekday, number, unit, name, antonym or negation changed, or two stretches
-    exchanged. A changed capitalised stretch is a name only where the recogniser found one on either
-    side or the context names it elsewhere ("The" for "This" is not)."""
-    out: list[Change] = []
-    whole = _keys(_tokens(context.text, 0, len(context.text)))
-    known = {_keys(_name_words(_tokens(context.text, *span))) for span in context.names}
-    proper = _proper_words(context)
-    for n, ((start, end), target) in enumerate(zip(response.bounds, aligned, strict=True)):
-        if target is None:
-            continue
-        mine = _tokens(response.text, start, end)
-        if _keys(mine) in whole:
-            continue  # the context says it word for word somewhere (its sentences split otherwise)
-        theirs = _unnumbered(_tokens(context.text, *context.bounds[target]))
-        verdict = _changed(_unnumbered(mine), theirs, (response, context), (known, proper))
-        if verdict is not None:
-            out.append(Change(verdict, n))
-    return out
-
-
-def _proper_words(context: Side) -> set[str]:
-    """The words the context writes capitalised inside a sentence and never in lower case: its names'
-    words, whether or not the recogniser found the name ("Put" after "350 F." or "Place" after "2." is
-    written "put" and "place" elsewhere: no name). A changed stretch is a name by them only where both
-    its words and the context's are such words."""
-    capitalised: set[str] = set()
-    for start, end in context.bounds:
-        words = [t for t in _tokens(context.text, start, end) if t.text[0].isalpha()]
-        capitalised.update(t.key for t in words[1:] if t.text[0].isupper() and t.key not in _FUNCTION_WORDS)
-    lower = {t.key for t in _tokens(context.text, 0, len(context.text)) if t.text[0].islower()}
-    return capitalised - lower
 
 
 def _tokens(text: str, start: int, end: int) -> list[_Token]:
@@ -194,7 +122,7 @@ def _keys(tokens: list[_Token]) -> str:
     return " " + " ".join(t.key for t in tokens) + " "
 
 
-def _changed(
+def changed(
     mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side], known: tuple[set[str], set[str]]
 ) -> Verdict | None:
     exchanged = _exchanged(mine, theirs, sides)
@@ -214,15 +142,65 @@ def _changed(
     # a copy keeps most of the sentence, a changed name counted as one word however long it is
     if same < _SAME_SHARE * (len(mine) - max(0, len(said) - 1) * (_sort(said) == "name")):
         return None
+    around = mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3]
+    if _negated_word(said, stated):
+        return _negation(*around, [])
     if not said or not stated:
-        return _negation(mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3], said or stated)
+        return _negation(*around, said or stated)
     if i1 > 0 and j1 > 0 and parse_number([mine[i1 - 1].text]) is not None:
         changed_unit = _unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
         if changed_unit is not None:
             return changed_unit
     if len(said) == len(stated) == 1 and _opposite(said[0], stated[0], sides):
         return Verdict("predicate", "contradicted", said[0].text, said[0].start, said[0].end, stated[0].text)
+    if {_sort(said), _sort(stated)} == {"name", "number"} and i1 > 0 and j1 > 0:
+        return _sort_swap(said, stated, sides, known)
     return _value(said, stated, i1 == 0 or j1 == 0, sides, known)
+
+
+def _sort_swap(
+    said: list[_Token], stated: list[_Token], sides: tuple[Side, Side], known: tuple[set[str], set[str]]
+) -> Verdict | None:
+    """A name where the copied sentence has an amount or the reverse ("because £6.40bn makes them sign"
+    for "because McDonald's makes them sign"); the slot's kind is the context's."""
+    name, amount = (said, stated) if _sort(said) == "name" else (stated, said)
+    words = _name_words(name)
+    if len(_words_only(amount)) > _MAX_CHANGED or len(words) > _MAX_NAME:
+        return None
+    side = 0 if name is said else 1
+    if not _named(words, side, sides, known):
+        return None
+    kind = "name" if name is stated else "number"
+    said, stated = _words(said), _words(stated)
+    text = sides[0].text[said[0].start : said[-1].end]
+    context = sides[1].text[stated[0].start : stated[-1].end]
+    return Verdict(kind, "contradicted", text, said[0].start, said[-1].end, context)
+
+
+def _named(
+    words: list[_Token], side: int, sides: tuple[Side, Side], known: tuple[set[str], set[str]]
+) -> bool:
+    """The stretch is a name: the recogniser found it, the context names it, or its words are the
+    context's proper words."""
+    names, proper = known
+    return (
+        _within(words, sides[side].names)
+        or _keys(words) in names
+        or all(t.key in proper or t.key in _NAME_LINKS for t in words)
+    )
+
+
+def _negated_word(said: list[_Token], stated: list[_Token]) -> bool:
+    """A negation word on one side where the other has the word it negates ("no" for "a", "never"
+    for "always")."""
+    if len(said) != 1 or len(stated) != 1:
+        return False
+    one, two = said[0].key, stated[0].key
+    return two in _NEGATED.get(one, ()) or one in _NEGATED.get(two, ())
+
+
+def _words_only(tokens: list[_Token]) -> list[_Token]:
+    return [t for t in tokens if t.text[0].isalnum()]
 
 
 def _copied_part(mine: list[_Token], theirs: list[_Token]) -> list[_Token]:
@@ -248,7 +226,12 @@ def _value(
         return None  # a number opening the sentence numbers a list's item: "4." for "Step 2:"
     if kind == "name":
         said, stated = _name_words(said), _name_words(stated)
-        if len(said) > _MAX_NAME or len(stated) > _MAX_NAME or _spelling(said, stated):
+        if (
+            len(said) > _MAX_NAME
+            or len(stated) > _MAX_NAME
+            or _spelling(said, stated)
+            or _shared(said, stated)
+        ):
             return None
         names, proper = known
         if not (
@@ -277,14 +260,24 @@ def _unit_change(said: list[_Token], stated: list[_Token]) -> Verdict | None:
     return Verdict("number", "contradicted", _joined(said), said[0].start, said[-1].end, _joined(stated))
 
 
-def _opposite(said: _Token, stated: _Token, sides: tuple[Side, Side]) -> bool:
-    """One word is a WordNet antonym of the other, compared as written, as lemmas and as the adjective
-    of a comparative ("later" / "earlier")."""
+def _opposite(said: _Token, stated: _Token, sides: tuple[Side, Side], every_antonym: bool = True) -> bool:
+    """One word is an antonym of the other, compared as written, as lemmas and as the adjective of a
+    comparative ("later" / "earlier"): WordNet's direct antonyms of any part of speech, or, without
+    ``every_antonym``, only the listed pairs and adjectives' (:func:`._polarity.opposites`: WordNet's
+    verb pairs include "sit" / "stand", which "let it sit" and "let it stand" use alike)."""
     mine = {said.key, sides[0].tokens.get(said.start, (said.key, None))[0]}
     theirs = {stated.key, sides[1].tokens.get(stated.start, (stated.key, None))[0]}
     mine |= base_forms(said.key)
     theirs |= base_forms(stated.key)
-    return any(theirs & (antonyms(word) | _ORDER.get(word, frozenset())) for word in mine)
+    return any(
+        theirs
+        & (
+            (antonyms(word) if every_antonym else frozenset())
+            | opposites(word)
+            | _ORDER.get(word, frozenset())
+        )
+        for word in mine
+    )
 
 
 def _exchanged(mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side]) -> Verdict | None:
@@ -375,7 +368,12 @@ def _spelling(said: list[_Token], stated: list[_Token]) -> bool:
     one, two = _joined(said).casefold(), _joined(stated).casefold()
     initials = {"".join(t.key[0] for t in side) for side in (said, stated) if len(side) > 1}
     squeezed = {one.replace(" ", "").replace(".", ""), two.replace(" ", "").replace(".", "")}
-    return bool(initials & squeezed) or SequenceMatcher(None, one, two).ratio() >= 0.8
+    return len(squeezed) == 1 or bool(initials & squeezed) or SequenceMatcher(None, one, two).ratio() >= 0.8
+
+
+def _shared(said: list[_Token], stated: list[_Token]) -> bool:
+    """Two names that end in the same word are one entity's variants ("Kim Clark", "Mrs Clark")."""
+    return said[-1].key == stated[-1].key
 
 
 def _joined(tokens: list[_Token]) -> str:

@@ -1,0 +1,180 @@
+"""A response sentence is read against the context sentence it copies word for word, and a sentence
+that copies one only in part is read one anchored change at a time: a negation, an antonym, a one-word
+number or a name in the same slot contradicts; a range, the same number written otherwise, a name's
+variant, words the context also says elsewhere and both sides said by the response do not."""
+
+from __future__ import annotations
+
+import pytest
+
+from trustscore import Sample, Signal
+from trustscore.grounding.claims._signal import ClaimsCheck
+
+SCHOOL = (
+    "Westfield primary school was founded in 1953 by the teacher Ruth Abara. It has 420 pupils and 18 "
+    "teachers. It has no swimming pool."
+)
+GRILL = (
+    "Heat the grill to medium. Continue to cook, flipping and brushing every 5 minutes, until the sauce "
+    "has thickened and the ribs are heated through and have grill marks, for a total grilling time of 20 "
+    "minutes. Hotel staff say Police Scotland said inquiries into the incident were ongoing on Monday. "
+    "Police Scotland said inquiries into the incident were ongoing. The officers came from Berriedale in "
+    "Caithness. Simmer until rice is tender and liquid is gone, 15 to 20 minutes for white rice."
+)
+
+
+def score(check: ClaimsCheck, response: str, context: str) -> Signal:
+    return check.score(Sample(question="What happened?", context=[context], response=response))
+
+
+def contradicted(signal: Signal) -> list[str]:
+    return [str(s.label) for s in signal.spans if str(s.label).startswith("contradicted")]
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "label"),
+    [
+        (
+            SCHOOL,
+            "Westfield primary school has a swimming pool.",
+            "contradicted negation: Westfield primary school has a swimming pool: the context says It has "
+            "no swimming pool",
+        ),
+        (
+            GRILL,
+            "Keep cooking until the sauce has thickened and the ribs are not heated through.",
+            "contradicted negation: the ribs are not heated through: the context says the ribs are heated "
+            "through and have grill marks, for a total grilling time of …",
+        ),
+        (
+            GRILL,
+            "Let it simmer until rice is tender and the liquid is not gone.",
+            "contradicted negation: the liquid is not gone: the context says and liquid is gone , 15",
+        ),
+        (
+            "The horse had never collapsed before, and had shown no symptoms on Saturday.",
+            "The horse had always collapsed before.",
+            "contradicted negation: The horse had always collapsed before: the context says The horse had "
+            "never collapsed before, and had shown no symptoms on Saturday",
+        ),
+        (
+            "We go to Thai restaurants all the time and this was one of the best in central CA.",
+            "It is one of the worst in central CA, reviewers say.",
+            "contradicted predicate: worst: the context says best",
+        ),
+        (
+            "A judge agreed to postpone the Arkansas case on 28 March to allow prosecutors to ask for help.",
+            "A judge refused to postpone the Arkansas case on 28 March to allow prosecutors to ask for help.",
+            "contradicted predicate: refused: the context says agreed",
+        ),
+    ],
+)
+def test_a_changed_polarity_in_the_aligned_statement_is_contradicted(
+    claims_check: ClaimsCheck, context: str, answer: str, label: str
+) -> None:
+    signal = score(claims_check, answer, context)
+    assert contradicted(signal) == [label]
+    assert signal.value is not None and signal.value < 0.5
+
+
+def test_a_name_swapped_for_one_the_context_names_elsewhere_is_contradicted(
+    claims_check: ClaimsCheck,
+) -> None:
+    """ "Berriedale in Caithness" stands in the context, but not in the slot of "Police Scotland said"."""
+    signal = score(
+        claims_check, "Police Berriedale in Caithness said inquiries into the incident were ongoing.", GRILL
+    )
+    assert contradicted(signal) == ["contradicted name: Berriedale in Caithness: the context says Scotland"]
+
+
+def test_the_copied_sentence_is_found_when_a_swapped_name_draws_the_alignment_elsewhere(
+    claims_check: ClaimsCheck,
+) -> None:
+    context = (
+        "The pitches the Rhinos share with Yorkshire Carnegie were flooded. \"We couldn't get anywhere "
+        'near the site," said Hetherington.'
+    )
+    signal = score(
+        claims_check, '"We couldn\'t get anywhere near the site," said Yorkshire Carnegie.', context
+    )
+    assert contradicted(signal) == ["contradicted name: Yorkshire Carnegie: the context says Hetherington"]
+
+
+def test_an_amount_in_a_copied_name_slot_is_contradicted(claims_check: ClaimsCheck) -> None:
+    context = (
+        "McDonald's received $9.27bn in revenues in 2014. Franchisees cannot switch to competitors because "
+        "McDonald's makes them sign longer-than-average contracts."
+    )
+    answer = "Franchisees cannot switch to competitors because $9.27bn makes them sign long contracts."
+    context = context.replace("longer-than-average", "long")
+    assert contradicted(score(claims_check, answer, context)) == [
+        "contradicted name: 9.27bn: the context says McDonald's"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        # the same number written otherwise, and a range read otherwise
+        (
+            "Expect 10 mph winds from the south on Monday afternoon.",
+            "Expect 10mph winds from the south on Monday.",
+        ),
+        # one entity's variants: a shared surname, initials written with stops
+        (
+            "Kim Clark, from Kinross, died on Tuesday. Police said Mrs Clark's family were upset at their "
+            "loss and that she would be greatly missed.",
+            "Police said Kim Clark family were upset at their loss and that she would be greatly missed.",
+        ),
+        (
+            "Officials in the U.S. said the talks would resume on Monday.",
+            "Officials in the US said the talks would resume.",
+        ),
+        # the response states both sides ("left" and "right" steps), and the context says it elsewhere
+        (
+            "Fold the top left corner down towards the center of the quilt. Then press the fold flat.",
+            "Fold the top left corner down towards the center. Fold the top right corner down towards it.",
+        ),
+        (
+            "The shop is open on Sunday. Call ahead: the shop is not open on Sunday in winter.",
+            "Call ahead: the shop is not open on Sunday.",
+        ),
+        # a paraphrase around the copied phrase, nothing changed in a slot
+        (GRILL, "Keep cooking until the sauce has thickened and the ribs are heated through."),
+        (SCHOOL, "Westfield has 420 pupils and 18 teachers, and no swimming pool."),
+    ],
+)
+def test_what_is_no_changed_slot_is_not_contradicted(
+    claims_check: ClaimsCheck, context: str, answer: str
+) -> None:
+    assert contradicted(score(claims_check, answer, context)) == []
+
+
+def test_one_negation_read_by_two_checks_counts_once(claims_check: ClaimsCheck) -> None:
+    """The clause check and the partial copy both read "was not incorporated": one contradiction."""
+    signal = score(
+        claims_check, "In 1977, Apple was not incorporated.", "Apple was incorporated January 3, 1977."
+    )
+    assert len(contradicted(signal)) == 1
+
+
+def test_a_sentence_most_like_the_answer_is_no_copy_where_the_context_states_the_answer_elsewhere(
+    claims_check: ClaimsCheck,
+) -> None:
+    """ "He was a member of the Council of State" is the sentence most like the answer word for word,
+    but the context states "a member of the Volkskammer" in another sentence: no contradiction."""
+    context = (
+        "He was a member of the Council of State. He was also a member of the Volkskammer (East "
+        "Germany's legislature) from 1971 to 1990."
+    )
+    assert contradicted(score(claims_check, "He was a member of the Volkskammer.", context)) == []
+
+
+def test_a_general_verb_pair_is_no_antonym_in_a_partly_copied_sentence(claims_check: ClaimsCheck) -> None:
+    """WordNet pairs "sit" and "stand", but "letting it sit in the glass" says what "let it stand in the
+    glass" says."""
+    context = (
+        "Dissolve a small amount of soda with hot water and let it stand in the glass for a few minutes."
+    )
+    answer = "Use soda, mixing a small amount with hot water and letting it sit in the glass for a while."
+    assert contradicted(score(claims_check, answer, context)) == []

@@ -1,0 +1,209 @@
+"""Which context sentence a response sentence copies, and what it changes there.
+
+Each response sentence is read against the context sentence most like it word for word (difflib's
+ratio at least :data:`_CLOSEST`: a swapped name's words can draw the content-word alignment of
+:mod:`._check` to another sentence that names it), then against its aligned sentence:
+
+- a whole copy with one stretch changed is read by :func:`._copies.changed`;
+- a sentence that copies its context sentence only in part ("the ribs are not heated through" where
+  the context says "the ribs are heated through and have grill marks") is read the same way, one
+  changed stretch at a time, where the stretch sits between words both sentences have around it
+  (:func:`_anchored`): a negation added or removed ("no" for "a", "never" for "always" included), an
+  antonym, or a one-word number or date, or a name, in that slot. The response's words around the
+  change must be nowhere in the context (it may say both), the response must not say the context's
+  words too ("fold the top left corner", then "fold the top right corner"), and a changed name must
+  not run on into the words around it ("Mrs Clark" for "Kim Clark" changes one word of a name).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+from trustscore.grounding.claims._copies import (
+    _FUNCTION_WORDS,
+    Side,
+    _keys,
+    _name_words,
+    _negated_word,
+    _negation,
+    _opposite,
+    _sort,
+    _Token,
+    _tokens,
+    _unit_change,
+    _unnumbered,
+    _value,
+    _words_only,
+    changed,
+)
+from trustscore.grounding.claims._values import parse_number
+from trustscore.grounding.claims._verdict import Verdict
+
+__all__ = ["Change", "copy_changes"]
+
+_CLOSEST = 0.6
+"""Word-for-word similarity (difflib's ratio) from which a context sentence may be a copy."""
+
+_ANCHOR_WORDS = 3
+"""Unchanged words around a change in a partly copied sentence, together (one a side at least)."""
+
+_RANGE_WORDS = frozenset(["to", "-", "\u2013", "and", "or"])
+"""Words that join a value to another into a range or a choice."""
+_ANCHOR_SPAN = 3
+"""Words read on each side of a change for its anchors."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """A contradicted stretch of a response sentence that copies a context sentence."""
+
+    verdict: Verdict
+    sentence: int
+    """Index of the response sentence."""
+    partial: bool = False
+    """Read on a sentence that copies its context sentence only in part (:func:`_anchored`)."""
+
+
+def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> list[Change]:
+    """The contradicted stretch of each response sentence that copies its aligned context sentence
+    with one month, weekday, number, unit, name, antonym or negation changed, or two stretches
+    exchanged. A changed capitalised stretch is a name only where the recogniser found one on either
+    side or the context names it elsewhere ("The" for "This" is not)."""
+    out: list[Change] = []
+    whole = _keys(_tokens(context.text, 0, len(context.text)))
+    texts = whole, _keys(_tokens(response.text, 0, len(response.text)))
+    known = {_keys(_name_words(_tokens(context.text, *span))) for span in context.names}
+    proper = _proper_words(context)
+    sentences = [_unnumbered(_tokens(context.text, *bounds)) for bounds in context.bounds]
+    sides = (response, context)
+    for n, ((start, end), target) in enumerate(zip(response.bounds, aligned, strict=True)):
+        mine = _unnumbered(_tokens(response.text, start, end))
+        if _keys(mine) in whole:
+            continue  # the context says it word for word somewhere (its sentences split otherwise)
+        for i in _candidates(mine, sentences, target):
+            whole_copy = changed(mine, sentences[i], sides, (known, proper))
+            verdict = whole_copy or _anchored(mine, sentences[i], sides, (known, proper), texts)
+            if verdict is not None and (i == target or not _stated(mine, verdict, whole)):
+                out.append(Change(verdict, n, partial=whole_copy is None))
+                break
+    return out
+
+
+def _stated(mine: list[_Token], verdict: Verdict, whole: str) -> bool:
+    """The context states the changed stretch with the words before or after it ("a member of the
+    Volkskammer" against a sentence most like "He was a member of the Council of State"): a sentence
+    other than the aligned one is then no copy of it."""
+    inside = [k for k, t in enumerate(mine) if verdict.start <= t.start < verdict.end]
+    first, last = inside[0], inside[-1] + 1
+    before, after = mine[max(0, first - _ANCHOR_SPAN) : last], mine[first : last + _ANCHOR_SPAN]
+    return any(len(_words_only(part)) > last - first and _keys(part) in whole for part in (before, after))
+
+
+def _candidates(mine: list[_Token], sentences: list[list[_Token]], target: int | None) -> list[int]:
+    """The context sentences a response sentence may copy: the one most like it word for word (a
+    swapped name's words can draw the content-word alignment to another sentence that names it), then
+    the aligned one."""
+    keys = [t.key for t in mine]
+    matcher = SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(keys)
+    best, best_ratio = None, _CLOSEST
+    for i, sentence in enumerate(sentences):
+        matcher.set_seq1([t.key for t in sentence])
+        if matcher.real_quick_ratio() >= best_ratio and matcher.quick_ratio() >= best_ratio:
+            ratio = matcher.ratio()
+            if ratio >= best_ratio:
+                best, best_ratio = i, ratio
+    return list(dict.fromkeys(i for i in (best, target) if i is not None))
+
+
+def _proper_words(context: Side) -> set[str]:
+    """The words the context writes capitalised inside a sentence and never in lower case: its names'
+    words, whether or not the recogniser found the name ("Put" after "350 F." or "Place" after "2." is
+    written "put" and "place" elsewhere: no name). A changed stretch is a name by them only where both
+    its words and the context's are such words."""
+    capitalised: set[str] = set()
+    for start, end in context.bounds:
+        words = [t for t in _tokens(context.text, start, end) if t.text[0].isalpha()]
+        capitalised.update(t.key for t in words[1:] if t.text[0].isupper() and t.key not in _FUNCTION_WORDS)
+    lower = {t.key for t in _tokens(context.text, 0, len(context.text)) if t.text[0].islower()}
+    return capitalised - lower
+
+
+def _anchored(
+    mine: list[_Token],
+    theirs: list[_Token],
+    sides: tuple[Side, Side],
+    known: tuple[set[str], set[str]],
+    texts: tuple[str, str],
+) -> Verdict | None:
+    """The first changed stretch of a partly copied sentence that says the opposite of the context's
+    or another value in its slot: a stretch between unchanged words on both sides (anchors), where the
+    response's words around it are nowhere in the context (``texts``: the context's words, then the
+    response's) and the response does not say the context's words too ("fold the top left corner",
+    then "fold the top right corner")."""
+    ops = SequenceMatcher(None, [t.key for t in mine], [t.key for t in theirs], autojunk=False).get_opcodes()
+    for k in range(1, len(ops) - 1):
+        tag, i1, i2, j1, j2 = ops[k]
+        if tag == "equal" or ops[k - 1][0] != "equal" or ops[k + 1][0] != "equal":
+            continue
+        left = _words_only(mine[ops[k - 1][1] : i1])[-_ANCHOR_SPAN:]
+        right = _words_only(mine[i2 : ops[k + 1][2]])[:_ANCHOR_SPAN]
+        if not left or not right or len(left) + len(right) < _ANCHOR_WORDS:
+            continue
+        before, after = mine[max(0, i1 - _ANCHOR_SPAN) : i1], mine[i2 : i2 + _ANCHOR_SPAN]
+        if (
+            _keys(before + mine[i1:i2] + after) in texts[0]
+            or _keys(before + theirs[j1:j2] + after) in texts[1]
+        ):
+            continue  # the context says this too, or the response says both
+        verdict = _anchored_change(mine, theirs, (i1, i2, j1, j2), sides, known)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def _anchored_change(
+    mine: list[_Token],
+    theirs: list[_Token],
+    span: tuple[int, int, int, int],
+    sides: tuple[Side, Side],
+    known: tuple[set[str], set[str]],
+) -> Verdict | None:
+    """What one anchored change says: a negation, a unit, an antonym or a value in the same slot."""
+    i1, i2, j1, j2 = span
+    said, stated = mine[i1:i2], theirs[j1:j2]
+    around = mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3]
+    if _negated_word(said, stated):
+        return _negation(*around, [])
+    if not said or not stated:
+        return _negation(*around, said or stated)
+    if parse_number([mine[i1 - 1].text]) is not None:
+        changed_unit = _unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
+        if changed_unit is not None:
+            return changed_unit
+    if len(said) == len(stated) == 1 and _opposite(said[0], stated[0], sides, every_antonym=False):
+        return Verdict("predicate", "contradicted", said[0].text, said[0].start, said[0].end, stated[0].text)
+    if _sort(said) == "name" and any(_name_part(mine, n, known[1]) for n in (i1 - 1, i2) if n < len(mine)):
+        return None  # a name that runs on into its anchors: one word of it changed ("Mrs Clark")
+    if _sort(said) in ("number", "date") and not _one_value(mine, i1, i2, stated):
+        return None
+    return _value(said, stated, False, sides, known)
+
+
+def _one_value(mine: list[_Token], i1: int, i2: int, stated: list[_Token]) -> bool:
+    """One word on each side, no end of a range ("5 to 10 minutes" for "10 to 14 minutes"), and not
+    the same number written otherwise ("10mph" for "10 mph", "14th" for "14"): a longer stretch of a
+    paraphrase may be a range or a time read otherwise."""
+    said = mine[i1:i2]
+    if len(said) != 1 or len(stated) != 1 or {t.key for t in mine[i1 - 1 : i2 + 1]} & _RANGE_WORDS:
+        return False
+    digits = ["".join(c for c in t.text if c.isdigit()) for t in said + stated]
+    return not digits[0] or digits[0] != digits[1]
+
+
+def _name_part(tokens: list[_Token], n: int, proper: set[str]) -> bool:
+    """The word may be part of a name: capitalised, and a word the context writes capitalised only
+    where it opens the sentence ("Elevated PSA levels" is no name "Elevated PSA")."""
+    token = tokens[n]
+    return token.text[0].isupper() and token.key not in _FUNCTION_WORDS and (n > 0 or token.key in proper)
