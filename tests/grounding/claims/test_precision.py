@@ -221,6 +221,19 @@ def test_opening_hours_are_read_against_the_records_hours(claims_check: ClaimsCh
     assert kinds(score(claims_check, "It is open every day.", RECORD, "")) == ["hours"]
 
 
+def test_the_times_and_days_of_a_supported_hours_statement_are_not_also_unsupported_numbers(
+    claims_check: ClaimsCheck,
+) -> None:
+    week = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+    record = json.dumps({"name": "805 Kabob", "hours": dict.fromkeys(week, "10:0-22:0")})
+    answer = "The restaurant is open seven days a week from 10 am to 10 pm, making it a convenient option."
+    signal = score(claims_check, answer, record, "")
+    assert signal.value == 1.0 and not signal.spans, signal.explanation
+    assert signal.raw["kinds"] == ["hours"]  # type: ignore[index]
+    late = score(claims_check, "It is open seven days a week from 10 am to 11 pm.", record, "")
+    assert count(late, "contradicted") == 1  # type: ignore[index]
+
+
 def test_a_partitive_count_counts_its_noun(claims_check: ClaimsCheck) -> None:
     context = "Three of the alleged attackers were killed. Police arrested 12 people."
     assert contradictions(score(claims_check, "Four alleged attackers were killed.", context, "")) == [

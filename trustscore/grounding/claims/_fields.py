@@ -7,7 +7,9 @@
   "field").
 - Opening hours: a sentence about opening ("open", "close", "hours") that gives clock times is
   supported when every time it gives is a time the record's hours give, else contradicted (kind
-  "hours"); "open every day" where the hours name fewer than seven days is contradicted.
+  "hours"); "open every day" where the hours name fewer than seven days is contradicted. A supported
+  statement spans every time and "every day" it read: what it vouches for is not also looked up as a
+  number ("seven days a week from 10 am to 10 pm" against ``"10:0-22:0"`` on every day).
 
 A field the response never states is not checked; nothing here reads the record's prose.
 """
@@ -137,7 +139,8 @@ def _hours(
             s, e = start + at.start(), start + at.end()
             out.append(Verdict("hours", "contradicted", text[s:e], s, e, f"the hours are {listed}"))
         elif times:
-            s, e = start + times[0][0].start(), start + times[-1][0].end()
+            read = [m.span() for m, _ in times] + ([every.span()] if every is not None else [])
+            s, e = start + min(a for a, _ in read), start + max(b for _, b in read)
             out.append(Verdict("hours", "supported", text[s:e], s, e))
     return out
 
