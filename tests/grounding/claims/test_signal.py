@@ -180,3 +180,16 @@ def test_a_list_items_number_is_not_an_unsupported_atom(claims_check: ClaimsChec
     assert score(claims_check, "The bridge opened in May 1998.\n4. It is lit.").value == 1.0
     alone = score(claims_check, "The bridge is 1.")  # a number ending a sentence is a claim
     assert alone.value is not None and alone.value < 1.0
+
+
+def test_a_contradicted_sentence_opening_a_line_is_no_list_marker(claims_check: ClaimsCheck) -> None:
+    """Only a number is read as a list item's marker: a whole first sentence, which also opens a line and
+    ends at a stop with more text after it, keeps its contradiction."""
+    signal = claims_check.score(
+        Sample(
+            question="",
+            context=["The bridge is lit at night. It is open to walkers."],
+            response="The bridge is not lit at night. It is open to walkers.",
+        )
+    )
+    assert signal.raw["contradicted"] == 1, signal.explanation  # type: ignore[index]

@@ -142,7 +142,9 @@ class ClaimsCheck:
         verdicts = [
             v
             for v in check(response, context, question)
-            if not (cited.cover(v.start, v.end) or is_list_marker(text, v.start, v.end))
+            if not (
+                cited.cover(v.start, v.end) or (v.text.isdigit() and is_list_marker(text, v.start, v.end))
+            )
         ]
         if not verdicts:
             return self._failed(
