@@ -9,9 +9,10 @@ tags, the attribute ruler's coarse tags, the lemmatizer's lemmas, the parser's d
 sentences, the recogniser's entities, and the tok2vec they share); any other a package ships (the
 small English pipeline's disabled sentence recogniser) is excluded, and so is the vocabulary's string
 table (:data:`UNREAD`). The tokenizer is built once, from the package's own file
-(:func:`_tokenizer_filled_from_disk`), spaCy is imported without its CLI and so that thinc does not
-import torch (:mod:`trustscore.grounding.claims._thinc_import`), and while it loads its registry looks
-up the installed packages' entry points by group and srsly's msgpack decoders once
+(:func:`_tokenizer_filled_from_disk`; its special cases checked without spaCy's deprecated-name pass),
+spaCy is imported without its CLI and so that thinc does not import torch
+(:mod:`trustscore.grounding.claims._thinc_import`), and while it loads its registry looks up the
+installed packages' entry points by group and srsly's msgpack decoders once
 (:mod:`trustscore.grounding.claims._entry_points`).
 
 One spaCy call is C work no budget check reaches (20,000 characters took 6.5 s on a busy 2-core
@@ -196,10 +197,12 @@ def _tokenizer_filled_from_disk() -> Callable[[Language], Any]:
     """The tokenizer factory for a package that ships its tokenizer: an empty tokenizer, which loading
     the package fills from its file (prefixes, suffixes, infixes, URL and token matches, the special
     cases). spaCy's own factory first builds the language's defaults (some 2,700 special cases and
-    their regular expressions), all of which the file's then replace: the same tokenizer, built twice."""
-    from spacy.tokenizer import Tokenizer  # type: ignore[import-not-found]  # compiled, no stub
+    their regular expressions), all of which the file's then replace: the same tokenizer, built twice.
+    The tokenizer checks the file's special cases without spaCy's deprecated-name pass
+    (:mod:`trustscore.grounding.claims._package_tokenizer`)."""
+    from trustscore.grounding.claims._package_tokenizer import PackageTokenizer
 
     def empty(nlp: Language) -> Any:
-        return Tokenizer(nlp.vocab)
+        return PackageTokenizer(nlp.vocab)
 
     return empty
