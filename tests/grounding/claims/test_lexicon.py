@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from itertools import combinations
+from pathlib import Path
+
 from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
 from trustscore.grounding.claims._polarity import opposites
+
+ANTONYMS_TSV = Path(__file__).resolve().parents[3] / "trustscore/grounding/claims/data/antonyms.tsv"
 
 
 def test_wordnet_antonyms_are_symmetric_and_kept_apart_by_part_of_speech() -> None:
@@ -12,6 +17,22 @@ def test_wordnet_antonyms_are_symmetric_and_kept_apart_by_part_of_speech() -> No
     assert "late" in antonyms("early", "a") and "late" in antonyms("early", "r")
     assert "failure" in antonyms("success") and not antonyms("success", "av")
     assert not antonyms("teacher") and not antonyms("")
+
+
+def test_every_words_antonyms_are_the_tables_pairs_in_each_part_of_speech_and_any_set_of_them() -> None:
+    pairs: dict[tuple[str, str], set[str]] = {}
+    for line in ANTONYMS_TSV.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            one, two, pos = line.split("\t")
+            pairs.setdefault((one, pos), set()).add(two)
+            pairs.setdefault((two, pos), set()).add(one)
+    assert len(pairs) > 6000
+    ways = ["".join(c) for n in range(1, 5) for c in combinations("avrn", n)]
+    for word in {word for word, _ in pairs}:
+        for way in ways:
+            expected = set().union(*(pairs.get((word, pos), set()) for pos in way))
+            assert antonyms(word, way) == expected, (word, way)
+            assert isinstance(antonyms(word, way), frozenset)
 
 
 def test_a_predicates_opposites_are_the_listed_pairs_and_wordnets_adjectives() -> None:

@@ -1,4 +1,5 @@
-"""spaCy is imported without its CLI and srsly's YAML API, and without thinc importing torch (with
+"""spaCy is imported without its CLI, srsly's YAML API and packaging's requirement parser, and without
+thinc importing torch (with
 torch when torch is already imported): each case in a fresh interpreter (what a process has imported
 cannot be undone)."""
 
@@ -170,6 +171,53 @@ def test_a_thread_using_srsly_yaml_meanwhile_gets_the_real_api() -> None:
     assert out.splitlines() == ["[('during', True), ('loaded', {'a': [1, 2]})]", "True"]
 
 
+def test_spacy_util_imports_without_packagings_requirement_parser_which_imports_on_first_use() -> None:
+    out = _run(
+        "import sys\n"
+        "from trustscore.grounding.claims._thinc_import import import_spacy\n"
+        "import_spacy()\n"
+        "import spacy.util\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('packaging.req', 'packaging._parser'))))\n"
+        "print(spacy.util.split_requirement('spacy>=3.8.0,<3.9.0'))\n"
+        "from packaging.requirements import Requirement\n"
+        "print(isinstance(Requirement('a>1'), Requirement), 'packaging._parser' in sys.modules)\n"
+    )
+    assert out.splitlines() == ["[]", "('spacy', '<3.9.0,>=3.8.0')", "True True"]
+
+
+# Another thread imports packaging's Requirement while spaCy imports (held at spaCy's CLI stand-in,
+# after spacy.util took its stand-in): that thread waits and gets the class itself.
+_REQUIREMENT_RACE = """
+import threading
+from trustscore.grounding.claims import _thinc_import as ti
+
+importing, seen = threading.Event(), {}
+
+def user():
+    importing.set()
+    from packaging.requirements import Requirement
+    seen['class'] = isinstance(Requirement, type) and isinstance(Requirement('a>1'), Requirement)
+
+thread = threading.Thread(target=user)
+exec_module = ti._StandInLoader.exec_module
+
+def blocking_exec_module(self, module):
+    if module.__name__ == 'spacy.cli.info' and not thread.is_alive():
+        thread.start()
+        importing.wait()
+    exec_module(self, module)
+
+ti._StandInLoader.exec_module = blocking_exec_module
+ti.import_spacy()
+thread.join()
+print(seen)
+"""
+
+
+def test_a_thread_importing_packagings_requirement_meanwhile_gets_the_class() -> None:
+    assert _run(_REQUIREMENT_RACE) == "{'class': True}"
+
+
 # A YAML function called on the importing thread itself, before spaCy's import ends (a plug-in
 # imported meanwhile): a clear error, not a wait for an import that is below the call.
 _YAML_ON_THE_IMPORTING_THREAD = """
@@ -231,7 +279,7 @@ def test_a_failed_import_leaves_nothing_behind_but_thinc_without_torch() -> None
     ]
 
 
-def test_only_spacy_and_srsly_themselves_get_the_stand_ins() -> None:
+def test_only_spacy_srsly_and_spacy_util_themselves_get_the_stand_ins() -> None:
     from trustscore.grounding.claims._thinc_import import _SpacyImportFinder
 
     finder = _SpacyImportFinder(keep_torch_out=False)
@@ -246,6 +294,11 @@ def test_only_spacy_and_srsly_themselves_get_the_stand_ins() -> None:
     assert eval('finder.find_spec("srsly._yaml_api")', as_spacy) is None
     yaml = eval('finder.find_spec("srsly._yaml_api")', {"__name__": "srsly", "finder": finder})
     assert (yaml.name, yaml.submodule_search_locations) == ("srsly._yaml_api", None)
+    assert eval('finder.find_spec("packaging.requirements")', as_spacy) is None
+    as_util = {"__name__": "spacy.util", "finder": finder}
+    requirements = eval('finder.find_spec("packaging.requirements")', as_util)
+    assert (requirements.name, requirements.submodule_search_locations) == ("packaging.requirements", None)
+    assert eval('finder.find_spec("packaging.specifiers")', as_util) is None
 
 
 @needs_torch

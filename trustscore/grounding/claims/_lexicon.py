@@ -15,7 +15,6 @@
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from functools import cache
 from importlib.resources import files
 from itertools import product
@@ -33,23 +32,26 @@ _COMPARISON_ENDINGS = (("er", ""), ("est", ""), ("er", "e"), ("est", "e"))
 
 
 @cache
-def _antonym_table() -> dict[str, dict[str, frozenset[str]]]:
-    """Per part of speech ("a", "v", "r", "n"), each word's direct antonyms."""
-    table: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+def _antonym_table() -> dict[str, dict[str, tuple[str, ...]]]:
+    """Per part of speech ("a", "v", "r", "n"), each word's direct antonyms. Read on a fresh process's
+    first claims check: kept in tuples (a few thousand sets would be a third of its read, and objects
+    the garbage collector then tracks)."""
+    table: dict[str, dict[str, tuple[str, ...]]] = {}
     for line in (_DATA / "antonyms.tsv").read_text(encoding="utf-8").splitlines():
         if line.startswith("#") or not line:
             continue
         one, two, pos = line.split("\t")
-        table[pos][one].add(two)
-        table[pos][two].add(one)
-    return {pos: {w: frozenset(o) for w, o in words.items()} for pos, words in table.items()}
+        words = table.setdefault(pos, {})
+        words[one] = (*words.get(one, ()), two)
+        words[two] = (*words.get(two, ()), one)
+    return table
 
 
 def antonyms(word: str, pos: str = "avrn") -> frozenset[str]:
     """WordNet's direct antonyms of ``word`` (a lemma, casefolded) in the parts of speech ``pos``
     names ("a" adjective, "v" verb, "r" adverb, "n" noun)."""
     table = _antonym_table()
-    return frozenset().union(*(table.get(p, {}).get(word, frozenset()) for p in pos))
+    return frozenset().union(*(table.get(p, {}).get(word, ()) for p in pos))
 
 
 def base_forms(word: str) -> frozenset[str]:

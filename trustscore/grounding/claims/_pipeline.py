@@ -12,7 +12,8 @@ table (:data:`UNREAD`). The tokenizer is built once, from the package's own file
 (:func:`_tokenizer_filled_from_disk`), spaCy is imported without its CLI and so that thinc does not
 import torch (:mod:`trustscore.grounding.claims._thinc_import`), and while it loads its registry looks
 up the installed packages' entry points by group and srsly's msgpack decoders once
-(:mod:`trustscore.grounding.claims._entry_points`).
+(:mod:`trustscore.grounding.claims._entry_points`) and the tokenizer's special cases are read without
+spaCy's deprecated-name pass (:mod:`trustscore.grounding.claims._special_cases`).
 
 One spaCy call is C work no budget check reaches (20,000 characters took 6.5 s on a busy 2-core
 machine), so a long text is parsed in pieces of at most :data:`PIECE_CHARS` characters and
@@ -34,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from trustscore.compute._deadline import checkpoint, clock_stopped
 from trustscore.grounding.claims._config import DEFAULT_PIPELINES
 from trustscore.grounding.claims._entry_points import entry_points_by_group, msgpack_decoders_found_once
+from trustscore.grounding.claims._special_cases import special_cases_read_directly
 from trustscore.grounding.claims._thinc_import import import_spacy
 
 if TYPE_CHECKING:
@@ -181,7 +183,7 @@ def _load(package: str) -> Language:
     shipped = spacy.util.load_meta(path / "meta.json")
     unused = [name for name in shipped.get("components", []) if name not in COMPONENTS] + list(UNREAD)
     data = path / f"{shipped['lang']}_{shipped['name']}-{shipped['version']}"
-    with entry_points_by_group(), msgpack_decoders_found_once():
+    with entry_points_by_group(), msgpack_decoders_found_once(), special_cases_read_directly():
         if not (data / "tokenizer").is_file():
             return spacy.load(package, exclude=unused)
         spacy.registry.tokenizers.register(_FILLED_FROM_DISK, func=_tokenizer_filled_from_disk)

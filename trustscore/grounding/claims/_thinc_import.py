@@ -1,5 +1,5 @@
-"""Import spaCy without what the claims check never runs: torch (through thinc), spaCy's own CLI and
-srsly's YAML API.
+"""Import spaCy without what the claims check never runs: torch (through thinc), spaCy's own CLI,
+srsly's YAML API and packaging's requirement parser.
 
 thinc (spaCy's model library) runs ``import torch`` inside ``try/except ImportError`` when
 ``thinc.compat`` is first imported, whether or not a pipeline uses it; with torch installed that import
@@ -9,25 +9,30 @@ claims check loads (tok2vec CNNs on numpy) never touch torch. spaCy's ``__init__
 command, typer, click, weasel, requests, jinja2 (about 350 modules, a third of spaCy's import time).
 srsly's ``__init__`` (spaCy's serialisation library) imports ``srsly._yaml_api`` for its five YAML
 functions, and with it its vendored ruamel.yaml (about 30 modules), which loading a pipeline never
-reads (its config is INI, its data JSON and msgpack).
+reads (its config is INI, its data JSON and msgpack). ``spacy.util`` imports
+``packaging.requirements`` (packaging's parser of requirement strings, with its markers and tokenizer's
+patterns) for one function that splits a requirement string, which loading a pipeline never calls.
 
 :func:`import_spacy` imports spaCy with a finder at the head of ``sys.meta_path`` that
 
 * answers "no such module" to an ``import torch`` made by ``thinc.compat`` itself (thinc then records
   ``has_torch = False`` for the process, which the numpy pipelines never read), and
-* gives the ``import spacy.cli`` / ``spacy.cli.info`` made by spaCy's own ``__init__``, and the
-  ``import srsly._yaml_api`` made by srsly's own, a stand-in (:data:`_STAND_INS`): a lazy module whose
-  names (``spacy.info``, ``srsly.read_yaml`` and the other YAML functions included) are the real
-  module's, imported on first use. The stand-ins leave ``sys.modules`` as soon as spaCy's import ends,
-  so a later ``import spacy.cli`` or ``import srsly._yaml_api`` imports the real module; the package's
-  attribute stays the stand-in until the real module is imported (by such an import or by a first use).
+* gives the ``import spacy.cli`` / ``spacy.cli.info`` made by spaCy's own ``__init__``, the
+  ``import srsly._yaml_api`` made by srsly's own and the ``import packaging.requirements`` made by
+  ``spacy.util``, a stand-in (:data:`_STAND_INS`): a lazy module whose names are the real module's,
+  imported on first use; the names its importer takes (``spacy.info``, ``srsly.read_yaml`` and the
+  other YAML functions, ``spacy.util.Requirement``) are functions that call the real module's. The
+  stand-ins leave ``sys.modules`` as soon as spaCy's import ends, so a later ``import spacy.cli``,
+  ``import srsly._yaml_api`` or ``import packaging.requirements`` imports the real module; the
+  package's attribute stays the stand-in until the real module is imported (by such an import or by a
+  first use).
 
 The finder answers only on the thread running :func:`import_spacy`, and only to ``thinc.compat``
-(torch) and to spaCy's and srsly's ``__init__`` (their CLI and YAML modules). Another thread's import
-of a stood-in module made while spaCy imports finds the stand-in in ``sys.modules``; a use of its
-names waits until spaCy's import ends and then imports the real module, so that thread gets the real
-names (on the importing thread, a use before the end is an ``AttributeError``: neither ``__init__``
-makes one).
+(torch), to spaCy's and srsly's ``__init__`` (their CLI and YAML modules) and to ``spacy.util``
+(packaging's requirements). Another thread's import of a stood-in module made while spaCy imports
+finds the stand-in in ``sys.modules``; a use of its names waits until spaCy's import ends and then
+imports the real module, so that thread gets the real names (a class, not a function that makes one;
+on the importing thread, a use before the end is an ``AttributeError``: no importer makes one).
 
 Torch is not kept out when it is already imported (thinc then sees it as it would), when thinc was
 already imported (its choice is made), or for a pipeline outside the defaults (a transformer pipeline
@@ -72,6 +77,7 @@ _STAND_INS = {
     "srsly._yaml_api": _StandIn(
         "srsly", functions=("read_yaml", "write_yaml", "yaml_dumps", "yaml_loads", "is_yaml_serializable")
     ),
+    "packaging.requirements": _StandIn("spacy.util", functions=("Requirement",)),
 }
 """The modules the finder stands in for while spaCy imports, by name."""
 
@@ -119,9 +125,8 @@ class _StandInLoader(Loader):
         module = ModuleType(spec.name, "stands in for a module spaCy's loading never uses, until it is used")
         if stand_in.package:
             module.__path__ = []
-        for function in stand_in.functions:
-            setattr(module, function, self._real_function(spec.name, function))
-        vars(module)["__getattr__"] = self._real_attribute(spec.name)
+        functions = {name: self._real_function(spec.name, name) for name in stand_in.functions}
+        vars(module)["__getattr__"] = self._real_attribute(spec.name, functions)
         return module
 
     def exec_module(self, module: ModuleType) -> None:
@@ -142,11 +147,16 @@ class _StandInLoader(Loader):
         call.__doc__ = f"``{name}.{function}``, imported on the first call (once spaCy is imported)."
         return call
 
-    def _real_attribute(self, name: str) -> Callable[[str], Any]:
+    def _real_attribute(self, name: str, functions: dict[str, Callable[..., Any]]) -> Callable[[str], Any]:
+        """The stand-in's ``__getattr__``: on the importing thread while spaCy imports, its importer's
+        functions (the only names it takes); anywhere else, once spaCy is imported, the real module's
+        names (a class is then the class itself, not a function that makes one)."""
         finder = self.finder
 
         def __getattr__(attribute: str) -> Any:
             importing = not finder.spacy_imported.is_set() and threading.get_ident() == finder.thread
+            if importing and attribute in functions:
+                return functions[attribute]
             if attribute.startswith("__") or importing:
                 raise AttributeError(f"module {name!r} has no attribute {attribute!r}")
             finder.spacy_imported.wait()
