@@ -139,6 +139,11 @@ def test_an_amount_in_a_copied_name_slot_is_contradicted(claims_check: ClaimsChe
             "The shop is open on Sunday. Call ahead: the shop is not open on Sunday in winter.",
             "Call ahead: the shop is not open on Sunday.",
         ),
+        # a negation moved within the sentence, not added or removed
+        (
+            "The bridge is not open to cars. It is open to walkers and cyclists.",
+            "The bridge is open to walkers and cyclists but not to cars.",
+        ),
         # a paraphrase around the copied phrase, nothing changed in a slot
         (GRILL, "Keep cooking until the sauce has thickened and the ribs are heated through."),
         (SCHOOL, "Westfield has 420 pupils and 18 teachers, and no swimming pool."),

@@ -22,6 +22,7 @@ from difflib import SequenceMatcher
 
 from trustscore.grounding.claims._copies import (
     _FUNCTION_WORDS,
+    _NEGATIONS,
     Side,
     _keys,
     _name_words,
@@ -174,10 +175,10 @@ def _anchored_change(
     i1, i2, j1, j2 = span
     said, stated = mine[i1:i2], theirs[j1:j2]
     around = mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3]
-    if _negated_word(said, stated):
-        return _negation(*around, [])
-    if not said or not stated:
-        return _negation(*around, said or stated)
+    if _negated_word(said, stated) or not said or not stated:
+        if _negations(mine) == _negations(theirs):
+            return None  # the negation moved, not added or removed: "open to walkers but not to cars"
+        return _negation(*around, [] if said and stated else said or stated)
     if parse_number([mine[i1 - 1].text]) is not None:
         changed_unit = _unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
         if changed_unit is not None:
@@ -189,6 +190,10 @@ def _anchored_change(
     if _sort(said) in ("number", "date") and not _one_value(mine, i1, i2, stated):
         return None
     return _value(said, stated, False, sides, known)
+
+
+def _negations(tokens: list[_Token]) -> int:
+    return sum(t.key in _NEGATIONS for t in tokens)
 
 
 def _one_value(mine: list[_Token], i1: int, i2: int, stated: list[_Token]) -> bool:
