@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import benchmarks.quality.fusion_forms as bench
 from trustscore.rows._scored import rows_from_dicts
 
@@ -53,3 +55,9 @@ def test_a_fold_leaves_out_the_corruptions_of_the_held_out_domains_contexts() ->
     )
     assert [r.id for r in bench.corruptions_for(corruptions, "xsumfaith")] == ["x1"]
     assert [r.id for r in bench.corruptions_for(corruptions, "factscore")] == ["x0", "x1", "x2"]
+
+
+def test_corruption_fit_rows_without_their_context_domain_are_refused() -> None:
+    corruptions = rows_from_dicts([_row(0, "corruptions")])
+    with pytest.raises(ValueError, match="context_domain"):
+        bench.corruptions_for(corruptions, "xsumfaith")

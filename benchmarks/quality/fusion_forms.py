@@ -193,8 +193,16 @@ def extra_for(extra: Sequence[ScoredRow], held_out: str | None) -> list[ScoredRo
 
 
 def corruptions_for(corruptions: Sequence[ScoredRow], held_out: str) -> list[ScoredRow]:
-    """The corruption fit rows a fold may train on: none built from a context of the held-out domain."""
-    return [r for r in corruptions if r.fields.get("context_domain") != held_out]
+    """The corruption fit rows a fold may train on: none built from a context of the held-out domain.
+    Rows without ``context_domain`` (pairs built before the builder wrote it) are refused: a fold
+    could not leave out its own domain's rows."""
+    unmarked = [r.id for r in corruptions if "context_domain" not in r.fields]
+    if unmarked:
+        raise ValueError(
+            f"{len(unmarked)} corruption fit rows (first: {unmarked[0]}) have no 'context_domain': rebuild "
+            "them with `python -m benchmarks.quality.corruption_pairs` and score them again"
+        )
+    return [r for r in corruptions if r.fields["context_domain"] != held_out]
 
 
 def lodo(
@@ -212,7 +220,11 @@ def lodo(
         train = [rows[i] for i in _training(rows, d)]
         train_extra = [*train, *extra_for(extra, d)]
         test_rows = [rows[i] for i in test]
-        for name, (fit, with_extra) in fits.items():
+        for name in names:
+            if name not in fits:  # every corruption fit row is of this domain: the form has none to add
+                out[name][d] = None
+                continue
+            fit, with_extra = fits[name]
             out[name][d] = _auroc(y[test], 1.0 - fit(train_extra if with_extra else train)(test_rows))
         for s in SIGNALS:
             v = np.array(
@@ -281,6 +293,11 @@ def main(argv: list[str] | None = None) -> int:
     corruptions = (
         [with_shape(r) for r in read_scored(args.fit_corruptions)] if args.fit_corruptions.exists() else []
     )
+    try:
+        corruptions_for(corruptions, "")
+    except ValueError as e:
+        print(f"error: {args.fit_corruptions}: {e}", file=sys.stderr)
+        return 2
     extra = [with_shape(r) for r in read_scored(args.fit_extra)] if args.fit_extra.exists() else []
     if extra and not corruptions:
         print(

@@ -9,6 +9,7 @@ import pytest
 from trustscore import Sample
 from trustscore.grounding import LexicalSupport
 from trustscore.grounding._citations import PassageCitations
+from trustscore.grounding._lexical import _claimed
 
 PASSAGES = [
     "The Millbrook footbridge opened in 1998. It is 140 metres long.",
@@ -81,3 +82,21 @@ def test_lexical_does_not_look_up_a_cited_passage_number() -> None:
     assert cites.raw["numbers_unsupported"] == 0 and cites.raw["numbers"] == plain.raw["numbers"] == 1
     assert beyond.raw["numbers_unsupported"] == 1
     assert not any(s.text == "2" for s in cites.spans)
+
+
+def test_a_number_with_a_unit_after_it_is_a_value_not_a_citation() -> None:
+    text = "Its source 2 km north of the village feeds passage 3 metres wide, as Passage 2 says."
+    found = PassageCitations(text, 3)
+    assert not found.cover(text.index("2 km"), text.index("2 km") + 1)
+    assert not found.cover(*_at(text, "3"))
+    at = text.rindex("2 says")
+    assert found.cover(at, at + 1)
+
+
+def test_citations_and_list_markers_stay_linear_in_a_huge_answer() -> None:
+    """Each number was checked against every citation, and each marker copied the rest of the text:
+    minutes at a few hundred kilobytes (speed is measured by benchmarks, not asserted here)."""
+    cited = "Passage 1 says 1, " * 20_000
+    assert [w.text for w in _claimed(cited, passages=3) if w.kind == "number"] == ["1"] * 20_000
+    listed = "1) The bridge is lit.\n" * 20_000
+    assert [w for w in _claimed(listed, passages=3) if w.kind == "number"] == []

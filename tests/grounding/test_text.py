@@ -111,3 +111,11 @@ def test_context_units_flatten_json_records() -> None:
     assert units[-2].startswith("review: What a great brunch") and units[-1] == "We will come back soon."
     assert context_units("Plain text. Two sentences.") == ["Plain text.", "Two sentences."]
     assert context_units("{not json. really}") == ["{not json.", "really}"]
+
+
+def test_a_year_opening_an_answer_is_a_number_not_a_list_marker() -> None:
+    def digits(text: str) -> list[str]:
+        return [w.text for w in words(text) if w.kind == "number" and w.text.isdigit()]
+
+    assert digits("1997. That is when the river was mapped.") == ["1997"]
+    assert digits("1. That is when the river was mapped.") == []

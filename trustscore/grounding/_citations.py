@@ -10,6 +10,7 @@ passages cites nothing and stays a number to check.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 __all__ = ["PassageCitations"]
 
@@ -20,6 +21,13 @@ _CITATION = re.compile(
     re.IGNORECASE,
 )
 _NUMERAL = re.compile(r"\d{1,2}")
+_MEASURED = re.compile(
+    r"\s*(?:km|mi|m|cm|mm|ft|kg|g|lbs?|%|percent|miles?|metres?|meters?|feet|inches|hours?|minutes?|days?"
+    r"|weeks?|years?|wide|long|high|deep|tall|north|south|east|west)\b",
+    re.IGNORECASE,
+)
+"""A number followed by a unit or measure is a value, whatever word stands before it ("its source 2 km
+north")."""
 
 
 class PassageCitations:
@@ -32,12 +40,15 @@ class PassageCitations:
             return
         for m in _CITATION.finditer(text):
             group = "named" if m.group("named") is not None else "bracketed"
+            if group == "named" and _MEASURED.match(text, m.end()):
+                continue
             base = m.start(group)
             numbers = [
                 (base + n.start(), base + n.end(), 1 <= int(n.group()) <= passages)
                 for n in _NUMERAL.finditer(m.group(group))
             ]
             self._found.append((m.start(), m.end(), numbers))
+        self._starts = [first for first, _, _ in self._found]
 
     def __bool__(self) -> bool:
         return bool(self._found)
@@ -45,8 +56,11 @@ class PassageCitations:
     def cover(self, start: int, end: int) -> bool:
         """Whether ``text[start:end]`` ("2", "Passage 2") lies inside one citation and every number
         in it names a passage given."""
-        for first, last, numbers in self._found:
-            if first <= start and end <= last:
-                inside = [valid for s, e, valid in numbers if start <= s and e <= end]
-                return bool(inside) and all(inside)
-        return False
+        at = bisect_right(self._starts, start) - 1  # the citations do not overlap: only this one can
+        if at < 0:
+            return False
+        first, last, numbers = self._found[at]
+        if not (first <= start and end <= last):
+            return False
+        inside = [valid for s, e, valid in numbers if start <= s and e <= end]
+        return bool(inside) and all(inside)

@@ -336,18 +336,17 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
 
 def is_list_marker(text: str, start: int, end: int) -> bool:
     """A "1." or "2)" opening a line numbers a list item; it claims nothing. A number alone on its
-    line ("1998." as the whole answer) is a claim, not a marker: a marker has an item after it."""
-    if text[end : end + 1] not in (".", ")"):
-        return False
-    rest = text[end + 1 :].split("\n", 1)[0]
-    if not rest.strip():
+    line ("1998." as the whole answer) is a claim, not a marker: a marker has an item after it, and
+    it has one or two digits ("1997. That is when..." opens with a year)."""
+    if end - start > 2 or text[end : end + 1] not in (".", ")"):
         return False
     i = start - 1
     while i >= 0 and text[i] in " \t":
         i -= 1
-    return i < 0 or text[i] == "\n"
+    return (i < 0 or text[i] == "\n") and _ITEM_AFTER.match(text, end + 1) is not None
 
 
+_ITEM_AFTER = re.compile(r"[ \t]*\S")
 _CAMEL_WORD = re.compile(r"\b[A-Za-z]*[a-z][A-Z][A-Za-z]*\b")
 _CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")

@@ -234,6 +234,12 @@ def test_the_times_and_days_of_a_supported_hours_statement_are_not_also_unsuppor
     assert count(late, "contradicted") == 1  # type: ignore[index]
 
 
+def test_a_value_between_two_supported_times_is_still_checked(claims_check: ClaimsCheck) -> None:
+    record = json.dumps({"name": "Finch & Fork", "hours": {"Monday": "17:30-23:0"}, "review_count": 5})
+    answer = "It opens at 5:30 pm, has 12 reviews, and closes at 11 pm."
+    assert contradictions(score(claims_check, answer, record, "")) == ["12: the context says 5"]
+
+
 def test_a_partitive_count_counts_its_noun(claims_check: ClaimsCheck) -> None:
     context = "Three of the alleged attackers were killed. Police arrested 12 people."
     assert contradictions(score(claims_check, "Four alleged attackers were killed.", context, "")) == [

@@ -155,19 +155,19 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         out.append(_verdict(atom, "contradicted", rival) if rival else _verdict(atom, "unsupported"))
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
-        fields = field_verdicts(response.text, response.mentions, response.bounds, context.record)
-        hours = [(v.start, v.end) for v in fields if v.kind == "hours" and v.outcome == "supported"]
-        out = [v for v in out if not _read_as_hours(v, hours)] + fields
+        fields, read = field_verdicts(response.text, response.mentions, response.bounds, context.record)
+        out = [v for v in out if not _read_as_hours(v, read)] + fields
     out = _with_changes(out, copy_changes(_side(response), _side(context), aligned), response.bounds)
     out.sort(key=lambda v: v.start)
     return out
 
 
-def _read_as_hours(verdict: Verdict, hours: list[tuple[int, int]]) -> bool:
-    """A number or date the record's opening hours already vouch for (a supported hours statement's
-    times and days), not a value to look up apart."""
-    inside = any(s <= verdict.start and verdict.end <= e for s, e in hours)
-    return inside and verdict.kind in ("number", "date") and verdict.outcome != "supported"
+def _read_as_hours(verdict: Verdict, read: list[tuple[int, int]]) -> bool:
+    """An unsupported number or date that overlaps a time or "every day" a supported hours statement
+    read: the record's hours vouch for it. A contradicted one stays."""
+    if verdict.outcome != "unsupported" or verdict.kind not in ("number", "date"):
+        return False
+    return any(s < verdict.end and verdict.start < e for s, e in read)
 
 
 def _side(f: Facts) -> Side:

@@ -7,9 +7,10 @@
   "field").
 - Opening hours: a sentence about opening ("open", "close", "hours") that gives clock times is
   supported when every time it gives is a time the record's hours give, else contradicted (kind
-  "hours"); "open every day" where the hours name fewer than seven days is contradicted. A supported
-  statement spans every time and "every day" it read: what it vouches for is not also looked up as a
-  number ("seven days a week from 10 am to 10 pm" against ``"10:0-22:0"`` on every day).
+  "hours"); "open every day" where the hours name fewer than seven days is contradicted. The times
+  and the "every day" a supported statement read are what it vouches for: a number the atoms' check
+  found unsupported there is not also reported ("seven days a week from 10 am to 10 pm" against
+  ``"10:0-22:0"`` on every day).
 
 A field the response never states is not checked; nothing here reads the record's prose.
 """
@@ -89,13 +90,15 @@ def _rather_than(token: Token) -> bool:
 
 def field_verdicts(
     text: str, said: dict[str, list[Mention]], bounds: list[tuple[int, int]], record: Record
-) -> list[Verdict]:
+) -> tuple[list[Verdict], list[tuple[int, int]]]:
     """The verdicts on the fields and hours of ``record`` that the response (``text``, its mentions
-    and sentence offsets) states."""
+    and sentence offsets) states, and the offsets of the times and "every day" phrases that the
+    supported hours statements read (what they vouch for)."""
     out = [v for flag in record.flags if (v := _flag(text, said, flag)) is not None]
+    read: list[tuple[int, int]] = []
     if record.hours:
-        out.extend(_hours(text, said, bounds, record.hours))
-    return out
+        out.extend(_hours(text, said, bounds, record.hours, read))
+    return out, read
 
 
 def _flag(text: str, said: dict[str, list[Mention]], flag: Flag) -> Verdict | None:
@@ -121,6 +124,7 @@ def _hours(
     said: dict[str, list[Mention]],
     bounds: list[tuple[int, int]],
     hours: dict[str, tuple[float, float]],
+    read: list[tuple[int, int]],
 ) -> list[Verdict]:
     given = {t % 24 for span in hours.values() for t in span}
     listed = ", ".join(f"{day.title()} {_clock(a)}-{_clock(b)}" for day, (a, b) in hours.items())
@@ -139,9 +143,10 @@ def _hours(
             s, e = start + at.start(), start + at.end()
             out.append(Verdict("hours", "contradicted", text[s:e], s, e, f"the hours are {listed}"))
         elif times:
-            read = [m.span() for m, _ in times] + ([every.span()] if every is not None else [])
-            s, e = start + min(a for a, _ in read), start + max(b for _, b in read)
+            s, e = start + times[0][0].start(), start + times[-1][0].end()
             out.append(Verdict("hours", "supported", text[s:e], s, e))
+            spans = [m.span() for m, _ in times] + ([every.span()] if every is not None else [])
+            read.extend((start + a, start + b) for a, b in spans)
     return out
 
 
