@@ -73,6 +73,17 @@ def test_the_conversion_is_spacys_again_after_the_load_and_left_alone_if_replace
         spacy.vocab.intify_attrs = intify_attrs
 
 
+def test_the_conversion_is_spacys_again_after_a_failed_load_and_after_overlapping_loads() -> None:
+    with pytest.raises(RuntimeError), special_cases_read_directly():
+        raise RuntimeError("the load failed")
+    assert spacy.tokenizer.intify_attrs is intify_attrs and spacy.vocab.intify_attrs is intify_attrs
+    with special_cases_read_directly():
+        with special_cases_read_directly():  # a second load while the first runs swaps nothing
+            assert spacy.tokenizer.intify_attrs is direct_intify_attrs
+        assert spacy.tokenizer.intify_attrs is direct_intify_attrs
+    assert spacy.tokenizer.intify_attrs is intify_attrs and spacy.vocab.intify_attrs is intify_attrs
+
+
 def test_every_special_case_of_the_loaded_package_is_read_directly(claims_check: Any) -> None:
     tokenizer = claims_check.pipeline.nlp().tokenizer
     assert type(tokenizer) is spacy.tokenizer.Tokenizer
