@@ -183,3 +183,11 @@ def test_a_general_verb_pair_is_no_antonym_in_a_partly_copied_sentence(claims_ch
     )
     answer = "Use soda, mixing a small amount with hot water and letting it sit in the glass for a while."
     assert contradicted(score(claims_check, answer, context)) == []
+
+
+def test_a_removed_negation_is_read_though_the_answer_negates_something_else(
+    claims_check: ClaimsCheck,
+) -> None:
+    context = "The ACLU isn't satisfied with the new policy, its director said on Monday."
+    answer = "While the ACLU is satisfied with the new policy, it says the old rules did not work."
+    assert len(contradicted(score(claims_check, answer, context))) == 1

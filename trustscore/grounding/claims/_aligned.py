@@ -22,7 +22,6 @@ from difflib import SequenceMatcher
 
 from trustscore.grounding.claims._copies import (
     _FUNCTION_WORDS,
-    _NEGATIONS,
     Side,
     _keys,
     _name_words,
@@ -176,8 +175,8 @@ def _anchored_change(
     said, stated = mine[i1:i2], theirs[j1:j2]
     around = mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3]
     if _negated_word(said, stated) or not said or not stated:
-        if _negations(mine) == _negations(theirs):
-            return None  # the negation moved, not added or removed: "open to walkers but not to cars"
+        if not _run_on_alike(mine[i2:], theirs[j2:]):
+            return None  # the statements part after it: "open to walkers ... but not to cars"
         return _negation(*around, [] if said and stated else said or stated)
     if parse_number([mine[i1 - 1].text]) is not None:
         changed_unit = _unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
@@ -192,8 +191,12 @@ def _anchored_change(
     return _value(said, stated, False, sides, known)
 
 
-def _negations(tokens: list[_Token]) -> int:
-    return sum(t.key in _NEGATIONS for t in tokens)
+def _run_on_alike(mine: list[_Token], theirs: list[_Token]) -> bool:
+    """The two sentences go on with the same words after a negation change, for :data:`_ANCHOR_SPAN`
+    words or until one ends: where they part, the negation may have moved rather than been added."""
+    after = _words_only(mine)[:_ANCHOR_SPAN], _words_only(theirs)[:_ANCHOR_SPAN]
+    n = min(len(after[0]), len(after[1]))
+    return n > 0 and [t.key for t in after[0][:n]] == [t.key for t in after[1][:n]]
 
 
 def _one_value(mine: list[_Token], i1: int, i2: int, stated: list[_Token]) -> bool:
