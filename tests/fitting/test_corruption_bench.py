@@ -77,7 +77,10 @@ def test_sentences_split_on_stops() -> None:
 
 
 def test_a_line_break_ends_a_sentence_and_a_list_marker_is_no_part_of_one() -> None:
-    answer = "Here are some uses of soybeans:\n\n1. Soy milk is made from them.\n- Feed for cattle\n\u2022 Fish food"
+    answer = (
+        "Here are some uses of soybeans:\n\n1. Soy milk is made from them.\n"
+        "- Feed for cattle\n\u2022 Fish food"
+    )
     assert sentences(answer) == [
         "Here are some uses of soybeans:",
         "Soy milk is made from them.",
