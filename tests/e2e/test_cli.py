@@ -70,8 +70,12 @@ def test_a_second_run_is_served_from_the_cache(
 
     assert cli(source, "-o", tmp_path / "first.jsonl", "--config", config) == 0
     first = read_jsonl(tmp_path / "first.jsonl")
-    assert len(fake_vllm.engine.completion_requests()) == 2 * REQUESTS_PER_SAMPLE
-    assert all(r["usage"]["requests"] == REQUESTS_PER_SAMPLE and r["complete"] for r in first)
+    sent = [r["usage"]["requests"] for r in first]
+    assert len(fake_vllm.engine.completion_requests()) == sum(sent)
+    assert all(
+        r["usage"]["requests"] + r["usage"]["cache_hits"] == REQUESTS_PER_SAMPLE and r["complete"]
+        for r in first
+    )
     assert all(list(r["signals"]) == list(JUDGES) and r["label"] in (0, 1) for r in first)
 
     fake_vllm.reset()
@@ -162,7 +166,10 @@ async def test_the_disk_cache_replays_on_either_event_loop(fake_vllm: FakeVLLMSe
     samples = read_input(write_jsonl(tmp_path / "in.jsonl", rows(1)))
     async with Scorer.from_config(config) as scorer:
         first = await score_file(samples, tmp_path / "a.jsonl", scorer, progress=False)
-    assert first.usage.requests == REQUESTS_PER_SAMPLE and first.usage.cache_hits == 0
+    # two of TLM's agreement checks can be the same request (two sampled answers alike): the second is
+    # then served from the cache when the first has finished before it starts, a matter of timing
+    assert first.usage.requests + first.usage.cache_hits == REQUESTS_PER_SAMPLE
+    assert first.usage.requests == len(fake_vllm.engine.completion_requests())
 
     fake_vllm.reset()
     async with Scorer.from_config(config) as scorer:  # a new Scorer: the answers come from disk
