@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 
@@ -318,6 +320,37 @@ async def test_a_hung_server_holds_every_request_until_it_resumes(
         server.resume()
     assert late == [200]  # the held request is answered once the server resumes
     assert (await http.get(f"{server.url}/health")).status_code == 200
+
+
+async def test_stopping_closes_every_connection_like_a_killed_server(
+    server: FakeVLLMServer, http: httpx.AsyncClient
+) -> None:
+    """A client waiting on a stopped server gets an error at once, never silence: a request held in
+    service, a connection with half a request sent, and one that sent nothing yet."""
+    server.hang()
+    idle, half = (socket.create_connection(("127.0.0.1", server.port)) for _ in range(2))
+    half.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\n")
+    outcome: list[BaseException] = []
+
+    async def held() -> None:
+        try:
+            await http.post("/chat/completions", json=_chat("x"), timeout=600)
+        except httpx.TransportError as e:
+            outcome.append(e)
+
+    with anyio.fail_after(30):  # a guard, not a bound: each step returns at once on a sound server
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(held)
+            while not server.requests:  # the server has received the request and holds it
+                await anyio.sleep(0.01)
+            server.stop()
+        for client in (idle, half):
+            with client:
+                client.setblocking(False)
+                await anyio.wait_readable(client)
+                with contextlib.suppress(ConnectionResetError):  # closed with unread bytes: a reset
+                    assert client.recv(1024) == b""  # closed: the end of the stream
+    assert len(outcome) == 1 and isinstance(outcome[0], httpx.RemoteProtocolError | httpx.ReadError)
 
 
 async def test_malformed_truncated_empty_and_disconnect(

@@ -13,15 +13,15 @@ HTTP/1.1 connections at once (h11, which httpx already depends on; no thread per
 from __future__ import annotations
 
 import secrets
+import socket
 from collections.abc import Sequence
 from concurrent.futures import Future
 from contextlib import AbstractContextManager
 from types import TracebackType
 
 import anyio
-from anyio.abc import SocketAttribute, SocketStream
+from anyio.abc import SocketStream
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from anyio.streams.stapled import MultiListener
 
 from trustscore.core._extras import install_extra
 
@@ -72,7 +72,8 @@ class FakeVLLMServer(EngineView):
         self._prefix = f"/fake-{secrets.token_hex(6)}"
         self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
         self._portal: BlockingPortal | None = None
-        self._listener: MultiListener[SocketStream] | None = None
+        self._listening: socket.socket | None = None
+        self._accepted: set[socket.socket] = set()
         self._serving: Future[None] | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -83,23 +84,28 @@ class FakeVLLMServer(EngineView):
         self._portal_cm = start_blocking_portal(backend="asyncio")
         self._portal = self._portal_cm.__enter__()
         try:
-            self._listener = self._portal.call(self._listen)
-            self._port = self._listener.extra(SocketAttribute.local_port)
-            self._serving = self._portal.start_task_soon(self._serve, self._listener)
+            self._listening = socket.create_server(("127.0.0.1", self._port), backlog=2048)
+            self._listening.setblocking(False)
+            self._port = self._listening.getsockname()[1]
+            self._serving = self._portal.start_task_soon(self._serve, self._listening)
         except BaseException:
             self.stop()
             raise
         return self
 
     def stop(self) -> None:
-        """Close the listener and every open connection; idempotent."""
+        """Close the listener and every connection it accepted, as a killed server's would be: a
+        client waiting on this server gets an error, not silence; idempotent."""
         if self._serving is not None:
             self._serving.cancel()
             self._serving = None
         if self._portal_cm is not None:
             cm, self._portal_cm, self._portal = self._portal_cm, None, None
             cm.__exit__(None, None, None)
-        self._listener = None
+        for connection in (*self._accepted, *([self._listening] if self._listening else [])):
+            connection.close()
+        self._accepted.clear()
+        self._listening = None
 
     def __enter__(self) -> FakeVLLMServer:
         return self.start()
@@ -129,37 +135,54 @@ class FakeVLLMServer(EngineView):
 
     # -- serving ---------------------------------------------------------------------------------
 
-    async def _listen(self) -> MultiListener[SocketStream]:
-        return await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=self._port, backlog=2048)
+    async def _serve(self, listening: socket.socket) -> None:
+        """Accept connections until cancelled. A connection leaves the kernel's backlog only in the
+        plain ``accept()`` below, after the socket is readable, and is recorded before any await: so
+        :meth:`stop` closes every connection a client could be waiting on. (asyncio's ``sock_accept``,
+        under anyio's listeners, can accept a connection and then drop it, never closed, when it is
+        cancelled at that moment.)"""
+        async with anyio.create_task_group() as connections:
+            while True:
+                await anyio.wait_readable(listening)
+                try:
+                    accepted, _ = listening.accept()
+                except BlockingIOError:  # another waiter took it, or the client gave up
+                    continue
+                self._accepted.add(accepted)
+                connections.start_soon(self._connection, accepted)
 
-    async def _serve(self, listener: MultiListener[SocketStream]) -> None:
-        async with listener:
-            await listener.serve(self._connection)
+    async def _connection(self, accepted: socket.socket) -> None:
+        try:
+            async with await SocketStream.from_socket(accepted) as stream:
+                await self._converse(stream)
+        finally:
+            accepted.close()
+            self._accepted.discard(accepted)
 
-    async def _connection(self, stream: SocketStream) -> None:
+    async def _converse(self, stream: SocketStream) -> None:
+        """Answer the requests of one keep-alive connection until either side closes it."""
         conn = h11.Connection(h11.SERVER, max_incomplete_event_size=_MAX_BODY)
-        async with stream:
-            try:
-                while True:
-                    request = await _next_request(conn, stream)
-                    if request is None:
-                        return
-                    method, target, headers, body = request
-                    response = await self._answer(method, target, headers, body)
-                    if response.disconnect:
-                        return
-                    await _send(conn, stream, response)
-                    if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
-                        return
-                    conn.start_next_cycle()
-            except (
-                anyio.BrokenResourceError,
-                anyio.ClosedResourceError,
-                anyio.EndOfStream,
-                h11.ProtocolError,
-                ConnectionError,
-            ):
-                return
+        try:
+            while True:
+                request = await _next_request(conn, stream)
+                if request is None:
+                    return
+                method, target, headers, body = request
+                response = await self._answer(method, target, headers, body)
+                if response.disconnect:
+                    return
+                await _send(conn, stream, response)
+                if conn.our_state is h11.MUST_CLOSE or conn.their_state is h11.MUST_CLOSE:
+                    return
+                conn.start_next_cycle()
+        except (
+            anyio.BrokenResourceError,
+            anyio.ClosedResourceError,
+            anyio.EndOfStream,
+            h11.ProtocolError,
+            ConnectionError,
+        ):
+            return
 
     async def _answer(self, method: str, target: str, headers: dict[str, str], body: bytes) -> WireResponse:
         path = target.split("?", 1)[0].removeprefix(self._prefix)
