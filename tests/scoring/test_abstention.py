@@ -40,6 +40,20 @@ async def test_a_correct_refusal_is_abstained_and_not_degraded(
     assert all(r.startswith("abstention: the response declines to answer") for r in result.missing.values())
 
 
+@pytest.mark.parametrize(
+    "refusal", ["I'm not sure.", "I couldn't find that in the context.", "Not enough information."]
+)
+async def test_a_short_refusal_is_abstained_and_kept_out_of_the_error_band(
+    refusal: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read word by word, a refusal holds no word of the context and scored like a wrong answer."""
+    monkeypatch.setenv("TRUSTSCORE_CACHE_DIR", str(tmp_path))
+    async with Scorer(Config()) as scorer:
+        result = await scorer.score(question="Who paid for the bridge?", context=CONTEXT, response=refusal)
+    assert result.abstained and not result.degraded and result.reason == "abstained"
+    assert result.score is not None and result.score >= 0.5
+
+
 async def test_an_answer_is_not_abstained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRUSTSCORE_CACHE_DIR", str(tmp_path))
     async with Scorer(Config()) as scorer:
