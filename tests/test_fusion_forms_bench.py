@@ -61,3 +61,30 @@ def test_corruption_fit_rows_without_their_context_domain_are_refused() -> None:
     corruptions = rows_from_dicts([_row(0, "corruptions")])
     with pytest.raises(ValueError, match="context_domain"):
         bench.corruptions_for(corruptions, "xsumfaith")
+
+
+def test_pooled_fits_every_shippable_domain_and_measures_each_row_out_of_fold(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rows = rows_from_dicts(
+        [
+            {**_row(i, dataset), "source_id": f"s{i // 2}", "hallucinated": i % 2 == 0}
+            for i, dataset in enumerate(["factcc"] * 10 + ["factscore"] * 10 + ["ragtruth_qa"] * 10)
+        ]
+    )
+    fits: list[tuple[set[str], set[str]]] = []
+
+    def fit(train: Any) -> Any:
+        def predict(test: Any) -> Any:
+            fits.append(({r.fields["source_id"] for r in train}, {r.fields["source_id"] for r in test}))
+            return bench.np.array([0.0 if r.fields["hallucinated"] else 1.0 for r in test])
+
+        assert {r.fields["dataset"] for r in train} == {"factcc", "ragtruth_qa"}  # FActScore: never fitted on
+        return predict
+
+    monkeypatch.setattr(bench, "forms", lambda corruptions, extra=False: {"oracle": (fit, False)})
+    table = bench.pooled(rows)
+    assert len(fits) == 5 and all(not (train & test) for train, test in fits)  # a document on one side
+    assert set().union(*(test for _, test in fits)) == {f"s{i}" for i in range(15)}  # every row measured
+    assert table["oracle"] == {"factcc": 1.0, "factscore": 1.0, "ragtruth_qa": 1.0, "macro": 1.0}
+    assert set(table) == {"oracle", "lexical alone", "embedding alone", "claims alone"}

@@ -31,8 +31,10 @@ less every extra row whose document the held-out domain's source shares (its fie
 is also FactCC's).
 
 Prints AUROC per held-out domain and macro (positive = hallucinated) with each signal's own AUROC and
-the fused score's gap to the best of them, then each form fitted on every shippable domain and scored
-on the corruption benchmark (``benchmarks.quality.corruption``). FActScore is measured, never fitted on.
+the fused score's gap to the best of them; the same table with every domain in the fit, each row
+measured out of fold (what a form reaches where nothing has to transfer: ``pooled``); then each form
+fitted on every shippable domain and scored on the corruption benchmark
+(``benchmarks.quality.corruption``). FActScore is measured, never fitted on.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ from trustscore._types import Signal
 from trustscore.fitting._calibrator import FitOptions, fit_calibrator
 from trustscore.fitting._shipped import FEATURES_CLAIMS, GROUP, INTERCEPT_BY, LABEL, NAMES_UNSTATED
 from trustscore.rows._scored import ScoredRow, label_column, read_scored
+from trustscore.stats._cv import grouped_kfold
 
 FACTS = "claims:raw.contradicted_facts|identity"
 POLARITY = "claims:raw.contradicted_polarity|identity"
@@ -227,17 +230,48 @@ def lodo(
             fit, with_extra = fits[name]
             out[name][d] = _auroc(y[test], 1.0 - fit(train_extra if with_extra else train)(test_rows))
         for s in SIGNALS:
-            v = np.array(
-                [
-                    np.nan if (sig := r.signals.get(s)) is None or sig.value is None else sig.value
-                    for r in test_rows
-                ]
-            )
-            out[f"{s} alone"][d] = _auroc(y[test], 1.0 - v)
-    for per in out.values():
+            out[f"{s} alone"][d] = _alone(s, test_rows, y[test])
+    return _with_macro(out)
+
+
+def pooled(
+    rows: Sequence[ScoredRow],
+    corruptions: Sequence[ScoredRow] = (),
+    extra: Sequence[ScoredRow] = (),
+    folds: int = 5,
+) -> dict[str, dict[str, float | None]]:
+    """As :func:`lodo`, but with every domain in the training rows: five folds over whole source
+    documents (:data:`GROUP`), each row measured by the fit on the folds it is not in. What each form
+    reaches where nothing has to transfer to a new domain (FActScore, never fitted on, is measured
+    by the same fits)."""
+    y = label_column(rows, LABEL)
+    trust: dict[str, NDArray[np.float64]] = {}
+    for train_idx, test_idx in grouped_kfold([r.fields[GROUP] for r in rows], folds):
+        train = [rows[i] for i in train_idx if rows[i].fields["dataset"] in SHIPPABLE]
+        test = [rows[i] for i in test_idx]
+        for name, (fit, with_extra) in forms(corruptions, bool(extra)).items():
+            column = trust.setdefault(name, np.full(len(rows), np.nan))
+            column[test_idx] = fit([*train, *extra] if with_extra else train)(test)
+    by_domain = {d: [i for i, r in enumerate(rows) if r.fields["dataset"] == d] for d in domains_of(rows)}
+    out = {
+        name: {d: _auroc(y[idx], 1.0 - t[idx]) for d, idx in by_domain.items()} for name, t in trust.items()
+    }
+    for s in SIGNALS:
+        out[f"{s} alone"] = {d: _alone(s, [rows[i] for i in idx], y[idx]) for d, idx in by_domain.items()}
+    return _with_macro(out)
+
+
+def _alone(signal: str, rows: Sequence[ScoredRow], y: NDArray[np.float64]) -> float | None:
+    signals = [r.signals.get(signal) for r in rows]
+    value = [np.nan if sig is None or sig.value is None else sig.value for sig in signals]
+    return _auroc(y, 1.0 - np.array(value))
+
+
+def _with_macro(table: dict[str, dict[str, float | None]]) -> dict[str, dict[str, float | None]]:
+    for per in table.values():
         vals = [v for v in per.values() if v is not None]
         per["macro"] = float(np.mean(vals)) if vals else None
-    return out
+    return table
 
 
 def _f(v: float | None) -> str:
@@ -306,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     print("## Leave one domain out: AUROC on the held-out domain (positive = hallucinated)")
     print(lodo_report(lodo(rows, corruptions, extra)))
+    print("\n## Every domain in the fit, five folds over source documents: what each form reaches in domain")
+    print(lodo_report(pooled(rows, corruptions, extra)))
     if not args.corruption.exists():
         return 0
     pairs = [with_shape(r) for r in read_scored(args.corruption) if "kind" in r.fields]
