@@ -21,21 +21,23 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from trustscore.grounding.claims._copies import (
-    _FUNCTION_WORDS,
     Side,
-    _keys,
-    _name_words,
-    _negated_word,
-    _negation,
-    _opposite,
-    _sort,
-    _Token,
-    _tokens,
-    _unit_change,
-    _unnumbered,
-    _value,
-    _words_only,
     changed,
+    name_words,
+    negated_word,
+    negation_verdict,
+    opposite,
+    sort_of,
+    unit_change,
+    value_change,
+)
+from trustscore.grounding.claims._tokens import (
+    FUNCTION_WORDS,
+    Token,
+    key_text,
+    tokenize,
+    unnumbered,
+    words_only,
 )
 from trustscore.grounding.claims._values import parse_number
 from trustscore.grounding.claims._verdict import Verdict
@@ -71,15 +73,15 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
     exchanged. A changed capitalised stretch is a name only where the recogniser found one on either
     side or the context names it elsewhere ("The" for "This" is not)."""
     out: list[Change] = []
-    whole = _keys(_tokens(context.text, 0, len(context.text)))
-    texts = whole, _keys(_tokens(response.text, 0, len(response.text)))
-    known = {_keys(_name_words(_tokens(context.text, *span))) for span in context.names}
+    whole = key_text(tokenize(context.text, 0, len(context.text)))
+    texts = whole, key_text(tokenize(response.text, 0, len(response.text)))
+    known = {key_text(name_words(tokenize(context.text, *span))) for span in context.names}
     proper = _proper_words(context)
-    sentences = [_unnumbered(_tokens(context.text, *bounds)) for bounds in context.bounds]
+    sentences = [unnumbered(tokenize(context.text, *bounds)) for bounds in context.bounds]
     sides = (response, context)
     for n, ((start, end), target) in enumerate(zip(response.bounds, aligned, strict=True)):
-        mine = _unnumbered(_tokens(response.text, start, end))
-        if _keys(mine) in whole:
+        mine = unnumbered(tokenize(response.text, start, end))
+        if key_text(mine) in whole:
             continue  # the context says it word for word somewhere (its sentences split otherwise)
         for i in _candidates(mine, sentences, target):
             whole_copy = changed(mine, sentences[i], sides, (known, proper))
@@ -90,17 +92,17 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
     return out
 
 
-def _stated(mine: list[_Token], verdict: Verdict, whole: str) -> bool:
+def _stated(mine: list[Token], verdict: Verdict, whole: str) -> bool:
     """The context states the changed stretch with the words before or after it ("a member of the
     Volkskammer" against a sentence most like "He was a member of the Council of State"): a sentence
     other than the aligned one is then no copy of it."""
     inside = [k for k, t in enumerate(mine) if verdict.start <= t.start < verdict.end]
     first, last = inside[0], inside[-1] + 1
     before, after = mine[max(0, first - _ANCHOR_SPAN) : last], mine[first : last + _ANCHOR_SPAN]
-    return any(len(_words_only(part)) > last - first and _keys(part) in whole for part in (before, after))
+    return any(len(words_only(part)) > last - first and key_text(part) in whole for part in (before, after))
 
 
-def _candidates(mine: list[_Token], sentences: list[list[_Token]], target: int | None) -> list[int]:
+def _candidates(mine: list[Token], sentences: list[list[Token]], target: int | None) -> list[int]:
     """The context sentences a response sentence may copy: the one most like it word for word (a
     swapped name's words can draw the content-word alignment to another sentence that names it), then
     the aligned one."""
@@ -124,15 +126,15 @@ def _proper_words(context: Side) -> set[str]:
     its words and the context's are such words."""
     capitalised: set[str] = set()
     for start, end in context.bounds:
-        words = [t for t in _tokens(context.text, start, end) if t.text[0].isalpha()]
-        capitalised.update(t.key for t in words[1:] if t.text[0].isupper() and t.key not in _FUNCTION_WORDS)
-    lower = {t.key for t in _tokens(context.text, 0, len(context.text)) if t.text[0].islower()}
+        words = [t for t in tokenize(context.text, start, end) if t.text[0].isalpha()]
+        capitalised.update(t.key for t in words[1:] if t.text[0].isupper() and t.key not in FUNCTION_WORDS)
+    lower = {t.key for t in tokenize(context.text, 0, len(context.text)) if t.text[0].islower()}
     return capitalised - lower
 
 
 def _anchored(
-    mine: list[_Token],
-    theirs: list[_Token],
+    mine: list[Token],
+    theirs: list[Token],
     sides: tuple[Side, Side],
     known: tuple[set[str], set[str]],
     texts: tuple[str, str],
@@ -147,14 +149,14 @@ def _anchored(
         tag, i1, i2, j1, j2 = ops[k]
         if tag == "equal" or ops[k - 1][0] != "equal" or ops[k + 1][0] != "equal":
             continue
-        left = _words_only(mine[ops[k - 1][1] : i1])[-_ANCHOR_SPAN:]
-        right = _words_only(mine[i2 : ops[k + 1][2]])[:_ANCHOR_SPAN]
+        left = words_only(mine[ops[k - 1][1] : i1])[-_ANCHOR_SPAN:]
+        right = words_only(mine[i2 : ops[k + 1][2]])[:_ANCHOR_SPAN]
         if not left or not right or len(left) + len(right) < _ANCHOR_WORDS:
             continue
         before, after = mine[max(0, i1 - _ANCHOR_SPAN) : i1], mine[i2 : i2 + _ANCHOR_SPAN]
         if (
-            _keys(before + mine[i1:i2] + after) in texts[0]
-            or _keys(before + theirs[j1:j2] + after) in texts[1]
+            key_text(before + mine[i1:i2] + after) in texts[0]
+            or key_text(before + theirs[j1:j2] + after) in texts[1]
         ):
             continue  # the context says this too, or the response says both
         verdict = _anchored_change(mine, theirs, (i1, i2, j1, j2), sides, known)
@@ -164,8 +166,8 @@ def _anchored(
 
 
 def _anchored_change(
-    mine: list[_Token],
-    theirs: list[_Token],
+    mine: list[Token],
+    theirs: list[Token],
     span: tuple[int, int, int, int],
     sides: tuple[Side, Side],
     known: tuple[set[str], set[str]],
@@ -174,32 +176,32 @@ def _anchored_change(
     i1, i2, j1, j2 = span
     said, stated = mine[i1:i2], theirs[j1:j2]
     around = mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3]
-    if _negated_word(said, stated) or not said or not stated:
+    if negated_word(said, stated) or not said or not stated:
         if not _run_on_alike(mine[i2:], theirs[j2:]):
             return None  # the statements part after it: "open to walkers ... but not to cars"
-        return _negation(*around, [] if said and stated else said or stated)
+        return negation_verdict(*around, [] if said and stated else said or stated)
     if parse_number([mine[i1 - 1].text]) is not None:
-        changed_unit = _unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
+        changed_unit = unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
         if changed_unit is not None:
             return changed_unit
-    if len(said) == len(stated) == 1 and _opposite(said[0], stated[0], sides, every_antonym=False):
+    if len(said) == len(stated) == 1 and opposite(said[0], stated[0], sides, every_antonym=False):
         return Verdict("predicate", "contradicted", said[0].text, said[0].start, said[0].end, stated[0].text)
-    if _sort(said) == "name" and any(_name_part(mine, n, known[1]) for n in (i1 - 1, i2) if n < len(mine)):
+    if sort_of(said) == "name" and any(_name_part(mine, n, known[1]) for n in (i1 - 1, i2) if n < len(mine)):
         return None  # a name that runs on into its anchors: one word of it changed ("Mrs Clark")
-    if _sort(said) in ("number", "date") and not _one_value(mine, i1, i2, stated):
+    if sort_of(said) in ("number", "date") and not _one_value(mine, i1, i2, stated):
         return None
-    return _value(said, stated, False, sides, known)
+    return value_change(said, stated, False, sides, known)
 
 
-def _run_on_alike(mine: list[_Token], theirs: list[_Token]) -> bool:
+def _run_on_alike(mine: list[Token], theirs: list[Token]) -> bool:
     """The two sentences go on with the same words after a negation change, for :data:`_ANCHOR_SPAN`
     words or until one ends: where they part, the negation may have moved rather than been added."""
-    after = _words_only(mine)[:_ANCHOR_SPAN], _words_only(theirs)[:_ANCHOR_SPAN]
+    after = words_only(mine)[:_ANCHOR_SPAN], words_only(theirs)[:_ANCHOR_SPAN]
     n = min(len(after[0]), len(after[1]))
     return n > 0 and [t.key for t in after[0][:n]] == [t.key for t in after[1][:n]]
 
 
-def _one_value(mine: list[_Token], i1: int, i2: int, stated: list[_Token]) -> bool:
+def _one_value(mine: list[Token], i1: int, i2: int, stated: list[Token]) -> bool:
     """One word on each side, no end of a range ("5 to 10 minutes" for "10 to 14 minutes"), and not
     the same number written otherwise ("10mph" for "10 mph", "14th" for "14"): a longer stretch of a
     paraphrase may be a range or a time read otherwise."""
@@ -210,8 +212,8 @@ def _one_value(mine: list[_Token], i1: int, i2: int, stated: list[_Token]) -> bo
     return not digits[0] or digits[0] != digits[1]
 
 
-def _name_part(tokens: list[_Token], n: int, proper: set[str]) -> bool:
+def _name_part(tokens: list[Token], n: int, proper: set[str]) -> bool:
     """The word may be part of a name: capitalised, and a word the context writes capitalised only
     where it opens the sentence ("Elevated PSA levels" is no name "Elevated PSA")."""
     token = tokens[n]
-    return token.text[0].isupper() and token.key not in _FUNCTION_WORDS and (n > 0 or token.key in proper)
+    return token.text[0].isupper() and token.key not in FUNCTION_WORDS and (n > 0 or token.key in proper)

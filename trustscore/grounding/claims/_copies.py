@@ -32,25 +32,31 @@ copies one only in part, are :mod:`._aligned`'s.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
 from trustscore.grounding.claims._polarity import opposites
+from trustscore.grounding.claims._tokens import FUNCTION_WORDS, Token, key_text, words_only
 from trustscore.grounding.claims._values import SCALE_WORDS, parse_number
 from trustscore.grounding.claims._verdict import Verdict
 
-__all__ = ["Side", "changed"]
+__all__ = [
+    "Side",
+    "changed",
+    "name_words",
+    "negated_word",
+    "negation_verdict",
+    "opposite",
+    "sort_of",
+    "unit_change",
+    "value_change",
+]
 
-_TOKEN = re.compile(r"\w+(?=n't)|n't|\w+|[^\w\s]")
 _NEGATIONS = frozenset({"not", "n't", "no", "never"})
 _MONTH_NAMES = "january february march april may june july august september october november december"
 _MONTHS = frozenset(_MONTH_NAMES.split())
 _WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
-_FUNCTION_TEXT = "he she it they we i you his her its their our my your this that these those there the a an"
-_FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
-"""Capitalised words at a sentence's start that are no name ("He" where the response names him)."""
 _MIN_SAME = 6
 """Words a copy keeps unchanged at least."""
 _SAME_SHARE = 0.75
@@ -59,7 +65,6 @@ _MAX_CHANGED = 3
 """Words the changed stretch spans at most, on either side."""
 _MAX_NAME = 6
 """Words a changed name spans at most ("Greater Manchester Fire and Rescue Service")."""
-_ITEM_ENDS = frozenset([".", ")", ":"])
 _ORDER = {
     "before": frozenset(["after"]),
     "after": frozenset(["before"]),
@@ -80,17 +85,6 @@ swimming pool", "had never collapsed" against "had always collapsed")."""
 
 
 @dataclass(frozen=True)
-class _Token:
-    text: str
-    start: int
-    end: int
-
-    @property
-    def key(self) -> str:
-        return self.text.casefold()
-
-
-@dataclass(frozen=True)
 class Side:
     """What the copy check reads of one parsed text."""
 
@@ -103,27 +97,8 @@ class Side:
     """Each word's lemma and slot, by its first character's offset."""
 
 
-def _tokens(text: str, start: int, end: int) -> list[_Token]:
-    return [_Token(m.group(), start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
-
-
-def _unnumbered(tokens: list[_Token]) -> list[_Token]:
-    """The sentence without a list item's number opening it ("4  Cook, uncovered, ..." copied from "3
-    Cook, uncovered, ...": the steps are numbered otherwise, the step itself is the copy). An item's
-    number has one or two digits and no decimals: "2.5 million ..." and "1998 Ford ..." keep theirs."""
-    if len(tokens) < 3 or not (tokens[0].text.isdigit() and len(tokens[0].text) <= 2):
-        return tokens
-    if tokens[1].text in _ITEM_ENDS and not tokens[2].text[0].isdigit():
-        return tokens[2:]
-    return tokens[1:] if tokens[1].text[0].isupper() else tokens
-
-
-def _keys(tokens: list[_Token]) -> str:
-    return " " + " ".join(t.key for t in tokens) + " "
-
-
 def changed(
-    mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side], known: tuple[set[str], set[str]]
+    mine: list[Token], theirs: list[Token], sides: tuple[Side, Side], known: tuple[set[str], set[str]]
 ) -> Verdict | None:
     exchanged = _exchanged(mine, theirs, sides)
     if exchanged is not None:
@@ -133,39 +108,39 @@ def changed(
     ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
     same = sum(i2 - i1 for tag, i1, i2, _, _ in matcher.get_opcodes() if tag == "equal")
     if (
-        len({(_keys(mine[i1:i2]), _keys(theirs[j1:j2])) for _, i1, i2, j1, j2 in ops}) != 1
+        len({(key_text(mine[i1:i2]), key_text(theirs[j1:j2])) for _, i1, i2, j1, j2 in ops}) != 1
         or same < _MIN_SAME
     ):
         return None  # one change, or one name changed the same way wherever the sentence repeats it
     _, i1, i2, j1, j2 = ops[0]
     said, stated = mine[i1:i2], theirs[j1:j2]
     # a copy keeps most of the sentence, a changed name counted as one word however long it is
-    if same < _SAME_SHARE * (len(mine) - max(0, len(said) - 1) * (_sort(said) == "name")):
+    if same < _SAME_SHARE * (len(mine) - max(0, len(said) - 1) * (sort_of(said) == "name")):
         return None
     around = mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3]
-    if _negated_word(said, stated):
-        return _negation(*around, [])
+    if negated_word(said, stated):
+        return negation_verdict(*around, [])
     if not said or not stated:
-        return _negation(*around, said or stated)
+        return negation_verdict(*around, said or stated)
     if i1 > 0 and j1 > 0 and parse_number([mine[i1 - 1].text]) is not None:
-        changed_unit = _unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
+        changed_unit = unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
         if changed_unit is not None:
             return changed_unit
-    if len(said) == len(stated) == 1 and _opposite(said[0], stated[0], sides):
+    if len(said) == len(stated) == 1 and opposite(said[0], stated[0], sides):
         return Verdict("predicate", "contradicted", said[0].text, said[0].start, said[0].end, stated[0].text)
-    if {_sort(said), _sort(stated)} == {"name", "number"} and i1 > 0 and j1 > 0:
+    if {sort_of(said), sort_of(stated)} == {"name", "number"} and i1 > 0 and j1 > 0:
         return _sort_swap(said, stated, sides, known)
-    return _value(said, stated, i1 == 0 or j1 == 0, sides, known)
+    return value_change(said, stated, i1 == 0 or j1 == 0, sides, known)
 
 
 def _sort_swap(
-    said: list[_Token], stated: list[_Token], sides: tuple[Side, Side], known: tuple[set[str], set[str]]
+    said: list[Token], stated: list[Token], sides: tuple[Side, Side], known: tuple[set[str], set[str]]
 ) -> Verdict | None:
     """A name where the copied sentence has an amount or the reverse ("because £6.40bn makes them sign"
     for "because McDonald's makes them sign"); the slot's kind is the context's."""
-    name, amount = (said, stated) if _sort(said) == "name" else (stated, said)
-    words = _name_words(name)
-    if len(_words_only(amount)) > _MAX_CHANGED or len(words) > _MAX_NAME:
+    name, amount = (said, stated) if sort_of(said) == "name" else (stated, said)
+    words = name_words(name)
+    if len(words_only(amount)) > _MAX_CHANGED or len(words) > _MAX_NAME:
         return None
     side = 0 if name is said else 1
     if not _named(words, side, sides, known):
@@ -177,20 +152,18 @@ def _sort_swap(
     return Verdict(kind, "contradicted", text, said[0].start, said[-1].end, context)
 
 
-def _named(
-    words: list[_Token], side: int, sides: tuple[Side, Side], known: tuple[set[str], set[str]]
-) -> bool:
+def _named(words: list[Token], side: int, sides: tuple[Side, Side], known: tuple[set[str], set[str]]) -> bool:
     """The stretch is a name: the recogniser found it, the context names it, or its words are the
     context's proper words."""
     names, proper = known
     return (
         _within(words, sides[side].names)
-        or _keys(words) in names
+        or key_text(words) in names
         or all(t.key in proper or t.key in _NAME_LINKS for t in words)
     )
 
 
-def _negated_word(said: list[_Token], stated: list[_Token]) -> bool:
+def negated_word(said: list[Token], stated: list[Token]) -> bool:
     """A negation word on one side where the other has the word it negates ("no" for "a", "never"
     for "always")."""
     if len(said) != 1 or len(stated) != 1:
@@ -199,11 +172,7 @@ def _negated_word(said: list[_Token], stated: list[_Token]) -> bool:
     return two in _NEGATED.get(one, ()) or one in _NEGATED.get(two, ())
 
 
-def _words_only(tokens: list[_Token]) -> list[_Token]:
-    return [t for t in tokens if t.text[0].isalnum()]
-
-
-def _copied_part(mine: list[_Token], theirs: list[_Token]) -> list[_Token]:
+def _copied_part(mine: list[Token], theirs: list[Token]) -> list[Token]:
     """The part of the context's sentence the response's sentence copies: without the words before
     its first and after its last word in common (the context's sentence runs on, or the sentence
     splitter joined two of its sentences)."""
@@ -213,19 +182,19 @@ def _copied_part(mine: list[_Token], theirs: list[_Token]) -> list[_Token]:
     return theirs[start:end]
 
 
-def _value(
-    said: list[_Token],
-    stated: list[_Token],
+def value_change(
+    said: list[Token],
+    stated: list[Token],
     opening: bool,
     sides: tuple[Side, Side],
     known: tuple[set[str], set[str]],
 ) -> Verdict | None:
     """A changed month, weekday, number or name."""
-    kind = _sort(said)
-    if kind is None or kind != _sort(stated) or (kind == "number" and opening):
+    kind = sort_of(said)
+    if kind is None or kind != sort_of(stated) or (kind == "number" and opening):
         return None  # a number opening the sentence numbers a list's item: "4." for "Step 2:"
     if kind == "name":
-        said, stated = _name_words(said), _name_words(stated)
+        said, stated = name_words(said), name_words(stated)
         if (
             len(said) > _MAX_NAME
             or len(stated) > _MAX_NAME
@@ -237,7 +206,7 @@ def _value(
         if not (
             _within(said, sides[0].names)
             or _within(stated, sides[1].names)
-            or _keys(said) in names
+            or key_text(said) in names
             or all(t.key in proper or t.key in _NAME_LINKS for t in said + stated)
         ):
             return None
@@ -246,7 +215,7 @@ def _value(
     return Verdict(kind, "contradicted", _joined(said), said[0].start, said[-1].end, _joined(stated))
 
 
-def _unit_change(said: list[_Token], stated: list[_Token]) -> Verdict | None:
+def unit_change(said: list[Token], stated: list[Token]) -> Verdict | None:
     """The same number (the first token of both) with another unit or scale word after it."""
     if len(said) != 2 or len(stated) != 2:
         return None
@@ -260,7 +229,7 @@ def _unit_change(said: list[_Token], stated: list[_Token]) -> Verdict | None:
     return Verdict("number", "contradicted", _joined(said), said[0].start, said[-1].end, _joined(stated))
 
 
-def _opposite(said: _Token, stated: _Token, sides: tuple[Side, Side], every_antonym: bool = True) -> bool:
+def opposite(said: Token, stated: Token, sides: tuple[Side, Side], every_antonym: bool = True) -> bool:
     """One word is an antonym of the other, compared as written, as lemmas and as the adjective of a
     comparative ("later" / "earlier"): WordNet's direct antonyms of any part of speech, or, without
     ``every_antonym``, only the listed pairs and adjectives' (:func:`._polarity.opposites`: WordNet's
@@ -280,7 +249,7 @@ def _opposite(said: _Token, stated: _Token, sides: tuple[Side, Side], every_anto
     )
 
 
-def _exchanged(mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side]) -> Verdict | None:
+def _exchanged(mine: list[Token], theirs: list[Token], sides: tuple[Side, Side]) -> Verdict | None:
     """Two stretches that exchange places (the context's "A ... B" written "B ... A", all else the
     same), the first in another slot than the context gives it."""
     if [t.key for t in mine] == [t.key for t in theirs] or len(mine) != len(theirs):
@@ -301,7 +270,7 @@ def _exchanged(mine: list[_Token], theirs: list[_Token], sides: tuple[Side, Side
 
 
 def _reversed(
-    first: list[_Token], second: list[_Token], was: _Token, instead: list[_Token], sides: tuple[Side, Side]
+    first: list[Token], second: list[Token], was: Token, instead: list[Token], sides: tuple[Side, Side]
 ) -> Verdict | None:
     """The exchange of ``first`` and ``second`` when the parse puts ``first`` in another slot than the
     context's parse puts it (``was``: its first word there)."""
@@ -309,11 +278,11 @@ def _reversed(
     before = sides[1].tokens.get(was.start, ("", None))[1]
     if now is None or before is None or now == before:
         return None
-    kind = "name" if _sort(first) == _sort(second) == "name" else "predicate"
+    kind = "name" if sort_of(first) == sort_of(second) == "name" else "predicate"
     return Verdict(kind, "contradicted", _joined(first), first[0].start, first[-1].end, _joined(instead))
 
 
-def _name_words(tokens: list[_Token]) -> list[_Token]:
+def name_words(tokens: list[Token]) -> list[Token]:
     """A name's stretch without an opening "the", a closing possessive "'s" and punctuation at its
     ends."""
     words = _words(tokens)
@@ -324,7 +293,7 @@ def _name_words(tokens: list[_Token]) -> list[_Token]:
     return words
 
 
-def _negation(around: list[_Token], stated: list[_Token], changed: list[_Token]) -> Verdict | None:
+def negation_verdict(around: list[Token], stated: list[Token], changed: list[Token]) -> Verdict | None:
     """An added or removed negation: the verdict spans the response's words around it."""
     if not all(t.key in _NEGATIONS for t in changed):
         return None
@@ -333,20 +302,20 @@ def _negation(around: list[_Token], stated: list[_Token], changed: list[_Token])
     return Verdict("negation", "contradicted", text, around[0].start, around[-1].end, said)
 
 
-def _words(tokens: list[_Token]) -> list[_Token]:
+def _words(tokens: list[Token]) -> list[Token]:
     """The stretch without punctuation at its ends."""
     kept = [i for i, t in enumerate(tokens) if t.text[0].isalnum()]
     return tokens[kept[0] : kept[-1] + 1] if kept else tokens
 
 
-def _within(tokens: list[_Token], spans: list[tuple[int, int]]) -> bool:
+def _within(tokens: list[Token], spans: list[tuple[int, int]]) -> bool:
     """The stretch lies in one of ``spans`` (the names the recogniser found)."""
     return any(start <= tokens[0].start and tokens[-1].end <= end for start, end in spans)
 
 
-def _sort(tokens: list[_Token]) -> str | None:
+def sort_of(tokens: list[Token]) -> str | None:
     """What a changed stretch is: a date word, a number, a name, or None for anything else."""
-    words = [t for t in _name_words(tokens) if t.text[0].isalnum()]
+    words = [t for t in name_words(tokens) if t.text[0].isalnum()]
     if not words:
         return None
     if any(t.key in _MONTHS or t.key in _WEEKDAYS for t in words):
@@ -354,7 +323,7 @@ def _sort(tokens: list[_Token]) -> str | None:
     if any(c.isdigit() for t in words for c in t.text):
         return "number"
     if (
-        words[0].key not in _FUNCTION_WORDS
+        words[0].key not in FUNCTION_WORDS
         and words[0].text[0].isupper()
         and words[-1].text[0].isupper()
         and all(t.text[0].isupper() or t.key in _NAME_LINKS for t in words)
@@ -363,7 +332,7 @@ def _sort(tokens: list[_Token]) -> str | None:
     return None
 
 
-def _spelling(said: list[_Token], stated: list[_Token]) -> bool:
+def _spelling(said: list[Token], stated: list[Token]) -> bool:
     """The same name written otherwise: initials ("US" for "United States") or close letters."""
     one, two = _joined(said).casefold(), _joined(stated).casefold()
     initials = {"".join(t.key[0] for t in side) for side in (said, stated) if len(side) > 1}
@@ -371,10 +340,10 @@ def _spelling(said: list[_Token], stated: list[_Token]) -> bool:
     return len(squeezed) == 1 or bool(initials & squeezed) or SequenceMatcher(None, one, two).ratio() >= 0.8
 
 
-def _shared(said: list[_Token], stated: list[_Token]) -> bool:
+def _shared(said: list[Token], stated: list[Token]) -> bool:
     """Two names that end in the same word are one entity's variants ("Kim Clark", "Mrs Clark")."""
     return said[-1].key == stated[-1].key
 
 
-def _joined(tokens: list[_Token]) -> str:
+def _joined(tokens: list[Token]) -> str:
     return " ".join(t.text for t in tokens)

@@ -1,0 +1,57 @@
+"""The words the copy checks compare: a sentence cut into words and punctuation marks with their
+character offsets (``"don't"`` into ``"do"`` and ``"n't"``), compared case-folded.
+
+:mod:`._copies` reads a sentence that copies a context sentence with one stretch changed and
+:mod:`._aligned` finds which sentence it copies; both read the words as these tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["FUNCTION_WORDS", "Token", "key_text", "tokenize", "unnumbered", "words_only"]
+
+_TOKEN = re.compile(r"\w+(?=n't)|n't|\w+|[^\w\s]")
+_FUNCTION_TEXT = "he she it they we i you his her its their our my your this that these those there the a an"
+FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
+"""Capitalised words at a sentence's start that are no name ("He" where the response names him)."""
+_ITEM_ENDS = frozenset([".", ")", ":"])
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    start: int
+    end: int
+
+    @property
+    def key(self) -> str:
+        return self.text.casefold()
+
+
+def tokenize(text: str, start: int, end: int) -> list[Token]:
+    """The tokens of ``text[start:end]``, with offsets into ``text``."""
+    return [Token(m.group(), start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
+
+
+def unnumbered(tokens: list[Token]) -> list[Token]:
+    """The sentence without a list item's number opening it ("4  Cook, uncovered, ..." copied from "3
+    Cook, uncovered, ...": the steps are numbered otherwise, the step itself is the copy). An item's
+    number has one or two digits and no decimals: "2.5 million ..." and "1998 Ford ..." keep theirs."""
+    if len(tokens) < 3 or not (tokens[0].text.isdigit() and len(tokens[0].text) <= 2):
+        return tokens
+    if tokens[1].text in _ITEM_ENDS and not tokens[2].text[0].isdigit():
+        return tokens[2:]
+    return tokens[1:] if tokens[1].text[0].isupper() else tokens
+
+
+def key_text(tokens: list[Token]) -> str:
+    """The tokens' keys joined by spaces, with a space at each end: one stretch is inside another
+    exactly where its key text is a substring of the other's."""
+    return " " + " ".join(t.key for t in tokens) + " "
+
+
+def words_only(tokens: list[Token]) -> list[Token]:
+    """The tokens without punctuation marks."""
+    return [t for t in tokens if t.text[0].isalnum()]
