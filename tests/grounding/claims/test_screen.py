@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from trustscore import Sample
@@ -23,29 +26,20 @@ from .library import CONTEXT, GERMAN, QUESTION, VERBATIM
         "This information is not available in the context.",
         "It is not known who founded the library.",
         "The opening hours are not available from the passage.",
-        # the common ways of declining beyond naming what the context does not say
-        "I'm not sure.",
-        "I am not sure what the context says about that.",
-        "I have no idea.",
-        "Sorry, I don't have enough information to answer that.",
-        "I do not have access to that information.",
-        "The provided context doesn't have this information.",
-        "The answer is not in the provided documents.",
-        "That information isn't in the passage.",
-        "I couldn't find that in the context.",
-        "There isn't enough information to answer.",
-        "Not enough information.",
-        "Insufficient information to answer the question.",
-        "No relevant information was found.",
-        "None of the passages mention the founder.",
-        "The documents make no mention of it.",
-        "It is unclear from the context.",
-        "It's not possible to tell from the text.",
         "The founder's name is not given.",
     ],
 )
 def test_declining_answers_are_abstentions(response: str) -> None:
     assert abstention(response) is not None
+
+
+def test_every_refusal_of_the_contrast_set_is_an_abstention() -> None:
+    """Its 25 wordings: naming what the context does not say, not knowing, not finding it, too little
+    information ("I'm not sure.", "I couldn't find that in the context", "Not enough information.")."""
+    with (Path(__file__).parents[3] / "examples" / "contrast_set.jsonl").open(encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    refusals = {r["response"] for r in rows if r["phenomenon"] == "refusal"}
+    assert len(refusals) >= 25 and sorted(r for r in refusals if abstention(r) is None) == []
 
 
 @pytest.mark.parametrize(
