@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import select
 import socket
+import struct
 import time
 from collections.abc import AsyncIterator, Iterator
 
@@ -351,6 +353,30 @@ async def test_stopping_closes_every_connection_like_a_killed_server(
                 with contextlib.suppress(ConnectionResetError):  # closed with unread bytes: a reset
                     assert client.recv(1024) == b""  # closed: the end of the stream
     assert len(outcome) == 1 and isinstance(outcome[0], httpx.RemoteProtocolError | httpx.ReadError)
+
+
+def test_a_server_stopped_as_clients_connect_leaves_none_of_them_waiting() -> None:
+    """Connections the kernel has queued, or that the server is taking, when it stops: each gets its
+    end of stream or a reset, never silence (asyncio's own accept could drop one unclosed)."""
+    for _ in range(300):
+        server = FakeVLLMServer().start()
+        clients = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(4)]
+        server.stop()
+        for client in clients:
+            with client:
+                readable, _, _ = select.select([client], [], [], 30)  # a guard: answered at once
+                assert readable
+                with contextlib.suppress(ConnectionResetError):
+                    assert client.recv(1024) == b""
+
+
+async def test_a_client_that_resets_its_connection_does_not_stop_the_server(server: FakeVLLMServer) -> None:
+    for _ in range(3):
+        client = socket.create_connection(("127.0.0.1", server.port))
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()  # a reset, maybe before the server has taken the connection
+    async with httpx.AsyncClient(timeout=30) as http:
+        assert (await http.get(f"{server.url}/health")).status_code == 200
 
 
 async def test_malformed_truncated_empty_and_disconnect(

@@ -65,9 +65,7 @@ class FakeVLLMServer(EngineView):
         max_model_len: int = 8192,
         port: int = 0,
     ) -> None:
-        self.engine = FakeEngine(
-            policy, models=models, latency=latency, max_model_len=max_model_len
-        )
+        self.engine = FakeEngine(policy, models=models, latency=latency, max_model_len=max_model_len)
         self._port = port
         self._prefix = f"/fake-{secrets.token_hex(6)}"
         self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
@@ -95,17 +93,26 @@ class FakeVLLMServer(EngineView):
 
     def stop(self) -> None:
         """Close the listener and every connection it accepted, as a killed server's would be: a
-        client waiting on this server gets an error, not silence; idempotent."""
+        client waiting on this server gets an error, not silence; idempotent. Raises if the server
+        had stopped serving on its own (a fault of the fake, which a test must not mistake for the
+        client's)."""
+        died: BaseException | None = None
         if self._serving is not None:
-            self._serving.cancel()
-            self._serving = None
-        if self._portal_cm is not None:
-            cm, self._portal_cm, self._portal = self._portal_cm, None, None
-            cm.__exit__(None, None, None)
-        for connection in (*self._accepted, *([self._listening] if self._listening else [])):
-            connection.close()
-        self._accepted.clear()
-        self._listening = None
+            serving, self._serving = self._serving, None
+            if serving.done() and not serving.cancelled():
+                died = serving.exception()
+            serving.cancel()
+        try:
+            if self._portal_cm is not None:
+                cm, self._portal_cm, self._portal = self._portal_cm, None, None
+                cm.__exit__(None, None, None)
+        finally:
+            for connection in (*self._accepted, *([self._listening] if self._listening else [])):
+                connection.close()
+            self._accepted.clear()
+            self._listening = None
+        if died is not None:
+            raise RuntimeError(f"the fake vLLM server had stopped serving: {died!r}") from died
 
     def __enter__(self) -> FakeVLLMServer:
         return self.start()
@@ -146,14 +153,18 @@ class FakeVLLMServer(EngineView):
                 await anyio.wait_readable(listening)
                 try:
                     accepted, _ = listening.accept()
-                except BlockingIOError:  # another waiter took it, or the client gave up
-                    continue
+                except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                    continue  # nothing to take after all, or the client gave up before it was taken
                 self._accepted.add(accepted)
                 connections.start_soon(self._connection, accepted)
 
     async def _connection(self, accepted: socket.socket) -> None:
         try:
-            async with await SocketStream.from_socket(accepted) as stream:
+            try:
+                stream = await SocketStream.from_socket(accepted)
+            except (ValueError, OSError):  # the client reset the connection before it was served
+                return
+            async with stream:
                 await self._converse(stream)
         finally:
             accepted.close()
