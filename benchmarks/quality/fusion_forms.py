@@ -240,10 +240,11 @@ def pooled(
     extra: Sequence[ScoredRow] = (),
     folds: int = 5,
 ) -> dict[str, dict[str, float | None]]:
-    """As :func:`lodo`, but with every domain in the training rows: five folds over whole source
-    documents (:data:`GROUP`), each row measured by the fit on the folds it is not in. What each form
+    """As :func:`lodo`, but with every domain in the training rows: five folds over the rows' source
+    ids (:data:`GROUP`), each row measured by the fit on the folds it is not in. What each form
     reaches where nothing has to transfer to a new domain (FActScore, never fitted on, is measured
-    by the same fits)."""
+    by the same fits). An article two data sets both hold (a CNN/DM article of FactCC and of FRANK)
+    has an id in each and may fall in two folds: that can only flatter these figures."""
     y = label_column(rows, LABEL)
     trust: dict[str, NDArray[np.float64]] = {}
     for train_idx, test_idx in grouped_kfold([r.fields[GROUP] for r in rows], folds):
