@@ -21,6 +21,16 @@ def test_split_sentences_on_300_kb_of_dotted_text() -> None:
     assert pieces[0].text == "Dr. Smith paid 1,200 dollars on Jan. 5."
 
 
+@pytest.mark.parametrize(
+    ("run", "sentences"),
+    [("?" * 200_000, []), ("." * 200_000 + "x", ["." * 200_000 + "x"]), ("!?" * 100_000 + " end.", ["end."])],
+)
+def test_split_sentences_on_a_200_kb_run_of_end_marks(run: str, sentences: list[str]) -> None:
+    """A run of end marks with no space after it ends no sentence, and one without a word is none; it
+    was read from every one of its characters (quadratic: a minute for 80 KB)."""
+    assert [p.text for p in split_sentences(run)] == sentences
+
+
 def test_abbreviation_rules_survive_the_bounded_look_back() -> None:
     text = "See (e.g. page 3) now. A very-long-hyphenated-word-beyond-sixteen. Next one."
     assert [p.text for p in split_sentences(text)] == [

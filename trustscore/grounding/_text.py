@@ -70,7 +70,9 @@ _ABBREVIATIONS = frozenset(
     jun jul aug sep sept oct nov dec approx dept est fig gen gov sen rep rev ave blvd"""
     )
 )
-_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s)|\n+")
+_SENTENCE_END = re.compile(r"(?<![.!?])[.!?]+[\"'”’)\]]*(?=\s)|\n+")
+"""A run of end marks (and closing quotes or brackets) before whitespace, or line breaks. A match
+starts only where a run does: tried from inside a long run ("?" * 80,000) it was quadratic."""
 # The longest word that can matter before a dot ("sept", "e.g", "(dr"): looking further back is
 # wasted work, and looking back unboundedly made splitting quadratic on long unbroken text.
 _LOOKBACK = 16
