@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
 import select
@@ -377,6 +378,25 @@ async def test_a_client_that_resets_its_connection_does_not_stop_the_server(serv
         client.close()  # a reset, maybe before the server has taken the connection
     async with httpx.AsyncClient(timeout=30) as http:
         assert (await http.get(f"{server.url}/health")).status_code == 200
+
+
+async def test_a_server_out_of_file_handles_serves_again_once_one_is_free(
+    server: FakeVLLMServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    accept = socket.socket.accept
+    refused = 0
+
+    def out_of_handles(sock: socket.socket) -> tuple[socket.socket, object]:
+        nonlocal refused
+        if refused < 2:
+            refused += 1
+            raise OSError(errno.EMFILE, "Too many open files")
+        return accept(sock)
+
+    monkeypatch.setattr(socket.socket, "accept", out_of_handles)
+    async with httpx.AsyncClient(timeout=30) as http:
+        assert (await http.get(f"{server.url}/health")).status_code == 200
+    assert refused == 2
 
 
 async def test_malformed_truncated_empty_and_disconnect(

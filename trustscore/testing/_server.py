@@ -12,6 +12,7 @@ HTTP/1.1 connections at once (h11, which httpx already depends on; no thread per
 
 from __future__ import annotations
 
+import errno
 import secrets
 import socket
 from collections.abc import Sequence
@@ -41,6 +42,9 @@ from trustscore.testing._wire import WireResponse, error_response
 __all__ = ["FakeVLLMServer"]
 
 _MAX_BODY = 64 * 1024 * 1024
+_OUT_OF_HANDLES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+"""accept() errors that pass once a handle is free: the process (clients and server alike in a test)
+has run out of file handles or buffers."""
 
 
 class FakeVLLMServer(EngineView):
@@ -148,15 +152,24 @@ class FakeVLLMServer(EngineView):
         :meth:`stop` closes every connection a client could be waiting on. (asyncio's ``sock_accept``,
         under anyio's listeners, can accept a connection and then drop it, never closed, when it is
         cancelled at that moment.)"""
-        async with anyio.create_task_group() as connections:
-            while True:
-                await anyio.wait_readable(listening)
-                try:
-                    accepted, _ = listening.accept()
-                except (BlockingIOError, InterruptedError, ConnectionAbortedError):
-                    continue  # nothing to take after all, or the client gave up before it was taken
-                self._accepted.add(accepted)
-                connections.start_soon(self._connection, accepted)
+        try:
+            async with anyio.create_task_group() as connections:
+                while True:
+                    await anyio.wait_readable(listening)
+                    try:
+                        accepted, _ = listening.accept()
+                    except (BlockingIOError, InterruptedError, ConnectionAbortedError):
+                        continue  # nothing to take after all, or the client gave up before it was taken
+                    except OSError as e:
+                        if e.errno not in _OUT_OF_HANDLES:
+                            raise
+                        await anyio.sleep(0.05)  # the connection waits in the backlog until one is free
+                        continue
+                    self._accepted.add(accepted)
+                    connections.start_soon(self._connection, accepted)
+        except Exception:
+            listening.close()  # a server that can no longer serve refuses connections, not queues them
+            raise
 
     async def _connection(self, accepted: socket.socket) -> None:
         try:

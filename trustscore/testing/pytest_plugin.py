@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,8 +72,9 @@ def fake_vllm_factory(_trustscore_tmp_cache: Path) -> Iterator[Callable[..., Fak
     try:
         yield make
     finally:
-        for server in reversed(started):
-            server.stop()
+        with ExitStack() as stopping:  # every server stopped, the last first, though one stop raises
+            for server in started:
+                stopping.callback(server.stop)
 
 
 @pytest.fixture
