@@ -5,9 +5,11 @@ counting its words as unsupported.
 
 Recognised by English phrasings of declining, anchored on what is missing (the context, the passage,
 information, an answer) or on the speaker not knowing or not finding it. A response is an abstention
-only when every sentence declines (or is only courtesy, "Sorry.") and none also sets something against
-it ("..., but the payment was 3 million dollars"): one that declines and also asserts something is
-checked like any answer. Only short responses (:data:`MAX_WORDS`) qualify.
+only when every sentence declines (or is only courtesy, "Sorry.") and none goes on to state something:
+a "but ..." ("..., but the payment was 3 million dollars"), a clause after the declining words ("...,
+who was John Smith"), or a quote or report of what someone said ("Police said there is no information
+about the victims"). One that declines and also asserts something is checked like any answer. Only
+short responses (:data:`MAX_WORDS`) qualify.
 """
 
 from __future__ import annotations
