@@ -91,7 +91,8 @@ _PATTERNS = (
     rf"|know|confirm)\b|\s+in\s+{_SOURCE}|\s+(?:about|on|regarding)\s+(?:this|that|it){_END}))",
     # "I don't know.", "I cannot answer that", "I'm not sure.", "I have no idea", "I couldn't find that"
     rf"\bi\s+(?:do\s+not|don['’]t)\s+know{_AN_ANSWER}",
-    r"\bi\s+(?:cannot|can['’]t|can\s+not|am\s+unable\s+to|['’]m\s+unable\s+to|am\s+not\s+able\s+to)\s+"
+    r"\bi(?:\s+(?:cannot|can['’]t|can\s+not|am\s+unable\s+to|am\s+not\s+able\s+to)|\s*['’]m\s+(?:unable|not\s+able)"
+    r"\s+to)\s+"
     rf"(?:(?:answer|say|tell|determine|find|know|confirm){_AN_ANSWER}|help\s+with\s+(?:that|this)(?={_END}))",
     rf"^\s*(?:based\s+on|from|given)\s+{_SOURCE}\s*,?\s*i\s+{_CANNOT}\s+(?:answer|say|tell|determine|know"
     r"|confirm)\b",
@@ -112,7 +113,7 @@ _PATTERNS = (
     rf"\b(?:not\s+possible|impossible)\s+to\s+(?:determine|tell|say|know|answer)(?:{_END}|(?:\s+[\w'’-]+){{0,6}}?"
     rf"{_FROM_SOURCE})",
     # "Unable to answer based on given passages", "we are unable to determine that"
-    r"(?:^\s*(?:answer\s*:\s*)?|[.!?]\s+|\b(?:i|we|it)\s+(?:am|['’]m|are|['’]re|is|was|were)\s+)unable\s+to\s+"
+    r"(?:^\s*(?:answer\s*:\s*)?|[.!?]\s+|\b(?:i|we|it)(?:\s+(?:am|are|is|was|were)|\s*['’](?:m|re|s))\s+)unable\s+to\s+"
     rf"(?:answer|determine{_AN_ANSWER})",
     rf"\b(?:unknown|unanswerable)\s+(?:from|based\s+on|given|with)\s+{_SOURCE}",
     rf"\b(?:unclear|not\s+clear|not\s+possible\s+to\s+(?:tell|determine|say|know))\s+(?:from|based\s+on"
@@ -150,7 +151,9 @@ _COURTESY = re.compile(
     re.IGNORECASE,
 )
 """A sentence that says nothing but courtesy beside a declining one ("Sorry.", "Please consult another
-source.", "Is there anything else I can help with?")."""
+source.", "Is there anything else I can help with?"), unless it holds a number or a clause of its own
+("Please check the website, it says the museum opened in 1998")."""
+_DIGIT = re.compile(r"\d")
 
 
 def abstention(response: str) -> str | None:
@@ -162,7 +165,7 @@ def abstention(response: str) -> str | None:
     first: str | None = None
     for sentence in split_sentences(response):
         text = sentence.text
-        if _COURTESY.match(text):
+        if _COURTESY.match(text) and not _DIGIT.search(text) and not _GOES_ON.search(text):
             continue
         found = list(_DECLINES.finditer(text))
         if not found or _CONTRAST.search(_LEAD.sub("", text)) or _REPORTED.search(text):

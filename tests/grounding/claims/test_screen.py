@@ -48,6 +48,8 @@ from .library import CONTEXT, GERMAN, QUESTION, VERBATIM
         "Sorry, I can't help with that.",
         "The passages do not mention the founder. Please consult another source.",
         "I don't know. Is there anything else I can help with?",
+        "I'm unable to answer that.",
+        "We're unable to determine that from the text.",
     ],
 )
 def test_declining_answers_are_abstentions(response: str) -> None:
@@ -127,6 +129,9 @@ def test_every_refusal_of_the_contrast_set_is_an_abstention() -> None:
         "The source does not provide funding for the project.",
         "Unable to determine the cause, doctors operated.",
         "No answer was given by the minister.",
+        # courtesy that carries a claim
+        "I don't know. You can check the museum, which opened in 1998.",
+        "I don't know. Please check the website, it says the museum opened in 1998.",
         "The context says it opened in 2011. "
         + "It has a garden and many books. " * 8
         + "The context does not say who founded it.",
