@@ -247,10 +247,11 @@ def pooled(
     has an id in each and may fall in two folds: that can only flatter these figures."""
     y = label_column(rows, LABEL)
     trust: dict[str, NDArray[np.float64]] = {}
+    fits = forms(corruptions, bool(extra))
     for train_idx, test_idx in grouped_kfold([r.fields[GROUP] for r in rows], folds):
         train = [rows[i] for i in train_idx if rows[i].fields["dataset"] in SHIPPABLE]
         test = [rows[i] for i in test_idx]
-        for name, (fit, with_extra) in forms(corruptions, bool(extra)).items():
+        for name, (fit, with_extra) in fits.items():
             column = trust.setdefault(name, np.full(len(rows), np.nan))
             column[test_idx] = fit([*train, *extra] if with_extra else train)(test)
     by_domain = {d: [i for i, r in enumerate(rows) if r.fields["dataset"] == d] for d in domains_of(rows)}
