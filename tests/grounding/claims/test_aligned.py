@@ -191,3 +191,69 @@ def test_a_removed_negation_is_read_though_the_answer_negates_something_else(
     context = "The ACLU isn't satisfied with the new policy, its director said on Monday."
     answer = "While the ACLU is satisfied with the new policy, it says the old rules did not work."
     assert len(contradicted(score(claims_check, answer, context))) == 1
+
+
+FERRY = (
+    "The Harlow river ferry carries up to 80 passengers. It runs every 20 minutes between 6 am and 11 pm. "
+    "Ferries run from 6 am to 11 pm, every 20 minutes, all year. "
+    "A single ticket costs 3.50 euros; children under 12 travel free. The chief executive, Lena Park, said "
+    "fares would be frozen until March. The ferry does not run on public holidays. The trail above the "
+    "landing is closed from November to April."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        # a negation that brings "do" to a verb that had none, added or removed
+        (
+            "Children under 12 do not travel free.",
+            "contradicted negation: Children under 12 do not travel free: the context says children under "
+            "12 travel free",
+        ),
+        # an opposite of order or amount that WordNet does not pair
+        ("Children over 12 travel free.", "contradicted predicate: over: the context says under"),
+        # a changed value that ends the sentence, where the context's sentence ends or goes on
+        (
+            "Lena Park said fares would be frozen until June.",
+            "contradicted date: June: the context says March",
+        ),
+        ("It runs every 20 hours.", "contradicted number: 20 hours: the context says 20 minutes"),
+        # the end of a range whose start is the same on both sides
+        (
+            "It runs every 20 minutes between 6 am and 10 pm.",
+            "contradicted number: 10: the context says 11",
+        ),
+        (
+            "Ferries run from 6 am to 10 pm, every 20 minutes.",
+            "contradicted number: 10: the context says 11",
+        ),
+        # a range of months read end by end
+        (
+            "The trail above the landing is closed from December to April.",
+            "contradicted date: December: the context says November",
+        ),
+    ],
+)
+def test_a_partly_copied_sentence_is_contradicted_where_its_slot_or_polarity_changes(
+    claims_check: ClaimsCheck, answer: str, label: str
+) -> None:
+    signal = score(claims_check, answer, FERRY)
+    assert contradicted(signal) == [label]
+    assert signal.value is not None and signal.value < 0.5
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Children under 12 do travel free.",  # "do" without a negation stresses, it does not negate
+        "The ferry carries up to 80 people.",  # a paraphrased noun after the number is no unit
+        "Lena Park said fares would be frozen until the spring.",  # no month in the slot: not read here
+        "It runs every 20 minutes.",  # the context goes on; the response stops
+        "Lena Park said fares would be frozen until Friday.",  # a weekday may fall in March
+    ],
+)
+def test_what_ends_a_partly_copied_sentence_otherwise_is_not_contradicted(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    assert contradicted(score(claims_check, answer, FERRY)) == []

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from trustscore import Sample, Signal
+from trustscore.grounding.claims._copies import Side, negated_verb
 from trustscore.grounding.claims._signal import ClaimsCheck
+from trustscore.grounding.claims._tokens import tokenize
 
 REPORT = (
     "The state trooper stopped the bus carrying Nelly and five other people on Interstate 40 in Putnam "
@@ -300,3 +302,31 @@ def test_a_copied_step_numbered_otherwise_is_still_read_as_a_copy(claims_check: 
     assert [k.split(":")[0] for k in contradicted(signal)] == ["contradicted negation"]
     renumbered = "4  " + step.format("")
     assert not contradicted(score(claims_check, renumbered, context))
+
+
+def _side(text: str, lemmas: dict[str, str]) -> Side:
+    tokens = tokenize(text, 0, len(text))
+    return Side(
+        text=text,
+        bounds=[(0, len(text))],
+        names=[],
+        tokens={t.start: (lemmas.get(t.key, t.key), None) for t in tokens},
+    )
+
+
+@pytest.mark.parametrize(
+    ("said", "stated", "lemmas", "negated"),
+    [
+        ("does not run", "runs", {"runs": "run"}, True),
+        ("runs", "doesn't run", {"runs": "run", "does": "do"}, True),
+        ("did not open", "opened", {"opened": "open"}, True),
+        ("does not run", "walks", {"walks": "walk"}, False),  # another verb: not its negation
+        ("does run", "runs", {"runs": "run"}, False),  # "do" alone stresses
+    ],
+)
+def test_a_verb_negated_with_do_is_read_as_its_negation(
+    said: str, stated: str, lemmas: dict[str, str], negated: bool
+) -> None:
+    mine, theirs = _side(said, lemmas), _side(stated, lemmas)
+    words = tokenize(said, 0, len(said)), tokenize(stated, 0, len(stated))
+    assert negated_verb(*words, (mine, theirs)) is negated

@@ -87,6 +87,39 @@ def test_a_value_is_compared_only_with_a_value_of_its_slot(claims_check: ClaimsC
     ]
 
 
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("1935.", ["1935: the context says 1953"]),
+        ("In 1935.", ["1935: the context says 1953"]),
+        ("1953.", []),
+    ],
+)
+def test_a_bare_answer_fills_the_slot_the_question_asks_about(
+    claims_check: ClaimsCheck, answer: str, said: list[str]
+) -> None:
+    signal = score(claims_check, answer, question="When was Westfield primary school founded?")
+    assert contradictions(signal) == said
+
+
+def test_a_bare_count_without_its_unit_is_not_read_against_a_count_of_something(
+    claims_check: ClaimsCheck,
+) -> None:
+    """ "240." answering "How many pupils?" could be read against 420 pupils, but a bare number names
+    no unit: unsupported, not contradicted."""
+    signal = score(claims_check, "240.", question="How many pupils does it have?")
+    assert count(signal, "contradicted") == 0
+
+
+def test_an_amount_in_another_currency_fills_the_same_slot(claims_check: ClaimsCheck) -> None:
+    context = "Climbing permits cost 150 dollars and are required all year. A guide costs 90 dollars a day."
+    assert contradictions(score(claims_check, "Climbing permits cost 150 euros.", context, "")) == [
+        "150 euros: the context says 150 dollars"
+    ]
+    assert contradictions(score(claims_check, "Climbing permits cost 150 dollars.", context, "")) == []
+    assert contradictions(score(claims_check, "Climbing permits cost $150.", context, "")) == []
+
+
 def test_a_value_of_another_subject_is_not_a_rival(claims_check: ClaimsCheck) -> None:
     context = "The Rowan Museum has 12 galleries. The city library has 40 staff."
     signal = score(claims_check, "The Rowan Museum has 30 staff.", context, "")

@@ -24,6 +24,7 @@ from trustscore.grounding.claims._copies import (
     Side,
     changed,
     name_words,
+    negated_verb,
     negated_word,
     negation_verdict,
     opposite,
@@ -140,18 +141,24 @@ def _anchored(
     texts: tuple[str, str],
 ) -> Verdict | None:
     """The first changed stretch of a partly copied sentence that says the opposite of the context's
-    or another value in its slot: a stretch between unchanged words on both sides (anchors), where the
-    response's words around it are nowhere in the context (``texts``: the context's words, then the
-    response's) and the response does not say the context's words too ("fold the top left corner",
-    then "fold the top right corner")."""
+    or another value in its slot: a stretch between unchanged words on both sides (anchors), or one
+    that ends the response's sentence after :data:`_ANCHOR_WORDS` unchanged words (:func:`_at_end`),
+    where the response's words around it are nowhere in the context (``texts``: the context's words,
+    then the response's) and the response does not say the context's words too ("fold the top left
+    corner", then "fold the top right corner")."""
     ops = SequenceMatcher(None, [t.key for t in mine], [t.key for t in theirs], autojunk=False).get_opcodes()
-    for k in range(1, len(ops) - 1):
+    for k in range(1, len(ops)):
         tag, i1, i2, j1, j2 = ops[k]
-        if tag == "equal" or ops[k - 1][0] != "equal" or ops[k + 1][0] != "equal":
+        if tag == "equal" or ops[k - 1][0] != "equal":
             continue
         left = words_only(mine[ops[k - 1][1] : i1])[-_ANCHOR_SPAN:]
-        right = words_only(mine[i2 : ops[k + 1][2]])[:_ANCHOR_SPAN]
-        if not left or not right or len(left) + len(right) < _ANCHOR_WORDS:
+        right = words_only(mine[i2 : ops[k + 1][2]])[:_ANCHOR_SPAN] if k + 1 < len(ops) else []
+        if not right:
+            ends = _at_end(mine, theirs, (i1, i2, j1, j2), left)
+            if ends is None:
+                continue
+            i1, i2, j1, j2 = ends
+        elif not left or len(left) + len(right) < _ANCHOR_WORDS:
             continue
         before, after = mine[max(0, i1 - _ANCHOR_SPAN) : i1], mine[i2 : i2 + _ANCHOR_SPAN]
         if (
@@ -165,6 +172,25 @@ def _anchored(
     return None
 
 
+def _at_end(
+    mine: list[Token], theirs: list[Token], span: tuple[int, int, int, int], left: list[Token]
+) -> tuple[int, int, int, int] | None:
+    """A one-word change that ends the response's sentence ("hiring would be frozen until June." where
+    the context says "until March"), read against the context's first word there where the context
+    goes on ("runs every 20 hours." against "runs every 20 minutes between 6 am and 11 pm."): None
+    unless :data:`_ANCHOR_WORDS` unchanged words precede it and nothing but punctuation follows it.
+    Names are left to the atom checks: a sentence that ends on another place than the context's may
+    name the wider one ("militants in Yemen" for "militants in Mukalla")."""
+    i1, i2, j1, j2 = span
+    said, stated = words_only(mine[i1:i2]), words_only(theirs[j1:j2])
+    if len(left) < _ANCHOR_WORDS or len(said) != 1 or not stated or words_only(mine[i2:]):
+        return None
+    if sort_of(said) == "name" or sort_of(stated[:1]) == "name":
+        return None
+    i2 = mine.index(said[0], i1) + 1
+    return i1, i2, j1, theirs.index(stated[0], j1) + 1
+
+
 def _anchored_change(
     mine: list[Token],
     theirs: list[Token],
@@ -176,7 +202,7 @@ def _anchored_change(
     i1, i2, j1, j2 = span
     said, stated = mine[i1:i2], theirs[j1:j2]
     around = mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3]
-    if negated_word(said, stated) or not said or not stated:
+    if negated_word(said, stated) or negated_verb(said, stated, sides) or not said or not stated:
         if not _run_on_alike(mine[i2:], theirs[j2:]):
             return None  # the statements part after it: "open to walkers ... but not to cars"
         return negation_verdict(*around, [] if said and stated else said or stated)
@@ -188,7 +214,7 @@ def _anchored_change(
         return Verdict("predicate", "contradicted", said[0].text, said[0].start, said[0].end, stated[0].text)
     if sort_of(said) == "name" and any(_name_part(mine, n, known[1]) for n in (i1 - 1, i2) if n < len(mine)):
         return None  # a name that runs on into its anchors: one word of it changed ("Mrs Clark")
-    if sort_of(said) in ("number", "date") and not _one_value(mine, i1, i2, stated):
+    if sort_of(said) in ("number", "date") and not _one_value(mine, theirs, span):
         return None
     return value_change(said, stated, False, sides, known)
 
@@ -201,15 +227,36 @@ def _run_on_alike(mine: list[Token], theirs: list[Token]) -> bool:
     return n > 0 and [t.key for t in after[0][:n]] == [t.key for t in after[1][:n]]
 
 
-def _one_value(mine: list[Token], i1: int, i2: int, stated: list[Token]) -> bool:
-    """One word on each side, no end of a range ("5 to 10 minutes" for "10 to 14 minutes"), and not
-    the same number written otherwise ("10mph" for "10 mph", "14th" for "14"): a longer stretch of a
-    paraphrase may be a range or a time read otherwise."""
-    said = mine[i1:i2]
-    if len(said) != 1 or len(stated) != 1 or {t.key for t in mine[i1 - 1 : i2 + 1]} & _RANGE_WORDS:
+def _one_value(mine: list[Token], theirs: list[Token], span: tuple[int, int, int, int]) -> bool:
+    """One word on each side, not the same number written otherwise ("10mph" for "10 mph", "14th" for
+    "14"), and no end of a range unless the range's other end is the same on both sides ("9 am to 8 pm"
+    for "9 am to 6 pm"; "5 to 10 minutes" for "10 to 14 minutes" may pair the wrong ends) or the range
+    is of months or weekdays ("from December to May" for "from November to April", read end by end):
+    a longer stretch of a paraphrase may be a range or a time read otherwise."""
+    i1, i2, j1, j2 = span
+    said, stated = mine[i1:i2], theirs[j1:j2]
+    if len(said) != 1 or len(stated) != 1:
+        return False
+    if sort_of(said) != "date" and not _other_end_kept(mine, theirs, span):
         return False
     digits = ["".join(c for c in t.text if c.isdigit()) for t in said + stated]
     return not digits[0] or digits[0] != digits[1]
+
+
+def _other_end_kept(mine: list[Token], theirs: list[Token], span: tuple[int, int, int, int]) -> bool:
+    """The changed value is no end of a range, or the range's other end and its joining word are the
+    same words on both sides."""
+    i1, i2, j1, j2 = span
+    keys = [t.key for t in mine], [t.key for t in theirs]
+    before = i1 > 0 and keys[0][i1 - 1] in _RANGE_WORDS
+    after = i2 < len(mine) and keys[0][i2] in _RANGE_WORDS
+    if before and after:
+        return False
+    if before:
+        return i1 > 1 and j1 > 1 and keys[0][i1 - 2 : i1] == keys[1][j1 - 2 : j1]
+    if after:
+        return keys[0][i2 : i2 + 2] == keys[1][j2 : j2 + 2] and i2 + 1 < len(mine)
+    return True
 
 
 def _name_part(tokens: list[Token], n: int, proper: set[str]) -> bool:

@@ -214,6 +214,10 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
     else:
         kind = "number"
         unit = _unit(tokens) if label == "QUANTITY" else _counted(tokens[-1])
+        if unit in _CURRENCIES:  # "150 euros" that the recogniser left a cardinal
+            kind, unit = "money", _CURRENCIES[unit]
+            if ent.end < len(ent.doc) and tokens[-1].head.i == ent.end:
+                ent = ent.doc[ent.start : ent.end + 1]
     return Atom(
         kind=kind,
         text=(ent.doc[ent.start - 1 : ent.end] if start < ent.start_char else ent).text,

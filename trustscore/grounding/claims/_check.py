@@ -65,6 +65,8 @@ _AGENTS = frozenset({"person", "organisation", "place"})
 """Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
 organisation): under the same predicate and role a person's name stands in for a name of these."""
 _WORD = re.compile(r"\w+")
+_BARE_WORDS = frozenset({"in", "on", "at", "by", "about", "around", "approximately", "roughly", "some"})
+"""Words a bare answer may hold beside its value ("In 2012.", "About 240.")."""
 _SAME_NAME = 0.8
 """Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
 _RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -184,11 +186,16 @@ def _with_changes(
     every polarity verdict of its sentence (they read the same statement). A contradiction the other
     checks found stays: a value's that holds the changed stretch and more ("104 metres" for "104"),
     and, for a sentence copied only in part, a polarity's in its sentence (one negation read twice is
-    one contradiction)."""
+    one contradiction). A changed value keeps the kind of the atom it replaces word for word ("1935"
+    read as a date, not as the number the copy check sees)."""
     out = list(verdicts)
     for change in changes:
         new = change.verdict
         polar = new.kind in POLARITY_KINDS
+        same = (v for v in out if (v.start, v.end) == (new.start, new.end))
+        atom = next((v for v in same if v.kind not in POLARITY_KINDS and v.kind != "polarity"), None)
+        if not polar and atom is not None:
+            new = new.with_kind(atom.kind)
         start, end = bounds[change.sentence] if new.kind == "predicate" else (new.start, new.end)
         if any(v.outcome == "contradicted" and _holds(v, change, bounds[change.sentence]) for v in out):
             continue
@@ -322,11 +329,12 @@ def _rival(atom: Atom, context: Facts, sentence: int | None, response: Facts) ->
     ]
     if related:
         return min(related, key=lambda a: a.sentence != sentence).text
+    bare = _bare(atom, response)
     near = [
         a
         for a in rivals
         if a.sentence == sentence
-        and _same_role(atom, a)
+        and (bare or _same_role(atom, a))
         and a.group == atom.group
         and (
             atom.predicate is None
@@ -336,6 +344,14 @@ def _rival(atom: Atom, context: Facts, sentence: int | None, response: Facts) ->
         )
     ]
     return near[0].text if near else None
+
+
+def _bare(atom: Atom, response: Facts) -> bool:
+    """The atom is its sentence's whole statement ("2012." answering "When did it open?"): it fills
+    the slot the question asks about, whatever role the parse gives it."""
+    start, end = response.bounds[atom.sentence]
+    rest = response.text[start : atom.start] + " " + response.text[atom.end : end]
+    return all(w.casefold() in _BARE_WORDS for w in _WORD.findall(rest))
 
 
 def _same_role(atom: Atom, other: Atom) -> bool:
@@ -353,7 +369,8 @@ def _slot(atom: Atom) -> str | None:
 
 def _comparable(atom: Atom, other: Atom) -> bool:
     """Whether ``other`` could state ``atom``'s fact another way: the same kind of value in the
-    same unit or group (a record's field only when the atom's unit names it)."""
+    same unit or group, an amount of money in any currency (a record's field only when the atom's
+    unit names it)."""
     if other.slot is not None:
         return atom.kind == other.kind and atom.unit == slot_unit(other.slot)
     if atom.kind == "date":
@@ -365,6 +382,8 @@ def _comparable(atom: Atom, other: Atom) -> bool:
             and (len(groups) == 1 or ("person" in groups and groups <= _AGENTS))
             and not _spelling(atom, other)
         )
+    if atom.kind == "money":
+        return other.kind == "money"  # a price in another currency, or none named, fills the same slot
     return (
         other.kind == atom.kind
         and atom.unit == other.unit

@@ -13,9 +13,11 @@ fills, whatever the parse makes of it. So the two stretches are compared directl
   "number");
 - a word where the context has its antonym ("found guilty" copied as "found innocent"; WordNet's
   direct antonyms of either's word or lemma, :func:`._lexicon.antonyms`, and "before" / "after",
-  "start" / "end", :data:`_ORDER`): **contradicted** (kind "predicate");
+  "start" / "end", "over" / "under", "more" / "less", :data:`_ORDER`): **contradicted** (kind
+  "predicate");
 - a negation added or removed ("was on private land" copied as "was not on private land"; "no" for
-  "a", "never" for "always"): **contradicted** (kind "negation");
+  "a", "never" for "always"; "do not travel" for "travel", "did not open" for "opened"):
+  **contradicted** (kind "negation");
 - an amount where the context has a name, or a name where it has an amount ("because £6.40bn makes
   them sign" copied from "because McDonald's makes them sign"): **contradicted** (the context's kind);
 - two stretches that exchange places ("Ann sued Bob" copied as "Bob sued Ann") where the parse gives
@@ -45,6 +47,7 @@ __all__ = [
     "Side",
     "changed",
     "name_words",
+    "negated_verb",
     "negated_word",
     "negation_verdict",
     "opposite",
@@ -70,15 +73,27 @@ _ORDER = {
     "after": frozenset(["before"]),
     "start": frozenset(["end"]),
     "end": frozenset(["start"]),
+    "over": frozenset(["under"]),
+    "under": frozenset(["over"]),
+    "above": frozenset(["below"]),
+    "below": frozenset(["above"]),
+    "more": frozenset(["less", "fewer"]),
+    "less": frozenset(["more"]),
+    "fewer": frozenset(["more"]),
 }
-"""Opposites of time order that WordNet does not pair: "before" / "after" (prepositions and
-conjunctions, which WordNet leaves out) and "start" / "end" (WordNet pairs "start" with "finish" and
-"stop", "end" with "beginning" and "begin"); "the end of the tax year" copied as "the start of the tax
-year" says another time."""
+"""Opposites of order and amount that WordNet does not pair: "before" / "after", "over" / "under" and
+"above" / "below" (prepositions, which WordNet leaves out), "more" / "less" and "fewer" (WordNet pairs
+"more" with "less" only as adverbs of degree), and "start" / "end" (WordNet pairs "start" with
+"finish" and "stop", "end" with "beginning" and "begin"); "the end of the tax year" copied as "the
+start of the tax year" says another time, "children under 12 travel free" copied as "children over 12
+travel free" another group."""
 _APOSTROPHES = frozenset(["'", "\u2019"])
 _NAME_LINKS = frozenset(["of", "and", "for", "in", "de", "la", "van", "von", "der", "du", "da", "del"])
 """Lower-case words a name may hold between its capitalised ones ("Department of Public Health",
 "Berriedale in Caithness")."""
+_DO = frozenset({"do", "does", "did"})
+"""The auxiliary an English negation brings to a verb that had none ("travel" negated is "do not
+travel", "opened" is "did not open")."""
 _NEGATED = {"no": frozenset(["a", "an", "any", "some"]), "never": frozenset(["always", "ever"])}
 """A negation word and the words it negates in their place ("has no swimming pool" against "has a
 swimming pool", "had never collapsed" against "had always collapsed")."""
@@ -118,7 +133,7 @@ def changed(
     if same < _SAME_SHARE * (len(mine) - max(0, len(said) - 1) * (sort_of(said) == "name")):
         return None
     around = mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3]
-    if negated_word(said, stated):
+    if negated_word(said, stated) or negated_verb(said, stated, sides):
         return negation_verdict(*around, [])
     if not said or not stated:
         return negation_verdict(*around, said or stated)
@@ -172,6 +187,25 @@ def negated_word(said: list[Token], stated: list[Token]) -> bool:
     return two in _NEGATED.get(one, ()) or one in _NEGATED.get(two, ())
 
 
+def negated_verb(said: list[Token], stated: list[Token], sides: tuple[Side, Side]) -> bool:
+    """One side is the other's verb negated with "do" ("does not run" for "runs", "didn't open" for
+    "opened"): the same lemma after "do" and a negation."""
+    for negated, plain, n in ((said, stated, 0), (stated, said, 1)):
+        if (
+            len(negated) == 3
+            and len(plain) == 1
+            and negated[0].key in _DO
+            and negated[1].key in _NEGATIONS
+            and _lemma(negated[2], sides[n]) == _lemma(plain[0], sides[1 - n])
+        ):
+            return True
+    return False
+
+
+def _lemma(token: Token, side: Side) -> str:
+    return side.tokens.get(token.start, (token.key, None))[0]
+
+
 def _copied_part(mine: list[Token], theirs: list[Token]) -> list[Token]:
     """The part of the context's sentence the response's sentence copies: without the words before
     its first and after its last word in common (the context's sentence runs on, or the sentence
@@ -193,6 +227,8 @@ def value_change(
     kind = sort_of(said)
     if kind is None or kind != sort_of(stated) or (kind == "number" and opening):
         return None  # a number opening the sentence numbers a list's item: "4." for "Step 2:"
+    if kind == "date" and _calendar(said) != _calendar(stated):
+        return None  # "Friday" may be "April 14": a weekday says another thing than a month
     if kind == "name":
         said, stated = name_words(said), name_words(stated)
         if (
@@ -294,8 +330,10 @@ def name_words(tokens: list[Token]) -> list[Token]:
 
 
 def negation_verdict(around: list[Token], stated: list[Token], changed: list[Token]) -> Verdict | None:
-    """An added or removed negation: the verdict spans the response's words around it."""
-    if not all(t.key in _NEGATIONS for t in changed):
+    """An added or removed negation ("not", or "do not" where the verb had no auxiliary): the verdict
+    spans the response's words around it."""
+    negation = changed[1:] if len(changed) > 1 and changed[0].key in _DO else changed
+    if not all(t.key in _NEGATIONS for t in negation):
         return None
     around, stated = _words(around), _words(stated)
     text, said = _joined(around), _joined(stated)
@@ -330,6 +368,12 @@ def sort_of(tokens: list[Token]) -> str | None:
     ):
         return "name"
     return None
+
+
+def _calendar(tokens: list[Token]) -> tuple[bool, bool]:
+    """Whether a stretch names a month, and whether it names a weekday."""
+    keys = {t.key for t in tokens}
+    return bool(keys & _MONTHS), bool(keys & _WEEKDAYS)
 
 
 def _spelling(said: list[Token], stated: list[Token]) -> bool:
