@@ -85,4 +85,35 @@ def test_pair_keys_are_ordered_and_windowed(
 
 
 def test_the_new_parts_are_in_the_version() -> None:
-    assert LexicalSupport().version.startswith("lexical-support/7+")
+    assert LexicalSupport().version.startswith("lexical-support/8+")
+
+
+@pytest.mark.parametrize(
+    ("context", "response"),
+    [
+        ("The library holds about 42,000 books.", "The library holds about 42 thousand books."),
+        ("The stadium holds 3,500,000 visitors a year.", "The stadium holds 3.5 million visitors a year."),
+        ("It cost 12 million pounds.", "It cost 12,000,000 pounds."),
+        ("It is open from 9 am to 6 pm.", "It is open from 9:00 to 18:00."),
+        ("Doors close at 6:30 p.m. sharp.", "Doors close at 18:30 sharp."),
+    ],
+)
+def test_a_number_spelled_otherwise_is_supported_and_its_words_stand_together(
+    context: str, response: str
+) -> None:
+    found = raw(response, [context])
+    assert found["numbers_unsupported"] == 0
+    assert found["pairs_unsupported_share"] in (None, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("context", "response"),
+    [
+        ("The library holds about 42,000 books.", "The library holds about 24 thousand books."),
+        ("It cost 12 million pounds.", "It cost 21,000,000 pounds."),
+        ("It is open from 9 am to 6 pm.", "It is open from 9:00 to 19:00."),
+        ("It opened in 2000.", "It opened 2 years ago."),  # a year is not a count of thousands
+    ],
+)
+def test_another_number_spelled_otherwise_is_still_unsupported(context: str, response: str) -> None:
+    assert raw(response, [context])["numbers_unsupported"] == 1

@@ -363,8 +363,9 @@ def support_keys(text: str) -> frozenset[str]:
     Besides the keys of its words, it vouches for the parts of identifiers and their adjacent
     pairs ("RestaurantsTakeOut" -> "restaurants", "take", "out", "takeout"; "WiFi" -> "wifi"), the
     month name of an ISO date (2022-01-09 -> "january"), the 12-hour form of a 24-hour clock
-    time with its am / pm (17:30 -> "5", "pm"), and a place's name for its code and its code for its
-    name (``"state": "CA"`` -> "california"; "California" -> "CA": :mod:`._places`): the ways a writer
+    time with its am / pm (17:30 -> "5", "pm"), a number's other spellings (:func:`number_spellings`:
+    "42,000" -> "42", "thousand"; "6 pm" -> "18", "00"), and a place's name for its code and its code
+    for its name (``"state": "CA"`` -> "california"; "California" -> "CA": :mod:`._places`): the ways a writer
     rephrases a record. A name vouches for its codes as written, in capitals, keys no folded word
     has: only a response word written as a code looks them up (:func:`is_supported`), so "Jamaica"
     vouches for "JAM" and not for "jam".
@@ -399,6 +400,8 @@ def support_keys(text: str) -> frozenset[str]:
             keys.add(str(hour - 12))
         if hour == 0:
             keys.add("12")
+    for _, spelling in number_spellings(text):
+        keys.update(spelling)
     for place in place_mentions(text):
         if place.is_code:
             keys.update(fold(w) for w in place.words)
@@ -406,6 +409,36 @@ def support_keys(text: str) -> frozenset[str]:
             keys.update(code for codes in place.stands_for for code in codes)
     checkpoint()
     return frozenset(keys)
+
+
+_BIG_NUMBER = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d{5,})(?:\.\d+)?(?![\d,]*\d)")
+_SCALED_NUMBER = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s+(thousand|million|billion)\b", re.IGNORECASE)
+_TWELVE_HOUR = re.compile(r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s?([ap])\.?m\b", re.IGNORECASE)
+_SCALE_KEYS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+"""Scale words and their size. Their match keys: "thousand" is a number word (key "1000")."""
+
+
+def number_spellings(text: str) -> list[tuple[int, tuple[str, ...]]]:
+    """The other ways a writer spells the numbers of ``text``, as match-key sequences by the offset of
+    the number they spell: a large number with a scale word ("42,000" -> "42", "thousand"; "3,500,000"
+    -> "3.5", "million"), a number with a scale word in digits ("12 million" -> "12000000"), and a
+    12-hour time on the 24-hour clock ("6 pm" -> "18", "00"; "9:30 am" -> "9", "30")."""
+    out: list[tuple[int, tuple[str, ...]]] = []
+    for m in _BIG_NUMBER.finditer(text):
+        value = float(m.group().replace(",", ""))
+        for word, size in _SCALE_KEYS.items():
+            scaled = value / size
+            if scaled >= 1 and abs(scaled * 100 - round(scaled * 100)) < 1e-6:
+                out.append((m.start(), (normalise_number(f"{scaled:.2f}"), _surface_key(("", word)))))
+    for m in _SCALED_NUMBER.finditer(text):
+        value = float(m.group(1)) * _SCALE_KEYS[m.group(2).casefold()]
+        out.append((m.start(), (normalise_number(f"{value:.0f}"),)))
+    for m in _TWELVE_HOUR.finditer(text):
+        hour = int(m.group(1))
+        if 1 <= hour <= 12:
+            clock = hour % 12 + (12 if m.group(3).casefold() == "p" else 0)
+            out.append((m.start(), (str(clock), normalise_number(m.group(2) or "0"))))
+    return out
 
 
 PAIR_WINDOW = 3
@@ -416,7 +449,9 @@ counted: "the mayor of the city" puts "mayor" and "city" side by side)."""
 @lru_cache(maxsize=64)
 def pair_keys(text: str) -> frozenset[tuple[str, str]]:
     """Every ordered pair ``(a, b)`` of content-word keys of ``text`` where ``b`` follows ``a`` by at most
-    :data:`PAIR_WINDOW` content words (the context side of the pairs check). A place's code stands in
+    :data:`PAIR_WINDOW` content words (the context side of the pairs check); a number's other
+    spellings stand where it stands, their words side by side (:func:`number_spellings`). A place's
+    code stands in
     for its names' words and a name for its codes, where it is written (:func:`support_keys`); a
     mention where no content word stands (a code that is a stopword: "Portland, OR") takes a place of
     its own, and a code's names pair their own words ("NY": "new" before "york"), never one name's
@@ -435,6 +470,11 @@ def pair_keys(text: str) -> frozenset[tuple[str, str]]:
         if place.is_code:
             for name in place.stands_for:
                 out.update(pairwise(fold(w) for w in name))
+    for start, spelling in number_spellings(text):
+        i = bisect_left(slots, start, key=lambda slot: slot[0])
+        if i < len(slots) and slots[i][0] == start:
+            slots[i] = (start, (*slots[i][1], *spelling))
+        out.update(pairwise(spelling))
     for i, (_, these) in enumerate(slots):
         if i % 4096 == 0:
             checkpoint()
