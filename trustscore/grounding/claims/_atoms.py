@@ -57,7 +57,6 @@ _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend", "weekday"}
 )
 _PREDICATE_POS = frozenset({"VERB", "ADJ", "AUX"})
-_UNIT_POS = frozenset({"NOUN", "PROPN", "SYM"})
 _COPULA_SLOTS = frozenset({"acomp", "attr", "oprd"})
 
 
@@ -252,9 +251,8 @@ def _currency(tokens: list[Token]) -> str | None:
 
 
 def _unit(tokens: list[Token]) -> str | None:
-    """The measure a quantity names: the lemma of its last noun ("140 metres" -> "metre"); None where
-    it names none ("under 12", "younger than twelve": a comparison, not a measure)."""
-    words = [t for t in tokens if t.pos_ in _UNIT_POS and parse_number([t.text]) is None]
+    """The measure a quantity names: the lemma of its last word ("140 metres" -> "metre")."""
+    words = [t for t in tokens if t.is_alpha and parse_number([t.text]) is None]
     return words[-1].lemma_.casefold() if words else None
 
 
