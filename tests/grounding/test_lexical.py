@@ -117,3 +117,12 @@ def test_a_number_spelled_otherwise_is_supported_and_its_words_stand_together(
 )
 def test_another_number_spelled_otherwise_is_still_unsupported(context: str, response: str) -> None:
     assert raw(response, [context])["numbers_unsupported"] == 1
+
+
+def test_the_scale_keys_are_the_words_keys() -> None:
+    """A large number's other spelling carries "thousand", "million" and "billion" as lexical keys them."""
+    from trustscore.grounding._numbers import number_spellings
+    from trustscore.grounding._text import words
+
+    keys = [w.key for w in words("thousand million billion", kinds=False)]
+    assert [s[1][1] for s in number_spellings("42,000,000,000")] == keys

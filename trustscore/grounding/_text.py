@@ -15,6 +15,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from trustscore.compute._deadline import checkpoint
+from trustscore.grounding._numbers import normalise_number, number_spellings
 from trustscore.grounding._places import place_mentions
 
 __all__ = [
@@ -239,21 +240,6 @@ _WORD = re.compile(
     r"(?P<num>\d+(?:[.,]\d+)*(?:st|nd|rd|th)?)"
     r"|(?P<word>[^\W\d_]+(?:['’][^\W\d_]+)*)"
 )
-_ORDINAL_SUFFIX = re.compile(r"(st|nd|rd|th)$")
-
-
-def normalise_number(text: str) -> str:
-    """One spelling per number: "1,000" = "1000", "4.0" = "4", "2.50" = "2.5", "3rd" = "3"."""
-    t = _ORDINAL_SUFFIX.sub("", text.lower())
-    if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", t):
-        t = t.replace(",", "")
-    t = t.replace(",", ".") if re.fullmatch(r"\d+,\d{1,2}", t) else t
-    if "." in t:
-        whole, _, frac = t.partition(".")
-        frac = frac.rstrip("0")
-        t = f"{whole}.{frac}" if frac else whole
-    stripped = t.lstrip("0")
-    return stripped if stripped and not stripped.startswith(".") else ("0" + stripped if stripped else "0")
 
 
 # Suffixes folded away so "reported" / "reports" / "reporting" share one key; checked longest first.
@@ -409,36 +395,6 @@ def support_keys(text: str) -> frozenset[str]:
             keys.update(code for codes in place.stands_for for code in codes)
     checkpoint()
     return frozenset(keys)
-
-
-_BIG_NUMBER = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d{5,})(?:\.\d+)?(?![\d,]*\d)")
-_SCALED_NUMBER = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s+(thousand|million|billion)\b", re.IGNORECASE)
-_TWELVE_HOUR = re.compile(r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s?([ap])\.?m\b", re.IGNORECASE)
-_SCALE_KEYS = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
-"""Scale words and their size. Their match keys: "thousand" is a number word (key "1000")."""
-
-
-def number_spellings(text: str) -> list[tuple[int, tuple[str, ...]]]:
-    """The other ways a writer spells the numbers of ``text``, as match-key sequences by the offset of
-    the number they spell: a large number with a scale word ("42,000" -> "42", "thousand"; "3,500,000"
-    -> "3.5", "million"), a number with a scale word in digits ("12 million" -> "12000000"), and a
-    12-hour time on the 24-hour clock ("6 pm" -> "18", "00"; "9:30 am" -> "9", "30")."""
-    out: list[tuple[int, tuple[str, ...]]] = []
-    for m in _BIG_NUMBER.finditer(text):
-        value = float(m.group().replace(",", ""))
-        for word, size in _SCALE_KEYS.items():
-            scaled = value / size
-            if scaled >= 1 and abs(scaled * 100 - round(scaled * 100)) < 1e-6:
-                out.append((m.start(), (normalise_number(f"{scaled:.2f}"), _surface_key(("", word)))))
-    for m in _SCALED_NUMBER.finditer(text):
-        value = float(m.group(1)) * _SCALE_KEYS[m.group(2).casefold()]
-        out.append((m.start(), (normalise_number(f"{value:.0f}"),)))
-    for m in _TWELVE_HOUR.finditer(text):
-        hour = int(m.group(1))
-        if 1 <= hour <= 12:
-            clock = hour % 12 + (12 if m.group(3).casefold() == "p" else 0)
-            out.append((m.start(), (str(clock), normalise_number(m.group(2) or "0"))))
-    return out
 
 
 PAIR_WINDOW = 3
