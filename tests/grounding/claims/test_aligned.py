@@ -257,3 +257,24 @@ def test_what_ends_a_partly_copied_sentence_otherwise_is_not_contradicted(
     claims_check: ClaimsCheck, answer: str
 ) -> None:
     assert contradicted(score(claims_check, answer, FERRY)) == []
+
+
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        # a second change beside the negation or opposite restates the context the other way
+        (
+            "Children under 12 travel free on all routes. Older children pay full fare.",
+            "Children over 12 do not travel free on all routes.",
+        ),
+        ("Members get free entry on Sundays.", "Non-members do not get free entry on Sundays."),
+        (
+            "Guests under 18 need a parent's consent to enter.",
+            "Guests over 18 do not need a parent's consent.",
+        ),
+    ],
+)
+def test_a_polarity_change_beside_another_change_is_not_contradicted(
+    claims_check: ClaimsCheck, context: str, answer: str
+) -> None:
+    assert contradicted(score(claims_check, answer, context)) == []

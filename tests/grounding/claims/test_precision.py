@@ -88,18 +88,20 @@ def test_a_value_is_compared_only_with_a_value_of_its_slot(claims_check: ClaimsC
 
 
 @pytest.mark.parametrize(
-    ("answer", "said"),
+    ("question", "answer", "said"),
     [
-        ("1935.", ["1935: the context says 1953"]),
-        ("In 1935.", ["1935: the context says 1953"]),
-        ("1953.", []),
+        ("When was Westfield primary school founded?", "1935.", ["1935: the context says 1953"]),
+        ("When was Westfield primary school founded?", "In 1935.", ["1935: the context says 1953"]),
+        ("When was Westfield primary school founded?", "1953.", []),
+        # a hedged value is approximate, and a question about another event has no slot here
+        ("When was Westfield primary school founded?", "Around 1950.", []),
+        ("When did Ruth Abara retire?", "1985.", []),
     ],
 )
 def test_a_bare_answer_fills_the_slot_the_question_asks_about(
-    claims_check: ClaimsCheck, answer: str, said: list[str]
+    claims_check: ClaimsCheck, question: str, answer: str, said: list[str]
 ) -> None:
-    signal = score(claims_check, answer, question="When was Westfield primary school founded?")
-    assert contradictions(signal) == said
+    assert contradictions(score(claims_check, answer, question=question)) == said
 
 
 def test_a_bare_count_without_its_unit_is_not_read_against_a_count_of_something(
@@ -118,6 +120,10 @@ def test_an_amount_in_another_currency_fills_the_same_slot(claims_check: ClaimsC
     ]
     assert contradictions(score(claims_check, "Climbing permits cost 150 dollars.", context, "")) == []
     assert contradictions(score(claims_check, "Climbing permits cost $150.", context, "")) == []
+    # another amount in another currency may be a conversion; pounds may weigh
+    assert contradictions(score(claims_check, "Climbing permits cost about 140 euros.", context, "")) == []
+    baby = "The baby weighed 3.2 kilograms and cost 900 dollars to deliver."
+    assert contradictions(score(claims_check, "7 pounds.", baby, "How much did the baby weigh?")) == []
 
 
 def test_a_value_of_another_subject_is_not_a_rival(claims_check: ClaimsCheck) -> None:

@@ -17,6 +17,7 @@ ratio at least :data:`_CLOSEST`: a swapped name's words can draw the content-wor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -41,7 +42,7 @@ from trustscore.grounding.claims._tokens import (
     words_only,
 )
 from trustscore.grounding.claims._values import parse_number
-from trustscore.grounding.claims._verdict import Verdict
+from trustscore.grounding.claims._verdict import POLARITY_KINDS, Verdict
 
 __all__ = ["Change", "copy_changes"]
 
@@ -55,6 +56,8 @@ _RANGE_WORDS = frozenset(["to", "-", "\u2013", "and", "or"])
 """Words that join a value to another into a range or a choice."""
 _ANCHOR_SPAN = 3
 """Words read on each side of a change for its anchors."""
+_CLOSE_WORDS = 2
+"""Copied words that must part a negation or an opposite from any other change of a content word."""
 
 
 @dataclass(frozen=True)
@@ -145,7 +148,9 @@ def _anchored(
     that ends the response's sentence after :data:`_ANCHOR_WORDS` unchanged words (:func:`_at_end`),
     where the response's words around it are nowhere in the context (``texts``: the context's words,
     then the response's) and the response does not say the context's words too ("fold the top left
-    corner", then "fold the top right corner")."""
+    corner", then "fold the top right corner"). A negation or an opposite counts only apart from other
+    changes (:func:`_alone`): "Children over 12 do not travel free" restates "children under 12 travel
+    free" with two changes that agree."""
     ops = SequenceMatcher(None, [t.key for t in mine], [t.key for t in theirs], autojunk=False).get_opcodes()
     for k in range(1, len(ops)):
         tag, i1, i2, j1, j2 = ops[k]
@@ -167,9 +172,30 @@ def _anchored(
         ):
             continue  # the context says this too, or the response says both
         verdict = _anchored_change(mine, theirs, (i1, i2, j1, j2), sides, known)
-        if verdict is not None:
+        if verdict is not None and (verdict.kind not in POLARITY_KINDS or _alone(mine, theirs, ops, k)):
             return verdict
     return None
+
+
+def _alone(
+    mine: list[Token], theirs: list[Token], ops: Sequence[tuple[str, int, int, int, int]], k: int
+) -> bool:
+    """No other change of a content word lies within :data:`_CLOSE_WORDS` words of change ``k``: "Non-members
+    do not get free entry" changes "Members get free entry" twice, and the two changes agree."""
+
+    def of_content(op: tuple[str, int, int, int, int]) -> bool:
+        tag, i1, i2, j1, j2 = op
+        if i1 == i2 and not (words_only(mine[:i1]) and words_only(mine[i1:])):
+            return False  # the context's sentence goes on before or after what the response copies
+        changed = mine[i1:i2] + theirs[j1:j2]
+        return tag != "equal" and any(t.text[0].isalnum() and t.key not in FUNCTION_WORDS for t in changed)
+
+    _, i1, i2, _, _ = ops[k]
+    for n, op in enumerate(ops):
+        between = mine[op[2] : i1] if n < k else mine[i2 : op[1]]
+        if n != k and of_content(op) and len(words_only(between)) < _CLOSE_WORDS:
+            return False
+    return True
 
 
 def _at_end(
@@ -178,7 +204,8 @@ def _at_end(
     """A one-word change that ends the response's sentence ("hiring would be frozen until June." where
     the context says "until March"), read against the context's first word there where the context
     goes on ("runs every 20 hours." against "runs every 20 minutes between 6 am and 11 pm."): None
-    unless :data:`_ANCHOR_WORDS` unchanged words precede it and nothing but punctuation follows it.
+    unless :data:`_ANCHOR_WORDS` unchanged words precede it (``left``, the last :data:`_ANCHOR_SPAN` of
+    them) and nothing but punctuation follows it.
     Names are left to the atom checks: a sentence that ends on another place than the context's may
     name the wider one ("militants in Yemen" for "militants in Mukalla")."""
     i1, i2, j1, j2 = span
@@ -244,8 +271,8 @@ def _one_value(mine: list[Token], theirs: list[Token], span: tuple[int, int, int
 
 
 def _other_end_kept(mine: list[Token], theirs: list[Token], span: tuple[int, int, int, int]) -> bool:
-    """The changed value is no end of a range, or the range's other end and its joining word are the
-    same words on both sides."""
+    """The changed value is no end of a range, or the joining word and the word beyond it ("am to" in
+    "9 am to 8 pm") are the same on both sides."""
     i1, i2, j1, j2 = span
     keys = [t.key for t in mine], [t.key for t in theirs]
     before = i1 > 0 and keys[0][i1 - 1] in _RANGE_WORDS

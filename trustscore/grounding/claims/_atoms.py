@@ -214,7 +214,9 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
     else:
         kind = "number"
         unit = _unit(tokens) if label == "QUANTITY" else _counted(tokens[-1])
-        if unit in _CURRENCIES:  # "150 euros" that the recogniser left a cardinal
+        if (
+            unit in _CURRENCIES and unit != "pound"
+        ):  # "150 euros" the recogniser left a cardinal; pounds may weigh
             kind, unit = "money", _CURRENCIES[unit]
             if ent.end < len(ent.doc) and tokens[-1].head.i == ent.end:
                 ent = ent.doc[ent.start : ent.end + 1]

@@ -65,8 +65,10 @@ _AGENTS = frozenset({"person", "organisation", "place"})
 """Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
 organisation): under the same predicate and role a person's name stands in for a name of these."""
 _WORD = re.compile(r"\w+")
-_BARE_WORDS = frozenset({"in", "on", "at", "by", "about", "around", "approximately", "roughly", "some"})
-"""Words a bare answer may hold beside its value ("In 2012.", "About 240.")."""
+_BARE_WORDS = frozenset({"in", "on", "at", "by"})
+"""Words a bare answer may hold beside its value ("In 2012.")."""
+_HEDGES = frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "circa", "some"})
+"""Words that make a value approximate ("Around 2010."): a bare answer with one is not compared."""
 _SAME_NAME = 0.8
 """Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
 _RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -153,7 +155,7 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
                 related.add(atom.sentence)
             out.append(_relation_verdict(atom, matched))
             continue
-        rival = _rival(atom, context, aligned[atom.sentence], response)
+        rival = _rival(atom, context, aligned[atom.sentence], response, question)
         out.append(_verdict(atom, "contradicted", rival) if rival else _verdict(atom, "unsupported"))
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
@@ -303,10 +305,13 @@ def _same(a: float, b: float | None) -> bool:
     return b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
-def _rival(atom: Atom, context: Facts, sentence: int | None, response: Facts) -> str | None:
+def _rival(
+    atom: Atom, context: Facts, sentence: int | None, response: Facts, question: Facts | None
+) -> str | None:
     """What the context states in the atom's slot, if it states something else there: a comparable
     atom under the same predicate (in the aligned sentence first), else one in the aligned sentence,
-    in the same role where the kind needs it."""
+    in the same role where the kind needs it (a bare answer: under the predicate the question asks
+    about, :func:`_bare`)."""
     said = {a.text.casefold() for a in response.atoms}
     names = [a for a in response.atoms if a.kind == "name"]
     rivals = [
@@ -329,12 +334,12 @@ def _rival(atom: Atom, context: Facts, sentence: int | None, response: Facts) ->
     ]
     if related:
         return min(related, key=lambda a: a.sentence != sentence).text
-    bare = _bare(atom, response)
+    asked = question.lemmas if question is not None and _bare(atom, response) else frozenset()
     near = [
         a
         for a in rivals
         if a.sentence == sentence
-        and (bare or _same_role(atom, a))
+        and ((a.predicate is not None and a.predicate in asked) or _same_role(atom, a))
         and a.group == atom.group
         and (
             atom.predicate is None
@@ -348,10 +353,12 @@ def _rival(atom: Atom, context: Facts, sentence: int | None, response: Facts) ->
 
 def _bare(atom: Atom, response: Facts) -> bool:
     """The atom is its sentence's whole statement ("2012." answering "When did it open?"): it fills
-    the slot the question asks about, whatever role the parse gives it."""
+    the slot the question asks about ("opened in 2011", not "began in 2009"), whatever role the parse
+    gives it. A hedged one ("Around 1950.") is not compared."""
     start, end = response.bounds[atom.sentence]
     rest = response.text[start : atom.start] + " " + response.text[atom.end : end]
-    return all(w.casefold() in _BARE_WORDS for w in _WORD.findall(rest))
+    hedged = any(w.casefold() in _HEDGES for w in _WORD.findall(response.text[start:end]))
+    return not hedged and all(w.casefold() in _BARE_WORDS for w in _WORD.findall(rest))
 
 
 def _same_role(atom: Atom, other: Atom) -> bool:
@@ -369,8 +376,9 @@ def _slot(atom: Atom) -> str | None:
 
 def _comparable(atom: Atom, other: Atom) -> bool:
     """Whether ``other`` could state ``atom``'s fact another way: the same kind of value in the
-    same unit or group, an amount of money in any currency (a record's field only when the atom's
-    unit names it)."""
+    same unit or group, the same amount of money in another currency ("150 euros" for "150 dollars"; a
+    different amount in another one may be a conversion) (a record's field only when the atom's unit
+    names it)."""
     if other.slot is not None:
         return atom.kind == other.kind and atom.unit == slot_unit(other.slot)
     if atom.kind == "date":
@@ -382,8 +390,8 @@ def _comparable(atom: Atom, other: Atom) -> bool:
             and (len(groups) == 1 or ("person" in groups and groups <= _AGENTS))
             and not _spelling(atom, other)
         )
-    if atom.kind == "money":
-        return other.kind == "money"  # a price in another currency, or none named, fills the same slot
+    if atom.kind == "money":  # the same amount in another currency fills the same slot
+        return other.kind == "money" and (atom.unit == other.unit or _same(other.number or 0, atom.number))
     return (
         other.kind == atom.kind
         and atom.unit == other.unit
