@@ -94,11 +94,10 @@ def test_the_new_parts_are_in_the_version() -> None:
         ("The library holds about 42,000 books.", "The library holds about 42 thousand books."),
         ("The stadium holds 3,500,000 visitors a year.", "The stadium holds 3.5 million visitors a year."),
         ("It cost 12 million pounds.", "It cost 12,000,000 pounds."),
-        ("It is open from 9 am to 6 pm.", "It is open from 9:00 to 18:00."),
-        ("Doors close at 6:30 p.m. sharp.", "Doors close at 18:30 sharp."),
+        ("It cost 12 million pounds.", "It cost 12 million pounds."),
     ],
 )
-def test_a_number_spelled_otherwise_is_supported_and_its_words_stand_together(
+def test_a_number_written_with_a_scale_word_is_the_number_its_digits_write(
     context: str, response: str
 ) -> None:
     found = raw(response, [context])
@@ -110,19 +109,22 @@ def test_a_number_spelled_otherwise_is_supported_and_its_words_stand_together(
     ("context", "response"),
     [
         ("The library holds about 42,000 books.", "The library holds about 24 thousand books."),
+        ("The library holds about 42,000 books.", "The library holds about 42 books."),
+        ("The library holds about 42,000 books.", "The library holds about 1000 books."),
         ("It cost 12 million pounds.", "It cost 21,000,000 pounds."),
-        ("It is open from 9 am to 6 pm.", "It is open from 9:00 to 19:00."),
-        ("It opened in 2000.", "It opened 2 years ago."),  # a year is not a count of thousands
+        ("It cost 12,000,000 pounds.", "It cost 12 billion pounds."),
+        ("Doors open at 6 pm.", "The hotel has 18 rooms."),
     ],
 )
-def test_another_number_spelled_otherwise_is_still_unsupported(context: str, response: str) -> None:
+def test_another_number_is_still_unsupported(context: str, response: str) -> None:
     assert raw(response, [context])["numbers_unsupported"] == 1
 
 
-def test_the_scale_keys_are_the_words_keys() -> None:
-    """A large number's other spelling carries "thousand", "million" and "billion" as lexical keys them."""
-    from trustscore.grounding._numbers import number_spellings
-    from trustscore.grounding._text import words
-
-    keys = [w.key for w in words("thousand million billion", kinds=False)]
-    assert [s[1][1] for s in number_spellings("42,000,000,000")] == keys
+def test_opening_hours_vouch_for_the_words_that_state_them() -> None:
+    """A record that gives its hours as clock-time ranges supports "open", "every day", "week"; a
+    context without such ranges does not."""
+    record = '{"name": "Finch", "hours": {"Monday": "11:0-19:0", "Tuesday": "11:0-19:0"}}'
+    answer = "It is open from 11:00 AM to 7:00 PM every day of the week."
+    assert raw(answer, [record])["unsupported_share"] == 0.0
+    prose = '{"name": "Finch", "note": "It sells tea at 11:00."}'
+    assert raw(answer, [prose])["unsupported_share"] > 0.0

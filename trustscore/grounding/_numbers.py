@@ -1,13 +1,18 @@
-"""Numbers as lexical support reads them: one spelling per number, and the other spellings a
-context's numbers vouch for."""
+"""Numbers as lexical support reads them: one spelling per number, whether written in digits alone
+("12,000,000") or with a scale word ("12 million")."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
-__all__ = ["normalise_number", "number_spellings"]
+__all__ = ["normalise_number", "scaled_numbers"]
 
 _ORDINAL_SUFFIX = re.compile(r"(st|nd|rd|th)$")
+_SCALED_NUMBER = re.compile(
+    r"(?<![\d.,\w])(\d+(?:[.,]\d+)*|[^\W\d_]+)\s+(thousand|million|billion)\b", re.IGNORECASE
+)
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
 
 
 def normalise_number(text: str) -> str:
@@ -24,31 +29,17 @@ def normalise_number(text: str) -> str:
     return stripped if stripped and not stripped.startswith(".") else ("0" + stripped if stripped else "0")
 
 
-_BIG_NUMBER = re.compile(r"(?<![\d.,])(?:\d{1,3}(?:,\d{3})+|\d{5,})(?:\.\d+)?(?![\d,]*\d)")
-_SCALED_NUMBER = re.compile(r"(?<![\d.,])(\d+(?:\.\d+)?)\s+(thousand|million|billion)\b", re.IGNORECASE)
-_TWELVE_HOUR = re.compile(r"(?<![\d:])(\d{1,2})(?::(\d{2}))?\s?([ap])\.?m\b", re.IGNORECASE)
-_SCALES = {"thousand": (1e3, "1000"), "million": (1e6, "million"), "billion": (1e9, "billion")}
-"""Scale words: their size and their match key in :mod:`._text` ("thousand" is a number word, "1000")."""
-
-
-def number_spellings(text: str) -> list[tuple[int, tuple[str, ...]]]:
-    """The other ways a writer spells the numbers of ``text``, as match-key sequences by the offset of
-    the number they spell: a large number with a scale word ("42,000" -> "42", "thousand"; "3,500,000"
-    -> "3.5", "million"), a number with a scale word in digits ("12 million" -> "12000000"), and a
-    12-hour time on the 24-hour clock ("6 pm" -> "18", "00"; "9:30 am" -> "9", "30")."""
-    out: list[tuple[int, tuple[str, ...]]] = []
-    for m in _BIG_NUMBER.finditer(text):
-        value = float(m.group().replace(",", ""))
-        for size, key in _SCALES.values():
-            scaled = value / size
-            if scaled >= 1 and abs(scaled * 100 - round(scaled * 100)) < 1e-6:
-                out.append((m.start(), (normalise_number(f"{scaled:.2f}"), key)))
+def scaled_numbers(text: str, number_words: Mapping[str, str]) -> list[tuple[int, int, str]]:
+    """Each number written with a scale word ("42 thousand", "3.5 million", "seven million"; a word's
+    value from ``number_words``): its start and end offsets and the key of the number it writes
+    ("42000", "3500000", "7000000"), the key its digits alone have."""
+    out: list[tuple[int, int, str]] = []
     for m in _SCALED_NUMBER.finditer(text):
-        value = float(m.group(1)) * _SCALES[m.group(2).casefold()][0]
-        out.append((m.start(), (normalise_number(f"{value:.0f}"),)))
-    for m in _TWELVE_HOUR.finditer(text):
-        hour = int(m.group(1))
-        if 1 <= hour <= 12:
-            clock = hour % 12 + (12 if m.group(3).casefold() == "p" else 0)
-            out.append((m.start(), (str(clock), normalise_number(m.group(2) or "0"))))
+        written = m.group(1)
+        digits = number_words.get(written.casefold()) if written[0].isalpha() else normalise_number(written)
+        try:
+            value = float(digits or "") * _SCALES[m.group(2).casefold()]
+        except ValueError:  # not a number word, or "1,2,3 million": no one number
+            continue
+        out.append((m.start(), m.end(), normalise_number(f"{value:.6f}")))
     return out

@@ -15,7 +15,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from trustscore.compute._deadline import checkpoint
-from trustscore.grounding._numbers import normalise_number, number_spellings
+from trustscore.grounding._numbers import normalise_number, scaled_numbers
 from trustscore.grounding._places import place_mentions
 
 __all__ = [
@@ -235,6 +235,8 @@ _NUMBER_WORDS |= {
 }
 # "one" and "second" are far more often a pronoun / unit of time than a count.
 _AMBIGUOUS_NUMBER_WORDS = frozenset({"one", "second", "once", "half"})
+_COUNTS = {w: v for w, v in _NUMBER_WORDS.items() if w not in _AMBIGUOUS_NUMBER_WORDS}
+"""The number words that count ("seven", "twelve"), for a number written with a scale word."""
 
 _WORD = re.compile(
     r"(?P<num>\d+(?:[.,]\d+)*(?:st|nd|rd|th)?)"
@@ -289,21 +291,29 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
     """The numbers, names and content words of ``text`` with their offsets and match keys.
 
     A *name* is a capitalised word that does not open a sentence, or an all-caps acronym. Number
-    words ("five", "third") are numbers, except the ambiguous "one", "second", "once", "half".
-    List markers ("1." opening a line) are skipped. ``kinds=False`` skips the sentence split that
-    tells names from other words (every word is then "word"): faster when only keys matter.
+    words ("five", "third") are numbers, except the ambiguous "one", "second", "once", "half"; a
+    number with a scale word is one number ("42 thousand" has the key of "42,000"). List markers
+    ("1." opening a line) are skipped. ``kinds=False`` skips the sentence split that tells names from
+    other words (every word is then "word"): faster when only keys matter.
     """
     sentence_starts = {p.start for p in split_sentences(text)} if kinds else set()
+    scaled = {start: (end, key) for start, end, key in scaled_numbers(text, _COUNTS)}
     out: list[Word] = []
     previous_end = -1
     for n, m in enumerate(_WORD.finditer(text)):
         if n % 4096 == 0:
             checkpoint()
         s, e, surface = m.start(), m.end(), m.group()
+        if s < previous_end:
+            continue  # the scale word of a number read with it
         if m.group("num") is not None:
             if is_list_marker(text, s, e):
                 continue
-            out.append(Word(s, e, surface, "number", normalise_number(surface)))
+            if s in scaled:
+                e, key = scaled[s]
+                out.append(Word(s, e, text[s:e], "number", key))
+            else:
+                out.append(Word(s, e, surface, "number", normalise_number(surface)))
             previous_end = e
             continue
         lower = surface.casefold()
@@ -311,8 +321,13 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
             s in sentence_starts or _opens_after_colon_or_bullet(text, previous_end, s)
         )
         previous_end = e
-        if lower in _NUMBER_WORDS and lower not in _AMBIGUOUS_NUMBER_WORDS:
-            out.append(Word(s, e, surface, "number", _NUMBER_WORDS[lower]))
+        if lower in _COUNTS:
+            if s in scaled:
+                e, key = scaled[s]
+                out.append(Word(s, e, text[s:e], "number", key))
+                previous_end = e
+            else:
+                out.append(Word(s, e, surface, "number", _COUNTS[lower]))
             continue
         if drop_stopwords and (lower in STOPWORDS or len(lower) < 2):
             continue
@@ -340,6 +355,14 @@ _CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _CLOCK_TIME = re.compile(r"\b(\d{1,2}):(\d{1,2})\b")
 _MONTHS = _wordlist("january february march april may june july august september october november december")
+_HOURS_RANGE = re.compile(r"\b\d{1,2}:\d{1,2}\s?-\s?\d{1,2}:\d{1,2}\b")
+"""A record's opening hours ("11:0-21:0")."""
+_HOURS_WORDS = (
+    "open opens opened opening close closes closed closing day days daily week weekly hours operate operates"
+)
+
+
+_HOURS_KEYS = frozenset(fold(w) for w in _HOURS_WORDS.split())
 
 
 @lru_cache(maxsize=256)
@@ -348,13 +371,14 @@ def support_keys(text: str) -> frozenset[str]:
 
     Besides the keys of its words, it vouches for the parts of identifiers and their adjacent
     pairs ("RestaurantsTakeOut" -> "restaurants", "take", "out", "takeout"; "WiFi" -> "wifi"), the
-    month name of an ISO date (2022-01-09 -> "january"), the 12-hour form of a 24-hour clock
-    time with its am / pm (17:30 -> "5", "pm"), a number's other spellings (:func:`number_spellings`:
-    "42,000" -> "42", "thousand"; "6 pm" -> "18", "00"), and a place's name for its code and its code
-    for its name (``"state": "CA"`` -> "california"; "California" -> "CA": :mod:`._places`): the ways a writer
-    rephrases a record. A name vouches for its codes as written, in capitals, keys no folded word
-    has: only a response word written as a code looks them up (:func:`is_supported`), so "Jamaica"
-    vouches for "JAM" and not for "jam".
+    month name of an ISO date (2022-01-09 -> "january"), the 12-hour form of a 24-hour clock time with
+    its am / pm (17:30 -> "5", "pm"), the words that state opening hours where it gives them as
+    clock-time ranges ("Monday": "11:0-21:0" -> "open", "closes", "daily", "week"), a number written
+    with a scale word as its digits ("12 million" -> "12000000", :func:`scaled_numbers`), and a
+    place's name for its code and its code for its name (``"state": "CA"`` -> "california";
+    "California" -> "CA": :mod:`._places`): the ways a writer rephrases a record. A name vouches for its
+    codes as written, in capitals, keys no folded word has: only a response word written as a code
+    looks them up (:func:`is_supported`), so "Jamaica" vouches for "JAM" and not for "jam".
     Memoised: the responses that share a context look it up once.
     """
     keys: set[str] = set()
@@ -375,6 +399,8 @@ def support_keys(text: str) -> frozenset[str]:
         month = int(m.group(2))
         if 1 <= month <= 12:
             keys.add(fold(_MONTHS[month - 1]))
+    if _HOURS_RANGE.search(text):
+        keys.update(_HOURS_KEYS)
     for n, m in enumerate(_CLOCK_TIME.finditer(text)):
         if n % 4096 == 0:
             checkpoint()
@@ -386,8 +412,7 @@ def support_keys(text: str) -> frozenset[str]:
             keys.add(str(hour - 12))
         if hour == 0:
             keys.add("12")
-    for _, spelling in number_spellings(text):
-        keys.update(spelling)
+    keys.update(key for _, _, key in scaled_numbers(text, _COUNTS))
     for place in place_mentions(text):
         if place.is_code:
             keys.update(fold(w) for w in place.words)
@@ -405,9 +430,7 @@ counted: "the mayor of the city" puts "mayor" and "city" side by side)."""
 @lru_cache(maxsize=64)
 def pair_keys(text: str) -> frozenset[tuple[str, str]]:
     """Every ordered pair ``(a, b)`` of content-word keys of ``text`` where ``b`` follows ``a`` by at most
-    :data:`PAIR_WINDOW` content words (the context side of the pairs check); a number's other
-    spellings stand where it stands, their words side by side (:func:`number_spellings`). A place's
-    code stands in
+    :data:`PAIR_WINDOW` content words (the context side of the pairs check). A place's code stands in
     for its names' words and a name for its codes, where it is written (:func:`support_keys`); a
     mention where no content word stands (a code that is a stopword: "Portland, OR") takes a place of
     its own, and a code's names pair their own words ("NY": "new" before "york"), never one name's
@@ -426,11 +449,6 @@ def pair_keys(text: str) -> frozenset[tuple[str, str]]:
         if place.is_code:
             for name in place.stands_for:
                 out.update(pairwise(fold(w) for w in name))
-    for start, spelling in number_spellings(text):
-        i = bisect_left(slots, start, key=lambda slot: slot[0])
-        if i < len(slots) and slots[i][0] == start:
-            slots[i] = (start, (*slots[i][1], *spelling))
-        out.update(pairwise(spelling))
     for i, (_, these) in enumerate(slots):
         if i % 4096 == 0:
             checkpoint()
