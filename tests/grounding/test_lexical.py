@@ -95,6 +95,8 @@ def test_the_new_parts_are_in_the_version() -> None:
         ("The stadium holds 3,500,000 visitors a year.", "The stadium holds 3.5 million visitors a year."),
         ("It cost 12 million pounds.", "It cost 12,000,000 pounds."),
         ("It cost 12 million pounds.", "It cost 12 million pounds."),
+        ("The city has 8,200,000,000 litres of water.", "The city has 8.2 billion litres of water."),
+        ("About seven million people visit it.", "About 7 million people visit it."),
     ],
 )
 def test_a_number_written_with_a_scale_word_is_the_number_its_digits_write(
@@ -114,6 +116,8 @@ def test_a_number_written_with_a_scale_word_is_the_number_its_digits_write(
         ("It cost 12 million pounds.", "It cost 21,000,000 pounds."),
         ("It cost 12,000,000 pounds.", "It cost 12 billion pounds."),
         ("Doors open at 6 pm.", "The hotel has 18 rooms."),
+        ("The library holds about 42 thousand books.", "The library holds about 42 books."),
+        ("About seven million people visit it.", "About 7 people visit it."),
     ],
 )
 def test_another_number_is_still_unsupported(context: str, response: str) -> None:
@@ -128,3 +132,10 @@ def test_opening_hours_vouch_for_the_words_that_state_them() -> None:
     assert raw(answer, [record])["unsupported_share"] == 0.0
     prose = '{"name": "Finch", "note": "It sells tea at 11:00."}'
     assert raw(answer, [prose])["unsupported_share"] > 0.0
+    session = "The 10:30-11:30 session covered budgets."  # a time span in prose states no opening hours
+    assert raw("The session was open every day of the week.", [session])["unsupported_share"] > 0.0
+    # a day the record leaves out is no day it says is closed
+    assert (
+        raw("Finch is closed on Mondays.", [record.replace('"Monday"', '"Friday"')])["unsupported_share"]
+        > 0.0
+    )

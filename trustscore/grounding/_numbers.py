@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from decimal import Decimal, InvalidOperation
 
 __all__ = ["normalise_number", "scaled_numbers"]
 
@@ -12,7 +13,7 @@ _ORDINAL_SUFFIX = re.compile(r"(st|nd|rd|th)$")
 _SCALED_NUMBER = re.compile(
     r"(?<![\d.,\w])(\d+(?:[.,]\d+)*|[^\W\d_]+)\s+(thousand|million|billion)\b", re.IGNORECASE
 )
-_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9}
+_SCALES = {"thousand": Decimal(10**3), "million": Decimal(10**6), "billion": Decimal(10**9)}
 
 
 def normalise_number(text: str) -> str:
@@ -38,8 +39,8 @@ def scaled_numbers(text: str, number_words: Mapping[str, str]) -> list[tuple[int
         written = m.group(1)
         digits = number_words.get(written.casefold()) if written[0].isalpha() else normalise_number(written)
         try:
-            value = float(digits or "") * _SCALES[m.group(2).casefold()]
-        except ValueError:  # not a number word, or "1,2,3 million": no one number
+            value = Decimal(digits or "") * _SCALES[m.group(2).casefold()]
+        except InvalidOperation:  # not a number word, or "1,2,3 million": no one number
             continue
-        out.append((m.start(), m.end(), normalise_number(f"{value:.6f}")))
+        out.append((m.start(), m.end(), normalise_number(f"{value:f}")))
     return out

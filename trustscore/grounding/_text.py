@@ -355,11 +355,11 @@ _CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _CLOCK_TIME = re.compile(r"\b(\d{1,2}):(\d{1,2})\b")
 _MONTHS = _wordlist("january february march april may june july august september october november december")
-_HOURS_RANGE = re.compile(r"\b\d{1,2}:\d{1,2}\s?-\s?\d{1,2}:\d{1,2}\b")
+_HOURS_RANGE = re.compile(r"\b\d{1,2}:\d{1,2}\s?[-\u2013]\s?\d{1,2}:\d{1,2}\b")
 """A record's opening hours ("11:0-21:0")."""
-_HOURS_WORDS = (
-    "open opens opened opening close closes closed closing day days daily week weekly hours operate operates"
-)
+_HOURS_WORDS = "open opens opened opening day days daily week weekly hours operate operates"
+"""The words that state opening hours; not "closed" ("closes", "closing" share its key), which a record
+that leaves a day out never states."""
 
 
 _HOURS_KEYS = frozenset(fold(w) for w in _HOURS_WORDS.split())
@@ -373,7 +373,8 @@ def support_keys(text: str) -> frozenset[str]:
     pairs ("RestaurantsTakeOut" -> "restaurants", "take", "out", "takeout"; "WiFi" -> "wifi"), the
     month name of an ISO date (2022-01-09 -> "january"), the 12-hour form of a 24-hour clock time with
     its am / pm (17:30 -> "5", "pm"), the words that state opening hours where it gives them as
-    clock-time ranges ("Monday": "11:0-21:0" -> "open", "closes", "daily", "week"), a number written
+    clock-time ranges under ``"hours"`` ("Monday": "11:0-21:0" -> "open", "daily", "week"; not "closed":
+    a day the record leaves out is no closed day it states), a number written
     with a scale word as its digits ("12 million" -> "12000000", :func:`scaled_numbers`), and a
     place's name for its code and its code for its name (``"state": "CA"`` -> "california";
     "California" -> "CA": :mod:`._places`): the ways a writer rephrases a record. A name vouches for its
@@ -383,10 +384,14 @@ def support_keys(text: str) -> frozenset[str]:
     """
     keys: set[str] = set()
     checkpoint()
+    scaled = scaled_numbers(text, _COUNTS)
+    keys.update(key for _, _, key in scaled)
+    inside = {start for s, e, _ in scaled for start in range(s, e)}  # "42 thousand" is no "42"
     for n, match in enumerate(_WORD.finditer(text)):
         if n % 4096 == 0:
             checkpoint()
-        keys.add(_surface_key(match.groups("")))
+        if match.start() not in inside:
+            keys.add(_surface_key(match.groups("")))
     for n, m in enumerate(_CAMEL_WORD.finditer(text)):
         if n % 4096 == 0:
             checkpoint()
@@ -399,7 +404,7 @@ def support_keys(text: str) -> frozenset[str]:
         month = int(m.group(2))
         if 1 <= month <= 12:
             keys.add(fold(_MONTHS[month - 1]))
-    if _HOURS_RANGE.search(text):
+    if '"hours"' in text and _HOURS_RANGE.search(text):
         keys.update(_HOURS_KEYS)
     for n, m in enumerate(_CLOCK_TIME.finditer(text)):
         if n % 4096 == 0:
@@ -412,7 +417,6 @@ def support_keys(text: str) -> frozenset[str]:
             keys.add(str(hour - 12))
         if hour == 0:
             keys.add("12")
-    keys.update(key for _, _, key in scaled_numbers(text, _COUNTS))
     for place in place_mentions(text):
         if place.is_code:
             keys.update(fold(w) for w in place.words)

@@ -22,7 +22,7 @@ def score(check: ClaimsCheck, response: str, context: str = SCHOOL, question: st
 
 
 def contradictions(signal: Signal) -> list[str]:
-    return list(signal.raw["contradictions"]) if isinstance(signal.raw, dict) else []  # type: ignore[arg-type]
+    return list(signal.raw.get("contradictions", [])) if isinstance(signal.raw, dict) else []  # type: ignore[arg-type]
 
 
 def count(signal: Signal, outcome: str) -> int:
@@ -96,6 +96,8 @@ def test_a_value_is_compared_only_with_a_value_of_its_slot(claims_check: ClaimsC
         # a hedged value is approximate, and a question about another event has no slot here
         ("When was Westfield primary school founded?", "Around 1950.", []),
         ("When did Ruth Abara retire?", "1985.", []),
+        ("When was Westfield primary school a new school?", "1954.", []),  # "was" asks nothing
+        ("When was Westfield primary school founded?", "In the 1950s.", []),  # a decade is no one year
     ],
 )
 def test_a_bare_answer_fills_the_slot_the_question_asks_about(

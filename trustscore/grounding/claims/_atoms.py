@@ -8,6 +8,7 @@ recogniser left out is still an atom (a count with the noun it counts as its uni
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal, TypedDict
 
@@ -56,6 +57,7 @@ _NUMBER_LABELS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
 _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend", "weekday"}
 )
+_DECADE = re.compile(r"\d0s\b")
 _PREDICATE_POS = frozenset({"VERB", "ADJ", "AUX"})
 _COPULA_SLOTS = frozenset({"acomp", "attr", "oprd"})
 
@@ -169,6 +171,8 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
             words=words,
         )
     if label in ("DATE", "TIME"):
+        if _DECADE.search(ent.text):
+            return None  # "the 1940s" spans ten years: no one year to look up
         when = parse_date(ent.text)
         if when is None:
             days = tuple(_weekday(t.text) for t in ent if _weekday(t.text) in _WEEKDAYS)

@@ -69,6 +69,8 @@ _BARE_WORDS = frozenset({"in", "on", "at", "by"})
 """Words a bare answer may hold beside its value ("In 2012.")."""
 _HEDGES = frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "circa", "some"})
 """Words that make a value approximate ("Around 2010."): a bare answer with one is not compared."""
+_AUXILIARIES = frozenset({"be", "have", "do"})
+"""Lemmas a question holds for its grammar ("When was he president?"), not for what it asks."""
 _SAME_NAME = 0.8
 """Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
 _RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -334,7 +336,7 @@ def _rival(
     ]
     if related:
         return min(related, key=lambda a: a.sentence != sentence).text
-    asked = question.lemmas if question is not None and _bare(atom, response) else frozenset()
+    asked = question.lemmas - _AUXILIARIES if question is not None and _bare(atom, response) else frozenset()
     near = [
         a
         for a in rivals
