@@ -171,35 +171,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
             words=words,
         )
     if label in ("DATE", "TIME"):
-        if _DECADE.search(ent.text):
-            return None  # "the 1940s" spans ten years: no one year to look up
-        when = parse_date(ent.text)
-        if when is None:
-            days = tuple(_weekday(t.text) for t in ent if _weekday(t.text) in _WEEKDAYS)
-            span = parse_number([t.text for t in ent])
-            if span is not None and not days:  # a duration: "three weeks"
-                return Atom(
-                    kind="number",
-                    text=ent.text,
-                    start=ent.start_char,
-                    end=ent.end_char,
-                    sentence=sentence,
-                    number=span,
-                    unit=_unit(list(ent)),
-                )
-            if not days:
-                return None  # relative ("last year") or vague ("recently"): nothing to look up
-            return Atom(
-                kind="date",
-                text=ent.text,
-                start=ent.start_char,
-                end=ent.end_char,
-                sentence=sentence,
-                words=days,
-            )
-        return Atom(
-            kind="date", text=ent.text, start=ent.start_char, end=ent.end_char, sentence=sentence, date=when
-        )
+        return _time_atom(ent, sentence)
     if label not in _NUMBER_LABELS:
         return None
     tokens = list(ent)
@@ -232,6 +204,39 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         sentence=sentence,
         number=value,
         unit=unit,
+    )
+
+
+def _time_atom(ent: Span, sentence: int) -> Atom | None:
+    """A date, a weekday or a duration ("three weeks"); None for a relative or vague time or a decade."""
+    if _DECADE.search(ent.text):
+        return None  # "the 1940s" spans ten years: no one year to look up
+    when = parse_date(ent.text)
+    if when is None:
+        days = tuple(_weekday(t.text) for t in ent if _weekday(t.text) in _WEEKDAYS)
+        span = parse_number([t.text for t in ent])
+        if span is not None and not days:  # a duration: "three weeks"
+            return Atom(
+                kind="number",
+                text=ent.text,
+                start=ent.start_char,
+                end=ent.end_char,
+                sentence=sentence,
+                number=span,
+                unit=_unit(list(ent)),
+            )
+        if not days:
+            return None  # relative ("last year") or vague ("recently"): nothing to look up
+        return Atom(
+            kind="date",
+            text=ent.text,
+            start=ent.start_char,
+            end=ent.end_char,
+            sentence=sentence,
+            words=days,
+        )
+    return Atom(
+        kind="date", text=ent.text, start=ent.start_char, end=ent.end_char, sentence=sentence, date=when
     )
 
 
