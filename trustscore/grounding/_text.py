@@ -306,14 +306,14 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
         s, e, surface = m.start(), m.end(), m.group()
         if s < previous_end:
             continue  # the scale word of a number read with it
+        if s in scaled:  # "42 thousand", "seven million": one number
+            previous_end, key = scaled[s]
+            out.append(Word(s, previous_end, text[s:previous_end], "number", key))
+            continue
         if m.group("num") is not None:
             if is_list_marker(text, s, e):
                 continue
-            if s in scaled:
-                e, key = scaled[s]
-                out.append(Word(s, e, text[s:e], "number", key))
-            else:
-                out.append(Word(s, e, surface, "number", normalise_number(surface)))
+            out.append(Word(s, e, surface, "number", normalise_number(surface)))
             previous_end = e
             continue
         lower = surface.casefold()
@@ -322,12 +322,7 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
         )
         previous_end = e
         if lower in _COUNTS:
-            if s in scaled:
-                e, key = scaled[s]
-                out.append(Word(s, e, text[s:e], "number", key))
-                previous_end = e
-            else:
-                out.append(Word(s, e, surface, "number", _COUNTS[lower]))
+            out.append(Word(s, e, surface, "number", _COUNTS[lower]))
             continue
         if drop_stopwords and (lower in STOPWORDS or len(lower) < 2):
             continue

@@ -196,10 +196,10 @@ def _with_changes(
     for change in changes:
         new = change.verdict
         polar = new.kind in POLARITY_KINDS
-        same = (v for v in out if (v.start, v.end) == (new.start, new.end))
-        atom = next((v for v in same if v.kind not in POLARITY_KINDS and v.kind != "polarity"), None)
-        if not polar and atom is not None:
-            new = new.with_kind(atom.kind)
+        if not polar:
+            same = (v for v in out if (v.start, v.end) == (new.start, new.end))
+            atom = next((v for v in same if v.kind not in POLARITY_KINDS and v.kind != "polarity"), None)
+            new = new if atom is None else new.with_kind(atom.kind)
         start, end = bounds[change.sentence] if new.kind == "predicate" else (new.start, new.end)
         if any(v.outcome == "contradicted" and _holds(v, change, bounds[change.sentence]) for v in out):
             continue

@@ -203,6 +203,7 @@ def negated_verb(said: list[Token], stated: list[Token], sides: tuple[Side, Side
 
 
 def _lemma(token: Token, side: Side) -> str:
+    """The parse's lemma of the word, or the word itself where the parse gave none."""
     return side.tokens.get(token.start, (token.key, None))[0]
 
 
@@ -270,8 +271,8 @@ def opposite(said: Token, stated: Token, sides: tuple[Side, Side], every_antonym
     comparative ("later" / "earlier"): WordNet's direct antonyms of any part of speech, or, without
     ``every_antonym``, only the listed pairs and adjectives' (:func:`._polarity.opposites`: WordNet's
     verb pairs include "sit" / "stand", which "let it sit" and "let it stand" use alike)."""
-    mine = {said.key, sides[0].tokens.get(said.start, (said.key, None))[0]}
-    theirs = {stated.key, sides[1].tokens.get(stated.start, (stated.key, None))[0]}
+    mine = {said.key, _lemma(said, sides[0])}
+    theirs = {stated.key, _lemma(stated, sides[1])}
     mine |= base_forms(said.key)
     theirs |= base_forms(stated.key)
     return any(
