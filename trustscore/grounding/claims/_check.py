@@ -169,8 +169,8 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
 
 
 def _read_as_hours(verdict: Verdict, read: list[tuple[int, int]]) -> bool:
-    """An unsupported number or date that overlaps a time or "every day" a supported hours statement
-    read: the record's hours vouch for it. A contradicted one stays."""
+    """An unsupported number or date that overlaps a time or day an hours statement read: the hours
+    check answers for it (:mod:`._hours`). A contradicted one stays."""
     if verdict.outcome != "unsupported" or verdict.kind not in ("number", "date"):
         return False
     return any(s < verdict.end and verdict.start < e for s, e in read)

@@ -5,22 +5,20 @@
   ``Ambience.casual``), as a yes unless negated ("does not take reservations", "no outdoor seating",
   "without valet parking"). The same value as the record: supported; the other: contradicted (kind
   "field").
-- Opening hours: a sentence about opening ("open", "close", "hours") that gives clock times is
-  supported when every time it gives is a time the record's hours give, else contradicted (kind
-  "hours"); "open every day" where the hours name fewer than seven days is contradicted. The times
-  and the "every day" a supported statement read are what it vouches for: a number the atoms' check
-  found unsupported there is not also reported ("seven days a week from 10 am to 10 pm" against
-  ``"10:0-22:0"`` on every day).
+- Opening hours: a sentence about opening ("open", "close", "hours") is read day by day against the
+  record's hours (:mod:`._hours`, kind "hours"). It answers for the times and days it reads: a number
+  the atoms' check found unsupported there is not also reported ("seven days a week from 10 am to 10
+  pm" against ``"10:0-22:0"`` on every day).
 
 A field the response never states is not checked; nothing here reads the record's prose.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from trustscore.grounding.claims._hours import hours_verdicts
 from trustscore.grounding.claims._records import Flag, Record
 from trustscore.grounding.claims._verdict import Verdict
 
@@ -29,8 +27,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Mention", "field_verdicts", "mentions"]
 
-_TIME = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?\s?m\b\.?", re.IGNORECASE)
-_EVERY_DAY = re.compile(r"\b(every day|everyday|daily|seven days|7 days)\b", re.IGNORECASE)
 _OPENING = frozenset({"open", "close", "closed", "hour", "operate", "serve"})
 _NEGATING = frozenset({"without", "lack", "lacking", "no", "never"})
 _NEGATORS = frozenset({"not", "n't", "never", "neither", "nor", "no"})
@@ -92,12 +88,14 @@ def field_verdicts(
     text: str, said: dict[str, list[Mention]], bounds: list[tuple[int, int]], record: Record
 ) -> tuple[list[Verdict], list[tuple[int, int]]]:
     """The verdicts on the fields and hours of ``record`` that the response (``text``, its mentions
-    and sentence offsets) states, and the offsets of the times and "every day" phrases that the
-    supported hours statements read (what they vouch for)."""
+    and sentence offsets) states, and the offsets of the times and days its hours statements read
+    (which the hours check answers for)."""
     out = [v for flag in record.flags if (v := _flag(text, said, flag)) is not None]
     read: list[tuple[int, int]] = []
     if record.hours:
-        out.extend(_hours(text, said, bounds, record.hours, read))
+        opening = {m.sentence for w in _OPENING for m in said.get(w, ())}
+        about = [span for n, span in enumerate(bounds) if n in opening]
+        out.extend(hours_verdicts(text, about, record.hours, read))
     return out, read
 
 
@@ -117,43 +115,3 @@ def _flag(text: str, said: dict[str, list[Mention]], flag: Flag) -> Verdict | No
             "field", "contradicted", text[start:end], start, end, f"{flag.key}: {str(flag.value).lower()}"
         )
     return None
-
-
-def _hours(
-    text: str,
-    said: dict[str, list[Mention]],
-    bounds: list[tuple[int, int]],
-    hours: dict[str, tuple[float, float]],
-    read: list[tuple[int, int]],
-) -> list[Verdict]:
-    given = {t % 24 for span in hours.values() for t in span}
-    listed = ", ".join(f"{day.title()} {_clock(a)}-{_clock(b)}" for day, (a, b) in hours.items())
-    opening = {m.sentence for w in _OPENING for m in said.get(w, ())}
-    out: list[Verdict] = []
-    for n, (start, end) in enumerate(bounds):
-        if n not in opening:
-            continue
-        sentence = text[start:end]
-        times = [(m, _hour(m)) for m in _TIME.finditer(sentence)]
-        wrong = [m for m, hour in times if not any(abs(hour - g) < 1e-6 for g in given)]
-        every = _EVERY_DAY.search(sentence)
-        if wrong or (every is not None and len(hours) < 7):
-            at = wrong[0] if wrong else every
-            assert at is not None
-            s, e = start + at.start(), start + at.end()
-            out.append(Verdict("hours", "contradicted", text[s:e], s, e, f"the hours are {listed}"))
-        elif times:
-            s, e = start + times[0][0].start(), start + times[-1][0].end()
-            out.append(Verdict("hours", "supported", text[s:e], s, e))
-            spans = [m.span() for m, _ in times] + ([every.span()] if every is not None else [])
-            read.extend((start + a, start + b) for a, b in spans)
-    return out
-
-
-def _hour(match: re.Match[str]) -> float:
-    hour = int(match.group(1)) % 12 + (12 if match.group(3).lower() == "p" else 0)
-    return (hour + int(match.group(2) or 0) / 60) % 24
-
-
-def _clock(hour: float) -> str:
-    return f"{int(hour)}:{round(hour % 1 * 60):02d}"
