@@ -15,6 +15,7 @@ from trustscore import Sample
 from trustscore._errors import BudgetExceeded
 from trustscore.compute._deadline import Deadline, bound
 from trustscore.grounding import LexicalSupport
+from trustscore.grounding import _clock as grounding_clock
 from trustscore.grounding import _text as grounding_text
 
 CHUNK = 4096
@@ -51,6 +52,15 @@ def test_each_pass_of_support_keys_is_cut_within_a_chunk_of_the_ceiling(
     deadline = Deadline(5.0)
     with bound(deadline), pytest.raises(BudgetExceeded):
         grounding_text.support_keys(" ".join([unit] * (3 * CHUNK)))
+    assert clock.monotonic() - deadline.ceiling <= CHUNK
+
+
+def test_the_clock_time_pass_is_cut_within_a_chunk_of_the_ceiling(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = DeadlineClock(monkeypatch)
+    monkeypatch.setattr(grounding_clock, "_ONE_TIME", TickingPattern(grounding_clock._ONE_TIME, clock))
+    deadline = Deadline(5.0)
+    with bound(deadline), pytest.raises(BudgetExceeded):
+        grounding_clock.clock_times(" ".join(["6 pm"] * (3 * CHUNK)))
     assert clock.monotonic() - deadline.ceiling <= CHUNK
 
 

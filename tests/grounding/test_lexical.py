@@ -85,7 +85,7 @@ def test_pair_keys_are_ordered_and_windowed(
 
 
 def test_the_new_parts_are_in_the_version() -> None:
-    assert LexicalSupport().version.startswith("lexical-support/8+")
+    assert LexicalSupport().version.startswith("lexical-support/9+")
 
 
 @pytest.mark.parametrize(
@@ -97,6 +97,9 @@ def test_the_new_parts_are_in_the_version() -> None:
         ("It cost 12 million pounds.", "It cost 12 million pounds."),
         ("The city has 8,200,000,000 litres of water.", "The city has 8.2 billion litres of water."),
         ("About seven million people visit it.", "About 7 million people visit it."),
+        ("About 1,000,000 people visit it.", "About one million people visit it."),
+        ("Between 5,000,000 and 6,000,000 people visit it.", "Between 5 and 6 million people visit it."),
+        ("Between 5 and 6 million people visit it.", "Between 5,000,000 and 6,000,000 people visit it."),
     ],
 )
 def test_a_number_written_with_a_scale_word_is_the_number_its_digits_write(
@@ -118,6 +121,7 @@ def test_a_number_written_with_a_scale_word_is_the_number_its_digits_write(
         ("Doors open at 6 pm.", "The hotel has 18 rooms."),
         ("The library holds about 42 thousand books.", "The library holds about 42 books."),
         ("About seven million people visit it.", "About 7 people visit it."),
+        ("It grew from 900 to 3 million users.", "It grew from 900 million to 3 million users."),
     ],
 )
 def test_another_number_is_still_unsupported(context: str, response: str) -> None:

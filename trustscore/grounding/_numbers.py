@@ -14,6 +14,10 @@ _SCALED_NUMBER = re.compile(
     r"(?<![\d.,\w])(\d+(?:[.,]\d+)*|[^\W\d_]+)\s+(thousand|million|billion)\b", re.IGNORECASE
 )
 _SCALES = {"thousand": Decimal(10**3), "million": Decimal(10**6), "billion": Decimal(10**9)}
+_SHARED_SCALE = re.compile(r"(?<![\d.,\w])(\d+(?:[.,]\d+)*|[^\W\d_]+)\s*(?:-|–|to|and|or)\s*$", re.IGNORECASE)
+"""The first number of a range or pair that shares the scale word written after the second ("5 to 6
+million", "between 5 and 6 million"), matched on the text before the second; shared only where the
+first is then the smaller ("from 900 to 3 million" keeps its 900)."""
 
 
 def normalise_number(text: str) -> str:
@@ -31,16 +35,32 @@ def normalise_number(text: str) -> str:
 
 
 def scaled_numbers(text: str, number_words: Mapping[str, str]) -> list[tuple[int, int, str]]:
-    """Each number written with a scale word ("42 thousand", "3.5 million", "seven million"; a word's
-    value from ``number_words``): its start and end offsets and the key of the number it writes
-    ("42000", "3500000", "7000000"), the key its digits alone have."""
+    """Each number written with a scale word ("42 thousand", "3.5 million", "seven million", "one
+    million"; a word's value from ``number_words``), and the first number of a range that shares it
+    ("5" of "5 to 6 million"): its start and end offsets and the key of the number it writes ("42000",
+    "3500000", "7000000", "5000000"), the key its digits alone have."""
     out: list[tuple[int, int, str]] = []
     for m in _SCALED_NUMBER.finditer(text):
-        written = m.group(1)
-        digits = number_words.get(written.casefold()) if written[0].isalpha() else normalise_number(written)
-        try:
-            value = Decimal(digits or "") * _SCALES[m.group(2).casefold()]
-        except InvalidOperation:  # not a number word, or "1,2,3 million": no one number
+        scale = _SCALES[m.group(2).casefold()]
+        value = _value(m.group(1), scale, number_words)
+        if value is None:
             continue
-        out.append((m.start(), m.end(), normalise_number(f"{value:f}")))
+        first = _SHARED_SCALE.search(text, max(0, m.start() - 40), m.start())
+        shared = _value(first.group(1), scale, number_words) if first is not None else None
+        if first is not None and shared is not None and Decimal(shared) < Decimal(value):
+            out.append((first.start(1), first.end(1), shared))  # not "from 900 to 3 million"
+        out.append((m.start(), m.end(), value))
     return out
+
+
+def _value(written: str, scale: Decimal, number_words: Mapping[str, str]) -> str | None:
+    """The key of ``written`` (digits or a number word; "one" too, which no scale word follows as a
+    pronoun) times ``scale``, or None when it is no number ("1,2,3 million")."""
+    if written[0].isalpha():
+        digits = "1" if written.casefold() == "one" else number_words.get(written.casefold())
+    else:
+        digits = normalise_number(written)
+    try:
+        return normalise_number(f"{Decimal(digits or '') * scale:f}")
+    except InvalidOperation:
+        return None

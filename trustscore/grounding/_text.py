@@ -15,6 +15,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from trustscore.compute._deadline import checkpoint
+from trustscore.grounding._clock import clock_key, clock_times, vouched_keys
 from trustscore.grounding._numbers import normalise_number, scaled_numbers
 from trustscore.grounding._places import place_mentions
 
@@ -292,12 +293,14 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
 
     A *name* is a capitalised word that does not open a sentence, or an all-caps acronym. Number
     words ("five", "third") are numbers, except the ambiguous "one", "second", "once", "half"; a
-    number with a scale word is one number ("42 thousand" has the key of "42,000"). List markers
+    number with a scale word is one number ("42 thousand" has the key of "42,000"), and so is a clock
+    time ("6 pm", "18:00": :func:`~trustscore.grounding._clock.clock_key`). List markers
     ("1." opening a line) are skipped. ``kinds=False`` skips the sentence split that tells names from
     other words (every word is then "word"): faster when only keys matter.
     """
     sentence_starts = {p.start for p in split_sentences(text)} if kinds else set()
     scaled = {start: (end, key) for start, end, key in scaled_numbers(text, _COUNTS)}
+    scaled.update({t.start: (t.end, clock_key(t.hours)) for t in clock_times(text)})
     out: list[Word] = []
     previous_end = -1
     for n, m in enumerate(_WORD.finditer(text)):
@@ -306,7 +309,7 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
         s, e, surface = m.start(), m.end(), m.group()
         if s < previous_end:
             continue  # the scale word of a number read with it
-        if s in scaled:  # "42 thousand", "seven million": one number
+        if s in scaled:  # "42 thousand", "seven million", "6 pm", "18:00": one number
             previous_end, key = scaled[s]
             out.append(Word(s, previous_end, text[s:previous_end], "number", key))
             continue
@@ -364,17 +367,17 @@ _HOURS_KEYS = frozenset(fold(w) for w in _HOURS_WORDS.split())
 def support_keys(text: str) -> frozenset[str]:
     """Every match key ``text`` can vouch for (the context side of lexical support).
 
-    Besides the keys of its words, it vouches for the parts of identifiers and their adjacent
-    pairs ("RestaurantsTakeOut" -> "restaurants", "take", "out", "takeout"; "WiFi" -> "wifi"), the
-    month name of an ISO date (2022-01-09 -> "january"), the 12-hour form of a 24-hour clock time with
-    its am / pm (17:30 -> "5", "pm"), the words that state opening hours where it gives them as
-    clock-time ranges under ``"hours"`` ("Monday": "11:0-21:0" -> "open", "daily", "week"; not "closed":
-    a day the record leaves out is no closed day it states), a number written
-    with a scale word as its digits ("12 million" -> "12000000", :func:`scaled_numbers`), and a
-    place's name for its code and its code for its name (``"state": "CA"`` -> "california";
-    "California" -> "CA": :mod:`._places`): the ways a writer rephrases a record. A name vouches for its
-    codes as written, in capitals, keys no folded word has: only a response word written as a code
-    looks them up (:func:`is_supported`), so "Jamaica" vouches for "JAM" and not for "jam".
+    Besides the keys of its words, it vouches for the parts of identifiers and their adjacent pairs
+    ("RestaurantsTakeOut" -> "restaurants", "take", "out", "takeout"; "WiFi" -> "wifi"), the month name of
+    an ISO date (2022-01-09 -> "january"), a clock time however it is written (17:30 -> "5:30 pm", and
+    "5", "pm" apart: :func:`~trustscore.grounding._clock.vouched_keys`), the words that state opening
+    hours where it gives them as clock-time ranges under ``"hours"`` ("Monday": "11:0-21:0" -> "open",
+    "daily", "week"; not "closed": a day the record leaves out is no closed day it states), a number
+    written with a scale word as its digits ("12 million" -> "12000000", :func:`scaled_numbers`), and a
+    place's name for its code and its code for its name (``"state": "CA"`` -> "california"; "California"
+    -> "CA": :mod:`._places`): the ways a writer rephrases a record. A name vouches for its codes as
+    written, in capitals, keys no folded word has: only a response word written as a code looks them up
+    (:func:`is_supported`), so "Jamaica" vouches for "JAM" and not for "jam".
     Memoised: the responses that share a context look it up once.
     """
     keys: set[str] = set()
@@ -401,6 +404,8 @@ def support_keys(text: str) -> frozenset[str]:
             keys.add(fold(_MONTHS[month - 1]))
     if '"hours"' in text and _HOURS_RANGE.search(text):
         keys.update(_HOURS_KEYS)
+    for time in clock_times(text):
+        keys.update(vouched_keys(time.hours))
     for n, m in enumerate(_CLOCK_TIME.finditer(text)):
         if n % 4096 == 0:
             checkpoint()
@@ -435,7 +440,8 @@ def pair_keys(text: str) -> frozenset[tuple[str, str]]:
     its own, and a code's names pair their own words ("NY": "new" before "york"), never one name's
     with another's. Memoised like :func:`support_keys`."""
     found = words(text, kinds=False)
-    slots: list[tuple[int, tuple[str, ...]]] = [(w.start, (w.key,)) for w in found]
+    times = {t.start: tuple(vouched_keys(t.hours)) for t in clock_times(text)}
+    slots: list[tuple[int, tuple[str, ...]]] = [(w.start, times.get(w.start, (w.key,))) for w in found]
     out: set[tuple[str, str]] = set()
     for place in place_mentions(text):
         said = tuple(fold(w) for w in place.words)
