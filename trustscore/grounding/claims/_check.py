@@ -38,11 +38,13 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
+from trustscore.grounding._clock import clock_within
 from trustscore.grounding._places import place_mentions
 from trustscore.grounding.claims._aligned import Change, copy_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
 from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
+from trustscore.grounding.claims._hours import read_as_hours
 from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
 from trustscore.grounding.claims._records import Record, read_record, slot_unit
 from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
@@ -162,18 +164,10 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
         fields, read = field_verdicts(response.text, response.mentions, response.bounds, context.record)
-        out = [v for v in out if not _read_as_hours(v, read)] + fields
+        out = [v for v in out if not read_as_hours(v, read)] + fields
     out = _with_changes(out, copy_changes(_side(response), _side(context), aligned), response.bounds)
     out.sort(key=lambda v: v.start)
     return out
-
-
-def _read_as_hours(verdict: Verdict, read: list[tuple[int, int]]) -> bool:
-    """An unsupported number or date that overlaps a time or day an hours statement read: the hours
-    check answers for it (:mod:`._hours`). A contradicted one stays."""
-    if verdict.outcome != "unsupported" or verdict.kind not in ("number", "date"):
-        return False
-    return any(s < verdict.end and verdict.start < e for s, e in read)
 
 
 def _side(f: Facts) -> Side:
@@ -297,7 +291,10 @@ def _supports(f: Facts, atom: Atom) -> bool:
 
 
 def _within(stated: Atom, atom: Atom) -> bool:
-    """``atom``'s number lies in a range ``stated`` gives ("1 to 2 hours", "4-6 minutes")."""
+    """``atom``'s number lies in a range ``stated`` gives ("1 to 2 hours", "4-6 minutes"; of clock times,
+    on the clock: :func:`~trustscore.grounding._clock.clock_within`)."""
+    if (on_clock := clock_within(stated.text, atom.text)) is not None:
+        return on_clock
     found = (parse_number([n]) for n in _RANGE_NUMBER.findall(stated.text))
     bounds = [n for n in found if n is not None]
     return atom.number is not None and len(bounds) > 1 and min(bounds) <= atom.number <= max(bounds)
