@@ -66,6 +66,12 @@ def hours(check: ClaimsCheck, answer: str, record: str = RECORD) -> tuple[list[s
         "MON-THU: 4 p.m to 10 p.m.",
         "On Sundays, the business remains closed.",
         "It is open Monday to Thursday from 4 pm to 10 pm, with extended hours on Fridays.",
+        "It is open Monday to Saturday and closed on Sundays.",
+        "It is open every day but Sunday.",
+        "It is open from 4 pm to 10 pm Monday to Thursday and Friday from 4 pm to 11 pm.",
+        "It is open Mon-Thu, 4pm-10pm (11pm on Fri/Sat).",
+        "It is open every day except Sundays, which are closed.",
+        "Open from 16:00 to 22:00 on Mondays.",
     ],
 )
 def test_hours_said_of_the_days_the_record_gives_them_for_are_supported(
@@ -112,6 +118,8 @@ def test_hours_that_one_named_day_does_not_keep_are_contradicted(
         "It is not open on Mondays.",
         "It is open Monday through Sunday.",  # Sunday's "0:0-0:0" gives no hours
         "It is open on Fridays from 4:00 PM to 22:00 PM.",  # "22:00 PM" is 10 pm
+        "Open from 4:00 to 22:00 on Mondays.",  # a bare end of a 24-hour range is the morning's
+        "It is open every day except Mondays, when it is closed.",
     ],
 )
 def test_hours_that_a_day_does_not_keep_are_contradicted_in_any_wording(
@@ -142,6 +150,22 @@ def test_a_record_of_zero_hours_alone_gives_open_days_and_no_times(claims_check:
     record = json.dumps({"name": "Kiosk", "hours": dict.fromkeys(("Monday", "Tuesday"), "0:0-0:0")})
     assert hours(claims_check, "It is open Monday and Tuesday from 9 am to 5 pm.", record)[0] == []
     assert len(hours(claims_check, "It is open Monday through Sunday.", record)[0]) == 1
+
+
+def test_days_said_to_keep_longer_hours_keep_longer_hours(claims_check: ClaimsCheck) -> None:
+    week = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday")
+    record = json.dumps({"name": "X", "hours": {**dict.fromkeys(week, "9:0-21:0"), "Saturday": "10:0-14:0"}})
+    shorter = "It is open every day from 9 am to 9 pm, with extended hours on Saturdays."
+    assert len(hours(claims_check, shorter, record)[0]) == 1
+    assert hours(claims_check, "It is open daily, with reduced hours on Saturdays.", record)[0] == [
+        "daily: the context says the hours are Monday 9:00-21:00, Tuesday 9:00-21:00, Wednesday 9:00-21:00, "
+        "Thursday 9:00-21:00, Friday 9:00-21:00, Saturday 10:00-14:00"
+    ]  # no Sunday; the reduced Saturday holds
+
+
+def test_a_record_keyed_by_short_day_names_is_read(claims_check: ClaimsCheck) -> None:
+    record = json.dumps({"name": "X", "hours": {"Mon": "9:0-17:0", "Tue": "9:0-17:0"}})
+    assert hours(claims_check, "It is open on Mondays from 9 am to 5 pm.", record)[0] == []
 
 
 def test_a_short_day_name_that_is_part_of_a_name_is_no_day(claims_check: ClaimsCheck) -> None:

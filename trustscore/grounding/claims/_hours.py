@@ -7,11 +7,12 @@ week ("every day", "daily", "seven days a week"). Times: "9 am", "5:30 pm", "noo
 24-hour "17:00", and a bare "9:30", which may be either half of the day; "11 am to 9 pm" and
 "17:00-21:00" are ranges.
 
-Days after "except" are taken out of the days before them ("every day except Monday and Tuesday") and
-are said to be closed, unless a statement of their own follows ("except Fridays, when it closes at 5
-pm"): then, like days said to keep other hours ("with extended hours on Fridays", also taken out), they
-are said to be open. Days right after "closed" or "not open", or followed by "closed" ("On Mondays, the business
-remains closed"), are said to be closed.
+Days after "except" ("but", "apart from") are taken out of the days before them ("every day except
+Monday and Tuesday") and are said to be closed, unless a statement of their own follows ("except
+Fridays, when it closes at 5 pm"; closed if it says so: "which are closed"). Days said to keep other
+hours ("with extended hours on Fridays") are taken out too and said to be open, and longer (shorter)
+hours must be longer (shorter) than the middle of the days left. Days right after "closed" or "not
+open", or followed by "closed" ("On Mondays, the business remains closed"), are said to be closed.
 
 Each time is read with the days it is said of: of the day items next to it with only linking words
 between ("on", "from", a comma), the nearest, a comma and an "and" counting as distance, and on a tie
@@ -45,10 +46,13 @@ __all__ = ["hours_verdicts", "read_as_hours", "statement_sentences"]
 WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _SHORT = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
 _SHORT_FORMS = r"Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun|MON|TUES?|WED|THU(?:RS?)?|FRI|SAT|SUN"
-_SHORT_ALONE = r"(?=\s*(?:[\d,:&\u2013\u2014-]|and\b|to\b|through\b|thru\b)|[\s.]*$)"
+_SHORT_ALONE = r"(?=\s*(?:[\d,:;&/)\u2013\u2014-]|and\b|to\b|through\b|thru\b)|[\s.]*$)"
 """A short form ("Sun") stands for a day only before a time, a list or a range, or at the end: "Sun Valley
 Grill" names no Sunday."""
-_DAILY = r"daily(?=[\s,]*(?:[.;:!?)\d]|$|from\b|at\b|until\b|till\b|to\b|except\b|between\b|and\b|open))"
+_DAILY = (
+    r"daily(?=[\s,]*(?:[.;:!?)\d]|$|from\b|at\b|until\b|till\b|to\b|except\b|between\b|and\b|with\b"
+    r"|open))"
+)
 """"daily" as the days of a statement ("open daily from 9 am"), not as an adjective ("daily specials")."""
 _WHOLE_WEEK = rf"every\s+day|everyday|{_DAILY}|seven\s+days|7\s+days|all\s+week"
 
@@ -77,14 +81,18 @@ _LINKING_WORDS = (
 )
 _LINKING = frozenset(_LINKING_WORDS.split())
 _GAP_WORDS = 5
-_EXCEPT = re.compile(r"\b(?:except|excluding|other than)\b(?:\s+(?:for|on))?\s*$", re.IGNORECASE)
+_EXCEPT = re.compile(
+    r"\b(?:except|excluding|other than|apart from|besides|save|but)\b(?:\s+(?:for|on))?\s*$", re.IGNORECASE
+)
 _OTHER_HOURS = re.compile(
-    r"\b(?:extended|longer|shorter|later|earlier|different|varying|reduced)\s+(?:hours|closing|opening)\b"
+    r"\b(extended|longer|shorter|later|earlier|different|varying|reduced)\s+(?:hours|closing|opening)\b"
     r"(?:\s+\w+){0,2}\s*$",
     re.IGNORECASE,
 )
 """Days said to keep other hours, named with no time ("with extended hours on Fridays"): an exception
 with a statement of its own."""
+_LONGER = {"extended": True, "longer": True, "later": True, "shorter": False, "reduced": False}
+"""Other hours that say which way they differ: longer (or shorter) than the rest of the week's."""
 _CLOSED = re.compile(r"\b(?:closed|not\s+open|n't\s+open)\b(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
 _CLOSED_AFTER = re.compile(r"[\s,]*(?:[^\W\d_]+\s+){0,4}closed\b", re.IGNORECASE)
 """A day said to be closed after it is named ("On Mondays, the business remains closed")."""
@@ -106,7 +114,11 @@ class _Item:
     closed: bool = False
     """A day item the sentence says is closed."""
     excepted: int | None = None
-    """For a day item after "except", where the "except" starts."""
+    """For a day item after "except" or said to keep other hours, where that phrase starts."""
+    longer: bool | None = None
+    """For days said to keep longer (True) or shorter (False) hours, which way."""
+    others: frozenset[str] = frozenset()
+    """For days taken out of a wider statement, the days left in it."""
     paired: bool = False
     """A day item a time is said of (checked through that time)."""
     side: int = 0
@@ -127,6 +139,7 @@ def hours_verdicts(
     """One verdict on each of ``sentences`` (offsets into ``text``, those about opening) that states
     days or times; the offsets of every day and time read are added to ``read``: this check answers
     for them, so the atoms' check does not report them again as unsupported."""
+    hours = {WEEK[k]: span for day, span in hours.items() if (k := _day_index(day)) is not None}
     timed = {day: span for day, span in hours.items() if span != (0.0, 0.0)}
     open_days = set(timed) if timed else set(hours)  # a record of "0:0-0:0" alone: open, times unknown
     out: list[Verdict] = []
@@ -159,22 +172,14 @@ def _items(sentence: str) -> list[_Item]:
     if len(found) > _MAX_ITEMS:
         return []
     found.sort(key=lambda item: item.start)
-    items: list[_Item] = []
-    for item in found:
-        before = items[-1] if items else None
-        at = before.end if before else 0
-        gap = sentence[at : item.start]
-        if item.days is not None and before is not None and before.days is not None and _LIST.match(gap):
-            before.days, before.end = before.days | item.days, item.end
-            continue
-        excepting = _EXCEPT.search(gap) or _OTHER_HOURS.search(gap) if item.days is not None else None
-        if excepting is not None:
-            item.excepted = at + excepting.start()
-        item.closed = item.days is not None and bool(_CLOSED.search(gap))
-        items.append(item)
+    items = _merged(found, sentence)
     for n, item in enumerate(items):
-        following = items[n + 1].start if n + 1 < len(items) else len(sentence)
-        if item.days is not None and _CLOSED_AFTER.match(sentence, item.end, following):
+        after = items[n + 1] if n + 1 < len(items) else None
+        if (
+            item.days is not None
+            and _CLOSED_AFTER.match(sentence, item.end, after.start if after else len(sentence))
+            and not (after is not None and after.days is not None and after.closed)  # "and closed on X"
+        ):
             item.closed = True
     stated, unsaid = [], sentence
     for n, item in enumerate(items):
@@ -184,12 +189,46 @@ def _items(sentence: str) -> list[_Item]:
         wider = next((i for i in reversed(stated) if not i.times), None)
         if wider is not None and wider.days is not None and item.days is not None:
             wider.days = wider.days - item.days  # "every day except Monday"
-        following = items[n + 1].start if n + 1 < len(items) else len(sentence)
-        own = _OWN_STATEMENT.match(sentence[item.end : following])
-        item.closed = not own and _EXCEPT.search(sentence, item.excepted, item.start) is not None
+            item.others = wider.days
+        clause = sentence[item.end : items[n + 1].start if n + 1 < len(items) else len(sentence)]
+        if _OWN_STATEMENT.match(clause):  # "except Fridays, when it closes at 5 pm" / "which are closed"
+            item.closed = re.search(r"\bclosed\b", clause, re.IGNORECASE) is not None
+        else:
+            item.closed = _EXCEPT.search(sentence, item.excepted, item.start) is not None
         unsaid = unsaid[: item.excepted] + " " * (item.end - item.excepted) + unsaid[item.end :]
     _pair(stated, unsaid)  # a time reaches over an exception to the days it is said of
     return items
+
+
+def _merged(found: list[_Item], sentence: str) -> list[_Item]:
+    """The items with lists of days merged ("Monday, Wednesday and Friday"), except a day that has its
+    own time where the list before it has one ("from 11 am to 9 pm Monday to Thursday and Friday from 11
+    am to 10 pm"); days after "except" or said to keep other hours marked."""
+    items: list[_Item] = []
+    for n, item in enumerate(found):
+        before = items[-1] if items else None
+        at = before.end if before else 0
+        gap = sentence[at : item.start]
+        if item.days is not None and before is not None and before.days is not None and _LIST.match(gap):
+            after = found[n + 1] if n + 1 < len(found) else None
+            timed_before = len(items) > 1 and items[-2].times and _near(sentence, items[-2], before)
+            if not (timed_before and after is not None and after.times and _near(sentence, item, after)):
+                before.days, before.end = before.days | item.days, item.end
+                continue
+        if item.days is not None:
+            excepting = _EXCEPT.search(gap)
+            hedged = _OTHER_HOURS.search(gap) if excepting is None else None
+            if excepting is not None or hedged is not None:
+                item.excepted = at + (excepting or hedged).start()  # type: ignore[union-attr]
+                item.longer = None if hedged is None else _LONGER.get(hedged.group(1).casefold())
+            item.closed = bool(_CLOSED.search(gap))
+        items.append(item)
+    return items
+
+
+def _near(sentence: str, first: _Item, second: _Item) -> bool:
+    distance = _distance(sentence[first.end : second.start])
+    return distance is not None and distance <= 1
 
 
 def _day_item(m: re.Match[str]) -> _Item | None:
@@ -216,6 +255,8 @@ def _day_index(name: str) -> int | None:
 
 def _time_item(m: re.Match[str]) -> _Item:
     times = tuple(t for n in (1, 2) if (t := hours_of(m, n)) is not None)
+    if len(times) == 2 and m.group("hh1") and m.group("hh2") and any(len(t) == 1 for t in times):
+        times = tuple(frozenset({min(t)}) for t in times)  # "5:00 to 20:30" is on the 24-hour clock
     if len(times) == 1 and m.group("h2") is None and m.group("hh2") is None and m.group("word2") is None:
         return _Item(m.start(), m.end(), times=times)
     return _Item(m.start(), m.end(), times=times if len(times) == 2 else ())
@@ -275,7 +316,24 @@ def _holds(item: _Item, timed: Hours, open_days: set[str]) -> bool:
         )
     if item.closed:
         return not any(day in timed for day in item.days)
+    if item.longer is not None and not _longer_or_shorter(item, timed):
+        return False
     return item.paired or all(day in open_days for day in item.days)
+
+
+def _longer_or_shorter(item: _Item, timed: Hours) -> bool:
+    """Days said to keep longer (shorter) hours are open longer (shorter) than the middle of the days
+    their statement leaves in ("open daily from 9 am to 9 pm, with extended hours on weekends")."""
+    rest = sorted(_length(timed[d]) for d in item.others if d in timed)
+    named = [_length(timed[d]) for d in item.days or () if d in timed]
+    if not rest or not named:
+        return True
+    middle = rest[len(rest) // 2]
+    return all((n > middle) if item.longer else (n < middle) for n in named)
+
+
+def _length(span: tuple[float, float]) -> float:
+    return (span[1] - span[0]) % 24 or 24.0
 
 
 def _matches(times: tuple[frozenset[float], ...], span: tuple[float, float]) -> bool:
