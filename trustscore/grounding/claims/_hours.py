@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from trustscore.grounding._clock import TIME, hours_of
 from trustscore.grounding.claims._verdict import Verdict
 
-__all__ = ["hours_verdicts", "read_as_hours", "statement_sentences"]
+__all__ = ["hours_verdicts", "read_as_hours"]
 
 WEEK = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _SHORT = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
@@ -127,7 +127,7 @@ class _Item:
     """A time item's stretch from its first to its last character with the days it is said of."""
 
 
-def statement_sentences(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _statement_sentences(text: str, sentences: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """The sentences (offsets into ``text``) whose times state the business's hours: not a happy
     hour's."""
     return [(s, e) for s, e in sentences if not _NOT_OPENING.search(text, s, e)]
@@ -143,7 +143,7 @@ def hours_verdicts(
     timed = {day: span for day, span in hours.items() if span != (0.0, 0.0)}
     open_days = set(timed) if timed else set(hours)  # a record of "0:0-0:0" alone: open, times unknown
     out: list[Verdict] = []
-    for start, end in statement_sentences(text, sentences):
+    for start, end in _statement_sentences(text, sentences):
         items = _items(text[start:end])
         read.extend((start + item.start, start + item.end) for item in items)
         wrong = next((item for item in items if not _holds(item, timed, open_days)), None)
