@@ -14,7 +14,16 @@ from dataclasses import dataclass
 
 from trustscore.compute._deadline import checkpoint
 
-__all__ = ["TIME", "ClockTime", "clock_key", "clock_times", "clock_within", "hours_of", "vouched_keys"]
+__all__ = [
+    "TIME",
+    "ClockTime",
+    "clock_key",
+    "clock_times",
+    "clock_within",
+    "hhmm",
+    "hours_of",
+    "vouched_keys",
+]
 
 TIME = (
     r"(?:(?P<h{n}>\d{{1,2}})(?:[:.](?P<m{n}>\d{{2}}))?\s*(?P<ap{n}>[ap])(?:\.\s?m\b\.?|\s?m\b)"
@@ -79,19 +88,20 @@ def clock_key(hours: frozenset[float]) -> str:
     """A time's match key: "clock 18:00" for one reading, "clock 6:00?" for a bare time that may be
     either half of the day."""
     if len(hours) == 1:
-        return f"clock {_hhmm(min(hours))}"
-    return f"clock {_hhmm(min(hours))}?"
+        return f"clock {hhmm(min(hours))}"
+    return f"clock {hhmm(min(hours))}?"
 
 
 def vouched_keys(hours: frozenset[float]) -> frozenset[str]:
     """The keys a context's time vouches for: each of its readings, and the bare time that may be
     any of them ("18:00" vouches for "6 pm" and for "6:00"; a bare "6:00" for "6 am" and "6 pm")."""
-    keys = {f"clock {_hhmm(h)}" for h in hours}
-    keys.update(f"clock {_hhmm(h % 12)}?" for h in hours if 1 <= int(h % 12) <= 11)
+    keys = {f"clock {hhmm(h)}" for h in hours}
+    keys.update(f"clock {hhmm(h % 12)}?" for h in hours if 1 <= int(h % 12) <= 11)
     return frozenset(keys)
 
 
-def _hhmm(hour: float) -> str:
+def hhmm(hour: float) -> str:
+    """A time of day as "H:MM" ("17:30"), on the 24-hour clock."""
     minutes = round(hour * 60) % (24 * 60)
     return f"{minutes // 60}:{minutes % 60:02d}"
 

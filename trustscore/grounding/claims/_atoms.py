@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from trustscore.grounding.claims._syntax import excluded, role, sentence_subjects, subject_of
 from trustscore.grounding.claims._values import DateValue, parse_date, parse_number
@@ -212,32 +212,20 @@ def _time_atom(ent: Span, sentence: int) -> Atom | None:
     if _DECADE.search(ent.text):
         return None  # "the 1940s" spans ten years: no one year to look up
     when = parse_date(ent.text)
-    if when is None:
-        days = tuple(_weekday(t.text) for t in ent if _weekday(t.text) in _WEEKDAYS)
-        span = parse_number([t.text for t in ent])
-        if span is not None and not days:  # a duration: "three weeks"
-            return Atom(
-                kind="number",
-                text=ent.text,
-                start=ent.start_char,
-                end=ent.end_char,
-                sentence=sentence,
-                number=span,
-                unit=_unit(list(ent)),
-            )
-        if not days:
-            return None  # relative ("last year") or vague ("recently"): nothing to look up
-        return Atom(
-            kind="date",
-            text=ent.text,
-            start=ent.start_char,
-            end=ent.end_char,
-            sentence=sentence,
-            words=days,
-        )
-    return Atom(
-        kind="date", text=ent.text, start=ent.start_char, end=ent.end_char, sentence=sentence, date=when
-    )
+    if when is not None:
+        return _entity_span(ent, sentence, kind="date", date=when)
+    days = tuple(_weekday(t.text) for t in ent if _weekday(t.text) in _WEEKDAYS)
+    if days:
+        return _entity_span(ent, sentence, kind="date", words=days)
+    span = parse_number([t.text for t in ent])
+    if span is not None:  # a duration: "three weeks"
+        return _entity_span(ent, sentence, kind="number", number=span, unit=_unit(list(ent)))
+    return None  # relative ("last year") or vague ("recently"): nothing to look up
+
+
+def _entity_span(ent: Span, sentence: int, **value: Any) -> Atom:
+    """An atom that is the entity as written, with its kind and value."""
+    return Atom(text=ent.text, start=ent.start_char, end=ent.end_char, sentence=sentence, **value)
 
 
 def _name_words(ent: Span) -> tuple[str, ...]:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trustscore.grounding._clock import TIME, hours_of
+from trustscore.grounding._clock import TIME, hhmm, hours_of
 from trustscore.grounding.claims._verdict import Verdict
 
 __all__ = ["hours_verdicts", "read_as_hours"]
@@ -257,9 +257,8 @@ def _time_item(m: re.Match[str]) -> _Item:
     times = tuple(t for n in (1, 2) if (t := hours_of(m, n)) is not None)
     if len(times) == 2 and m.group("hh1") and m.group("hh2") and any(len(t) == 1 for t in times):
         times = tuple(frozenset({min(t)}) for t in times)  # "5:00 to 20:30" is on the 24-hour clock
-    if len(times) == 1 and m.group("h2") is None and m.group("hh2") is None and m.group("word2") is None:
-        return _Item(m.start(), m.end(), times=times)
-    return _Item(m.start(), m.end(), times=times if len(times) == 2 else ())
+    written = 2 if m.group("h2") or m.group("hh2") or m.group("word2") else 1
+    return _Item(m.start(), m.end(), times=times if len(times) == written else ())  # "13 am": no time
 
 
 def _pair(items: list[_Item], sentence: str) -> None:
@@ -353,9 +352,4 @@ def _listed(wrong: _Item, hours: Hours) -> str:
     names a day the record gives no hours)."""
     days = wrong.days if wrong.days and all(d in hours for d in wrong.days) else None
     shown = [(d, hours[d]) for d in WEEK if d in hours and (days is None or d in days)]
-    shown += [(d, span) for d, span in hours.items() if d not in WEEK and days is None]
-    return "the hours are " + ", ".join(f"{d.title()} {_clock(a)}-{_clock(b)}" for d, (a, b) in shown)
-
-
-def _clock(hour: float) -> str:
-    return f"{int(hour)}:{round(hour % 1 * 60):02d}"
+    return "the hours are " + ", ".join(f"{d.title()} {hhmm(a)}-{hhmm(b)}" for d, (a, b) in shown)
