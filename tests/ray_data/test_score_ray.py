@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 pytestmark = pytest.mark.ray
@@ -45,7 +47,7 @@ from tests.ray_data.plugin_site import write_plugin_site  # noqa: E402
 from trustscore import Config  # noqa: E402
 from trustscore.cli import main  # noqa: E402
 from trustscore.ray._files import output_rows, previous_rows  # noqa: E402
-from trustscore.testing import FakeVLLMServer, LatencyModel, judge_policy  # noqa: E402
+from trustscore.testing import FakeRequest, FakeVLLMServer, LatencyModel, judge_policy  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -401,8 +403,26 @@ def test_an_actor_killed_mid_batch_loses_nothing(
         server.stop()
 
 
+def _hold_row(server: FakeVLLMServer, case: int) -> threading.Event:
+    """Requests for row ``case`` get no answer until the returned event is set: the run cannot
+    finish before the test strikes, however fast the box, while the blocks without that row are
+    scored and written. (Holding many rows would fill the judges' in-flight slots and stall all.)"""
+    answer = server.policy
+    release = threading.Event()
+
+    async def policy(request: FakeRequest) -> Any:
+        held = re.search(rf"\(case {case}\)", request.text) is not None
+        while held and not release.is_set():
+            await anyio.sleep(0.05)  # set from the test's thread: poll, no loop-bound event
+        return answer(request)
+
+    server.policy = policy
+    return release
+
+
 def test_resume_after_the_driver_is_killed(local_ray: str, tmp_path: Path) -> None:
     server = _slow_server()
+    release = _hold_row(server, 23)  # Ray splits the file into blocks; one stays unwritten
     try:
         config = write_config(tmp_path, server.base_url)
         source = write_jsonl(tmp_path / "in.jsonl", rows(24))
@@ -423,6 +443,7 @@ def test_resume_after_the_driver_is_killed(local_ray: str, tmp_path: Path) -> No
         first = set(previous_rows(str(output), "jsonl"))  # also drops a line the kill cut short
         assert 0 < len(first) < 24, "the driver was not killed mid-run"
         _wait_for(lambda: not _actor_pids(), 30, "the dead job's actors to go")
+        release.set()
 
         before = len(server.engine.completion_requests())
         assert score_ray(source, output, config, "--actors", "1", "--batch-size", "4") == 0
