@@ -68,10 +68,11 @@ def test_a_run_records_its_children_and_an_empty_lock_stops_nothing(tmp_path: Pa
 
 
 def test_a_killed_driver_of_its_own_ray_leaves_nothing_the_resume_does_not_stop(tmp_path: Path) -> None:
-    from ray_data.test_score_ray import _slow_server, rows, score_ray, write_config, write_jsonl
-    from trustscore.ray._files import output_rows
+    from ray_data.test_score_ray import _hold_row, _slow_server, rows, score_ray, write_config, write_jsonl
+    from trustscore.ray._files import output_rows, previous_rows
 
     server = _slow_server()
+    release = _hold_row(server, 39)  # the run cannot finish before the kill, however fast the box
     try:
         config = write_config(tmp_path, server.base_url)
         source = write_jsonl(tmp_path / "in.jsonl", rows(40))
@@ -87,6 +88,8 @@ def test_a_killed_driver_of_its_own_ray_leaves_nothing_the_resume_does_not_stop(
         assert record["processes"], "the run recorded the processes of its Ray"
         driver.send_signal(signal.SIGKILL)
         driver.wait()
+        assert len(previous_rows(str(output), "jsonl")) < 40, "the driver was not killed mid-run"
+        release.set()
         assert score_ray(source, output, config, "--actors", "1", "--batch-size", "2") == 0
         assert len(output_rows(str(output), "jsonl")) == 40
         marker = f"{RUN_ENV}={record['run']}".encode()
