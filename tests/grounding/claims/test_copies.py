@@ -330,3 +330,83 @@ def test_a_verb_negated_with_do_is_read_as_its_negation(
     mine, theirs = _side(said, lemmas), _side(stated, lemmas)
     words = tokenize(said, 0, len(said)), tokenize(stated, 0, len(stated))
     assert negated_verb(*words, (mine, theirs)) is negated
+
+
+PEAKS = (
+    "Mount Kerel is 3,412 metres high, the second highest peak in the range after Mount Idris. Lyon is "
+    "the largest city in the region and its capital. The request was denied by the court on Monday."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        (
+            "Mount Kerel is the highest peak in the range.",
+            "contradicted number: highest: the context says second highest",
+        ),
+        (
+            "Lyon is the third largest city in the region and its capital.",
+            "contradicted number: third largest: the context says largest",
+        ),
+    ],
+)
+def test_a_rank_dropped_or_added_before_a_superlative_is_contradicted(
+    claims_check: ClaimsCheck, answer: str, label: str
+) -> None:
+    assert_decided_by(score(claims_check, answer, PEAKS), label)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Mount Kerel is the second highest peak in the range.",
+        "Lyon is the largest city in the region and its capital.",
+        "The second request was denied by the court on Monday.",  # no superlative: another request
+    ],
+)
+def test_a_rank_kept_or_an_ordinal_before_no_superlative_is_no_rank_change(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    assert not [c for c in contradicted(score(claims_check, answer, PEAKS)) if "est" in c]
+
+
+FUNDING = (
+    "The survey was funded by the Marine Trust, not by the government, according to the report. The "
+    "meeting was held on Tuesday in the main hall, not in the annex."
+)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The survey was funded by the government, according to the report.",
+        "The meeting was held on Tuesday in the annex.",
+    ],
+)
+def test_a_copy_that_asserts_what_the_context_denies_in_a_contrast_is_contradicted(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    found = contradicted(score(claims_check, answer, FUNDING))
+    assert len(found) == 1 and found[0].startswith("contradicted negation:") and ", not " in found[0], found
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The survey was funded by the Marine Trust, according to the report.",
+        "The meeting was held on Tuesday in the main hall.",  # the denied alternative left out
+        "The survey was funded by the Marine Trust, not by the government, according to the report.",
+    ],
+)
+def test_a_contrast_copied_or_its_denied_half_left_out_is_no_contradiction(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    assert contradicted(score(claims_check, answer, FUNDING)) == []
+
+
+def test_a_contrast_the_response_adds_denies_what_the_context_asserts(claims_check: ClaimsCheck) -> None:
+    context = "The survey was funded by the government, according to the report."
+    answer = "The survey was funded by the Marine Trust, not by the government, according to the report."
+    found = contradicted(score(claims_check, answer, context))
+    assert [c for c in found if c.startswith("contradicted negation:")], found

@@ -9,10 +9,11 @@ ratio at least :data:`_CLOSEST`: a swapped name's words can draw the content-wor
   the context says "the ribs are heated through and have grill marks") is read the same way, one
   changed stretch at a time, where the stretch sits between words both sentences have around it
   (:func:`_anchored`): a negation added or removed ("no" for "a", "never" for "always" included), an
-  antonym, or a one-word number or date, or a name, in that slot. The response's words around the
-  change must be nowhere in the context (it may say both), the response must not say the context's
-  words too ("fold the top left corner", then "fold the top right corner"), and a changed name must
-  not run on into the words around it ("Mrs Clark" for "Kim Clark" changes one word of a name).
+  antonym, a rank before a superlative, or a one-word number or date, or a name, in that slot. The
+  response's words around the change must be nowhere in the context (it may say both), the response
+  must not say the context's words too ("fold the top left corner", then "fold the top right corner"),
+  and a changed name must not run on into the words around it ("Mrs Clark" for "Kim Clark" changes
+  one word of a name).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from trustscore.grounding.claims._copies import (
     negated_word,
     negation_verdict,
     opposite,
+    rank_change,
     sort_of,
     unit_change,
     value_change,
@@ -229,6 +231,9 @@ def _anchored_change(
     i1, i2, j1, j2 = span
     said, stated = mine[i1:i2], theirs[j1:j2]
     around = mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3]
+    ranked = rank_change(said, stated, mine[i2 : i2 + 1]) if not said or not stated else None
+    if ranked is not None:
+        return ranked
     if negated_word(said, stated) or negated_verb(said, stated, sides) or not said or not stated:
         if not _run_on_alike(mine[i2:], theirs[j2:]):
             return None  # the statements part after it: "open to walkers ... but not to cars"

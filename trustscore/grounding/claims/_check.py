@@ -25,6 +25,9 @@ except one month, weekday, number, unit, name, antonym or negation, or with two 
 contradicted there, whatever the parse makes of the slot (:mod:`._copies`); a sentence that copies one
 only in part is read so one anchored change at a time (:mod:`._aligned`).
 
+A change said to go one way between two values of the context that go the other ("fell from 22 to 38
+percent") is contradicted in its direction (:mod:`._direction`).
+
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
 Sunday included" where it says "except Sunday") contradicts; each other sentence's clauses are compared
@@ -43,6 +46,7 @@ from trustscore.grounding._places import place_mentions
 from trustscore.grounding.claims._aligned import Change, copy_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
 from trustscore.grounding.claims._copies import Side
+from trustscore.grounding.claims._direction import direction_verdicts
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
 from trustscore.grounding.claims._hours import read_as_hours
 from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
@@ -166,6 +170,7 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         fields, read = field_verdicts(response.text, response.mentions, response.bounds, context.record)
         out = [v for v in out if not read_as_hours(v, read)] + fields
     out = _with_changes(out, copy_changes(_side(response), _side(context), aligned), response.bounds)
+    out = direction_verdicts(out, response.text, response.bounds, context.text)
     out.sort(key=lambda v: v.start)
     return out
 

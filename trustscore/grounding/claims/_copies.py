@@ -16,8 +16,11 @@ fills, whatever the parse makes of it. So the two stretches are compared directl
   "start" / "end", "over" / "under", "more" / "less", :data:`_ORDER`): **contradicted** (kind
   "predicate");
 - a negation added or removed ("was on private land" copied as "was not on private land"; "no" for
-  "a", "never" for "always"; "do not travel" for "travel", "did not open" for "opened"):
-  **contradicted** (kind "negation");
+  "a", "never" for "always"; "do not travel" for "travel", "did not open" for "opened"), or the first
+  half of a contrast ("funded by the government" copied from "funded by the Marine Trust, not by the
+  government"): **contradicted** (kind "negation");
+- a rank dropped or added before a superlative ("the highest peak" copied from "the second highest
+  peak"): **contradicted** (kind "number");
 - an amount where the context has a name, or a name where it has an amount ("because £6.40bn makes
   them sign" copied from "because McDonald's makes them sign"): **contradicted** (the context's kind);
 - two stretches that exchange places ("Ann sued Bob" copied as "Bob sued Ann") where the parse gives
@@ -51,6 +54,7 @@ __all__ = [
     "negated_word",
     "negation_verdict",
     "opposite",
+    "rank_change",
     "sort_of",
     "unit_change",
     "value_change",
@@ -91,6 +95,16 @@ _APOSTROPHES = frozenset(["'", "\u2019"])
 _NAME_LINKS = frozenset(["of", "and", "for", "in", "de", "la", "van", "von", "der", "du", "da", "del"])
 """Lower-case words a name may hold between its capitalised ones ("Department of Public Health",
 "Berriedale in Caithness")."""
+_ORDINAL_WORDS = (
+    "second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th 6th 7th 8th 9th 10th"
+)
+_ORDINALS = frozenset(_ORDINAL_WORDS.split())
+_IRREGULAR_SUPERLATIVES = "best worst most least biggest hottest fattest wettest thinnest saddest"
+_SUPERLATIVES = frozenset(_IRREGULAR_SUPERLATIVES.split())
+"""Superlatives WordNet's detachment rules do not take back to their adjective."""
+_CONTRAST_WORDS = "by in on at for to from with of as the a an his her its their"
+_CONTRAST_LINKS = frozenset(_CONTRAST_WORDS.split())
+"""Words a contrast repeats after its "not" before the alternative it denies ("A, not by the B")."""
 _DO = frozenset({"do", "does", "did"})
 """The auxiliary an English negation brings to a verb that had none ("travel" negated is "do not
 travel", "opened" is "did not open")."""
@@ -136,7 +150,7 @@ def changed(
     if negated_word(said, stated) or negated_verb(said, stated, sides):
         return negation_verdict(*around, [])
     if not said or not stated:
-        return negation_verdict(*around, said or stated)
+        return rank_change(said, stated, mine[i2 : i2 + 1]) or negation_verdict(*around, said or stated)
     if i1 > 0 and j1 > 0 and parse_number([mine[i1 - 1].text]) is not None:
         changed_unit = unit_change(mine[i1 - 1 : i2], theirs[j1 - 1 : j2])
         if changed_unit is not None:
@@ -334,11 +348,40 @@ def negation_verdict(around: list[Token], stated: list[Token], changed: list[Tok
     """An added or removed negation ("not", or "do not" where the verb had no auxiliary): the verdict
     spans the response's words around it."""
     negation = changed[1:] if len(changed) > 1 and changed[0].key in _DO else changed
-    if not all(t.key in _NEGATIONS for t in negation):
+    if not all(t.key in _NEGATIONS for t in negation) and not _contrast(changed):
         return None
     around, stated = _words(around), _words(stated)
     text, said = _joined(around), _joined(stated)
     return Verdict("negation", "contradicted", text, around[0].start, around[-1].end, said)
+
+
+def rank_change(said: list[Token], stated: list[Token], following: list[Token]) -> Verdict | None:
+    """A rank added or dropped before a superlative: "the highest peak" copied from "the second highest
+    peak", or the reverse. A rank is a number (the first against the second), so the kind is
+    "number"."""
+    rank = said or stated
+    if len(rank) != 1 or rank[0].key not in _ORDINALS or not following:
+        return None
+    word = following[0]
+    if word.key not in _SUPERLATIVES and not (word.key.endswith("est") and base_forms(word.key)):
+        return None
+    if said:
+        return Verdict(
+            "number", "contradicted", f"{rank[0].text} {word.text}", rank[0].start, word.end, word.text
+        )
+    return Verdict("number", "contradicted", word.text, word.start, word.end, f"{rank[0].text} {word.text}")
+
+
+def _contrast(changed: list[Token]) -> bool:
+    """The stretch is the first half of a contrast, "A, not (by the)": the sentence without it asserts
+    what the one with it denies ("funded by the government" copied from "funded by the Marine Trust,
+    not by the government")."""
+    keys = [t.key for t in changed]
+    if "not" not in keys:
+        return False
+    k = len(keys) - 1 - keys[::-1].index("not")
+    tail = [t for t in changed[k + 1 :] if t.text[0].isalnum()]
+    return k > 1 and keys[k - 1] == "," and all(t.key in _CONTRAST_LINKS for t in tail)
 
 
 def _words(tokens: list[Token]) -> list[Token]:
