@@ -334,7 +334,8 @@ def test_a_verb_negated_with_do_is_read_as_its_negation(
 
 PEAKS = (
     "Mount Kerel is 3,412 metres high, the second highest peak in the range after Mount Idris. Lyon is "
-    "the largest city in the region and its capital. The request was denied by the court on Monday."
+    "the largest city in the region and its capital. The request was denied by the court on Monday. K2 is "
+    "the second-highest mountain on Earth."
 )
 
 
@@ -348,6 +349,10 @@ PEAKS = (
         (
             "Lyon is the third largest city in the region and its capital.",
             "contradicted number: third largest: the context says largest",
+        ),
+        (
+            "K2 is the highest mountain on Earth.",
+            "contradicted number: highest: the context says second highest",
         ),
     ],
 )
@@ -410,3 +415,55 @@ def test_a_contrast_the_response_adds_denies_what_the_context_asserts(claims_che
     answer = "The survey was funded by the Marine Trust, not by the government, according to the report."
     found = contradicted(score(claims_check, answer, context))
     assert [c for c in found if c.startswith("contradicted negation:")], found
+
+
+BRIDGE = (
+    "It was made of iron and stood for 61 years before a flood destroyed it in 1948. The current concrete "
+    "bridge opened in 1952. Its railings are painted red and its lamps are green. The fair is held every "
+    "summer. The Boston Red Sox played there in 1950."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        ("It was made of wood and stood for 61 years.", "contradicted material: wood: the context says iron"),
+        (
+            "The current steel bridge opened in 1952.",
+            "contradicted material: steel: the context says concrete",
+        ),
+        (
+            "Its railings are painted blue and its lamps are green.",
+            "contradicted colour: blue: the context says red",
+        ),
+        ("The fair is held every winter.", "contradicted season: winter: the context says summer"),
+    ],
+)
+def test_a_material_colour_or_season_in_anothers_place_is_contradicted(
+    claims_check: ClaimsCheck, answer: str, label: str
+) -> None:
+    assert label in contradicted(score(claims_check, answer, BRIDGE))
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "It was made of wrought iron and stood for 61 years.",  # a word added, not one in another's place
+        "The current concrete bridge opened in 1952.",
+        "The fair is held every fall.",  # "fall" names the autumn
+        # the context names the word elsewhere: a list in another order, the other bridge
+        "The current iron bridge opened in 1952.",
+        "Its railings are painted green and its lamps are red.",
+    ],
+)
+def test_a_sort_word_kept_or_written_as_a_form_of_itself_is_no_swap(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    context = BRIDGE.replace("every summer", "every autumn")
+    found = contradicted(score(claims_check, answer, context))
+    assert not [c for c in found if c.split(":")[0].split()[-1] in ("material", "colour", "season")], found
+
+
+def test_a_colour_word_inside_a_name_is_read_as_the_name(claims_check: ClaimsCheck) -> None:
+    found = contradicted(score(claims_check, "The Boston White Sox played there in 1950.", BRIDGE))
+    assert not [c for c in found if c.startswith("contradicted colour")], found

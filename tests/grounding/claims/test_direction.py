@@ -33,6 +33,11 @@ def contradictions(check: ClaimsCheck, context: str, answer: str) -> list[str]:
         (REVENUE, "Revenue grew from $3 billion to $900 million.", "$3 billion is more than $900 million"),
         (REVENUE, "Profit of $31 million, up from $40 million.", "$40 million is more than $31 million"),
         (REVENUE, "Profit came in at $40 million, a drop from $31 million.", "$40 million is more than $31"),
+        (
+            "The town had 1,200 people in 1990 and 1,500 in 2020.",
+            "The population decreased from 1,200 to 1,500.",
+            "1,500 is more than 1,200",
+        ),
     ],
 )
 def test_a_direction_its_own_values_refute_is_contradicted(
@@ -59,6 +64,26 @@ def test_a_direction_its_own_values_refute_is_contradicted(
         ("Prices were 10 and then 12.", "Prices didn't fall from 10 to 12."),
         # a value the context never states is the atoms' to judge, not the direction's
         ("Prices were 10 and then 12.", "Prices fell from 10 to 14."),
+        # ranges, other units, ratios, rankings, another clause's verb
+        ("Costs fell 10 to 20 percent.", "The rules cut costs by anywhere from 10 to 20 percent."),
+        ("Declines were 2 to 5 percent.", "Shares fell, with declines ranging from 2 to 5 percent."),
+        ("It took 2 hours; now 45 minutes.", "The new line cut the journey from 2 hours to 45 minutes."),
+        (
+            "It was 3 dollars per kilo, 25 dollars per crate.",
+            "It dropped from 3 dollars per kilo to 25 dollars per crate.",
+        ),
+        ("About 1 in 4 adults smoke; it was 1 in 3.", "About 1 in 4 adults smoke, down from 1 in 3."),
+        ("She was 15th and is now 4th.", "She rose from 15 to 4 in the world rankings this season."),
+        ("Fees were $100 and then $200.", "Enrollment dropped while fees increased from $100 to $200."),
+        # the context's own wording, copied, is no error of the answer's
+        (
+            "She rose from 15 to 4 in the world rankings this season.",
+            "She rose from 15 to 4 in the world rankings this season.",
+        ),
+        (
+            "Flight times were reduced from 3 hours to 90 minutes last year.",
+            "Flight times were reduced from 3 hours to 90 minutes last year.",
+        ),
     ],
 )
 def test_a_direction_its_values_bear_out_or_that_is_no_change_of_amount_stands(
@@ -93,7 +118,13 @@ def test_a_word_that_says_no_direction_is_not_read_as_one(claims_check: ClaimsCh
     assert not any("is more than" in c for c in contradictions(claims_check, context, answer))
 
 
-def test_a_huge_sentence_of_changes_is_read_to_its_end() -> None:
-    text = "rose from 1 to 2 " * 20_000 + "fell from 1 to 2"
+@pytest.mark.parametrize(
+    "text",
+    [
+        "rose from 1 to 2 " * 20_000 + "fell from 1 to 2",
+        "1," * 30_000 + " and 12" * 30_000 + " fell from 1 to 2",  # a run of digits and commas
+    ],
+)
+def test_a_huge_sentence_is_read_to_its_end(text: str) -> None:
     found = direction_verdicts([], text, [(0, len(text))], "1 2")
     assert [v.text for v in found] == ["fell from 1 to 2"]

@@ -9,11 +9,11 @@ ratio at least :data:`_CLOSEST`: a swapped name's words can draw the content-wor
   the context says "the ribs are heated through and have grill marks") is read the same way, one
   changed stretch at a time, where the stretch sits between words both sentences have around it
   (:func:`_anchored`): a negation added or removed ("no" for "a", "never" for "always" included), an
-  antonym, a rank before a superlative, or a one-word number or date, or a name, in that slot. The
-  response's words around the change must be nowhere in the context (it may say both), the response
-  must not say the context's words too ("fold the top left corner", then "fold the top right corner"),
-  and a changed name must not run on into the words around it ("Mrs Clark" for "Kim Clark" changes
-  one word of a name).
+  antonym, a rank before a superlative, a material, colour or season, or a one-word number or date, or
+  a name, in that slot. The response's words around the change must be nowhere in the context (it may
+  say both), the response must not say the context's words too ("fold the top left corner", then "fold
+  the top right corner"), and a changed name must not run on into the words around it ("Mrs Clark" for
+  "Kim Clark" changes one word of a name).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from difflib import SequenceMatcher
 
 from trustscore.grounding.claims._copies import (
     Side,
+    attribute_swap,
     changed,
     name_words,
     negated_verb,
@@ -244,6 +245,11 @@ def _anchored_change(
             return changed_unit
     if len(said) == len(stated) == 1 and opposite(said[0], stated[0], sides, every_antonym=False):
         return Verdict("predicate", "contradicted", said[0].text, said[0].start, said[0].end, stated[0].text)
+    if (
+        len(said) == len(stated) == 1
+        and (swapped := attribute_swap(said[0], stated[0], sides[1].text)) is not None
+    ):
+        return swapped
     if sort_of(said) == "name" and any(_name_part(mine, n, known[1]) for n in (i1 - 1, i2) if n < len(mine)):
         return None  # a name that runs on into its anchors: one word of it changed ("Mrs Clark")
     if sort_of(said) in ("number", "date") and not _one_value(mine, theirs, span):

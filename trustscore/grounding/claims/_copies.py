@@ -21,6 +21,8 @@ fills, whatever the parse makes of it. So the two stretches are compared directl
   government"): **contradicted** (kind "negation");
 - a rank dropped or added before a superlative ("the highest peak" copied from "the second highest
   peak"): **contradicted** (kind "number");
+- a material, colour or season in the place of another of its sort ("made of wood" copied from "made
+  of iron"): **contradicted** (kind "material", "colour" or "season");
 - an amount where the context has a name, or a name where it has an amount ("because £6.40bn makes
   them sign" copied from "because McDonald's makes them sign"): **contradicted** (the context's kind);
 - two stretches that exchange places ("Ann sued Bob" copied as "Bob sued Ann") where the parse gives
@@ -37,6 +39,7 @@ copies one only in part, are :mod:`._aligned`'s.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -48,6 +51,7 @@ from trustscore.grounding.claims._verdict import Verdict
 
 __all__ = [
     "Side",
+    "attribute_swap",
     "changed",
     "name_words",
     "negated_verb",
@@ -99,9 +103,25 @@ _ORDINAL_WORDS = (
     "second third fourth fifth sixth seventh eighth ninth tenth 2nd 3rd 4th 5th 6th 7th 8th 9th 10th"
 )
 _ORDINALS = frozenset(_ORDINAL_WORDS.split())
+_WORD = re.compile(r"[^\W\d_]+")
+_HYPHENS = frozenset(["-", "\u2010", "\u2011"])
 _IRREGULAR_SUPERLATIVES = "best worst most least biggest hottest fattest wettest thinnest saddest"
 _SUPERLATIVES = frozenset(_IRREGULAR_SUPERLATIVES.split())
 """Superlatives WordNet's detachment rules do not take back to their adjective."""
+_ATTRIBUTE_FORMS = {
+    "material": "wood wooden timber, gold golden, wool woollen woolen, aluminium aluminum, iron, steel, "
+    "concrete, stone, brick, glass, copper, bronze, brass, silver, plastic, marble, granite, clay, rubber, "
+    "leather, cotton, silk, ceramic, porcelain, titanium",
+    "colour": "grey gray, purple violet, red, orange, yellow, green, blue, pink, brown, black, white",
+    "season": "autumn fall, spring, summer, winter",
+}
+_ATTRIBUTES = {
+    attribute: {form: group.split()[0] for group in groups.split(",") for form in group.split()}
+    for attribute, groups in _ATTRIBUTE_FORMS.items()
+}
+"""Closed sorts of words where one in another's place says another thing ("made of wood" for "made of
+iron", "a red door" for "a blue door", "in the summer" for "in the winter"), each word with the first of
+its group, the word it is a spelling or form of."""
 _CONTRAST_WORDS = "by in on at for to from with of as the a an his her its their"
 _CONTRAST_LINKS = frozenset(_CONTRAST_WORDS.split())
 """Words a contrast repeats after its "not" before the alternative it denies ("A, not by the B")."""
@@ -157,6 +177,11 @@ def changed(
             return changed_unit
     if len(said) == len(stated) == 1 and opposite(said[0], stated[0], sides):
         return Verdict("predicate", "contradicted", said[0].text, said[0].start, said[0].end, stated[0].text)
+    if (
+        len(said) == len(stated) == 1
+        and (swapped := attribute_swap(said[0], stated[0], sides[1].text)) is not None
+    ):
+        return swapped
     if {sort_of(said), sort_of(stated)} == {"name", "number"} and i1 > 0 and j1 > 0:
         return _sort_swap(said, stated, sides, known)
     return value_change(said, stated, i1 == 0 or j1 == 0, sides, known)
@@ -359,7 +384,7 @@ def rank_change(said: list[Token], stated: list[Token], following: list[Token]) 
     """A rank added or dropped before a superlative: "the highest peak" copied from "the second highest
     peak", or the reverse. A rank is a number (the first against the second), so the kind is
     "number"."""
-    rank = said or stated
+    rank = [t for t in said or stated if t.text not in _HYPHENS]  # "second-highest"
     if len(rank) != 1 or rank[0].key not in _ORDINALS or not following:
         return None
     word = following[0]
@@ -370,6 +395,23 @@ def rank_change(said: list[Token], stated: list[Token], following: list[Token]) 
             "number", "contradicted", f"{rank[0].text} {word.text}", rank[0].start, word.end, word.text
         )
     return Verdict("number", "contradicted", word.text, word.start, word.end, f"{rank[0].text} {word.text}")
+
+
+def attribute_swap(said: Token, stated: Token, context: str) -> Verdict | None:
+    """A material, colour or season in the place of another of its sort (kind: the sort), where the
+    context names the response's word nowhere (a list said in another order, a question repeated, an
+    answer that speaks of two bridges). Words in lower case only: "the Red Sox" for "the White Sox" is
+    a name, read as one."""
+    if not (said.text.islower() and stated.text.islower()):
+        return None
+    for attribute, words in _ATTRIBUTES.items():
+        mine, theirs = words.get(said.key), words.get(stated.key)
+        if mine is None or theirs is None or mine == theirs:
+            continue
+        if any(words.get(w) == mine for w in _WORD.findall(context.casefold())):
+            return None
+        return Verdict(attribute, "contradicted", said.text, said.start, said.end, stated.text)
+    return None
 
 
 def _contrast(changed: list[Token]) -> bool:

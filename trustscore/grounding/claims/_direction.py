@@ -4,20 +4,23 @@ in 2015 to 38 percent" (38 is more than 22), "revenue of $31 million, up from $4
 A generator that copies a context's two values and gets the direction word wrong (or writes the
 direction right and exchanges the values) leaves a sentence its own numbers refute, whatever words the
 context uses for the change ("up from", "an increase on"). The check reads a direction word ("rose",
-"fell", "increased", "a drop", "up") and the two values its "from ... to" (or "B, up from A") names:
-numbers, amounts or percentages, both stated in the context, in the same unit and scale. It reads
-nothing else: no rank ("fell from 2nd to 5th place" is a rise of the number), no year or clock time
-(a span of time), no value whose scale only one side names ("fell from 3 to 2.5 million"), and no
-negated direction ("did not fall"). A contradiction is of kind "predicate": the statement's direction
-against its values.
+"fell", "increased", "a drop", "up") right before "from" and the two values its "from ... to" (or "B,
+up from A") names: numbers, amounts or percentages, both stated in the context, in one unit and scale.
+It reads nothing else: no range ("fell by anywhere from 10 to 20 percent"), no sentence of rankings
+("rose from 15 to 4 in the rankings" is a rise), no ratio ("1 in 4"), no year or clock time (a span of
+time), no value whose scale only one side names ("fell from 3 to 2.5 million"), no negated direction
+("did not fall"), and no two values the context itself words so that this reading would refute it.
+A contradiction is of kind "predicate": the statement's direction against its values.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
 
 from trustscore.compute._deadline import checkpoint
+from trustscore.grounding._text import STOPWORDS
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Verdict
 
 __all__ = ["direction_verdicts"]
@@ -38,9 +41,13 @@ _DIRECTION = (
     r"\b(?P<dir>(?:went|goes|go)\s+(?:up|down)|" + "|".join(sorted(_GOES_UP, key=len, reverse=True)) + r")\b"
 )
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "k": 1e3}
+_DIGITS = r"(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?(?!,?\d|\.\d)"
+"""A number as written in digits, thousands parted by commas ("1,200", "3.5"); each digit is looked
+at a bounded number of times, however long a run of digits and commas (a template: braces doubled)."""
 _QUANTITY = (
-    r"(?<![\w.,])(?P<cur{n}>[$€£])?\s?(?P<sign{n}>[-−])?(?P<num{n}>\d[\d,]*(?:\.\d+)?)(?![\d.,]*\d)"
-    r"(?:\s?(?P<scale{n}>thousand|million|billion|trillion|bn|k)\b)?"
+    r"(?<![\w.,])(?P<cur{n}>[$€£])?\s?(?P<sign{n}>[-−])?(?P<num{n}>"
+    + _DIGITS
+    + r")(?:\s?(?P<scale{n}>thousand|million|billion|trillion|bn|k)\b)?"
     r"(?P<pct{n}>\s?(?:%|percent\b|per\s?cent\b))?"
     r"(?P<other{n}>(?:st|nd|rd|th)\b|:\d|\s?[ap]\.?m\b)?"
 )
@@ -52,7 +59,7 @@ _HEDGE = (
 )
 _FROM_TO = re.compile(
     _DIRECTION
-    + r"(?:\s+[^\W\d_]+){0,3}?\s+from\s+(?:a\s+|an\s+)?"
+    + r"(?:\s+[^\W\d_]+ly){0,2}\s+from\s+(?:a\s+|an\s+)?"
     + _HEDGE
     + _QUANTITY.format(n=1)
     + r"(?P<gap>(?:\s+[\w'’-]+){0,4}?),?\s+to\s+"
@@ -60,7 +67,9 @@ _FROM_TO = re.compile(
     + _QUANTITY.format(n=2),
     re.IGNORECASE,
 )
-"""A direction word, then "from" and a value, then "to" and a value within a few words."""
+"""A direction word (an adverb or two may follow it: "fell sharply"), then "from" and a value, then "to"
+and a value within a few words. No other word between the direction and "from": "costs fell by anywhere
+from 10 to 20 percent" and "declines ranging from 2 to 5 percent" give a range, not a change."""
 _SINCE = re.compile(
     _QUANTITY.format(n=2)
     + r"(?:\s+[^\W\d_]+){0,2}?\s*,?\s+"
@@ -73,10 +82,21 @@ _SINCE = re.compile(
 _NEGATED = re.compile(r"(?:\bnot|n't|\bnever|\bno)\s+(?:\w+\s+)?$", re.IGNORECASE)
 _NEGATION_REACH = 40
 """Characters before a direction word read for its negation ("did not", "has never")."""
-_RANKS = re.compile(r"\s*(?:place|position|rank|spot|seed|round)\b", re.IGNORECASE)
+_RANKS = re.compile(
+    r"\b(?:place[sd]?|position|rank\w*|spot|seed\w*|round|chart\w*|standings|no\.)(?!\w)|#\s?\d",
+    re.IGNORECASE,
+)
+"""Words of a ranking: a sentence with one reads its numbers as places ("climbed the charts from 40 to
+5", "rose from 15 to 4 in the world rankings"), where a rise is a smaller number."""
+_RATIO = re.compile(
+    r"\s+(?:in|out\s+of|of)\s+\d|\s+(?:and|or)\s+(?:up|over|more|older|above|under)\b", re.IGNORECASE
+)
+"""What makes a value part of a ratio or a bound ("1 in 4", "3 out of 4", "aged 5 and up")."""
+_RATIO_BEFORE = re.compile(r"\b(?:in|out\s+of)\s+$", re.IGNORECASE)
+_UNIT_WORDS = re.compile(r"(?:\s+(?:per\s+)?[^\W\d_]+){1,3}")
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
 _SCALE_AFTER = re.compile(r"\s?(thousand|million|billion|trillion|bn|k)\b", re.IGNORECASE)
-_NUMBER = re.compile(r"(?<![\w.,])[-−]?\d[\d,]*(?:\.\d+)?(?![\d.,]*\d)")
+_NUMBER = re.compile(r"(?<![\w.,])[-−]?" + _DIGITS.format())
 
 
 @dataclass(frozen=True)
@@ -85,6 +105,9 @@ class _Value:
     currency: str | None
     scaled: bool
     """A scale word is written with it ("3 billion")."""
+    unit: str | None
+    """"%" for a percentage, else the words after it up to a common word ("hours", "dollars per
+    kilo"), or None."""
     text: str
 
 
@@ -93,13 +116,21 @@ def direction_verdicts(
 ) -> list[Verdict]:
     """The verdicts with each sentence whose direction its own values refute read as contradicted
     there (its other polarity verdicts give way); a sentence already contradicted in its polarity
-    keeps that verdict."""
+    keeps that verdict. A change the context itself states so that this reading would refute it is a
+    misreading of this wording, not an error ("cut the journey from 2 hours to 45 min"): the same two
+    values in the response are not read either."""
     stated = _numbers(context)
+    misread = {
+        (before.amount, after.amount)
+        for m, before, after in _changes(context)
+        if _against(m, context, before, after)
+    }
     out = list(verdicts)
     for start, end in bounds:
-        found = _refuted(text, start, end, stated)
+        found = _refuted(text[start:end], stated, misread)
         if found is None:
             continue
+        found = replace(found, start=found.start + start, end=found.end + start)
         polar = [v for v in out if v.start < end and start < v.end and _polar(v)]
         if any(v.outcome == "contradicted" for v in polar):
             continue
@@ -111,57 +142,93 @@ def _polar(verdict: Verdict) -> bool:
     return verdict.kind in POLARITY_KINDS or verdict.kind == "polarity"
 
 
-def _refuted(text: str, start: int, end: int, stated: set[float]) -> Verdict | None:
-    sentence = text[start:end]
+def _changes(text: str) -> Iterator[tuple[re.Match[str], _Value, _Value]]:
+    """Each change ``text`` states: its direction's match and its two values, before and after; none
+    in a text of rankings."""
+    if _RANKS.search(text):
+        return
     for pattern in (_FROM_TO, _SINCE):
-        for n, m in enumerate(pattern.finditer(sentence)):
+        for n, m in enumerate(pattern.finditer(text)):
             if n % 4096 == 0:
                 checkpoint()
-            word = (m.group("dir") or m.group("noun") or "").casefold()
-            goes_up = _GOES_UP.get(re.sub(r"^(?:went|goes|go)\s+", "", word), _GOES_UP.get(word))
-            if goes_up is None or _NEGATED.search(sentence, max(0, m.start() - _NEGATION_REACH), m.start()):
-                continue
-            before, after = _value(m, 1, sentence), _value(m, 2, sentence)
-            if before is None or after is None or not _comparable(before, after, stated):
-                continue
-            if after.amount != before.amount and (after.amount > before.amount) != goes_up:
-                more, less = (after, before) if after.amount > before.amount else (before, after)
-                return Verdict(
-                    kind="predicate",
-                    outcome="contradicted",
-                    text=m.group(0),
-                    start=start + m.start(),
-                    end=start + m.end(),
-                    context=f"{more.text} is more than {less.text}",
-                )
+            before, after = _value(m, 1, text), _value(m, 2, text)
+            if before is not None and after is not None and _same_measure(before, after):
+                yield m, before, after
+
+
+def _refuted(sentence: str, stated: set[float], misread: set[tuple[float, float]]) -> Verdict | None:
+    """The first change of ``sentence`` its values refute (offsets in the sentence), or None."""
+    for m, before, after in _changes(sentence):
+        if not _against(m, sentence, before, after) or (before.amount, after.amount) in misread:
+            continue
+        if before.amount not in stated or after.amount not in stated:
+            continue
+        more, less = (after, before) if after.amount > before.amount else (before, after)
+        return Verdict(
+            kind="predicate",
+            outcome="contradicted",
+            text=m.group(0),
+            start=m.start(),
+            end=m.end(),
+            context=f"{more.text} is more than {less.text}",
+        )
     return None
 
 
+def _against(m: re.Match[str], text: str, before: _Value, after: _Value) -> bool:
+    """The direction word of a change goes against its values (and is not negated)."""
+    word = (m.group("dir") or m.group("noun") or "").casefold()
+    goes_up = _GOES_UP.get(re.sub(r"^(?:went|goes|go)\s+", "", word))
+    if goes_up is None or before.amount == after.amount or (after.amount > before.amount) == goes_up:
+        return False
+    return _NEGATED.search(text, max(0, m.start() - _NEGATION_REACH), m.start()) is None
+
+
 def _value(m: re.Match[str], n: int, sentence: str) -> _Value | None:
-    """The ``n``th value of a match, or None where it is no amount (a rank, a year, a clock time)."""
-    if m.group(f"other{n}") or _RANKS.match(sentence, m.end(f"num{n}")):
+    """The ``n``th value of a match, or None where it is no amount (a year, a clock time, a ratio's
+    term)."""
+    written = m.group(f"num{n}")
+    if (
+        m.group(f"other{n}")
+        or _RATIO.match(sentence, m.end(f"num{n}"))
+        or _RATIO_BEFORE.search(sentence, max(0, m.start(f"num{n}") - 12), m.start(f"num{n}"))
+    ):
         return None
-    digits = m.group(f"num{n}").replace(",", "")
+    digits = written.replace(",", "")
     currency, scale, percent = m.group(f"cur{n}"), m.group(f"scale{n}"), m.group(f"pct{n}")
-    if _YEAR.fullmatch(digits) and not (currency or scale or percent):
+    if _YEAR.fullmatch(written) and not (currency or scale or percent):
         return None
     amount = float(digits) * (-1 if m.group(f"sign{n}") else 1) * _SCALES.get((scale or "").casefold(), 1)
     first = (
         m.start(f"cur{n}") if currency else m.start(f"sign{n}") if m.group(f"sign{n}") else m.start(f"num{n}")
     )
     last = max(m.end(g) for g in (f"num{n}", f"scale{n}", f"pct{n}") if m.group(g))
-    return _Value(amount, currency, scale is not None, sentence[first:last].strip())
+    return _Value(
+        amount,
+        currency,
+        scale is not None,
+        "%" if percent else _unit(sentence, last),
+        sentence[first:last].strip(),
+    )
 
 
-def _comparable(a: _Value, b: _Value, stated: set[float]) -> bool:
-    """Two values one change can go between, both stated in the context."""
+def _unit(sentence: str, at: int) -> str | None:
+    """The words after a value up to the first common word: what it counts ("hours", "dollars per
+    kilo")."""
+    words: list[str] = []
+    found = _UNIT_WORDS.match(sentence, at)
+    for word in found.group(0).casefold().split() if found else []:
+        if word in STOPWORDS and word != "per":
+            break
+        words.append(word)
+    return " ".join(words) or None
+
+
+def _same_measure(a: _Value, b: _Value) -> bool:
+    """Two values one change can go between: one scale, currency and unit where both name one."""
     if a.scaled != b.scaled or (a.currency and b.currency and a.currency != b.currency):
         return False
-    return _held(a, stated) and _held(b, stated)
-
-
-def _held(value: _Value, stated: set[float]) -> bool:
-    return value.amount in stated  # both read the same way from the same digits and scale
+    return not (a.unit and b.unit and a.unit != b.unit)  # "from 2 hours to 45 minutes"
 
 
 def _numbers(context: str) -> set[float]:

@@ -11,7 +11,8 @@ Outcome = Literal["supported", "contradicted", "unsupported"]
 
 POLARITY_KINDS = frozenset({"negation", "predicate"})
 """The verdict kinds of a statement's polarity (a negation or predicate the context states the other
-way); every other kind is a value: a number, amount, percentage, date or name."""
+way); every other kind is a value: a number, amount, percentage, date or name, or a material, colour
+or season (:mod:`._copies`)."""
 
 
 @dataclass(frozen=True)
