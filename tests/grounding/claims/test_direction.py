@@ -84,6 +84,11 @@ def test_a_direction_its_own_values_refute_is_contradicted(
             "Flight times were reduced from 3 hours to 90 minutes last year.",
             "Flight times were reduced from 3 hours to 90 minutes last year.",
         ),
+        # the context's wording is its own, whatever its other sentences say
+        (
+            "The race took place in May. Entries rose from 400 to 350 after the fee was cut.",
+            "Entries rose from 400 to 350 after the fee was cut.",
+        ),
     ],
 )
 def test_a_direction_its_values_bear_out_or_that_is_no_change_of_amount_stands(
@@ -98,11 +103,11 @@ def test_the_direction_replaces_the_sentences_supported_polarity_and_keeps_a_con
     bounds = [(0, 37), (38, 46)]
     supported = Verdict("polarity", "supported", text[0:37], 0, 37)
     other = Verdict("polarity", "supported", text[38:46], 38, 46)
-    found = direction_verdicts([supported, other], text, bounds, "22 ... 38")
+    found = direction_verdicts([supported, other], (text, bounds), ("22 ... 38", [(0, 9)]))
     assert other in found and supported not in found
     assert [v.kind for v in found if v.outcome == "contradicted"] == ["predicate"]
     already = Verdict("negation", "contradicted", text[0:9], 0, 9)
-    assert direction_verdicts([already], text, bounds, "22 ... 38") == [already]
+    assert direction_verdicts([already], (text, bounds), ("22 ... 38", [(0, 9)])) == [already]
 
 
 @pytest.mark.parametrize(
@@ -126,5 +131,5 @@ def test_a_word_that_says_no_direction_is_not_read_as_one(claims_check: ClaimsCh
     ],
 )
 def test_a_huge_sentence_is_read_to_its_end(text: str) -> None:
-    found = direction_verdicts([], text, [(0, len(text))], "1 2")
+    found = direction_verdicts([], (text, [(0, len(text))]), ("1 2", [(0, 3)]))
     assert [v.text for v in found] == ["fell from 1 to 2"]

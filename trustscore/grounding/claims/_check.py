@@ -170,7 +170,7 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         fields, read = field_verdicts(response.text, response.mentions, response.bounds, context.record)
         out = [v for v in out if not read_as_hours(v, read)] + fields
     out = _with_changes(out, copy_changes(_side(response), _side(context), aligned), response.bounds)
-    out = direction_verdicts(out, response.text, response.bounds, context.text)
+    out = direction_verdicts(out, (response.text, response.bounds), (context.text, context.bounds))
     out.sort(key=lambda v: v.start)
     return out
 

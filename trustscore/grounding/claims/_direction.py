@@ -25,6 +25,9 @@ from trustscore.grounding.claims._verdict import POLARITY_KINDS, Verdict
 
 __all__ = ["direction_verdicts"]
 
+Sentences = list[tuple[int, int]]
+"""Each sentence's character offsets in its text."""
+
 _UP = (
     "rose risen rise rises rising increased increase increases increasing grew grown grow grows growing "
     "climbed climb climbs climbing jumped jump jumps jumping soared soar soars soaring surged surge surges "
@@ -112,18 +115,21 @@ class _Value:
 
 
 def direction_verdicts(
-    verdicts: list[Verdict], text: str, bounds: list[tuple[int, int]], context: str
+    verdicts: list[Verdict], response: tuple[str, Sentences], context: tuple[str, Sentences]
 ) -> list[Verdict]:
-    """The verdicts with each sentence whose direction its own values refute read as contradicted
-    there (its other polarity verdicts give way); a sentence already contradicted in its polarity
-    keeps that verdict. A change the context itself states so that this reading would refute it is a
-    misreading of this wording, not an error ("cut the journey from 2 hours to 45 min"): the same two
-    values in the response are not read either."""
-    stated = _numbers(context)
+    """The verdicts with each response sentence whose direction its own values refute read as
+    contradicted there (its other polarity verdicts give way); a sentence already contradicted in its
+    polarity keeps that verdict. Each text comes with its sentences' offsets. A change the context
+    itself states so that this reading would refute it is a misreading of this wording, not an error
+    ("cut the journey from 2 hours to 45 min"): the same two values in the response are not read
+    either."""
+    text, bounds = response
+    stated = _numbers(context[0])
     misread = {
         (before.amount, after.amount)
-        for m, before, after in _changes(context)
-        if _against(m, context, before, after)
+        for sentence in (context[0][start:end] for start, end in context[1])
+        for m, before, after in _changes(sentence)
+        if _against(m, sentence, before, after)
     }
     out = list(verdicts)
     for start, end in bounds:
