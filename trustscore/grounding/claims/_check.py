@@ -208,7 +208,7 @@ def _with_changes(
             if not (
                 v.start < end
                 and start < v.end
-                and (v.kind in POLARITY_KINDS or v.kind == "polarity") == polar
+                and v.of_polarity == polar
             )
         ]
         out.append(new)

@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 
 from trustscore.compute._deadline import checkpoint
 from trustscore.grounding._text import STOPWORDS
-from trustscore.grounding.claims._verdict import POLARITY_KINDS, Verdict
+from trustscore.grounding.claims._values import parse_number
+from trustscore.grounding.claims._verdict import Verdict
 
 __all__ = ["direction_verdicts"]
 
@@ -43,14 +44,17 @@ _GOES_UP = {word: True for word in _UP.split()} | {word: False for word in _DOWN
 _DIRECTION = (
     r"\b(?P<dir>(?:went|goes|go)\s+(?:up|down)|" + "|".join(sorted(_GOES_UP, key=len, reverse=True)) + r")\b"
 )
-_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "k": 1e3}
+_SCALE = r"thousand|million|billion|trillion|bn|k"
+"""The scale words read after a number (:func:`._values.parse_number` gives their factors)."""
 _DIGITS = r"(?:\d{{1,3}}(?:,\d{{3}})+|\d+)(?:\.\d+)?(?!,?\d|\.\d)"
 """A number as written in digits, thousands parted by commas ("1,200", "3.5"); each digit is looked
 at a bounded number of times, however long a run of digits and commas (a template: braces doubled)."""
 _QUANTITY = (
     r"(?<![\w.,])(?P<cur{n}>[$€£])?\s?(?P<sign{n}>[-−])?(?P<num{n}>"
     + _DIGITS
-    + r")(?:\s?(?P<scale{n}>thousand|million|billion|trillion|bn|k)\b)?"
+    + r")(?:\s?(?P<scale{n}>"
+    + _SCALE
+    + r")\b)?"
     r"(?P<pct{n}>\s?(?:%|percent\b|per\s?cent\b))?"
     r"(?P<other{n}>(?:st|nd|rd|th)\b|:\d|\s?[ap]\.?m\b)?"
 )
@@ -98,7 +102,7 @@ _RATIO = re.compile(
 _RATIO_BEFORE = re.compile(r"\b(?:in|out\s+of)\s+$", re.IGNORECASE)
 _UNIT_WORDS = re.compile(r"(?:\s+(?:per\s+)?[^\W\d_]+){1,3}")
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
-_SCALE_AFTER = re.compile(r"\s?(thousand|million|billion|trillion|bn|k)\b", re.IGNORECASE)
+_SCALE_AFTER = re.compile(rf"\s?({_SCALE})\b", re.IGNORECASE)
 _NUMBER = re.compile(r"(?<![\w.,])[-−]?" + _DIGITS.format())
 
 
@@ -124,6 +128,9 @@ def direction_verdicts(
     ("cut the journey from 2 hours to 45 min"): the same two values in the response are not read
     either."""
     text, bounds = response
+    read = [(start, end) for start, end in bounds if _said_against(text[start:end])]
+    if not read:
+        return verdicts  # the common case: the context is not read at all
     stated = _numbers(context[0])
     misread = {
         (before.amount, after.amount)
@@ -132,20 +139,16 @@ def direction_verdicts(
         if _against(m, sentence, before, after)
     }
     out = list(verdicts)
-    for start, end in bounds:
+    for start, end in read:
         found = _refuted(text[start:end], stated, misread)
         if found is None:
             continue
         found = replace(found, start=found.start + start, end=found.end + start)
-        polar = [v for v in out if v.start < end and start < v.end and _polar(v)]
+        polar = [v for v in out if v.start < end and start < v.end and v.of_polarity]
         if any(v.outcome == "contradicted" for v in polar):
             continue
         out = [v for v in out if v not in polar] + [found]
     return out
-
-
-def _polar(verdict: Verdict) -> bool:
-    return verdict.kind in POLARITY_KINDS or verdict.kind == "polarity"
 
 
 def _changes(text: str) -> Iterator[tuple[re.Match[str], _Value, _Value]]:
@@ -160,6 +163,11 @@ def _changes(text: str) -> Iterator[tuple[re.Match[str], _Value, _Value]]:
             before, after = _value(m, 1, text), _value(m, 2, text)
             if before is not None and after is not None and _same_measure(before, after):
                 yield m, before, after
+
+
+def _said_against(sentence: str) -> bool:
+    """The sentence states a change whose direction word goes against its values."""
+    return any(_against(m, sentence, before, after) for m, before, after in _changes(sentence))
 
 
 def _refuted(sentence: str, stated: set[float], misread: set[tuple[float, float]]) -> Verdict | None:
@@ -200,11 +208,12 @@ def _value(m: re.Match[str], n: int, sentence: str) -> _Value | None:
         or _RATIO_BEFORE.search(sentence, max(0, m.start(f"num{n}") - 12), m.start(f"num{n}"))
     ):
         return None
-    digits = written.replace(",", "")
     currency, scale, percent = m.group(f"cur{n}"), m.group(f"scale{n}"), m.group(f"pct{n}")
     if _YEAR.fullmatch(written) and not (currency or scale or percent):
         return None
-    amount = float(digits) * (-1 if m.group(f"sign{n}") else 1) * _SCALES.get((scale or "").casefold(), 1)
+    amount = _amount(written, scale, negative=bool(m.group(f"sign{n}")))
+    if amount is None:
+        return None
     first = (
         m.start(f"cur{n}") if currency else m.start(f"sign{n}") if m.group(f"sign{n}") else m.start(f"num{n}")
     )
@@ -243,12 +252,20 @@ def _numbers(context: str) -> set[float]:
     for n, m in enumerate(_NUMBER.finditer(context)):
         if n % 4096 == 0:
             checkpoint()
-        try:
-            amount = float(m.group(0).replace(",", "").replace("−", "-"))
-        except ValueError:
-            continue
-        out.add(amount)
+        written = m.group(0).lstrip("-−")
+        negative = written != m.group(0)
         scale = _SCALE_AFTER.match(context, m.end())
-        if scale:
-            out.add(amount * _SCALES[scale.group(1).casefold()])
+        for amount in (
+            _amount(written, None, negative),
+            _amount(written, scale[1], negative) if scale else None,
+        ):
+            if amount is not None:
+                out.add(amount)
     return out
+
+
+def _amount(written: str, scale: str | None, negative: bool) -> float | None:
+    """A number in digits with its scale word, as the claims check reads numbers (a negative one where
+    a sign stands before it)."""
+    amount = parse_number([written, scale] if scale else [written])
+    return None if amount is None else -amount if negative else amount

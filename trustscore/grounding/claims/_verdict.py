@@ -28,6 +28,11 @@ class Verdict:
     context: str | None = None
     """What the context says instead (contradicted only)."""
 
+    @property
+    def of_polarity(self) -> bool:
+        """A verdict on a statement's polarity (a negation, a predicate, or a clause's "polarity")."""
+        return self.kind in POLARITY_KINDS or self.kind == "polarity"
+
     def with_kind(self, kind: str) -> Verdict:
         return replace(self, kind=kind)
 
