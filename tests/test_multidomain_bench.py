@@ -34,7 +34,11 @@ def generated(per: int = 120, seed: int = 0) -> list[dict[str, Any]]:
                 "response_words": int(rng.integers(20, 80)),
                 "context_words": int(rng.integers(200, 600)),
             }
-            embedding_raw = {"plain_q25": sim, "negation_mismatch": float(rng.random() < 0.1)}
+            embedding_raw = {
+                "min": sim - 0.1 * float(rng.random()),
+                "plain_q25": sim,
+                "negation_mismatch": float(rng.random() < 0.1),
+            }
             rows.append(
                 {
                     "id": f"{d}-{i}",
@@ -108,8 +112,9 @@ def test_the_shipped_choice_is_a_candidate() -> None:
 def test_the_shipped_recipe_in_the_product_is_the_candidate_the_benchmark_chose() -> None:
     from trustscore.fitting import _shipped as shipped
 
-    assert bench.CANDIDATES["+amount"] == shipped.FEATURES
-    assert bench.CANDIDATES["+amount+contradicted facts+unsupported"] == shipped.FEATURES_CLAIMS
+    assert bench.CANDIDATES["+amount, worst sentence"] == shipped.FEATURES
+    claims_set = "+amount+contradicted facts+unsupported, worst sentence"
+    assert bench.CANDIDATES[claims_set] == shipped.FEATURES_CLAIMS
     assert bench.FITS["intercept per dataset"] == shipped.INTERCEPT_BY
 
 

@@ -107,7 +107,12 @@ def with_shape(row: ScoredRow) -> ScoredRow:
     return row.model_copy(update={"signals": {**row.signals, "shape": shape}})
 
 
-_DIRECTION = {"lexical|logit": 1, "embedding|identity": 1, "claims:raw.unsupported_share|identity": -1}
+_DIRECTION = {
+    "lexical|logit": 1,
+    "embedding|identity": 1,
+    "embedding:raw.min|identity": 1,
+    "claims:raw.unsupported_share|identity": -1,
+}
 """+1: a higher number can only raise P(trustworthy); -1: only lower it (shares and counts of what the
 context does not hold or contradicts)."""
 
@@ -141,6 +146,8 @@ SHAPE = [
     "shape:raw.embedding_x_words|identity",
 ]
 COPY = "lexical:raw.ordered_pairs_unsupported_share|identity"
+WORST_SENTENCE = "embedding:raw.min|identity"
+LOWER_QUARTILE = "embedding|identity"
 FORMS: dict[str, Callable[[Sequence[ScoredRow]], Predict]] = {
     "linear": _linear(FEATURES_CLAIMS, ()),
     "evidence: facts": _linear(FEATURES_CLAIMS, (FACTS,)),
@@ -156,17 +163,25 @@ WITH_CORRUPTIONS_ONLY: dict[str, Callable[[Sequence[ScoredRow]], Predict]] = {
         [*EVIDENCE, *NAMES_UNSTATED], (FACTS, POLARITY), l2=l2, values_apart=True
     )
     for tag, l2 in (("", 1.0), (", l2 0.3", 0.3), (", l2 3", 3.0))
+} | {
+    "evidence + names, values apart, l2 0.3, lower quartile": _linear(
+        [LOWER_QUARTILE if f == WORST_SENTENCE else f for f in [*EVIDENCE, *NAMES_UNSTATED]],
+        (FACTS, POLARITY),
+        l2=0.3,
+        values_apart=True,
+    )
 }
 """Forms that only differ from the others with the corruption fit set: its rows do not fit the weights of
 the signals' values (``FitOptions.values_without``), at the shipped ridge strength and a weaker and a
-stronger one."""
+stronger one; and the form shipped before, which read the embedding signal's value (the lower quartile of
+the response's sentences) where the others read its least supported sentence."""
 
 SIGNALS = ("lexical", "embedding", "claims")
 
 
 WITH_EXTRA = [
-    "evidence + names, values apart, l2 0.3",
     "evidence + names, values apart",
+    "evidence + names, values apart, l2 0.3",
     "evidence + names, values apart, l2 3",
     "evidence + names + length x values",
 ]
