@@ -353,15 +353,17 @@ async def test_the_scorer_spreads_samples_over_a_pool_and_keeps_each_on_one_repl
             "cache": {"mode": "off"},
         }
     )
+    # 32 samples: each lands on a replica by a hash of the sample and the server's address, so with 12
+    # all could land on one of two replicas about once in 2,000 runs; with 32, once in 2 billion.
     samples = [
         Sample(id=f"s{i}", question="Where?", context=[f"Marker{i} lives in Paris."], response="Paris.")
-        for i in range(12)
+        for i in range(32)
     ]
     async with Scorer(config) as scorer:
         results = await scorer.score_many(samples)
     assert all(not r.missing for r in results)
     texts = [[str(r.body) for r in s.engine.completion_requests()] for s in servers]
-    for i in range(12):
+    for i in range(len(samples)):
         marker = f"Marker{i} "
         holders = [k for k, bodies in enumerate(texts) if any(marker in b for b in bodies)]
         assert len(holders) == 1, f"sample {i} on replicas {holders}"
