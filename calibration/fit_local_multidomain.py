@@ -12,9 +12,11 @@ signal) on the multi-domain corpus.
 signal's and the unstated names) with ``EVIDENCE_CLAIMS`` as evidence terms (a contradiction decides, its
 precision fitted: ``trustscore.fusion._evidence``) the same way: the calibrator a Scorer picks when the
 ``claims`` extra is installed. ``--corruptions`` adds made-up rows that fit the evidence terms and the raw
-features' weights but neither the weights of the signals' values (``FitOptions.values_without``: in a
-one-word corruption the values barely move, which would teach that overlap barely matters) nor the
-pooled intercept. Without it the first one applies (``trustscore.calibrators``).
+features' weights but neither the weight of the lexical value, the one signal value the fit reads
+(``FitOptions.values_without``: in a one-word corruption the value barely moves, which would teach that
+overlap barely matters), nor the pooled intercept; the embedding feature, the least supported
+sentence's similarity, is a raw feature whose weight they fit (holding it apart too measured the
+same). Without it the first one applies (``trustscore.calibrators``).
 
 Fits ``trustscore.fitting.fit_calibrator`` over ``trustscore.fitting._shipped.FEATURES`` (with an intercept
 per data set while the weights are fitted: ``trustscore.fitting._shipped.INTERCEPT_BY``) on the rows of the

@@ -109,7 +109,6 @@ def with_shape(row: ScoredRow) -> ScoredRow:
 
 _DIRECTION = {
     "lexical|logit": 1,
-    "embedding|identity": 1,
     "embedding:raw.min|identity": 1,
     "claims:raw.unsupported_share|identity": -1,
 }
