@@ -68,8 +68,8 @@ L2_EVIDENCE = 1.0
 """Ridge strength of the shipped claims calibrator, chosen leave one domain out
 (``benchmarks.quality.fusion_forms``): at 0.3, 1 and 3 macro AUROC is 0.786, 0.787 and 0.786 and the worst
 gap to a domain's best single signal +0.000, +0.003 and -0.004; 1 spreads the gain over the domains
-(RAGTruth Data2txt held out 0.812 against 0.795 at 0.3) for two fewer faithful paraphrases of the
-corruption benchmark at or above 0.5 (80% against 82%)."""
+(RAGTruth Data2txt held out 0.812 against 0.795 at 0.3), while 80% of the corruption benchmark's
+faithful paraphrases stay at or above 0.5 against 82% at 0.3."""
 INTERCEPT_BY: str | None = "dataset"
 """One intercept per data set while the weights are fitted, so the weights do not learn which data set
 hallucinates more; the shipped model keeps the pooled intercept."""
