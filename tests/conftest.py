@@ -2,12 +2,43 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from lane_watch import LaneSubmissions
 from scorer_fakes import FakeLLMClient, install_module
+
+from trustscore.llm._config import CACHE_DIR_ENV
+from trustscore.testing.real_model import REAL_MODEL_DIR_ENV, default_real_model_dir
+
+_REAL_MODEL_DIR = str(default_real_model_dir())
+"""Where the trained test model is, read before any test moves the cache home."""
+
+
+def _move_cache_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    monkeypatch.setenv(CACHE_DIR_ENV, str(home / "trustscore" / "responses"))
+    monkeypatch.setenv(REAL_MODEL_DIR_ENV, os.environ.get(REAL_MODEL_DIR_ENV) or _REAL_MODEL_DIR)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_caches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Caches that module- and session-wide fixtures build (before any one test's own) live in this
+    run's temporary folder, never in the user's ~/.cache."""
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _move_cache_home(tmp_path_factory.mktemp("session-cache-home"), monkeypatch)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _own_caches(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test writes its caches (responses, local signals, copying heads) into a folder of its
+    own: none touches the user's ~/.cache, and no test reads an answer another test or an earlier run
+    left there."""
+    _move_cache_home(tmp_path_factory.mktemp("cache-home"), monkeypatch)
 
 
 @pytest.fixture(params=["asyncio", "trio"])

@@ -12,14 +12,23 @@ from trustscore.compute import _deadline as deadline
 
 
 class DeadlineClock:
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Time moves only by :meth:`advance`, and by ``tick`` seconds at every reading: with a tick, work
+    that checks its budget often enough runs out of it after a set number of checks, however fast
+    the box is."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, tick: float = 0.0) -> None:
         self._now = 1000.0
+        self._tick = tick
+        self.readings = 0
         self._lock = threading.Lock()
         monkeypatch.setattr(deadline, "time", SimpleNamespace(monotonic=self.monotonic))
 
     def monotonic(self) -> float:
         with self._lock:
-            return self._now
+            now = self._now
+            self._now += self._tick
+            self.readings += 1
+            return now
 
     def advance(self, seconds: float) -> None:
         with self._lock:

@@ -20,11 +20,14 @@ if TYPE_CHECKING:
 pytestmark = pytest.mark.anyio
 
 SENTENCE = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen river to Brindale. "
-# How promptly a cut lands is a benchmark's question (benchmarks/speed/bench_budget.py); on a shared box a
-# second of work can take twenty. These tests prove the cut by its report (the signal is missing for
-# the budget, the sample incomplete) and bound the wall only against a hang: uncut, the 5 MB inputs
-# never return.
+# How promptly a cut lands is a benchmark's question (benchmarks/speed/bench_budget.py). These tests
+# prove the cut by its report (the signal is missing for the budget, the sample incomplete) on the
+# budget's own clock, which moves a tick at every reading: a one-second budget is over after about
+# twenty checks, however fast the box (uncut, the lexical work checks about 800 times and the 3000
+# passages about 6000). Every test has its own response cache (tests/conftest.py), so none is answered
+# by an earlier run. Wall time is bounded only against a hang: uncut, the 5 MB inputs never return.
 HANG_GUARD_S = 120.0
+TICK_S = 0.05
 
 
 async def _score(scorer: Scorer, sample: Sample, budget: float) -> tuple[float, TrustScore]:
@@ -33,7 +36,8 @@ async def _score(scorer: Scorer, sample: Sample, budget: float) -> tuple[float, 
     return time.perf_counter() - began, result
 
 
-async def test_lexical_on_a_900k_word_response_stops_at_the_budget() -> None:
+async def test_lexical_on_a_900k_word_response_stops_at_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    DeadlineClock(monkeypatch, tick=TICK_S)
     response = SENTENCE * (900_000 // len(SENTENCE.split()))
     sample = Sample(question="Where did they go?", context=["Settlers moved in 1847."], response=response)
     scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport()])
@@ -54,7 +58,10 @@ def embedding() -> EmbeddingGrounding:
     return EmbeddingGrounding(EmbeddingConfig(), embedder=load_embedder())
 
 
-async def test_embedding_on_3000_passages_stops_at_the_budget(embedding: EmbeddingGrounding) -> None:
+async def test_embedding_on_3000_passages_stops_at_the_budget(
+    embedding: EmbeddingGrounding, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    DeadlineClock(monkeypatch, tick=TICK_S)
     passages = [f"Passage {i}: " + SENTENCE * 3 for i in range(3000)]
     sample = Sample(question="Where did they go?", context=passages, response=SENTENCE * 5)
     scorer = Scorer(Config(), judges=[], local_signals=[embedding])
@@ -64,7 +71,10 @@ async def test_embedding_on_3000_passages_stops_at_the_budget(embedding: Embeddi
     assert "budget" in (result.signals["embedding"].error or "")
 
 
-async def test_a_5_mb_response_returns_within_the_budget(embedding: EmbeddingGrounding) -> None:
+async def test_a_5_mb_response_returns_within_the_budget(
+    embedding: EmbeddingGrounding, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    DeadlineClock(monkeypatch, tick=TICK_S)
     response = SENTENCE * (5_000_000 // len(SENTENCE))
     sample = Sample(question="Where did they go?", context=[SENTENCE], response=response)
     scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport(), embedding])
@@ -75,7 +85,10 @@ async def test_a_5_mb_response_returns_within_the_budget(embedding: EmbeddingGro
     assert set(result.missing) == {"lexical", "embedding"}
 
 
-async def test_a_5_mb_context_returns_within_the_budget(embedding: EmbeddingGrounding) -> None:
+async def test_a_5_mb_context_returns_within_the_budget(
+    embedding: EmbeddingGrounding, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    DeadlineClock(monkeypatch, tick=TICK_S)
     context = [SENTENCE * (5_000_000 // len(SENTENCE))]
     sample = Sample(question="Where did they go?", context=context, response=SENTENCE * 3)
     scorer = Scorer(Config(), judges=[], local_signals=[LexicalSupport(), embedding])
