@@ -19,7 +19,6 @@ class DeadlineClock:
     def __init__(self, monkeypatch: pytest.MonkeyPatch, tick: float = 0.0) -> None:
         self._now = 1000.0
         self._tick = tick
-        self.readings = 0
         self._lock = threading.Lock()
         monkeypatch.setattr(deadline, "time", SimpleNamespace(monotonic=self.monotonic))
 
@@ -27,7 +26,6 @@ class DeadlineClock:
         with self._lock:
             now = self._now
             self._now += self._tick
-            self.readings += 1
             return now
 
     def advance(self, seconds: float) -> None:
