@@ -99,6 +99,8 @@ def test_a_process_exiting_while_its_lane_is_inside_torch_ends_cleanly(attempt: 
 
 
 EXIT_AFTER_EMBEDDING_CUT = """
+import time
+
 import anyio
 from trustscore._config import Config
 from trustscore.textmodels._embedder import load_embedder
@@ -108,6 +110,18 @@ from trustscore._types import Sample
 
 sentence = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen river to Brindale. "
 embedding = EmbeddingGrounding(embedder=load_embedder())
+session = embedding.embedder().encoder._session
+forward = session.run
+
+
+def outlasting_the_budget(*args, **kwargs):
+    # every batch outlasts the budget, on any box: the cut lands while the lane is busy
+    out = forward(*args, **kwargs)
+    time.sleep(0.5)
+    return out
+
+
+session.run = outlasting_the_budget
 scorer = Scorer(Config(), judges=[], local_signals=[embedding])
 context = [f"Passage {i}: " + sentence * 3 for i in range(400)]
 sample = Sample(question="Where?", context=context, response=sentence)

@@ -12,6 +12,7 @@ import pytest
 from trustscore import Sample
 from trustscore._errors import BudgetExceeded
 from trustscore.compute._deadline import Deadline, bound
+from trustscore.grounding.claims import _signal as claims_signal
 from trustscore.grounding.claims._parse_cache import ParseCache
 
 
@@ -120,7 +121,12 @@ def test_a_caller_waiting_on_another_parse_stops_when_its_budget_is_cancelled() 
     assert parser.calls == ["text"]
 
 
-def test_six_answers_of_one_context_in_flight_parse_it_once(claims_check: Any) -> None:
+def test_six_answers_of_one_context_in_flight_parse_it_once(
+    claims_check: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # an empty cache of parsed contexts: an earlier parse of this context in the process would
+    # answer every one of the six
+    monkeypatch.setattr(claims_signal, "_PARSED", ParseCache(claims_signal._PARSED_CHARS))
     context = (
         "Westfield primary school, in Harrow Vale, was founded in 1953 by Ruth Abara. It has 420 pupils."
     )
