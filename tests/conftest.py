@@ -14,6 +14,9 @@ from scorer_fakes import FakeLLMClient, install_module
 from trustscore.llm._config import CACHE_DIR_ENV
 from trustscore.testing.real_model import REAL_MODEL_DIR_ENV, default_real_model_dir
 
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+"""A test that imports onnxruntime itself, not through the embedder's loader, reports nothing either."""
+
 _REAL_MODEL_DIR = str(default_real_model_dir())
 """Where the trained test model is, read before any test moves the cache home."""
 

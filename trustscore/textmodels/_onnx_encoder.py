@@ -15,8 +15,10 @@ in torch: the vectors agree to ~1e-7 (tests/grounding/test_onnx_parity.py).
 from __future__ import annotations
 
 import mmap
+import os
 import threading
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -25,10 +27,27 @@ from trustscore._errors import EmbedderError
 from trustscore.compute._deadline import checkpoint
 from trustscore.textmodels._batching import length_batches
 
-__all__ = ["WEIGHTS_FILE", "OnnxEncoder", "onnx_providers"]
+__all__ = ["WEIGHTS_FILE", "OnnxEncoder", "import_onnxruntime", "onnx_providers"]
 
 WEIGHTS_FILE = "model.safetensors"
 """The external-data file name every exported graph refers to."""
+
+
+def import_onnxruntime() -> ModuleType:
+    """onnxruntime, imported with its usage reporting to Microsoft off unless the process chose.
+
+    From release 1.29, importing onnxruntime on Linux and macOS writes a device id and a queue of usage
+    events into the user's cache folder (``Microsoft/DeveloperTools``) and sends the events to Microsoft;
+    ``ORT_DISABLE_TELEMETRY=1`` in the environment before the import stops all of it
+    (microsoft/onnxruntime#27379 and #29843). So that scoring writes no file but trustscore's own and
+    sends nothing anywhere, this sets it where the environment does not: ``ORT_DISABLE_TELEMETRY=0``
+    keeps onnxruntime's default. An onnxruntime the application imported before keeps the setting it
+    started with.
+    """
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+    import onnxruntime
+
+    return onnxruntime
 
 
 def onnx_providers(device: str) -> list[str]:
@@ -37,8 +56,7 @@ def onnx_providers(device: str) -> list[str]:
     "auto" takes CUDA when the installed onnxruntime has it (the ``onnxruntime-gpu`` build), else CPU;
     "cuda" without it is an error that says how to get it.
     """
-    import onnxruntime as ort
-
+    ort = import_onnxruntime()
     available = ort.get_available_providers()
     has_cuda = "CUDAExecutionProvider" in available
     if device == "cpu" or (device == "auto" and not has_cuda):
@@ -73,7 +91,7 @@ class OnnxEncoder:
         device: str = "cpu",
     ) -> None:
         try:
-            import onnxruntime as ort
+            ort = import_onnxruntime()
             from tokenizers import Tokenizer
         except ImportError as e:
             raise EmbedderError(
