@@ -14,8 +14,14 @@ from scorer_fakes import FakeLLMClient, install_module
 from trustscore.llm._config import CACHE_DIR_ENV
 from trustscore.testing.real_model import REAL_MODEL_DIR_ENV, default_real_model_dir
 
-os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
-"""A test that imports onnxruntime itself, not through the embedder's loader, reports nothing either."""
+# No test reports usage to ONNX Runtime's, vLLM's or Ray's makers, including those that import
+# onnxruntime or start an engine or a Ray themselves rather than through trustscore.
+for _name, _off in (
+    ("ORT_DISABLE_TELEMETRY", "1"),
+    ("VLLM_NO_USAGE_STATS", "1"),
+    ("RAY_USAGE_STATS_ENABLED", "0"),
+):
+    os.environ.setdefault(_name, _off)
 
 _REAL_MODEL_DIR = str(default_real_model_dir())
 """Where the trained test model is, read before any test moves the cache home."""

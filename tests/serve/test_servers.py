@@ -77,6 +77,16 @@ def test_one_server_per_local_endpoint_with_the_settings_judges_need(tmp_path: P
     assert "--revision" in lynx.args() and flags(lynx.args(), "--revision") == "main"
 
 
+def test_a_server_reports_no_usage_to_vllms_makers_unless_the_environment_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VLLM_NO_USAGE_STATS", raising=False)
+    judge = plan_servers(Config.from_toml(write(tmp_path)), gpus=0)[0]
+    assert judge.env(reveal=False)["VLLM_NO_USAGE_STATS"] == "1"
+    monkeypatch.setenv("VLLM_NO_USAGE_STATS", "0")
+    assert judge.env(reveal=False)["VLLM_NO_USAGE_STATS"] == "0"
+
+
 @pytest.mark.parametrize(
     ("gpus", "layout"),
     [
@@ -106,8 +116,8 @@ def test_dry_run_prints_the_exact_commands(tmp_path: Path, capsys: pytest.Captur
     lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 3
     words = shlex.split(lines[0])
-    assert words[0] == "CUDA_VISIBLE_DEVICES=0"
-    assert words[1:6] == ["/opt/py", "-m", "vllm.entrypoints.openai.api_server", "--model",
+    assert words[:2] == ["CUDA_VISIBLE_DEVICES=0", "VLLM_NO_USAGE_STATS=1"]
+    assert words[2:7] == ["/opt/py", "-m", "vllm.entrypoints.openai.api_server", "--model",
                           "Qwen/Qwen2.5-7B-Instruct"]
     assert flags(words, "--port") == "8000" and flags(words, "--tensor-parallel-size") == "1"
     assert shlex.split(lines[2])[0] == "CUDA_VISIBLE_DEVICES=2"
@@ -412,7 +422,7 @@ def test_a_dry_run_says_when_the_python_it_prints_has_no_vllm(
     done = capsys.readouterr()
     assert f"{sys.executable} has no vLLM installed, so these commands fail as printed" in done.err
     assert "bash scripts/setup --vllm" in done.err and "--python or $TRUSTSCORE_VLLM_PYTHON" in done.err
-    assert done.out.splitlines()[0].split()[1] == sys.executable
+    assert done.out.splitlines()[0].split()[2] == sys.executable
     assert main(["serve", "--config", config, "--gpus", "0", "--dry-run", "--python", "/nonexistent/py"]) == 0
     assert "/nonexistent/py cannot be run" in capsys.readouterr().err
     has_vllm = tmp_path / "python-with-vllm"

