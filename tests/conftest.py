@@ -27,27 +27,29 @@ _REAL_MODEL_DIR = str(default_real_model_dir())
 """Where the trained test model is, read before any test moves the cache home."""
 
 
-def _move_cache_home(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(home))
-    monkeypatch.setenv(CACHE_DIR_ENV, str(home / "trustscore" / "responses"))
+def _move_user_folders(home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache and config folders (XDG's) into ``home``, the trained model left where it is."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(home / "cache"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "config"))
+    monkeypatch.setenv(CACHE_DIR_ENV, str(home / "cache" / "trustscore" / "responses"))
     monkeypatch.setenv(REAL_MODEL_DIR_ENV, os.environ.get(REAL_MODEL_DIR_ENV) or _REAL_MODEL_DIR)
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _session_caches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Caches that module- and session-wide fixtures build (before any one test's own) live in this
-    run's temporary folder, never in the user's ~/.cache."""
+    """Caches and settings that module- and session-wide fixtures write (before any one test's own)
+    live in this run's temporary folder, never in the user's ~/.cache or ~/.config."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        _move_cache_home(tmp_path_factory.mktemp("session-cache-home"), monkeypatch)
+        _move_user_folders(tmp_path_factory.mktemp("session-home"), monkeypatch)
         yield
 
 
 @pytest.fixture(autouse=True)
 def _own_caches(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every test writes its caches (responses, local signals, copying heads) into a folder of its
-    own: none touches the user's ~/.cache, and no test reads an answer another test or an earlier run
-    left there."""
-    _move_cache_home(tmp_path_factory.mktemp("cache-home"), monkeypatch)
+    """Every test writes its caches (responses, local signals, copying heads) and any tool's settings
+    into a folder of its own: none touches the user's ~/.cache or ~/.config, and no test reads an
+    answer another test or an earlier run left there."""
+    _move_user_folders(tmp_path_factory.mktemp("home"), monkeypatch)
 
 
 @pytest.fixture(params=["asyncio", "trio"])

@@ -115,10 +115,10 @@ forward = session.run
 
 
 def outlasting_the_budget(*args, **kwargs):
-    # every batch outlasts the budget, on any box: the cut lands while the lane is busy
-    out = forward(*args, **kwargs)
+    # every batch outlasts the budget, on any box: the forward pass starts once the budget is spent,
+    # so the process exits while the lane is inside it
     time.sleep(0.5)
-    return out
+    return forward(*args, **kwargs)
 
 
 session.run = outlasting_the_budget

@@ -27,9 +27,7 @@ def _score_a_missing_file(tmp_path: Path, *extra: str) -> int:
     return main(["score", str(tmp_path / "missing.jsonl"), "-o", str(tmp_path / "out"), "--ray", *extra])
 
 
-def test_a_ray_of_its_own_starts_with_usage_reports_off(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_ray_of_its_own_starts_with_usage_reports_off(tmp_path: Path) -> None:
     assert _score_a_missing_file(tmp_path) == 2
     assert os.environ[USAGE_ENV] == "0"
 

@@ -109,7 +109,10 @@ def test_gpu_layouts(tmp_path: Path, gpus: int, layout: list[tuple[list[int], in
         assert "--no-enable-chunked-prefill" not in argv
 
 
-def test_dry_run_prints_the_exact_commands(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dry_run_prints_the_exact_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VLLM_NO_USAGE_STATS", raising=False)
     config = str(write(tmp_path))
     code = main(["serve", "--config", config, "--gpus", "4", "--dry-run", "--python", "/opt/py"])
     assert code == 0
@@ -414,9 +417,10 @@ def test_the_cpu_advice_gives_a_request_timeout_and_concurrency_that_fit_the_eng
 
 
 def test_a_dry_run_says_when_the_python_it_prints_has_no_vllm(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The commands stay on stdout as they are; the warning goes to stderr with how to install vLLM."""
+    monkeypatch.delenv("VLLM_NO_USAGE_STATS", raising=False)
     config = str(write(tmp_path))
     assert main(["serve", "--config", config, "--gpus", "0", "--dry-run", "--python", sys.executable]) == 0
     done = capsys.readouterr()

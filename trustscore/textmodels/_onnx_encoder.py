@@ -27,7 +27,7 @@ from trustscore._errors import EmbedderError
 from trustscore.compute._deadline import checkpoint
 from trustscore.textmodels._batching import length_batches
 
-__all__ = ["WEIGHTS_FILE", "OnnxEncoder", "import_onnxruntime", "onnx_providers"]
+__all__ = ["WEIGHTS_FILE", "OnnxEncoder", "onnx_providers"]
 
 WEIGHTS_FILE = "model.safetensors"
 """The external-data file name every exported graph refers to."""
@@ -40,9 +40,9 @@ def import_onnxruntime() -> ModuleType:
     events into the user's cache folder (``Microsoft/DeveloperTools``) and sends the events to Microsoft;
     ``ORT_DISABLE_TELEMETRY=1`` in the environment before the import stops all of it
     (microsoft/onnxruntime#27379 and #29843). So that scoring writes no file but trustscore's own and
-    sends nothing anywhere, this sets it where the environment does not: ``ORT_DISABLE_TELEMETRY=0``
-    keeps onnxruntime's default. An onnxruntime the application imported before keeps the setting it
-    started with.
+    sends nothing anywhere, this sets it where the environment does not (it stays set, so processes
+    started later inherit it): ``ORT_DISABLE_TELEMETRY=0`` keeps onnxruntime's default. An onnxruntime
+    the application imported before keeps the setting it started with.
     """
     os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     import onnxruntime
