@@ -14,14 +14,10 @@ from scorer_fakes import FakeLLMClient, install_module
 from trustscore.llm._config import CACHE_DIR_ENV
 from trustscore.testing.real_model import REAL_MODEL_DIR_ENV, default_real_model_dir
 
-# No test reports usage to ONNX Runtime's, vLLM's or Ray's makers, including those that import
-# onnxruntime or start an engine or a Ray themselves rather than through trustscore.
-for _name, _off in (
-    ("ORT_DISABLE_TELEMETRY", "1"),
-    ("VLLM_NO_USAGE_STATS", "1"),
-    ("RAY_USAGE_STATS_ENABLED", "0"),
-):
-    os.environ.setdefault(_name, _off)
+# No test reports usage to ONNX Runtime's or Ray's makers, including those that import onnxruntime or
+# start a Ray themselves rather than through trustscore (the test kit's vLLM engine opts out itself).
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 _REAL_MODEL_DIR = str(default_real_model_dir())
 """Where the trained test model is, read before any test moves the cache home."""

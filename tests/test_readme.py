@@ -31,13 +31,6 @@ def run_block(code: str) -> None:
     exec(compile(code, str(README), "exec"), {"__name__": "readme"})
 
 
-@pytest.fixture
-def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """The README's calls cache into the test's folder, never the user's."""
-    monkeypatch.setenv("TRUSTSCORE_CACHE_DIR", str(tmp_path / "cache"))
-    return tmp_path
-
-
 def test_the_readme_stays_short() -> None:
     assert len(TEXT.splitlines()) <= 260, "README.md is for users: put the detail in a docs/ page"
 
@@ -48,7 +41,7 @@ def test_every_python_block_is_tested() -> None:
     assert all(sum(marker in b for marker in tested) == 1 for b in blocks("python"))
 
 
-def test_the_first_score(own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_first_score(capsys: pytest.CaptureFixture[str]) -> None:
     run_block(block("python", "ts.score_sync("))
     out = capsys.readouterr().out.splitlines()
     assert 0.0 <= float(out[0]) <= 1.0
@@ -62,7 +55,7 @@ def test_the_first_score(own_cache: Path, capsys: pytest.CaptureFixture[str]) ->
     assert len(out) == 7 and len(out[6]) < 200
 
 
-def test_a_result_prints_as_one_short_line(own_cache: Path) -> None:
+def test_a_result_prints_as_one_short_line() -> None:
     from trustscore import score_sync
 
     result = score_sync(
@@ -81,15 +74,13 @@ def test_a_result_prints_as_one_short_line(own_cache: Path) -> None:
     )
 
 
-def test_score_many(own_cache: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_score_many(capsys: pytest.CaptureFixture[str]) -> None:
     run_block(block("python", "score_many(samples)"))
     lines = capsys.readouterr().out.splitlines()
     assert [line.rsplit(" ", 1)[0] for line in lines] == ["Clara Voss.", "It is 410 metres long."]
 
 
-def test_streaming_a_file(
-    own_cache: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_streaming_a_file(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.chdir(REPO)
     run_block(block("python", "ts.read_jsonl("))
     lines = capsys.readouterr().out.splitlines()
@@ -104,15 +95,15 @@ def test_the_judge_config_is_valid() -> None:
 
 
 def test_judges_in_three_steps_against_a_fake_server(
-    own_cache: Path,
+    tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     fake_vllm_factory: object,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     server = fake_vllm_factory(models="judge")  # type: ignore[operator]
-    (own_cache / "trustscore.toml").write_text(block("toml", "[judges.likert]"), encoding="utf-8")
+    (tmp_path / "trustscore.toml").write_text(block("toml", "[judges.likert]"), encoding="utf-8")
     monkeypatch.setenv("TRUSTSCORE_ENDPOINT_JUDGE_BASE_URL", server.base_url)
-    monkeypatch.chdir(own_cache)
+    monkeypatch.chdir(tmp_path)
     run_block(block("python", 'signals["likert"]'))
     out = capsys.readouterr().out
     assert "'likert'" in out and "'chainpoll'" in out and out.rstrip().endswith("{}")

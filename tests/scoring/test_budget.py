@@ -23,8 +23,8 @@ SENTENCE = "The Zarvok treaty of 1847 moved 12,500 settlers across the Quellen r
 # How promptly a cut lands is a benchmark's question (benchmarks/speed/bench_budget.py). These tests
 # prove the cut by its report (the signal is missing for the budget, the sample incomplete) on the
 # budget's own clock, which moves a tick at every reading: a one-second budget is over after about
-# twenty checks, however fast the box (uncut, the lexical work checks about 800 times and the 3000
-# passages about 6000). Every test has its own response cache (tests/conftest.py), so none is answered
+# twenty checks, however fast the box (uncut, each input here is checked many times that). Every
+# test has its own response cache (tests/conftest.py), so none is answered
 # by an earlier run. Wall time is bounded only against a hang: uncut, the 5 MB inputs never return.
 HANG_GUARD_S = 120.0
 TICK_S = 0.05

@@ -19,9 +19,15 @@ from typing import IO
 
 from trustscore._errors import ServerExited
 
-__all__ = ["ServerProcess", "free_port", "port_is_free"]
+__all__ = ["ServerProcess", "free_port", "port_is_free", "vllm_usage_opt_out"]
 
 GRACE_S = 20.0
+
+
+def vllm_usage_opt_out() -> dict[str, str]:
+    """vLLM's own opt-out of reporting each server's hardware and settings to its makers (and of its
+    file under ~/.config/vllm), for a server's environment; a value the environment sets is kept."""
+    return {"VLLM_NO_USAGE_STATS": os.environ.get("VLLM_NO_USAGE_STATS", "1")}
 
 
 def free_port() -> int:

@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 
 from trustscore._config import Config
 from trustscore._errors import ServeError, ServerExited
-from trustscore.serve._process import ServerProcess, port_is_free
+from trustscore.serve._process import ServerProcess, port_is_free, vllm_usage_opt_out
 
 __all__ = ["ServerPlan", "launch_all", "plan_servers", "ready_config", "serve"]
 
@@ -108,7 +108,7 @@ class ServerPlan:
             out = {"CUDA_VISIBLE_DEVICES": ",".join(map(str, self.gpus))}
         else:
             out = {"VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "4")}
-        out["VLLM_NO_USAGE_STATS"] = os.environ.get("VLLM_NO_USAGE_STATS", "1")
+        out |= vllm_usage_opt_out()
         if self.api_key_env is not None:
             out["VLLM_API_KEY"] = self._key() if reveal else f"${{{self.api_key_env}}}"
             out["PYTHONPATH"] = str(GUARD_FOLDER)

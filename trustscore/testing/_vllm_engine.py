@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from types import TracebackType
 
-from trustscore.serve._process import ServerProcess, free_port
+from trustscore.serve._process import ServerProcess, free_port, vllm_usage_opt_out
 
 __all__ = ["ENGINE_PYTHON_ENV", "VLLMEngine", "engine_python", "parse_metrics"]
 
@@ -96,8 +96,7 @@ class VLLMEngine:
             "VLLM_CPU_KVCACHE_SPACE": os.environ.get("VLLM_CPU_KVCACHE_SPACE", "1"),
             # Enables POST /reset_prefix_cache, so a benchmark can start each arm from a cold cache.
             "VLLM_SERVER_DEV_MODE": "1",
-            # vLLM's opt-out of reporting usage to its makers (and of its file under ~/.config/vllm)
-            "VLLM_NO_USAGE_STATS": os.environ.get("VLLM_NO_USAGE_STATS", "1"),
+            **vllm_usage_opt_out(),
         }
         env.pop("PYTHONPATH", None)  # the engine runs in its own environment, not the worktree's
         process = ServerProcess.launch(argv, port=port, log=Path(log), env=env)
