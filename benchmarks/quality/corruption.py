@@ -12,7 +12,8 @@ without rescoring. Prints, for the fused score and each signal alone: AUROC (pos
 per corruption kind the share scored under 0.5, the share of faithful rows at or above 0.5 (verbatim
 and paraphrase apart), the share of (faithful sentence, its own corruption) pairs ordered right, and
 the share of faithful rows scored above every corruption of their own context (a missing score counts
-as 1.0 for a corruption: not flagged).
+as 1.0 for a corruption: not flagged); then what keeps paraphrases under the line or under an error of
+their context (``benchmarks.quality.corruption_losses``).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.quality.corruption_losses import paraphrase_losses
 from benchmarks.quality.corruption_pairs import DEFAULT_PAIRS, KINDS
 from trustscore._types import Signal
 from trustscore.rows._scored import ScoredRow, read_scored
@@ -127,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = [r for r in read_scored(args.scored) if "kind" in r.fields]
     name, fuse = default_fuser(rows, args.calibrator)
-    columns = {f"fused ({name})": summarise(rows, [fuse(r.signals) for r in rows])}
+    fused = [fuse(r.signals) for r in rows]
+    columns = {f"fused ({name})": summarise(rows, fused)}
     for signal in sorted({n for r in rows for n in r.signals}):
         columns[f"{signal} alone"] = summarise(
             rows, [r.signals[signal].value if signal in r.signals else None for r in rows]
@@ -140,6 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{len({r.fields['source_id'] for r in rows})} contexts"
     )
     print(report(columns, counts))
+    print()
+    print(paraphrase_losses(rows, fused))
     return 0
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from benchmarks.quality.corruption import summarise
+from benchmarks.quality.corruption_losses import paraphrase_losses
 from benchmarks.quality.corruption_pairs import CORRUPTORS, Source, sentences
 from trustscore.rows._scored import rows_from_dicts
 
@@ -93,7 +94,7 @@ def test_a_line_break_ends_a_sentence_and_a_list_marker_is_no_part_of_one() -> N
     ]
 
 
-def _row(i: int, source: str, kind: str, value: float, of: int | None = None) -> dict[str, Any]:
+def _row(i: int, source: str, kind: str, value: float | None, of: int | None = None) -> dict[str, Any]:
     return {
         "id": f"r{i}",
         "score": value,
@@ -131,3 +132,38 @@ def test_a_missing_score_is_counted_unscored_not_flagged() -> None:
     rows = rows_from_dicts([_row(0, "a", "verbatim", 0.9), _row(1, "a", "number", 0.2, of=0)])
     s = summarise(rows, [0.9, None])
     assert s["unscored"] == 0.5 and s["number"] == 0.0
+
+
+def _signals(lexical: float, claims: float | None, outcome: dict[str, Any]) -> dict[str, Any]:
+    claims_signal = (
+        {"value": claims, "raw": {"outcome": "checked", **outcome}}
+        if claims is not None
+        else {"error": "no checkable atom"}
+    )
+    return {"lexical": {"value": lexical}, "claims": claims_signal}
+
+
+def test_losses_say_who_beats_a_paraphrase_and_how_each_signal_orders_its_own_sentence() -> None:
+    supported = {"contradicted": 0, "unsupported": 0}
+    raw = [
+        _row(0, "a", "paraphrase", 0.4, None),
+        _row(1, "a", "negation", 0.45, of=0),  # its own sentence, above it
+        _row(2, "a", "verbatim", 0.9),
+        _row(3, "a", "number", 0.6, of=2),  # a copy changed, above it too
+        _row(4, "b", "paraphrase", 0.7),
+        _row(5, "b", "antonym", 0.0, of=4),  # a score of 0 is flagged, not unscored
+        _row(6, "c", "paraphrase", 0.3),
+        _row(7, "c", "antonym", None, of=6),  # unscored: counts as not flagged
+    ]
+    raw[0] |= {"context_domain": "qa", "signals": _signals(0.5, 1.0, supported)}
+    raw[1] |= {"signals": _signals(0.5, None, {})}
+    raw[6] |= {"context_domain": "qa", "signals": _signals(0.8, 0.5, {"contradicted": 1})}
+    raw[7] |= {"signals": _signals(0.6, 0.5, {"contradicted": 1})}
+    rows = rows_from_dicts(raw)
+    report = paraphrase_losses(rows, [r.score for r in rows])
+    assert "their own context (fused): 2 of 3: beaten only by their own sentence changed 1, " in report
+    assert "only by a copied context sentence changed 0, by both 1." in report
+    assert "(2 pairs: antonym 1, negation 1)" in report
+    assert "| lexical | 1 | 1 | 0 | 0 |" in report  # c: 0.8 > 0.6; a: 0.5 == 0.5
+    assert "| claims | 0 | 1 | 0 | 1 |" in report  # a's error has no claims value
+    assert "| qa | 2 | 1 |" in report  # both under 0.5; only a has every checked atom supported
