@@ -123,3 +123,13 @@ def test_bad_input_is_one_line_naming_the_fix(
     assert status == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_the_rows_it_reads_are_never_written_over(
+    model: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = _write_rows(tmp_path / "rows.jsonl", ROWS)
+    before = rows.read_bytes()
+    assert main(["fit-redeep", str(rows), "--model", str(model), "-o", str(rows)]) == 2
+    assert "is not a trustscore ReDeEP profile" in capsys.readouterr().err
+    assert rows.read_bytes() == before

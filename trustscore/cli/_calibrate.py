@@ -38,7 +38,7 @@ from trustscore._types import Sample
 from trustscore.cli._calibrate_cascade import add_arguments as add_cascade_arguments
 from trustscore.cli._calibrate_cascade import run_cascade
 from trustscore.cli._eval import add_label_arguments
-from trustscore.cli._fit_flags import fit_options, group_column
+from trustscore.cli._fit_flags import check_output, fit_options, group_column
 from trustscore.cli._help_text import plain
 from trustscore.fitting._calibrator import fit_calibrator
 from trustscore.fitting._report import macro_table, metrics_table, polarity_note
@@ -228,6 +228,7 @@ def run_adapt(args: argparse.Namespace) -> int:
     from trustscore.rows._scored import label_column
     from trustscore.stats._metrics import evaluate
 
+    check_output(args.output, "calibrator")
     out = Console()
     err = Console(stderr=True)
     try:
@@ -294,13 +295,14 @@ def run(args: argparse.Namespace) -> int:
         return run_cascade(args)
     if args.adapt is not None:
         return run_adapt(args)
+    check_output(args.output, "calibrator")
+    options = fit_options(args)
     out = Console()
     err = Console(stderr=True)
     group = group_column(args)
     name = args.name or args.output.stem
     try:
         rows = read_scored(args.scored)
-        options = fit_options(args)
         model, report = fit_calibrator(
             rows,
             label=args.label,

@@ -82,7 +82,7 @@ def _checked(metric: str, loss: float, threshold: float | None) -> CascadeQualit
 
 def run_cascade(args: argparse.Namespace) -> int:
     from trustscore._config import Config
-    from trustscore.cli._fit_flags import fit_options, group_column
+    from trustscore.cli._fit_flags import check_output, fit_options, group_column
     from trustscore.fitting._cascade import StagePlan, fit_cascade
     from trustscore.fusion._cascade_model import save_cascade
     from trustscore.fusion._model import CalibratorError
@@ -93,6 +93,8 @@ def run_cascade(args: argparse.Namespace) -> int:
             raise UsageError(f"{flag} does not apply with --cascade (the stages choose the features)")
     if args.config is None:
         raise UsageError("--cascade needs --config: the trustscore.toml whose [cascade] stages to fit")
+    check_output(args.output, "cascade")
+    options = fit_options(args)
     quality = _quality(args)
     config = Config.from_toml(args.config)
     if not config.cascade.enabled:
@@ -111,7 +113,7 @@ def run_cascade(args: argparse.Namespace) -> int:
             group=group_column(args),
             quality=quality,
             cost=args.cost,
-            options=fit_options(args),
+            options=options,
             name=args.name or args.output.stem,
             data_name=args.scored.name,
         )

@@ -18,6 +18,7 @@ from typing import Any
 
 from trustscore.cli._help_text import plain
 from trustscore.core._extras import install_extra
+from trustscore.core._fitted_output import check_fitted_output
 
 __all__ = ["add_parser", "run"]
 
@@ -72,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--limit must be at least 1 (got {args.limit})")
     if args.folds < 2:
         raise UsageError(f"--folds must be at least 2 (got {args.folds})")
+    check_fitted_output(args.output, "ReDeEP profile", error=UsageError)
     if args.threads:
         torch.set_num_threads(args.threads)
     rows = []

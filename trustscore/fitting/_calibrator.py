@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
 from numpy.typing import NDArray
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from trustscore._version import __version__
 from trustscore.core._hashing import canonical_json, sha256_hex
@@ -64,13 +64,13 @@ __all__ = [
 class FitOptions(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    l2: float = 1.0
+    l2: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = 1.0
     """Ridge strength on standardised features (scikit-learn's 1/C); the intercept is free."""
     stack: CalibratorKind | None = None
     """Per-signal calibrator for value features, fitted out of fold (None = use values directly)."""
     post_hoc: CalibratorKind | None = None
-    post_hoc_fraction: float = 0.25
-    folds: int = 5
+    post_hoc_fraction: Annotated[float, Field(gt=0.0, lt=1.0)] = 0.25
+    folds: Annotated[int, Field(ge=2)] = 5
     """Outer folds for the held-out metrics (and inner folds for stacking)."""
     seed: int = 0
     intercept_by: str | None = None

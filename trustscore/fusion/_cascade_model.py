@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from trustscore._errors import CalibratorError, CalibratorMismatchError
 from trustscore.core._files import MAX_JSON_BYTES, read_capped_text
+from trustscore.core._fitted_output import write_fitted_file
 from trustscore.core._hashing import canonical_json, sha256_hex
 from trustscore.fusion._cascade_config import CascadeConfig
 from trustscore.fusion._model import FusionModel, LabelPolarity
@@ -188,11 +189,9 @@ def _describe(stages: Sequence[tuple[str, list[str], bool]]) -> str:
 
 
 def save_cascade(model: CascadeModel, path: str | Path) -> Path:
-    """Write the cascade as JSON (creating the folder); returns the path written."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(model.to_json(), encoding="utf-8")
-    return path
+    """Write the cascade as JSON (creating the folder); returns the path written. Only a new path or an
+    earlier cascade is written: anything else there raises ``CalibratorError``."""
+    return write_fitted_file(Path(path), model.to_json(), "cascade", error=CalibratorError)
 
 
 def load_cascade(

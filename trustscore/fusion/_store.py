@@ -7,6 +7,7 @@ from pathlib import Path
 
 from trustscore._errors import CalibratorMismatchError
 from trustscore.core._files import MAX_JSON_BYTES, read_capped_text
+from trustscore.core._fitted_output import write_fitted_file
 from trustscore.fusion._config import FusionConfig
 from trustscore.fusion._fuser import DefaultFuser, Fuser
 from trustscore.fusion._model import CalibratorError, FusionModel
@@ -15,11 +16,9 @@ __all__ = ["load_fuser", "load_model", "save_model"]
 
 
 def save_model(model: FusionModel, path: str | Path) -> Path:
-    """Write the model as JSON (creating the folder); returns the path written."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(model.to_json(), encoding="utf-8")
-    return path
+    """Write the model as JSON (creating the folder); returns the path written. Only a new path or an
+    earlier calibrator is written: anything else there raises ``CalibratorError``."""
+    return write_fitted_file(Path(path), model.to_json(), "calibrator", error=CalibratorError)
 
 
 def load_model(path: str | Path, *, signal_versions: Mapping[str, str | None] | None = None) -> FusionModel:

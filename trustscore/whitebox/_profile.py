@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from trustscore._errors import ProfileError
 from trustscore.core._files import MAX_JSON_BYTES, loads_json, read_capped_text
+from trustscore.core._fitted_output import write_fitted_file
 from trustscore.core._hashing import canonical_json, sha256_hex
 from trustscore.stats._logistic import sigmoid
 
@@ -285,7 +286,8 @@ class RedeepProfile(_Frozen):
         return json.dumps({"checksum": self.checksum(), "profile": body}, indent=2, sort_keys=True) + "\n"
 
     def save(self, path: str | Path) -> None:
-        Path(path).write_text(self.to_json(), encoding="utf-8")
+        """Write the profile; only a new path or an earlier profile is written (else ``ProfileError``)."""
+        write_fitted_file(Path(path), self.to_json(), "ReDeEP profile", error=ProfileError)
 
     @classmethod
     def from_json(cls, text: str, *, source: str = "profile") -> RedeepProfile:
