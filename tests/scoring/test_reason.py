@@ -110,6 +110,8 @@ def test_no_score_says_why_another_language_first() -> None:
     signals = {"lynx": Signal.failed("lynx", "HTTP 500 from the server; retried 0 times")}
     assert top_reason(None, signals, judges=["lynx"]) == "unscored: lynx: HTTP 500 from the server"
     assert top_reason(None, {}) == "unscored: no signal was run"
+    signals = {"likert": Signal.failed("likert", "likert call failed: connection refused")}
+    assert top_reason(None, signals, judges=["likert"]) == "unscored: likert call failed: connection refused"
 
 
 def test_a_signal_a_rerun_may_fix_is_named_before_the_supporting_signal() -> None:
@@ -121,6 +123,9 @@ def test_a_signal_a_rerun_may_fix_is_named_before_the_supporting_signal() -> Non
     assert reason == "degraded: lynx timed out after 30s (judges.timeout_s)"
     # Missing for a reason of the sample itself: not a finding that outranks the context's support.
     assert top_reason(0.9, signals, judges=["lynx"]) == "supported by the context (lexical 0.90)"
+    signals["lynx"] = Signal.failed("lynx", "lynx call failed: connection refused; retried 3 times")
+    reason = top_reason(0.9, signals, judges=["lynx"], incomplete=["lynx"])
+    assert reason == "degraded: lynx call failed: connection refused"  # the name once
 
 
 def test_a_long_finding_is_cut_to_one_line() -> None:
@@ -156,11 +161,11 @@ async def test_a_scorer_names_the_failed_judge_and_no_score_when_on_missing_is_n
     router.faults.add(Fault.server_error())
     async with Scorer(_config(router), transport=router.transport) as scorer:
         degraded = await scorer.score(**SAMPLE)
-    assert degraded.reason is not None and degraded.reason.startswith("degraded: lynx ")
+    assert degraded.reason is not None and degraded.reason.startswith("degraded: lynx call failed: HTTP 500")
     async with Scorer(_config(router, on_missing="none"), transport=router.transport) as scorer:
         unscored = await scorer.score(**SAMPLE)
     assert unscored.score is None
-    assert unscored.reason is not None and unscored.reason.startswith("unscored: lynx: ")
+    assert unscored.reason is not None and unscored.reason.startswith("unscored: lynx call failed: HTTP 500")
 
 
 async def test_a_scorer_says_abstained_for_a_refusal() -> None:

@@ -55,7 +55,7 @@ def top_reason(
         facts[:1]
         or _judge_verdict(signals, judges, passing)
         or (polarity[:1] if not passing else [])
-        or [f"degraded: {n} {_first_clause(signals[n].error)}" for n in incomplete if n in signals][:1]
+        or [f"degraded: {_named(n, signals[n].error, ' ')}" for n in incomplete if n in signals][:1]
         or _strongest_support(signals, judges, passing)
     )
     return _short(found[0] if found else _together(signals, judges, passing))
@@ -77,7 +77,7 @@ def _why_unscored(signals: Mapping[str, Signal]) -> str:
     if not missing:
         return "no signal was run"
     name, signal = next(iter(missing.items()))
-    return f"{name}: {_first_clause(signal.error)}"
+    return _named(name, signal.error, ": ")
 
 
 def _contradictions(signals: Mapping[str, Signal]) -> tuple[list[str], list[str]]:
@@ -138,6 +138,13 @@ def _together(signals: Mapping[str, Signal], judges: Collection[str], passing: b
 
 def _first_clause(error: str | None) -> str:
     return (error or "no value").split(";")[0].strip()
+
+
+def _named(name: str, error: str | None, joint: str) -> str:
+    """The signal's name and the first clause of its error, the name once where the error opens with it
+    ("likert call failed: ..." is not "likert likert call failed: ...")."""
+    clause = _first_clause(error)
+    return clause if clause.startswith(f"{name} ") else f"{name}{joint}{clause}"
 
 
 def _short(text: str) -> str:
