@@ -89,6 +89,20 @@ def test_no_signal_on_the_scores_side_alone_names_the_two_nearest_to_it() -> Non
     assert top_reason(0.45, {"lynx": value("lynx", 0.9, raw="PASS")}, judges=["lynx"]) == "below the line"
 
 
+def test_one_signal_against_the_score_names_the_missing_one_the_fusion_read_as_its_average() -> None:
+    """An answer of "r": lexical has nothing to check, and its average, not the embedding's 0.21, is what
+    put the score above the line."""
+    signals = {
+        "lexical": Signal.failed("lexical", "the response has no content words, numbers or names to check"),
+        "embedding": value("embedding", 0.21),
+        "claims": Signal.failed("claims", "nothing to check: the response states no number"),
+    }
+    assert top_reason(0.53, signals) == (
+        "above the line on embedding 0.21 and lexical's average "
+        "(lexical: the response has no content words, numbers or names to check)"
+    )
+
+
 def test_an_abstention_is_abstained() -> None:
     signals = {
         "lexical": Signal.failed(

@@ -15,7 +15,9 @@ The findings are ranked, strongest first, and the first that applies is the reas
 7. ``supported by the context (embedding 0.91)`` / ``not supported by the context (lexical 0.12)``:
    the strongest other signal on the score's side;
 8. ``below the line on the signals together (lexical 0.62, embedding 0.55)`` (or above it): no signal
-   stands on the score's side alone; the two nearest to it are named.
+   stands on the score's side alone; the two nearest to it are named, or with only one present, that
+   one and the first missing signal, which the fusion read as its average (``above the line on
+   embedding 0.21 and lexical's average (lexical: the response has no content words ...)``).
 
 Each part of a reason is cut to one line of at most :data:`MAX_CHARS` characters.
 """
@@ -126,13 +128,18 @@ def _strongest_support(signals: Mapping[str, Signal], judges: Collection[str], p
 
 
 def _together(signals: Mapping[str, Signal], judges: Collection[str], passing: bool) -> str:
-    """No signal on the score's side alone: the two closest to it, which the fusion weighed together."""
-    valued = sorted(
-        ((s.value, name) for name, s in signals.items() if name not in judges and s.value is not None),
-        reverse=passing,
-    )
+    """No signal on the score's side alone: the two closest to it, which the fusion weighed together.
+    With one present, the first missing one is named with it: the fusion read it as its average, and
+    that is what put the score on its side ("r" as an answer: lexical has nothing to check)."""
+    local = {name: s for name, s in signals.items() if name not in judges}
+    valued = sorted(((s.value, name) for name, s in local.items() if s.value is not None), reverse=passing)
     named = ", ".join(f"{name} {value:.2f}" for value, name in valued[:2])
+    missing = [name for name, s in local.items() if s.value is None]
     side = "above" if passing else "below"
+    if len(valued) == 1 and missing:
+        absent = missing[0]
+        why = _named(absent, local[absent].error, ": ")
+        return f"{side} the line on {named} and {absent}'s average ({why})"
     return f"{side} the line on the signals together ({named})" if named else f"{side} the line"
 
 
