@@ -54,6 +54,18 @@ async def test_a_short_refusal_is_abstained_and_kept_out_of_the_error_band(
     assert result.score is not None and result.score >= 0.5
 
 
+async def test_a_refusal_that_goes_on_to_state_a_wrong_date_is_checked_and_flagged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An "I don't know" does not hide what follows it: the answer is checked like any other."""
+    monkeypatch.setenv("TRUSTSCORE_CACHE_DIR", str(tmp_path))
+    response = "I don't know, the passage says it opened in May 1989."
+    async with Scorer(Config()) as scorer:
+        result = await scorer.score(question="When did it open?", context=CONTEXT, response=response)
+    assert not result.abstained and result.reason != "abstained"
+    assert result.score is not None and result.score < 0.5
+
+
 async def test_an_answer_is_not_abstained(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRUSTSCORE_CACHE_DIR", str(tmp_path))
     async with Scorer(Config()) as scorer:

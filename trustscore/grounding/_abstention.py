@@ -7,9 +7,10 @@ Recognised by English phrasings of declining, anchored on what is missing (the c
 information, an answer) or on the speaker not knowing or not finding it. A response is an abstention
 only when every sentence declines (or is only courtesy, "Sorry.") and none goes on to state something:
 a "but ..." ("..., but the payment was 3 million dollars"), a clause after the declining words ("...,
-who was John Smith"), or a quote or report of what someone said ("Police said there is no information
-about the victims"). One that declines and also asserts something is checked like any answer. Only
-short responses (:data:`MAX_WORDS`) qualify.
+who was John Smith"), what a source says or a number after them ("I don't know, the context says 240
+pupils", "..., maybe 240"), or a quote or report of what someone said ("Police said there is no
+information about the victims"). One that declines and also asserts something is checked like any
+answer. Only short responses (:data:`MAX_WORDS`) qualify.
 """
 
 from __future__ import annotations
@@ -130,6 +131,20 @@ _GOES_ON = re.compile(
 )
 """After the declining words, a clause of its own ("..., who was John Smith", "...; the king died in
 1066", "... because she asked not to be named"): it states something."""
+_SAYS_AFTER = re.compile(
+    r"\b(?:says?|states?|mentions?|shows?|lists?|notes?|reports?|indicates?|suggests?|claims?|gives?)"
+    r"\s+(?:that\s+)?(?!(?:about|of|on|regarding|concerning|anything|nothing|so)\b)[\w\"“'‘$£€]",
+    re.IGNORECASE,
+)
+"""After the declining words, what a source says ("I don't know, the context says 240 pupils"): the
+answer after all, to be checked like any other; not what it says about something ("I am not sure what
+the context says about who paid")."""
+_CITED = re.compile(
+    r"\b(?:passages?|documents?|sources?|excerpts?|articles?|references?|paragraphs?)\s+\d+", re.IGNORECASE
+)
+_NUMBER = re.compile(r"\d")
+"""After the declining words, a number ("I don't know, maybe 240") states one; a cited passage's
+number ("not mentioned in passage 2") does not."""
 _REPORTED = re.compile(
     r"[\"“”]|\b(?:said|told|wrote|according\s+to|reported|announced|added)\b",
     re.IGNORECASE,
@@ -170,7 +185,8 @@ def abstention(response: str) -> str | None:
         found = list(_DECLINES.finditer(text))
         if not found or _CONTRAST.search(_LEAD.sub("", text)) or _REPORTED.search(text):
             return None
-        if _GOES_ON.search(text, found[-1].end()):
+        after = text[found[-1].end() :]
+        if _GOES_ON.search(after) or _SAYS_AFTER.search(after) or _NUMBER.search(_CITED.sub("", after)):
             return None
         first = first or found[0].group(0)
     return first

@@ -14,7 +14,7 @@ from trustscore.grounding._language import language_mismatch
 
 __all__ = ["SCREEN", "screened_out", "unchecked"]
 
-SCREEN = "screen/3"
+SCREEN = "screen/4"
 """Part of the cache identity of every signal that screens its samples here: a cached result from
 before a sample was screened (or screened differently) is not replayed."""
 

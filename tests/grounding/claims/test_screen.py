@@ -50,6 +50,9 @@ from .library import CONTEXT, GERMAN, QUESTION, VERBATIM
         "I don't know. Is there anything else I can help with?",
         "I'm unable to answer that.",
         "We're unable to determine that from the text.",
+        "This is not mentioned in passage 2.",
+        "I am not sure what the passage says about the founder in passage 2.",
+        "I don't know what the context says.",
     ],
 )
 def test_declining_answers_are_abstentions(response: str) -> None:
@@ -112,6 +115,10 @@ def test_every_refusal_of_the_contrast_set_is_an_abstention() -> None:
         "None of the documents mention the founder, who was John Smith.",
         "The passages do not mention it; the king died in 1066.",
         "The passages do not mention it (the king died in 1066).",
+        "I don't know, the context says 240 pupils.",
+        "I don't know, maybe 240.",
+        "It is not mentioned in the passage, which lists $40 as the fee.",
+        "I cannot say for sure from the text, it states that the school has no pool.",
         "The documents do not mention it, and the library opened in 2011.",
         "Her name is not mentioned in the documents, because she requested anonymity.",
         "Police said there is no information about the victims.",
