@@ -31,6 +31,7 @@ WRONG = {
     "changed name": "Westfield primary school was founded in 1953 by the teacher Helen Marsh. It has 420 "
     "pupils and 18 teachers.",
     "polarity": "Westfield primary school has a swimming pool.",
+    "values exchanged": "Westfield primary school has 420 teachers and 18 pupils.",
 }
 
 

@@ -77,6 +77,23 @@ def test_a_changed_polarity_in_the_aligned_statement_is_contradicted(
     assert signal.value is not None and signal.value < 0.5
 
 
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Westfield primary school has 420 teachers and 18 pupils.",
+        "It has 18 pupils and 420 teachers.",
+    ],
+)
+def test_two_values_exchanged_between_their_slots_are_both_contradicted(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    """The response states both numbers, each in the other's slot: "18 pupils" does not restate the
+    context's "18 teachers", so each number still meets the other in its slot."""
+    found = contradicted(score(claims_check, answer, SCHOOL))
+    assert "contradicted number: 420: the context says 18" in found
+    assert "contradicted number: 18: the context says 420" in found
+
+
 def test_a_name_swapped_for_one_the_context_names_elsewhere_is_contradicted(
     claims_check: ClaimsCheck,
 ) -> None:

@@ -316,12 +316,11 @@ def _rival(
     atom under the same predicate (in the aligned sentence first), else one in the aligned sentence,
     in the same role where the kind needs it (a bare answer: under the predicate the question asks
     about, :func:`_bare`)."""
-    said = {a.text.casefold() for a in response.atoms}
     names = [a for a in response.atoms if a.kind == "name"]
     rivals = [
         a
         for a in context.atoms
-        if a.text.casefold() not in said
+        if not any(_restates(r, a) for r in response.atoms)
         and _comparable(atom, a)
         and compatible(atom.subject, a.subject)
         and not (a.kind == "name" and any(_spelling(a, n) for n in names))
@@ -353,6 +352,13 @@ def _rival(
         )
     ]
     return near[0].text if near else None
+
+
+def _restates(said: Atom, stated: Atom) -> bool:
+    """The response states the context's value itself, so it is no rival: the same words and no other
+    unit ("18 pupils" does not restate "18 teachers": the two are exchanged in "420 teachers and 18
+    pupils", and each then meets the other in its slot)."""
+    return said.text.casefold() == stated.text.casefold() and _units_agree(said, stated)
 
 
 def _bare(atom: Atom, response: Facts) -> bool:
