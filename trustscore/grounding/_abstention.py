@@ -7,9 +7,9 @@ Recognised by English phrasings of declining, anchored on what is missing (the c
 information, an answer) or on the speaker not knowing or not finding it. A response is an abstention
 only when every sentence declines (or is only courtesy, "Sorry.") and none goes on to state something:
 a "but ..." ("..., but the payment was 3 million dollars"), a clause after the declining words ("...,
-who was John Smith"), what a source says or a number after them ("I don't know, the context says 240
-pupils", "..., maybe 240"), or a quote or report of what someone said ("Police said there is no
-information about the victims"). One that declines and also asserts something is checked like any
+who was John Smith"), a guess or what the source says after them and a comma ("I don't know, the
+context says 240 pupils", "..., maybe 240"), or a quote or report of what someone said ("Police said
+there is no information about the victims"). One that declines and also asserts something is checked like any
 answer. Only short responses (:data:`MAX_WORDS`) qualify.
 """
 
@@ -131,20 +131,18 @@ _GOES_ON = re.compile(
 )
 """After the declining words, a clause of its own ("..., who was John Smith", "...; the king died in
 1066", "... because she asked not to be named"): it states something."""
-_SAYS_AFTER = re.compile(
-    r"\b(?:says?|states?|mentions?|shows?|lists?|notes?|reports?|indicates?|suggests?|claims?|gives?)"
-    r"\s+(?:that\s+)?(?!(?:about|of|on|regarding|concerning|anything|nothing|so)\b)[\w\"“'‘$£€]",
+_GUESS_AFTER = re.compile(
+    r",\s*(?:but\s+)?(?:(?:maybe|perhaps|probably|possibly|likely|about|around|roughly|approximately)\b"
+    r"|i\s+(?:think|guess|believe|suppose)\b"
+    rf"|(?:it|{_SOURCE})\s+(?:says?|states?|mentions?|shows?|lists?|notes?|reports?|indicates?|gives?)\s+"
+    r"(?:that\s+)?(?!(?:about|of|on|regarding|concerning|anything|nothing|so)\b)\S)",
     re.IGNORECASE,
 )
-"""After the declining words, what a source says ("I don't know, the context says 240 pupils"): the
-answer after all, to be checked like any other; not what it says about something ("I am not sure what
-the context says about who paid")."""
-_CITED = re.compile(
-    r"\b(?:passages?|documents?|sources?|excerpts?|articles?|references?|paragraphs?)\s+\d+", re.IGNORECASE
-)
-_NUMBER = re.compile(r"\d")
-"""After the declining words, a number ("I don't know, maybe 240") states one; a cited passage's
-number ("not mentioned in passage 2") does not."""
+"""After the declining words and a comma, a guess or what the source says ("I don't know, maybe 240",
+"I don't know, probably Paris", "I don't know, the context says 240 pupils"): the answer after all, to
+be checked like any other. Words inside the declined question are no answer ("I don't know which of
+the 3 options is right", "the context does not say what happened in 2019", "I don't know what the
+report says")."""
 _REPORTED = re.compile(
     r"[\"“”]|\b(?:said|told|wrote|according\s+to|reported|announced|added)\b",
     re.IGNORECASE,
@@ -186,7 +184,7 @@ def abstention(response: str) -> str | None:
         if not found or _CONTRAST.search(_LEAD.sub("", text)) or _REPORTED.search(text):
             return None
         after = text[found[-1].end() :]
-        if _GOES_ON.search(after) or _SAYS_AFTER.search(after) or _NUMBER.search(_CITED.sub("", after)):
+        if _GOES_ON.search(after) or _GUESS_AFTER.search(after):
             return None
         first = first or found[0].group(0)
     return first
