@@ -90,8 +90,24 @@ def test_two_values_exchanged_between_their_slots_are_both_contradicted(
     """The response states both numbers, each in the other's slot: "18 pupils" does not restate the
     context's "18 teachers", so each number still meets the other in its slot."""
     found = contradicted(score(claims_check, answer, SCHOOL))
-    assert "contradicted number: 420: the context says 18" in found
-    assert "contradicted number: 18: the context says 420" in found
+    assert sorted(found) == [
+        "contradicted number: 18: the context says 420",
+        "contradicted number: 420: the context says 18",
+    ]
+
+
+def test_an_exchange_in_a_copied_sentence_is_one_finding_per_value(claims_check: ClaimsCheck) -> None:
+    """The copy check reads "2 floors and 3 cafes" as two stretches exchanged; the slot check already
+    contradicts each value, so the exchange adds no polarity finding of its own."""
+    signal = score(
+        claims_check, "The museum has 2 floors and 3 cafes.", "The museum has 3 floors and 2 cafes."
+    )
+    assert sorted(contradicted(signal)) == [
+        "contradicted number: 2: the context says 3",
+        "contradicted number: 3: the context says 2",
+    ]
+    assert isinstance(signal.raw, dict)
+    assert (signal.raw["contradicted_facts"], signal.raw["contradicted_polarity"]) == (2, 0)
 
 
 def test_a_name_swapped_for_one_the_context_names_elsewhere_is_contradicted(

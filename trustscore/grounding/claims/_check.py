@@ -216,11 +216,15 @@ def _with_changes(
 
 
 def _holds(found: Verdict, change: Change, sentence: tuple[int, int]) -> bool:
-    """A contradiction found by the other checks says what ``change`` says (see :func:`_with_changes`)."""
-    if change.verdict.kind in POLARITY_KINDS:
+    """A contradiction found by the other checks says what ``change`` says (see :func:`_with_changes`);
+    a value's contradiction also says what an exchange of its very words says (two values exchanged:
+    the slot check contradicts each, and the exchange is no second finding)."""
+    new = change.verdict
+    if new.kind in POLARITY_KINDS:
+        if (found.start, found.end) == (new.start, new.end) and not found.of_polarity:
+            return True
         polar = found.kind in POLARITY_KINDS
         return change.partial and polar and found.start < sentence[1] and sentence[0] < found.end
-    new = change.verdict
     return (
         found.kind not in POLARITY_KINDS
         and found.start <= new.start
