@@ -99,3 +99,23 @@ def test_an_interrupted_write_leaves_the_earlier_file_whole(
         write_fitted_file(path, "new", "calibrator", error=CalibratorError)
     assert path.read_text(encoding="utf-8") == CALIBRATOR
     assert [p.name for p in tmp_path.iterdir()] == ["c.json"]
+
+
+def test_a_link_to_an_earlier_file_is_written_through_and_a_replaced_file_keeps_its_mode(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "v3.json"
+    target.write_text(CALIBRATOR, encoding="utf-8")
+    target.chmod(0o600)
+    link = tmp_path / "current.json"
+    link.symlink_to(target.name)
+    write_fitted_file(link, "new", "calibrator", error=CalibratorError)
+    assert link.is_symlink() and target.read_text(encoding="utf-8") == "new"
+    assert target.stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["current.json", "v3.json"]
+
+
+def test_a_long_file_name_still_gets_its_temporary_file(tmp_path: Path) -> None:
+    path = tmp_path / ("c" * 250 + ".json")
+    write_fitted_file(path, CALIBRATOR, "calibrator", error=CalibratorError)
+    assert path.read_text(encoding="utf-8") == CALIBRATOR

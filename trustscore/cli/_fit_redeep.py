@@ -57,7 +57,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    from trustscore._errors import UsageError
+    from trustscore._errors import ProfileError, UsageError
 
     try:
         from trustscore.compute._torch_import import import_torch
@@ -101,7 +101,10 @@ def run(args: argparse.Namespace) -> int:
         print(file=sys.stderr)
         raise UsageError(f"fit-redeep: {e}") from e
     print(file=sys.stderr)
-    report.profile.save(args.output)
+    try:
+        report.profile.save(args.output)
+    except ProfileError as e:  # the path changed during the fit
+        raise UsageError(f"fit-redeep: {e}") from None
     profile = report.profile
     summary = {
         "profile": str(args.output),

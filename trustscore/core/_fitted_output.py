@@ -62,16 +62,26 @@ def check_fitted_output(path: Path, kind: FittedKind, *, error: type[Exception])
 
 
 def write_fitted_file(path: Path, text: str, kind: FittedKind, *, error: type[Exception]) -> Path:
-    """Write ``text`` to ``path`` (creating its folder) after :func:`check_fitted_output`."""
+    """Write ``text`` to ``path`` (creating its folder) after :func:`check_fitted_output`. A symlink to
+    an earlier file is written through (the file it names is replaced, the link stays), and a replaced
+    file keeps its mode; a new one gets 0o666 less the umask, as a plain write."""
     check_fitted_output(path, kind, error=error)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-    # O_EXCL: never through a file or link already there; mode 0o666 less the umask, as a plain write
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = stat.S_IMODE(target.stat().st_mode)
+    except FileNotFoundError:
+        mode = None
+    tmp = target.with_name(f".{target.name[:200]}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # O_EXCL: never through a stray file
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
+            if mode is not None:
+                os.fchmod(f.fileno(), mode)
             f.write(text)
-        os.replace(tmp, path)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
