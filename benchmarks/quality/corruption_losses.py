@@ -76,7 +76,7 @@ def paraphrase_losses(rows: Sequence[ScoredRow], scores: Sequence[float | None])
         winners = [e for e in rivals if _or_unflagged(score[str(e.id)]) >= own]
         if not winners:
             continue
-        own_sentence = [e for e in winners if e.fields.get("faithful_of") == p.id]
+        own_sentence = [e for e in winners if str(e.fields.get("faithful_of")) == str(p.id)]
         copied = len(winners) - len(own_sentence)
         beaten_by["both" if own_sentence and copied else "own sentence" if own_sentence else "copied"] += 1
         for e in own_sentence:

@@ -98,7 +98,7 @@ def test_one_signal_against_the_score_names_the_missing_one_the_fusion_read_as_i
         "claims": Signal.failed("claims", "nothing to check: the response states no number"),
     }
     assert top_reason(0.53, signals) == (
-        "above the line on embedding 0.21 and lexical's average "
+        "above the line on embedding 0.21 and lexical at its average "
         "(lexical: the response has no content words, numbers or names to check)"
     )
 

@@ -17,7 +17,7 @@ The findings are ranked, strongest first, and the first that applies is the reas
 8. ``below the line on the signals together (lexical 0.62, embedding 0.55)`` (or above it): no signal
    stands on the score's side alone; the two nearest to it are named, or with only one present, that
    one and the first missing signal, which the fusion read as its average (``above the line on
-   embedding 0.21 and lexical's average (lexical: the response has no content words ...)``).
+   embedding 0.21 and lexical at its average (lexical: the response has no content words ...)``).
 
 Each part of a reason is cut to one line of at most :data:`MAX_CHARS` characters.
 """
@@ -139,7 +139,7 @@ def _together(signals: Mapping[str, Signal], judges: Collection[str], passing: b
     if len(valued) == 1 and missing:
         absent = missing[0]
         why = _named(absent, local[absent].error, ": ")
-        return f"{side} the line on {named} and {absent}'s average ({why})"
+        return f"{side} the line on {named} and {absent} at its average ({why})"
     return f"{side} the line on the signals together ({named})" if named else f"{side} the line"
 
 
