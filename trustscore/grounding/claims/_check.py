@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 
 from trustscore.grounding._clock import clock_within
 from trustscore.grounding._places import place_mentions
-from trustscore.grounding.claims._aligned import Change, copy_changes
+from trustscore.grounding.claims._aligned import copy_changes, with_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
 from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._direction import direction_verdicts
@@ -169,7 +169,7 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
     if context.record is not None:
         fields, read = field_verdicts(response.text, response.mentions, response.bounds, context.record)
         out = [v for v in out if not read_as_hours(v, read)] + fields
-    out = _with_changes(out, copy_changes(_side(response), _side(context), aligned), response.bounds)
+    out = with_changes(out, copy_changes(_side(response), _side(context), aligned), response.bounds)
     out = direction_verdicts(out, (response.text, response.bounds), (context.text, context.bounds))
     out.sort(key=lambda v: v.start)
     return out
@@ -178,59 +178,6 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
 def _side(f: Facts) -> Side:
     names = [(a.start, a.end) for a in f.atoms if a.kind == "name"]
     return Side(text=f.text, bounds=f.bounds, names=names, tokens=f.tokens)
-
-
-def _with_changes(
-    verdicts: list[Verdict], changes: list[Change], bounds: list[tuple[int, int]]
-) -> list[Verdict]:
-    """The verdicts with each changed stretch of a copied sentence in place of what it overrides: a
-    changed value replaces the verdicts of the atoms it overlaps, a changed negation the polarity
-    verdicts inside the words it spans, a changed predicate (an antonym, two stretches exchanged)
-    every polarity verdict of its sentence (they read the same statement). A contradiction the other
-    checks found stays: a value's that holds the changed stretch and more ("104 metres" for "104"),
-    and, for a sentence copied only in part, a polarity's in its sentence (one negation read twice is
-    one contradiction). A changed value keeps the kind of the atom it replaces word for word ("1935"
-    read as a date, not as the number the copy check sees)."""
-    out = list(verdicts)
-    for change in changes:
-        new = change.verdict
-        polar = new.kind in POLARITY_KINDS
-        if not polar:
-            same = (v for v in out if (v.start, v.end) == (new.start, new.end))
-            atom = next((v for v in same if v.kind not in POLARITY_KINDS and v.kind != "polarity"), None)
-            new = new if atom is None else new.with_kind(atom.kind)
-        start, end = bounds[change.sentence] if new.kind == "predicate" else (new.start, new.end)
-        if any(v.outcome == "contradicted" and _holds(v, change, bounds[change.sentence]) for v in out):
-            continue
-        out = [
-            v
-            for v in out
-            if not (
-                v.start < end
-                and start < v.end
-                and v.of_polarity == polar
-            )
-        ]
-        out.append(new)
-    return out
-
-
-def _holds(found: Verdict, change: Change, sentence: tuple[int, int]) -> bool:
-    """A contradiction found by the other checks says what ``change`` says (see :func:`_with_changes`);
-    a value's contradiction also says what an exchange of its very words says (two values exchanged:
-    the slot check contradicts each, and the exchange is no second finding)."""
-    new = change.verdict
-    if new.kind in POLARITY_KINDS:
-        if (found.start, found.end) == (new.start, new.end) and not found.of_polarity:
-            return True
-        polar = found.kind in POLARITY_KINDS
-        return change.partial and polar and found.start < sentence[1] and sentence[0] < found.end
-    return (
-        found.kind not in POLARITY_KINDS
-        and found.start <= new.start
-        and new.end <= found.end
-        and found.end - found.start > new.end - new.start
-    )
 
 
 def _sentence_polarity(response: Facts, context: Facts, skip: set[int]) -> list[Verdict]:
