@@ -9,8 +9,8 @@ only when every sentence declines (or is only courtesy, "Sorry.") and none goes 
 a "but ..." ("..., but the payment was 3 million dollars"), a clause after the declining words ("...,
 who was John Smith"), a guess or what the source says after them and a comma ("I don't know, the
 context says 240 pupils", "..., maybe 240"), or a quote or report of what someone said ("Police said
-there is no information about the victims"). One that declines and also asserts something is checked like any
-answer. Only short responses (:data:`MAX_WORDS`) qualify.
+there is no information about the victims"). One that declines and also asserts something is checked
+like any answer. Only short responses (:data:`MAX_WORDS`) qualify.
 """
 
 from __future__ import annotations
@@ -183,8 +183,8 @@ def abstention(response: str) -> str | None:
         found = list(_DECLINES.finditer(text))
         if not found or _CONTRAST.search(_LEAD.sub("", text)) or _REPORTED.search(text):
             return None
-        after = text[found[-1].end() :]
-        if _GOES_ON.search(after) or _GUESS_AFTER.search(after):
+        end = found[-1].end()
+        if _GOES_ON.search(text, end) or _GUESS_AFTER.search(text, end):
             return None
         first = first or found[0].group(0)
     return first

@@ -267,11 +267,14 @@ def _rival(
     atom under the same predicate (in the aligned sentence first), else one in the aligned sentence,
     in the same role where the kind needs it (a bare answer: under the predicate the question asks
     about, :func:`_bare`)."""
+    said: dict[str, set[str | None]] = {}
+    for a in response.atoms:
+        said.setdefault(a.text.casefold(), set()).add(a.unit)
     names = [a for a in response.atoms if a.kind == "name"]
     rivals = [
         a
         for a in context.atoms
-        if not any(_restates(r, a) for r in response.atoms)
+        if not _restated(a, said.get(a.text.casefold()))
         and _comparable(atom, a)
         and compatible(atom.subject, a.subject)
         and not (a.kind == "name" and any(_spelling(a, n) for n in names))
@@ -305,11 +308,12 @@ def _rival(
     return near[0].text if near else None
 
 
-def _restates(said: Atom, stated: Atom) -> bool:
-    """The response states the context's value itself, so it is no rival: the same words and no other
-    unit ("18 pupils" does not restate "18 teachers": the two are exchanged in "420 teachers and 18
-    pupils", and each then meets the other in its slot)."""
-    return said.text.casefold() == stated.text.casefold() and _units_agree(said, stated)
+def _restated(stated: Atom, units: set[str | None] | None) -> bool:
+    """The response states the context's value itself, so it is no rival: the same words (``units``:
+    the units the response gives them, None where it says them nowhere) and no other unit ("18 pupils"
+    does not restate "18 teachers": the two are exchanged in "420 teachers and 18 pupils", and each
+    then meets the other in its slot)."""
+    return units is not None and (stated.unit is None or None in units or stated.unit in units)
 
 
 def _bare(atom: Atom, response: Facts) -> bool:
