@@ -272,3 +272,13 @@ def test_an_adaptation_whose_signals_are_at_chance_claims_nothing(
     assert _cli("calibrate", str(labeled), "--adapt", str(base), "-o", str(tmp_path / "mine.json")) == 0
     out = " ".join(capsys.readouterr().out.split())
     assert "signals do not show that they rank" in out and "claims calibrated" not in out
+
+
+@pytest.mark.parametrize("value", ["2", "1", "0", "-0.5", "nan", "inf", "half"])
+def test_eval_threshold_must_be_a_probability(
+    scored: Path, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        _cli("eval", str(scored), f"--threshold={value}")
+    assert exit_info.value.code == 2
+    assert "argument --threshold: must be a probability strictly between 0 and 1" in capsys.readouterr().err

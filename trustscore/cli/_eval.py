@@ -9,6 +9,7 @@ first, how many rows claim a calibrated score and whether that claim holds, per 
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 from typing import Any
 
@@ -54,7 +55,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--plots", type=Path, default=None, metavar="DIR", help="write reliability.png and roc.png here"
     )
     p.add_argument("--bins", type=int, default=10, help="ECE / reliability bins (default 10)")
-    p.add_argument("--threshold", type=float, default=0.5, help="F1 threshold on P(label = 1) (default 0.5)")
+    p.add_argument(
+        "--threshold", type=_probability, default=0.5, help="F1 threshold on P(label = 1) (default 0.5)"
+    )
     p.add_argument("--ci", action="store_true", help="bootstrap 95%% intervals for AUROC (1000 resamples)")
     p.add_argument(
         "--cluster",
@@ -63,6 +66,19 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.set_defaults(run=run)
     return p
+
+
+def _probability(text: str) -> float:
+    """``--threshold``: a finite probability strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1:  # also refuses nan
+        raise argparse.ArgumentTypeError(
+            f"must be a probability strictly between 0 and 1, e.g. 0.5 (got {text!r})"
+        )
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
