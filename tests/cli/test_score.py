@@ -352,3 +352,21 @@ def test_the_summary_counts_calibrated_only_the_rows_that_claim_it(tmp_path: Pat
     assert "not calibrated, 1 row(s): base rate of your data unknown: adapt it" in printed
     assert "outside the calibration domain: 1 of 3 row(s)" in printed
     assert "calibration data: response in 1 row(s) (see each row's domain.reasons)" in printed
+
+
+def test_an_input_rows_own_domain_is_carried_as_sample_domain(
+    signal: Counting, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    named = [{**row, "domain": "support"} for row in rows(2)]
+    src = write_jsonl(tmp_path / "in.jsonl", [*named, *rows(1, start=2)])
+    out = tmp_path / "out.jsonl"
+    assert main(["score", str(src), "-o", str(out), "--no-progress"]) == 0
+    got = {r["id"]: r for r in read_jsonl(out)}
+    assert got["s0"]["sample_domain"] == got["s1"]["sample_domain"] == "support"
+    assert "sample_domain" not in got["s2"]
+    assert got["s0"]["domain"] is None  # the calibration-domain check: no calibrator recorded one
+
+    clash = {**rows(1, start=3)[0], "domain": "a", "sample_domain": "b"}
+    both = write_jsonl(tmp_path / "both.jsonl", [clash])
+    assert main(["score", str(both), "-o", str(out), "--no-progress"]) == 2
+    assert "fields 'domain' and 'sample_domain' both given" in capsys.readouterr().err

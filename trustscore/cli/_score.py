@@ -23,18 +23,22 @@ degraded), ``calibrated``, ``not_calibrated_reason``, ``interval``
 (90% interval of the score left by an adapted calibrator's few labels; null otherwise), ``fusion``,
 ``used_signals``, ``signals`` ({name: Signal}), ``usage``, ``complete``, ``incomplete_signals``,
 ``seconds``, ``domain`` (whether the row lies inside what its calibrator or adaptation was calibrated on,
-and why not; an input row's own ``domain`` names the adaptation it belongs to), ``cascade`` (the stage a
-row stopped at and the signals it skipped, with a ``[cascade]``), then the sample fields ``--carry``
-names (``question``, ``context``, ``response``: a row reads without a join to the input), then the
-carried-through fields.
+and why not), ``cascade`` (the stage a row stopped at and the signals it skipped, with a ``[cascade]``),
+then the sample fields ``--carry`` names (``question``, ``context``, ``response``: a row reads without a
+join to the input), then the carried-through fields. An input row's own ``domain`` names the adaptation
+it belongs to (an adapted calibrator scores it with that one; any other fusion does not read it) and is
+carried as ``sample_domain``, since ``domain`` is the check above.
 
 Resume: re-running with the same output file skips the ids whose row is complete, so an
 interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
 reason a rerun may fix (cut by the budget; judge server unreachable, overloaded or slow; API key
 unset or refused). Incomplete rows are kept and counted; ``--retry-incomplete`` drops them from the
-output and scores those samples again. When every judge failed on every row it ran on the run
-exits with status 1 and says why. The output may not be the input file; it must be new, empty
-or a trustscore output (anything else is refused untouched), and one run at a time writes it.
+output and scores those samples again. The rows kept must have been scored the way this run scores:
+with its ``fusion`` (its calibrator, by name and version) and its signals; when they were not (another
+config or calibrator) the run is refused before anything is scored or dropped (exit 2), naming what
+differs: score into a new output file, or delete the old one. When every judge failed on every row
+it ran on the run exits with status 1 and says why. The output may not be the input file; it must be
+new, empty or a trustscore output (anything else is refused untouched), and one run at a time writes it.
 
 Exit status: 0 every row scored; 1 failed (every judge failed on every row it ran on); 2 bad input,
 flag or config (nothing scored), or no row could be scored (every row invalid, or no signal gave a value on
@@ -44,6 +48,7 @@ any row: the reason is named); 3 the run finished but some rows are error rows.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -67,8 +72,10 @@ from trustscore.rows import (
     RetryableSink,
     RowError,
     ScoreRunSummary,
+    SetupRecordingSink,
     error_row,
     result_row,
+    setup_mismatch,
 )
 from trustscore.scoring._batch import ProgressBar
 from trustscore.scoring._scorer import Scorer
@@ -100,7 +107,7 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
     )
     parser.add_argument("--concurrency", type=_positive_int, help="samples in flight (default: from config)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
-    parser.add_argument("--budget", type=float, metavar="SECONDS", help="time budget per sample")
+    parser.add_argument("--budget", type=_positive_seconds, metavar="SECONDS", help="time budget per sample")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "--retry-incomplete",
@@ -141,9 +148,26 @@ def _carried_fields(text: str) -> tuple[str, ...]:
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    """``--concurrency``: a whole number, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, at least 1 (got {text!r})") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1 (got {value})")
+    return value
+
+
+def _positive_seconds(text: str) -> float:
+    """``--budget``: a finite number of seconds above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < math.inf:  # also refuses nan
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds above 0, e.g. 30 (got {text!r})"
+        )
     return value
 
 
@@ -163,8 +187,6 @@ def run(args: argparse.Namespace) -> int:
     rows = InputFile.check(args.input, on_error=args.on_error)
     for warning in rows.warnings():
         print(f"trustscore: warning: {warning}", file=sys.stderr)
-    if args.budget is not None and not args.budget > 0:
-        raise UsageError(f"--budget must be a positive number of seconds (got {args.budget})")
     scorer = build_scorer(args.config, no_cache=args.no_cache)
 
     async def go() -> ScoreRunSummary:
@@ -236,6 +258,7 @@ async def score_file(
     sink = JsonlFileSink(output) if isinstance(output, Path) else output
     previous = await sink.open()
     try:
+        _refuse_another_setup(sink, scorer, keep_incomplete=not retry_incomplete)
         if retry_incomplete:
             if not isinstance(sink, RetryableSink):
                 raise UsageError(f"--retry-incomplete needs a sink that can drop rows; {sink.name} cannot")
@@ -255,6 +278,19 @@ async def score_file(
         await sink.close()
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _refuse_another_setup(sink: ResultSink, scorer: Scorer, *, keep_incomplete: bool) -> None:
+    """Refuse (UsageError) to add rows beside earlier rows the run keeps that were scored with another
+    ``fusion`` or other signals: the output would mix two ways of scoring."""
+    if not isinstance(sink, SetupRecordingSink):
+        return
+    why = setup_mismatch(sink.setups, scorer.fusions, scorer.signal_names, keep_incomplete=keep_incomplete)
+    if why is not None:
+        raise UsageError(
+            f"-o {sink.name}: {why}; resuming would mix rows scored two ways: score into a new output "
+            f"file, or delete {sink.name} to score every row again with this setup"
+        )
 
 
 def _complete_only(rows: IdIndex) -> IdIndex:

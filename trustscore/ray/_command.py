@@ -81,7 +81,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    """``--actors``, ``--batch-size``: a whole number, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a whole number, at least 1 (got {text!r})") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1 (got {value})")
     return value
@@ -143,8 +147,6 @@ def run_ray(args: argparse.Namespace) -> int:
     out_format = format_of(output, role="output")
     if "://" not in source and not Path(source).exists():
         raise UsageError(f"input {source} does not exist")
-    if args.budget is not None and not args.budget > 0:
-        raise UsageError(f"--budget must be a positive number of seconds (got {args.budget})")
     config = Config.from_toml(args.config) if args.config else Config()
 
     started = time.perf_counter()

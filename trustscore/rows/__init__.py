@@ -6,6 +6,8 @@ and the index of ids a run resumes from.
   again without checking; a pipe is read once);
 * :mod:`trustscore.rows._output`: the result row and :class:`OutputFile` (a locked result file that
   only trustscore's own rows may be in);
+* :mod:`trustscore.rows._setup`: what scored a result row (its ``fusion`` and signals), so a resumed
+  run refuses an output scored another way (:func:`setup_mismatch`);
 * :mod:`trustscore.rows._ids`: :class:`IdIndex`, a compact id -> int index;
 * :mod:`trustscore.rows._sink`: :class:`ResultSink`, where result rows go (the result file,
   :class:`JsonlFileSink`; a ``Monitor``'s :class:`RowSink`, whose faults never reach the host; the
@@ -34,7 +36,8 @@ from trustscore.rows._output import (
     row_line,
     row_state,
 )
-from trustscore.rows._sink import ResultSink, RetryableSink, RowSink
+from trustscore.rows._setup import setup_mismatch
+from trustscore.rows._sink import ResultSink, RetryableSink, RowSink, SetupRecordingSink
 from trustscore.rows._summary import ScoreRunSummary, exit_status, not_run_lines
 
 __all__ = [
@@ -50,6 +53,7 @@ __all__ = [
     "RowError",
     "RowSink",
     "ScoreRunSummary",
+    "SetupRecordingSink",
     "begins_like_a_row",
     "error_row",
     "exit_status",
@@ -59,5 +63,6 @@ __all__ = [
     "result_row",
     "row_line",
     "row_state",
+    "setup_mismatch",
     "suggest_field",
 ]

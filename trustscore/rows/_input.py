@@ -1,7 +1,9 @@
 """Input rows: one JSON object a line with ``question``, ``response``, optional ``context`` (a string
 or a list of passages) and optional ``id``; every other field is carried through untouched (it
 becomes the Sample's ``metadata`` and is copied into the result row). A row without ``id`` gets the
-hash of its question, context and response as its id.
+hash of its question, context and response as its id. A row's own ``domain`` is its sample's domain
+(it picks an adapted calibrator's adaptation) and is carried too, as ``sample_domain``
+(:data:`DOMAIN_CARRIED`): the result row's ``domain`` is the calibration-domain check.
 
 What a line must be, and what each odd input gets (one :class:`~trustscore._errors.InputError` naming
 the line, never a traceback):
@@ -86,6 +88,10 @@ RESULT_FIELDS = (
 )
 """The fields of a result row, in the order they are written (then the carried-through fields).
 ``trustscore`` is the format marker every result row carries (see :mod:`trustscore.rows._output`)."""
+
+DOMAIN_CARRIED = "sample_domain"
+"""The name a row's own ``domain`` is carried under into its result row, whose ``domain`` is the
+calibration-domain check."""
 
 OnError = Literal["record", "stop"]
 """What an invalid input row does: becomes an error row ("record") or stops the run ("stop")."""
@@ -187,6 +193,12 @@ def parse_row(text: str, where: str, line: int = 0) -> InputRow:
             raise InputError(f"{where}: field name {shown!r} {problem}")
         if found := find_bad_text(value, f"field {shown!r}"):
             raise InputError(f"{where}: {found}")
+    if data.get("domain") is not None and DOMAIN_CARRIED in data:
+        raise InputError(
+            f"{where}: fields 'domain' and {DOMAIN_CARRIED!r} both given; the result row carries "
+            f"'domain' as {DOMAIN_CARRIED!r}: rename {DOMAIN_CARRIED!r}"
+        )
+    carried = _with_domain(carried, data)
     fields = {k: data[k] for k in SAMPLE_FIELDS if k in data}
     if isinstance(fields.get("id"), int) and not isinstance(fields["id"], bool):
         fields["id"] = str(fields["id"])
@@ -201,6 +213,11 @@ def parse_row(text: str, where: str, line: int = 0) -> InputRow:
         )
         sample = sample.model_copy(update={"id": short_hash(content, 16)})
     return InputRow(line=line, sample=sample, carried=carried, lookalikes=lookalikes)
+
+
+def _with_domain(carried: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
+    """``carried`` and, when the row names a ``domain``, that domain as :data:`DOMAIN_CARRIED`."""
+    return carried if data.get("domain") is None else {**carried, DOMAIN_CARRIED: data["domain"]}
 
 
 def row_error(text: str, line: int, error: InputError, where: str = "") -> RowError:
@@ -372,7 +389,7 @@ def _checked_row(line: str, row_id: str, number: int, path: Path) -> InputRow:
     given = data.get("id") if isinstance(data, dict) else None
     if not isinstance(data, dict) or (given is not None and str(given) != row_id):
         raise _changed(path, number)
-    carried = {k: v for k, v in data.items() if k not in SAMPLE_FIELDS}
+    carried = _with_domain({k: v for k, v in data.items() if k not in SAMPLE_FIELDS}, data)
     fields = {k: data[k] for k in ("question", "response", "domain") if k in data}
     context = Sample._context_as_list(data.get("context"))
     sample = Sample.model_construct(**fields, context=context, id=row_id, metadata=carried)

@@ -47,6 +47,7 @@ from trustscore._errors import InputError
 from trustscore._types import TrustScore
 from trustscore.rows._ids import IdIndex
 from trustscore.rows._input import MAX_LINE_BYTES, RESULT_FIELDS
+from trustscore.rows._setup import RowSetup, SetupTally, row_setup
 
 __all__ = [
     "MARKER_FIELD",
@@ -155,6 +156,12 @@ def _dumps(row: dict[str, Any]) -> str:
 def row_state(text: str) -> tuple[str, bool]:
     """(id, complete) of a result row line; ValueError when it is not one (not JSON, no id, or no
     marker). A row written before ``complete`` existed counts as complete."""
+    row_id, complete, _ = _row_facts(text)
+    return row_id, complete
+
+
+def _row_facts(text: str) -> tuple[str, bool, RowSetup | None]:
+    """:func:`row_state` of a result row line, and the setup it was scored with."""
     try:
         row = json.loads(text)
         row_id, marker = row["id"], row[MARKER_FIELD]
@@ -162,7 +169,7 @@ def row_state(text: str) -> tuple[str, bool]:
         raise ValueError(f"not a result row ({e})") from None
     if not isinstance(row_id, str) or marker != RESULT_FORMAT:
         raise ValueError(f"not a result row of format {RESULT_FORMAT!r}")
-    return row_id, row.get("complete", True) is True
+    return row_id, row.get("complete", True) is True, row_setup(row)
 
 
 def carries_the_marker(raw: bytes) -> bool:
@@ -226,12 +233,14 @@ def _lines(file: IO[bytes]) -> Iterator[_Line]:
 
 class OutputFile:
     """A result file open for appending, locked, its earlier rows read (``rows``: id -> 1 complete,
-    0 not; of two rows with one id the later counts). Use as a context manager or call ``close``."""
+    0 not; of two rows with one id the later counts; ``setups``: what scored them, as read). Use as
+    a context manager or call ``close``."""
 
-    def __init__(self, path: Path, file: IO[bytes], rows: IdIndex) -> None:
+    def __init__(self, path: Path, file: IO[bytes], rows: IdIndex, setups: SetupTally) -> None:
         self.path = path
         self._file = file
         self.rows = rows
+        self.setups = setups
 
     @classmethod
     def open(cls, path: Path) -> OutputFile:
@@ -246,11 +255,11 @@ class OutputFile:
             if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped after the check above
                 raise InputError(f"-o {path} is not a regular file; give the path of a JSONL file")
             _lock(file, path)
-            rows = _read_rows(file, path)
+            rows, setups = _read_rows(file, path)
         except BaseException:
             file.close()
             raise
-        return cls(path, file, rows)
+        return cls(path, file, rows, setups)
 
     def write(self, row: dict[str, Any]) -> None:
         """Append one row and flush it."""
@@ -323,6 +332,11 @@ class JsonlFileSink:
         self._out = OutputFile.open(self.path)
         return self._out.rows
 
+    @property
+    def setups(self) -> SetupTally:
+        """What scored the rows the file held when it was opened."""
+        return self._opened().setups
+
     async def write(self, row: dict[str, Any]) -> None:
         self._opened().write(row)
 
@@ -385,11 +399,11 @@ def _not_ours(path: Path, where: str) -> InputError:
     )
 
 
-def _read_rows(file: IO[bytes], path: Path) -> IdIndex:
-    """The rows of an existing output, every line checked before anything is changed; then a torn
-    last line is cut off (or a whole last row given its newline). Damaged rows of ours are skipped
-    and reported."""
-    ids = IdIndex()
+def _read_rows(file: IO[bytes], path: Path) -> tuple[IdIndex, SetupTally]:
+    """The rows of an existing output and their setups, every line checked before anything is
+    changed; then a torn last line is cut off (or a whole last row given its newline). Damaged rows
+    of ours are skipped and reported."""
+    ids, setups = IdIndex(), SetupTally()
     file.seek(0)
     raw_head = file.read(_HEAD_BYTES)
     head = raw_head.lstrip()  # blank lines before the first row are no reason to refuse
@@ -404,11 +418,12 @@ def _read_rows(file: IO[bytes], path: Path) -> IdIndex:
             continue
         if not line.ends and is_cut_short_row(line.raw):
             try:
-                row_id, complete = row_state(line.raw.decode("utf-8"))
+                row_id, complete, setup = _row_facts(line.raw.decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 torn_at = line.offset  # a killed run's half-written row
             else:
                 ids.set(row_id, int(complete))
+                setups.add(setup, line.number, complete)
                 whole_tail = True
             continue
         if line.oversized:
@@ -427,13 +442,14 @@ def _read_rows(file: IO[bytes], path: Path) -> IdIndex:
                 "trustscore output; it is left as it is: write to a new file"
             ) from None
         try:
-            row_id, complete = row_state(text)
+            row_id, complete, setup = _row_facts(text)
         except ValueError as e:
             if not carries_the_marker(line.raw):
                 raise _not_ours(path, f":{line.number}") from None
             damaged.append(f"line {line.number}: {e}")
             continue
         ids.set(row_id, int(complete))
+        setups.add(setup, line.number, complete)
     for why in damaged:
         print(
             f"trustscore: {path}: skipping a damaged result row ({why}); its sample is scored again",
@@ -446,7 +462,7 @@ def _read_rows(file: IO[bytes], path: Path) -> IdIndex:
         file.write(b"\n")
         file.flush()
     file.seek(0, os.SEEK_END)
-    return ids
+    return ids, setups
 
 
 def _write_error(path: Path, error: OSError) -> OSError:

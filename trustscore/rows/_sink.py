@@ -32,8 +32,9 @@ import anyio
 
 from trustscore.rows._ids import IdIndex
 from trustscore.rows._output import row_line
+from trustscore.rows._setup import SetupTally
 
-__all__ = ["ResultSink", "RetryableSink", "RowSink"]
+__all__ = ["ResultSink", "RetryableSink", "RowSink", "SetupRecordingSink"]
 
 
 _OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
@@ -74,6 +75,17 @@ class RetryableSink(ResultSink, Protocol):
 
     async def drop(self, ids: IdIndex) -> None:
         """Remove the rows of ``ids``."""
+        ...
+
+
+@runtime_checkable
+class SetupRecordingSink(ResultSink, Protocol):
+    """A sink that resumes and, once open, says what scored its earlier rows: a run refuses to add
+    rows scored another way beside them."""
+
+    @property
+    def setups(self) -> SetupTally:
+        """The setups of the rows the sink held when it was opened."""
         ...
 
 

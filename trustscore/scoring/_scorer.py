@@ -167,6 +167,14 @@ class Scorer:
         return [s.name for s in self._sources]
 
     @property
+    def fusions(self) -> list[str]:
+        """The ``fusion`` its results carry: its fuser's description (with a fitted ``[cascade]``,
+        each stage's); empty when a fuser passed in has no ``description``."""
+        fusers = [s.fuser for s in self._cascade.stages] if self._cascade is not None else [self._fuser]
+        names = (getattr(f, "description", None) for f in fusers)
+        return list(dict.fromkeys(n for n in names if isinstance(n, str)))
+
+    @property
     def judge_names(self) -> list[str]:
         """The signals that are LLM judges."""
         return [s.name for s in self._sources if s.is_judge]

@@ -1,0 +1,112 @@
+"""``trustscore score`` resumes only into rows scored the way this run scores: another fusion or
+other signals refuse the run (exit 2, nothing scored, the output as it was)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scorer_fakes import FakeLocal
+
+import trustscore.cli._score as cli_score
+from trustscore import Config, Scorer
+from trustscore.cli import main
+from trustscore.fusion._fuser import DefaultFuser
+
+ROWS = [
+    {
+        "id": f"s{i}",
+        "question": "Who wrote Dune?",
+        "context": ["Dune is by Frank Herbert."],
+        "response": "Frank Herbert.",
+        "label": i % 2,
+    }
+    for i in range(3)
+]
+
+
+class MyCalibrator(DefaultFuser):
+    description = "calibrator:mine@0123456789ab"
+
+
+def use_scorer(monkeypatch: pytest.MonkeyPatch, *names: str, fuser: DefaultFuser | None = None) -> None:
+    def build(config: Path | None, *, no_cache: bool) -> Scorer:
+        return Scorer(Config(), judges=[], local_signals=[FakeLocal(n) for n in names], fuser=fuser)
+
+    monkeypatch.setattr(cli_score, "build_scorer", build)
+
+
+def write(path: Path, rows: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def score(src: Path, out: Path, *flags: str) -> int:
+    return main(["score", str(src), "-o", str(out), "--no-progress", *flags])
+
+
+def test_other_signals_refuse_the_resume_naming_them_and_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out.jsonl"
+    use_scorer(monkeypatch, "lexical", "embedding")
+    assert score(write(tmp_path / "in.jsonl", ROWS[:2]), out) == 0
+    before = out.read_bytes()
+    capsys.readouterr()
+
+    use_scorer(monkeypatch, "lexical", "claims")
+    assert score(write(tmp_path / "in.jsonl", ROWS), out) == 2
+    err = capsys.readouterr().err
+    assert "2 earlier row(s), the first on line 1" in err
+    assert "signal(s) embedding this run does not run" in err and "signal(s) claims they lack" in err
+    assert "score into a new output file, or delete" in err
+    assert out.read_bytes() == before
+
+
+def test_another_calibrator_refuses_the_resume_naming_both_fusions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out.jsonl"
+    use_scorer(monkeypatch, "lexical")
+    assert score(write(tmp_path / "in.jsonl", ROWS[:1]), out) == 0
+    before = out.read_bytes()
+    capsys.readouterr()
+
+    use_scorer(monkeypatch, "lexical", fuser=MyCalibrator())
+    for flags in ((), ("--retry-incomplete",)):
+        assert score(write(tmp_path / "in.jsonl", ROWS), out, *flags) == 2
+        err = capsys.readouterr().err
+        assert "fusion 'default:logodds' (this run: 'calibrator:mine@0123456789ab')" in err
+        assert out.read_bytes() == before
+
+
+def test_the_same_setup_resumes_past_error_rows_and_incomplete_rows_retried_under_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out.jsonl"
+    use_scorer(monkeypatch, "lexical")
+    invalid = {"id": "bad", "question": "q"}  # no response
+    assert score(write(tmp_path / "in.jsonl", [*ROWS[:1], invalid]), out) == 3
+    src = write(tmp_path / "in.jsonl", [*ROWS, invalid])
+    assert score(src, out) == 0  # the error row records no setup; the rest resume
+    assert sorted(json.loads(line)["id"] for line in out.read_text().splitlines()) == [
+        "bad",
+        "s0",
+        "s1",
+        "s2",
+    ]
+
+    # Incomplete rows of another setup are dropped by --retry-incomplete, so they mix nothing.
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    for row in rows:
+        row["complete"], row["incomplete_signals"] = False, ["lexical"]
+    out.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    use_scorer(monkeypatch, "lexical", "claims")
+    assert score(src, out) == 2  # kept without --retry-incomplete, they are compared too
+    assert score(src, out, "--retry-incomplete") == 3
+    fresh = [json.loads(line) for line in out.read_text().splitlines()]
+    assert {r["id"]: sorted(r["signals"]) for r in fresh if r["signals"]} == {
+        i: ["claims", "lexical"] for i in ("s0", "s1", "s2")
+    }
