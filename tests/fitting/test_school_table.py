@@ -32,6 +32,7 @@ WRONG = {
     "pupils and 18 teachers.",
     "polarity": "Westfield primary school has a swimming pool.",
     "values exchanged": "Westfield primary school has 420 teachers and 18 pupils.",
+    "polarity beside a true fact": "It has 420 pupils and a swimming pool.",
 }
 
 

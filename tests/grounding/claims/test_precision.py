@@ -160,6 +160,92 @@ def test_negation_is_read_on_the_aligned_statement(claims_check: ClaimsCheck) ->
     assert count(other, "contradicted") == 0
 
 
+def test_a_clause_beside_a_checked_value_and_a_british_spelling_are_still_read(
+    claims_check: ClaimsCheck,
+) -> None:
+    """The first clause's ages are checked as values of "die"; the second clause's polarity is read all
+    the same, and "hospitalised" states what "hospitalized" does."""
+    context = (
+        "Gary Terry, 36, died at the scene. The driver, Tavon Watson, 24, was taken to hospital. "
+        "He was hospitalized with minor injuries."
+    )
+    wrong = "The passenger, 36-year-old Gary Terry, died at the scene, and the driver, 24-year-old Tavon "
+    assert kinds(
+        score(claims_check, wrong + "Watson, was not hospitalised with minor injuries.", context, "")
+    ) == ["negation"]
+    right = score(claims_check, wrong + "Watson, was hospitalised with minor injuries.", context, "")
+    assert count(right, "contradicted") == 0
+
+
+def test_a_report_is_about_what_it_reports(claims_check: ClaimsCheck) -> None:
+    """ "He" after "The driver lost control, police said" is the driver, not the police."""
+    context = (
+        "The driver, Tavon Watson, lost control of the car, police said. He was hospitalized with minor "
+        "injuries."
+    )
+    signal = score(
+        claims_check, "The driver, Tavon Watson, was not hospitalized with minor injuries.", context, ""
+    )
+    assert kinds(signal) == ["negation"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "negated"),
+    [
+        ("It has 420 pupils and a swimming pool.", True),
+        ("It has 420 pupils and no swimming pool.", False),
+        ("It has 420 pupils and 18 teachers.", False),
+    ],
+)
+def test_coordinated_objects_are_read_one_by_one(
+    claims_check: ClaimsCheck, answer: str, negated: bool
+) -> None:
+    """The pool beside the pupils is still a pool the school does not have."""
+    assert (kinds(score(claims_check, answer)) == ["negation"]) is negated
+    assert count(score(claims_check, answer), "contradicted") == int(negated)
+
+
+def test_a_predicate_noun_is_read_for_its_negation(claims_check: ClaimsCheck) -> None:
+    context = "The sirloin steak is a steak cut from the rear of the animal."
+    wrong = score(
+        claims_check, "The sirloin steak is not a steak cut from the rear of the animal.", context, ""
+    )
+    assert kinds(wrong) == ["negation"]
+    right = score(claims_check, "The sirloin steak is a steak cut from the rear of the animal.", context, "")
+    assert count(right, "contradicted") == 0
+
+
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        (
+            "It is a way to humiliate the enemy and a tactic of ethnic cleansing.",
+            "Rape is not only a way to humiliate the enemy but also a tactic of ethnic cleansing.",
+        ),
+        (
+            "For the fifth year in a row, ambush attacks were the No. 1 cause of deaths of officers.",
+            "Ambush attacks have been the leading cause of deaths of officers.",
+        ),
+        (
+            "The student said that she did not immediately turn to prostitution but used it as a last resort",
+            "The student says she turned to prostitution after her loan failed to cover the rent.",
+        ),
+        (
+            "Advertising can drive up testing volume, so the freedom to test won't save money.",
+            "The freedom to test does not necessarily save money.",
+        ),
+        (
+            "Mule deer have a black tip on the tail. White tails don't have a black tip on the tail.",
+            "Mule deer have a black tip on their tail, while white-tailed deer do not have this black tip.",
+        ),
+    ],
+)
+def test_not_only_a_hedge_number_one_and_a_contrast_are_no_negations(
+    claims_check: ClaimsCheck, context: str, answer: str
+) -> None:
+    assert count(score(claims_check, answer, context, ""), "contradicted") == 0
+
+
 @pytest.mark.parametrize(
     "answer",
     [

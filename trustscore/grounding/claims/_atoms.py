@@ -12,7 +12,15 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from trustscore.grounding.claims._syntax import excluded, role, sentence_subjects, subject_of
+from trustscore.grounding.claims._syntax import (
+    denying_determiner,
+    excluded,
+    negates,
+    predicate_lemma,
+    role,
+    sentence_subjects,
+    subject_of,
+)
 from trustscore.grounding.claims._values import DateValue, parse_date, parse_number
 
 if TYPE_CHECKING:
@@ -307,11 +315,15 @@ def _relation(token: Token, sentence_subject: frozenset[str]) -> _Relation:
         or (governor.tag_ == "VBN" and any(c.lemma_ == "be" for c in governor.children))
         or len(clause) > 1
     )
-    negated = any(c.dep_ == "neg" or c.lower_ in ("never", "no") for g in clause for c in g.children)
+    negated = any(
+        ((c.dep_ == "neg" or c.lower_ == "never") and negates(c)) or denying_determiner(c)
+        for g in clause
+        for c in g.children
+    )
     return {
         **where,
         "subject": frozenset() if is_subject else subject_of(governor, sentence_subject),
-        "predicate": governor.lemma_.casefold(),
+        "predicate": predicate_lemma(governor),
         "adjectival": adjectival,
         "negated": negated,
         "predicate_text": ("not " if negated else "") + governor.text,

@@ -160,7 +160,7 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         matched = [a for a in context.atoms if _same_value(a, atom)]
         if matched or any(_supports(f, atom) for f in given):
             if _related(atom, matched):
-                related.add(atom.sentence)
+                related.add(atom.start)
             out.append(_relation_verdict(atom, matched))
             continue
         rival = _rival(atom, context, aligned[atom.sentence], response, question)
@@ -182,10 +182,12 @@ def _side(f: Facts) -> Side:
 
 def _sentence_polarity(response: Facts, context: Facts, skip: set[int]) -> list[Verdict]:
     """One polarity verdict per sentence whose clauses the context speaks of (a contradicted clause
-    first), leaving out the sentences whose atoms' relations were compared already."""
+    first), leaving out the clauses whose atoms' relations were compared already (``skip``: where those
+    atoms begin): "It opened in May 1998, and the bridge is not lit at night" still has its
+    second clause read."""
     best: dict[int, Verdict] = {}
     for clause in response.clauses:
-        if clause.sentence in skip:
+        if clause.offsets & skip:
             continue
         verdict = polarity(clause, context.index, response.text, context.text)
         held = best.get(clause.sentence)

@@ -12,7 +12,18 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["Clause", "clauses", "compatible", "role", "sentence_subjects", "shared_role", "subject_of"]
+__all__ = [
+    "Clause",
+    "clauses",
+    "compatible",
+    "denying_determiner",
+    "negates",
+    "predicate_lemma",
+    "role",
+    "sentence_subjects",
+    "shared_role",
+    "subject_of",
+]
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _NAME_LINKS = frozenset({"appos", "compound", "flat", "nmod", "poss"})
@@ -21,15 +32,28 @@ _ARGUMENT_DEPS = frozenset(
     {"dobj", "attr", "acomp", "oprd", "prep", "agent", "dative", "npadvmod", "advmod", "pobj", "xcomp"}
 )
 _CLAUSE_POS = frozenset({"VERB", "AUX", "ADJ"})
+_NOUN_MODIFIERS = frozenset({"amod", "compound", "acl"})
+"""What a predicate noun after "be" says of its subject besides the noun ("is a local business located
+on State Street"): its arguments, with its prepositional phrases."""
 _NEGATORS = frozenset({"never", "none", "nothing", "nobody", "neither", "nor"})
+_NOT_NEGATING = frozenset({"only", "just", "merely", "simply"})
+"""Words after "not" that make it a "not only ... but also": both halves asserted."""
+_HEDGES = frozenset({"immediately", "always", "necessarily", "entirely", "fully", "exactly"})
+"""Words after "not" that hedge the predicate rather than deny it: "did not immediately turn to it"
+says it happened later, "does not necessarily save money" neither says it does nor that it does not.
+Such a clause has no polarity to compare."""
 _EXCEPT = frozenset({"except", "excluding", "without", "besides"})
 _ARGUMENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 _NOT_CLAUSES = frozenset({"aux", "auxpass", "amod", "compound"})
-_CONDITIONS = frozenset(
-    {"if", "unless", "whether", "when", "whenever", "because", "although", "though", "while", "until"}
-)
-"""Marks of a clause that is not asserted on its own: a condition, a time, a cause or a concession."""
+_CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "while", "until"})
+"""Marks of a clause that is not read on its own: a condition, a time, or a contrast ("while"), which
+sets two like things side by side ("mule deer have a black tip, while white-tailed deer do not"): the
+subject words the check keeps ("deer") would pair each half with the other's statement. A cause or a
+concession ("because", "although") is asserted and read."""
 
+
+_REPORTING = frozenset({"say", "tell", "report", "state", "announce", "add", "confirm", "claim", "write"})
+"""Verbs that attribute what their clause complement says: the sentence is about the complement."""
 
 _PERSONS = frozenset({"i", "we", "you"})
 """Subjects that name the speaker or the reader, never the sentence before's subject: "you can increase
@@ -40,6 +64,17 @@ def _words(tokens: list[Token] | Span) -> frozenset[str]:
     return frozenset(
         t.lemma_.casefold() for t in tokens if t.pos_ in ("NOUN", "PROPN") and t.is_alpha and not t.is_stop
     )
+
+
+def predicate_lemma(token: Token) -> str:
+    """The lemma a predicate is compared by, in one spelling: British "-ise" and "-yse" verbs read as
+    "-ize" and "-yze" ("hospitalised" and "hospitalized" state the same thing). Both texts pass through
+    it, so a verb spelled "-ise" in both ("promise") still meets itself; adjectives keep their lemma
+    (WordNet's antonyms are looked up by it: "precise")."""
+    lemma = token.lemma_.casefold()
+    if token.pos_ == "VERB" and len(lemma) > 5 and lemma.endswith(("ise", "yse")):
+        return lemma[:-2] + "ze"
+    return lemma
 
 
 def role(token: Token) -> str | None:
@@ -73,15 +108,24 @@ def excluded(token: Token) -> bool:
 
 def sentence_subjects(doc: Doc) -> list[frozenset[str]]:
     """Per sentence, the words of its main clause's subject; a pronoun or missing subject takes the
-    subject of the sentence before ("It has 420 pupils": the school of the sentence before)."""
+    subject of the sentence before ("It has 420 pupils": the school of the sentence before). A report
+    ("The driver lost control, police said") is about what it reports: its subject is the driver."""
     out: list[frozenset[str]] = []
     last: frozenset[str] = frozenset()
     for sent in doc.sents:
-        words = _subject_words(sent.root)
+        words = _subject_words(_reported(sent.root))
         if words:
             last = words
         out.append(words or last)
     return out
+
+
+def _reported(root: Token) -> Token:
+    """The clause a reporting verb reports ("lost" in "The driver lost control, police said"), else
+    ``root``."""
+    if root.lemma_ not in _REPORTING:
+        return root
+    return next((c for c in root.children if c.dep_ == "ccomp"), root)
 
 
 def _subject_words(predicate: Token) -> frozenset[str]:
@@ -132,6 +176,8 @@ class Clause:
     end: int
     text: str
     """The predicate as written, with its negation ("not open")."""
+    offsets: frozenset[int] = frozenset()
+    """Where its arguments' words begin in the text (a value checked on its own is found by it)."""
 
 
 def clauses(doc: Doc, subjects: list[frozenset[str]], keep: list[bool]) -> list[Clause]:
@@ -142,24 +188,52 @@ def clauses(doc: Doc, subjects: list[frozenset[str]], keep: list[bool]) -> list[
         if not keep[n]:
             continue
         for token in sent:
-            clause = _clause(token, n, subjects[n])
-            if clause is not None:
-                out.append(clause)
+            out.extend(_clauses_of(token, n, subjects[n]))
     return out
+
+
+def negates(token: Token) -> bool:
+    """Whether ``token`` is a negation ("not", "never", "nothing"): not "not only X but also Y", which
+    asserts both, nor a hedge ("not necessarily", :func:`hedges`)."""
+    if not (token.dep_ == "neg" or token.lower_ in _NEGATORS):
+        return False
+    following = _next_word(token)
+    return following not in _NOT_NEGATING and following not in _HEDGES
+
+
+def hedges(token: Token) -> bool:
+    """Whether ``token`` is a "not" that hedges its predicate ("not necessarily", "not always")."""
+    return (token.dep_ == "neg" or token.lower_ in _NEGATORS) and _next_word(token) in _HEDGES
+
+
+def _next_word(token: Token) -> str:
+    return token.nbor(1).lower_ if token.i + 1 < len(token.doc) else ""
+
+
+def denying_determiner(token: Token) -> bool:
+    """Whether ``token`` is a "no" that denies its noun ("has no swimming pool"), not the abbreviation
+    of "number" ("the No. 1 cause")."""
+    if token.lower_ != "no":
+        return False
+    following = token.nbor(1) if token.i + 1 < len(token.doc) else None
+    return following is None or not (following.text == "." or following.like_num)
 
 
 def _negated_argument(argument: Token) -> bool:
     """Whether an object, complement or prepositional phrase carries its own negation ("but not
     limescale damage", "not on Sunday", "buses, not trams")."""
-    return any(t.dep_ == "neg" or t.lower_ in _NEGATORS for t in argument.subtree)
+    return any(negates(t) for t in argument.subtree)
 
 
-def _clause(token: Token, sentence: int, sentence_subject: frozenset[str]) -> Clause | None:
-    """The clause ``token`` heads, if it asserts something: a predicate other than "be" (its
+def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -> list[Clause]:
+    """The clauses ``token`` heads, if it asserts something: a predicate other than "be" (its
     complement is the predicate) with a subject of its own, not a condition ("if it does not lock"),
-    a question, an instruction ("never rub the hair") or an infinitive ("to access")."""
-    if token.pos_ not in _CLAUSE_POS or token.lemma_ == "be" or token.dep_ in _NOT_CLAUSES:
-        return None
+    a question, an instruction ("never rub the hair") or an infinitive ("to access"). Coordinated
+    objects make a clause each ("has 420 pupils and a swimming pool": "has 420 pupils", "has a
+    swimming pool"), each with its own "no" or "not" ("has a gym and no pool")."""
+    nominal = token.pos_ == "NOUN" and token.dep_ == "attr" and token.head.lemma_ == "be"
+    if (token.pos_ not in _CLAUSE_POS and not nominal) or token.lemma_ == "be" or token.dep_ in _NOT_CLAUSES:
+        return []
     heads = [token]
     if token.dep_ in ("acomp", "attr") and token.head.lemma_ == "be":
         heads.append(token.head)
@@ -168,29 +242,69 @@ def _clause(token: Token, sentence: int, sentence_subject: frozenset[str]) -> Cl
         not any(c.dep_ in _SUBJECTS or c.dep_ == "expl" for c in children)
         or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in children)
         or token.sent.text.rstrip().endswith("?")
+        or any(hedges(c) for c in children)
     ):
-        return None
-    negated = any(c.dep_ == "neg" or c.lower_ in _NEGATORS for c in children) or any(
-        c.dep_ in ("dobj", "attr") and any(d.lower_ == "no" for d in c.children) for c in children
-    )
-    # An argument with a negation of its own ("covers defects, but not limescale damage") is what the
-    # clause denies, not what it asserts: left out, so the clause is compared on what it asserts.
-    arguments = frozenset(
-        t.lemma_.casefold() if t.is_alpha else t.text
-        for c in children
-        if c.dep_ in _ARGUMENT_DEPS and c.i != token.i and not _negated_argument(c)
-        for t in c.subtree
-        if t.pos_ in _ARGUMENT_POS and not t.is_stop and t.lower_ not in _NEGATORS
-    )
+        return []
+    said = [c for c in children if (c.dep_ in _ARGUMENT_DEPS or (nominal and c.dep_ in _NOUN_MODIFIERS))]
+    said = [c for c in said if c.i != token.i]
+    denied_verb = any(negates(c) for c in children)
+    groups = [[c, *c.conjuncts] for c in said if c.dep_ in ("dobj", "attr")]
     span = [t for h in heads for t in h.subtree if t.dep_ != "punct"] or [token]
-    subject = subject_of(token, sentence_subject)
-    return Clause(
-        predicate=token.lemma_.casefold(),
-        negated=negated,
-        arguments=arguments,
-        subject=subject,
-        sentence=sentence,
-        start=min(t.idx for t in span),
-        end=max(t.idx + len(t.text) for t in span),
-        text=("not " if negated else "") + token.text,
+
+    def clause(negated: bool, tokens: list[Token]) -> Clause:
+        return Clause(
+            predicate=predicate_lemma(token),
+            negated=negated,
+            arguments=_content(tokens),
+            offsets=frozenset(t.idx for t in tokens),
+            subject=subject_of(token, sentence_subject),
+            sentence=sentence,
+            start=min(t.idx for t in span),
+            end=max(t.idx + len(t.text) for t in span),
+            text=("not " if negated else "") + token.text,
+        )
+
+    if sum(len(g) for g in groups) < 2:
+        negated = denied_verb or any(
+            c.dep_ in ("dobj", "attr") and any(denying_determiner(d) for d in c.children) for c in children
+        )
+        # An argument with a negation of its own ("covers defects, but not limescale damage") is what
+        # the clause denies, not what it asserts: left out, so the clause is compared on what it asserts.
+        return [clause(negated, [t for c in said if not _negated_argument(c) for t in c.subtree])]
+    objects = {g[0].i for g in groups}
+    others = [t for c in said if c.i not in objects and not _negated_argument(c) for t in c.subtree]
+    out = []
+    for group in groups:
+        owns = [_own(thing, group) for thing in group]
+        group_denied = _denied(owns[0])
+        for n, (thing, own) in enumerate(zip(group, owns, strict=True)):
+            # "not limescale damage or use": the negation reaches the conjuncts after the first, unless
+            # one has a determiner of its own ("no pool and a gym")
+            inherits = n > 0 and group_denied and not any(c.dep_ == "det" for c in thing.children)
+            out.append(clause(denied_verb or _denied(own) or inherits, others + own))
+    return out
+
+
+def _own(thing: Token, group: list[Token]) -> list[Token]:
+    """The words of one of coordinated objects, without those of the objects coordinated with it."""
+    rest = {
+        t.i for other in group if other.i != thing.i and other.i in _indices(thing) for t in other.subtree
+    }
+    return [t for t in thing.subtree if t.i not in rest and t.dep_ != "cc"]
+
+
+def _denied(words: list[Token]) -> bool:
+    return any(negates(t) or denying_determiner(t) for t in words)
+
+
+def _indices(token: Token) -> set[int]:
+    return {t.i for t in token.subtree}
+
+
+def _content(tokens: list[Token]) -> frozenset[str]:
+    """The content lemmas of a clause's arguments (numbers as written)."""
+    return frozenset(
+        t.lemma_.casefold() if t.is_alpha else t.text
+        for t in tokens
+        if t.pos_ in _ARGUMENT_POS and not t.is_stop and t.lower_ not in _NEGATORS
     )
