@@ -157,7 +157,7 @@ def test_embedding_missing_reasons(embedding: EmbeddingGrounding) -> None:
     no_context = embedding.score(sample(GROUNDED, context=["   "]))
     assert no_context.missing and "no context" in (no_context.error or "")
     no_words = embedding.score(sample("...?!", ["some context."]))
-    assert no_words.missing and "no sentence" in (no_words.error or "")
+    assert no_words.missing and "no content words" in (no_words.error or "")
 
 
 def test_embedding_reports_an_unloadable_model_as_missing(tmp_path: object) -> None:

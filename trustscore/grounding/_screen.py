@@ -1,7 +1,10 @@
-"""Responses the word-matching grounding signals do not check: abstentions and answers in another
-language than the context. Both read as "unsupported" to a word or sentence match although nothing
-in them is invented; the signals report them as missing with this reason and an ``outcome`` in
-``raw`` (``"abstention"`` or ``"other_language"``) instead.
+"""Responses the word-matching grounding signals do not check: abstentions, answers in another
+language than the context, and answers with nothing to check. The first two read as "unsupported" to
+a word or sentence match although nothing in them is invented; the last ("r", "It is.", "B") has no
+content word, number or name, and a sentence match would compare the question instead (a short
+answer is embedded with its question), passing it as "supported". The signals report them as missing
+with this reason and an ``outcome`` in ``raw`` (``"abstention"``, ``"other_language"`` or
+``"nothing_to_check"``) instead.
 """
 
 from __future__ import annotations
@@ -11,10 +14,12 @@ import time
 from trustscore._types import ABSTENTION, Sample, Signal, Usage
 from trustscore.grounding._abstention import abstention
 from trustscore.grounding._language import language_mismatch
+from trustscore.grounding._normalize import normalize
+from trustscore.grounding._text import words
 
 __all__ = ["SCREEN", "screened_out", "unchecked"]
 
-SCREEN = "screen/4"
+SCREEN = "screen/5"
 """Part of the cache identity of every signal that screens its samples here: a cached result from
 before a sample was screened (or screened differently) is not replayed."""
 
@@ -30,6 +35,8 @@ def unchecked(sample: Sample) -> tuple[str, str] | None:
     foreign = language_mismatch(sample.response, sample.context_text)
     if foreign is not None:
         return "other_language", foreign
+    if not words(normalize(sample.response).text, kinds=False):
+        return "nothing_to_check", "the response has no content words, numbers or names to check"
     return None
 
 
