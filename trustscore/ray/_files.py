@@ -3,7 +3,8 @@
 The output is a directory (Ray writes one file per block, from whichever node scored it): JSONL
 files whose lines are exactly the local CLI's result rows, or Parquet files with the typed columns
 and that same row as ``result``. Re-running with the same output directory reads the ids already
-there and scores only the rest; new files are added beside the old ones. As in the local CLI,
+there (and the setup each row was scored with: a run refuses rows scored another way, see
+``_command.py``) and scores only the rest; new files are added beside the old ones. As in the local CLI,
 ``--retry-incomplete`` first removes the incomplete rows (``complete`` false: a missing signal a rerun
 may fix, or no score at all with an ``error``) from the files that hold them, so those samples are
 scored again and the output keeps one row per id.
@@ -40,7 +41,8 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from trustscore._errors import UsageError
-from trustscore.rows._output import carries_the_marker, is_cut_short_row, row_state
+from trustscore.rows._output import carries_the_marker, is_cut_short_row, row_facts, row_state
+from trustscore.rows._setup import RowSetup, SetupTally, row_setup
 
 __all__ = [
     "Format",
@@ -142,13 +144,14 @@ def locked_output(location: str) -> Iterator[Path | None]:
         os.close(fd)  # releases the lock
 
 
-def previous_rows(location: str, fmt: Format) -> dict[str, bool]:
+def previous_rows(location: str, fmt: Format, setups: SetupTally | None = None) -> dict[str, bool]:
     """Id -> complete, for each row already under the output directory, after repairing a file cut
-    short. A row without ``complete`` counts as complete, as in the local CLI."""
+    short. A row without ``complete`` counts as complete, as in the local CLI. ``setups``, when given,
+    is told the setup each row was scored with (the run compares them with its own)."""
     fs, root = filesystem(location)
     rows: dict[str, bool] = {}
     for path in _data_files(fs, root):
-        rows.update(_jsonl_rows(fs, path) if fmt == "jsonl" else _parquet_rows(fs, path))
+        rows.update(_jsonl_rows(fs, path, setups) if fmt == "jsonl" else _parquet_rows(fs, path, setups))
     return rows
 
 
@@ -194,7 +197,7 @@ def _replace(fs: pafs.FileSystem, path: str, write: Callable[[pa.NativeFile], ob
     fs.move(tmp, path)
 
 
-def _jsonl_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
+def _jsonl_rows(fs: pafs.FileSystem, path: str, setups: SetupTally | None) -> dict[str, bool]:
     """The rows of one part file, every whole line checked before a torn last line (a killed
     writer's, which begins like a result row) is cut off; any other last line refuses the file.
     A damaged row of ours (it carries the marker but does not parse) is skipped and reported: its
@@ -208,7 +211,7 @@ def _jsonl_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
         if not line.strip():
             continue
         try:
-            row_id, complete = row_state(line.decode("utf-8"))
+            row_id, complete, setup = row_facts(line.decode("utf-8"))
         except (ValueError, UnicodeDecodeError) as e:
             if not carries_the_marker(line):
                 raise UsageError(
@@ -222,6 +225,8 @@ def _jsonl_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
             )
             continue
         rows[row_id] = complete
+        if setups is not None:
+            setups.add(setup, f"line {number} of {path}", complete)
     if tail:
         if not is_cut_short_row(tail):
             raise UsageError(
@@ -234,7 +239,11 @@ def _jsonl_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
     return rows
 
 
-def _parquet_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
+def _parquet_rows(fs: pafs.FileSystem, path: str, setups: SetupTally | None) -> dict[str, bool]:
+    """The rows of one Parquet part file (id -> complete), their setups read from the ``result``
+    column when ``setups`` is given, batch by batch; a file a killed writer left without its footer
+    is removed (its rows are scored again), any other file that is not trustscore output refuses the
+    directory."""
     try:
         with fs.open_input_file(path) as f:
             if f.read(4) != b"PAR1":  # every Parquet file begins so, even one whose writer was killed
@@ -261,11 +270,29 @@ def _parquet_rows(fs: pafs.FileSystem, path: str) -> dict[str, bool]:
                 f"{path}: its result column does not hold trustscore result rows, so it is not trustscore "
                 "output; write to a new directory"
             )
-    columns = ["id", "complete"] if "complete" in names else ["id"]
-    table = pq.read_table(path, columns=columns, filesystem=fs)
-    ids = [str(v) for v in table.column("id").to_pylist()]
-    complete = table.column("complete").to_pylist() if "complete" in names else [True] * len(ids)
-    return {i: c is True for i, c in zip(ids, complete, strict=True)}
+    columns = [c for c in ("id", "complete") if c in names] + (["result"] if setups is not None else [])
+    rows: dict[str, bool] = {}
+    number = 0
+    with fs.open_input_file(path) as f:
+        for batch in pq.ParquetFile(f).iter_batches(columns=columns):
+            data = batch.to_pydict()
+            complete = data.get("complete", [True] * batch.num_rows)
+            results = data.get("result", [None] * batch.num_rows)
+            for row_id, done, result in zip(data["id"], complete, results, strict=True):
+                number += 1
+                rows[str(row_id)] = done is True
+                if setups is not None:
+                    setups.add(_result_setup(result), f"row {number} of {path}", done is True)
+    return rows
+
+
+def _result_setup(text: object) -> RowSetup | None:
+    """The setup of a Parquet row's ``result`` (the local CLI's line); None when it is not a row."""
+    try:
+        row = json.loads(text) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        return None
+    return row_setup(row) if isinstance(row, dict) else None
 
 
 def output_rows(location: str, fmt: Format) -> list[dict[str, object]]:

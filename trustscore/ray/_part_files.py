@@ -8,9 +8,10 @@
   resume from.
 * :class:`PartFileDirectory` is the whole output directory's state between runs: opening it repairs
   a part file a killed run cut short and answers the ids in the finished part files (the resume
-  state), ``drop`` removes rows from the files that hold them (``--retry-incomplete``). Rows reach
-  the directory only through Ray's write tasks. It takes no lock: ``score --ray`` holds the
-  directory's (:func:`~trustscore.ray._files.locked_output`) around it.
+  state) and what scored their rows (``setups``, which the run compares with its own), ``drop``
+  removes rows from the files that hold them (``--retry-incomplete``). Rows reach the directory only
+  through Ray's write tasks. It takes no lock: ``score --ray`` holds the directory's
+  (:func:`~trustscore.ray._files.locked_output`) around it.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import pyarrow.parquet as pq
 from trustscore.ray._files import Format, drop_rows, previous_rows
 from trustscore.ray._rows import OUTPUT_SCHEMA
 from trustscore.rows import IdIndex
+from trustscore.rows._setup import SetupTally
 
 __all__ = ["PartFileDirectory", "PartFileSink"]
 
@@ -108,6 +110,8 @@ class PartFileDirectory:
         self.format = fmt
         self.dropped = 0
         """Rows the last ``drop`` removed."""
+        self.setups = SetupTally()
+        """What scored the rows the part files held when the directory was opened."""
 
     @property
     def name(self) -> str:
@@ -115,9 +119,10 @@ class PartFileDirectory:
 
     async def open(self) -> IdIndex:
         """The ids in the finished part files, each 1 when its row is complete, 0 when not, after a
-        part file cut short by a killed run is repaired (its torn rows are scored again)."""
-        held = IdIndex()
-        for row_id, complete in previous_rows(self.location, self.format).items():
+        part file cut short by a killed run is repaired (its torn rows are scored again); ``setups``
+        then holds what scored those rows."""
+        held, self.setups = IdIndex(), SetupTally()
+        for row_id, complete in previous_rows(self.location, self.format, self.setups).items():
             held.set(row_id, int(complete))
         return held
 

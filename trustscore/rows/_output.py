@@ -61,6 +61,7 @@ __all__ = [
     "error_row",
     "is_cut_short_row",
     "result_row",
+    "row_facts",
     "row_line",
     "row_state",
     "unscored_row",
@@ -156,12 +157,13 @@ def _dumps(row: dict[str, Any]) -> str:
 def row_state(text: str) -> tuple[str, bool]:
     """(id, complete) of a result row line; ValueError when it is not one (not JSON, no id, or no
     marker). A row written before ``complete`` existed counts as complete."""
-    row_id, complete, _ = _row_facts(text)
+    row_id, complete, _ = row_facts(text)
     return row_id, complete
 
 
-def _row_facts(text: str) -> tuple[str, bool, RowSetup | None]:
-    """:func:`row_state` of a result row line, and the setup it was scored with."""
+def row_facts(text: str) -> tuple[str, bool, RowSetup | None]:
+    """:func:`row_state` of a result row line, and the setup it was scored with (None when it records
+    none: see :func:`~trustscore.rows._setup.row_setup`)."""
     try:
         row = json.loads(text)
         row_id, marker = row["id"], row[MARKER_FIELD]
@@ -418,12 +420,12 @@ def _read_rows(file: IO[bytes], path: Path) -> tuple[IdIndex, SetupTally]:
             continue
         if not line.ends and is_cut_short_row(line.raw):
             try:
-                row_id, complete, setup = _row_facts(line.raw.decode("utf-8"))
+                row_id, complete, setup = row_facts(line.raw.decode("utf-8"))
             except (ValueError, UnicodeDecodeError):
                 torn_at = line.offset  # a killed run's half-written row
             else:
                 ids.set(row_id, int(complete))
-                setups.add(setup, line.number, complete)
+                setups.add(setup, f"line {line.number}", complete)
                 whole_tail = True
             continue
         if line.oversized:
@@ -442,14 +444,14 @@ def _read_rows(file: IO[bytes], path: Path) -> tuple[IdIndex, SetupTally]:
                 "trustscore output; it is left as it is: write to a new file"
             ) from None
         try:
-            row_id, complete, setup = _row_facts(text)
+            row_id, complete, setup = row_facts(text)
         except ValueError as e:
             if not carries_the_marker(line.raw):
                 raise _not_ours(path, f":{line.number}") from None
             damaged.append(f"line {line.number}: {e}")
             continue
         ids.set(row_id, int(complete))
-        setups.add(setup, line.number, complete)
+        setups.add(setup, f"line {line.number}", complete)
     for why in damaged:
         print(
             f"trustscore: {path}: skipping a damaged result row ({why}); its sample is scored again",

@@ -38,30 +38,33 @@ def row_setup(row: Mapping[str, Any]) -> RowSetup | None:
 
 @dataclass
 class _Seen:
-    line: int
+    where: str
     complete: int = 0
     incomplete: int = 0
 
 
 class SetupTally:
-    """The setups of an output's rows: for each, the line of its first row and how many rows, complete
+    """The setups of an output's rows: for each, where its first row is and how many rows, complete
     and not, were scored with it."""
 
     def __init__(self) -> None:
         self._seen: dict[RowSetup, _Seen] = {}
 
-    def add(self, setup: RowSetup | None, line: int, complete: bool) -> None:
+    def add(self, setup: RowSetup | None, where: str, complete: bool) -> None:
+        """Count one row; ``where``: the place of the row, as the refusal names it ("line 3", or
+        "line 3 of <part file>")."""
         if setup is None:
             return
-        seen = self._seen.setdefault(setup, _Seen(line))
+        seen = self._seen.setdefault(setup, _Seen(where))
         if complete:
             seen.complete += 1
         else:
             seen.incomplete += 1
 
-    def items(self) -> list[tuple[RowSetup, int, int, int]]:
-        """(setup, first line, complete rows, incomplete rows) of each setup, in the order first seen."""
-        return [(s, v.line, v.complete, v.incomplete) for s, v in self._seen.items()]
+    def items(self) -> list[tuple[RowSetup, str, int, int]]:
+        """(setup, where its first row is, complete rows, incomplete rows) of each setup, in the order
+        first seen."""
+        return [(s, v.where, v.complete, v.incomplete) for s, v in self._seen.items()]
 
 
 def setup_mismatch(
@@ -76,7 +79,7 @@ def setup_mismatch(
     such setup and what differs; None when they agree. ``keep_incomplete``: the incomplete rows stay
     in the output (without ``--retry-incomplete``), so they are compared too."""
     current = frozenset(signals)
-    for setup, line, complete, incomplete in tally.items():
+    for setup, where, complete, incomplete in tally.items():
         kept = complete + (incomplete if keep_incomplete else 0)
         if not kept:
             continue
@@ -89,5 +92,5 @@ def setup_mismatch(
             parts += [f"signal(s) {', '.join(runs)} they lack"] if runs else []
             differs.append(" and ".join(parts))
         if differs:
-            return f"{kept} earlier row(s), the first on line {line}, were scored with {'; '.join(differs)}"
+            return f"{kept} earlier row(s), the first on {where}, were scored with {'; '.join(differs)}"
     return None
