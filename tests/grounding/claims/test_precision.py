@@ -195,6 +195,8 @@ def test_a_report_is_about_what_it_reports(claims_check: ClaimsCheck) -> None:
         ("It has 420 pupils and a swimming pool.", True),
         ("It has 420 pupils and no swimming pool.", False),
         ("It has 420 pupils and 18 teachers.", False),
+        ("It has no swimming pool and 420 pupils.", False),
+        ("It has no swimming pool but 18 teachers.", False),
     ],
 )
 def test_coordinated_objects_are_read_one_by_one(
@@ -203,6 +205,22 @@ def test_coordinated_objects_are_read_one_by_one(
     """The pool beside the pupils is still a pool the school does not have."""
     assert (kinds(score(claims_check, answer)) == ["negation"]) is negated
     assert count(score(claims_check, answer), "contradicted") == int(negated)
+
+
+@pytest.mark.parametrize(
+    ("answer", "negated"),
+    [
+        ("The hotel has neither a pool nor a gym.", True),
+        ("The hotel has no pool or gym.", True),
+        ("The hotel has no pool and a gym.", False),
+        ("The hotel has a gym and no pool.", False),
+    ],
+)
+def test_neither_nor_and_or_carry_a_negation_and_and_does_not(
+    claims_check: ClaimsCheck, answer: str, negated: bool
+) -> None:
+    context = "The hotel has a gym. It has no pool."
+    assert (kinds(score(claims_check, answer, context, "")) == ["negation"]) is negated
 
 
 def test_a_predicate_noun_is_read_for_its_negation(claims_check: ClaimsCheck) -> None:

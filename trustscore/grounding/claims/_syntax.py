@@ -165,11 +165,13 @@ class Clause:
     """One predicate of a text with its polarity and what it says it of."""
 
     predicate: str
-    """The lemma of the verb, or of the adjective or participle after "be" ("is closed" -> "close")."""
+    """The lemma of the verb, or of the adjective, participle or noun after "be" ("is closed" ->
+    "close", "is a steak" -> "steak"; a British "-ise" verb as "-ize")."""
     negated: bool
     """Negated by "not", "never", or a "no" on its object ("has no swimming pool")."""
     arguments: frozenset[str]
-    """Content lemmas of its objects, complements and prepositional phrases."""
+    """Content lemmas of its objects (one of coordinated objects a clause), complements and
+    prepositional phrases; of a predicate noun's modifiers too."""
     subject: frozenset[str]
     sentence: int
     start: int
@@ -213,7 +215,7 @@ def _next_word(token: Token) -> str:
 def denying_determiner(token: Token) -> bool:
     """Whether ``token`` is a "no" that denies its noun ("has no swimming pool"), not the abbreviation
     of "number" ("the No. 1 cause")."""
-    if token.lower_ != "no":
+    if token.lower_ != "no" or token.dep_ not in ("det", "neg"):
         return False
     following = token.nbor(1) if token.i + 1 < len(token.doc) else None
     return following is None or not (following.text == "." or following.like_num)
@@ -248,7 +250,7 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     said = [c for c in children if (c.dep_ in _ARGUMENT_DEPS or (nominal and c.dep_ in _NOUN_MODIFIERS))]
     said = [c for c in said if c.i != token.i]
     denied_verb = any(negates(c) for c in children)
-    groups = [[c, *c.conjuncts] for c in said if c.dep_ in ("dobj", "attr")]
+    groups = [sorted([c, *c.conjuncts], key=lambda t: t.i) for c in said if c.dep_ in ("dobj", "attr")]
     span = [t for h in heads for t in h.subtree if t.dep_ != "punct"] or [token]
 
     def clause(negated: bool, tokens: list[Token]) -> Clause:
@@ -276,12 +278,8 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     out = []
     for group in groups:
         owns = [_own(thing, group) for thing in group]
-        group_denied = _denied(owns[0])
-        for n, (thing, own) in enumerate(zip(group, owns, strict=True)):
-            # "not limescale damage or use": the negation reaches the conjuncts after the first, unless
-            # one has a determiner of its own ("no pool and a gym")
-            inherits = n > 0 and group_denied and not any(c.dep_ == "det" for c in thing.children)
-            out.append(clause(denied_verb or _denied(own) or inherits, others + own))
+        for own, denied in zip(owns, _denials(group, owns), strict=True):
+            out.append(clause(denied_verb or denied, others + own))
     return out
 
 
@@ -293,8 +291,32 @@ def _own(thing: Token, group: list[Token]) -> list[Token]:
     return [t for t in thing.subtree if t.i not in rest and t.dep_ != "cc"]
 
 
-def _denied(words: list[Token]) -> bool:
-    return any(negates(t) or denying_determiner(t) for t in words)
+def _denials(group: list[Token], owns: list[list[Token]]) -> list[bool]:
+    """Which of coordinated objects are denied: each by a "no" or "not" before it in its own phrase
+    ("a gym and no pool"); all of them after "neither" or "nor"; one after "or" by the first's
+    negation too when it has no determiner, number or owner of its own ("not limescale damage or use",
+    "no pool or gym"). "and" and "but" carry no negation over ("no pool but large fields")."""
+    first, last = group[0], group[-1]
+    coordinator = next((t.lower_ for t in reversed(first.doc[first.i : last.i]) if t.dep_ == "cc"), "")
+    if coordinator == "nor" or any(t.lower_ == "neither" for t in owns[0]):
+        return [True] * len(group)
+    own = [_before_it(thing, words) for thing, words in zip(group, owns, strict=True)]
+    return [
+        own[n]
+        or (
+            n > 0
+            and own[0]
+            and coordinator == "or"
+            and not any(c.dep_ in ("det", "nummod", "poss") for c in thing.children)
+        )
+        for n, thing in enumerate(group)
+    ]
+
+
+def _before_it(thing: Token, words: list[Token]) -> bool:
+    """Whether a negation stands in the object's phrase before it (not in a clause after it: "a pool
+    that never closes")."""
+    return any(t.i < thing.i and (negates(t) or denying_determiner(t)) for t in words)
 
 
 def _indices(token: Token) -> set[int]:
