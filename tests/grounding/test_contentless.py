@@ -15,12 +15,25 @@ QUESTION = "When was Westfield primary school founded?"
 NOTHING = ("nothing_to_check", "the response has no content words, numbers or names to check")
 
 
-@pytest.mark.parametrize("response", ["r", "It is.", "B", "It has.", "...", "it was"])
+@pytest.mark.parametrize("response", ["r", "It is.", "B", "It has.", "...", "it was", "👍"])
 def test_a_response_without_content_is_not_checked(response: str) -> None:
     assert unchecked(Sample(question=QUESTION, context=[CONTEXT], response=response)) == NOTHING
 
 
-@pytest.mark.parametrize("response", ["1953.", "The school.", "No.", "Ruth Abara", "In 1953, by Ruth Abara."])
+@pytest.mark.parametrize(
+    "response",
+    [
+        "1953.",
+        "The school.",
+        "No.",
+        "It is not.",
+        "Ruth Abara",
+        "In 1953, by Ruth Abara.",
+        "是",
+        "李",
+        "東京",
+    ],
+)
 def test_a_short_answer_with_a_number_name_or_word_is_checked(response: str) -> None:
     assert unchecked(Sample(question=QUESTION, context=[CONTEXT], response=response)) is None
 

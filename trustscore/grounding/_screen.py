@@ -15,13 +15,17 @@ from trustscore._types import ABSTENTION, Sample, Signal, Usage
 from trustscore.grounding._abstention import abstention
 from trustscore.grounding._language import language_mismatch
 from trustscore.grounding._normalize import normalize
-from trustscore.grounding._text import words
+from trustscore.grounding._text import has_negation, words
 
 __all__ = ["SCREEN", "screened_out", "unchecked"]
 
 SCREEN = "screen/5"
 """Part of the cache identity of every signal that screens its samples here: a cached result from
 before a sample was screened (or screened differently) is not replayed."""
+
+
+_LAST_LATIN = 0x24F
+"""The last code point of Latin Extended-B."""
 
 
 def unchecked(sample: Sample) -> tuple[str, str] | None:
@@ -35,9 +39,21 @@ def unchecked(sample: Sample) -> tuple[str, str] | None:
     foreign = language_mismatch(sample.response, sample.context_text)
     if foreign is not None:
         return "other_language", foreign
-    if not words(normalize(sample.response).text, kinds=False):
+    if _says_nothing(sample.response):
         return "nothing_to_check", "the response has no content words, numbers or names to check"
     return None
+
+
+def _says_nothing(response: str) -> bool:
+    """No content word, number or name (the word match's own test), no negation ("It is not." answers
+    as "No." does) and no letter beyond the Latin alphabets (the word match reads those scripts'
+    one-letter words as too short, yet "是" answers and "李" is a name)."""
+    text = normalize(response).text
+    return (
+        not words(text, kinds=False)
+        and not has_negation(text)
+        and not any(c.isalpha() and ord(c) > _LAST_LATIN for c in text)
+    )
 
 
 def screened_out(name: str, version: str, sample: Sample, began: float) -> Signal | None:
