@@ -1,5 +1,5 @@
-"""``trustscore score`` resumes only into rows scored the way this run scores: another fusion or
-other signals refuse the run (exit 2, nothing scored, the output as it was)."""
+"""``trustscore score`` resumes only into rows scored the way this run scores: another fusion, other
+signals or another version of one refuse the run (exit 2, nothing scored, the output as it was)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import pytest
 from scorer_fakes import FakeLocal
 
 import trustscore.cli._score as cli_score
-from trustscore import Config, Scorer
+from trustscore import Config, Sample, Scorer, Signal
 from trustscore.cli import main
 from trustscore.fusion._fuser import DefaultFuser
+from trustscore.rows._setup import SetupTally, row_setup, setup_mismatch
 
 ROWS = [
     {
@@ -110,3 +111,53 @@ def test_the_same_setup_resumes_past_error_rows_and_incomplete_rows_retried_unde
     assert {r["id"]: sorted(r["signals"]) for r in fresh if r["signals"]} == {
         i: ["claims", "lexical"] for i in ("s0", "s1", "s2")
     }
+
+
+class Versioned(FakeLocal):
+    """A local signal whose results carry its version, as the real signals' do."""
+
+    def __init__(self, name: str, version: str) -> None:
+        super().__init__(name)
+        self.version = version
+
+    async def run(self, sample: Sample) -> Signal:
+        found = await super().run(sample)
+        return found.model_copy(update={"version": self.version})
+
+
+def test_another_version_of_a_signal_refuses_the_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Same names, same fusion, but a signal that reads otherwise (another model, prompt or release)."""
+    out = tmp_path / "out.jsonl"
+
+    def scorer_of(version: str) -> Any:
+        def build(config: Path | None, *, no_cache: bool) -> Scorer:
+            return Scorer(Config(), judges=[], local_signals=[Versioned("lexical", version)])
+
+        return build
+
+    monkeypatch.setattr(cli_score, "build_scorer", scorer_of("lexical/1"))
+    assert score(write(tmp_path / "in.jsonl", ROWS[:1]), out) == 0
+    assert score(write(tmp_path / "in.jsonl", ROWS[:2]), out) == 0  # the same version resumes
+    capsys.readouterr()
+    monkeypatch.setattr(cli_score, "build_scorer", scorer_of("lexical/2"))
+    assert score(write(tmp_path / "in.jsonl", ROWS), out) == 2
+    assert "signal version(s) lexical 'lexical/1' (this run: 'lexical/2')" in capsys.readouterr().err
+
+
+def test_a_row_records_its_cascade_skipped_signals_and_old_rows_record_nothing() -> None:
+    row = {
+        "fusion": "calibrator:x@1",
+        "signals": {"lexical": {"name": "lexical", "value": 0.9, "version": "lexical/9"}},
+        "cascade": {"stage": "local", "skipped": ["lynx"]},
+    }
+    setup = row_setup(row)
+    assert setup is not None and setup.signals == {"lexical", "lynx"}
+    assert setup.versions == {("lexical", "lexical/9")}
+    assert row_setup({"id": "a", "score": 0.5}) is None  # written before rows recorded their setup
+    assert row_setup({"fusion": "none", "signals": {}}) is None  # an error row
+    tally = SetupTally()
+    tally.add(setup, "line 1", complete=True)
+    same = {"lexical": "lexical/9", "lynx": None}
+    assert setup_mismatch(tally, ["calibrator:x@1"], same, keep_incomplete=True) is None

@@ -29,16 +29,16 @@ join to the input), then the carried-through fields. An input row's own ``domain
 it belongs to (an adapted calibrator scores it with that one; any other fusion does not read it) and is
 carried as ``sample_domain``, since ``domain`` is the check above.
 
-Resume: re-running with the same output file skips the ids whose row is complete, so an
-interrupted run resumes where it stopped. A row is complete only when no signal is missing for a
-reason a rerun may fix (cut by the budget; judge server unreachable, overloaded or slow; API key
-unset or refused). Incomplete rows are kept and counted; ``--retry-incomplete`` drops them from the
-output and scores those samples again. The rows kept must have been scored the way this run scores:
-with its ``fusion`` (its calibrator, by name and version) and its signals; when they were not (another
-config or calibrator) the run is refused before anything is scored or dropped (exit 2), naming what
-differs: score into a new output file, or delete the old one. When every judge failed on every row
-it ran on the run exits with status 1 and says why. The output may not be the input file; it must be
-new, empty or a trustscore output (anything else is refused untouched), and one run at a time writes it.
+Resume: re-running with the same output file skips the ids whose row is complete, so an interrupted run
+resumes where it stopped. A row is complete only when no signal is missing for a reason a rerun may fix
+(cut by the budget; judge server unreachable, overloaded or slow; API key unset or refused). Incomplete
+rows are kept and counted; ``--retry-incomplete`` drops them from the output and scores those samples
+again. The rows kept must have been scored the way this run scores: with its ``fusion`` (its calibrator,
+by name and version) and its signals at their versions; when they were not (another config or
+calibrator) the run is refused before anything is scored or dropped (exit 2), naming what differs: score
+into a new output file, or delete the old one. When every judge failed on every row it ran on the run
+exits with status 1 and says why. The output may not be the input file; it must be new, empty or a
+trustscore output (anything else is refused untouched), and one run at a time writes it.
 
 Exit status: 0 every row scored; 1 failed (every judge failed on every row it ran on); 2 bad input,
 flag or config (nothing scored), or no row could be scored (every row invalid, or no signal gave a value on
@@ -285,7 +285,7 @@ def _refuse_another_setup(sink: ResultSink, scorer: Scorer, *, keep_incomplete: 
     ``fusion`` or other signals: the output would mix two ways of scoring."""
     if not isinstance(sink, SetupRecordingSink):
         return
-    why = setup_mismatch(sink.setups, scorer.fusions, scorer.signal_names, keep_incomplete=keep_incomplete)
+    why = setup_mismatch(sink.setups, scorer.fusions, scorer.signal_versions, keep_incomplete=keep_incomplete)
     if why is not None:
         raise UsageError(
             f"-o {sink.name}: {why}; resuming would mix rows scored two ways: score into a new output "

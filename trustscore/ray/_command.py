@@ -18,13 +18,13 @@ invalid row before scoring, with one more pass over the input). ``--carry`` copi
 the rows as locally. Ids must be unique as in the local command: a first pass over the input checks
 it (8 bytes a row on the driver, see ``unique.py``).
 Resume follows the local command: ids already in OUT are skipped, incomplete rows included, unless
-``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again,
-the actors replacing cache entries trustscore did not write (as the local command does). The rows
-kept must have been scored the way this run scores (its ``fusion`` and its signals); when they were
-not (another config or calibrator) the run is refused before Ray starts, before anything is scored or
-dropped (exit 2), naming what differs and the first such row's part file: score into a new directory,
-or delete OUT. The driver learns the run's setup from a Scorer it builds from the config as each
-actor does, only when OUT holds rows to compare (see :func:`_refuse_another_setup` for the cost).
+``--retry-incomplete``, which removes the incomplete rows from OUT and scores those samples again, the
+actors replacing cache entries trustscore did not write (as the local command does). The rows kept must
+have been scored the way this run scores (its ``fusion`` and its signals at their versions); when they
+were not (another config or calibrator) the run is refused before Ray starts, before anything is scored
+or dropped (exit 2), naming what differs and the first such row's part file: score into a new directory,
+or delete OUT. The driver learns the run's setup from a Scorer it builds from the config as each actor
+does, only when OUT holds rows to compare (see :func:`_refuse_another_setup` for the cost).
 ``--gpus-per-actor`` reserves GPUs for each actor (local signals that run a model on the GPU).
 SIGTERM stops the run: Ray is shut down and the command exits 143 within :data:`SIGTERM_GRACE_S`
 seconds (at the latest the process ends itself then); the actors on this machine stop with it.
@@ -221,7 +221,7 @@ def _refuse_another_setup(config: Config, sink: PartFileDirectory, *, keep_incom
     if not sink.setups.items():
         return
     scorer = Scorer.from_config(config, no_cache=True, warn_skipped=False)
-    fusions, signals = scorer.fusions, scorer.signal_names
+    fusions, signals = scorer.fusions, scorer.signal_versions
     anyio.run(scorer.aclose)
     why = setup_mismatch(sink.setups, fusions, signals, keep_incomplete=keep_incomplete)
     if why is not None:

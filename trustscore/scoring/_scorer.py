@@ -167,6 +167,11 @@ class Scorer:
         return [s.name for s in self._sources]
 
     @property
+    def signal_versions(self) -> dict[str, str | None]:
+        """Each signal's version (what its results carry in ``Signal.version``), by name."""
+        return {s.name: s.version for s in self._sources}
+
+    @property
     def fusions(self) -> list[str]:
         """The ``fusion`` its results carry: its fuser's description (with a fitted ``[cascade]``,
         each stage's); empty when a fuser passed in has no ``description``."""
@@ -464,5 +469,3 @@ class Scorer:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.aclose()
-
-
