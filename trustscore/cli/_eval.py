@@ -9,7 +9,6 @@ first, how many rows claim a calibrated score and whether that claim holds, per 
 from __future__ import annotations
 
 import argparse
-import math
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from trustscore.cli._help_text import plain
+from trustscore.core._flag_values import probability
 from trustscore.fitting._evaluation import FUSED, evaluate_scored
 from trustscore.fitting._report import claims_table, macro_table, metrics_table, polarity_note
 from trustscore.fusion._domain import outside_count
@@ -56,7 +56,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.add_argument("--bins", type=int, default=10, help="ECE / reliability bins (default 10)")
     p.add_argument(
-        "--threshold", type=_probability, default=0.5, help="F1 threshold on P(label = 1) (default 0.5)"
+        "--threshold", type=probability, default=0.5, help="F1 threshold on P(label = 1) (default 0.5)"
     )
     p.add_argument("--ci", action="store_true", help="bootstrap 95%% intervals for AUROC (1000 resamples)")
     p.add_argument(
@@ -66,19 +66,6 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     )
     p.set_defaults(run=run)
     return p
-
-
-def _probability(text: str) -> float:
-    """``--threshold``: a finite probability strictly between 0 and 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value < 1:  # also refuses nan
-        raise argparse.ArgumentTypeError(
-            f"must be a probability strictly between 0 and 1, e.g. 0.5 (got {text!r})"
-        )
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

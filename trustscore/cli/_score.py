@@ -48,7 +48,6 @@ any row: the reason is named); 3 the run finished but some rows are error rows.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -60,6 +59,7 @@ import anyio
 from trustscore._errors import DegradedScoreError, UsageError
 from trustscore._types import Sample
 from trustscore.cli._help_text import plain
+from trustscore.core._flag_values import positive_int, positive_seconds
 from trustscore.ray._command import add_arguments as add_ray_arguments
 from trustscore.ray._command import run_ray
 from trustscore.rows import (
@@ -105,9 +105,9 @@ def add_parser(subcommands: Any) -> argparse.ArgumentParser:
     parser.add_argument(
         "--config", type=Path, help="trustscore.toml (default: local signals only, no judges)"
     )
-    parser.add_argument("--concurrency", type=_positive_int, help="samples in flight (default: from config)")
+    parser.add_argument("--concurrency", type=positive_int, help="samples in flight (default: from config)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
-    parser.add_argument("--budget", type=_positive_seconds, metavar="SECONDS", help="time budget per sample")
+    parser.add_argument("--budget", type=positive_seconds, metavar="SECONDS", help="time budget per sample")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument(
         "--retry-incomplete",
@@ -145,30 +145,6 @@ def _carried_fields(text: str) -> tuple[str, ...]:
             f"{', '.join(unknown) or 'nothing'} cannot be carried; name some of {', '.join(CARRIABLE)}"
         )
     return fields
-
-
-def _positive_int(text: str) -> int:
-    """``--concurrency``: a whole number, at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, at least 1 (got {text!r})") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 (got {value})")
-    return value
-
-
-def _positive_seconds(text: str) -> float:
-    """``--budget``: a finite number of seconds above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 < value < math.inf:  # also refuses nan
-        raise argparse.ArgumentTypeError(
-            f"must be a finite number of seconds above 0, e.g. 30 (got {text!r})"
-        )
-    return value
 
 
 def build_scorer(config: Path | None, *, no_cache: bool) -> Scorer:

@@ -43,6 +43,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from trustscore.core._extras import install_extra
+from trustscore.core._flag_values import positive_int
 from trustscore.ray._batch_size import DEFAULT_BATCH_SIZE
 
 if TYPE_CHECKING:
@@ -69,9 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--address", help="Ray cluster to join (default: start a local one; 'auto': this node's)"
     )
-    group.add_argument(
-        "--actors", type=_positive_int, help="scoring actors, one CPU each (default: CPUs - 1)"
-    )
+    group.add_argument("--actors", type=positive_int, help="scoring actors, one CPU each (default: CPUs - 1)")
     group.add_argument(
         "--gpus-per-actor",
         type=_gpus,
@@ -80,20 +79,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--batch-size",
-        type=_positive_int,
+        type=positive_int,
         help=f"samples per actor call, the unit Ray retries (default {DEFAULT_BATCH_SIZE})",
     )
-
-
-def _positive_int(text: str) -> int:
-    """``--actors``, ``--batch-size``: a whole number, at least 1."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a whole number, at least 1 (got {text!r})") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1 (got {value})")
-    return value
 
 
 def _gpus(text: str) -> float:
