@@ -12,7 +12,7 @@ def test_every_context_has_correct_and_wrong_answers_and_no_answer_twice() -> No
     for probe in PROBES:
         kinds.setdefault(probe.context, set()).add(probe.faithful)
     assert len(kinds) == 7 and all(seen == {True, False} for seen in kinds.values())
-    assert max(Counter((p.context, p.answer) for p in PROBES).values()) == 1
+    assert max(Counter((p.context, p.question, p.answer) for p in PROBES).values()) == 1
 
 
 def test_a_wrong_answer_is_read_right_under_the_line_and_a_correct_one_at_or_above_it() -> None:

@@ -9,7 +9,9 @@ correct ones reword or respell what the context says ("42 thousand" for "42,000"
 "kids younger than twelve" for "children under 12"), or answer in a word or two; the wrong ones change
 one thing the way a generator does: a number, a date or month, a name, a unit or currency, a negation
 ("do not travel", "are not allowed"), an antonym or opposite ("over" for "under", "fell" for "up"), a
-material, a rank ("the highest" for "the second highest"), or two values exchanged.
+material, a rank ("the highest" for "the second highest"), or two values exchanged. Then 18 answers
+of "yes" or "no" to yes/no questions of their own over the same contexts, nine of them correct ("Was
+the survey funded by the government?" answered "No, it was not.").
 
 An answer is read right when a wrong one scores under 0.5 and a correct one at or above it (the
 README's line). Each row prints its score and ``result.reason``: what the offline default said.
@@ -247,11 +249,34 @@ _ANSWERS: tuple[tuple[str, str, tuple[tuple[str, bool, str], ...]], ...] = (
     ),
 )
 
+_REPLIES: tuple[tuple[str, str, bool, str], ...] = (
+    (_FERRY, "Does the ferry run every 20 minutes?", True, "Yes."),
+    (_FERRY, "Does a single ticket cost 5 euros?", False, "Yes, it does."),
+    (_FERRY, "Was the ferry replaced in 2019?", False, "No."),
+    (_SURVEY, "Was the survey funded by the government?", True, "No, it was not."),
+    (_SURVEY, "Was the survey funded by the government?", False, "Yes."),
+    (_SURVEY, "Did Dr. Amara Osei lead the 2021 survey?", True, "Yes, she did."),
+    (_QUARTER, "Did net profit fall?", False, "No."),
+    (_QUARTER, "Did revenue increase by 9%?", True, "Yes, it did."),
+    (_TRAIL, "Is there drinking water along the route?", False, "Yes, there is."),
+    (_TRAIL, "Are dogs allowed on a lead?", True, "Yes."),
+    (_GORGE, "Was the first bridge made of iron?", True, "Yes, it was."),
+    (_GORGE, "Did Tomas Reyes build the first bridge in 1897?", False, "Yes."),
+    (_GORGE, "Did a flood destroy the bridge in 1948?", False, "No, it did not."),
+    (_LIBRARY, "Is the library closed on Sundays?", True, "Yes."),
+    (_LIBRARY, "Was the library designed by the architect Maria Lang?", True,
+     "No, it was designed by the architect Clara Voss."),
+    (_MOUNTAIN, "Is Mount Kerel the highest peak in the range?", True, "No."),
+    (_MOUNTAIN, "Are climbing permits required all year?", False, "No, they are not."),
+    (_MOUNTAIN, "Did George Hale lead the first recorded ascent?", True, "Yes."),
+)  # fmt: skip
+"""Yes or no to a yes/no question of its own, nine right and nine wrong."""
+
 PROBES: tuple[Probe, ...] = tuple(
     Probe(context, question, kind, faithful, answer)
     for context, question, answers in _ANSWERS
     for kind, faithful, answer in answers
-)
+) + tuple(Probe(context, question, "yes/no", right, answer) for context, question, right, answer in _REPLIES)
 
 
 def tally(probes: Sequence[Probe], scores: Sequence[float | None]) -> dict[str, tuple[int, int]]:

@@ -1,6 +1,7 @@
 """The school table: with the default offline configuration (lexical, embedding and claims, the shipped
 claims calibrator), the context's own words and a correct paraphrase pass README's line (score >= 0.5)
-and each answer with one fact changed is flagged (score < 0.5)."""
+and each answer with one fact changed is flagged (score < 0.5); so is a yes or no the context refutes,
+while one it bears out passes."""
 
 from __future__ import annotations
 
@@ -34,6 +35,17 @@ WRONG = {
     "values exchanged": "Westfield primary school has 420 teachers and 18 pupils.",
     "polarity beside a true fact": "It has 420 pupils and a swimming pool.",
 }
+POLAR = [  # (question, answer, whether the context bears the answer out)
+    ("Was the school founded in 1953?", "Yes, it was.", True),
+    ("Was the school founded in 1953?", "No, it was not.", False),
+    ("Does the school have a swimming pool?", "No.", True),
+    ("Does the school have a swimming pool?", "Yes, it does.", False),
+    ("Was the school founded in 1935?", "No.", True),
+    ("Was the school founded in 1935?", "Yes.", False),
+    ("Does the school have 420 pupils?", "Yes.", True),
+    ("Does the school have 420 pupils?", "No, it doesn't.", False),
+    ("Was the school founded by the teacher Helen Marsh?", "No, the teacher Ruth Abara founded it.", True),
+]
 
 
 @cache
@@ -41,8 +53,8 @@ def scorer() -> ts.Scorer:
     return ts.Scorer(ts.Config())
 
 
-def score(response: str) -> ts.TrustScore:
-    return scorer().score_sync(question=QUESTION, context=[CONTEXT], response=response)
+def score(response: str, question: str = QUESTION) -> ts.TrustScore:
+    return scorer().score_sync(question=question, context=[CONTEXT], response=response)
 
 
 def test_the_default_runs_the_claims_calibrator() -> None:
@@ -60,6 +72,14 @@ def test_a_faithful_answer_passes(kind: str) -> None:
 def test_an_answer_with_one_fact_changed_is_flagged(kind: str) -> None:
     result = score(WRONG[kind])
     assert result.score is not None and result.score < 0.5, (kind, result.score, result.signals["claims"].raw)
+
+
+@pytest.mark.parametrize(("question", "answer", "right"), POLAR)
+def test_a_yes_or_no_is_read_as_the_statement_it_makes(question: str, answer: str, right: bool) -> None:
+    result = score(answer, question)
+    assert result.score is not None and (result.score >= 0.5) is right, (result.score, result.reason)
+    if not right:
+        assert result.reason.startswith("contradicted: ") and result.reason.endswith("(claims)")
 
 
 @dataclass(frozen=True)

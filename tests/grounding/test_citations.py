@@ -10,6 +10,7 @@ from trustscore import Sample
 from trustscore.grounding import LexicalSupport
 from trustscore.grounding._citations import PassageCitations
 from trustscore.grounding._lexical import _claimed
+from trustscore.grounding._normalize import normalize
 
 PASSAGES = [
     "The Millbrook footbridge opened in 1998. It is 140 metres long.",
@@ -97,6 +98,6 @@ def test_citations_and_list_markers_stay_linear_in_a_huge_answer() -> None:
     """Each number was checked against every citation, and each marker copied the rest of the text:
     minutes at a few hundred kilobytes (speed is measured by benchmarks, not asserted here)."""
     cited = "Passage 1 says 1, " * 20_000
-    assert [w.text for w in _claimed(cited, passages=3) if w.kind == "number"] == ["1"] * 20_000
+    assert [w.text for w in _claimed(normalize(cited), passages=3) if w.kind == "number"] == ["1"] * 20_000
     listed = "1) The bridge is lit.\n" * 20_000
-    assert [w for w in _claimed(listed, passages=3) if w.kind == "number"] == []
+    assert [w for w in _claimed(normalize(listed), passages=3) if w.kind == "number"] == []

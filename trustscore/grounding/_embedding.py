@@ -36,6 +36,7 @@ from trustscore._types import Sample, Signal, Span, Usage
 from trustscore.compute._deadline import checkpoint
 from trustscore.core._hashing import canonical_json, short_hash
 from trustscore.grounding._config import EmbeddingSettings
+from trustscore.grounding._polar import polar_reply
 from trustscore.grounding._screen import SCREEN, screened_out
 from trustscore.grounding._text import Piece, context_units, has_negation, split_long, split_sentences
 from trustscore.textmodels._embedder import (
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EmbeddingGrounding", "aggregate_similarities"]
 
-_METHOD = "embedding-grounding/3"
+_METHOD = "embedding-grounding/4"
 _SOFTMIN_TEMPERATURE = 0.1
 
 
@@ -187,6 +188,10 @@ class EmbeddingGrounding:
             )
         if (screened := screened_out(self.name, self.version, sample, began)) is not None:
             return screened
+        reply = polar_reply(sample.question, sample.response)
+        response = sample.response
+        if reply is not None:
+            sample = reply.sample(sample)
         sentences = [
             part for s in split_sentences(sample.response) for part in split_long(s, cfg.max_words_per_chunk)
         ]
@@ -233,6 +238,8 @@ class EmbeddingGrounding:
             "chunks": len(chunks.texts),
         }
         weakest = self._weakest_spans(sentences, best)
+        if reply is not None:
+            weakest = [_placed(s, reply.in_response(s.start, s.end), response) for s in weakest]
         value = min(1.0, max(0.0, parts[cfg.aggregate]))
         low = int(np.sum(best < cfg.low_similarity))
         return Signal(
@@ -284,3 +291,8 @@ class EmbeddingGrounding:
         return Signal.failed(
             self.name, reason, usage=Usage(seconds=time.perf_counter() - began), version=self.version
         )
+
+
+def _placed(span: Span, at: tuple[int, int], response: str) -> Span:
+    """``span`` placed at ``at`` in the response."""
+    return span.model_copy(update={"start": at[0], "end": at[1], "text": response[at[0] : at[1]]})

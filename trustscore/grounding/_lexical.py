@@ -41,7 +41,8 @@ from trustscore.compute._deadline import checkpoint
 from trustscore.core._hashing import canonical_json, short_hash
 from trustscore.grounding._citations import PassageCitations
 from trustscore.grounding._config import LexicalConfig
-from trustscore.grounding._normalize import normalize
+from trustscore.grounding._normalize import Normalized, normalize
+from trustscore.grounding._polar import PolarReply, polar_reply
 from trustscore.grounding._screen import SCREEN, screened_out
 from trustscore.grounding._text import (
     WORD_CACHE_SIZE,
@@ -56,7 +57,7 @@ from trustscore.textmodels._word_frequency import table_source, zipf_frequency
 
 __all__ = ["LexicalSupport", "word_weight"]
 
-_METHOD = "lexical-support/9"
+_METHOD = "lexical-support/10"
 _NORMALIZATION = "nfkc-cf-latin-lookalikes/1"
 """What :func:`normalize` does, in the cache identity. Not in the version: on text it leaves as it is
 (plain ASCII, most text) the signal is unchanged, so calibrators fitted on this version still apply."""
@@ -117,9 +118,11 @@ class LexicalSupport:
             )
         if (screened := screened_out(self.name, self.version, sample, began)) is not None:
             return screened
-        response = normalize(sample.response)
-        context, question = _normalized(sample.context_text), _normalized(sample.question)
-        claimed = _claimed(response.text, passages=sum(1 for p in sample.context if p.strip()))
+        reply = polar_reply(sample.question, sample.response)
+        checked = sample if reply is None else reply.sample(sample)
+        response = normalize(checked.response)
+        context, question = _normalized(checked.context_text), _normalized(checked.question)
+        claimed = _claimed(response, sum(1 for p in checked.context if p.strip()), reply)
         if not claimed:
             return self._failed("the response has no content words, numbers or names to check", began)
         supported = support_keys(context)
@@ -139,16 +142,7 @@ class LexicalSupport:
             if not is_supported(w, supported):
                 misses[w.kind] += 1
                 missing_weight += weight
-                start, end = response.original_span(w.start, w.end)
-                spans.append(
-                    Span(
-                        start=start,
-                        end=end,
-                        text=sample.response[start:end],
-                        score=round(weight, 4),
-                        label=w.kind,
-                    )
-                )
+                spans.append(_span(w, weight, response, reply, sample.response))
 
         sentence_max = _sentence_max_share(response.text, claimed, supported, self.config.prior_weight)
         near = [pair_keys(context)]
@@ -160,7 +154,7 @@ class LexicalSupport:
         raw: dict[str, JsonValue] = {
             "smoothed_unsupported_share": round(smoothed_share, 6),
             "weighted_unsupported_share": round(weighted_share, 6),
-            "response_words": len(sample.response.split()),
+            "response_words": len(checked.response.split()),
             "context_words": len(sample.context_text.split()),
             "unsupported_share": round(sum(misses.values()) / len(claimed), 6),
             # How much is invented, not what share: a long answer that adds three unsupported claims
@@ -191,9 +185,24 @@ class LexicalSupport:
         )
 
 
-def _claimed(text: str, passages: int) -> list[Word]:
-    """The words of ``text`` to look up: all but the numbers that cite a passage."""
+def _span(word: Word, weight: float, response: Normalized, reply: PolarReply | None, text: str) -> Span:
+    """The span of an unsupported word in the response as given (a word of the question a yes or no
+    states: the reply)."""
+    start, end = response.original_span(word.start, word.end)
+    if reply is not None:
+        start, end = reply.in_response(start, end)
+    return Span(start=start, end=end, text=text[start:end], score=round(weight, 4), label=word.kind)
+
+
+def _claimed(response: Normalized, passages: int, reply: PolarReply | None = None) -> list[Word]:
+    """The words of the checked response to look up: all but the numbers that cite a passage, and for
+    a no to a yes/no question (``reply``) all but the numbers and names of the question it denies."""
+    text = response.text
     found = words(text)
+    if reply is not None and reply.denied:
+        found = [
+            w for w in found if w.kind == "word" or not reply.asks(response.original_span(w.start, w.end)[0])
+        ]
     cited = PassageCitations(text, passages)
     if not cited:
         return found

@@ -33,16 +33,18 @@ from trustscore._types import ABSTENTION, Sample, Signal, Span, Usage
 from trustscore.compute._deadline import checkpoint
 from trustscore.core._hashing import canonical_json, short_hash
 from trustscore.grounding._citations import PassageCitations
+from trustscore.grounding._polar import PolarReply, polar_reply
 from trustscore.grounding._screen import SCREEN, unchecked
 from trustscore.grounding._text import is_list_marker
 from trustscore.grounding.claims._check import POLARITY_KINDS, Facts, Verdict, check, facts
 from trustscore.grounding.claims._config import ClaimsConfig
 from trustscore.grounding.claims._parse_cache import ParseCache
 from trustscore.grounding.claims._pipeline import Pipeline, find_pipeline
+from trustscore.grounding.claims._polar import Asked, asked, reply_verdicts
 
 __all__ = ["ClaimsCheck", "claims_version", "normalise"]
 
-_METHOD = "claims/15"
+_METHOD = "claims/16"
 _CACHE_REVISION = "aligned-slots/4"
 """In the cache identity, not the version: a change that leaves the value as it was but that cached
 results from before it must not be replayed (the question's atoms no longer count as the context's
@@ -130,7 +132,13 @@ class ClaimsCheck:
         except (ImportError, OSError) as e:
             return self._failed(f"the spaCy pipeline {self.pipeline.package} did not load: {e}", began)
         text = normalise(sample.response)
-        response = facts(self.pipeline.parse(text))
+        reply = polar_reply(normalise(sample.question), text)
+        statement = self._statement(reply) if reply is not None else None
+        read = text
+        if reply is not None and statement is not None:
+            start, end = reply.reply  # the reply's words name nothing: the statement stands for them
+            read = f"{text[:start]}{' ' * (end - start)}{text[end:]}"
+        response = facts(self.pipeline.parse(read)) if read.strip() else None
         checkpoint()
         context = self._kept_facts(normalise(sample.context_text))
         question = (
@@ -139,9 +147,12 @@ class ClaimsCheck:
             else None
         )
         cited = PassageCitations(text, sum(1 for p in sample.context if p.strip()))
+        found = check(response, context, question) if response is not None else []
+        if reply is not None and statement is not None:
+            found = reply_verdicts(reply, *statement, context, text) + found
         verdicts = [
             v
-            for v in check(response, context, question)
+            for v in found
             if not (
                 cited.cover(v.start, v.end) or (v.text.isdigit() and is_list_marker(text, v.start, v.end))
             )
@@ -154,6 +165,11 @@ class ClaimsCheck:
                 raw={"outcome": "nothing_to_check"},
             )
         return self._signal(verdicts, began)
+
+    def _statement(self, reply: PolarReply) -> tuple[Asked, Facts] | None:
+        """The statement a yes/no question asks about, and its facts; None when it reads none."""
+        statement = asked(self.pipeline.parse(reply.question), self.pipeline.parse)
+        return None if statement is None else (statement, facts(self.pipeline.parse(statement.affirmed)))
 
     def _signal(self, verdicts: list[Verdict], began: float) -> Signal:
         tally = {
