@@ -39,7 +39,7 @@ from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStre
 
 from trustscore._errors import InputError
 from trustscore._types import Sample
-from trustscore.rows import ResultSink, RowSink
+from trustscore.rows import ResultSink, RowSink, carried_fields
 from trustscore.rows._output import result_row
 from trustscore.scoring._inputs import make_sample
 from trustscore.scoring._scorer import Scorer
@@ -70,7 +70,7 @@ class MonitorStats:
     """Why the sink first failed, as one line (None while it has not)."""
 
 
-_Item = tuple[Sample, object | None]
+_Item = tuple[Sample, dict[str, Any], object | None]
 
 
 class Monitor:
@@ -114,19 +114,25 @@ class Monitor:
         context: str | Sequence[str] | None = None,
         id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
+        domain: str | None = None,
     ) -> bool:
         """Queue this answer for scoring if drawn; True when queued. Never waits. Bad input raises
-        InputError naming the field."""
+        InputError naming the field, as does a metadata key the sink's row gives to the result
+        (``score``, ``id``, ...: :func:`~trustscore.rows.carried_fields`). ``domain`` names the
+        sample's domain (an adapted calibrator's adaptation); the row carries it as ``sample_domain``."""
         if self._queue is None:
             raise InputError("Monitor.submit outside its block: use 'async with Monitor(...) as monitor'")
-        sample = make_sample(question=question, context=context, response=response, id=id, metadata=metadata)
+        sample = make_sample(
+            question=question, context=context, response=response, id=id, metadata=metadata, domain=domain
+        )
+        carried = carried_fields(sample, where="invalid sample: metadata")
         self.stats.submitted += 1
         if self._draw.random() >= self.sample_rate:
             self.stats.sampled_out += 1
             count_drop("sampled_out")
             return False
         try:
-            self._queue.send_nowait((sample, capture()))
+            self._queue.send_nowait((sample, carried, capture()))
         except anyio.WouldBlock:
             self.stats.dropped += 1
             count_drop("queue_full")
@@ -135,7 +141,7 @@ class Monitor:
         return True
 
     async def _work(self, queue: MemoryObjectReceiveStream[_Item]) -> None:
-        async for sample, trace_context in queue:
+        async for sample, carried, trace_context in queue:
             try:
                 with attached(trace_context):
                     result = await self.scorer.score_sample(sample, budget_s=self.budget_s)
@@ -145,7 +151,7 @@ class Monitor:
                 continue
             self.stats.scored += 1
             if self._sink is not None:
-                await self._write(result_row(sample.id or "", result, dict(sample.metadata)))
+                await self._write(result_row(sample.id or "", result, carried))
 
     async def _write(self, row: dict[str, Any]) -> None:
         """One row to the sink; whatever it raises is counted, logged once, and never reaches the host."""

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from tests.fusion.test_domain import Replay, with_lengths
-from trustscore import CalibratorError, Sample
+from trustscore import CalibratorError, InputError, Sample
 from trustscore.cli import main as cli_main
 from trustscore.fitting import FitOptions, adapt_model, fit_calibrator
 from trustscore.fitting._adapt import CLAIM_GROUPS, CLAIM_ROWS, auroc_bound, map_logistic
@@ -154,6 +154,16 @@ async def test_only_the_adaptation_of_the_sample_s_own_domain_claims(claiming: F
     assert "--domain legal" in other.not_calibrated_reason
     own = await scorer.score_sample(Sample(**sample, domain="support"))
     assert own.calibrated is True and own.domain is not None and own.domain.inside
+    named = await scorer.score(**sample, domain="support")  # the keyword form names it too
+    assert named.calibrated is True and named.score == own.score
+
+
+async def test_a_domain_passed_by_keyword_is_checked_like_a_sample_s(claiming: FusionModel) -> None:
+    scorer = scorer_for(claiming)
+    with pytest.raises(InputError, match=r"domain.*adapted calibrator holds"):
+        await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE, domain="")
+    with pytest.raises(InputError, match="domain"):
+        await scorer.score(question=QUESTION, context=CONTEXT, response=RESPONSE, domain=3)  # type: ignore[arg-type]
 
 
 async def test_a_sample_unlike_the_labeled_rows_is_scored_but_not_claimed(claiming: FusionModel) -> None:

@@ -47,6 +47,32 @@ async def test_every_drawn_answer_is_scored_into_the_sink_on_exit(tmp_path: Path
     assert (monitor.stats.submitted, monitor.stats.sampled, monitor.stats.scored) == (5, 5, 5)
 
 
+async def test_a_named_domain_is_carried_as_the_input_rows_carry_it(tmp_path: Path) -> None:
+    sink = tmp_path / "scores.jsonl"
+    async with Scorer(OFFLINE) as scorer, Monitor(scorer, sink=sink) as monitor:
+        assert monitor.submit(**ANSWER, id="named", domain="support")
+        assert monitor.submit(**ANSWER, id="unnamed")
+    rows = {r["id"]: r for r in map(json.loads, sink.read_text().splitlines())}
+    assert rows["named"]["sample_domain"] == "support" and "sample_domain" not in rows["unnamed"]
+    assert rows["named"]["score"] == rows["unnamed"]["score"]  # the shipped model holds no adaptation
+
+
+@pytest.mark.parametrize("key", ["score", "id", "trustscore", "signals", "reason"])
+async def test_metadata_that_would_replace_the_result_in_its_row_is_refused(key: str, tmp_path: Path) -> None:
+    """Written through, {"score": 0.99} would have stood in the sink's row in place of the score found."""
+    sink = tmp_path / "scores.jsonl"
+    async with Scorer(OFFLINE) as scorer, Monitor(scorer, sink=sink) as monitor:
+        refused = rf"metadata: key\(s\) \['{key}'\] would replace the result's own"
+        with pytest.raises(InputError, match=refused):
+            monitor.submit(**ANSWER, metadata={key: 0.99})
+        with pytest.raises(InputError, match="sample_domain"):
+            monitor.submit(**ANSWER, metadata={"sample_domain": "x"}, domain="support")
+        assert monitor.submit(**ANSWER, metadata={"sample_domain": "kept when no domain is named"})
+    assert monitor.stats.submitted == 1
+    (row,) = map(json.loads, sink.read_text().splitlines())
+    assert row["sample_domain"] == "kept when no domain is named" and 0 <= row["score"] <= 1
+
+
 async def test_a_full_queue_drops_and_counts_without_waiting() -> None:
     gate = Gate()
     async with (

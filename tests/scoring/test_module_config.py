@@ -170,3 +170,14 @@ async def test_the_async_calls_and_the_scorer_refuse_them_too() -> None:
             await scorer.score("q", "a")  # type: ignore[misc]
         with pytest.raises(InputError, match=r"missing a required argument: 'response'"):
             await scorer.score(question="q")  # type: ignore[call-arg]
+
+
+async def test_a_domain_reaches_the_sample_from_either_call() -> None:
+    """``domain=`` names the sample's domain (an adapted calibrator's adaptation); refused like a
+    Sample's own, so the keyword is not silently dropped on its way."""
+    with pytest.raises(InputError, match=r"domain.*--adapt --domain NAME"):
+        await trustscore.score(**SAMPLE, domain="")
+    with pytest.raises(InputError, match=r"domain.*--adapt --domain NAME"):
+        trustscore.score_sync(**SAMPLE, domain="")
+    named = await trustscore.score(**SAMPLE, domain="support")
+    assert named.score is not None and named.score == (await trustscore.score(**SAMPLE)).score

@@ -6,6 +6,8 @@ and the index of ids a run resumes from.
   again without checking; a pipe is read once);
 * :mod:`trustscore.rows._output`: the result row and :class:`OutputFile` (a locked result file that
   only trustscore's own rows may be in);
+* :mod:`trustscore.rows._carried`: :func:`carried_fields`, what a result row carries through for a
+  sample built in code (``Monitor.submit``);
 * :mod:`trustscore.rows._setup`: what scored a result row (its ``fusion`` and signals), so a resumed
   run refuses an output scored another way (:func:`setup_mismatch`);
 * :mod:`trustscore.rows._ids`: :class:`IdIndex`, a compact id -> int index;
@@ -16,6 +18,7 @@ and the index of ids a run resumes from.
   the :func:`exit_status` it ends with and its :func:`not_run_lines` (the local and the Ray run alike).
 """
 
+from trustscore.rows._carried import carried_fields
 from trustscore.rows._ids import IdIndex
 from trustscore.rows._input import (
     MAX_LINE_BYTES,
@@ -55,6 +58,7 @@ __all__ = [
     "ScoreRunSummary",
     "SetupRecordingSink",
     "begins_like_a_row",
+    "carried_fields",
     "error_row",
     "exit_status",
     "not_run_lines",

@@ -202,16 +202,24 @@ async def score(
     metadata: Mapping[str, Any] | None = None,
     budget_s: float | None = None,
     config: ConfigLike | None = None,
+    domain: str | None = None,
 ) -> TrustScore:
     """Score one answer with the config :func:`configure` set or the one found (``config=`` for
-    this call alone): see this module's docstring for the order. Without one, the offline default."""
+    this call alone): see this module's docstring for the order. Without one, the offline default.
+    ``domain`` names the sample's domain, whose adaptation an adapted calibrator uses."""
     held, replaced = _hold(_choose(config))
     if replaced is not None:
         await _close_if_done(replaced)
     held.users += 1
     try:
         return await held.scorer.score(
-            question=question, context=context, response=response, id=id, metadata=metadata, budget_s=budget_s
+            question=question,
+            context=context,
+            response=response,
+            id=id,
+            metadata=metadata,
+            budget_s=budget_s,
+            domain=domain,
         )
     finally:
         held.users -= 1
@@ -238,6 +246,7 @@ def score_sync(
     metadata: Mapping[str, Any] | None = None,
     budget_s: float | None = None,
     config: ConfigLike | None = None,
+    domain: str | None = None,
 ) -> TrustScore:
     """Blocking :func:`trustscore.score` (works inside a running event loop too)."""
     from trustscore.scoring._sync import run_sync_releasing
@@ -252,4 +261,5 @@ def score_sync(
         metadata=metadata,
         budget_s=budget_s,
         config=config,
+        domain=domain,
     )

@@ -34,6 +34,8 @@ _FIELD_FIXES = {
     "response": "pass the model's answer text as a non-empty string",
     "id": "pass the sample id as a string (or leave it out)",
     "metadata": "pass metadata as a dict",
+    "domain": "pass the domain an adapted calibrator holds (`--adapt --domain NAME`) as a non-empty string, "
+    "or leave it out",
 }
 
 
@@ -44,9 +46,12 @@ def make_sample(
     context: Any = None,
     id: Any = None,
     metadata: Any = None,
+    domain: Any = None,
 ) -> Sample:
     """Build a :class:`Sample`; any problem is one InputError naming the field and the fix."""
     data: dict[str, Any] = {"question": question, "context": context, "response": response, "id": id}
+    if domain is not None:
+        data["domain"] = domain
     if metadata is not None:
         if not isinstance(metadata, Mapping):
             fix = _FIELD_FIXES["metadata"]

@@ -212,10 +212,15 @@ class Scorer:
         id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         budget_s: float | None = None,
+        domain: str | None = None,
     ) -> TrustScore:
         """Score one answer. Bad input raises InputError naming the field; signal failures do not raise:
-        the result is ``degraded`` (with ``fusion.on_missing = "raise"``: DegradedScoreError)."""
-        sample = make_sample(question=question, context=context, response=response, id=id, metadata=metadata)
+        the result is ``degraded`` (with ``fusion.on_missing = "raise"``: DegradedScoreError).
+        ``domain`` names the sample's domain: an adapted calibrator is calibrated through the adaptation
+        of that name (``trustscore calibrate --adapt --domain NAME``)."""
+        sample = make_sample(
+            question=question, context=context, response=response, id=id, metadata=metadata, domain=domain
+        )
         return await self.score_sample(sample, budget_s=budget_s)
 
     async def score_sample(self, sample: Sample, *, budget_s: float | None = None) -> TrustScore:
