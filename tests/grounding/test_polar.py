@@ -52,6 +52,12 @@ def test_a_plain_yes_or_no_is_read_with_its_echo(response: str, denied: bool, re
         (FOUNDED, "The school was founded in 1953."),
         ("Was it?", "Yes."),  # nothing asked
         ("", "Yes."),
+        (FOUNDED, "No. 1 in the region, the school was founded in 1953."),  # a rank, not a no
+        (FOUNDED, "No.5 is a perfume."),
+        ("Was the song a hit", "No."),  # no question mark: a plain reading needs one
+        ("Will Smith acted in which film?", "No."),  # a question word: not a yes/no question
+        ("Does the school have no swimming pool?", "No."),  # its own negation makes a no ambiguous
+        ("Is " + "Paris, London, " * 30 + "a capital?", "Yes."),  # too long to be one statement
     ],
 )
 def test_anything_else_is_read_as_written(question: str, response: str) -> None:
@@ -145,3 +151,19 @@ def test_the_embedding_signal_reads_the_question_in_place_of_a_reply_and_places_
 def test_an_abbreviation_does_not_end_the_question() -> None:
     found = polar_reply("Did Dr. Amara Osei lead the 2021 survey?", "Yes, she did.")
     assert found is not None and found.question == "Did Dr. Amara Osei lead the 2021 survey"
+
+
+def test_a_reply_in_full_width_forms_is_read_as_its_plain_form() -> None:
+    found = polar_reply(FOUNDED, "\uff2e\uff2f\uff0c it was not.")
+    assert found is not None and found.denied and found.reply == (0, len("No, it was not."))
+    full_width, plain = (
+        _lexical("Does the school have a gym?", "\uff2e\uff2f."),
+        _lexical("Does the school have a gym?", "No."),
+    )
+    assert full_width[0] == plain[0] and full_width[1] == ["\uff2e\uff2f."]
+
+
+def test_a_carriage_return_is_not_part_of_the_reply() -> None:
+    response = "No,\r\nIt was founded in 1935."
+    found = polar_reply(FOUNDED, response)
+    assert found is not None and response[found.reply[0] : found.reply[1]] == "No"

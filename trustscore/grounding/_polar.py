@@ -15,6 +15,7 @@ punctuation, optionally echoed ("Yes, it was.", "No, it doesn't."). Anything els
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from trustscore._types import Sample
@@ -24,10 +25,21 @@ __all__ = ["PolarReply", "polar_reply"]
 
 _AUXILIARIES = "is|are|was|were|am|do|does|did|has|have|had|can|could|will|would|shall|should|may|might|must"
 _POLAR_QUESTION = re.compile(rf"(?:{_AUXILIARIES})\b", re.IGNORECASE)
-_ASKS_OTHERWISE = re.compile(r"\b(?:or|not|never)\b|n't\b", re.IGNORECASE)
-_OPENER = re.compile(
-    r"\s*(?P<word>yes|no)(?=\s*(?:[,.!;:\u2013\u2014]|\s-\s|$))[,.!;:\u2013\u2014\s-]*", re.IGNORECASE
+_ASKS_OTHERWISE = re.compile(
+    r"\b(?:or|not|never|no|none|nothing|nobody|neither|nor|without|which|what|who|whom|whose|when|where|why|how)"
+    r"\b|n't\b",
+    re.IGNORECASE,
 )
+"""A question with alternatives, a negation of its own (its "no" is ambiguous) or a question word
+("Will Smith acted in which film?"): no yes or no answers it plainly."""
+_OPENER = re.compile(
+    r"\s*(?P<word>yes|no)(?=\s*(?:[,!;:\u2013\u2014]|\.(?!\s*\d)|\s-\s|$))[,.!;:\u2013\u2014\s-]*",
+    re.IGNORECASE,
+)
+"""A yes or no standing alone or before punctuation; not "No one", "No-one" or "No. 1"."""
+_MAX_QUESTION_WORDS = 40
+"""Longer questions are read as written: a yes or no to them states too much to be one statement, and
+turning them into one costs a parse per word."""
 _ECHO = re.compile(
     rf"(?:it|he|she|they|there|this|that|you|we|i)\s+"
     rf"(?:(?P<aux>{_AUXILIARIES})(?P<neg>\s+not|n['\u2019]t)?|(?P<negated>(?:can|won|shan)['\u2019]t|cannot))"
@@ -78,6 +90,7 @@ def polar_reply(question: str, response: str) -> PolarReply | None:
     asked = _last_sentence(question)
     if asked is None:
         return None
+    response = _folded(response)
     opener = _OPENER.match(response)
     if opener is None:
         return None
@@ -89,7 +102,7 @@ def polar_reply(question: str, response: str) -> PolarReply | None:
         if echo_denies != denied:
             return None  # "Yes, it isn't." or "No, it is.": no plain reading
         end = echo.end()
-    reply_end = len(response[:end].rstrip(" \t\n,;:\u2013\u2014-"))
+    reply_end = len(response[:end].rstrip(" \t\r\n,;:\u2013\u2014-"))
     return PolarReply(
         question=asked,
         denied=denied,
@@ -100,10 +113,21 @@ def polar_reply(question: str, response: str) -> PolarReply | None:
 
 
 def _last_sentence(question: str) -> str | None:
-    sentences = split_sentences(question.replace("\u2019", "'"))
-    if not sentences:
+    sentences = split_sentences(_folded(question).replace("\u2019", "'"))
+    if not sentences or not sentences[-1].text.rstrip().endswith("?"):
         return None
-    asked = sentences[-1].text.rstrip("?").strip()
-    if not _POLAR_QUESTION.match(asked) or _ASKS_OTHERWISE.search(asked) or len(asked.split()) < 3:
+    asked = sentences[-1].text.rstrip().rstrip("?").strip()
+    words = len(asked.split())
+    if (
+        not _POLAR_QUESTION.match(asked)
+        or _ASKS_OTHERWISE.search(asked)
+        or not 3 <= words <= _MAX_QUESTION_WORDS
+    ):
         return None
     return asked
+
+
+def _folded(text: str) -> str:
+    """``text`` in NFKC ("ＮＯ，" as "NO,"), where that keeps every offset; else as given."""
+    folded = unicodedata.normalize("NFKC", text)
+    return folded if len(folded) == len(text) else text

@@ -40,10 +40,10 @@ def test_a_right_yes_or_no_is_supported(claims_check: ClaimsCheck, question: str
 @pytest.mark.parametrize(
     ("question", "answer", "kind", "reason"),
     [
-        (FOUNDED, "No.", "negation", "No. (The school was not founded in 1953): the context says The school "
-         "was founded in 1953"),
+        (FOUNDED, "No.", "negation", "No. (The school was not founded in 1953): the context says Westfield "
+         "primary school was founded in 1953 by the teacher Ruth Abara"),
         (FOUNDED, "No, it was not.", "negation", "No, it was not. (The school was not founded in 1953): the "
-         "context says The school was founded in 1953"),
+         "context says Westfield primary school was founded in 1953 by the teacher Ruth Abara"),
         (POOL, "Yes.", "negation", "Yes. (The school does have a swimming pool): the context says It has no "
          "swimming pool"),
         ("Was the school founded in 1935?", "Yes.", "date", "Yes. (The school was founded in 1935): the "
@@ -97,3 +97,63 @@ def test_a_question_with_no_plain_statement_leaves_the_answer_as_written(claims_
 def test_an_answer_that_is_not_a_reply_is_read_as_before(claims_check: ClaimsCheck) -> None:
     signal = score(claims_check, "No one founded it in 1935.", question=FOUNDED, context=SCHOOL)
     assert contradictions(signal) == ["1935: the context says 1953"]
+
+
+QUARTER = "Orbis Labs reported revenue of $412 million. Net profit fell to $31 million."
+
+
+@pytest.mark.parametrize(("answer", "contradicted"), [("No.", True), ("Yes, it did.", False)])
+def test_a_question_asking_less_than_the_context_says_is_read_on_the_fuller_statement(
+    claims_check: ClaimsCheck, answer: str, contradicted: bool
+) -> None:
+    # "Net profit did fall." has no argument; the context's clause has one more ("to $31 million").
+    signal = score(claims_check, answer, context=QUARTER, question="Did net profit fall?")
+    assert bool(contradictions(signal)) is contradicted, signal.raw
+    assert count(signal, "supported") == (0 if contradicted else 1)
+
+
+def test_the_fuller_statement_must_be_of_the_same_subject(claims_check: ClaimsCheck) -> None:
+    signal = score(claims_check, "No.", context=QUARTER, question="Did the share price fall?")
+    assert signal.value is None and signal.raw == {"outcome": "nothing_to_check"}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Was the school closed in 1953?",  # the context holds 1953, but never says the school closed
+        "Was Ruth Abara a pupil at the school?",
+        "Was the school founded in 1953 by a pupil?",
+    ],
+)
+def test_a_no_is_contradicted_only_where_the_context_states_the_statement(
+    claims_check: ClaimsCheck, question: str
+) -> None:
+    signal = score(claims_check, "No.", question=question)
+    assert not contradictions(signal) and count(signal, "unsupported") == 1, signal.raw
+
+
+def test_the_question_supports_none_of_what_a_reply_goes_on_to_say(claims_check: ClaimsCheck) -> None:
+    # Read as written, the question's "Helen Marsh" vouched for the answer's.
+    signal = score(claims_check, "Yes, Helen Marsh founded it.", question="Was it founded by Helen Marsh?")
+    assert any("Helen Marsh" in c and "Ruth Abara" in c for c in contradictions(signal)), signal.raw
+
+
+@pytest.mark.parametrize(
+    ("question", "statement"),
+    [
+        ("Was Ruth Abara a pupil at the school?", "Ruth Abara was a pupil at the school."),
+        ("Were the Beatles from Liverpool?", "The Beatles were from Liverpool."),
+        ("Is the school of music open on Sundays?", "The school of music is open on Sundays."),
+        ("Are climbing permits required all year?", "Climbing permits are required all year."),
+        ("Did net profit fall?", "Net profit did fall."),
+        ("Was the museum, which opened in 1990, closed in 2001?", None),
+    ],
+)
+def test_a_question_turns_into_its_plain_statement_or_none(
+    claims_check: ClaimsCheck, question: str, statement: str | None
+) -> None:
+    from trustscore.grounding.claims._polar import asked
+
+    parse = claims_check.pipeline.parse
+    found = asked(parse(question.rstrip("?")), parse)
+    assert (found.affirmed if found is not None else None) == statement

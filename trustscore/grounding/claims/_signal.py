@@ -141,9 +141,9 @@ class ClaimsCheck:
         response = facts(self.pipeline.parse(read)) if read.strip() else None
         checkpoint()
         context = self._kept_facts(normalise(sample.context_text))
-        question = (
+        question = (  # a reply's question is what it claims, so it supports none of it
             self._kept_facts(normalise(sample.question))
-            if self.config.question_support and sample.question.strip()
+            if self.config.question_support and sample.question.strip() and reply is None
             else None
         )
         cited = PassageCitations(text, sum(1 for p in sample.context if p.strip()))
