@@ -6,10 +6,12 @@ a word the context holds. The grounding signals check the question's statement i
 :func:`polar_reply` finds the reply, :class:`PolarReply` gives the text to check and maps what is
 found in it back to the response.
 
-Only a plain reading is taken: a question that opens with an auxiliary ("is", "does", "can", ...),
-states no negation of its own ("Isn't it ...?" answered "No" is ambiguous) and offers no alternatives
-("Is it open on Saturday or Sunday?"), answered by "Yes" or "No" standing alone or followed by
-punctuation, optionally echoed ("Yes, it was.", "No, it doesn't."). Anything else is read as written.
+Only a plain reading is taken: a question of a few words that opens with an auxiliary ("is",
+"does", "can", ...) and ends with a question mark, states no negation of its own ("Isn't it ...?"
+answered "No" is ambiguous), asks with no question word ("Will Smith acted in which film?") and offers
+no alternatives ("Is it open on Saturday or Sunday?"), answered by "Yes" or "No" standing alone or
+followed by punctuation ("No. 1" is a rank), optionally echoed ("Yes, it was.", "No, it doesn't.").
+Anything else is read as written.
 """
 
 from __future__ import annotations

@@ -11,6 +11,9 @@ predicate it states the other way): on real answers the first is evidence of a h
 second is not (docs/calibration.md, "How a contradicted fact enters the score"), so the shipped
 calibrator reads them apart.
 
+A yes or no to a yes/no question is checked as the statement it makes, asserted or denied
+(:mod:`trustscore.grounding.claims._polar`).
+
 A number that cites a passage ("According to Passage 2", "[1]":
 :mod:`trustscore.grounding._citations`) or numbers a list item ("1." opening a line) is not checked.
 Missing, with the reason, when there is no context, when the response states nothing checkable, when
