@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from trustscore.grounding._polar import PolarReply
 from trustscore.grounding.claims._check import Facts, Verdict, check
+from trustscore.grounding.claims._polarity import clip
 from trustscore.grounding.claims._verdict import Outcome
 
 if TYPE_CHECKING:
@@ -31,8 +32,6 @@ __all__ = ["Asked", "asked", "reply_verdicts"]
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
 _NOMINAL = frozenset({"NOUN", "PROPN", "PRON", "NUM"})
-_CLIP = 80
-"""Characters of the context's clause a contradiction quotes."""
 
 
 @dataclass(frozen=True)
@@ -118,7 +117,7 @@ def reply_verdicts(
             Verdict("polarity" if c.negated == own.negated else "negation",
                     "supported" if c.negated == own.negated else "contradicted",
                     own.text, own.start, own.end,
-                    None if c.negated == own.negated else _quoted(c, context))
+                    None if c.negated == own.negated else clip(context.text[c.start : c.end]))
             for own, c in stating
         ]  # fmt: skip
         return [replace(v, text=f"{said} ({statement.affirmed[:-1]})", start=start, end=end) for v in found]
@@ -129,7 +128,7 @@ def reply_verdicts(
     ):
         outcome = "supported"
     elif stating and not any(v.outcome == "unsupported" for v in verdicts):
-        outcome, quoted = "contradicted", _quoted(stating[0][1], context)
+        outcome, quoted = "contradicted", clip(context.text[stating[0][1].start : stating[0][1].end])
     elif verdicts or stating:
         outcome = "unsupported"
     else:
@@ -148,8 +147,3 @@ def _stating(affirmed: Facts, context: Facts) -> list[tuple[Clause, Clause]]:
         for c in context.index.get(own.predicate, ())
         if own.subject & c.subject and own.arguments <= c.arguments
     ]
-
-
-def _quoted(clause: Clause, context: Facts) -> str:
-    said = " ".join(context.text[clause.start : clause.end].split())
-    return said if len(said) <= _CLIP else said[: _CLIP - 1] + "\u2026"

@@ -21,7 +21,7 @@ from trustscore.grounding.claims._lexicon import antonyms
 from trustscore.grounding.claims._syntax import Clause, compatible
 from trustscore.grounding.claims._verdict import Verdict
 
-__all__ = ["clause_index", "opposites", "polarity"]
+__all__ = ["clause_index", "clip", "opposites", "polarity"]
 
 _PAIRS = (
     ("open", ("close", "closed", "shut")),
@@ -111,18 +111,19 @@ def polarity(
     if any(c.negated == clause.negated for c in same):
         return Verdict(kind="polarity", outcome="supported", text=text, start=clause.start, end=clause.end)
     if same:
-        said = _clip(context_text[same[0].start : same[0].end])
+        said = clip(context_text[same[0].start : same[0].end])
         return Verdict("negation", "contradicted", text, clause.start, clause.end, said)
     opposite = [c for a in opposites(clause.predicate) for c in index.get(a, ()) if _about_same(clause, c)]
     swapped = [c for c in opposite if c.negated == clause.negated]
     if swapped:
-        said = _clip(context_text[swapped[0].start : swapped[0].end])
+        said = clip(context_text[swapped[0].start : swapped[0].end])
         return Verdict("predicate", "contradicted", text, clause.start, clause.end, said)
     if opposite:
         return Verdict(kind="polarity", outcome="supported", text=text, start=clause.start, end=clause.end)
     return None
 
 
-def _clip(text: str, limit: int = 80) -> str:
+def clip(text: str, limit: int = 80) -> str:
+    """``text`` on one line, cut to ``limit`` characters: a context's clause as a contradiction quotes it."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
