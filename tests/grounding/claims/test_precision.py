@@ -160,6 +160,32 @@ def test_negation_is_read_on_the_aligned_statement(claims_check: ClaimsCheck) ->
     assert count(other, "contradicted") == 0
 
 
+@pytest.mark.parametrize(
+    "framed",
+    [
+        "On the other hand, the ATV is not physically demanding to ride.",
+        "According to the passages, the ATV is not physically demanding to ride.",
+        "Based on the information provided, the ATV is not physically demanding to ride.",
+    ],
+)
+def test_a_linking_phrase_or_a_named_source_is_not_what_the_clause_says(
+    claims_check: ClaimsCheck, framed: str
+) -> None:
+    """ "On the other hand" and "according to the passages" frame the clause: their nouns do not make
+    it a statement about something else than the context's."""
+    context = "The ATV is more physically demanding to ride, and the rider must use balance."
+    assert kinds(score(claims_check, framed, context, "")) == ["negation"]
+    kept = framed.replace(" not", "")
+    assert count(score(claims_check, kept, context, ""), "contradicted") == 0
+
+
+def test_a_plural_proper_noun_is_the_same_subject_as_its_singular(claims_check: ClaimsCheck) -> None:
+    """The tagger reads "Rottweilers" after "Overall," as a plural proper noun, whose lemma it keeps."""
+    context = "The Rottweiler is easy to train, and it loves water."
+    denied = "Overall, Rottweilers are not easy to train."
+    assert kinds(score(claims_check, denied, context, "")) == ["negation"]
+
+
 def test_a_clause_beside_a_checked_value_and_a_british_spelling_are_still_read(
     claims_check: ClaimsCheck,
 ) -> None:

@@ -52,6 +52,36 @@ subject words the check keeps ("deer") would pair each half with the other's sta
 concession ("because", "although") is asserted and read."""
 
 
+_LINKING_PHRASES = frozenset(
+    {
+        "as a result",
+        "at the same time",
+        "by contrast",
+        "for example",
+        "for instance",
+        "in addition",
+        "in comparison",
+        "in conclusion",
+        "in contrast",
+        "in fact",
+        "in general",
+        "in other words",
+        "in particular",
+        "in short",
+        "in summary",
+        "in the end",
+        "on the contrary",
+        "on the other hand",
+        "on the whole",
+    }
+)
+"""Prepositional phrases that link a sentence to the one before ("On the other hand, ATVs are more
+demanding"): they say nothing of the predicate, so their nouns are no arguments of it."""
+_SOURCE_PREPOSITIONS = frozenset({"according", "based"})
+"""Heads of a phrase naming where a clause comes from ("according to the passages", "based on the
+information provided"): the source, not what the clause says of its subject."""
+
+
 _REPORTING = frozenset({"say", "tell", "report", "state", "announce", "add", "confirm", "claim", "write"})
 """Verbs that attribute what their clause complement says: the sentence is about the complement."""
 
@@ -62,8 +92,17 @@ your score" says nothing of the "Snapchat stories" another sentence speaks of.""
 
 def _words(tokens: list[Token] | Span) -> frozenset[str]:
     return frozenset(
-        t.lemma_.casefold() for t in tokens if t.pos_ in ("NOUN", "PROPN") and t.is_alpha and not t.is_stop
+        _noun_lemma(t) for t in tokens if t.pos_ in ("NOUN", "PROPN") and t.is_alpha and not t.is_stop
     )
+
+
+def _noun_lemma(token: Token) -> str:
+    """A noun's lemma, a plural proper noun's in the singular: the lemmatizer keeps "ATVs" and
+    "Distributions" as written when it tags them proper nouns, and "ATV" is the same subject."""
+    lemma = token.lemma_.casefold()
+    if token.tag_ == "NNPS" and lemma == token.lower_ and lemma.endswith("s") and not lemma.endswith("ss"):
+        return lemma[:-1]
+    return lemma
 
 
 def predicate_lemma(token: Token) -> str:
@@ -248,7 +287,7 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     ):
         return []
     said = [c for c in children if (c.dep_ in _ARGUMENT_DEPS or (nominal and c.dep_ in _NOUN_MODIFIERS))]
-    said = [c for c in said if c.i != token.i]
+    said = [c for c in said if c.i != token.i and not _framing(c)]
     denied_verb = any(negates(c) for c in children)
     groups = [sorted([c, *c.conjuncts], key=lambda t: t.i) for c in said if c.dep_ in ("dobj", "attr")]
     span = [t for h in heads for t in h.subtree if t.dep_ != "punct"] or [token]
@@ -281,6 +320,16 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
         for own, denied in zip(owns, _denials(group, owns), strict=True):
             out.append(clause(denied_verb or denied, others + own))
     return out
+
+
+def _framing(argument: Token) -> bool:
+    """Whether a prepositional phrase frames the clause rather than completes it: a linking phrase or
+    the clause's named source."""
+    if argument.dep_ != "prep":
+        return False
+    if argument.lower_ in _SOURCE_PREPOSITIONS:
+        return True
+    return " ".join(t.lower_ for t in argument.subtree) in _LINKING_PHRASES
 
 
 def _own(thing: Token, group: list[Token]) -> list[Token]:
