@@ -14,7 +14,7 @@ import trustscore.cli._score as cli_score
 from trustscore import Config, Sample, Scorer, Signal
 from trustscore.cli import main
 from trustscore.fusion._fuser import DefaultFuser
-from trustscore.rows._setup import SetupTally, row_setup, setup_mismatch
+from trustscore.rows._setup import RowPlace, RowSetup, SetupTally, row_setup, setup_mismatch
 
 ROWS = [
     {
@@ -158,6 +158,45 @@ def test_a_row_records_its_cascade_skipped_signals_and_old_rows_record_nothing()
     assert row_setup({"id": "a", "score": 0.5}) is None  # written before rows recorded their setup
     assert row_setup({"fusion": "none", "signals": {}}) is None  # an error row
     tally = SetupTally()
-    tally.add(setup, "line 1", complete=True)
+    tally.add("a", setup, RowPlace("line", 1), complete=True)
     same = {"lexical": "lexical/9", "lynx": None}
     assert setup_mismatch(tally, ["calibrator:x@1"], same, keep_incomplete=True) is None
+
+
+def test_a_row_a_later_row_of_its_id_replaced_is_not_counted() -> None:
+    """Of rows with one id the last stands (a rescored row, a row written twice); the tally counts it
+    alone, and names the first standing row of each setup."""
+    old = RowSetup("default:logodds", frozenset({"lexical", "embedding"}), frozenset())
+    new = RowSetup("default:logodds", frozenset({"lexical"}), frozenset())
+    tally = SetupTally()
+    tally.add("s0", old, RowPlace("line", 1), complete=False)
+    tally.add("s1", old, RowPlace("line", 2), complete=True)
+    tally.add("s0", new, RowPlace("line", 3), complete=True)  # s0 scored again
+    tally.add("s1", None, RowPlace("line", 4), complete=False)  # an error row replaced s1's row
+    tally.add("s2", old, RowPlace("row", 5, "part-1.parquet"), complete=True)
+    tally.add("s2", old, RowPlace("row", 6, "part-1.parquet"), complete=True)  # written twice
+    items = [(setup, str(where), done, undone) for setup, where, done, undone in tally.items()]
+    assert items == [(new, "line 3", 1, 0), (old, "row 6 of part-1.parquet", 1, 0)]
+
+
+def test_a_resume_compares_only_the_rows_that_stand(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An output whose only row of another setup was replaced by a later row of its id, scored as this
+    run scores, resumes; rows written twice count once in a refusal."""
+    out, other = tmp_path / "out.jsonl", tmp_path / "other.jsonl"
+    use_scorer(monkeypatch, "lexical", "embedding")
+    assert score(write(tmp_path / "in.jsonl", ROWS[:1]), out) == 0
+    use_scorer(monkeypatch, "lexical")
+    assert score(write(tmp_path / "in.jsonl", ROWS[:1]), other) == 0
+    with out.open("a", encoding="utf-8") as f:
+        f.write(other.read_text(encoding="utf-8"))  # s0 again, scored with lexical alone
+    capsys.readouterr()
+    assert score(write(tmp_path / "in.jsonl", ROWS), out) == 0, capsys.readouterr().err
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == ["s0", "s0", "s1", "s2"]
+
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join([lines[1], *lines[1:]]) + "\n", encoding="utf-8")  # s0's row twice
+    use_scorer(monkeypatch, "claims")
+    assert score(write(tmp_path / "in.jsonl", ROWS), out) == 2
+    assert "3 earlier row(s), the first on line 2, were scored with" in capsys.readouterr().err

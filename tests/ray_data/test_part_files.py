@@ -178,3 +178,27 @@ async def test_opening_the_directory_repairs_a_part_file_a_kill_cut_short(tmp_pa
     held = await PartFileDirectory(str(out), "jsonl").open()
     assert dict(held.items()) == {"s1": 1}
     assert (out / "a_000000.jsonl").read_text() == whole
+
+
+def _scored_with(sample_id: str, version: str) -> dict[str, Any]:
+    """The actor's columns for a sample scored with the lexical signal at ``version``."""
+    signal = {"name": "lexical", "value": 0.9, "version": version}
+    result = RESULT.model_validate({**RESULT.model_dump(), "signals": {"lexical": signal}})
+    return scored_result(Sample(id=sample_id, question="Q?", response="A."), result)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("fmt", ["jsonl", "parquet"])
+async def test_the_directory_tallies_only_the_setups_of_rows_that_stand(tmp_path: Path, fmt: Format) -> None:
+    """A later part file's row of an id replaces the earlier one (the resume state reads it so): the
+    replaced row's setup is not one the run must match."""
+    out = tmp_path / f"out.{fmt}"
+    out.mkdir()
+    await _write(_part(out / f"a_000000.{fmt}", fmt), [_scored_with("s0", "lexical/1")])
+    await _write(_part(out / f"b_000000.{fmt}", fmt), [_scored_with("s0", "lexical/2")])
+    directory = PartFileDirectory(str(out), fmt)
+    assert dict((await directory.open()).items()) == {"s0": 1}
+    unit = "line" if fmt == "jsonl" else "row"
+    assert [(s.versions, str(w), done, undone) for s, w, done, undone in directory.setups.items()] == [
+        (frozenset({("lexical", "lexical/2")}), f"{unit} 1 of {out / f'b_000000.{fmt}'}", 1, 0)
+    ]

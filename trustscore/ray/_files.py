@@ -42,7 +42,7 @@ import pyarrow.parquet as pq
 
 from trustscore._errors import UsageError
 from trustscore.rows._output import carries_the_marker, is_cut_short_row, row_facts, row_state
-from trustscore.rows._setup import RowSetup, SetupTally, row_setup
+from trustscore.rows._setup import RowPlace, RowSetup, SetupTally, row_setup
 
 __all__ = [
     "Format",
@@ -226,7 +226,7 @@ def _jsonl_rows(fs: pafs.FileSystem, path: str, setups: SetupTally | None) -> di
             continue
         rows[row_id] = complete
         if setups is not None:
-            setups.add(setup, f"line {number} of {path}", complete)
+            setups.add(row_id, setup, RowPlace("line", number, path), complete=complete)
     if tail:
         if not is_cut_short_row(tail):
             raise UsageError(
@@ -282,7 +282,8 @@ def _parquet_rows(fs: pafs.FileSystem, path: str, setups: SetupTally | None) -> 
                 number += 1
                 rows[str(row_id)] = done is True
                 if setups is not None:
-                    setups.add(_result_setup(result), f"row {number} of {path}", done is True)
+                    place = RowPlace("row", number, path)
+                    setups.add(str(row_id), _result_setup(result), place, complete=done is True)
     return rows
 
 

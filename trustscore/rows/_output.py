@@ -47,7 +47,7 @@ from trustscore._errors import InputError
 from trustscore._types import TrustScore
 from trustscore.rows._ids import IdIndex
 from trustscore.rows._input import MAX_LINE_BYTES, RESULT_FIELDS
-from trustscore.rows._setup import RowSetup, SetupTally, row_setup
+from trustscore.rows._setup import RowPlace, RowSetup, SetupTally, row_setup
 
 __all__ = [
     "MARKER_FIELD",
@@ -425,7 +425,7 @@ def _read_rows(file: IO[bytes], path: Path) -> tuple[IdIndex, SetupTally]:
                 torn_at = line.offset  # a killed run's half-written row
             else:
                 ids.set(row_id, int(complete))
-                setups.add(setup, f"line {line.number}", complete)
+                setups.add(row_id, setup, RowPlace("line", line.number), complete=complete)
                 whole_tail = True
             continue
         if line.oversized:
@@ -451,7 +451,7 @@ def _read_rows(file: IO[bytes], path: Path) -> tuple[IdIndex, SetupTally]:
             damaged.append(f"line {line.number}: {e}")
             continue
         ids.set(row_id, int(complete))
-        setups.add(setup, f"line {line.number}", complete)
+        setups.add(row_id, setup, RowPlace("line", line.number), complete=complete)
     for why in damaged:
         print(
             f"trustscore: {path}: skipping a damaged result row ({why}); its sample is scored again",

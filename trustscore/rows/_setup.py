@@ -7,16 +7,19 @@ settings: another model or prompt, or a release that reads otherwise). A rerun i
 output adds rows beside the earlier ones, so it must score them the same way:
 :func:`setup_mismatch` compares the earlier rows' setups with the run's and says what differs. Rows
 that record no setup (an error row, a row too large to write, a row written before these fields) are
-not compared.
+not compared, nor are rows a later row of their id replaced (:class:`SetupTally`).
 """
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["RowSetup", "SetupTally", "row_setup", "setup_mismatch"]
+from trustscore.rows._ids import IdIndex
+
+__all__ = ["RowPlace", "RowSetup", "SetupTally", "row_setup", "setup_mismatch"]
 
 
 @dataclass(frozen=True)
@@ -47,35 +50,69 @@ def row_setup(row: Mapping[str, Any]) -> RowSetup | None:
     return RowSetup(fusion, frozenset(names), frozenset(versions))
 
 
-@dataclass
-class _Seen:
-    where: str
-    complete: int = 0
-    incomplete: int = 0
+class RowPlace(NamedTuple):
+    """Where a row is, as a refusal names it: "line 3", "line 3 of <part file>", "row 3 of <part file>"."""
+
+    unit: str
+    number: int
+    file: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.unit} {self.number}" + (f" of {self.file}" if self.file else "")
+
+
+_NO_SETUP = -1
+"""The code of a row that records no setup (an error row): it still replaces an earlier row of its id."""
 
 
 class SetupTally:
-    """The setups of an output's rows: for each, where its first row is and how many rows, complete
-    and not, were scored with it."""
+    """The setups of the rows that stand in an output: of rows with one id the last stands (a sample
+    scored again, a row written twice), as the resume state reads them, so a row a later one replaced
+    is not counted. Per row it keeps its id in an :class:`~trustscore.rows.IdIndex` and three numbers
+    (its setup with whether it is complete, its file, its number), not its place's text: an output's
+    rows cost about what its ids do."""
 
     def __init__(self) -> None:
-        self._seen: dict[RowSetup, _Seen] = {}
+        self._setups: dict[RowSetup, int] = {}
+        self._files: dict[tuple[str, str], int] = {}
+        self._last = IdIndex()
+        """Id -> the number of its last row (rows are numbered as added)."""
+        self._codes = array("i")
+        """Per row: 2 * its setup's number + 1 when complete, or :data:`_NO_SETUP`."""
+        self._file_of = array("i")
+        self._number_of = array("q")
 
-    def add(self, setup: RowSetup | None, where: str, complete: bool) -> None:
-        """Count one row; ``where``: the place of the row, as the refusal names it ("line 3", or
-        "line 3 of <part file>")."""
-        if setup is None:
-            return
-        seen = self._seen.setdefault(setup, _Seen(where))
-        if complete:
-            seen.complete += 1
-        else:
-            seen.incomplete += 1
+    def add(self, row_id: str, setup: RowSetup | None, where: RowPlace, *, complete: bool) -> None:
+        """Count one row, in the order of the output (a later row of ``row_id`` replaces this one);
+        ``where``: its place."""
+        code = _NO_SETUP
+        if setup is not None:
+            code = 2 * self._setups.setdefault(setup, len(self._setups)) + int(complete)
+        self._last.set(row_id, len(self._codes))
+        self._codes.append(code)
+        self._file_of.append(self._files.setdefault((where.unit, where.file), len(self._files)))
+        self._number_of.append(where.number)
 
-    def items(self) -> list[tuple[RowSetup, str, int, int]]:
-        """(setup, where its first row is, complete rows, incomplete rows) of each setup, in the order
-        first seen."""
-        return [(s, v.where, v.complete, v.incomplete) for s, v in self._seen.items()]
+    def items(self) -> list[tuple[RowSetup, RowPlace, int, int]]:
+        """(setup, where its first standing row is, complete rows, incomplete rows) of each setup some
+        standing row was scored with, in the order of those first rows."""
+        first: dict[int, int] = {}
+        counts: dict[int, list[int]] = {}
+        for _, row in self._last.items():
+            code = self._codes[row]
+            if code == _NO_SETUP:
+                continue
+            first[code // 2] = min(first.get(code // 2, row), row)
+            counts.setdefault(code // 2, [0, 0])[code % 2] += 1
+        setups, files = list(self._setups), list(self._files)
+        return [
+            (setups[number], self._place(row, files), counts[number][1], counts[number][0])
+            for number, row in sorted(first.items(), key=lambda found: found[1])
+        ]
+
+    def _place(self, row: int, files: list[tuple[str, str]]) -> RowPlace:
+        unit, file = files[self._file_of[row]]
+        return RowPlace(unit, self._number_of[row], file)
 
 
 def setup_mismatch(
