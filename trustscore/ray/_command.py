@@ -40,7 +40,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from trustscore.core._extras import install_extra
 from trustscore.core._flag_values import positive_int
@@ -58,8 +58,6 @@ __all__ = ["SIGTERM_GRACE_S", "add_arguments", "keep_local_ray_on_loopback", "ru
 
 SIGTERM_GRACE_S = 5.0
 """Seconds a ``score --ray`` sent SIGTERM has to shut Ray down before it ends itself (exit 143)."""
-
-T = TypeVar("T")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -346,15 +344,16 @@ def _check_input(args: argparse.Namespace, source: str, prepared: Callable[[], A
     (InputError naming it); ids that occur more than once stop it in any case (UsageError)."""
     from trustscore._errors import InputError, UsageError
     from trustscore.ray._dataset import first_invalid
+    from trustscore.ray._input_errors import unwrap_input_error
     from trustscore.ray._unique import duplicate_ids
 
     if args.on_error == "stop":
-        first = _unwrap_input_error(lambda: first_invalid(prepared()))
+        first = unwrap_input_error(lambda: first_invalid(prepared()))
         if first is not None:
             line = first["line"]
             where = f"{source}:{line}" if line is not None else f"{source}: id {first['id']!r}"
             raise InputError(f"{where}: {first['error']}")
-    repeated = _unwrap_input_error(lambda: duplicate_ids(prepared()))
+    repeated = unwrap_input_error(lambda: duplicate_ids(prepared()))
     if repeated:
         raise UsageError(
             f"input {source}: id(s) {', '.join(map(repr, repeated))} occur more than once; ids must be "
@@ -383,26 +382,6 @@ def _sigterm_within_grace() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
-
-
-def _unwrap_input_error(run: Callable[[], T]) -> T:
-    """``run()``, with the local command's InputError (a file that cannot be read as lines) raised as
-    itself, one line, when Ray hands it back wrapped in its task error (whose text is a traceback)."""
-    from ray.exceptions import RayTaskError
-
-    from trustscore._errors import InputError
-
-    try:
-        return run()
-    except Exception as e:
-        seen: list[BaseException] = [e]
-        for error in seen:  # grows as it goes: each error's original, cause and context
-            if isinstance(error, InputError) and not isinstance(error, RayTaskError):
-                # Ray appends its retry advice to the message's later lines; ours is one line.
-                raise InputError(str(error).split("\n", 1)[0]) from None
-            more = (getattr(error, "cause", None), error.__cause__, error.__context__)
-            seen.extend(m for m in more if isinstance(m, BaseException) and m not in seen)
-        raise
 
 
 def _default_actors(resources: dict[str, Any]) -> int:
