@@ -194,10 +194,12 @@ def _refuse_another_setup(config: Config, sink: PartFileDirectory, *, keep_incom
     a Scorer built here from ``config`` as each actor builds its own, so it is what the actors' rows
     will record (the signals that run with the extras installed, the calibrator with its signals'
     versions), given the driver has the actors' install, as it already needs to read a plug-in's
-    config section. That costs what building one costs: the signals' imports, the calibrator's load and the
-    local models its signals start loading in the background (the default config's embedding model
-    and spaCy pipeline: about two CPU seconds and 300 MB, let go once loaded); no cache is opened
-    (it changes neither). An output with no row that records a setup builds none."""
+    config section; rows that record a signal whose extra the driver lacks are refused for that
+    (:func:`_refuse_what_the_driver_cannot_build`). That costs what building one costs: the signals'
+    imports, the calibrator's load and the local models its signals start loading in the background
+    (the default config's embedding model and spaCy pipeline: about two CPU seconds and 300 MB, let
+    go once loaded); no cache is opened (it changes neither). An output with no row that records a
+    setup builds none."""
     import anyio
 
     from trustscore._errors import UsageError
@@ -207,14 +209,38 @@ def _refuse_another_setup(config: Config, sink: PartFileDirectory, *, keep_incom
     if not sink.setups.items():
         return
     scorer = Scorer.from_config(config, no_cache=True, warn_skipped=False)
-    fusions, signals = scorer.fusions, scorer.signal_versions
+    fusions, signals, unbuilt = scorer.fusions, scorer.signal_versions, scorer.skipped
     anyio.run(scorer.aclose)
+    _refuse_what_the_driver_cannot_build(sink, unbuilt, keep_incomplete=keep_incomplete)
     why = setup_mismatch(sink.setups, fusions, signals, keep_incomplete=keep_incomplete)
     if why is not None:
         raise UsageError(
             f"-o {sink.location}: {why}; resuming would mix rows scored two ways: score into a new output "
             f"directory, or delete {sink.location} to score every row again with this setup"
         )
+
+
+def _refuse_what_the_driver_cannot_build(
+    sink: PartFileDirectory, unbuilt: dict[str, str], *, keep_incomplete: bool
+) -> None:
+    """Refuse (UsageError) when rows the run keeps record a signal the driver's Scorer skipped
+    (``unbuilt``: on by default, its extra not installed here, with why and the install): the actors,
+    with the extra, may run it, so the driver cannot tell the run's setup (its fusion, a shipped
+    calibrator chosen by the signals installed, included). It is not a signal "this run does not run"."""
+    from trustscore._errors import UsageError
+    from trustscore.scoring._wiring import SKIPPED_NOTE
+
+    for setup, where, complete, incomplete in sink.setups.items():
+        missing = sorted(setup.signals & unbuilt.keys())
+        kept = complete + (incomplete if keep_incomplete else 0)
+        if missing and kept:
+            why = "; ".join(unbuilt[name].removesuffix(SKIPPED_NOTE) for name in missing)
+            raise UsageError(
+                f"-o {sink.location}: {kept} earlier row(s), the first on {where}, were scored with "
+                f"signal(s) {', '.join(missing)}, which this driver cannot build, so it cannot compare "
+                f"their setup with the run's ({why}): install the extra where the command runs, as on "
+                "the actors, or score into a new output directory"
+            )
 
 
 def _run_on_ray(

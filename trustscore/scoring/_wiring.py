@@ -28,9 +28,12 @@ from trustscore.signals import (
 )
 from trustscore.signals._protocols import DeclaresKind, Judge, LocalSignal, SignalKind
 
-__all__ = ["build_sources", "pick_fuser"]
+__all__ = ["SKIPPED_NOTE", "build_sources", "pick_fuser"]
 
 logger = logging.getLogger("trustscore")
+
+SKIPPED_NOTE = "; it is skipped (no result is degraded for it)"
+"""How the reason a signal is skipped (``Scorer.skipped``) ends, after why and the install to add it."""
 
 
 def build_sources(
@@ -205,7 +208,7 @@ _said_skipped: set[str] = set()
 
 def _skipping(spec: SignalSpec, reason: str, *, warn: bool) -> str:
     why = reason.replace("is enabled but cannot be loaded", "is on by default but not installed", 1)
-    said = f"{why}; it is skipped (no result is degraded for it)"
+    said = f"{why}{SKIPPED_NOTE}"
     if warn and spec.name not in _said_skipped:
         _said_skipped.add(spec.name)
         logger.warning("%s", said)
