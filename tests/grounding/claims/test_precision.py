@@ -526,3 +526,48 @@ def test_worse_contradicts_better_said_of_the_same_value(claims_check: ClaimsChe
     assert kinds(signal) == ["predicate"]
     same = score(claims_check, "The air quality index is 13% better than the national average.", context)
     assert count(same, "contradicted") == 0
+
+
+def test_a_number_inside_a_name_or_an_address_supports_the_same_number(claims_check: ClaimsCheck) -> None:
+    """A record's address is no number atom: its street number, or the number in the business's name,
+    written on its own in the answer is the record's, not an unsupported count."""
+    record = json.dumps(
+        {"name": "805 Deli", "address": "135 E Carrillo St", "city": "Santa Barbara", "stars": 4.5}
+    )
+    right = score(claims_check, "805 Deli is located at 135 E Carrillo St in Santa Barbara.", record, "")
+    assert count(right, "unsupported") == 0 and count(right, "contradicted") == 0
+    moved = score(claims_check, "805 Deli is located at 531 E Carrillo St in Santa Barbara.", record, "")
+    assert count(moved, "supported") < count(right, "supported")
+    assert count(moved, "unsupported") + count(moved, "contradicted") >= 1
+
+
+def test_a_one_the_context_cannot_compare_is_left_unchecked(claims_check: ClaimsCheck) -> None:
+    """ "One customer mentioned" counts nothing the reviews must state; "three customers" does."""
+    context = (
+        "Review: The fries were cold but the burger was great. Review: Friendly staff and quick service."
+    )
+    one = score(claims_check, "One customer mentioned that the fries were cold.", context, "")
+    assert count(one, "unsupported") == 0
+    three = score(claims_check, "Three customers mentioned that the fries were cold.", context, "")
+    assert count(three, "unsupported") == 1
+
+
+@pytest.mark.parametrize("written", ["350°F", "350 F", "350 degrees F", "350 degrees Fahrenheit"])
+def test_a_temperature_is_one_value_however_its_unit_is_spelled(
+    claims_check: ClaimsCheck, written: str
+) -> None:
+    context = "Heat the oven to 350 degrees Fahrenheit and bake the brats for 30 minutes."
+    same = score(claims_check, f"Bake the brats at {written} for 30 minutes.", context, "")
+    assert count(same, "unsupported") == 0 and count(same, "contradicted") == 0
+
+
+def test_a_temperature_on_the_other_scale_is_not_supported(claims_check: ClaimsCheck) -> None:
+    context = "Heat the oven to 350 degrees Fahrenheit and bake the brats for 30 minutes."
+    other = score(claims_check, "Bake the brats at 350°C for 30 minutes.", context, "")
+    assert count(other, "unsupported") + count(other, "contradicted") == 1
+
+
+def test_a_percentage_written_as_a_word_after_the_number_is_a_percentage(claims_check: ClaimsCheck) -> None:
+    context = "3pm: partly cloudy, 64 degrees. There is 42 percentage chance of rain."
+    signal = score(claims_check, "There is a 42% chance of rain at 3pm.", context, "")
+    assert count(signal, "unsupported") == 0 and count(signal, "contradicted") == 0

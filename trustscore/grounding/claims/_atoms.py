@@ -61,6 +61,13 @@ _CURRENCIES = {
     "yen": "jpy",
 }
 _PERCENT_WORDS = {"%", "percent", "per", "cent", "pct"}
+_PERCENT_AFTER = frozenset({"percent", "percentage"})
+"""A word after a bare number that makes it a percentage ("42 percentage chance of rain")."""
+_TEMPERATURE = frozenset({"°", "°f", "°c", "f", "c", "degree", "fahrenheit", "celsius"})
+"""The spellings of a temperature's unit ("350 F", "350°F", "325 degrees F", "150 degrees
+Fahrenheit"), all read as "degree" with the scale the words after the number name: "degree f",
+"degree c", or "degree" where they name none."""
+_SCALES = {"f": "f", "fahrenheit": "f", "c": "c", "celsius": "c"}
 _NUMBER_LABELS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
 _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend", "weekday"}
@@ -137,7 +144,7 @@ def atoms(doc: Doc) -> list[Atom]:
                     end=token.idx + len(token.text),
                     sentence=sentence_of[token.i],
                     number=value,
-                    unit=_counted(token),
+                    unit=_measure(_counted(token), token),
                     **_relation(token, subjects[sentence_of[token.i]]),
                 )
             )
@@ -166,7 +173,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         label = "DATE"  # the recogniser sometimes calls a full date an EVENT
     if label in NAME_GROUPS:
         words = _name_words(ent)
-        if not words:
+        if not words or _temperature_scale(ent):
             return None
         start = next((t.idx for t in ent if t.lower_ != "the"), ent.start_char)
         return Atom(
@@ -193,11 +200,15 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         if unit is None and before is not None and before.text.casefold() in _CURRENCIES:
             unit, start = _CURRENCIES[before.text.casefold()], before.idx
         kind: AtomKind = "money"
-    elif label == "PERCENT" or any(t.lower_ in _PERCENT_WORDS for t in tokens):
+    elif (
+        label == "PERCENT"
+        or any(t.lower_ in _PERCENT_WORDS for t in tokens)
+        or (ent.end < len(ent.doc) and ent.doc[ent.end].lower_ in _PERCENT_AFTER)
+    ):
         kind, unit = "percent", "%"
     else:
         kind = "number"
-        unit = _unit(tokens) if label == "QUANTITY" else _counted(tokens[-1])
+        unit = _measure(_unit(tokens) if label == "QUANTITY" else _counted(tokens[-1]), tokens[-1])
         if (
             unit in _CURRENCIES and unit != "pound"
         ):  # "150 euros" the recogniser left a cardinal; pounds may weigh
@@ -261,6 +272,32 @@ def _unit(tokens: list[Token]) -> str | None:
     """The measure a quantity names: the lemma of its last word ("140 metres" -> "metre")."""
     words = [t for t in tokens if t.is_alpha and parse_number([t.text]) is None]
     return words[-1].lemma_.casefold() if words else None
+
+
+def _temperature_scale(ent: Span) -> bool:
+    """A "name" that is a temperature's scale after its value ("350 F", "150 degrees Fahrenheit"): part
+    of the value's unit (:func:`_measure`), not a name of its own."""
+    before = ent.doc[ent.start - 1] if ent.start > 0 else None
+    return (
+        before is not None
+        and (before.like_num or before.lower_ in ("°", "degree", "degrees"))
+        and all(t.lower_.strip(".").lstrip("°") in _SCALES for t in ent)
+    )
+
+
+def _measure(unit: str | None, last: Token) -> str | None:
+    """A unit in one spelling: a temperature's as "degree" and its scale (:data:`_TEMPERATURE`);
+    ``last``: the value's last word."""
+    after = last.doc[last.i + 1 : last.i + 4]
+    if unit not in _TEMPERATURE and not (unit is None and after and after[0].text.startswith("°")):
+        return unit
+    for word in after:
+        said = word.lower_.strip(".").lstrip("°")
+        if said in _SCALES:
+            return f"degree {_SCALES[said]}"
+        if said not in ("", "degree", "degrees"):
+            break
+    return "degree"
 
 
 def _counted(token: Token) -> str | None:

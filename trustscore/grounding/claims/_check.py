@@ -11,7 +11,9 @@ atom of the response:
 - **contradicted**: not supported, and the context states another value *in the same slot*
   (:func:`_rival`): "2001: the context says 14 March 2011";
 - **unsupported**: neither. A value with no statement of the same slot to compare with is
-  unsupported, never contradicted.
+  unsupported, never contradicted. A number written inside a context's name ("1111 E Cabrillo Blvd",
+  "805 Deli") supports the same number written on its own; a "one" the context cannot compare is
+  left unchecked ("One customer mentioned..." counts nothing the context must state).
 
 Same slot: a value of the same kind, of the same unit ("240 pupils" with "420 pupils", never with "18
 teachers"; a year only with a year), said of a subject that may be the same one (:mod:`._syntax`;
@@ -106,6 +108,8 @@ class Facts:
     """Each content lemma: where it stands and whether it is negated (:mod:`._fields`)."""
     record: Record | None
     """The record the text is, if it is one."""
+    name_numbers: frozenset[float]
+    """The numbers written inside its names ("Radio 4", "1111 E Cabrillo Blvd")."""
     tokens: dict[int, tuple[str, str | None]]
     """Each word's lemma and slot in its clause (:func:`._syntax.shared_role`), by its first
     character's offset."""
@@ -140,8 +144,19 @@ def facts(doc: Doc) -> Facts:
         place_codes=frozenset(c for place in places if not place.is_code for (c,) in place.stands_for),
         mentions=mentions(doc),
         record=record,
+        name_numbers=_name_numbers(found, record, doc.text),
         tokens={t.idx: (t.lemma_.casefold(), shared_role(t)) for t in doc if not t.is_space},
     )
+
+
+def _name_numbers(found: list[Atom], record: Record | None, text: str) -> frozenset[float]:
+    """The numbers written inside names, and inside a record's short values that hold words too (an
+    address the recogniser did not mark as a name: ``"address": "135 E Carrillo St"``)."""
+    named = [a.text for a in found if a.kind == "name"]
+    if record is not None:
+        named += [text[s:e] for s, e, _ in record.fields if any(c.isalpha() for c in text[s:e])]
+    numbers = (parse_number([w]) for t in named for w in _RANGE_NUMBER.findall(t))
+    return frozenset(n for n in numbers if n is not None)
 
 
 def _slotted(atom: Atom, slot: str | None) -> Atom:
@@ -164,7 +179,8 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
             out.append(_relation_verdict(atom, matched))
             continue
         rival = _rival(atom, context, aligned[atom.sentence], response, question)
-        out.append(_verdict(atom, "contradicted", rival) if rival else _verdict(atom, "unsupported"))
+        if rival or atom.text.casefold() != "one":
+            out.append(_verdict(atom, "contradicted", rival) if rival else _verdict(atom, "unsupported"))
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
         fields, read = field_verdicts(response.text, response.mentions, response.bounds, context.record)
@@ -242,6 +258,8 @@ def _supports(f: Facts, atom: Atom) -> bool:
             or (atom.date.month is None and a.number == atom.date.year)
             for a in f.atoms
         )
+    if atom.kind == "number" and atom.number in f.name_numbers:
+        return True
     return any(
         a.number is not None and _units_agree(a, atom) and (_same(a.number, atom.number) or _within(a, atom))
         for a in f.atoms
@@ -459,5 +477,8 @@ def _same_value(a: Atom, b: Atom) -> bool:
 
 
 def _units_agree(a: Atom, b: Atom) -> bool:
-    """No unit stated on one side, or the same on both ("18 teachers" is not "18 pupils")."""
-    return a.unit is None or b.unit is None or a.unit == b.unit
+    """No unit stated on one side, or the same on both ("18 teachers" is not "18 pupils"); a
+    temperature whose scale one side leaves unsaid agrees with either scale."""
+    if a.unit is None or b.unit is None or a.unit == b.unit:
+        return True
+    return "degree" in (a.unit, b.unit) and a.unit.startswith("degree") and b.unit.startswith("degree")
