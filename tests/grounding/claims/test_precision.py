@@ -571,3 +571,68 @@ def test_a_percentage_written_as_a_word_after_the_number_is_a_percentage(claims_
     context = "3pm: partly cloudy, 64 degrees. There is 42 percentage chance of rain."
     signal = score(claims_check, "There is a 42% chance of rain at 3pm.", context, "")
     assert count(signal, "unsupported") == 0 and count(signal, "contradicted") == 0
+
+
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        (
+            "The crash happened on Highway 101 near San Jose. Three people were killed.",
+            "101 people were killed in the crash on Highway 101.",
+        ),
+        (
+            "The interview was broadcast on BBC Radio 4. Twelve people were injured in the fire.",
+            "4 people were injured in the fire.",
+        ),
+    ],
+)
+def test_a_number_inside_a_name_is_no_count_of_something_else(
+    claims_check: ClaimsCheck, context: str, answer: str
+) -> None:
+    assert kinds(score(claims_check, answer, context, "")) == ["number"]
+
+
+def test_an_address_number_does_not_vouch_for_a_count(claims_check: ClaimsCheck) -> None:
+    record = json.dumps({"name": "Joe's Deli", "address": "135 E Carrillo St", "review_count": 12})
+    assert count(score(claims_check, "Joe's Deli has 135 reviews.", record, ""), "supported") == 1
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "same"),
+    [
+        ("The water boils at 100°C at sea level.", "The water boils at 100°F at sea level.", False),
+        ("The water boils at 212°F.", "The water boils at 212°C.", False),
+        ("Water boils at 100 degrees Celsius at sea level.", "Water boils at 100°F at sea level.", False),
+        ("Water boils at 100 degrees Celsius at sea level.", "Water boils at 100°C at sea level.", True),
+        ("Preheat the oven to 200°C.", "Preheat the oven to 200 C.", True),
+        ("The high today will be 95 degrees Fahrenheit.", "The high today will be 95 F.", True),
+        ("Heat the oven to 350 degrees and bake the brats.", "Bake the brats at 350°F.", True),
+    ],
+)
+def test_a_temperatures_scale_is_read_inside_and_after_its_value(
+    claims_check: ClaimsCheck, context: str, answer: str, same: bool
+) -> None:
+    """A scale the value's words name ("212°F" as one entity, "100 degrees Celsius") or the words
+    after it name ("200 C."); a value whose scale is unsaid agrees with either."""
+    signal = score(claims_check, answer, context, "")
+    assert (count(signal, "unsupported") + count(signal, "contradicted") == 0) is same
+
+
+def test_percentage_points_are_not_a_percentage(claims_check: ClaimsCheck) -> None:
+    context = "Support rose 3% in a month."
+    signal = score(claims_check, "Support rose 3 percentage points in a month.", context, "")
+    assert count(signal, "unsupported") == 1
+
+
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        ("Two people were killed in the crash.", "One person was killed in the crash."),
+        ("Two men were arrested on Monday.", "One man was arrested on Monday."),
+    ],
+)
+def test_a_one_its_slot_compares_is_still_contradicted(
+    claims_check: ClaimsCheck, context: str, answer: str
+) -> None:
+    """ "people" counts persons: "one person" meets "two people" in its slot."""
+    assert kinds(score(claims_check, answer, context, "")) == ["number"]

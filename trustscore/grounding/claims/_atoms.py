@@ -68,6 +68,7 @@ _TEMPERATURE = frozenset({"°", "°f", "°c", "f", "c", "degree", "fahrenheit", 
 Fahrenheit"), all read as "degree" with the scale the words after the number name: "degree f",
 "degree c", or "degree" where they name none."""
 _SCALES = {"f": "f", "fahrenheit": "f", "c": "c", "celsius": "c"}
+_DEGREE_WORDS = frozenset({"°", "degree", "degrees"})
 _NUMBER_LABELS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
 _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend", "weekday"}
@@ -144,7 +145,7 @@ def atoms(doc: Doc) -> list[Atom]:
                     end=token.idx + len(token.text),
                     sentence=sentence_of[token.i],
                     number=value,
-                    unit=_measure(_counted(token), token),
+                    unit=_measure(_counted(token), [token]),
                     **_relation(token, subjects[sentence_of[token.i]]),
                 )
             )
@@ -203,12 +204,12 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
     elif (
         label == "PERCENT"
         or any(t.lower_ in _PERCENT_WORDS for t in tokens)
-        or (ent.end < len(ent.doc) and ent.doc[ent.end].lower_ in _PERCENT_AFTER)
+        or _percent_after(ent)
     ):
         kind, unit = "percent", "%"
     else:
         kind = "number"
-        unit = _measure(_unit(tokens) if label == "QUANTITY" else _counted(tokens[-1]), tokens[-1])
+        unit = _measure(_unit(tokens) if label == "QUANTITY" else _counted(tokens[-1]), tokens)
         if (
             unit in _CURRENCIES and unit != "pound"
         ):  # "150 euros" the recogniser left a cardinal; pounds may weigh
@@ -280,22 +281,41 @@ def _temperature_scale(ent: Span) -> bool:
     before = ent.doc[ent.start - 1] if ent.start > 0 else None
     return (
         before is not None
-        and (before.like_num or before.lower_ in ("°", "degree", "degrees"))
-        and all(t.lower_.strip(".").lstrip("°") in _SCALES for t in ent)
+        and (before.like_num or before.lower_ in _DEGREE_WORDS)
+        and all(_bare(t.lower_) in _SCALES for t in ent)
     )
 
 
-def _measure(unit: str | None, last: Token) -> str | None:
-    """A unit in one spelling: a temperature's as "degree" and its scale (:data:`_TEMPERATURE`);
-    ``last``: the value's last word."""
-    after = last.doc[last.i + 1 : last.i + 4]
-    if unit not in _TEMPERATURE and not (unit is None and after and after[0].text.startswith("°")):
+def _percent_after(ent: Span) -> bool:
+    """"percent" or "percentage" follows the number, not as "percentage points" (another unit)."""
+    after = ent.doc[ent.end : ent.end + 2]
+    return (
+        len(after) > 0
+        and after[0].lower_ in _PERCENT_AFTER
+        and not (len(after) > 1 and after[1].lower_ in ("point", "points"))
+    )
+
+
+def _bare(word: str) -> str:
+    """A unit word without a degree sign before it or a sentence's full stop after it ("°F", "C.")."""
+    return word.removesuffix(".").lstrip("°")
+
+
+def _measure(unit: str | None, value: list[Token]) -> str | None:
+    """A unit in one spelling: a temperature's as "degree" and its scale (:data:`_TEMPERATURE`), read
+    on the value's words ("212°F", "100 degrees Celsius" as one entity) and the words after it."""
+    if unit is not None and _bare(unit) in _SCALES:
+        return f"degree {_SCALES[_bare(unit)]}"
+    last = value[-1]
+    words = [t for t in value if not t.like_num] + list(last.doc[last.i + 1 : last.i + 4])
+    if unit is None and not any(t.text.startswith("°") for t in words[:2]):
+        return None
+    if unit is not None and unit not in _TEMPERATURE and _bare(unit) not in _TEMPERATURE:
         return unit
-    for word in after:
-        said = word.lower_.strip(".").lstrip("°")
-        if said in _SCALES:
-            return f"degree {_SCALES[said]}"
-        if said not in ("", "degree", "degrees"):
+    for word in words:
+        if (scale := _SCALES.get(_bare(word.lower_))) is not None:
+            return f"degree {scale}"
+        if word.lower_ not in _DEGREE_WORDS:
             break
     return "degree"
 
@@ -304,7 +324,7 @@ def _counted(token: Token) -> str | None:
     """The noun a number counts ("42,000 books" -> "book"; "three of the attackers" -> "attacker"),
     when the parse attaches it so."""
     if token.dep_ == "nummod" and token.head.pos_ in ("NOUN", "PROPN"):
-        return token.head.lemma_.casefold()
+        return _noun(token.head)
     after = token.doc[token.i + 1 : token.i + 5]
     if len(after) == 4 and after[0].lower_ == "out" and after[1].lower_ == "of" and after[3].pos_ == "NOUN":
         return after[3].lemma_.casefold()  # "4.5 out of 5 stars": a value on a scale of stars
@@ -312,8 +332,15 @@ def _counted(token: Token) -> str | None:
         if prep.dep_ == "prep" and prep.lower_ == "of":
             counted = next((c for c in prep.children if c.dep_ == "pobj" and c.pos_ == "NOUN"), None)
             if counted is not None and counted.tag_ in ("NNS", "NNPS"):
-                return counted.lemma_.casefold()
+                return _noun(counted)
     return None
+
+
+def _noun(token: Token) -> str:
+    """A counted noun's lemma, "people" as "person" (the lemmatizer keeps "people": "one person" and
+    "two people" count the same thing)."""
+    lemma = token.lemma_.casefold()
+    return "person" if lemma == "people" else lemma
 
 
 class _Relation(TypedDict, total=False):

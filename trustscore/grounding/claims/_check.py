@@ -12,8 +12,9 @@ atom of the response:
   (:func:`_rival`): "2001: the context says 14 March 2011";
 - **unsupported**: neither. A value with no statement of the same slot to compare with is
   unsupported, never contradicted. A number written inside a context's name ("1111 E Cabrillo Blvd",
-  "805 Deli") supports the same number written on its own; a "one" the context cannot compare is
-  left unchecked ("One customer mentioned..." counts nothing the context must state).
+  "805 Deli") supports the same number written with no unit or one of the name's words, never a count
+  of something else ("101 people" against "Highway 101"); the word "one" with no value of its slot to
+  compare is left unchecked ("One customer mentioned..." counts nothing the context must state).
 
 Same slot: a value of the same kind, of the same unit ("240 pupils" with "420 pupils", never with "18
 teachers"; a year only with a year), said of a subject that may be the same one (:mod:`._syntax`;
@@ -108,8 +109,9 @@ class Facts:
     """Each content lemma: where it stands and whether it is negated (:mod:`._fields`)."""
     record: Record | None
     """The record the text is, if it is one."""
-    name_numbers: frozenset[float]
-    """The numbers written inside its names ("Radio 4", "1111 E Cabrillo Blvd")."""
+    name_numbers: dict[float, frozenset[str]]
+    """The numbers written inside its names ("Radio 4", "1111 E Cabrillo Blvd"), each with the words of
+    the names it stands in."""
     tokens: dict[int, tuple[str, str | None]]
     """Each word's lemma and slot in its clause (:func:`._syntax.shared_role`), by its first
     character's offset."""
@@ -149,14 +151,20 @@ def facts(doc: Doc) -> Facts:
     )
 
 
-def _name_numbers(found: list[Atom], record: Record | None, text: str) -> frozenset[float]:
+def _name_numbers(found: list[Atom], record: Record | None, text: str) -> dict[float, frozenset[str]]:
     """The numbers written inside names, and inside a record's short values that hold words too (an
-    address the recogniser did not mark as a name: ``"address": "135 E Carrillo St"``)."""
+    address the recogniser did not mark as a name: ``"address": "135 E Carrillo St"``), each with the
+    names' words."""
     named = [a.text for a in found if a.kind == "name"]
     if record is not None:
         named += [text[s:e] for s, e, _ in record.fields if any(c.isalpha() for c in text[s:e])]
-    numbers = (parse_number([w]) for t in named for w in _RANGE_NUMBER.findall(t))
-    return frozenset(n for n in numbers if n is not None)
+    out: dict[float, frozenset[str]] = {}
+    for name in named:
+        words = frozenset(w.casefold() for w in _WORD.findall(name) if not w.isdigit())
+        for written in _RANGE_NUMBER.findall(name):
+            if (number := parse_number([written])) is not None:
+                out[number] = out.get(number, frozenset()) | words
+    return out
 
 
 def _slotted(atom: Atom, slot: str | None) -> Atom:
@@ -259,7 +267,8 @@ def _supports(f: Facts, atom: Atom) -> bool:
             for a in f.atoms
         )
     if atom.kind == "number" and atom.number in f.name_numbers:
-        return True
+        # the name's number, not a count: "805 Deli" with "805 Deli", not "135 reviews" with an address
+        return atom.unit is None or atom.unit in f.name_numbers[atom.number]
     return any(
         a.number is not None and _units_agree(a, atom) and (_same(a.number, atom.number) or _within(a, atom))
         for a in f.atoms

@@ -98,11 +98,17 @@ def _words(tokens: list[Token] | Span) -> frozenset[str]:
 
 def _noun_lemma(token: Token) -> str:
     """A noun's lemma, a plural proper noun's in the singular: the lemmatizer keeps "ATVs" and
-    "Distributions" as written when it tags them proper nouns, and "ATV" is the same subject."""
+    "Distributions" as written when it tags them proper nouns, and "ATV" is the same subject. The
+    singular is the regular one: "-ies" as "-y", "-ches", "-shes", "-sses" and "-xes" without "-es",
+    else without "-s"."""
     lemma = token.lemma_.casefold()
-    if token.tag_ == "NNPS" and lemma == token.lower_ and lemma.endswith("s") and not lemma.endswith("ss"):
-        return lemma[:-1]
-    return lemma
+    if token.tag_ != "NNPS" or lemma != token.lower_ or not lemma.endswith("s") or lemma.endswith("ss"):
+        return lemma
+    if lemma.endswith("ies"):
+        return lemma[:-3] + "y"
+    if lemma.endswith(("ches", "shes", "sses", "xes")):
+        return lemma[:-2]
+    return lemma[:-1]
 
 
 def predicate_lemma(token: Token) -> str:
