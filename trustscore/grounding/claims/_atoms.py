@@ -65,8 +65,8 @@ _PERCENT_AFTER = frozenset({"percent", "percentage"})
 """A word after a bare number that makes it a percentage ("42 percentage chance of rain")."""
 _TEMPERATURE = frozenset({"°", "°f", "°c", "f", "c", "degree", "fahrenheit", "celsius"})
 """The spellings of a temperature's unit ("350 F", "350°F", "325 degrees F", "150 degrees
-Fahrenheit"), all read as "degree" with the scale the words after the number name: "degree f",
-"degree c", or "degree" where they name none."""
+Fahrenheit"), all read as "degree" with the scale the value's words or the words after it name:
+"degree f", "degree c", or "degree" where they name none (:func:`_measure`)."""
 _SCALES = {"f": "f", "fahrenheit": "f", "c": "c", "celsius": "c"}
 _DEGREE_WORDS = frozenset({"°", "degree", "degrees"})
 _NUMBER_LABELS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
@@ -201,11 +201,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         if unit is None and before is not None and before.text.casefold() in _CURRENCIES:
             unit, start = _CURRENCIES[before.text.casefold()], before.idx
         kind: AtomKind = "money"
-    elif (
-        label == "PERCENT"
-        or any(t.lower_ in _PERCENT_WORDS for t in tokens)
-        or _percent_after(ent)
-    ):
+    elif label == "PERCENT" or any(t.lower_ in _PERCENT_WORDS for t in tokens) or _percent_after(ent):
         kind, unit = "percent", "%"
     else:
         kind = "number"
@@ -287,7 +283,7 @@ def _temperature_scale(ent: Span) -> bool:
 
 
 def _percent_after(ent: Span) -> bool:
-    """"percent" or "percentage" follows the number, not as "percentage points" (another unit)."""
+    """Whether "percent" or "percentage" follows the number, not as "percentage points" (another unit)."""
     after = ent.doc[ent.end : ent.end + 2]
     return (
         len(after) > 0
