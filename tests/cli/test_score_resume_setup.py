@@ -177,6 +177,9 @@ def test_a_row_a_later_row_of_its_id_replaced_is_not_counted() -> None:
     tally.add("s2", old, RowPlace("row", 6, "part-1.parquet"), complete=True)  # written twice
     items = [(setup, str(where), done, undone) for setup, where, done, undone in tally.items()]
     assert items == [(new, "line 3", 1, 0), (old, "row 6 of part-1.parquet", 1, 0)]
+    assert tally.items() is tally.items()  # one pass over the ids for every question asked of it
+    tally.add("s2", new, RowPlace("line", 7), complete=False)  # a row added after: counted again
+    assert [(setup, done, undone) for setup, _, done, undone in tally.items()] == [(new, 1, 1)]
 
 
 def test_a_resume_compares_only_the_rows_that_stand(

@@ -81,6 +81,8 @@ class SetupTally:
         """Per row: 2 * its setup's number + 1 when complete, or :data:`_NO_SETUP`."""
         self._file_of = array("i")
         self._number_of = array("q")
+        self._tallied: list[tuple[RowSetup, RowPlace, int, int]] | None = None
+        """:meth:`items` as last computed (a pass over every id), until the next :meth:`add`."""
 
     def add(self, row_id: str, setup: RowSetup | None, where: RowPlace, *, complete: bool) -> None:
         """Count one row, in the order of the output (a later row of ``row_id`` replaces this one);
@@ -92,10 +94,17 @@ class SetupTally:
         self._codes.append(code)
         self._file_of.append(self._files.setdefault((where.unit, where.file), len(self._files)))
         self._number_of.append(where.number)
+        self._tallied = None
 
     def items(self) -> list[tuple[RowSetup, RowPlace, int, int]]:
         """(setup, where its first standing row is, complete rows, incomplete rows) of each setup some
-        standing row was scored with, in the order of those first rows."""
+        standing row was scored with, in the order of those first rows. Computed once per state: a
+        resume asks for it more than once (is there any, can the driver build it, does it match)."""
+        if self._tallied is None:
+            self._tallied = self._tally()
+        return self._tallied
+
+    def _tally(self) -> list[tuple[RowSetup, RowPlace, int, int]]:
         first: dict[int, int] = {}
         counts: dict[int, list[int]] = {}
         for _, row in self._last.items():
