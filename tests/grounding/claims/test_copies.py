@@ -45,11 +45,11 @@ def assert_decided_by(signal: Signal, label: str) -> None:
         (
             "A P60 is a summary document given to employees by their employer at the end of the tax year "
             "(5th February).",
-            "contradicted date: February: the context says April",
+            "contradicted date: 5th February: the context says 5th April",
         ),
         (
             "The hearing was set for August 14 at the county court.",
-            "contradicted date: August: the context says April",
+            "contradicted date: August 14: the context says April 14",  # read as a date, whole
         ),
         (
             "Sgt Angela Moore, of the rural crime team, said the sheep were found nearby.",

@@ -618,6 +618,114 @@ def test_a_temperatures_scale_is_read_inside_and_after_its_value(
     assert (count(signal, "unsupported") + count(signal, "contradicted") == 0) is same
 
 
+@pytest.mark.parametrize(
+    ("context", "answer", "same"),
+    [
+        (
+            "The company raised $4 million in its first round.",
+            "The company raised $4m in its first round.",
+            True,
+        ),
+        (
+            "The company raised $4m in its first round.",
+            "The company raised $4 million in its first round.",
+            True,
+        ),
+        ("The deal was worth £6.4bn.", "The deal was worth £6.4 billion.", True),
+        ("The deal was worth £6.4 billion.", "The deal was worth £6.4bn.", True),
+        ("The house sold for $400k.", "The house sold for $400,000.", True),
+        (
+            "The company raised $4m in its first round.",
+            "The company raised $4 billion in its first round.",
+            False,
+        ),
+        ("The deal was worth £6.4bn.", "The deal was worth £6.4 million.", False),
+        ("The deal was worth £6.4 billion.", "The deal was worth £6.5bn.", False),
+        ("The house sold for $400k.", "The house sold for $450,000.", False),
+        ("The house sold for $5,000.", "The house sold for $5k.", True),
+        ("The council said the new bridge cost £20m.", "The new bridge cost £20m, the council said.", True),
+        (
+            "The council said the new bridge cost £20 million.",
+            "The council said the new bridge cost £20m.",
+            True,
+        ),
+        ("The deal was worth £1.5bn.", "The deal was worth £1,500m.", True),
+        (
+            "The company raised 4 million dollars in its first round.",
+            "The company raised $4m in its first round.",
+            True,
+        ),
+    ],
+)
+def test_an_amounts_scale_is_one_value_abbreviated_or_written_out(
+    claims_check: ClaimsCheck, context: str, answer: str, same: bool
+) -> None:
+    """ "$4m" is four million dollars, as news copy writes it, whether the recogniser leaves the "m" out
+    of the amount, the tokeniser keeps "6.4bn" as one word or a full stop ends it ("£20m."); another
+    scale or value is contradicted."""
+    signal = score(claims_check, answer, context, "")
+    assert count(signal, "contradicted") == (0 if same else 1)
+    assert count(signal, "unsupported") == 0
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "contradicted", "unsupported"),
+    [
+        ("He was born on Feb 14 in Ohio.", "He was born on March 14 in Ohio.", 1, 0),
+        ("He was born on Feb 14 in Ohio.", "He was born on Feb 15 in Ohio.", 1, 0),
+        ("He was born on Feb 14 in Ohio.", "He was born on 14 February in Ohio.", 0, 0),
+        ("He was born on 14 February 1990 in Ohio.", "He was born on Feb 14 in Ohio.", 0, 0),
+        ("He was born on 14 February 1990 in Ohio.", "He was born on March 14 in Ohio.", 1, 0),
+        ("He was born in 1990 in Ohio.", "He was born on March 14 in Ohio.", 0, 1),
+        ("The shop opened in March and closed in 2011.", "The shop opened in May.", 1, 0),
+        ("The festival runs from June 3 to June 9.", "The festival is open on June 4.", 0, 0),
+        ("The festival runs from June 3 to June 9.", "The festival is open on July 4.", 0, 1),
+        ("The school opened on March 14.", "The school has 14 pupils.", 0, 1),
+        ("The forecast for Feb 14 is 64 degrees.", "On Feb 14 it will be 64 degrees.", 0, 0),
+        ("The forecast for Feb 14 is 64 degrees.", "On March 14 it will be 64 degrees.", 1, 0),
+        ("Strikes will take place on March 3, 4 and 5.", "Strikes will take place on March 4.", 0, 0),
+        ("The store is closed on 25 and 26 December.", "The store is closed on 25 December.", 0, 0),
+        ("The store is closed on December 25 and January 1.", "The store is closed on January 1.", 0, 0),
+        ("The shows are on June 3, June 10 and June 17.", "The show is on June 11.", 1, 0),
+        ("On June 5, 12 people were hurt in the crash.", "The crash happened on June 12.", 0, 1),
+        ("The tournament was held in 2018 and 2022.", "The tournament was held in 2022.", 0, 0),
+        (
+            "On 14 March 2019, 312 MPs voted against the deal.",
+            "The deal was rejected on 15 March 2019.",
+            0,
+            1,
+        ),
+        ("Strikes will take place on March 3, 4 and 5.", "Strikes will take place on March 7.", 1, 0),
+        ("The works will take place on 3, 4 and 5 March.", "The works will take place on 4 March.", 0, 0),
+        ("The shop was closed from Dec 24 to Jan 2.", "The shop was closed on Dec 10.", 0, 1),
+        ("The result came on 2 April.", "The result came on 2 April 2019.", 0, 1),
+        ("Applications close in early March.", "Applications close in March.", 0, 0),
+        (
+            "Anyone under 16 is not allowed to enter the club.",
+            "Anyone under 16 may not enter the club.",
+            0,
+            0,
+        ),
+        (
+            "The marathon was first run on 16 October 1983. It is run in October.",
+            "The marathon was first run on 16 October 1993.",
+            1,
+            0,
+        ),
+    ],
+)
+def test_a_date_without_its_year_is_compared_as_a_date(
+    claims_check: ClaimsCheck, context: str, answer: str, contradicted: int, unsupported: int
+) -> None:
+    """ "March 14" is a month and a day, not the number 14: another month is contradicted, a year alone
+    says nothing of it, a list or span of days of its month states the days in it (a span over two
+    months states none), and its day counts nothing; a day the recogniser leaves out of a date is read
+    with the month beside it, but not beside the modal "may"; a date without a year vouches for no
+    year, and a month alone is no date."""
+    signal = score(claims_check, answer, context, "")
+    assert (count(signal, "contradicted"), count(signal, "unsupported")) == (contradicted, unsupported)
+
+
 def test_percentage_points_are_not_a_percentage(claims_check: ClaimsCheck) -> None:
     context = "Support rose 3% in a month."
     signal = score(claims_check, "Support rose 3 percentage points in a month.", context, "")

@@ -41,3 +41,57 @@ def test_a_partial_date_states_only_its_parts() -> None:
 def test_dates_without_a_year_are_not_checkable() -> None:
     assert parse_date("last year") is None
     assert parse_date("Sundays") is None
+
+
+@pytest.mark.parametrize(
+    ("tokens", "value"),
+    [
+        (["6.4bn"], 6.4e9),
+        (["40k"], 4e4),
+        (["4", "m"], 4e6),
+        (["2tn"], 2e12),
+        (["12"], 12.0),
+        (["£20m."], 2e7),
+        (["$", "20", "m."], 2e7),
+    ],
+)
+def test_an_amount_reads_a_scale_written_onto_its_digits(tokens: list[str], value: float) -> None:
+    assert parse_number(tokens, money=True) == value
+
+
+def test_a_letter_after_digits_is_no_scale_outside_an_amount() -> None:
+    """ "4m" may be four metres and "5k" five kilometres: only money reads the letter as a scale."""
+    assert parse_number(["4m"]) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Feb 14", DateValue(None, 2, 14)),
+        ("14th of March", DateValue(None, 3, 14)),
+        ("in May", None),
+        ("March 3, 4 and 5", None),
+        ("3-9 June", None),
+        ("Marvel", None),
+        ("14 days", None),
+        ("last March", None),
+    ],
+)
+def test_a_day_without_its_year_is_a_date(text: str, value: DateValue | None) -> None:
+    assert parse_date(text) == value
+
+
+def test_a_date_agrees_only_where_both_give_a_part() -> None:
+    """ "Feb 14" says nothing of 2011, so it neither agrees with it nor can differ from it."""
+    day = DateValue(None, 2, 14)
+    assert day.agrees(DateValue(2011, 2, 14)) and day.agrees(DateValue(2011, 2))
+    assert not day.agrees(DateValue(2011)) and not day.speaks_of(DateValue(2011))
+    assert not day.agrees(DateValue(None, 3, 14)) and day.speaks_of(DateValue(None, 3, 14))
+    assert str(day) == "February 14"
+
+
+def test_a_date_without_its_year_states_no_year() -> None:
+    """ "On 16 October" agrees with "16 October 1993" but does not vouch for its year."""
+    day = DateValue(None, 10, 16)
+    assert day.agrees(DateValue(1993, 10, 16)) and not day.states(DateValue(1993, 10, 16))
+    assert DateValue(1983, 10, 16).states(DateValue(None, 10, 16))

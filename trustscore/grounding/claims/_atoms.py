@@ -21,7 +21,13 @@ from trustscore.grounding.claims._syntax import (
     sentence_subjects,
     subject_of,
 )
-from trustscore.grounding.claims._values import DateValue, parse_date, parse_number
+from trustscore.grounding.claims._values import (
+    SCALE_ABBREVIATIONS,
+    DateValue,
+    months_in,
+    parse_date,
+    parse_number,
+)
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -70,6 +76,8 @@ Fahrenheit"), all read as "degree" with the scale the value's words or the words
 _SCALES = {"f": "f", "fahrenheit": "f", "c": "c", "celsius": "c"}
 _DEGREE_WORDS = frozenset({"°", "degree", "degrees"})
 _NUMBER_LABELS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
+_LIST_LINKS = frozenset({",", "and", "or", "&", "to", "-", "–", "through", "until"})
+"""Words between days of one list or span ("3, 4 and 5", "3 to 9")."""
 _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend", "weekday"}
 )
@@ -126,14 +134,21 @@ def atoms(doc: Doc) -> list[Atom]:
     out: list[Atom] = []
     taken: set[int] = set()
     for ent in doc.ents:
+        if all(i in taken for i in range(ent.start, ent.end)):
+            continue  # a day of a date's list ("4" of "March 3, 4 and 5")
         atom = _entity_atom(ent, sentence_of[ent.start])
         if atom is not None and not _scale(ent.root):
             out.append(replace(atom, **_relation(ent.root, subjects[atom.sentence])))
-            taken.update(range(ent.start, ent.end))
+            held = doc.char_span(atom.start, atom.end, alignment_mode="expand") or ent  # a list of days too
+            taken.update(range(min(held.start, ent.start), max(held.end, ent.end)))
     for token in doc:
         if token.i in taken or not token.like_num or not any(c.isdigit() for c in token.text):
             continue
         if _scale(token):
+            continue
+        day = _day_of_month(token, sentence_of[token.i], taken)
+        if day is not None:
+            out.append(replace(day, **_relation(token, subjects[day.sentence])))
             continue
         value = parse_number([token.text])
         if value is not None:
@@ -151,6 +166,26 @@ def atoms(doc: Doc) -> list[Atom]:
             )
     out.sort(key=lambda a: a.start)
     return out
+
+
+def _day_of_month(token: Token, sentence: int, taken: set[int]) -> Atom | None:
+    """A day the recogniser left out of a date, read with the month beside it ("on Feb 14", "14 March");
+    None when no month is beside it, the month is part of an atom already, or the two read as no day."""
+    doc = token.doc
+    for span in (doc[token.i - 1 : token.i + 1], doc[token.i : token.i + 2]):
+        beside = len(span) == 2 and not any(t.i in taken or t.text == "may" for t in span)  # the modal
+        when = parse_date(span.text) if beside and months_in(span.text) else None
+        if when is not None and when.day is not None:
+            return Atom(
+                kind="date",
+                text=span.text,
+                start=span.start_char,
+                end=span.end_char,
+                sentence=sentence,
+                date=when,
+                number=float(when.day),
+            )
+    return None
 
 
 def _scale(token: Token) -> bool:
@@ -190,8 +225,10 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         return _time_atom(ent, sentence)
     if label not in _NUMBER_LABELS:
         return None
+    if label == "MONEY":
+        ent = _with_abbreviated_scale(ent)
     tokens = list(ent)
-    value = parse_number([t.text for t in tokens])
+    value = parse_number([t.text for t in tokens], money=label == "MONEY")
     if value is None:
         return None
     start = ent.start_char
@@ -223,13 +260,51 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
     )
 
 
+def _with_abbreviated_scale(ent: Span) -> Span:
+    """The amount with the scale's abbreviation written onto it that the recogniser left out ("$4m"
+    read as "$4" and "m")."""
+    doc = ent.doc
+    after = doc[ent.end].lower_.rstrip(".") if ent.end < len(doc) else ""  # "£20m." ends a sentence
+    if after in SCALE_ABBREVIATIONS and not doc[ent.end - 1].whitespace_:
+        return doc[ent.start : ent.end + 1]
+    return ent
+
+
+def _with_listed_days(ent: Span) -> Span:
+    """A month's day without its year with the days listed beside it that the recogniser left out
+    ("March 3" of "March 3, 4 and 5", "5 March" of "3, 4 and 5 March", "June 3" of "June 3 - 9"): the
+    whole list is what it states. A list ends in a link that is no comma: "On June 5, 12 people" lists
+    nothing."""
+    when = parse_date(ent.text)
+    if when is None or when.year is not None:
+        return ent
+    doc, start, end = ent.doc, ent.start, ent.end
+    while end + 1 < len(doc) and doc[end].lower_ in _LIST_LINKS and _listed_day(doc[end + 1]):
+        end += 2
+    while end > ent.end and doc[end - 2].lower_ == ",":
+        end -= 2
+    if start >= 2 and doc[start - 1].lower_ not in _LIST_LINKS - {","}:
+        return doc[ent.start : end]
+    while start >= 2 and doc[start - 1].lower_ in _LIST_LINKS and _listed_day(doc[start - 2]):
+        start -= 2
+    return doc[start:end]
+
+
+def _listed_day(token: Token) -> bool:
+    """A day of a month written in digits."""
+    return token.text.isdigit() and 1 <= int(token.text) <= 31
+
+
 def _time_atom(ent: Span, sentence: int) -> Atom | None:
     """A date, a weekday or a duration ("three weeks"); None for a relative or vague time or a decade."""
     if _DECADE.search(ent.text):
         return None  # "the 1940s" spans ten years: no one year to look up
+    ent = _with_listed_days(ent)
     when = parse_date(ent.text)
     if when is not None:
-        return _entity_span(ent, sentence, kind="date", date=when)
+        # a day without its year keeps its day as a number, as a count or a span of days may state it
+        day = float(when.day) if when.year is None and when.day is not None else None
+        return _entity_span(ent, sentence, kind="date", date=when, number=day)
     days = tuple(_weekday(t.text) for t in ent if _weekday(t.text) in _WEEKDAYS)
     if days:
         return _entity_span(ent, sentence, kind="date", words=days)

@@ -44,7 +44,6 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
-from trustscore.grounding._clock import clock_within
 from trustscore.grounding._places import place_mentions
 from trustscore.grounding.claims._aligned import copy_changes, with_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
@@ -52,6 +51,7 @@ from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._direction import direction_verdicts
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
 from trustscore.grounding.claims._hours import read_as_hours
+from trustscore.grounding.claims._numeric import in_dates, of_days, same, units_agree, within
 from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
 from trustscore.grounding.claims._records import Record, read_record, slot_unit
 from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
@@ -262,31 +262,21 @@ def _supports(f: Facts, atom: Atom) -> bool:
     if atom.kind == "date":
         assert atom.date is not None
         return any(
-            (a.date is not None and atom.date.agrees(a.date))
+            (a.date is not None and a.date.states(atom.date))
             or (atom.date.month is None and a.number == atom.date.year)
+            or in_dates(a, atom)
             for a in f.atoms
         )
     if atom.kind == "number" and atom.number in f.name_numbers:
         # the name's number, not a count: "805 Deli" with "805 Deli", not "135 reviews" with an address
         return atom.unit is None or atom.unit in f.name_numbers[atom.number]
     return any(
-        a.number is not None and _units_agree(a, atom) and (_same(a.number, atom.number) or _within(a, atom))
+        a.number is not None
+        and units_agree(a, atom)
+        and (a.kind != "date" or atom.unit is None)  # "March 14" states no count of 14 pupils
+        and (same(a.number, atom.number) or within(a, atom))
         for a in f.atoms
     )
-
-
-def _within(stated: Atom, atom: Atom) -> bool:
-    """``atom``'s number lies in a range ``stated`` gives ("1 to 2 hours", "4-6 minutes"; of clock times,
-    on the clock: :func:`~trustscore.grounding._clock.clock_within`)."""
-    if (on_clock := clock_within(stated.text, atom.text)) is not None:
-        return on_clock
-    found = (parse_number([n]) for n in _RANGE_NUMBER.findall(stated.text))
-    bounds = [n for n in found if n is not None]
-    return atom.number is not None and len(bounds) > 1 and min(bounds) <= atom.number <= max(bounds)
-
-
-def _same(a: float, b: float | None) -> bool:
-    return b is not None and abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
 
 
 def _rival(
@@ -376,7 +366,10 @@ def _comparable(atom: Atom, other: Atom) -> bool:
     if other.slot is not None:
         return atom.kind == other.kind and atom.unit == slot_unit(other.slot)
     if atom.kind == "date":
-        return other.kind == "date" and atom.date is not None and other.date is not None
+        if other.date is None:
+            return of_days(other, atom)  # "June 12" against "June 3 to June 9"
+        # a date that agrees with the atom but gives fewer parts ("2 April" for "2 April 2019") is no rival
+        return atom.date is not None and atom.date.speaks_of(other.date) and not atom.date.agrees(other.date)
     if atom.kind == "name":
         groups = {atom.group, other.group}
         return (
@@ -385,7 +378,7 @@ def _comparable(atom: Atom, other: Atom) -> bool:
             and not _spelling(atom, other)
         )
     if atom.kind == "money":  # the same amount in another currency fills the same slot
-        return other.kind == "money" and (atom.unit == other.unit or _same(other.number or 0, atom.number))
+        return other.kind == "money" and (atom.unit == other.unit or same(other.number or 0, atom.number))
     return (
         other.kind == atom.kind
         and atom.unit == other.unit
@@ -479,15 +472,7 @@ def _same_value(a: Atom, b: Atom) -> bool:
     if a.kind == "name" or b.kind == "name":
         return a.kind == b.kind and a.words == b.words
     if a.date is not None or b.date is not None:
-        return a.date is not None and b.date is not None and b.date.agrees(a.date)
+        return a.date is not None and b.date is not None and a.date.states(b.date)
     if a.number is None or b.number is None:
         return a.kind == b.kind == "date" and bool(a.words) and a.words == b.words
-    return _same(a.number, b.number) and _units_agree(a, b)
-
-
-def _units_agree(a: Atom, b: Atom) -> bool:
-    """No unit stated on one side, or the same on both ("18 teachers" is not "18 pupils"); a
-    temperature whose scale one side leaves unsaid agrees with either scale."""
-    if a.unit is None or b.unit is None or a.unit == b.unit:
-        return True
-    return "degree" in (a.unit, b.unit) and a.unit.startswith("degree") and b.unit.startswith("degree")
+    return same(a.number, b.number) and units_agree(a, b)

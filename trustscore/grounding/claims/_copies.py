@@ -44,8 +44,9 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
+from trustscore.grounding.claims._numeric import same_amount
 from trustscore.grounding.claims._polarity import opposites
-from trustscore.grounding.claims._tokens import FUNCTION_WORDS, Token, key_text, words_only
+from trustscore.grounding.claims._tokens import FUNCTION_WORDS, Token, key_text, words_only, written
 from trustscore.grounding.claims._values import SCALE_WORDS, parse_number
 from trustscore.grounding.claims._verdict import Verdict
 
@@ -288,6 +289,8 @@ def value_change(
             return None
     elif len(said) > _MAX_CHANGED or len(stated) > _MAX_CHANGED:
         return None
+    elif kind == "number" and same_amount(written(said), written(stated)):
+        return None  # "£6.4bn" copied as "£6.4 billion", "$4m" as "$4 million"
     return Verdict(kind, "contradicted", _joined(said), said[0].start, said[-1].end, _joined(stated))
 
 

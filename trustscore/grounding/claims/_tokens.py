@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["FUNCTION_WORDS", "Token", "key_text", "tokenize", "unnumbered", "words_only"]
+__all__ = ["FUNCTION_WORDS", "Token", "key_text", "tokenize", "unnumbered", "words_only", "written"]
 
 _TOKEN = re.compile(r"\w+(?=n't)|n't|\w+|[^\w\s]")
 _FUNCTION_TEXT = "he she it they we i you his her its their our my your this that these those there the a an"
@@ -55,3 +55,14 @@ def key_text(tokens: list[Token]) -> str:
 def words_only(tokens: list[Token]) -> list[Token]:
     """The tokens without punctuation marks."""
     return [t for t in tokens if t.text[0].isalnum()]
+
+
+def written(tokens: list[Token]) -> list[str]:
+    """The tokens' words as written: tokens with nothing between them are one word ("5,000", "$4m")."""
+    words: list[str] = []
+    for i, t in enumerate(tokens):
+        if i and t.start == tokens[i - 1].end:
+            words[-1] += t.text
+        else:
+            words.append(t.text)
+    return words

@@ -18,7 +18,16 @@ from typing import Any
 # one list of number words for both grounding signals
 from trustscore.grounding._text import _NUMBER_WORDS as NUMBER_WORDS
 
-__all__ = ["SCALE_WORDS", "DateValue", "parse_date", "parse_number", "years_in"]
+__all__ = [
+    "SCALE_ABBREVIATIONS",
+    "SCALE_WORDS",
+    "DateValue",
+    "day_named",
+    "months_in",
+    "parse_date",
+    "parse_number",
+    "years_in",
+]
 
 _SCALES = {
     "hundred": 1e2,
@@ -31,16 +40,40 @@ _SCALES = {
     "bn": 1e9,
     "b": 1e9,
     "trillion": 1e12,
+    "tn": 1e12,
 }
 SCALE_WORDS = frozenset(word for word in _SCALES if len(word) > 2)
 """The scale words written out ("thousand", "million"), not their one-letter abbreviations."""
+SCALE_ABBREVIATIONS = frozenset(word for word in _SCALES if len(word) <= 2)
+"""The abbreviations an amount of money is scaled by ("$4m", "£6.4bn", "$40k")."""
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_ABBREVIATED = re.compile(
+    r"(\d+(?:[.,]\d+)*)(" + "|".join(sorted(SCALE_ABBREVIATIONS, key=len, reverse=True)) + ")"
+)
+_CURRENCY_SIGNS = "$£€¥"
+_DAY_AFTER = re.compile(r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")
+_DAY_BEFORE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?$")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
+_MONTH = re.compile(
+    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b",
+    re.IGNORECASE,
+)
+_MONTH_NUMBER = {
+    name: n
+    for n, name in enumerate(
+        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1
+    )
+}
 
 
-def parse_number(tokens: list[str]) -> float | None:
+def parse_number(tokens: list[str], money: bool = False) -> float | None:
     """The number written by ``tokens`` ("42,000"; "3.5", "million"; "five"; "twenty", "two"), or
-    None when they hold none."""
+    None when they hold none. With ``money``, digits written with a scale's abbreviation in one token
+    are scaled ("6.4bn", "40k"): in an amount of money the letter can only be the scale, elsewhere
+    "4m" may be four metres."""
+    if money:
+        tokens = [part for raw in tokens for part in _abbreviation_apart(raw)]
     value: float | None = None
     pending = 0.0
     for raw in tokens:
@@ -64,6 +97,14 @@ def parse_number(tokens: list[str]) -> float | None:
     return value
 
 
+def _abbreviation_apart(token: str) -> tuple[str, ...]:
+    """An amount's word without its currency sign and a sentence's full stop ("$4m", "£20m."), cut
+    into its digits and its scale's abbreviation where it has one."""
+    bare = token.casefold().strip().strip(_CURRENCY_SIGNS).rstrip(".")
+    abbreviated = _ABBREVIATED.fullmatch(bare)
+    return (bare,) if abbreviated is None else abbreviated.groups()
+
+
 def _digits_value(text: str) -> float | None:
     if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", text):
         text = text.replace(",", "")
@@ -77,27 +118,44 @@ def _digits_value(text: str) -> float | None:
 
 @dataclass(frozen=True)
 class DateValue:
-    """A date with the parts its text gave: ``month`` / ``day`` are None when not stated."""
+    """A date with the parts its text gave: ``year`` is None for a month's day written without one
+    ("Feb 14"), ``month`` / ``day`` are None when not stated."""
 
-    year: int
+    year: int | None
     month: int | None = None
     day: int | None = None
 
     def agrees(self, other: DateValue) -> bool:
-        """Whether ``other`` says nothing against this date: the same year, and the same month and day
-        wherever both give one."""
-        return (
-            self.year == other.year
-            and (self.month is None or other.month is None or self.month == other.month)
-            and (self.day is None or other.day is None or self.day == other.day)
-        )
+        """Whether ``other`` says nothing against this date and speaks of it: the same year, month and
+        day wherever both give one, and at least one part both give ("Feb 14" neither agrees with nor
+        contradicts "2011")."""
+        pairs = [
+            (a, b) for a, b in zip(self._parts, other._parts, strict=True) if a is not None and b is not None
+        ]
+        return bool(pairs) and all(a == b for a, b in pairs)
+
+    def states(self, said: DateValue) -> bool:
+        """Whether this date, as a text states it, vouches for ``said``: they agree, and this one gives
+        a year wherever ``said`` does ("It is run in October" states no "16 October 1993")."""
+        return self.agrees(said) and (said.year is None or self.year is not None)
+
+    def speaks_of(self, other: DateValue) -> bool:
+        """Whether both give one part at least (a year, a month or a day): only then can they differ."""
+        return any(a is not None and b is not None for a, b in zip(self._parts, other._parts, strict=True))
+
+    @property
+    def _parts(self) -> tuple[int | None, int | None, int | None]:
+        return (self.year, self.month, self.day)
 
     def __str__(self) -> str:
         if self.month is None:
             return str(self.year)
+        when = date(2000 if self.year is None else self.year, self.month, self.day or 1)
+        if self.year is None:
+            return f"{when.strftime('%B')} {self.day}"
         if self.day is None:
-            return date(self.year, self.month, 1).strftime("%B %Y")
-        return date(self.year, self.month, self.day).isoformat()
+            return when.strftime("%B %Y")
+        return when.isoformat()
 
 
 @lru_cache(maxsize=1)
@@ -113,7 +171,7 @@ def parse_date(text: str) -> DateValue | None:
     1998", "2011"), or None (relative dates such as "last year" and weekdays are not checkable)."""
     years = years_in(text)
     if not years:
-        return None
+        return _day_of_year(text)
     if text == str(years[0]):
         return DateValue(year=years[0])
     data = _date_parser().get_date_data(text)
@@ -125,6 +183,40 @@ def parse_date(text: str) -> DateValue | None:
         month=when.month if period in ("month", "day") else None,
         day=when.day if period == "day" else None,
     )
+
+
+def _day_of_year(text: str) -> DateValue | None:
+    """A month's day written without a year ("Feb 14", "14th of March"); None when the text names no
+    month or more than one number (a list or span of days, "March 3, 4 and 5", "3-9 June", which
+    dateparser would read as its first day), or dateparser reads no day in it. A month alone ("in May",
+    "late June", "every March") is no date: the context often writes it in words dateparser cannot
+    read, and the response's month would then count as unsupported."""
+    if _MONTH.search(text) is None or len(_DIGITS.findall(text)) != 1:
+        return None
+    data = _date_parser().get_date_data(text)
+    if data.date_obj is None or data.period != "day":
+        return None
+    return DateValue(year=None, month=data.date_obj.month, day=data.date_obj.day)
+
+
+def day_named(text: str, month: int, day: int) -> bool:
+    """Whether ``text`` writes the day with its month beside it ("January 1", "1 January", "1st of
+    January", "Jan. 1")."""
+    for m in _MONTH.finditer(text):
+        if _MONTH_NUMBER[m.group().casefold()[:3]] != month:
+            continue
+        after = _DAY_AFTER.match(text, m.end())
+        before = _DAY_BEFORE.search(text[: m.start()])
+        if (after is not None and int(after.group(1)) == day) or (
+            before is not None and int(before.group(1)) == day
+        ):
+            return True
+    return False
+
+
+def months_in(text: str) -> frozenset[int]:
+    """The months ``text`` names (1-12), by name or abbreviation."""
+    return frozenset(_MONTH_NUMBER[m.group().casefold()[:3]] for m in _MONTH.finditer(text))
 
 
 def years_in(text: str) -> list[int]:
