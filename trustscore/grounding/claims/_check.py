@@ -55,7 +55,7 @@ from trustscore.grounding.claims._numeric import in_dates, of_days, same, units_
 from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
 from trustscore.grounding.claims._records import Record, read_record, slot_unit
 from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
-from trustscore.grounding.claims._values import parse_number
+from trustscore.grounding.claims._values import DIGITS, parse_number
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
 
 if TYPE_CHECKING:
@@ -82,7 +82,6 @@ _AUXILIARIES = frozenset({"be", "have", "do"})
 """Lemmas a question holds for its grammar ("When was he president?"), not for what it asks."""
 _SAME_NAME = 0.8
 """Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
-_RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -161,7 +160,7 @@ def _name_numbers(found: list[Atom], record: Record | None, text: str) -> dict[f
     out: dict[float, frozenset[str]] = {}
     for name in named:
         words = frozenset(w.casefold() for w in _WORD.findall(name) if not w.isdigit())
-        for written in _RANGE_NUMBER.findall(name):
+        for written in DIGITS.findall(name):
             if (number := parse_number([written])) is not None:
                 out[number] = out.get(number, frozenset()) | words
     return out

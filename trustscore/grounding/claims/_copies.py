@@ -47,7 +47,7 @@ from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
 from trustscore.grounding.claims._numeric import same_amount
 from trustscore.grounding.claims._polarity import opposites
 from trustscore.grounding.claims._tokens import FUNCTION_WORDS, Token, key_text, words_only, written
-from trustscore.grounding.claims._values import SCALE_WORDS, parse_number
+from trustscore.grounding.claims._values import MONTH_NAMES, SCALE_WORDS, parse_number
 from trustscore.grounding.claims._verdict import Verdict
 
 __all__ = [
@@ -66,8 +66,7 @@ __all__ = [
 ]
 
 _NEGATIONS = frozenset({"not", "n't", "no", "never"})
-_MONTH_NAMES = "january february march april may june july august september october november december"
-_MONTHS = frozenset(_MONTH_NAMES.split())
+_MONTHS = frozenset(MONTH_NAMES)
 _WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
 _MIN_SAME = 6
 """Words a copy keeps unchanged at least."""

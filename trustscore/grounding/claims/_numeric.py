@@ -8,11 +8,10 @@ import re
 
 from trustscore.grounding._clock import clock_within
 from trustscore.grounding.claims._atoms import Atom
-from trustscore.grounding.claims._values import day_named, months_in, parse_number
+from trustscore.grounding.claims._values import DIGITS, day_named, months_in, parse_number
 
 __all__ = ["in_dates", "of_days", "same", "same_amount", "units_agree", "within"]
 
-_RANGE_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
 
@@ -24,7 +23,7 @@ def of_days(stated: Atom, atom: Atom) -> bool:
     when = atom.date
     if stated.date is not None or stated.number is None or when is None or when.year is not None:
         return False
-    days = _RANGE_NUMBER.findall(stated.text)
+    days = DIGITS.findall(stated.text)
     return (
         when.day is not None
         and months_in(stated.text) == {when.month}
@@ -43,7 +42,7 @@ def in_dates(stated: Atom, atom: Atom) -> bool:
         return True
     if not of_days(stated, atom):
         return False
-    days = [int(n) for n in _RANGE_NUMBER.findall(stated.text)]
+    days = [int(n) for n in DIGITS.findall(stated.text)]
     return when.day in days or (_SPAN.search(stated.text) is not None and within(stated, atom))
 
 
@@ -52,7 +51,7 @@ def within(stated: Atom, atom: Atom) -> bool:
     on the clock: :func:`~trustscore.grounding._clock.clock_within`)."""
     if (on_clock := clock_within(stated.text, atom.text)) is not None:
         return on_clock
-    found = (parse_number([n]) for n in _RANGE_NUMBER.findall(stated.text))
+    found = (parse_number([n]) for n in DIGITS.findall(stated.text))
     bounds = [n for n in found if n is not None]
     return atom.number is not None and len(bounds) > 1 and min(bounds) <= atom.number <= max(bounds)
 

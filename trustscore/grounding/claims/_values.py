@@ -19,6 +19,8 @@ from typing import Any
 from trustscore.grounding._text import _NUMBER_WORDS as NUMBER_WORDS
 
 __all__ = [
+    "DIGITS",
+    "MONTH_NAMES",
     "SCALE_ABBREVIATIONS",
     "SCALE_WORDS",
     "DateValue",
@@ -46,25 +48,34 @@ SCALE_WORDS = frozenset(word for word in _SCALES if len(word) > 2)
 """The scale words written out ("thousand", "million"), not their one-letter abbreviations."""
 SCALE_ABBREVIATIONS = frozenset(word for word in _SCALES if len(word) <= 2)
 """The abbreviations an amount of money is scaled by ("$4m", "£6.4bn", "$40k")."""
-_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+"""A number written in digits, with its decimal or thousands separators ("42,000", "3.5")."""
 _ABBREVIATED = re.compile(
-    r"(\d+(?:[.,]\d+)*)(" + "|".join(sorted(SCALE_ABBREVIATIONS, key=len, reverse=True)) + ")"
+    f"({DIGITS.pattern})(" + "|".join(sorted(SCALE_ABBREVIATIONS, key=len, reverse=True)) + ")"
 )
 _CURRENCY_SIGNS = "$£€¥"
 _DAY_AFTER = re.compile(r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")
 _DAY_BEFORE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?$")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
-_MONTH = re.compile(
-    r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december"
-    r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b",
-    re.IGNORECASE,
+MONTH_NAMES = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 )
-_MONTH_NUMBER = {
-    name: n
-    for n, name in enumerate(
-        ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"], 1
-    )
-}
+_MONTH = re.compile(
+    r"\b(?:" + "|".join(MONTH_NAMES) + r"|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b", re.IGNORECASE
+)
+_MONTH_NUMBER = {name[:3]: n for n, name in enumerate(MONTH_NAMES, 1)}
+"""A month's number by the first three letters of any of its spellings."""
 
 
 def parse_number(tokens: list[str], money: bool = False) -> float | None:
@@ -80,7 +91,7 @@ def parse_number(tokens: list[str], money: bool = False) -> float | None:
         t = raw.casefold().strip()
         if not t:
             continue
-        digits = _DIGITS.fullmatch(re.sub(r"(st|nd|rd|th)$", "", t))
+        digits = DIGITS.fullmatch(re.sub(r"(st|nd|rd|th)$", "", t))
         if digits is not None:
             if value is not None:
                 break  # "9 am to 6 pm", "5 to 7": the first number is the one stated
@@ -191,7 +202,7 @@ def _day_of_year(text: str) -> DateValue | None:
     dateparser would read as its first day), or dateparser reads no day in it. A month alone ("in May",
     "late June", "every March") is no date: the context often writes it in words dateparser cannot
     read, and the response's month would then count as unsupported."""
-    if _MONTH.search(text) is None or len(_DIGITS.findall(text)) != 1:
+    if _MONTH.search(text) is None or len(DIGITS.findall(text)) != 1:
         return None
     data = _date_parser().get_date_data(text)
     if data.date_obj is None or data.period != "day":
