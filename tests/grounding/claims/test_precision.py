@@ -744,3 +744,34 @@ def test_a_one_its_slot_compares_is_still_contradicted(
 ) -> None:
     """ "people" counts persons: "one person" meets "two people" in its slot."""
     assert kinds(score(claims_check, answer, context, "")) == ["number"]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "Lucky Penny has 4.5 stars and 212 reviews; it is one of 2 Coast Village Rd restaurants I like.",
+        "Lucky Penny has 212 reviews; it is one of 2 Coast Village Rd restaurants I like.",
+    ],
+)
+def test_a_records_count_is_its_fields_whatever_noun_the_parse_hangs_it_on(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    """The parse hung the review count on the "stars" key before it, and the count was contradicted by
+    itself ("212: the context says 212")."""
+    record = json.dumps(
+        {
+            "name": "Lucky Penny",
+            "address": "1187 Coast Village Rd",
+            "city": "Santa Barbara",
+            "stars": 4.5,
+            "review_count": 212,
+        }
+    )
+    signal = score(claims_check, answer, record, "Write an overview of the business.")
+    assert not contradictions(signal) and count(signal, "unsupported") == 0
+
+
+def test_a_price_per_unit_is_no_count_of_that_unit(claims_check: ClaimsCheck) -> None:
+    record = json.dumps({"name": "Sea Hotel", "rooms": 50, "price_per_room": 200})
+    said = contradictions(score(claims_check, "Sea Hotel has 200 rooms.", record, "Describe the hotel."))
+    assert said == ["200: the context says 50"]

@@ -16,6 +16,7 @@ from trustscore.grounding.claims._syntax import (
     denying_determiner,
     excluded,
     negates,
+    noun_lemma,
     predicate_lemma,
     role,
     sentence_subjects,
@@ -395,7 +396,7 @@ def _counted(token: Token) -> str | None:
     """The noun a number counts ("42,000 books" -> "book"; "three of the attackers" -> "attacker"),
     when the parse attaches it so."""
     if token.dep_ == "nummod" and token.head.pos_ in ("NOUN", "PROPN"):
-        return _noun(token.head)
+        return noun_lemma(token.head)
     after = token.doc[token.i + 1 : token.i + 5]
     if len(after) == 4 and after[0].lower_ == "out" and after[1].lower_ == "of" and after[3].pos_ == "NOUN":
         return after[3].lemma_.casefold()  # "4.5 out of 5 stars": a value on a scale of stars
@@ -403,15 +404,8 @@ def _counted(token: Token) -> str | None:
         if prep.dep_ == "prep" and prep.lower_ == "of":
             counted = next((c for c in prep.children if c.dep_ == "pobj" and c.pos_ == "NOUN"), None)
             if counted is not None and counted.tag_ in ("NNS", "NNPS"):
-                return _noun(counted)
+                return noun_lemma(counted)
     return None
-
-
-def _noun(token: Token) -> str:
-    """A counted noun's lemma, "people" as "person" (the lemmatizer keeps "people": "one person" and
-    "two people" count the same thing)."""
-    lemma = token.lemma_.casefold()
-    return "person" if lemma == "people" else lemma
 
 
 class _Relation(TypedDict, total=False):

@@ -29,7 +29,8 @@ contradicted there, whatever the parse makes of the slot (:mod:`._copies`); a se
 only in part is read so one anchored change at a time (:mod:`._aligned`).
 
 A change said to go one way between two values of the context that go the other ("fell from 22 to 38
-percent") is contradicted in its direction (:mod:`._direction`).
+percent") is contradicted in its direction (:mod:`._direction`). A person's age is compared with the age
+the context gives that person (:mod:`._ages`).
 
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
@@ -45,13 +46,22 @@ from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from trustscore.grounding._places import place_mentions
+from trustscore.grounding.claims._ages import PersonAges, age_verdicts, person_ages
 from trustscore.grounding.claims._aligned import copy_changes, with_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
 from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._direction import direction_verdicts
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
 from trustscore.grounding.claims._hours import read_as_hours
-from trustscore.grounding.claims._numeric import in_dates, of_days, same, units_agree, within
+from trustscore.grounding.claims._numeric import (
+    counts_field,
+    in_dates,
+    of_days,
+    same,
+    same_number,
+    units_agree,
+    within,
+)
 from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
 from trustscore.grounding.claims._records import Record, read_record, slot_unit
 from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
@@ -114,6 +124,8 @@ class Facts:
     tokens: dict[int, tuple[str, str | None]]
     """Each word's lemma and slot in its clause (:func:`._syntax.shared_role`), by its first
     character's offset."""
+    ages: PersonAges
+    """The ages it gives the persons it names (:mod:`._ages`)."""
 
     @property
     def content_all(self) -> frozenset[str]:
@@ -147,6 +159,7 @@ def facts(doc: Doc) -> Facts:
         record=record,
         name_numbers=_name_numbers(found, record, doc.text),
         tokens={t.idx: (t.lemma_.casefold(), shared_role(t)) for t in doc if not t.is_space},
+        ages=person_ages(doc),
     )
 
 
@@ -194,6 +207,9 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         out = [v for v in out if not read_as_hours(v, read)] + fields
     out = with_changes(out, copy_changes(_side(response), _side(context), aligned), response.bounds)
     out = direction_verdicts(out, (response.text, response.bounds), (context.text, context.bounds))
+    out = age_verdicts(
+        out, (response.text, response.bounds, response.ages), (context.text, context.bounds, context.ages)
+    )
     out.sort(key=lambda v: v.start)
     return out
 
@@ -271,7 +287,7 @@ def _supports(f: Facts, atom: Atom) -> bool:
         return atom.unit is None or atom.unit in f.name_numbers[atom.number]
     return any(
         a.number is not None
-        and units_agree(a, atom)
+        and (units_agree(a, atom) or counts_field(a, atom))
         and (a.kind != "date" or atom.unit is None)  # "March 14" states no count of 14 pupils
         and (same(a.number, atom.number) or within(a, atom))
         for a in f.atoms
@@ -293,6 +309,7 @@ def _rival(
         a
         for a in context.atoms
         if not _restated(a, said.get(a.text.casefold()))
+        and not same_number(a, atom)
         and _comparable(atom, a)
         and compatible(atom.subject, a.subject)
         and not (a.kind == "name" and any(_spelling(a, n) for n in names))

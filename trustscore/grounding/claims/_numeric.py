@@ -1,6 +1,6 @@
 """Whether one stated number holds another: the same number, a number inside a range ("1 to 2 hours"),
-a day without its year in a list or span of days ("June 4" in "June 3 to June 9"), and units that
-agree."""
+a day without its year in a list or span of days ("June 4" in "June 3 to June 9"), units that agree, a
+record's count of what its key names, and the same number that is no rival."""
 
 from __future__ import annotations
 
@@ -8,9 +8,22 @@ import re
 
 from trustscore.grounding._clock import clock_within
 from trustscore.grounding.claims._atoms import Atom
+from trustscore.grounding.claims._records import key_words, slot_unit
 from trustscore.grounding.claims._values import DIGITS, day_named, months_in, parse_number
 
-__all__ = ["in_dates", "of_days", "same", "same_amount", "units_agree", "within"]
+__all__ = [
+    "counts_field",
+    "in_dates",
+    "of_days",
+    "same",
+    "same_amount",
+    "same_number",
+    "units_agree",
+    "within",
+]
+
+_COUNTED = frozenset({"number", "percent"})
+"""Kinds whose same number in another slot is no rival (an amount in another currency is one)."""
 
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
@@ -74,3 +87,28 @@ def units_agree(a: Atom, b: Atom) -> bool:
     if a.unit is None or b.unit is None or a.unit == b.unit:
         return True
     return "degree" in (a.unit, b.unit) and a.unit.startswith("degree") and b.unit.startswith("degree")
+
+
+def counts_field(stated: Atom, atom: Atom) -> bool:
+    """A record's count counts what its key names, whatever noun the parse hung it on: ``"stars": 4.5,
+    "review_count": 212`` states "212 reviews" (the parse can give 212 the unit "star"); not a price
+    "per" something (``"price_per_room": 200`` is no count of rooms)."""
+    return (
+        stated.slot is not None
+        and stated.kind == atom.kind == "number"
+        and "per" not in key_words(stated.slot)
+        and atom.unit == slot_unit(stated.slot)
+    )
+
+
+def same_number(stated: Atom, atom: Atom) -> bool:
+    """The context states the atom's own number there: no rival, whatever noun the parse hung either on
+    (a record's ``"stars": 4.5, "review_count": 212`` can give 212 the unit "star"; "212: the context
+    says 212" is no reason). An amount in another currency is one ("150 euros" against "150
+    dollars")."""
+    return (
+        atom.kind in _COUNTED
+        and stated.number is not None
+        and atom.number is not None
+        and same(stated.number, atom.number)
+    )

@@ -18,6 +18,7 @@ __all__ = [
     "compatible",
     "denying_determiner",
     "negates",
+    "noun_lemma",
     "predicate_lemma",
     "role",
     "sentence_subjects",
@@ -92,16 +93,18 @@ your score" says nothing of the "Snapchat stories" another sentence speaks of.""
 
 def _words(tokens: list[Token] | Span) -> frozenset[str]:
     return frozenset(
-        _noun_lemma(t) for t in tokens if t.pos_ in ("NOUN", "PROPN") and t.is_alpha and not t.is_stop
+        noun_lemma(t) for t in tokens if t.pos_ in ("NOUN", "PROPN") and t.is_alpha and not t.is_stop
     )
 
 
-def _noun_lemma(token: Token) -> str:
-    """A noun's lemma, a plural proper noun's in the singular: the lemmatizer keeps "ATVs" and
-    "Distributions" as written when it tags them proper nouns, and "ATV" is the same subject. The
-    singular is the regular one: "-ies" as "-y", "-ches", "-shes", "-sses" and "-xes" without "-es",
-    else without "-s"."""
+def noun_lemma(token: Token) -> str:
+    """A noun's lemma, in the singular where the lemmatizer keeps a plural: "people" as "person" ("one
+    person" and "two people" count the same thing), and a plural proper noun, which it keeps as written
+    ("ATVs", "Distributions"; "ATV" is the same subject), in its regular singular: "-ies" as "-y",
+    "-ches", "-shes", "-sses" and "-xes" without "-es", else without "-s"."""
     lemma = token.lemma_.casefold()
+    if lemma == "people":
+        return "person"
     if token.tag_ != "NNPS" or lemma != token.lower_ or not lemma.endswith("s") or lemma.endswith("ss"):
         return lemma
     if lemma.endswith("ies"):
