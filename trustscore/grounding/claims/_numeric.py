@@ -23,7 +23,8 @@ __all__ = [
 ]
 
 _COUNTED = frozenset({"number", "percent"})
-"""Kinds whose same number in another slot is no rival (an amount in another currency is one)."""
+"""Kinds whose same number in another slot is no rival (an amount of money in another currency stays
+one)."""
 
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
@@ -104,8 +105,8 @@ def counts_field(stated: Atom, atom: Atom) -> bool:
 def same_number(stated: Atom, atom: Atom) -> bool:
     """The context states the atom's own number there: no rival, whatever noun the parse hung either on
     (a record's ``"stars": 4.5, "review_count": 212`` can give 212 the unit "star"; "212: the context
-    says 212" is no reason). An amount in another currency is one ("150 euros" against "150
-    dollars")."""
+    says 212" is no reason). The same amount of money in another currency stays a rival ("150 euros"
+    against "150 dollars")."""
     return (
         atom.kind in _COUNTED
         and stated.number is not None
