@@ -218,9 +218,8 @@ def _after(doc: Doc, ent: Span) -> tuple[int, int, int] | None:
         return years, i, i
     closer = doc[i + 1].lower_
     listed = closer == "and" and _years(doc, i + 2) is not None  # "8 and 10"
-    numbered = (
-        closer == "." and i + 2 < len(doc) and doc[i + 2].ent_type_ == "PERSON"
-    )  # "John Smith, 2. Jane Doe"
+    # "1. John Smith, 2. Jane Doe": the number opens the next item
+    numbered = closer == "." and i + 2 < len(doc) and doc[i + 2].ent_type_ == "PERSON"
     return (years, i, i) if closer in _CLOSERS and not (listed or numbered) else None
 
 
