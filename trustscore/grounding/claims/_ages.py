@@ -89,10 +89,9 @@ def person_ages(doc: Doc) -> PersonAges:
         if ent.label_ != "PERSON" or not (person := _person(doc, ent)):
             continue
         people.add(person)
-        if not any(t.pos_ in _VERBS for t in ent.sent):
-            continue  # a tally line, "Magnus Carlsen, 3, Hikaru Nakamura, 1.", states no age
         bound = _after(doc, ent) or _before(doc, ent)
-        if bound is not None:
+        # a line with no verb is a tally, "Magnus Carlsen, 3, Hikaru Nakamura, 1.", and states no age
+        if bound is not None and any(t.pos_ in _VERBS for t in ent.sent):
             years, first, last = bound
             start, end = doc[first].idx, doc[last].idx + len(doc[last])
             explicit = doc[last].lower_ == "old" or (first > 0 and doc[first - 1].lower_ in _AGED)
