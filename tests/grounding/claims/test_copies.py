@@ -230,11 +230,36 @@ def test_an_abbreviated_unit_is_read_as_pint_reads_it(
     assert contradicted(signal) == ([label] if label else [])
 
 
-def test_a_lists_items_that_change_order_keep_their_slots(claims_check: ClaimsCheck) -> None:
-    context = "The council and the developer signed the agreement over the unfinished bridge last year."
-    answer = "The developer and the council signed the agreement over the unfinished bridge last year."
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        (
+            "The council and the developer signed the agreement over the unfinished bridge last year.",
+            "The developer and the council signed the agreement over the unfinished bridge last year.",
+        ),
+        # the parse gives the first item the verb's object and the second "conj": the order is no slot
+        (
+            "The chain operates 2 Walmarts and 4 Targets in the county.",
+            "The chain operates 4 Targets and 2 Walmarts in the county.",
+        ),
+        (
+            "The menu offers pizza, pasta and salads every day.",
+            "The menu offers salads, pasta and pizza every day.",
+        ),
+    ],
+)
+def test_a_lists_items_that_change_order_keep_their_slots(
+    claims_check: ClaimsCheck, context: str, answer: str
+) -> None:
     signal = claims_check.score(Sample(question="What happened?", context=[context], response=answer))
     assert not contradicted(signal)
+
+
+def test_two_names_exchanged_around_a_verb_are_still_contradicted(claims_check: ClaimsCheck) -> None:
+    context = "Ann Lee sued Bob Marsh in 2019 over the fence between their two gardens."
+    answer = "Bob Marsh sued Ann Lee in 2019 over the fence between their two gardens."
+    signal = claims_check.score(Sample(question="What happened?", context=[context], response=answer))
+    assert contradicted(signal) == ["contradicted name: Bob Marsh: the context says Ann Lee"]
 
 
 def test_a_capitalised_opening_word_is_no_name_however_the_context_writes_it(

@@ -126,6 +126,9 @@ _CONTRAST_WORDS = "by in on at for to from with of as the a an his her its their
 _CONTRAST_LINKS = frozenset(_CONTRAST_WORDS.split())
 """Words a contrast repeats after its "not" before the alternative it denies ("A, not by the B")."""
 _DO = frozenset({"do", "does", "did"})
+_COORDINATORS = frozenset({"and", "or", "&", ","})
+"""What joins a list's items: two items that exchange places around them say the same ("4 Targets
+and 2 Walmarts" copied from "2 Walmarts and 4 Targets")."""
 """The auxiliary an English negation brings to a verb that had none ("travel" negated is "do not
 travel", "opened" is "did not open")."""
 _NEGATED = {"no": frozenset(["a", "an", "any", "some"]), "never": frozenset(["always", "ever"])}
@@ -343,6 +346,8 @@ def _exchanged(mine: list[Token], theirs: list[Token], sides: tuple[Side, Side])
                 and keys[-second:] == other[:second]
                 and keys[first:-second] == other[second:-first]
             ):
+                if keys[first:-second] and set(keys[first:-second]) <= _COORDINATORS:
+                    return None
                 return _reversed(said[:first], said[-second:], stated[-first], stated[:second], sides)
     return None
 
