@@ -9,7 +9,7 @@ atom of the response:
   place's code for its name and its name for its code, "California" for a record's ``"CA"``,
   "CA" written in capitals for "California": :mod:`.._places`);
 - **contradicted**: not supported, and the context states another value *in the same slot*
-  (:func:`_rival`): "2001: the context says 14 March 2011";
+  (:func:`_rival`, :mod:`._slots`): "2001: the context says 14 March 2011";
 - **unsupported**: neither. A value with no statement of the same slot to compare with is
   unsupported, never contradicted. A number written inside a context's name ("1111 E Cabrillo Blvd",
   "805 Deli") supports the same number written with no unit or one of the name's words, never a count
@@ -30,7 +30,10 @@ only in part is read so one anchored change at a time (:mod:`._aligned`).
 
 A change said to go one way between two values of the context that go the other ("fell from 22 to 38
 percent") is contradicted in its direction (:mod:`._direction`). A person's age is compared with the age
-the context gives that person (:mod:`._ages`).
+the context gives that person (:mod:`._ages`). A count, amount or share written as a bound or an
+estimate ("over 200", "about 200") is supported where the context's number in its slot meets it
+(:mod:`._bounds`). A temperature is read across scales: the same number on another scale contradicts,
+the same heat converted supports (:func:`._numeric.in_scale`).
 
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
@@ -42,7 +45,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 from typing import TYPE_CHECKING
 
 from trustscore.grounding._places import place_mentions
@@ -57,14 +59,16 @@ from trustscore.grounding.claims._hours import read_as_hours
 from trustscore.grounding.claims._numeric import (
     counts_field,
     in_dates,
-    of_days,
+    in_scale,
     same,
     same_number,
+    scaled,
     units_agree,
     within,
 )
 from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
-from trustscore.grounding.claims._records import Record, read_record, slot_unit
+from trustscore.grounding.claims._records import Record, read_record
+from trustscore.grounding.claims._slots import comparable, spelling
 from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
 from trustscore.grounding.claims._values import DIGITS, parse_number
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
@@ -81,9 +85,6 @@ _TIME_ROLES = frozenset({"in", "on", "npadvmod"})
 """The roles of a date that say when ("in 1977", "on 3 January 1977", a bare "January 3, 1977")."""
 _INCLUDING = frozenset({"include", "including", "with"})
 """The predicates and roles that include a value (against an exception: "Sunday included")."""
-_AGENTS = frozenset({"person", "organisation", "place"})
-"""Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
-organisation): under the same predicate and role a person's name stands in for a name of these."""
 _WORD = re.compile(r"\w+")
 _BARE_WORDS = frozenset({"in", "on", "at", "by"})
 """Words a bare answer may hold beside its value ("In 2012.")."""
@@ -91,8 +92,6 @@ _HEDGES = frozenset({"about", "around", "approximately", "roughly", "nearly", "a
 """Words that make a value approximate ("Around 2010."): a bare answer with one is not compared."""
 _AUXILIARIES = frozenset({"be", "have", "do"})
 """Lemmas a question holds for its grammar ("When was he president?"), not for what it asks."""
-_SAME_NAME = 0.8
-"""Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
 
 
 @dataclass(frozen=True)
@@ -205,7 +204,9 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         ):
             out.append(_verdict(atom, "supported"))
         elif rival is not None or atom.text.casefold() != "one":
-            out.append(_verdict(atom, "contradicted", rival.text) if rival else _verdict(atom, "unsupported"))
+            out.append(
+                _verdict(atom, "contradicted", scaled(rival)) if rival else _verdict(atom, "unsupported")
+            )
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
         fields, read = field_verdicts(response.text, response.mentions, response.bounds, context.record)
@@ -297,7 +298,7 @@ def _supports(f: Facts, atom: Atom) -> bool:
         and (a.kind != "date" or atom.unit is None)  # "March 14" states no count of 14 pupils
         and (same(a.number, atom.number) or within(a, atom))
         for a in f.atoms
-    )
+    ) or any(in_scale(a, atom) for a in f.atoms)  # "180 degrees Celsius" states "356°F"
 
 
 def _rival(
@@ -316,9 +317,9 @@ def _rival(
         for a in context.atoms
         if not _restated(a, said.get(a.text.casefold()))
         and not same_number(a, atom)
-        and _comparable(atom, a)
+        and comparable(atom, a)
         and compatible(atom.subject, a.subject)
-        and not (a.kind == "name" and any(_spelling(a, n) for n in names))
+        and not (a.kind == "name" and any(spelling(a, n) for n in names))
     ]
     related = [
         a
@@ -378,55 +379,6 @@ def _slot(atom: Atom) -> str | None:
     """The atom's role, a date's time roles read as one ("in 1977", "on 3 January 1977" and the bare
     "incorporated January 3, 1977" all say when)."""
     return "when" if atom.kind == "date" and atom.role in _TIME_ROLES else atom.role
-
-
-def _comparable(atom: Atom, other: Atom) -> bool:
-    """Whether ``other`` could state ``atom``'s fact another way: the same kind of value in the
-    same unit or group, the same amount of money in another currency ("150 euros" for "150 dollars"; a
-    different amount in another one may be a conversion) (a record's field only when the atom's unit
-    names it)."""
-    if other.slot is not None:
-        return atom.kind == other.kind and atom.unit == slot_unit(other.slot)
-    if atom.kind == "date":
-        if other.date is None:
-            return of_days(other, atom)  # "June 12" against "June 3 to June 9"
-        # a date that agrees with the atom but gives fewer parts ("2 April" for "2 April 2019") is no rival
-        return atom.date is not None and atom.date.speaks_of(other.date) and not atom.date.agrees(other.date)
-    if atom.kind == "name":
-        groups = {atom.group, other.group}
-        return (
-            other.kind == "name"
-            and (len(groups) == 1 or ("person" in groups and groups <= _AGENTS))
-            and not _spelling(atom, other)
-        )
-    if atom.kind == "money":  # the same amount in another currency fills the same slot
-        return other.kind == "money" and (atom.unit == other.unit or same(other.number or 0, atom.number))
-    return (
-        other.kind == atom.kind
-        and atom.unit == other.unit
-        and (atom.unit is not None or _is_year(atom) == _is_year(other))
-    )
-
-
-def _is_year(atom: Atom) -> bool:
-    return atom.number is not None and atom.number.is_integer() and 1500 <= atom.number <= 2099
-
-
-def _spelling(a: Atom, b: Atom) -> bool:
-    """One name is part of the other, the initials of the other ("US", "United States"), or the same
-    name spelled otherwise ("Calfornia")."""
-    one, two = set(a.words), set(b.words)
-    if one <= two or two <= one or _initials(a) == _letters(b) or _initials(b) == _letters(a):
-        return True
-    return SequenceMatcher(None, " ".join(a.words), " ".join(b.words)).ratio() >= _SAME_NAME
-
-
-def _initials(atom: Atom) -> str:
-    return "".join(w[0] for w in atom.words) if len(atom.words) > 1 else ""
-
-
-def _letters(atom: Atom) -> str:
-    return "".join(c for c in atom.text.casefold() if c.isalpha())
 
 
 def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:

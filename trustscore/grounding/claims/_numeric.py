@@ -14,10 +14,13 @@ from trustscore.grounding.claims._values import DIGITS, day_named, months_in, pa
 __all__ = [
     "counts_field",
     "in_dates",
+    "in_scale",
     "of_days",
     "same",
     "same_amount",
     "same_number",
+    "same_quantity",
+    "scaled",
     "units_agree",
     "within",
 ]
@@ -25,6 +28,13 @@ __all__ = [
 _COUNTED = frozenset({"number", "percent"})
 """Kinds whose same number in another slot is no rival (an amount of money in another currency stays
 one)."""
+
+_ROUNDING = 0.025
+"""How far a converted temperature may be rounded, as a share of it: an oven's 180°C is 356°F, written
+350°F (25-degree steps are 2-3% of an oven's heat)."""
+
+_SCALE_NAMES = {"degree c": "Celsius", "degree f": "Fahrenheit"}
+_SCALE_WRITTEN = re.compile(r"°\s*[cf]\b|celsius|fahrenheit", re.IGNORECASE)
 
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
@@ -106,10 +116,47 @@ def same_number(stated: Atom, atom: Atom) -> bool:
     """The context states the atom's own number there: no rival, whatever noun the parse hung either on
     (a record's ``"stars": 4.5, "review_count": 212`` can give 212 the unit "star"; "212: the context
     says 212" is no reason). The same amount of money in another currency stays a rival ("150 euros"
-    against "150 dollars")."""
+    against "150 dollars"), and so does the same temperature on another scale ("60°C" against "60°F")."""
     return (
         atom.kind in _COUNTED
         and stated.number is not None
         and atom.number is not None
         and same(stated.number, atom.number)
+        and not _other_scales(stated.unit, atom.unit)
     )
+
+
+def _other_scales(a: str | None, b: str | None) -> bool:
+    """Two temperature scales, both said ("degree c", "degree f"; a bare "degree" names none)."""
+    return a is not None and b is not None and a != b and a.startswith("degree ") and b.startswith("degree ")
+
+
+def same_quantity(a: str | None, b: str | None) -> bool:
+    """Units that measure one thing: the same unit, or two temperature scales (the same temperature
+    written on another scale, :func:`in_scale`, or another one)."""
+    return a == b or _other_scales(a, b)
+
+
+def in_scale(stated: Atom, atom: Atom) -> bool:
+    """``stated``'s temperature is ``atom``'s on another scale, as conversions round it: to the degree
+    Fahrenheit or, for an oven's heat, to the nearest 25 ("180 degrees Celsius", 356°F, states "350°F";
+    "60°F" does not state "60°C")."""
+    if stated.number is None or atom.number is None or not _other_scales(stated.unit, atom.unit):
+        return False
+    mine, theirs = _fahrenheit(atom.number, atom.unit), _fahrenheit(stated.number, stated.unit)
+    return abs(mine - theirs) <= max(1.8, _ROUNDING * abs(theirs))
+
+
+def _fahrenheit(value: float, unit: str | None) -> float:
+    return value * 9 / 5 + 32 if unit == "degree c" else value
+
+
+def scaled(atom: Atom) -> str:
+    """The atom's words with the temperature scale its unit names where they leave it out ("60" read
+    with the "°F" after it: "60°F"; "180 degrees" with "Celsius": "180 degrees Celsius")."""
+    scale = _SCALE_NAMES.get(atom.unit or "")
+    if scale is None or _SCALE_WRITTEN.search(atom.text):
+        return atom.text
+    if atom.text[-1].isalpha():
+        return f"{atom.text} {scale}"
+    return f"{atom.text.removesuffix('°')}°{scale[0]}"

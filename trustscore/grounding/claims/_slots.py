@@ -1,0 +1,67 @@
+"""Whether two atoms could state one fact: the same kind of value, in units that measure one thing,
+of one name group; and whether two names are one name spelled otherwise."""
+
+from __future__ import annotations
+
+from difflib import SequenceMatcher
+
+from trustscore.grounding.claims._atoms import Atom
+from trustscore.grounding.claims._numeric import of_days, same, same_quantity
+from trustscore.grounding.claims._records import slot_unit
+
+__all__ = ["comparable", "spelling"]
+
+_AGENTS = frozenset({"person", "organisation", "place"})
+"""Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
+organisation): under the same predicate and role a person's name stands in for a name of these."""
+_SAME_NAME = 0.8
+"""Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
+
+
+def comparable(atom: Atom, other: Atom) -> bool:
+    """Whether ``other`` could state ``atom``'s fact another way: the same kind of value in the
+    same unit or group, the same amount of money in another currency ("150 euros" for "150 dollars"; a
+    different amount in another one may be a conversion) (a record's field only when the atom's unit
+    names it)."""
+    if other.slot is not None:
+        return atom.kind == other.kind and atom.unit == slot_unit(other.slot)
+    if atom.kind == "date":
+        if other.date is None:
+            return of_days(other, atom)  # "June 12" against "June 3 to June 9"
+        # a date that agrees with the atom but gives fewer parts ("2 April" for "2 April 2019") is no rival
+        return atom.date is not None and atom.date.speaks_of(other.date) and not atom.date.agrees(other.date)
+    if atom.kind == "name":
+        groups = {atom.group, other.group}
+        return (
+            other.kind == "name"
+            and (len(groups) == 1 or ("person" in groups and groups <= _AGENTS))
+            and not spelling(atom, other)
+        )
+    if atom.kind == "money":  # the same amount in another currency fills the same slot
+        return other.kind == "money" and (atom.unit == other.unit or same(other.number or 0, atom.number))
+    return (
+        other.kind == atom.kind
+        and same_quantity(atom.unit, other.unit)
+        and (atom.unit is not None or _is_year(atom) == _is_year(other))
+    )
+
+
+def _is_year(atom: Atom) -> bool:
+    return atom.number is not None and atom.number.is_integer() and 1500 <= atom.number <= 2099
+
+
+def spelling(a: Atom, b: Atom) -> bool:
+    """One name is part of the other, the initials of the other ("US", "United States"), or the same
+    name spelled otherwise ("Calfornia")."""
+    one, two = set(a.words), set(b.words)
+    if one <= two or two <= one or _initials(a) == _letters(b) or _initials(b) == _letters(a):
+        return True
+    return SequenceMatcher(None, " ".join(a.words), " ".join(b.words)).ratio() >= _SAME_NAME
+
+
+def _initials(atom: Atom) -> str:
+    return "".join(w[0] for w in atom.words) if len(atom.words) > 1 else ""
+
+
+def _letters(atom: Atom) -> str:
+    return "".join(c for c in atom.text.casefold() if c.isalpha())
