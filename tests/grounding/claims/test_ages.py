@@ -179,3 +179,41 @@ def test_an_age_said_of_no_name_is_someone_elses(claims_check: ClaimsCheck) -> N
         score(claims_check, "The explosion killed 23-year-old Martin Richard.", context, QUESTION)
     )
     assert said == [f"23-year-old: {SAYS}"]
+
+
+DEATH = "Jane Doe died at the age of 81 at her home in Leeds on Monday."
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("Jane Doe died aged 80 at her home in Leeds.", "80: the context says Jane Doe is 81"),
+        ("Jane Doe passed away at the age of 71 in Leeds.", "71: the context says Jane Doe is 81"),
+    ],
+)
+def test_an_age_the_clause_gives_its_subject_is_read(
+    claims_check: ClaimsCheck, answer: str, said: str
+) -> None:
+    assert contradictions(score(claims_check, answer, DEATH, QUESTION)) == [said]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "81-year-old Jane Doe died at her home in Leeds.",
+        "Jane Doe, 81, died at her home in Leeds.",
+        "Jane Doe died at the age of 81.",
+    ],
+)
+def test_the_age_the_clause_gives_supports_the_same_age_however_written(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    signal = score(claims_check, answer, DEATH, QUESTION)
+    assert not contradictions(signal) and count(signal, "unsupported") == 0
+
+
+def test_an_age_in_a_clause_naming_two_people_is_not_bound_to_either(claims_check: ClaimsCheck) -> None:
+    # "at the age of 25" may be the bride's: the subject's age is not read from it
+    context = "John Smith, 30, married Jane Doe, 25, in 2001."
+    answer = "John Smith married Jane Doe at the age of 25 in 2001."
+    assert not contradictions(score(claims_check, answer, context, QUESTION))

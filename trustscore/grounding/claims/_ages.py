@@ -10,7 +10,9 @@ bound to, in the ways news text binds them:
   10") nor a numbered list ("1. John Smith, 2. Jane Doe"); not "John Smith (45)", which as often
   writes a goal's minute, a shirt's number or a citation;
 - before it: "23-year-old Martin Richard", "the 8-year-old pupil Mariamne Dickson" (at most four
-  nouns and adjectives between: "the 12-year-old son of John Smith" is not John Smith's age).
+  nouns and adjectives between: "the 12-year-old son of John Smith" is not John Smith's age);
+- in a clause of which the person is the subject: "Jane Doe died at the age of 81", "Jane Doe retired
+  in 2010 aged 70".
 
 Two mentions name the same person when the words of one, a title included, are all words of the other
 ("Richard" and "Martin Richard"; "Mr Smith" is not "Mary Smith", nor "John Smith Jr." "John Smith
@@ -54,6 +56,8 @@ _BETWEEN = 4
 _DESCRIBING = frozenset({"NOUN", "ADJ"})
 """What may stand between "N-year-old" and its name ("the 8-year-old pupil Martin Richard")."""
 _VERBS = frozenset({"VERB", "AUX"})
+_SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+_AT_THE_AGE_OF = ("at", "the", "age", "of")
 
 
 @dataclass(frozen=True)
@@ -89,12 +93,16 @@ def person_ages(doc: Doc) -> PersonAges:
         if ent.label_ != "PERSON" or not (person := _person(doc, ent)):
             continue
         people.add(person)
-        bound = _after(doc, ent) or _before(doc, ent)
+        bound = _after(doc, ent) or _before(doc, ent) or _in_clause(doc, ent)
         # a line with no verb is a tally, "Magnus Carlsen, 3, Hikaru Nakamura, 1.", and states no age
         if bound is not None and any(t.pos_ in _VERBS for t in ent.sent):
             years, first, last = bound
             start, end = doc[first].idx, doc[last].idx + len(doc[last])
-            explicit = doc[last].lower_ == "old" or (first > 0 and doc[first - 1].lower_ in _AGED)
+            explicit = (
+                doc[last].lower_ == "old"
+                or (first > 0 and doc[first - 1].lower_ in _AGED)
+                or doc[max(0, first - 2) : first].text.lower() == "age of"
+            )
             found.append(Age(person, ent.text, years, doc.text[start:end], start, end, explicit))
     return PersonAges(tuple(found), frozenset(people))
 
@@ -233,6 +241,22 @@ def _before(doc: Doc, ent: Span) -> tuple[int, int, int] | None:
             return None
         if doc[last].pos_ not in _DESCRIBING or doc[last].ent_type_:
             return None
+    return None
+
+
+def _in_clause(doc: Doc, ent: Span) -> tuple[int, int, int] | None:
+    """An age the clause of which the person is the subject gives: "Jane Doe died at the age of 81",
+    "Jane Doe retired in 2010 aged 70" (the number's token twice: it is the age's first and last). Not
+    where the sentence names another person: "John Smith married Jane Doe at the age of 25" may mean
+    hers."""
+    if ent.root.dep_ not in _SUBJECTS or any(e.label_ == "PERSON" and e != ent for e in ent.sent.ents):
+        return None
+    for word in ent.root.head.children:
+        i = word.i
+        if [t.lower_ for t in doc[i : i + 4]] == list(_AT_THE_AGE_OF) and (years := _years(doc, i + 4)):
+            return years, i + 4, i + 4
+        if word.lower_ == "aged" and (years := _years(doc, i + 1)):
+            return years, i + 1, i + 1
     return None
 
 
