@@ -67,3 +67,44 @@ def test_a_year_is_no_estimate(claims_check: ClaimsCheck) -> None:
     # a tenth of 1953 is two centuries: "around 1950" is not read as met by 1953
     signal = score(claims_check, "Westfield primary school was founded in around 1935.")
     assert contradictions(signal)
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        # "over" as a preposition is no bound
+        (
+            "The loan is repaid over 20 years at a fixed rate.",
+            "The loan is repaid over 25 years at a fixed rate.",
+        ),
+        ("The festival drew 20,000 visitors over 3 days.", "The festival drew 20,000 visitors over 4 days."),
+        # the context's number is a bound itself: the rule changed
+        ("Companies with more than 50 staff must report.", "Companies with more than 250 staff must report."),
+        # a negated bound is no bound the context meets
+        ("The town has not over 5,000 residents.", "The town has 8,000 residents."),
+        # an estimate is as precise as its digits: "around 2,100" is not 1,953
+        ("The record crowd was around 2,100 fans.", "The record crowd was 1,953 fans."),
+        # another unit beside the bound
+        (
+            "The tower is over 300 metres tall and was finished in 1931.",
+            "The tower is 320 feet tall and was finished in 1931.",
+        ),
+        # another relation: what the context's number is of does not meet the bound
+        ("The company fired more than 4,000 people in its three factories near Leeds.", STAFF),
+    ],
+)
+def test_what_is_no_bound_the_context_meets_stays_contradicted(
+    claims_check: ClaimsCheck, answer: str, context: str
+) -> None:
+    assert contradictions(score(claims_check, answer, context, QUESTION))
+
+
+def test_a_bound_far_from_the_contexts_number_is_unsupported(claims_check: ClaimsCheck) -> None:
+    # true of $4.2 billion, and no restatement of it: a slipped scale more often than not
+    signal = score(claims_check, "The deal was worth more than $4 million.", DEAL, QUESTION)
+    assert not contradictions(signal) and count(signal, "unsupported") == 1
+
+
+def test_an_estimate_in_words_is_read(claims_check: ClaimsCheck) -> None:
+    signal = score(claims_check, "The restaurant has about two hundred reviews.", REVIEWS, QUESTION)
+    assert not contradictions(signal) and count(signal, "unsupported") == 0

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from trustscore.grounding.claims._syntax import (
+    bound_words,
     denying_determiner,
     excluded,
     negates,
@@ -122,6 +123,9 @@ class Atom:
     """Stated as an exception ("every day except Sunday")."""
     slot: str | None = None
     """In a record context (:mod:`._records`), the key of the field whose value it is."""
+    bound: str | None = None
+    """A number's words that make it a bound or an estimate ("more than", "about"), as the parse hangs
+    them on it (:func:`._syntax.bound_words`)."""
 
     def describe(self) -> str:
         """How the atom reads in a reason: its text as written."""
@@ -139,7 +143,7 @@ def atoms(doc: Doc) -> list[Atom]:
             continue  # a day of a date's list ("4" of "March 3, 4 and 5")
         atom = _entity_atom(ent, sentence_of[ent.start])
         if atom is not None and not _scale(ent.root):
-            out.append(replace(atom, **_relation(ent.root, subjects[atom.sentence])))
+            out.append(replace(atom, **_relation(ent.root, subjects[atom.sentence]), bound=bound_words(ent)))
             held = doc.char_span(atom.start, atom.end, alignment_mode="expand") or ent  # a list of days too
             taken.update(range(min(held.start, ent.start), max(held.end, ent.end)))
     for token in doc:
@@ -162,6 +166,7 @@ def atoms(doc: Doc) -> list[Atom]:
                     sentence=sentence_of[token.i],
                     number=value,
                     unit=_measure(_counted(token), [token]),
+                    bound=bound_words(doc[token.i : token.i + 1]),
                     **_relation(token, subjects[sentence_of[token.i]]),
                 )
             )

@@ -51,7 +51,7 @@ from trustscore.grounding._places import place_mentions
 from trustscore.grounding.claims._ages import PersonAges, age_verdicts, person_ages
 from trustscore.grounding.claims._aligned import copy_changes, with_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
-from trustscore.grounding.claims._bounds import meets_bound, unbounded
+from trustscore.grounding.claims._bounds import bound_outcome, unbounded
 from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._direction import direction_verdicts
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
@@ -198,11 +198,10 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
                 related.add(atom.start)
             out.append(_relation_verdict(atom, matched))
             continue
-        rival = _rival(atom, context, aligned[atom.sentence], response, question)
-        if rival is not None and meets_bound(
-            response.text, atom, rival.number if rival.kind != "date" else None
-        ):
-            out.append(_verdict(atom, "supported"))
+        rival, same_relation = _rival(atom, context, aligned[atom.sentence], response, question)
+        bounded = bound_outcome(atom, rival) if same_relation else None  # "over 200" with 212
+        if bounded in ("supported", "unsupported"):
+            out.append(_verdict(atom, bounded))
         elif rival is not None or atom.text.casefold() != "one":
             out.append(
                 _verdict(atom, "contradicted", scaled(rival)) if rival else _verdict(atom, "unsupported")
@@ -212,7 +211,11 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         fields, read = field_verdicts(response.text, response.mentions, response.bounds, context.record)
         out = [v for v in out if not read_as_hours(v, read)] + fields
     changes = copy_changes(_side(response), _side(context), aligned)
-    out = with_changes(out, unbounded(changes, response.text, response.atoms), response.bounds)
+    out = with_changes(
+        out,
+        unbounded(changes, (response.text, response.atoms), (context.text, context.atoms)),
+        response.bounds,
+    )
     out = direction_verdicts(out, (response.text, response.bounds), (context.text, context.bounds))
     out = age_verdicts(
         out, (response.text, response.bounds, response.ages), (context.text, context.bounds, context.ages)
@@ -303,11 +306,11 @@ def _supports(f: Facts, atom: Atom) -> bool:
 
 def _rival(
     atom: Atom, context: Facts, sentence: int | None, response: Facts, question: Facts | None
-) -> Atom | None:
+) -> tuple[Atom | None, bool]:
     """What the context states in the atom's slot, if it states something else there: a comparable
     atom under the same predicate (in the aligned sentence first), else one in the aligned sentence,
     in the same role where the kind needs it (a bare answer: under the predicate the question asks
-    about, :func:`_bare`)."""
+    about, :func:`_bare`); and whether it is the first kind, a statement of the same relation."""
     said: dict[str, set[str | None]] = {}
     for a in response.atoms:
         said.setdefault(a.text.casefold(), set()).add(a.unit)
@@ -332,7 +335,7 @@ def _rival(
         )
     ]
     if related:
-        return min(related, key=lambda a: a.sentence != sentence)
+        return min(related, key=lambda a: a.sentence != sentence), True
     asked = question.lemmas - _AUXILIARIES if question is not None and _bare(atom, response) else frozenset()
     near = [
         a
@@ -347,7 +350,7 @@ def _rival(
             or atom.unit is not None  # "is 37 kilometres long", "is 73 kilometres long": one slot
         )
     ]
-    return near[0] if near else None
+    return (near[0] if near else None), False
 
 
 def _restated(stated: Atom, units: set[str | None] | None) -> bool:

@@ -126,11 +126,12 @@ _CONTRAST_WORDS = "by in on at for to from with of as the a an his her its their
 _CONTRAST_LINKS = frozenset(_CONTRAST_WORDS.split())
 """Words a contrast repeats after its "not" before the alternative it denies ("A, not by the B")."""
 _DO = frozenset({"do", "does", "did"})
-_COORDINATORS = frozenset({"and", "or", "&", ","})
-"""What joins a list's items: two items that exchange places around them say the same ("4 Targets
-and 2 Walmarts" copied from "2 Walmarts and 4 Targets")."""
 """The auxiliary an English negation brings to a verb that had none ("travel" negated is "do not
 travel", "opened" is "did not open")."""
+_COORDINATORS = frozenset({"and", "or", "&", ","})
+"""What joins a list's items: two items of one list that exchange places around them say the same ("4
+Targets and 2 Walmarts" copied from "2 Walmarts and 4 Targets"); two clauses a comma joins do not
+("Acme sued Initech, Globex settled")."""
 _NEGATED = {"no": frozenset(["a", "an", "any", "some"]), "never": frozenset(["always", "ever"])}
 """A negation word and the words it negates in their place ("has no swimming pool" against "has a
 swimming pool", "had never collapsed" against "had always collapsed")."""
@@ -346,20 +347,25 @@ def _exchanged(mine: list[Token], theirs: list[Token], sides: tuple[Side, Side])
                 and keys[-second:] == other[:second]
                 and keys[first:-second] == other[second:-first]
             ):
-                if keys[first:-second] and set(keys[first:-second]) <= _COORDINATORS:
-                    return None
-                return _reversed(said[:first], said[-second:], stated[-first], stated[:second], sides)
+                listed = bool(keys[first:-second]) and set(keys[first:-second]) <= _COORDINATORS
+                return _reversed(said[:first], said[-second:], stated[-first], stated[:second], sides, listed)
     return None
 
 
 def _reversed(
-    first: list[Token], second: list[Token], was: Token, instead: list[Token], sides: tuple[Side, Side]
+    first: list[Token],
+    second: list[Token],
+    was: Token,
+    instead: list[Token],
+    sides: tuple[Side, Side],
+    listed: bool,
 ) -> Verdict | None:
     """The exchange of ``first`` and ``second`` when the parse puts ``first`` in another slot than the
-    context's parse puts it (``was``: its first word there)."""
+    context's parse puts it (``was``: its first word there), unless the two are items of one list
+    (``listed``: only coordinators between them, and the parse makes one a conjunct of the other)."""
     now = sides[0].tokens.get(first[0].start, ("", None))[1]
     before = sides[1].tokens.get(was.start, ("", None))[1]
-    if now is None or before is None or now == before:
+    if now is None or before is None or now == before or (listed and "conj" in (now, before)):
         return None
     kind = "name" if sort_of(first) == sort_of(second) == "name" else "predicate"
     return Verdict(kind, "contradicted", _joined(first), first[0].start, first[-1].end, _joined(instead))

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Clause",
+    "bound_words",
     "clauses",
     "compatible",
     "denying_determiner",
@@ -27,6 +28,9 @@ __all__ = [
 ]
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+_BOUND_DEPS = frozenset({"quantmod", "advmod", "amod", "neg"})
+"""How the parse hangs a bound's or an estimate's words on a number ("over" and "than" as quantmod,
+"more" as amod, "about" as advmod); a preposition's "over 3 days" is none of them."""
 _NAME_LINKS = frozenset({"appos", "compound", "flat", "nmod", "poss"})
 """Dependencies by which a name or value stands for the noun it hangs on ("the teacher Ruth Abara")."""
 _ARGUMENT_DEPS = frozenset(
@@ -123,6 +127,27 @@ def predicate_lemma(token: Token) -> str:
     if token.pos_ == "VERB" and len(lemma) > 5 and lemma.endswith(("ise", "yse")):
         return lemma[:-2] + "ze"
     return lemma
+
+
+def bound_words(span: Span) -> str | None:
+    """The words the parse hangs before a number to bound or estimate it ("over", "more than", "at
+    least", "just over", "about"), lowercased in text order; None where there are none or a negation is
+    among them ("not more than 300")."""
+    numbers = [t for t in span if t.like_num]
+    if not numbers:
+        return None
+    found: list[Token] = []
+    pending = list(numbers)
+    while pending:
+        for child in pending.pop().children:
+            if child.i < numbers[0].i and child.dep_ in _BOUND_DEPS and child.is_alpha:
+                found.append(child)
+                pending.append(child)
+    # a negation may hang on the number or on what it counts: "not over 5,000 residents"
+    denied = [c for t in numbers for c in (*t.children, *t.head.children) if c.i < numbers[0].i]
+    if not found or any(t.dep_ == "neg" or t.lower_ in ("not", "n't", "never") for t in (*found, *denied)):
+        return None
+    return " ".join(t.lower_ for t in sorted(found, key=lambda t: t.i))
 
 
 def role(token: Token) -> str | None:
