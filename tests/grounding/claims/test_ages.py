@@ -188,7 +188,7 @@ DEATH = "Jane Doe died at the age of 81 at her home in Leeds on Monday."
     ("answer", "said"),
     [
         ("Jane Doe died aged 80 at her home in Leeds.", "80: the context says Jane Doe is 81"),
-        ("Jane Doe passed away at the age of 71 in Leeds.", "71: the context says Jane Doe is 81"),
+        ("Jane Doe died at the age of 71 in Leeds.", "71: the context says Jane Doe is 81"),
     ],
 )
 def test_an_age_the_clause_gives_its_subject_is_read(
@@ -217,3 +217,21 @@ def test_an_age_in_a_clause_naming_two_people_is_not_bound_to_either(claims_chec
     context = "John Smith, 30, married Jane Doe, 25, in 2001."
     answer = "John Smith married Jane Doe at the age of 25 in 2001."
     assert not contradictions(score(claims_check, answer, context, QUESTION))
+
+
+CAREER = "Jane Doe joined the company at the age of 22. Jane Doe became CEO at the age of 45."
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("Jane Doe became CEO at the age of 22.", ["22: the context says Jane Doe is 45"]),
+        ("Jane Doe joined the company at the age of 45.", ["45: the context says Jane Doe is 22"]),
+        ("Jane Doe became CEO at the age of 45.", []),
+    ],
+)
+def test_an_age_at_an_event_is_compared_with_the_age_at_that_event(
+    claims_check: ClaimsCheck, answer: str, said: list[str]
+) -> None:
+    # the person's age at another event is not hers at this one, though the context writes the number
+    assert contradictions(score(claims_check, answer, CAREER, QUESTION)) == said

@@ -99,10 +99,38 @@ def test_what_is_no_bound_the_context_meets_stays_contradicted(
     assert contradictions(score(claims_check, answer, context, QUESTION))
 
 
-def test_a_bound_far_from_the_contexts_number_is_unsupported(claims_check: ClaimsCheck) -> None:
-    # true of $4.2 billion, and no restatement of it: a slipped scale more often than not
-    signal = score(claims_check, "The deal was worth more than $4 million.", DEAL, QUESTION)
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        # true of $4.2 billion, and no restatement of it: a slipped scale more often than not
+        ("The deal was worth more than $4 million.", DEAL),
+        # "up to" says the number reaches it
+        ("The phone's battery lasts up to 20 hours.", "The phone's battery lasts 14 hours."),
+        # an estimate farther than a tenth, within half a unit of its last digit
+        ("The storm killed about 100 people in the region.", "The storm killed 149 people in the region."),
+        ("The factory cut nearly 1,000 jobs last year.", "The factory cut 520 jobs last year."),
+    ],
+)
+def test_a_bound_or_estimate_far_from_the_contexts_number_is_unsupported(
+    claims_check: ClaimsCheck, answer: str, context: str
+) -> None:
+    signal = score(claims_check, answer, context, QUESTION)
     assert not contradictions(signal) and count(signal, "unsupported") == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        ("The restaurant has no more than 220 reviews.", REVIEWS),
+        ("The car reached 100 km/h in about 6 seconds.", "The car reached 100 km/h in 5.8 seconds."),
+        ("Fewer than 50 students took the exam this year.", "Only 30 students took the exam this year."),
+    ],
+)
+def test_no_more_than_decimals_and_an_only_in_the_context_are_read(
+    claims_check: ClaimsCheck, answer: str, context: str
+) -> None:
+    signal = score(claims_check, answer, context, QUESTION)
+    assert not contradictions(signal) and count(signal, "unsupported") == 0
 
 
 def test_an_estimate_in_words_is_read(claims_check: ClaimsCheck) -> None:

@@ -75,6 +75,11 @@ class Age:
     explicit: bool
     """Said to be an age ("23-year-old", "aged 23"), not only a number beside the name ("Lu, 23,"), which
     may be a score, a shirt's number or a seed."""
+    event: str
+    """The lemma of the verb the person's clause states ("died at the age of 81", "Jane Doe, 81, died":
+    "die")."""
+    of_event: bool
+    """Read from the clause ("at the age of 81"): the age at that event, not the person's age."""
 
 
 @dataclass(frozen=True)
@@ -103,7 +108,10 @@ def person_ages(doc: Doc) -> PersonAges:
                 or (first > 0 and doc[first - 1].lower_ in _AGED)
                 or doc[max(0, first - 2) : first].text.lower() == "age of"
             )
-            found.append(Age(person, ent.text, years, doc.text[start:end], start, end, explicit))
+            clause = _in_clause(doc, ent) == bound
+            found.append(
+                Age(person, ent.text, years, doc.text[start:end], start, end, explicit, _event(ent), clause)
+            )
     return PersonAges(tuple(found), frozenset(people))
 
 
@@ -118,26 +126,36 @@ def age_verdicts(verdicts: list[Verdict], response: Text, context: Text) -> list
     out = list(verdicts)
     for age in said.ages:
         candidates = [p for p in stated.people if _one_of(p, age.person)]
-        same = [a for a in stated.ages if _one_of(a.person, age.person)]
+        same = [a for a in stated.ages if _one_of(a.person, age.person) and _same_time(age, a)]
         named = [a for a in same if _rival(age, a, response, context)]
-        if not _one_person(candidates):
+        if not _one_person(candidates) or not same:
             out = [_not_anothers(v, age, stated) for v in out]
         elif any(a.years == age.years for a in same):
             out = _judged(out, age, "supported", None)
-        elif named and _free(age, stated, context[0]):
+        elif named and _free(age, [a for a in stated.ages if a not in same], context[0]):
             out = _judged(out, age, "contradicted", f"{named[0].name} is {named[0].years}")
         else:
             out = [_not_anothers(v, age, stated) for v in out]
     return out
 
 
+def _same_time(age: Age, stated: Age) -> bool:
+    """An age at an event ("at the age of 81") speaks of the same time as an age in a sentence stating
+    the same event ("died at the age of 81", "Jane Doe, 81, died"); two ages beside names speak of one
+    time (their calendar years decide, :func:`_rival`)."""
+    return not (age.of_event or stated.of_event) or age.event == stated.event
+
+
 def _rival(age: Age, stated: Age, response: Text, context: Text) -> bool:
     """Whether the context's age of the person can contradict the response's: the person named at least
-    as fully, one of the two said to be an age, in sentences of the same calendar years."""
+    as fully, one of the two said to be an age, in sentences of the same calendar years (at one event:
+    the response's sentence names no year the context's does not)."""
+    mine, theirs = _years_of(age, response), _years_of(stated, context)
+    at_event = age.of_event or stated.of_event
     return (
         age.person <= stated.person
         and (age.explicit or stated.explicit)
-        and _years_of(age, response) == _years_of(stated, context)
+        and (mine <= theirs if at_event else mine == theirs)
     )
 
 
@@ -158,11 +176,10 @@ def _judged(verdicts: list[Verdict], age: Age, outcome: Outcome, said: str | Non
     ]
 
 
-def _free(age: Age, stated: PersonAges, context: str) -> bool:
-    """The context writes the age's number nowhere but as someone else's age: a named person's, or an age
-    said of no name ("a 23-year-old graduate student"), which cannot be the person's, whose age the context
-    gives otherwise."""
-    others = [a for a in stated.ages if not _one_of(a.person, age.person)]
+def _free(age: Age, others: list[Age], context: str) -> bool:
+    """The context writes the age's number nowhere but as another age (``others``: someone else's, or
+    the person's at another event), or an age said of no name ("a 23-year-old graduate student"), which
+    cannot be the person's, whose age the context gives otherwise."""
     for match in re.finditer(rf"(?<![\d.,]){age.years}(?![\d]|[.,]\d)", context):
         named = any(a.start <= match.start() < a.end for a in others)
         if not named and not _AN_AGE.match(context, match.end()):
@@ -258,6 +275,14 @@ def _in_clause(doc: Doc, ent: Span) -> tuple[int, int, int] | None:
         if word.lower_ == "aged" and (years := _years(doc, i + 1)):
             return years, i + 1, i + 1
     return None
+
+
+def _event(ent: Span) -> str:
+    """The lemma of the verb that governs the name, else of its sentence's root."""
+    token = ent.root
+    while token.pos_ not in _VERBS and token.head.i != token.i:
+        token = token.head
+    return (token if token.pos_ in _VERBS else ent.sent.root).lemma_.casefold()
 
 
 def _year_old(doc: Doc, i: int) -> tuple[int, int] | None:

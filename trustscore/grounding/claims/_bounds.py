@@ -1,22 +1,27 @@
 """A number written as a bound or an estimate ("over 200 reviews", "fewer than 250", "about 200"):
-what the number the context states in its slot says of it.
+what the number the context states in the same relation says of it.
 
 The number check compares the written number with the context's, so "over 200 reviews" against "212
 reviews" read as a changed count. Here the bound's words, as the parse hangs them on the number
-(:func:`._syntax.bound_words`; "over 3 days", a preposition's, is no bound), are read:
+(:func:`._syntax.bound_words`; "over 3 days", a preposition's, is no bound, nor a negated one), are
+read:
 
 - **supported**: the context's number is on the bound's side and within a factor of two of it ("more
-  than 400" for 420), or within a tenth of an estimate ("about 200" for 212);
-- **unsupported**: on the bound's side but far from it ("more than $4 million" for $4.2 billion: true,
-  and no restatement of the context's amount, often a slipped scale);
-- **contradicted**: on the other side ("more than 300" for 212), as before.
+  than 400" for 420; "up to", which says the number reaches it, within a tenth), or, for an estimate,
+  as close as its digits say (:data:`_CLOSE`: "about 200" for 212, not "around 2,100" for 1,953);
+- **unsupported**: on the bound's side but farther ("more than $4 million" for $4.2 billion: true,
+  and no restatement of the amount, often a slipped scale; "up to 20 hours" for 14), or an estimate
+  within half a unit of its last digit ("about 100" for 149);
+- **contradicted**: on the other side ("more than 300" for 212), or an estimate farther off, as before.
 
 Years are left out ("around 2010" says nothing a tenth wide could check), and so is a context number
 that is a bound itself ("companies with more than 250 staff" is a rule, which "more than 50" changes).
+A temperature is read on the bound's scale ("over 80°F" against 25°C, 77°F, is contradicted).
 """
 
 from __future__ import annotations
 
+import math
 import operator
 import re
 from collections.abc import Callable
@@ -24,41 +29,60 @@ from decimal import Decimal
 
 from trustscore.grounding.claims._aligned import Change
 from trustscore.grounding.claims._atoms import Atom
+from trustscore.grounding.claims._numeric import in_scale, in_units
 from trustscore.grounding.claims._values import parse_number
 from trustscore.grounding.claims._verdict import Outcome, Verdict
 
-__all__ = ["bound_outcome", "unbounded"]
+__all__ = ["bound_outcome", "changed_values"]
 
-_CLOSE = 0.05
-"""How far from its number an estimate may be met at least, as a share of the number; beyond it, half
-a unit of its last written digit ("about 200": 150 to 250; "around 2,100": 2,050 to 2,150)."""
+_CLOSE = 0.1
+"""How far an estimate may be from what it estimates and restate it, as a share of it: no farther than
+half a unit of its last written digit ("about 200" restates 180 to 220, "around 2,100" only 2,050 to
+2,150), though always a twentieth. Farther, within that half unit ("about 100" for 149), it is no
+restatement but no contradiction either."""
 _FAR = 2.0
 """How many times its number a bound may be from the context's and still restate it."""
 
-_ABOVE, _FROM, _BELOW, _TO = operator.lt, operator.le, operator.gt, operator.ge
-"""Bounds, each called with the bound's number and the context's: ``_ABOVE(200, 212)`` is 200 < 212."""
+
+def _bound(holds: Callable[[float, float], bool], far: float = _FAR) -> Callable[[float, float], Outcome]:
+    """A bound (``holds(n, v)``: the context's number ``v`` is on the side of the bound's ``n``):
+    supported where it holds within a factor ``far``, unsupported where it holds farther."""
+
+    def outcome(n: float, v: float) -> Outcome:
+        if not holds(n, v):
+            return "contradicted"
+        return "supported" if max(n, v) <= far * min(n, v) else "unsupported"
+
+    return outcome
 
 
-def _near(n: float, v: float) -> bool:
-    return abs(v - n) <= _tolerance(n)
+def _estimate(side: int) -> Callable[[float, float], Outcome]:
+    """An estimate (``side``: -1 for "nearly", the context's number at or under it; 1 for "just over"; 0
+    either side), as close as :data:`_CLOSE` says."""
+
+    def outcome(n: float, v: float) -> Outcome:
+        if side * (v - n) < 0:
+            return "contradicted"
+        half = 0.5 * 10.0 ** _last_digit(n)
+        if abs(v - n) <= max(0.5 * _CLOSE * n, min(_CLOSE * n, half)):
+            return "supported"
+        return "unsupported" if abs(v - n) <= half else "contradicted"
+
+    return outcome
 
 
-def _just_below(n: float, v: float) -> bool:
-    return n - _tolerance(n) <= v <= n
+def _last_digit(n: float) -> int:
+    """The power of ten of the last nonzero digit: 2 for 200, 2 for 2,100, -1 for 4.5."""
+    return int(Decimal(repr(n)).normalize().as_tuple().exponent)
 
 
-def _just_above(n: float, v: float) -> bool:
-    return n <= v <= n + _tolerance(n)
+_ABOVE, _FROM = _bound(operator.lt), _bound(operator.le)
+_BELOW, _TO = _bound(operator.gt), _bound(operator.ge, 1 + _CLOSE)
+"""``_TO`` is a most ("up to 20 hours", "at most"), which says the number reaches it: met farther off,
+"up to 20 hours" for 14, it is no restatement."""
+_NEAR, _JUST_BELOW, _JUST_ABOVE = _estimate(0), _estimate(-1), _estimate(1)
 
-
-def _tolerance(n: float) -> float:
-    """How far an estimate of ``n`` may be from what it estimates: half a unit of its last nonzero digit,
-    or a twentieth of it, whichever is more."""
-    place = Decimal(repr(n)).normalize().as_tuple().exponent
-    return max(0.5 * 10.0 ** int(place), _CLOSE * n)
-
-
-_QUALIFIERS: dict[str, Callable[[float, float], bool]] = {
+_QUALIFIERS: dict[str, Callable[[float, float], Outcome]] = {
     "more than": _ABOVE,
     "over": _ABOVE,
     "above": _ABOVE,
@@ -74,53 +98,65 @@ _QUALIFIERS: dict[str, Callable[[float, float], bool]] = {
     "at most": _TO,
     "up to": _TO,
     "no more than": _TO,
-    "nearly": _just_below,
-    "almost": _just_below,
-    "just under": _just_below,
-    "just over": _just_above,
-    "about": _near,
-    "around": _near,
-    "approximately": _near,
-    "roughly": _near,
-    "some": _near,
-    "circa": _near,
-    "close to": _near,
-    "estimated": _near,
+    "nearly": _JUST_BELOW,
+    "almost": _JUST_BELOW,
+    "just under": _JUST_BELOW,
+    "just over": _JUST_ABOVE,
+    "about": _NEAR,
+    "around": _NEAR,
+    "approximately": _NEAR,
+    "roughly": _NEAR,
+    "some": _NEAR,
+    "circa": _NEAR,
+    "close to": _NEAR,
+    "estimated": _NEAR,
 }
 _BARE_NUMBER = re.compile(r"[\d.,%\s]+")
+_SPACED_MARK = re.compile(r"\s*([.,])\s*")
 
 
 def bound_outcome(atom: Atom, stated: Atom | None) -> Outcome | None:
     """What the number ``stated`` in the atom's slot says of the atom's bound or estimate; None where the
     atom is none or its predicate is negated ("has not over 5,000"), or the context's number is a date or
     a bound itself."""
-    if stated is None or stated.kind == "date" or stated.bound is not None or atom.negated:
+    if stated is None or stated.kind == "date" or _rule(stated.bound) is not None or atom.negated:
         return None
-    return _outcome(atom, stated.number)
+    return _outcome(atom, in_units(stated, atom))
 
 
-def unbounded(
+def changed_values(
     changes: list[Change], response: tuple[str, list[Atom]], context: tuple[str, list[Atom]]
 ) -> list[Change]:
-    """The changes of copied sentences (each side: its text and atoms) that change no bound or estimate
-    the context's number meets: "more than 4,000 people" copied from "5,000 people" changes the number's
-    words, not what they say. Where the context writes the number as a bound too ("more than 50 staff"
-    for "more than 250 staff"; "over 20 years" for "over 25 years", however the parse reads "over"),
-    it stays changed."""
-    return [c for c in changes if not any(_met(c.verdict, response[0], a, context) for a in response[1])]
+    """The changes of copied sentences (each side: its text and atoms) that change what a number says,
+    not only its words: not a bound or estimate the context's number meets ("more than 4,000 people"
+    copied from "5,000 people"), nor the same temperature on another scale ("425°F" for "220 degrees
+    Celsius"). Where the context writes the number as a bound too ("more than 50 staff" for "more than
+    250 staff"; "over 20 years" for "over 25 years", however the parse reads "over"), it stays changed."""
+    return [
+        c
+        for c in changes
+        if not any(
+            _met(c.verdict, response[0], a, context) or _converted(c.verdict, a, context[1])
+            for a in response[1]
+        )
+    ]
+
+
+def _converted(change: Verdict, atom: Atom, stated: list[Atom]) -> bool:
+    overlaps = atom.start < change.end and change.start < atom.end
+    return overlaps and any(in_scale(a, atom) for a in stated)
 
 
 def _outcome(atom: Atom, stated: float | None) -> Outcome | None:
     rule = _rule(atom.bound)
-    if rule is None or atom.kind == "date" or atom.number is None or atom.number <= 0 or stated is None:
+    if rule is None or atom.kind == "date" or atom.number is None or stated is None:
         return None
-    if not rule(atom.number, stated):
-        return "contradicted"
-    near = max(stated, atom.number) <= _FAR * min(stated, atom.number)
-    return "supported" if near else "unsupported"
+    if not (0 < atom.number < math.inf and 0 < stated < math.inf):
+        return None
+    return rule(atom.number, stated)
 
 
-def _rule(bound: str | None) -> Callable[[float, float], bool] | None:
+def _rule(bound: str | None) -> Callable[[float, float], Outcome] | None:
     """The rule of the longest qualifier the bound's words end with ("well over": "over")."""
     words = (bound or "").split()
     return next(
@@ -137,7 +173,8 @@ def _met(change: Verdict, text: str, atom: Atom, context: tuple[str, list[Atom]]
     if atom.negated or atom.bound is None or not _BARE_NUMBER.fullmatch(change.context):
         return False
     start, end = min(atom.start, change.start), max(atom.end, change.end)
-    stated = text[start : change.start] + change.context + text[change.end : end]
+    said = _SPACED_MARK.sub(r"\1", change.context)  # the copy check's tokens: "5 . 8" is 5.8
+    stated = text[start : change.start] + said + text[change.end : end]
     number = parse_number(stated.replace("%", " %").split(), money=True)
     if number == atom.number or any(
         _bounded(a, atom.bound, context[0]) for a in context[1] if a.number == number
@@ -150,4 +187,4 @@ def _bounded(stated: Atom, bound: str, text: str) -> bool:
     """The context's number is a bound, as its parse reads it or with the response's bound's words
     written before it."""
     before = text[max(0, stated.start - 3 * len(bound)) : stated.start].lower().split()
-    return stated.bound is not None or before[-len(bound.split()) :] == bound.split()
+    return _rule(stated.bound) is not None or before[-len(bound.split()) :] == bound.split()

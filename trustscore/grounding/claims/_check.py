@@ -51,7 +51,7 @@ from trustscore.grounding._places import place_mentions
 from trustscore.grounding.claims._ages import PersonAges, age_verdicts, person_ages
 from trustscore.grounding.claims._aligned import copy_changes, with_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
-from trustscore.grounding.claims._bounds import bound_outcome, unbounded
+from trustscore.grounding.claims._bounds import bound_outcome, changed_values
 from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._direction import direction_verdicts
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
@@ -213,7 +213,7 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
     changes = copy_changes(_side(response), _side(context), aligned)
     out = with_changes(
         out,
-        unbounded(changes, (response.text, response.atoms), (context.text, context.atoms)),
+        changed_values(changes, (response.text, response.atoms), (context.text, context.atoms)),
         response.bounds,
     )
     out = direction_verdicts(out, (response.text, response.bounds), (context.text, context.bounds))

@@ -15,6 +15,7 @@ __all__ = [
     "counts_field",
     "in_dates",
     "in_scale",
+    "in_units",
     "of_days",
     "same",
     "same_amount",
@@ -30,8 +31,10 @@ _COUNTED = frozenset({"number", "percent"})
 one)."""
 
 _ROUNDING = 0.025
-"""How far a converted temperature may be rounded, as a share of it: an oven's 180°C is 356°F, written
+"""How far a converted oven heat may be rounded, as a share of it: an oven's 180°C is 356°F, written
 350°F (25-degree steps are 2-3% of an oven's heat)."""
+_OVEN = 250.0
+"""The heat in °F from which a temperature is an oven's, which recipes round to 25°F."""
 
 _SCALE_NAMES = {"degree c": "Celsius", "degree f": "Fahrenheit"}
 _SCALE_WRITTEN = re.compile(r"°\s*[cf]\b|celsius|fahrenheit", re.IGNORECASE)
@@ -139,12 +142,21 @@ def same_quantity(a: str | None, b: str | None) -> bool:
 
 def in_scale(stated: Atom, atom: Atom) -> bool:
     """``stated``'s temperature is ``atom``'s on another scale, as conversions round it: to the degree
-    Fahrenheit or, for an oven's heat, to the nearest 25 ("180 degrees Celsius", 356°F, states "350°F";
-    "60°F" does not state "60°C")."""
+    Celsius, or at an oven's heat (from 250°F) to the nearest 25°F ("180 degrees Celsius", 356°F, states
+    "350°F"; "60°F" does not state "60°C", nor a fever's 39°C "100°F")."""
     if stated.number is None or atom.number is None or not _other_scales(stated.unit, atom.unit):
         return False
     mine, theirs = _fahrenheit(atom.number, atom.unit), _fahrenheit(stated.number, stated.unit)
-    return abs(mine - theirs) <= max(1.8, _ROUNDING * abs(theirs))
+    rounding = _ROUNDING * abs(theirs) if theirs >= _OVEN else 0.0
+    return abs(mine - theirs) <= max(1.8, rounding)
+
+
+def in_units(stated: Atom, atom: Atom) -> float | None:
+    """``stated``'s number in ``atom``'s units: a temperature on the atom's scale, else as written."""
+    if stated.number is None or not _other_scales(stated.unit, atom.unit):
+        return stated.number
+    fahrenheit = _fahrenheit(stated.number, stated.unit)
+    return fahrenheit if atom.unit == "degree f" else (fahrenheit - 32) * 5 / 9
 
 
 def _fahrenheit(value: float, unit: str | None) -> float:

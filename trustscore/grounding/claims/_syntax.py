@@ -29,6 +29,7 @@ __all__ = [
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _BOUND_DEPS = frozenset({"quantmod", "advmod", "amod", "neg"})
+_COMPARATIVES = frozenset({"more", "fewer", "less"})
 """How the parse hangs a bound's or an estimate's words on a number ("over" and "than" as quantmod,
 "more" as amod, "about" as advmod); a preposition's "over 3 days" is none of them."""
 _NAME_LINKS = frozenset({"appos", "compound", "flat", "nmod", "poss"})
@@ -145,9 +146,16 @@ def bound_words(span: Span) -> str | None:
                 pending.append(child)
     # a negation may hang on the number or on what it counts: "not over 5,000 residents"
     denied = [c for t in numbers for c in (*t.children, *t.head.children) if c.i < numbers[0].i]
-    if not found or any(t.dep_ == "neg" or t.lower_ in ("not", "n't", "never") for t in (*found, *denied)):
+    if not found or any(_denies(t) for t in (*found, *denied)):
         return None
     return " ".join(t.lower_ for t in sorted(found, key=lambda t: t.i))
+
+
+def _denies(token: Token) -> bool:
+    """A negation, but not the "no" of "no more than", "no fewer than", "no less than" (a bound)."""
+    if token.lower_ == "no" and token.i + 1 < len(token.doc) and token.nbor().lower_ in _COMPARATIVES:
+        return False
+    return token.dep_ == "neg" or token.lower_ in ("not", "n't", "never")
 
 
 def role(token: Token) -> str | None:
