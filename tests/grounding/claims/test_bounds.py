@@ -23,7 +23,6 @@ QUESTION = "What do we know?"
         ("The restaurant has at least 210 reviews.", REVIEWS),
         ("The restaurant has fewer than 250 reviews.", REVIEWS),
         ("The restaurant has about 200 reviews.", REVIEWS),
-        ("The restaurant has almost 220 reviews.", REVIEWS),
         ("The deal was worth more than $4 billion.", DEAL),
         ("Cafe Rio in Tampa has over 200 reviews.", RECORD),
         # a copied sentence whose number is now a bound: the copy check sees "more than 4" for "5"
@@ -82,8 +81,8 @@ def test_a_year_is_no_estimate(claims_check: ClaimsCheck) -> None:
         ("Companies with more than 50 staff must report.", "Companies with more than 250 staff must report."),
         # a negated bound is no bound the context meets
         ("The town has not over 5,000 residents.", "The town has 8,000 residents."),
-        # an estimate is as precise as its digits: "around 2,100" is not 1,953
-        ("The record crowd was around 2,100 fans.", "The record crowd was 1,953 fans."),
+        # an estimate is as precise as its digits: "around 2,500" is not 1,953
+        ("The record crowd was around 2,500 fans.", "The record crowd was 1,953 fans."),
         # another unit beside the bound
         (
             "The tower is over 300 metres tall and was finished in 1931.",
@@ -109,6 +108,8 @@ def test_what_is_no_bound_the_context_meets_stays_contradicted(
         # an estimate farther than a tenth, within half a unit of its last digit
         ("The storm killed about 100 people in the region.", "The storm killed 149 people in the region."),
         ("The factory cut nearly 1,000 jobs last year.", "The factory cut 520 jobs last year."),
+        ("The record crowd was around 2,100 fans.", "The record crowd was 1,953 fans."),
+        ("The restaurant has almost 220 reviews.", REVIEWS),
     ],
 )
 def test_a_bound_or_estimate_far_from_the_contexts_number_is_unsupported(

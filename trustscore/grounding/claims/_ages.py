@@ -57,6 +57,7 @@ _DESCRIBING = frozenset({"NOUN", "ADJ"})
 """What may stand between "N-year-old" and its name ("the 8-year-old pupil Martin Richard")."""
 _VERBS = frozenset({"VERB", "AUX"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+_OBJECTS = frozenset({"dobj", "attr", "oprd"})
 _AT_THE_AGE_OF = ("at", "the", "age", "of")
 
 
@@ -128,9 +129,10 @@ def age_verdicts(verdicts: list[Verdict], response: Text, context: Text) -> list
         candidates = [p for p in stated.people if _one_of(p, age.person)]
         same = [a for a in stated.ages if _one_of(a.person, age.person) and _same_time(age, a)]
         named = [a for a in same if _rival(age, a, response, context)]
-        if not _one_person(candidates) or not same:
+        # ages at two events of one verb ("named CEO at 40", "named chair at 50") cannot say which is which
+        if not _one_person(candidates) or (age.of_event and len({a.years for a in same}) > 1):
             out = [_not_anothers(v, age, stated) for v in out]
-        elif any(a.years == age.years for a in same):
+        elif any(a.years == age.years for a in same + _at_event(age, stated.ages)):
             out = _judged(out, age, "supported", None)
         elif named and _free(age, [a for a in stated.ages if a not in same], context[0]):
             out = _judged(out, age, "contradicted", f"{named[0].name} is {named[0].years}")
@@ -140,10 +142,22 @@ def age_verdicts(verdicts: list[Verdict], response: Text, context: Text) -> list
 
 
 def _same_time(age: Age, stated: Age) -> bool:
-    """An age at an event ("at the age of 81") speaks of the same time as an age in a sentence stating
-    the same event ("died at the age of 81", "Jane Doe, 81, died"); two ages beside names speak of one
-    time (their calendar years decide, :func:`_rival`)."""
-    return not (age.of_event or stated.of_event) or age.event == stated.event
+    """Two ages at events ("at the age of 81") speak of one time where their verbs are the same ("died at
+    the age of 81", "died aged 81"); two ages beside names do (their calendar years decide,
+    :func:`_rival`); an age beside a name and one at an event do not ("Jane Doe, 70, retired last year"
+    gives her age now, not at retiring)."""
+    return age.of_event == stated.of_event and (not age.of_event or age.event == stated.event)
+
+
+def _at_event(age: Age, stated: tuple[Age, ...]) -> list[Age]:
+    """The context's ages of the person that an age beside the name and an age at an event share an
+    event with ("81-year-old Jane Doe died" and "Jane Doe died at the age of 81"): the same number there
+    supports the age, another does not contradict it (the age beside the name may be hers now)."""
+    return [
+        a
+        for a in stated
+        if _one_of(a.person, age.person) and a.of_event != age.of_event and a.event == age.event
+    ]
 
 
 def _rival(age: Age, stated: Age, response: Text, context: Text) -> bool:
@@ -278,11 +292,14 @@ def _in_clause(doc: Doc, ent: Span) -> tuple[int, int, int] | None:
 
 
 def _event(ent: Span) -> str:
-    """The lemma of the verb that governs the name, else of its sentence's root."""
+    """The lemma of the verb that governs the name (else of its sentence's root) and of its object:
+    "won the election" and "won the primary" are two events, "joined Google" and "joined Apple" too."""
     token = ent.root
     while token.pos_ not in _VERBS and token.head.i != token.i:
         token = token.head
-    return (token if token.pos_ in _VERBS else ent.sent.root).lemma_.casefold()
+    verb = token if token.pos_ in _VERBS else ent.sent.root
+    objects = [t.lemma_.casefold() for t in verb.children if t.dep_ in _OBJECTS and t.i != ent.root.i]
+    return " ".join([verb.lemma_.casefold(), *objects])
 
 
 def _year_old(doc: Doc, i: int) -> tuple[int, int] | None:

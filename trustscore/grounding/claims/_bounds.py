@@ -11,7 +11,7 @@ read:
   as close as its digits say (:data:`_CLOSE`: "about 200" for 212, not "around 2,100" for 1,953);
 - **unsupported**: on the bound's side but farther ("more than $4 million" for $4.2 billion: true,
   and no restatement of the amount, often a slipped scale; "up to 20 hours" for 14), or an estimate
-  within half a unit of its last digit ("about 100" for 149);
+  a little farther ("about 100" for 149);
 - **contradicted**: on the other side ("more than 300" for 212), or an estimate farther off, as before.
 
 Years are left out ("around 2010" says nothing a tenth wide could check), and so is a context number
@@ -36,10 +36,10 @@ from trustscore.grounding.claims._verdict import Outcome, Verdict
 __all__ = ["bound_outcome", "changed_values"]
 
 _CLOSE = 0.1
-"""How far an estimate may be from what it estimates and restate it, as a share of it: no farther than
-half a unit of its last written digit ("about 200" restates 180 to 220, "around 2,100" only 2,050 to
-2,150), though always a twentieth. Farther, within that half unit ("about 100" for 149), it is no
-restatement but no contradiction either."""
+"""How far an estimate may be from what it estimates, as a share of it. It restates the number within
+both that and half a unit of its last written digit ("about 200" restates 180 to 220, "around 2,100"
+2,050 to 2,150, "about 6 seconds" 5.5 to 6.5); within either, it is no restatement and no
+contradiction ("around 1,900" for 1,953; "about 100" for 149)."""
 _FAR = 2.0
 """How many times its number a bound may be from the context's and still restate it."""
 
@@ -63,10 +63,10 @@ def _estimate(side: int) -> Callable[[float, float], Outcome]:
     def outcome(n: float, v: float) -> Outcome:
         if side * (v - n) < 0:
             return "contradicted"
-        half = 0.5 * 10.0 ** _last_digit(n)
-        if abs(v - n) <= max(0.5 * _CLOSE * n, min(_CLOSE * n, half)):
+        bounds = sorted((_CLOSE * n, 0.5 * 10.0 ** _last_digit(n)))
+        if abs(v - n) <= bounds[0]:
             return "supported"
-        return "unsupported" if abs(v - n) <= half else "contradicted"
+        return "unsupported" if abs(v - n) <= bounds[1] else "contradicted"
 
     return outcome
 
@@ -113,6 +113,7 @@ _QUALIFIERS: dict[str, Callable[[float, float], Outcome]] = {
 }
 _BARE_NUMBER = re.compile(r"[\d.,%\s]+")
 _SPACED_MARK = re.compile(r"\s*([.,])\s*")
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 
 def bound_outcome(atom: Atom, stated: Atom | None) -> Outcome | None:
@@ -143,8 +144,12 @@ def changed_values(
 
 
 def _converted(change: Verdict, atom: Atom, stated: list[Atom]) -> bool:
-    overlaps = atom.start < change.end and change.start < atom.end
-    return overlaps and any(in_scale(a, atom) for a in stated)
+    """The change overlaps ``atom``, and the context's temperature it replaces ("180 degrees Celsius"
+    where the response has "350°F"; not another of the context's) is the atom's on another scale."""
+    if change.context is None or not (atom.start < change.end and change.start < atom.end):
+        return False
+    replaced = parse_number(_DIGITS.findall(change.context)[:1])
+    return any(a.number == replaced and in_scale(a, atom) for a in stated)
 
 
 def _outcome(atom: Atom, stated: float | None) -> Outcome | None:

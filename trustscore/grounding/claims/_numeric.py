@@ -30,9 +30,9 @@ _COUNTED = frozenset({"number", "percent"})
 """Kinds whose same number in another slot is no rival (an amount of money in another currency stays
 one)."""
 
-_ROUNDING = 0.025
-"""How far a converted oven heat may be rounded, as a share of it: an oven's 180°C is 356°F, written
-350°F (25-degree steps are 2-3% of an oven's heat)."""
+_OVEN_ROUNDING = 15.0
+"""How far in °F a converted oven heat may be rounded: oven charts pair 10°C steps with 25°F steps
+(180°C, 356°F, is written 350°F; 140°C, 284°F, 275°F)."""
 _OVEN = 250.0
 """The heat in °F from which a temperature is an oven's, which recipes round to 25°F."""
 
@@ -142,13 +142,12 @@ def same_quantity(a: str | None, b: str | None) -> bool:
 
 def in_scale(stated: Atom, atom: Atom) -> bool:
     """``stated``'s temperature is ``atom``'s on another scale, as conversions round it: to the degree
-    Celsius, or at an oven's heat (from 250°F) to the nearest 25°F ("180 degrees Celsius", 356°F, states
-    "350°F"; "60°F" does not state "60°C", nor a fever's 39°C "100°F")."""
+    Celsius, or at an oven's heat (either side from 250°F) as oven charts round it ("180 degrees
+    Celsius", 356°F, states "350°F"; "60°F" does not state "60°C", nor a fever's 39°C "100°F")."""
     if stated.number is None or atom.number is None or not _other_scales(stated.unit, atom.unit):
         return False
     mine, theirs = _fahrenheit(atom.number, atom.unit), _fahrenheit(stated.number, stated.unit)
-    rounding = _ROUNDING * abs(theirs) if theirs >= _OVEN else 0.0
-    return abs(mine - theirs) <= max(1.8, rounding)
+    return abs(mine - theirs) <= (_OVEN_ROUNDING if max(mine, theirs) >= _OVEN else 1.8)
 
 
 def in_units(stated: Atom, atom: Atom) -> float | None:
