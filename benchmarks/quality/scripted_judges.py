@@ -5,13 +5,14 @@ offline signals.
 
 For each row of the scored corruption benchmark (``benchmarks.quality.corruption``) a scripted Lynx judge
 answers as the test kit's ``lynx_answer(p_pass=...)`` does: right on a fixed share of rows (70%, 85%,
-95%, drawn with a fixed seed), with P(pass) = ``c`` where it is right and ``1 - c`` where it is wrong,
-``c`` = 0.95 (confident) or 0.7 (unsure). The row's offline signals and that judge are fused by the
-fuser a default Scorer builds for them (``trustscore.scoring._wiring.load_fuser``: the log-odds pool,
-with the shipped offline calibrator as one voice and its evidence terms after) and, for comparison,
-by the plain pool over every signal. Prints AUROC (positive = corrupted) of the judge alone, the
-offline score alone, both pools, and the share of corrupted rows under 0.5; then the case the pool
-must hold: a changed-number answer the judge wrongly passes at P(pass) = 0.9.
+95%, drawn with a fixed seed over the rows in id order), with P(pass) = ``c`` where it is right and
+``1 - c`` where it is wrong, ``c`` = 0.95 (confident) or 0.7 (unsure). The row's offline signals and
+that judge are fused by the fuser a default Scorer builds for them
+(``trustscore.scoring._wiring.load_fuser``: the log-odds pool, with the shipped offline calibrator as
+one voice and its evidence terms after) and, for comparison, by the plain pool over every signal.
+Prints AUROC (positive = corrupted) of the judge alone, the offline score alone, both pools, and the
+share of corrupted rows under 0.5; then the case the pool must hold: a changed-number answer the
+judge wrongly passes at P(pass) = 0.9.
 """
 
 from __future__ import annotations
@@ -155,7 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     if not args.scored.exists():
         print(f"SKIP: {args.scored} not found; build and score the corruption benchmark first")
         return 0
-    rows = [r for r in read_scored(args.scored) if "kind" in r.fields]
+    # by id: the judge's right and wrong rows are drawn in an order no scoring run changes
+    rows = sorted((r for r in read_scored(args.scored) if "kind" in r.fields), key=lambda r: str(r.id))
     if args.offline_weights:
         print(sweep(rows, args.offline_weights))
         return 0
