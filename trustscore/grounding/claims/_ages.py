@@ -77,8 +77,8 @@ class Age:
     """Said to be an age ("23-year-old", "aged 23"), not only a number beside the name ("Lu, 23,"), which
     may be a score, a shirt's number or a seed."""
     event: str
-    """The lemma of the verb the person's clause states ("died at the age of 81", "Jane Doe, 81, died":
-    "die")."""
+    """The lemmas of the verb the person's clause states and of its object ("died at the age of 81" and
+    "Jane Doe, 81, died": "die"; "won the election": "win election")."""
     of_event: bool
     """Read from the clause ("at the age of 81"): the age at that event, not the person's age."""
 
@@ -99,7 +99,8 @@ def person_ages(doc: Doc) -> PersonAges:
         if ent.label_ != "PERSON" or not (person := _person(doc, ent)):
             continue
         people.add(person)
-        bound = _after(doc, ent) or _before(doc, ent) or _in_clause(doc, ent)
+        beside = _after(doc, ent) or _before(doc, ent)
+        bound = beside or _in_clause(doc, ent)
         # a line with no verb is a tally, "Magnus Carlsen, 3, Hikaru Nakamura, 1.", and states no age
         if bound is not None and any(t.pos_ in _VERBS for t in ent.sent):
             years, first, last = bound
@@ -109,9 +110,9 @@ def person_ages(doc: Doc) -> PersonAges:
                 or (first > 0 and doc[first - 1].lower_ in _AGED)
                 or doc[max(0, first - 2) : first].text.lower() == "age of"
             )
-            clause = _in_clause(doc, ent) == bound
+            at_event = beside is None
             found.append(
-                Age(person, ent.text, years, doc.text[start:end], start, end, explicit, _event(ent), clause)
+                Age(person, ent.text, years, doc.text[start:end], start, end, explicit, _event(ent), at_event)
             )
     return PersonAges(tuple(found), frozenset(people))
 

@@ -29,9 +29,10 @@ __all__ = [
 
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _BOUND_DEPS = frozenset({"quantmod", "advmod", "amod", "neg"})
-_COMPARATIVES = frozenset({"more", "fewer", "less"})
 """How the parse hangs a bound's or an estimate's words on a number ("over" and "than" as quantmod,
 "more" as amod, "about" as advmod); a preposition's "over 3 days" is none of them."""
+_COMPARATIVES = frozenset({"more", "fewer", "less"})
+"""What the "no" of a bound comes before ("no more than 250")."""
 _NAME_LINKS = frozenset({"appos", "compound", "flat", "nmod", "poss"})
 """Dependencies by which a name or value stands for the noun it hangs on ("the teacher Ruth Abara")."""
 _ARGUMENT_DEPS = frozenset(
