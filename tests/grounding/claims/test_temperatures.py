@@ -26,7 +26,7 @@ QUESTION = "What do we know?"
         ("Bake the bread at 200°C for 20 minutes.", OVEN, "200°: the context says 180 degrees Celsius"),
         ("Bake the bread at 400°F for 20 minutes.", OVEN, "400: the context says 180 degrees Celsius"),
         # a bound on the other scale is read on it: 25°C is 77°F
-        ("The water of the lake reached over 80°F on Sunday.", LAKE, "80: the context says 25°C"),
+        ("The water of the lake reached over 80°F on Sunday.", LAKE, "over 80: the context says 25°C"),
     ],
 )
 def test_another_temperature_is_contradicted(

@@ -25,6 +25,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from decimal import Decimal
 
 from trustscore.grounding.claims._aligned import Change
@@ -33,7 +34,7 @@ from trustscore.grounding.claims._numeric import in_scale, in_units
 from trustscore.grounding.claims._values import parse_number
 from trustscore.grounding.claims._verdict import Outcome, Verdict
 
-__all__ = ["bound_outcome", "changed_values"]
+__all__ = ["bound_outcome", "changed_values", "with_bound"]
 
 _CLOSE = 0.1
 """How far an estimate may be from what it estimates, as a share of it. It restates the number within
@@ -123,6 +124,19 @@ def bound_outcome(atom: Atom, stated: Atom | None) -> Outcome | None:
     if stated is None or stated.kind == "date" or _rule(stated.bound) is not None or atom.negated:
         return None
     return _outcome(atom, in_units(stated, atom))
+
+
+def with_bound(atom: Atom, text: str) -> Atom:
+    """The atom with the bound's words the recogniser left out of it put back in its text and span
+    ("under 400", not "400", in "400: the context says 420"'s place)."""
+    if atom.bound is None or atom.text.lower().startswith(atom.bound):
+        return atom
+    words = r"\s+".join(re.escape(w) for w in atom.bound.split())
+    found = re.search(rf"\b{words}\s*$", text[max(0, atom.start - 4 * len(atom.bound)) : atom.start], re.I)
+    if found is None:
+        return atom
+    start = atom.start - (len(text[max(0, atom.start - 4 * len(atom.bound)) : atom.start]) - found.start())
+    return replace(atom, text=text[start : atom.end], start=start)
 
 
 def changed_values(

@@ -51,7 +51,7 @@ from trustscore.grounding._places import place_mentions
 from trustscore.grounding.claims._ages import PersonAges, age_verdicts, person_ages
 from trustscore.grounding.claims._aligned import copy_changes, with_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
-from trustscore.grounding.claims._bounds import bound_outcome, changed_values
+from trustscore.grounding.claims._bounds import bound_outcome, changed_values, with_bound
 from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._direction import direction_verdicts
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
@@ -204,7 +204,9 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
             out.append(_verdict(atom, bounded))
         elif rival is not None or atom.text.casefold() != "one":
             out.append(
-                _verdict(atom, "contradicted", scaled(rival)) if rival else _verdict(atom, "unsupported")
+                _verdict(with_bound(atom, response.text), "contradicted", scaled(rival))
+                if rival
+                else _verdict(atom, "unsupported")
             )
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
