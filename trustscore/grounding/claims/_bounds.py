@@ -31,7 +31,7 @@ from decimal import Decimal
 from trustscore.grounding.claims._aligned import Change
 from trustscore.grounding.claims._atoms import Atom
 from trustscore.grounding.claims._numeric import in_scale, in_units
-from trustscore.grounding.claims._values import parse_number
+from trustscore.grounding.claims._values import DIGITS, parse_number
 from trustscore.grounding.claims._verdict import Outcome, Verdict
 
 __all__ = ["bound_outcome", "changed_values", "with_bound"]
@@ -114,7 +114,6 @@ _QUALIFIERS: dict[str, Callable[[float, float], Outcome]] = {
 }
 _BARE_NUMBER = re.compile(r"[\d.,%\s]+")
 _SPACED_MARK = re.compile(r"\s*([.,])\s*")
-_DIGITS = re.compile(r"\d+(?:\.\d+)?")
 
 
 def bound_outcome(atom: Atom, stated: Atom | None) -> Outcome | None:
@@ -132,11 +131,11 @@ def with_bound(atom: Atom, text: str) -> Atom:
     if atom.bound is None or atom.text.lower().startswith(atom.bound):
         return atom
     words = r"\s+".join(re.escape(w) for w in atom.bound.split())
-    found = re.search(rf"\b{words}\s*$", text[max(0, atom.start - 4 * len(atom.bound)) : atom.start], re.I)
+    before = re.compile(rf"\b{words}\s*$", re.IGNORECASE)
+    found = before.search(text, max(0, atom.start - 4 * len(atom.bound)), atom.start)
     if found is None:
         return atom
-    start = atom.start - (len(text[max(0, atom.start - 4 * len(atom.bound)) : atom.start]) - found.start())
-    return replace(atom, text=text[start : atom.end], start=start)
+    return replace(atom, text=text[found.start() : atom.end], start=found.start())
 
 
 def changed_values(
@@ -162,7 +161,7 @@ def _converted(change: Verdict, atom: Atom, stated: list[Atom]) -> bool:
     where the response has "350°F"; not another of the context's) is the atom's on another scale."""
     if change.context is None or not (atom.start < change.end and change.start < atom.end):
         return False
-    replaced = parse_number(_DIGITS.findall(change.context)[:1])
+    replaced = parse_number(DIGITS.findall(_as_written(change.context))[:1])
     return any(a.number == replaced and in_scale(a, atom) for a in stated)
 
 
@@ -192,8 +191,7 @@ def _met(change: Verdict, text: str, atom: Atom, context: tuple[str, list[Atom]]
     if atom.negated or atom.bound is None or not _BARE_NUMBER.fullmatch(change.context):
         return False
     start, end = min(atom.start, change.start), max(atom.end, change.end)
-    said = _SPACED_MARK.sub(r"\1", change.context)  # the copy check's tokens: "5 . 8" is 5.8
-    stated = text[start : change.start] + said + text[change.end : end]
+    stated = text[start : change.start] + _as_written(change.context) + text[change.end : end]
     number = parse_number(stated.replace("%", " %").split(), money=True)
     if number == atom.number or any(
         _bounded(a, atom.bound, context[0]) for a in context[1] if a.number == number
@@ -207,3 +205,9 @@ def _bounded(stated: Atom, bound: str, text: str) -> bool:
     written before it."""
     before = text[max(0, stated.start - 3 * len(bound)) : stated.start].lower().split()
     return _rule(stated.bound) is not None or before[-len(bound.split()) :] == bound.split()
+
+
+def _as_written(said: str) -> str:
+    """A copy change's words, which the copy check joins token by token ("5 . 8", "1 , 200"), with
+    their numbers as written ("5.8", "1,200")."""
+    return _SPACED_MARK.sub(r"\1", said)
