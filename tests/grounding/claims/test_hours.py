@@ -188,3 +188,26 @@ def test_a_time_in_prose_is_read_against_a_range_of_clock_times_on_the_clock(
     assert "7 pm" in [c.split(":")[0] for c in late.raw["contradictions"]]  # type: ignore[index,union-attr]
     inside = claims_check.score(Sample(question="", context=context, response="It is still open at 5 pm."))
     assert inside.value == 1.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "wrong"),
+    [
+        ("It is not open from 4 pm to 10 pm on Mondays.", "not open from 4 pm to 10 pm on Mondays"),
+        ("The grill is closed from 4 pm to 10 pm every weekday.", "closed from 4 pm to 10 pm every weekday"),
+        ("It is closed from 16:00 to 22:00.", "closed from 16:00 to 22:00"),
+        ("It is closed from 2 pm to 4 pm on Saturdays.", None),  # not hours the record gives
+        ("It opens at 4 pm and is closed from 11 pm to 4 pm.", None),
+        ("It is closed until 4 pm on Mondays.", None),  # one time: when it opens, not a closed range
+    ],
+)
+def test_a_time_range_said_to_be_closed_is_contradicted_where_the_record_opens_then(
+    claims_check: ClaimsCheck, answer: str, wrong: str | None
+) -> None:
+    contradicted, _ = hours(claims_check, answer)
+    if wrong is None:
+        assert contradicted == [], answer
+    else:
+        assert len(contradicted) == 1 and contradicted[0].startswith(f"{wrong}: the context says"), (
+            contradicted
+        )

@@ -1,10 +1,12 @@
 """A response read against a record context's yes/no fields and opening hours (:mod:`._records`).
 
-- A yes/no field is *stated* when one sentence of the response uses all of its key's words ("outdoor
-  seating" for ``OutdoorSeating``; with a word of its parent's, "casual atmosphere" for
-  ``Ambience.casual``), as a yes unless negated ("does not take reservations", "no outdoor seating",
-  "without valet parking"). The same value as the record: supported; the other: contradicted (kind
-  "field").
+- A yes/no field is *stated* when one sentence of the response uses all of its key's words, or the key
+  written as one word ("outdoor seating" for ``OutdoorSeating``, "takeout" and "take-out" for
+  ``RestaurantsTakeOut``; with a word of its parent's, "casual atmosphere" for ``Ambience.casual``), as
+  a yes unless negated ("does not take reservations", "no outdoor seating", "without valet parking",
+  "none of them are validated"). The same value as the record: supported; the other: contradicted (kind
+  "field"). A string value that says yes or no is one too (``"WiFi": "no"``, ``"free"``, ``"paid"``;
+  "free WiFi" against ``"paid"`` is contradicted).
 - Opening hours: a sentence about opening ("open", "close", "hours") is read day by day against the
   record's hours (:mod:`._hours`, kind "hours"). It answers for the times and days it reads: a number
   the atoms' check found unsupported there is not also reported ("seven days a week from 10 am to 10
@@ -30,6 +32,7 @@ __all__ = ["Mention", "field_verdicts", "mentions"]
 _OPENING = frozenset({"open", "close", "closed", "hour", "operate", "serve"})
 _NEGATING = frozenset({"without", "lack", "lacking", "no", "never"})
 _NEGATORS = frozenset({"not", "n't", "never", "neither", "nor", "no"})
+_NO_ONE = frozenset({"none", "neither", "nothing", "nobody"})
 
 
 @dataclass(frozen=True)
@@ -49,8 +52,38 @@ def mentions(doc: Doc) -> dict[str, list[Mention]]:
     for t in doc:
         if t.is_alpha and t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "ADV"):
             mention = Mention(sentence_of[t.i], t.idx, t.idx + len(t.text), _negated(t))
-            out.setdefault(t.lemma_.casefold(), []).append(mention)
+            for word in {t.lemma_.casefold(), t.lower_}:  # a key's word as written too: "validated"
+                out.setdefault(word, []).append(mention)
+        if _hyphenated(t):  # "Wi-Fi" and "take-out" also as the one word "wifi", "takeout"
+            after = doc[t.i + 2]
+            negated = _negated(t) or _negated(after)
+            mention = Mention(sentence_of[t.i], t.idx, after.idx + len(after.text), negated)
+            out.setdefault(f"{t.lower_}{after.lower_}", []).append(mention)
     return out
+
+
+def _in_sentence(said: dict[str, list[Mention]], words: list[str], n: int) -> list[Mention] | None:
+    """A mention of each of ``words`` in sentence ``n``, or None when one of them is not there."""
+    found = [next((m for m in said.get(w, ()) if m.sentence == n), None) for w in words]
+    return [m for m in found if m is not None] if all(m is not None for m in found) else None
+
+
+def _next_to(text: str, word: Mention, key: list[Mention]) -> bool:
+    """Whether ``word`` is said of the key's words: at most two words between them, none of them a
+    list's ("free WiFi", "WiFi is free"; not "free parking and paid WiFi")."""
+    for m in key:
+        gap = text[min(word.end, m.end) : max(word.start, m.start)]
+        if len(gap.split()) > 2 or any(c in gap for c in ",;") or {"and", "or"} & set(gap.casefold().split()):
+            return False
+    return True
+
+
+def _hyphenated(token: Token) -> bool:
+    """Whether ``token`` begins a word written with a hyphen and no spaces ("Wi" of "Wi-Fi")."""
+    if token.i + 2 >= len(token.doc) or not token.is_alpha or token.whitespace_:
+        return False
+    hyphen, after = token.doc[token.i + 1], token.doc[token.i + 2]
+    return hyphen.text == "-" and not hyphen.whitespace_ and after.is_alpha
 
 
 def _negated(token: Token) -> bool:
@@ -61,7 +94,9 @@ def _negated(token: Token) -> bool:
             return True
         if any(_negator(c) for c in node.children):
             return True
-        if node.pos_ in ("VERB", "AUX"):  # "without being too trendy", "does not have X or accept Y"
+        # the clause's verb: "without being too trendy", "does not have X or accept Y" (not a verb's
+        # form that modifies a noun: "validated" parking, "garage, street, validated, or valet parking")
+        if node.pos_ in ("VERB", "AUX") and node.dep_ not in ("amod", "compound", "acl"):
             shared = (  # "does not have X or accept Y": a negation spreads over "or", not over "and"
                 node.dep_ == "conj"
                 and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in node.children)
@@ -76,7 +111,10 @@ def _negated(token: Token) -> bool:
 
 
 def _negator(child: Token) -> bool:
-    """A dependent that negates its head: "not", "never", "no" parking, "neither" street nor lot."""
+    """A dependent that negates its head: "not", "never", "no" parking, "neither" street nor lot, a
+    subject "none" ("none of them are validated")."""
+    if child.dep_ in ("nsubj", "nsubjpass"):
+        return child.lower_ in _NO_ONE
     return child.dep_ in ("neg", "preconj", "det", "cc") and child.lower_ in _NEGATORS
 
 
@@ -100,18 +138,20 @@ def field_verdicts(
 
 
 def _flag(text: str, said: dict[str, list[Mention]], flag: Flag) -> Verdict | None:
-    for n in sorted({m.sentence for w in flag.words for m in said.get(w, ())}):
-        hits = [next((m for m in said.get(w, ()) if m.sentence == n), None) for w in flag.words]
-        found = [m for m in hits if m is not None]
-        if len(found) < len(hits):
+    written = [*flag.words, flag.joined] if flag.joined else list(flag.words)
+    for n in sorted({m.sentence for w in written for m in said.get(w, ())}):
+        key = (_in_sentence(said, [flag.joined], n) if flag.joined else None) or _in_sentence(
+            said, sorted(flag.words), n
+        )
+        also = _in_sentence(said, sorted(flag.also), n)
+        if key is None or also is None or not all(_next_to(text, m, key) for m in also):
             continue
+        found = [*key, *also]
         if flag.parent and not any(m.sentence == n for p in flag.parent for m in said.get(p, ())):
             continue
         start, end = min(m.start for m in found), max(m.end for m in found)
         stated = not any(m.negated for m in found)
         if stated == flag.value:
             return Verdict("field", "supported", text[start:end], start, end)
-        return Verdict(
-            "field", "contradicted", text[start:end], start, end, f"{flag.key}: {str(flag.value).lower()}"
-        )
+        return Verdict("field", "contradicted", text[start:end], start, end, f"{flag.key}: {flag.written}")
     return None

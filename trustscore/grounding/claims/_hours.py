@@ -112,7 +112,10 @@ class _Item:
     times: tuple[frozenset[float], ...] = ()
     """A time item's one or two times, each as the hours of the day it may be (empty: a day item)."""
     closed: bool = False
-    """A day item the sentence says is closed."""
+    """A day item the sentence says is closed, or a time range it says is closed ("not open from 6 am
+    to 2 pm")."""
+    closed_at: int | None = None
+    """For a closed time range, where the words that close it begin."""
     excepted: int | None = None
     """For a day item after "except" or said to keep other hours, where that phrase starts."""
     longer: bool | None = None
@@ -149,6 +152,7 @@ def hours_verdicts(
         wrong = next((item for item in items if not _holds(item, timed, open_days)), None)
         if wrong is not None:
             s, e = (start + at for at in wrong.said_of or (wrong.start, wrong.end))
+            s = min(s, start + wrong.closed_at) if wrong.closed_at is not None else s
             out.append(Verdict("hours", "contradicted", text[s:e], s, e, _listed(wrong, hours)))
         elif items:
             s, e = start + items[0].start, start + items[-1].end
@@ -174,6 +178,10 @@ def _items(sentence: str) -> list[_Item]:
     found.sort(key=lambda item: item.start)
     items = _merged(found, sentence)
     for n, item in enumerate(items):
+        if len(item.times) == 2 and (
+            closing := _CLOSED.search(sentence, items[n - 1].end if n else 0, item.start)
+        ):
+            item.closed, item.closed_at = True, closing.start()  # "is not open from 6 am to 2 pm"
         after = items[n + 1] if n + 1 < len(items) else None
         if (
             item.days is not None
@@ -304,6 +312,9 @@ def _distance(gap: str) -> float | None:
 
 
 def _holds(item: _Item, timed: Hours, open_days: set[str]) -> bool:
+    if item.times and item.closed:  # closed when a day of the record opens and closes at those times
+        days = timed if item.days is None else {d: timed[d] for d in item.days if d in timed}
+        return not any(_matches(item.times, span) for span in days.values())
     if item.times and item.days is None:
         given = {t % 24 for span in timed.values() for t in span}
         return not timed or all(_at(t, given) for t in item.times)

@@ -1,0 +1,130 @@
+"""A record's yes/no fields: a string value that says yes or no ("WiFi": "no", "free", "paid") is one,
+and a key of two words is also stated as one word ("takeout", "WiFi", "Wi-Fi")."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from trustscore import Sample, Signal
+from trustscore.grounding.claims._signal import ClaimsCheck
+
+
+def record(wifi: str) -> str:
+    return json.dumps(
+        {
+            "name": "Kaptain's Firehouse BBQ",
+            "attributes": {"RestaurantsTakeOut": True, "OutdoorSeating": False, "WiFi": wifi},
+        }
+    )
+
+
+def check(claims_check: ClaimsCheck, answer: str, context: str) -> tuple[list[str], int]:
+    """The contradictions of kind "field" and the number of supported verdicts."""
+    signal: Signal = claims_check.score(Sample(question="", context=[context], response=answer))
+    assert isinstance(signal.raw, dict), signal.error
+    labels = [str(s.label) for s in signal.spans if "field" in str(s.label)]
+    return labels, int(signal.raw.get("supported", 0))  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize(
+    ("answer", "wifi", "said"),
+    [
+        ("It offers free WiFi.", "no", "contradicted field: WiFi: the context says WiFi: no"),
+        ("Wi-Fi is available to guests.", "no", "contradicted field: Wi-Fi: the context says WiFi: no"),
+        ("The ambiance is casual, and WiFi is available.", "no", "WiFi: the context says WiFi: no"),
+        ("There is no WiFi.", "free", "contradicted field: WiFi: the context says WiFi: free"),
+        ("It does not have wifi.", "paid", "wifi: the context says WiFi: paid"),
+        ("It has free WiFi.", "paid", "free WiFi: the context says WiFi: paid"),
+        ("It offers free parking and paid WiFi.", "free", "paid WiFi: the context says WiFi: free"),
+        ("It does not offer takeout.", "free", "takeout: the context says RestaurantsTakeOut: true"),
+        ("Take-out is not available.", "free", "Take-out: the context says RestaurantsTakeOut: true"),
+    ],
+)
+def test_a_field_stated_the_other_way_is_contradicted_with_the_records_value(
+    claims_check: ClaimsCheck, answer: str, wifi: str, said: str
+) -> None:
+    labels, _ = check(claims_check, answer, record(wifi))
+    assert len(labels) == 1 and labels[0].endswith(said), labels
+
+
+@pytest.mark.parametrize(
+    ("answer", "wifi"),
+    [
+        ("It offers free WiFi and takeout.", "free"),
+        ("Wi-Fi is free.", "free"),
+        ("It has WiFi, for a fee.", "paid"),
+        ("It offers no WiFi.", "no"),
+        ("WiFi is not available, but takeout is.", "no"),
+        ("It offers paid parking and free WiFi.", "free"),  # "paid" is said of the parking
+        ("It offers take-out orders.", "no"),
+    ],
+)
+def test_a_field_stated_as_the_record_says_is_supported(
+    claims_check: ClaimsCheck, answer: str, wifi: str
+) -> None:
+    labels, supported = check(claims_check, answer, record(wifi))
+    assert labels == [] and supported >= 1, answer
+
+
+def test_a_string_that_says_neither_yes_nor_no_is_no_field(claims_check: ClaimsCheck) -> None:
+    context = json.dumps({"name": "X", "attributes": {"NoiseLevel": "quiet", "WiFi": "sometimes"}})
+    assert check(claims_check, "It is loud and has no WiFi.", context)[0] == []
+
+
+PARKING_AND_AMBIENCE = json.dumps(
+    {
+        "name": "Le Cafe Stella",
+        "attributes": {
+            "BusinessParking": {
+                "garage": False,
+                "street": True,
+                "validated": False,
+                "lot": True,
+                "valet": False,
+            },
+            "Ambience": {"intimate": False, "casual": True, "upscale": False},
+        },
+    }
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (
+            "The restaurant offers validated parking.",
+            "validated: the context says BusinessParking.validated: false",
+        ),
+        ("It has a validated parking lot.", "validated: the context says BusinessParking.validated: false"),
+        (
+            "Customers can park their cars in a garage.",
+            "garage: the context says BusinessParking.garage: false",
+        ),
+        ("It offers an intimate dining experience.", "intimate: the context says Ambience.intimate: false"),
+        ("The decor is upscale.", "upscale: the context says Ambience.upscale: false"),
+    ],
+)
+def test_a_field_is_stated_in_the_words_prose_uses_for_it(
+    claims_check: ClaimsCheck, answer: str, said: str
+) -> None:
+    """A key's word as written ("validated", which parses as the verb "validate"), and a parent's
+    field said of where one parks or of the decor and the dining experience."""
+    labels, _ = check(claims_check, answer, PARKING_AND_AMBIENCE)
+    assert len(labels) == 1 and labels[0].endswith(said), labels
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "It does not offer WiFi or validated parking.",
+        "The restaurant offers a parking lot but doesn't provide garage, validated, or valet parking.",
+        "It offers a lot, but none of them are validated.",
+        "Customers can park on the street or in the lot.",
+        "It has a casual dining atmosphere.",
+    ],
+)
+def test_a_denied_or_true_field_in_prose_is_no_contradiction(claims_check: ClaimsCheck, answer: str) -> None:
+    labels, _ = check(claims_check, answer, PARKING_AND_AMBIENCE)
+    assert labels == [], answer
