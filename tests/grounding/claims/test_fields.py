@@ -1,5 +1,6 @@
 """A record's yes/no fields: a string value that says yes or no ("WiFi": "no", "free", "paid") is one,
-and a key of two words is also stated as one word ("takeout", "WiFi", "Wi-Fi")."""
+a key of two words is also stated as one word ("takeout", "WiFi", "Wi-Fi"), a field the record writes
+as null is unsupported, and a sentence that says the record leaves a field unsaid states nothing of it."""
 
 from __future__ import annotations
 
@@ -36,8 +37,6 @@ def check(claims_check: ClaimsCheck, answer: str, context: str) -> tuple[list[st
         ("The ambiance is casual, and WiFi is available.", "no", "WiFi: the context says WiFi: no"),
         ("There is no WiFi.", "free", "contradicted field: WiFi: the context says WiFi: free"),
         ("It does not have wifi.", "paid", "wifi: the context says WiFi: paid"),
-        ("It has free WiFi.", "paid", "free WiFi: the context says WiFi: paid"),
-        ("It offers free parking and paid WiFi.", "free", "paid WiFi: the context says WiFi: free"),
         ("It does not offer takeout.", "free", "takeout: the context says RestaurantsTakeOut: true"),
         ("Take-out is not available.", "free", "Take-out: the context says RestaurantsTakeOut: true"),
     ],
@@ -57,7 +56,6 @@ def test_a_field_stated_the_other_way_is_contradicted_with_the_records_value(
         ("It has WiFi, for a fee.", "paid"),
         ("It offers no WiFi.", "no"),
         ("WiFi is not available, but takeout is.", "no"),
-        ("It offers paid parking and free WiFi.", "free"),  # "paid" is said of the parking
         ("It offers take-out orders.", "no"),
     ],
 )
@@ -69,8 +67,51 @@ def test_a_field_stated_as_the_record_says_is_supported(
 
 
 def test_a_string_that_says_neither_yes_nor_no_is_no_field(claims_check: ClaimsCheck) -> None:
-    context = json.dumps({"name": "X", "attributes": {"NoiseLevel": "quiet", "WiFi": "sometimes"}})
-    assert check(claims_check, "It is loud and has no WiFi.", context)[0] == []
+    """Not "quiet", and not "None", which some records write for a value they do not know."""
+    context = json.dumps(
+        {
+            "name": "X",
+            "attributes": {"NoiseLevel": "quiet", "WiFi": "sometimes", "RestaurantsDelivery": "None"},
+        }
+    )
+    assert check(claims_check, "It is loud, has no WiFi and offers delivery.", context)[0] == []
+
+
+def unsupported(claims_check: ClaimsCheck, answer: str, context: str) -> list[str]:
+    signal = claims_check.score(Sample(question="", context=[context], response=answer))
+    return [str(s.label) for s in signal.spans if str(s.label).startswith("unsupported field")]
+
+
+def test_a_field_the_record_leaves_null_is_unsupported_unless_said_to_be_unknown(
+    claims_check: ClaimsCheck,
+) -> None:
+    context = json.dumps({"name": "X", "attributes": {"Music": None, "OutdoorSeating": True}})
+    assert unsupported(claims_check, "They do not offer live music.", context) == [
+        "unsupported field: music: the context never states this field"
+    ]
+    for answer in (
+        "There is no mention of music.",
+        "The data does not mention whether there is music.",
+        "Music is not specified.",
+        "The music is unknown.",
+    ):
+        assert unsupported(claims_check, answer, context) == [], answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The data does not mention if reservations are accepted.",
+        "Reservations are not mentioned in the data.",
+        "There is no information about reservations.",
+        "Whether it takes reservations is unknown.",
+    ],
+)
+def test_a_field_said_to_be_left_unsaid_is_not_stated_either_way(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    context = json.dumps({"name": "X", "attributes": {"RestaurantsReservations": False}})
+    assert check(claims_check, answer, context)[0] == [], answer
 
 
 PARKING_AND_AMBIENCE = json.dumps(
@@ -123,8 +164,29 @@ def test_a_field_is_stated_in_the_words_prose_uses_for_it(
         "It offers a lot, but none of them are validated.",
         "Customers can park on the street or in the lot.",
         "It has a casual dining atmosphere.",
+        "It offers a casual dining experience rather than an upscale one.",
+        "The atmosphere is casual rather than upscale.",
+        "The dining experience is not upscale but casual.",
+        "It may not be the best option for those looking for an upscale experience.",
+        "None of the customers complained about the casual atmosphere.",
     ],
 )
 def test_a_denied_or_true_field_in_prose_is_no_contradiction(claims_check: ClaimsCheck, answer: str) -> None:
     labels, _ = check(claims_check, answer, PARKING_AND_AMBIENCE)
     assert labels == [], answer
+
+
+def test_a_non_prefix_denies_the_field(claims_check: ClaimsCheck) -> None:
+    context = json.dumps({"name": "X", "attributes": {"Smoking": "no"}})
+    assert check(claims_check, "It is a non-smoking establishment.", context) == ([], 1)
+    assert len(check(claims_check, "Smoking is allowed.", context)[0]) == 1
+
+
+def test_a_value_written_as_a_python_string_is_read(claims_check: ClaimsCheck) -> None:
+    """Yelp's open data writes some values as Python strings ("u'no'") and some booleans as strings."""
+    context = json.dumps({"name": "X", "attributes": {"WiFi": "u'no'", "RestaurantsTakeOut": "True"}})
+    labels, _ = check(claims_check, "It offers free WiFi but no takeout.", context)
+    assert sorted(label.split(": the context says ")[1] for label in labels) == [
+        "RestaurantsTakeOut: True",
+        "WiFi: no",
+    ]

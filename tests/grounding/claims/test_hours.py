@@ -58,6 +58,7 @@ def hours(check: ClaimsCheck, answer: str, record: str = RECORD) -> tuple[list[s
         "closes at 11 PM.",
         "It is closed on Sundays.",
         "It does not open on Sundays.",
+        "It isn't open on Sundays.",
         "It is open every day except Sunday.",
         # happy hour is not the hours; "daily" before a noun is no day; "closed" long before a day
         "Happy hour runs Monday to Friday until 7 pm.",
@@ -196,6 +197,8 @@ def test_a_time_in_prose_is_read_against_a_range_of_clock_times_on_the_clock(
         ("It is not open from 4 pm to 10 pm on Mondays.", "not open from 4 pm to 10 pm on Mondays"),
         ("The grill is closed from 4 pm to 10 pm every weekday.", "closed from 4 pm to 10 pm every weekday"),
         ("It is closed from 16:00 to 22:00.", "closed from 16:00 to 22:00"),
+        ("It isn't open from 4 pm to 10 pm on Tuesdays.", "isn't open from 4 pm to 10 pm on Tuesdays"),
+        ("It is closed outside 4 pm to 10 pm on Mondays.", None),  # only a range itself said closed
         ("It is closed from 2 pm to 4 pm on Saturdays.", None),  # not hours the record gives
         ("It opens at 4 pm and is closed from 11 pm to 4 pm.", None),
         ("It is closed until 4 pm on Mondays.", None),  # one time: when it opens, not a closed range

@@ -4,9 +4,11 @@
   written as one word ("outdoor seating" for ``OutdoorSeating``, "takeout" and "take-out" for
   ``RestaurantsTakeOut``; with a word of its parent's, "casual atmosphere" for ``Ambience.casual``), as
   a yes unless negated ("does not take reservations", "no outdoor seating", "without valet parking",
-  "none of them are validated"). The same value as the record: supported; the other: contradicted (kind
-  "field"). A string value that says yes or no is one too (``"WiFi": "no"``, ``"free"``, ``"paid"``;
-  "free WiFi" against ``"paid"`` is contradicted).
+  "none of them are validated", "non-smoking"). The same value as the record: supported; the other:
+  contradicted (kind "field"). A string value that says yes or no is one too (``"WiFi": "no"``,
+  ``"free"``, ``"paid"``). A field the record writes as ``null`` is unsupported wherever it is stated.
+  A sentence that says the field is left unsaid ("the data does not mention if reservations are
+  accepted", "there is no mention of music", "the ambience is unknown") states nothing of it.
 - Opening hours: a sentence about opening ("open", "close", "hours") is read day by day against the
   record's hours (:mod:`._hours`, kind "hours"). It answers for the times and days it reads: a number
   the atoms' check found unsupported there is not also reported ("seven days a week from 10 am to 10
@@ -32,7 +34,13 @@ __all__ = ["Mention", "field_verdicts", "mentions"]
 _OPENING = frozenset({"open", "close", "closed", "hour", "operate", "serve"})
 _NEGATING = frozenset({"without", "lack", "lacking", "no", "never"})
 _NEGATORS = frozenset({"not", "n't", "never", "neither", "nor", "no"})
-_NO_ONE = frozenset({"none", "neither", "nothing", "nobody"})
+_SAYING = frozenset(
+    {"mention", "specify", "state", "indicate", "list", "say", "note", "know", "disclose", "detail"}
+    | {"clarify", "confirm", "describe", "reveal"}
+)
+"""Verbs of saying: denied, they leave their object unsaid (not "provide" or "include", which offer)."""
+_INFORMATION = frozenset({"information", "info", "mention", "detail", "indication", "data"})
+_UNKNOWN = frozenset({"unknown", "unclear", "unspecified", "uncertain"})
 
 
 @dataclass(frozen=True)
@@ -43,6 +51,9 @@ class Mention:
     start: int
     end: int
     negated: bool
+    unstated: bool = False
+    """Said to be left unsaid ("the data does not mention WiFi", "the ambience is unknown"): no
+    statement of the field either way."""
 
 
 def mentions(doc: Doc) -> dict[str, list[Mention]]:
@@ -51,13 +62,13 @@ def mentions(doc: Doc) -> dict[str, list[Mention]]:
     out: dict[str, list[Mention]] = {}
     for t in doc:
         if t.is_alpha and t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "ADV"):
-            mention = Mention(sentence_of[t.i], t.idx, t.idx + len(t.text), _negated(t))
+            mention = Mention(sentence_of[t.i], t.idx, t.idx + len(t.text), _negated(t), _unstated(t))
             for word in {t.lemma_.casefold(), t.lower_}:  # a key's word as written too: "validated"
                 out.setdefault(word, []).append(mention)
         if _hyphenated(t):  # "Wi-Fi" and "take-out" also as the one word "wifi", "takeout"
             after = doc[t.i + 2]
-            negated = _negated(t) or _negated(after)
-            mention = Mention(sentence_of[t.i], t.idx, after.idx + len(after.text), negated)
+            negated, unstated = _negated(t) or _negated(after), _unstated(t) or _unstated(after)
+            mention = Mention(sentence_of[t.i], t.idx, after.idx + len(after.text), negated, unstated)
             out.setdefault(f"{t.lower_}{after.lower_}", []).append(mention)
     return out
 
@@ -66,16 +77,6 @@ def _in_sentence(said: dict[str, list[Mention]], words: list[str], n: int) -> li
     """A mention of each of ``words`` in sentence ``n``, or None when one of them is not there."""
     found = [next((m for m in said.get(w, ()) if m.sentence == n), None) for w in words]
     return [m for m in found if m is not None] if all(m is not None for m in found) else None
-
-
-def _next_to(text: str, word: Mention, key: list[Mention]) -> bool:
-    """Whether ``word`` is said of the key's words: at most two words between them, none of them a
-    list's ("free WiFi", "WiFi is free"; not "free parking and paid WiFi")."""
-    for m in key:
-        gap = text[min(word.end, m.end) : max(word.start, m.start)]
-        if len(gap.split()) > 2 or any(c in gap for c in ",;") or {"and", "or"} & set(gap.casefold().split()):
-            return False
-    return True
 
 
 def _hyphenated(token: Token) -> bool:
@@ -88,15 +89,29 @@ def _hyphenated(token: Token) -> bool:
 
 def _negated(token: Token) -> bool:
     """Whether the clause around ``token`` negates it: a "not" or "no" on it or on the words it hangs
-    from up to its verb, or a "without" among them or above that verb."""
+    from up to its verb, or a "without" among them or above that verb; or a "non-" before it
+    ("non-smoking")."""
+    before = token.doc[token.i - 2 : token.i]
+    if (
+        len(before) == 2
+        and before[0].lower_ in ("non", "no")
+        and before[1].text == "-"
+        and not before.text_with_ws.count(" ")
+    ):
+        return True
     for node in (token, *token.ancestors):
         if node.i != token.i and (node.lower_ in _NEGATING or _rather_than(node)):
             return True
         if any(_negator(c) for c in node.children):
             return True
+        links = [c for c in node.head.children if c.dep_ == "cc"] if node.dep_ == "conj" else []
+        if any(_rather_than(c) for c in links):
+            return True  # "casual rather than upscale"
+        if any(c.lower_ in ("but", "yet") for c in links):
+            return False  # "not upscale but casual": the "not" is the other half's
         # the clause's verb: "without being too trendy", "does not have X or accept Y" (not a verb's
         # form that modifies a noun: "validated" parking, "garage, street, validated, or valet parking")
-        if node.pos_ in ("VERB", "AUX") and node.dep_ not in ("amod", "compound", "acl"):
+        if node.pos_ in ("VERB", "AUX") and not _modifier(node):
             shared = (  # "does not have X or accept Y": a negation spreads over "or", not over "and"
                 node.dep_ == "conj"
                 and not any(c.dep_ in ("nsubj", "nsubjpass", "expl") for c in node.children)
@@ -110,11 +125,45 @@ def _negated(token: Token) -> bool:
     return False
 
 
+def _modifier(verb: Token) -> bool:
+    """A verb's form that modifies a noun ("validated" parking, "not the best option for those looking
+    for an upscale experience"): the negation of the clause the noun stands in reaches through it."""
+    return verb.dep_ in ("amod", "compound", "acl")
+
+
+def _unstated(token: Token) -> bool:
+    """Whether the sentence says ``token`` is left unsaid: it hangs from a denied verb of saying ("does
+    not mention if reservations are accepted", "were not specified") or from a denied piece of
+    information ("no mention of music", "does not provide information about parking"), or its clause
+    calls it unknown ("the ambience is unknown", "hours that are not specified")."""
+    for node in (token, *token.ancestors):
+        if node.lemma_ in _SAYING and node.pos_ == "VERB" and (_denied(node) or _none_said(node)):
+            return True
+        if node.lemma_ in _INFORMATION and (_denied(node) or _denied(node.head)):
+            return True
+        if any(
+            (c.dep_ in ("acomp", "attr") and c.lower_ in _UNKNOWN)
+            or (c.dep_ in ("relcl", "acl") and c.lemma_ in _SAYING and _denied(c))
+            for c in node.children
+        ):
+            return True
+    return False
+
+
+def _denied(node: Token) -> bool:
+    return any(c.dep_ == "neg" or (c.dep_ == "det" and c.lower_ == "no") for c in node.children)
+
+
+def _none_said(verb: Token) -> bool:
+    """A verb of saying whose subject or object is denied: "with no specific music genre mentioned"."""
+    return any(c.dep_ in ("nsubj", "nsubjpass", "dobj") and _denied(c) for c in verb.children)
+
+
 def _negator(child: Token) -> bool:
-    """A dependent that negates its head: "not", "never", "no" parking, "neither" street nor lot, a
-    subject "none" ("none of them are validated")."""
-    if child.dep_ in ("nsubj", "nsubjpass"):
-        return child.lower_ in _NO_ONE
+    """A dependent that negates its head: "not", "never", "no" parking, "neither" street nor lot, "none
+    of them" as the subject of a passive ("none of them are validated")."""
+    if child.dep_ == "nsubjpass":
+        return child.lower_ in ("none", "neither") and any(c.lower_ == "of" for c in child.children)
     return child.dep_ in ("neg", "preconj", "det", "cc") and child.lower_ in _NEGATORS
 
 
@@ -140,16 +189,18 @@ def field_verdicts(
 def _flag(text: str, said: dict[str, list[Mention]], flag: Flag) -> Verdict | None:
     written = [*flag.words, flag.joined] if flag.joined else list(flag.words)
     for n in sorted({m.sentence for w in written for m in said.get(w, ())}):
-        key = (_in_sentence(said, [flag.joined], n) if flag.joined else None) or _in_sentence(
+        found = (_in_sentence(said, [flag.joined], n) if flag.joined else None) or _in_sentence(
             said, sorted(flag.words), n
         )
-        also = _in_sentence(said, sorted(flag.also), n)
-        if key is None or also is None or not all(_next_to(text, m, key) for m in also):
+        if found is None:
             continue
-        found = [*key, *also]
+        if any(m.unstated for m in found):  # "the data does not mention WiFi": no statement of it
+            continue
         if flag.parent and not any(m.sentence == n for p in flag.parent for m in said.get(p, ())):
             continue
         start, end = min(m.start for m in found), max(m.end for m in found)
+        if flag.value is None:  # "Music": null
+            return Verdict("field", "unsupported", text[start:end], start, end)
         stated = not any(m.negated for m in found)
         if stated == flag.value:
             return Verdict("field", "supported", text[start:end], start, end)

@@ -93,7 +93,10 @@ _OTHER_HOURS = re.compile(
 with a statement of its own."""
 _LONGER = {"extended": True, "longer": True, "later": True, "shorter": False, "reduced": False}
 """Other hours that say which way they differ: longer (or shorter) than the rest of the week's."""
-_CLOSED = re.compile(r"\b(?:closed|not\s+open|n't\s+open)\b(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
+_CLOSED = re.compile(r"(?:\bclosed|\bnot\s+open|n't\s+open)\b(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
+_CLOSED_RANGE = re.compile(r"(?:\bclosed|\bnot\s+open|n't\s+open)\s+(?:from|between)?\s*$", re.IGNORECASE)
+"""A time range said to be closed: "closed from 6 am to 2 pm", "isn't open between" (not "closed
+outside", "closed except from")."""
 _CLOSED_AFTER = re.compile(r"[\s,]*(?:[^\W\d_]+\s+){0,4}closed\b", re.IGNORECASE)
 """A day said to be closed after it is named ("On Mondays, the business remains closed")."""
 _OWN_STATEMENT = re.compile(r"^\s*,?\s*(?:when|where|which|it|they)\b", re.IGNORECASE)
@@ -179,9 +182,10 @@ def _items(sentence: str) -> list[_Item]:
     items = _merged(found, sentence)
     for n, item in enumerate(items):
         if len(item.times) == 2 and (
-            closing := _CLOSED.search(sentence, items[n - 1].end if n else 0, item.start)
+            closing := _CLOSED_RANGE.search(sentence, items[n - 1].end if n else 0, item.start)
         ):
-            item.closed, item.closed_at = True, closing.start()  # "is not open from 6 am to 2 pm"
+            # "is not open from 6 am to 2 pm", "isn't open from": the span begins with the word
+            item.closed, item.closed_at = True, sentence.rfind(" ", 0, closing.start()) + 1
         after = items[n + 1] if n + 1 < len(items) else None
         if (
             item.days is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["Flag", "Record", "key_words", "read_record", "slot_unit"]
@@ -34,14 +34,13 @@ class Flag:
     """Words all of which the statement uses (casefolded lemmas: {"outdoor", "seating"})."""
     parent: frozenset[str]
     """Words one of which the statement must use too (the parent's: {"parking"}), or none."""
-    value: bool
+    value: bool | None
+    """Its value; None where the record writes ``null``: a statement of the field is then unsupported."""
     written: str
     """The value as the record writes it ("true", "no"), for a contradiction's reason."""
     joined: str = ""
     """The key's words written as one ("takeout" for ``RestaurantsTakeOut``, "wifi" for ``WiFi``),
     which a statement may use in place of ``words``; empty when the key is one word."""
-    also: frozenset[str] = frozenset()
-    """Words the statement uses besides the key's ({"free"}: "free WiFi" against ``"WiFi": "paid"``)."""
 
 
 @dataclass(frozen=True)
@@ -92,12 +91,12 @@ _GENERIC = frozenset({"restaurant", "business", "good", "for", "has", "is", "att
 _PARENT_WORDS = {
     "ambience": frozenset(
         {"ambience", "ambiance", "atmosphere", "vibe", "setting", "feel", "decor", "environment"}
-        | {"dining", "experience", "spot"}
+        | {"dining", "experience"}
     ),
     "parking": frozenset({"parking", "park"}),
 }
 """Words that name a parent field in prose: an "Ambience" field's values are said of the atmosphere, the
-decor or the dining experience ("an intimate dining experience", "a casual spot"), a "BusinessParking"
+decor or the dining experience ("an intimate dining experience"), a "BusinessParking"
 field's of parking or of where one parks ("park on the street")."""
 
 
@@ -109,33 +108,29 @@ def key_words(key: str) -> frozenset[str]:
     return frozenset(singular - _GENERIC)
 
 
-_YES_NO_WORDS = {"yes": True, "no": False, "none": False, "free": True, "paid": True}
-"""A field's string values that say whether it has the thing at all (``"WiFi": "no"``, ``"free"``)."""
-_PRICED = {"free": "free", "paid": "pay"}
-"""String values that also say how it is paid for, with the word's lemma: "free WiFi" where the record
-says "paid" is wrong."""
+_YES_NO_WORDS = {"yes": True, "no": False, "true": True, "false": False, "free": True, "paid": True}
+"""A field's string values that say whether it has the thing at all (``"WiFi": "no"``, ``"free"``,
+``"True"``). Not "none", which some records write for a value they do not know."""
+_PYTHON_STRING = re.compile(r"^u?'(.*)'$")
+"""A value written as a Python string, as Yelp's open data writes some (``"u'free'"``)."""
 
 
 def _flags(data: dict[str, Any], parent: str | None) -> list[Flag]:
     out: list[Flag] = []
     for key, value in data.items():
-        written = value.strip().casefold() if isinstance(value, str) else str(value).lower()
+        said = _PYTHON_STRING.sub(r"\1", value.strip()) if isinstance(value, str) else str(value).lower()
+        written = said.casefold()
         if isinstance(value, dict) and parent is None:
             out.extend(_flags(value, None if key_words(key) == frozenset() else key))
-        elif (isinstance(value, bool) or (isinstance(value, str) and written in _YES_NO_WORDS)) and (
-            words := key_words(key)
-        ):
+        elif (
+            value is None or isinstance(value, bool) or (isinstance(value, str) and written in _YES_NO_WORDS)
+        ) and (words := key_words(key)):
             above = key_words(parent) if parent else frozenset()
             for word in list(above):
                 above |= _PARENT_WORDS.get(word, frozenset())
             name = f"{parent}.{key}" if parent else key
-            said = value.strip() if isinstance(value, str) else written
-            has = value if isinstance(value, bool) else _YES_NO_WORDS[written]
-            flag = Flag(name, words, above, has, said, joined=_joined(key) if len(words) > 1 else "")
-            out.append(flag)
-            if written in _PRICED:  # "paid": a statement of free WiFi is wrong
-                other = next(lemma for price, lemma in _PRICED.items() if price != written)
-                out.append(replace(flag, value=False, also=frozenset({other})))
+            has = value if value is None or isinstance(value, bool) else _YES_NO_WORDS[written]
+            out.append(Flag(name, words, above, has, said, joined=_joined(key) if len(words) > 1 else ""))
     return out
 
 
