@@ -49,7 +49,7 @@ def contradicted(signal: Signal) -> list[str]:
         (
             GRILL,
             "Let it simmer until rice is tender and the liquid is not gone.",
-            "contradicted negation: the liquid is not gone: the context says and liquid is gone , 15",
+            "contradicted negation: the liquid is not gone: the context says and liquid is gone, 15",
         ),
         (
             "The horse had never collapsed before, and had shown no symptoms on Saturday.",

@@ -153,7 +153,7 @@ AGENCY = (
         ),
         (
             "Almost 25 points of the world's food is traded on international markets.",
-            "contradicted number: 25 points: the context says 25 %",
+            "contradicted number: 25 points: the context says 25%",
         ),
         (
             "The company employs 5 billion people across the country, officials said on Monday.",

@@ -489,4 +489,5 @@ def _shared(said: list[Token], stated: list[Token]) -> bool:
 
 
 def _joined(tokens: list[Token]) -> str:
-    return " ".join(t.text for t in tokens)
+    """The tokens as written, a space only where the text has one ("5,000 people", "don't")."""
+    return " ".join(written(tokens))
