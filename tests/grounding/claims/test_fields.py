@@ -190,3 +190,65 @@ def test_a_value_written_as_a_python_string_is_read(claims_check: ClaimsCheck) -
         "RestaurantsTakeOut: True",
         "WiFi: no",
     ]
+
+
+def test_saying_the_record_leaves_unsaid_what_it_states_is_contradicted(claims_check: ClaimsCheck) -> None:
+    """A "yes", or any value of a group of fields ("BusinessParking", "hours"), that the answer says the
+    record does not give; a "no" said that way is let pass ("no mention of live music" for a false
+    ``Music``), and a null is supported."""
+    context = json.dumps(
+        {
+            "name": "X",
+            "hours": {"Monday": "8:0-14:0"},
+            "attributes": {
+                "WiFi": "free",
+                "Music": False,
+                "Alcohol": None,
+                "BusinessParking": {"garage": False, "street": False},
+            },
+        }
+    )
+    said = {
+        "The data does not mention whether there is WiFi.": ["WiFi: free"],
+        "The data does not provide information about its operating hours.": ['hours: {"Monday": "8:0-14:0"}'],
+        "It has WiFi, but the data gives no information about parking facilities.": [
+            'BusinessParking: {"garage": false, "street": false}'
+        ],
+        "There is no mention of live music.": [],
+        "Alcohol is not mentioned.": [],
+    }
+    for answer, contradicted in said.items():
+        labels, _ = check(claims_check, answer, context)
+        assert [label.split(": the context says ")[1] for label in labels] == contradicted, answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The reviews do not mention WiFi.",  # what reviews leave out is no claim about the record
+        "One reviewer did not mention parking.",
+        "It is unclear whether the parking is validated, but street parking is available.",
+        "The data does not mention a dress code, though the atmosphere is casual.",
+        "Validated parking is not mentioned, and valet parking is unknown.",  # fields, not the group
+        "The business offers free WiFi, though its hours on Monday are not listed.",
+        "The listing does not mention food, but it does note happy hour.",
+        "Is there outdoor seating? The record does not say.",  # a question states nothing
+    ],
+)
+def test_what_is_left_unsaid_is_read_only_of_the_record_and_of_its_own_clause(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    context = json.dumps(
+        {
+            "name": "X",
+            "hours": {"Tuesday": "11:0-22:0"},
+            "attributes": {
+                "WiFi": "free",
+                "OutdoorSeating": False,
+                "HappyHour": True,
+                "BusinessParking": {"street": True, "validated": None, "valet": None},
+                "Ambience": {"casual": True},
+            },
+        }
+    )
+    assert check(claims_check, answer, context)[0] == [], answer

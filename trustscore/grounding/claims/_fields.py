@@ -8,7 +8,9 @@
   contradicted (kind "field"). A string value that says yes or no is one too (``"WiFi": "no"``,
   ``"free"``, ``"paid"``). A field the record writes as ``null`` is unsupported wherever it is stated.
   A sentence that says the field is left unsaid ("the data does not mention if reservations are
-  accepted", "there is no mention of music", "the ambience is unknown") states nothing of it.
+  accepted", "there is no mention of music", "the ambience is unknown") is right where the record
+  writes ``null`` and wrong where it writes a yes, or any value of a group of fields ("no information
+  about parking facilities" against ``BusinessParking``); of a no it says nothing (a no said loosely).
 - Opening hours: a sentence about opening ("open", "close", "hours") is read day by day against the
   record's hours (:mod:`._hours`, kind "hours"). It answers for the times and days it reads: a number
   the atoms' check found unsupported there is not also reported ("seven days a week from 10 am to 10
@@ -20,9 +22,10 @@ A field the response never states is not checked; nothing here reads the record'
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from trustscore.grounding.claims._hours import hours_verdicts
+from trustscore.grounding.claims._polarity import clip
 from trustscore.grounding.claims._records import Flag, Record
 from trustscore.grounding.claims._verdict import Verdict
 
@@ -41,6 +44,14 @@ _SAYING = frozenset(
 """Verbs of saying: denied, they leave their object unsaid (not "provide" or "include", which offer)."""
 _INFORMATION = frozenset({"information", "info", "mention", "detail", "indication", "data"})
 _UNKNOWN = frozenset({"unknown", "unclear", "unspecified", "uncertain"})
+_CONTRAST = frozenset({"though", "although", "while", "whereas", "but"})
+_OTHERS = frozenset(
+    {"review", "reviewer", "customer", "guest", "diner", "patron", "visitor", "user", "critic"}
+)
+"""Who else may leave a thing unsaid: what reviews do not mention is no claim about the record."""
+
+
+Unsaid = Literal["record", "others"] | None
 
 
 @dataclass(frozen=True)
@@ -51,9 +62,9 @@ class Mention:
     start: int
     end: int
     negated: bool
-    unstated: bool = False
-    """Said to be left unsaid ("the data does not mention WiFi", "the ambience is unknown"): no
-    statement of the field either way."""
+    unsaid: Unsaid = None
+    """Whether the sentence says it is left unsaid, and by whom: by the record ("the data does not
+    mention WiFi", "the ambience is unknown") or by others ("the reviews do not mention WiFi")."""
 
 
 def mentions(doc: Doc) -> dict[str, list[Mention]]:
@@ -62,13 +73,13 @@ def mentions(doc: Doc) -> dict[str, list[Mention]]:
     out: dict[str, list[Mention]] = {}
     for t in doc:
         if t.is_alpha and t.pos_ in ("NOUN", "PROPN", "ADJ", "VERB", "ADV"):
-            mention = Mention(sentence_of[t.i], t.idx, t.idx + len(t.text), _negated(t), _unstated(t))
+            mention = Mention(sentence_of[t.i], t.idx, t.idx + len(t.text), _negated(t), _unsaid(t))
             for word in {t.lemma_.casefold(), t.lower_}:  # a key's word as written too: "validated"
                 out.setdefault(word, []).append(mention)
         if _hyphenated(t):  # "Wi-Fi" and "take-out" also as the one word "wifi", "takeout"
             after = doc[t.i + 2]
-            negated, unstated = _negated(t) or _negated(after), _unstated(t) or _unstated(after)
-            mention = Mention(sentence_of[t.i], t.idx, after.idx + len(after.text), negated, unstated)
+            negated, unsaid = _negated(t) or _negated(after), _unsaid(t) or _unsaid(after)
+            mention = Mention(sentence_of[t.i], t.idx, after.idx + len(after.text), negated, unsaid)
             out.setdefault(f"{t.lower_}{after.lower_}", []).append(mention)
     return out
 
@@ -131,23 +142,37 @@ def _modifier(verb: Token) -> bool:
     return verb.dep_ in ("amod", "compound", "acl")
 
 
-def _unstated(token: Token) -> bool:
-    """Whether the sentence says ``token`` is left unsaid: it hangs from a denied verb of saying ("does
-    not mention if reservations are accepted", "were not specified") or from a denied piece of
+def _unsaid(token: Token) -> Unsaid:
+    """Whether the sentence says ``token`` is left unsaid, and by whom: it hangs from a denied verb of
+    saying ("does not mention if reservations are accepted", "were not specified") or a denied piece of
     information ("no mention of music", "does not provide information about parking"), or its clause
-    calls it unknown ("the ambience is unknown", "hours that are not specified")."""
+    calls it unknown ("the ambience is unknown", "hours that are not specified"); by others where the
+    one saying is a review or a reviewer ("the reviews do not mention WiFi"). A clause joined to
+    another ("..., but street parking is available") is read on its own."""
     for node in (token, *token.ancestors):
         if node.lemma_ in _SAYING and node.pos_ == "VERB" and (_denied(node) or _none_said(node)):
-            return True
+            return _sayer(node)
         if node.lemma_ in _INFORMATION and (_denied(node) or _denied(node.head)):
-            return True
+            return _sayer(node.head)
         if any(
             (c.dep_ in ("acomp", "attr") and c.lower_ in _UNKNOWN)
             or (c.dep_ in ("relcl", "acl") and c.lemma_ in _SAYING and _denied(c))
             for c in node.children
         ):
-            return True
-    return False
+            return "record"
+        if node.pos_ in ("VERB", "AUX") and (node.dep_ in ("conj", "parataxis") or _conceding(node)):
+            return None
+    return None
+
+
+def _conceding(verb: Token) -> bool:
+    """A clause of contrast hung on another ("..., though the atmosphere is casual")."""
+    return verb.dep_ == "advcl" and any(c.dep_ == "mark" and c.lower_ in _CONTRAST for c in verb.children)
+
+
+def _sayer(verb: Token) -> Unsaid:
+    subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
+    return "others" if subject is not None and subject.lemma_.casefold() in _OTHERS else "record"
 
 
 def _denied(node: Token) -> bool:
@@ -177,28 +202,43 @@ def field_verdicts(
     """The verdicts on the fields and hours of ``record`` that the response (``text``, its mentions
     and sentence offsets) states, and the offsets of the times and days its hours statements read
     (which the hours check answers for)."""
-    out = [v for flag in record.flags if (v := _flag(text, said, flag)) is not None]
+    asked = {n for n, (s, e) in enumerate(bounds) if text[s:e].rstrip().endswith("?")}
+    out = [v for flag in record.flags if (v := _flag(text, said, flag, asked)) is not None]
     read: list[tuple[int, int]] = []
     if record.hours:
-        opening = {m.sentence for w in _OPENING for m in said.get(w, ())}
+        opening = {m.sentence for w in _OPENING for m in said.get(w, ()) if m.unsaid is None}
         about = [span for n, span in enumerate(bounds) if n in opening]
         out.extend(hours_verdicts(text, about, record.hours, read))
     return out, read
 
 
-def _flag(text: str, said: dict[str, list[Mention]], flag: Flag) -> Verdict | None:
+def _flag(text: str, said: dict[str, list[Mention]], flag: Flag, asked: set[int]) -> Verdict | None:
+    """The verdict on one field, from the first sentence that states it; ``asked``: the sentences that
+    are questions, which state nothing."""
     written = [*flag.words, flag.joined] if flag.joined else list(flag.words)
-    for n in sorted({m.sentence for w in written for m in said.get(w, ())}):
+    for n in sorted({m.sentence for w in written for m in said.get(w, ())} - asked):
         found = (_in_sentence(said, [flag.joined], n) if flag.joined else None) or _in_sentence(
             said, sorted(flag.words), n
         )
         if found is None:
             continue
-        if any(m.unstated for m in found):  # "the data does not mention WiFi": no statement of it
-            continue
         if flag.parent and not any(m.sentence == n for p in flag.parent for m in said.get(p, ())):
             continue
+        if flag.topic and any(m.sentence == n for w in flag.leaves for m in said.get(w, ())):
+            continue  # "valet parking is not specified" speaks of the valet field, not of parking
         start, end = min(m.start for m in found), max(m.end for m in found)
+        if any(m.unsaid == "others" for m in found):  # "the reviews do not mention WiFi"
+            continue
+        if any(m.unsaid == "record" for m in found):  # "the data does not mention WiFi": true of a null
+            if flag.value is None:
+                return Verdict("field", "supported", text[start:end], start, end)
+            if flag.value is False and not flag.topic:  # "no mention of live music": a "no" said loosely
+                continue
+            return Verdict(
+                "field", "contradicted", text[start:end], start, end, f"{flag.key}: {clip(flag.written)}"
+            )
+        if flag.topic:
+            continue
         if flag.value is None:  # "Music": null
             return Verdict("field", "unsupported", text[start:end], start, end)
         stated = not any(m.negated for m in found)

@@ -41,6 +41,12 @@ class Flag:
     joined: str = ""
     """The key's words written as one ("takeout" for ``RestaurantsTakeOut``, "wifi" for ``WiFi``),
     which a statement may use in place of ``words``; empty when the key is one word."""
+    topic: bool = False
+    """A group of fields ("BusinessParking", "Ambience", "hours"), read only where the response says the
+    record leaves it unsaid: ``value`` is whether the record states any of it."""
+    leaves: frozenset[str] = frozenset()
+    """For a group, the words of its own fields ("valet", "monday"): a sentence that names one speaks
+    of that field, not of the group."""
 
 
 @dataclass(frozen=True)
@@ -108,6 +114,13 @@ def key_words(key: str) -> frozenset[str]:
     return frozenset(singular - _GENERIC)
 
 
+_TOPIC_WORDS = {"ambience": {"ambience", "ambiance", "atmosphere"}}
+"""Words that name a group of fields as a whole ("no information about the atmosphere")."""
+_GROUP_WORDS = {
+    "hours": {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+    | {"weekday", "weekend", "daily", "happy"}
+}
+"""Words of a group's own parts besides its keys: a day of the hours, a happy hour."""
 _YES_NO_WORDS = {"yes": True, "no": False, "true": True, "false": False, "free": True, "paid": True}
 """A field's string values that say whether it has the thing at all (``"WiFi": "no"``, ``"free"``,
 ``"True"``). Not "none", which some records write for a value they do not know."""
@@ -122,6 +135,16 @@ def _flags(data: dict[str, Any], parent: str | None) -> list[Flag]:
         written = said.casefold()
         if isinstance(value, dict) and parent is None:
             out.extend(_flags(value, None if key_words(key) == frozenset() else key))
+            stated = True if any(v is not None for v in value.values()) else None
+            shown = json.dumps(value, separators=(", ", ": "))
+            names = {w for word in key_words(key) for w in _TOPIC_WORDS.get(word, {word})}
+            leaves = frozenset(w for k in value for w in key_words(k)) | _GROUP_WORDS.get(
+                key.casefold(), set()
+            )
+            out.extend(
+                Flag(key, frozenset({w}), frozenset(), stated, shown, topic=True, leaves=leaves)
+                for w in sorted(names)
+            )
         elif (
             value is None or isinstance(value, bool) or (isinstance(value, str) and written in _YES_NO_WORDS)
         ) and (words := key_words(key)):
