@@ -102,13 +102,7 @@ def _negated(token: Token) -> bool:
     """Whether the clause around ``token`` negates it: a "not" or "no" on it or on the words it hangs
     from up to its verb, or a "without" among them or above that verb; or a "non-" before it
     ("non-smoking")."""
-    before = token.doc[token.i - 2 : token.i]
-    if (
-        len(before) == 2
-        and before[0].lower_ in ("non", "no")
-        and before[1].text == "-"
-        and not before.text_with_ws.count(" ")
-    ):
+    if token.i >= 2 and _prefixed_non(token.doc[token.i - 2], token.doc[token.i - 1]):
         return True
     for node in (token, *token.ancestors):
         if node.i != token.i and (node.lower_ in _NEGATING or _rather_than(node)):
@@ -134,6 +128,15 @@ def _negated(token: Token) -> bool:
             )
             return node.head.lower_ in _NEGATING or shared
     return False
+
+
+def _prefixed_non(prefix: Token, hyphen: Token) -> bool:
+    """Whether the two tokens before a word write "non-" or "no-" onto it ("non-smoking")."""
+    return (
+        prefix.lower_ in ("non", "no")
+        and hyphen.text == "-"
+        and not (prefix.whitespace_ or hyphen.whitespace_)
+    )
 
 
 def _modifier(verb: Token) -> bool:
@@ -171,6 +174,7 @@ def _conceding(verb: Token) -> bool:
 
 
 def _sayer(verb: Token) -> Unsaid:
+    """Who leaves it unsaid: others where the verb's subject is a review or a reviewer, else the record."""
     subject = next((c for c in verb.children if c.dep_ in ("nsubj", "nsubjpass")), None)
     return "others" if subject is not None and subject.lemma_.casefold() in _OTHERS else "record"
 
