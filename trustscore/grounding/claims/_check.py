@@ -115,7 +115,8 @@ class Facts:
     """The codes its place names stand for, in capitals ("California": "CA"): they vouch only for a
     name written as the code."""
     mentions: dict[str, list[Mention]]
-    """Each content lemma: where it stands and whether it is negated (:mod:`._fields`)."""
+    """Each content lemma: where it stands and whether it is negated (:mod:`._fields`); empty for a text
+    the response is checked against (a context, a question), where nothing reads them."""
     record: Record | None
     """The record the text is, if it is one."""
     name_numbers: dict[float, frozenset[str]]
@@ -133,8 +134,10 @@ class Facts:
         return frozenset().union(*self.content)
 
 
-def facts(doc: Doc) -> Facts:
-    """The facts of one parsed text; a record's field values carry their field's key."""
+def facts(doc: Doc, *, checked: bool = True) -> Facts:
+    """The facts of one parsed text; a record's field values carry their field's key. ``checked``: the
+    text is one that is checked (a response, a reply's statement), not one checked against; only such
+    a text's words are read as statements of a record's fields."""
     sents = list(doc.sents)
     found = atoms(doc)
     record = read_record(doc.text)
@@ -155,7 +158,7 @@ def facts(doc: Doc) -> Facts:
         words=frozenset(t.text.casefold() for t in doc if t.is_alpha),
         places=frozenset(w for place in places if place.is_code for w in place.words),
         place_codes=frozenset(c for place in places if not place.is_code for (c,) in place.stands_for),
-        mentions=mentions(doc),
+        mentions=mentions(doc) if checked else {},
         record=record,
         name_numbers=_name_numbers(found, record, doc.text),
         tokens={t.idx: (t.lemma_.casefold(), shared_role(t)) for t in doc if not t.is_space},
