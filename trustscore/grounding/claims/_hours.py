@@ -93,8 +93,10 @@ _OTHER_HOURS = re.compile(
 with a statement of its own."""
 _LONGER = {"extended": True, "longer": True, "later": True, "shorter": False, "reduced": False}
 """Other hours that say which way they differ: longer (or shorter) than the rest of the week's."""
-_CLOSED = re.compile(r"(?:\bclosed|\bnot\s+open|n't\s+open)\b(?:\s+\w+){0,2}\s*$", re.IGNORECASE)
-_CLOSED_RANGE = re.compile(r"(?:\bclosed|\bnot\s+open|n't\s+open)\s+(?:from|between)?\s*$", re.IGNORECASE)
+_CLOSING = r"(?:\bclosed|\bnot\s+open|n't\s+open)"
+"""The words that say closed ("closed", "not open", "isn't open")."""
+_CLOSED = re.compile(rf"{_CLOSING}\b(?:\s+\w+){{0,2}}\s*$", re.IGNORECASE)
+_CLOSED_RANGE = re.compile(rf"{_CLOSING}\s+(?:from|between)?\s*$", re.IGNORECASE)
 """A time range said to be closed: "closed from 6 am to 2 pm", "isn't open between" (not "closed
 outside", "closed except from")."""
 _CLOSED_AFTER = re.compile(r"[\s,]*(?:[^\W\d_]+\s+){0,4}closed\b", re.IGNORECASE)

@@ -106,10 +106,15 @@ decor or the dining experience ("an intimate dining experience"), a "BusinessPar
 field's of parking or of where one parks ("park on the street")."""
 
 
+def _key_parts(key: str) -> list[str]:
+    """A key's words in order, casefolded: "RestaurantsTakeOut" -> ["restaurants", "take", "out"]."""
+    return [w.casefold() for w in re.split(r"[\s_\-.]+", _CAMEL.sub(" ", key)) if w]
+
+
 def key_words(key: str) -> frozenset[str]:
     """The words of a field's key, casefolded and singular, less words every field of a business
     record shares ("RestaurantsReservations" -> {"reservation"})."""
-    words = [w.casefold() for w in re.split(r"[\s_\-.]+", _CAMEL.sub(" ", key)) if w]
+    words = _key_parts(key)
     singular = {w.removesuffix("s") if len(w) > 3 and not w.endswith("ss") else w for w in words}
     return frozenset(singular - _GENERIC)
 
@@ -131,35 +136,47 @@ _PYTHON_STRING = re.compile(r"^u?'(.*)'$")
 def _flags(data: dict[str, Any], parent: str | None) -> list[Flag]:
     out: list[Flag] = []
     for key, value in data.items():
-        said = _PYTHON_STRING.sub(r"\1", value.strip()) if isinstance(value, str) else str(value).lower()
-        written = said.casefold()
         if isinstance(value, dict) and parent is None:
             out.extend(_flags(value, None if key_words(key) == frozenset() else key))
-            stated = True if any(v is not None for v in value.values()) else None
-            shown = json.dumps(value, separators=(", ", ": "))
-            names = {w for word in key_words(key) for w in _TOPIC_WORDS.get(word, {word})}
-            leaves = frozenset(w for k in value for w in key_words(k)) | _GROUP_WORDS.get(
-                key.casefold(), set()
-            )
-            out.extend(
-                Flag(key, frozenset({w}), frozenset(), stated, shown, topic=True, leaves=leaves)
-                for w in sorted(names)
-            )
-        elif (
-            value is None or isinstance(value, bool) or (isinstance(value, str) and written in _YES_NO_WORDS)
-        ) and (words := key_words(key)):
+            out.extend(_group_flags(key, value))
+        elif (read := _yes_no(value)) is not None and (words := key_words(key)):
             above = key_words(parent) if parent else frozenset()
             for word in list(above):
                 above |= _PARENT_WORDS.get(word, frozenset())
             name = f"{parent}.{key}" if parent else key
-            has = value if value is None or isinstance(value, bool) else _YES_NO_WORDS[written]
+            has, said = read
             out.append(Flag(name, words, above, has, said, joined=_joined(key) if len(words) > 1 else ""))
     return out
 
 
+def _group_flags(key: str, value: dict[str, Any]) -> list[Flag]:
+    """A group of fields as a whole, one flag for each word that names it ("ambience", "atmosphere"):
+    stated where any of its fields has a value."""
+    stated = True if any(v is not None for v in value.values()) else None
+    shown = json.dumps(value, separators=(", ", ": "))
+    leaves = frozenset(w for k in value for w in key_words(k)) | _GROUP_WORDS.get(key.casefold(), set())
+    names = {w for word in key_words(key) for w in _TOPIC_WORDS.get(word, {word})}
+    return [
+        Flag(key, frozenset({w}), frozenset(), stated, shown, topic=True, leaves=leaves)
+        for w in sorted(names)
+    ]
+
+
+def _yes_no(value: Any) -> tuple[bool | None, str] | None:
+    """A field value that says yes, no or nothing (``null``), with the value as the record writes it;
+    None for any other value."""
+    if value is None or isinstance(value, bool):
+        return value, "null" if value is None else str(value).lower()
+    if isinstance(value, str):
+        said = _PYTHON_STRING.sub(r"\1", value.strip())
+        if said.casefold() in _YES_NO_WORDS:
+            return _YES_NO_WORDS[said.casefold()], said
+    return None
+
+
 def _joined(key: str) -> str:
     """The key's words (less those every field shares) run together: "RestaurantsTakeOut" -> "takeout"."""
-    words = [w.casefold() for w in re.split(r"[\s_\-.]+", _CAMEL.sub(" ", key)) if w]
+    words = _key_parts(key)
     return "".join(w for w in words if w not in _GENERIC and w.removesuffix("s") not in _GENERIC)
 
 
@@ -178,7 +195,7 @@ def _hours(value: Any) -> dict[str, tuple[float, float]]:
 def slot_unit(key: str) -> str:
     """What a field's value measures, named by its key's last word, singular: "business_stars" ->
     "star"; for a count, the word before: "review_count" and "reviewCount" -> "review"."""
-    words = [w.casefold() for w in re.split(r"[\s_\-.]+", _CAMEL.sub(" ", key)) if w]
+    words = _key_parts(key)
     if len(words) > 1 and words[-1] in _COUNT_WORDS:
         words.pop()
     last = words[-1] if words else key.casefold()
