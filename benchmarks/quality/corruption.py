@@ -13,7 +13,8 @@ per corruption kind the share scored under 0.5, the share of faithful rows at or
 and paraphrase apart), the share of (faithful sentence, its own corruption) pairs ordered right, and
 the share of faithful rows scored above every corruption of their own context (a missing score counts
 as 1.0 for a corruption: not flagged); then what keeps paraphrases under the line or under an error of
-their context (``benchmarks.quality.corruption_losses``).
+their context (``benchmarks.quality.corruption_losses``); and, per kind, the changed rows under 0.5 among
+the changes of verbatim sentences and of paraphrases apart.
 """
 
 from __future__ import annotations
@@ -94,6 +95,30 @@ def summarise(rows: Sequence[ScoredRow], scores: Sequence[float | None]) -> dict
     return out
 
 
+def flagged_by_source(rows: Sequence[ScoredRow], scores: Sequence[float | None]) -> str:
+    """Per kind, the changed rows under 0.5 among the changes of a verbatim sentence and among those of a
+    paraphrase (a faithful answer's own words, which no context sentence states as written): the checks
+    that read a sentence against the one it copies reach only the first. A missing score is not flagged."""
+    role = {str(r.id): str(r.fields["kind"]) for r in rows}
+    tally: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    for r, v in zip(rows, scores, strict=True):
+        source = role.get(str(r.fields.get("faithful_of")))
+        if r.fields["hallucinated"] and source in FAITHFUL:
+            cell = tally[(str(r.fields["kind"]), str(source))]
+            cell[0] += v is not None and v < 0.5
+            cell[1] += 1
+    lines = [
+        "Changed rows under 0.5 (fused), by the faithful sentence changed:",
+        "",
+        "| kind | of a verbatim sentence | of a paraphrase |",
+        "|---|---|---|",
+    ]
+    for kind in KINDS:
+        cells = [tally.get((kind, source)) for source in FAITHFUL]
+        lines.append(f"| {kind} | " + " | ".join(f"{c[0]} of {c[1]}" if c else "–" for c in cells) + " |")
+    return "\n".join(lines)
+
+
 def _cell(key: str, v: float | None) -> str:
     if v is None:
         return "–"
@@ -143,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{len({r.fields['source_id'] for r in rows})} contexts"
     )
     print(report(columns, counts))
+    print()
+    print(flagged_by_source(rows, fused))
     print()
     print(paraphrase_losses(rows, fused))
     return 0

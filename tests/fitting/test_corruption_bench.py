@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.quality.corruption import summarise
+from benchmarks.quality.corruption import flagged_by_source, summarise
 from benchmarks.quality.corruption_losses import paraphrase_losses
 from benchmarks.quality.corruption_pairs import CORRUPTORS, Source, sentences
 from trustscore.rows._scored import rows_from_dicts
@@ -132,6 +132,23 @@ def test_a_missing_score_is_counted_unscored_not_flagged() -> None:
     rows = rows_from_dicts([_row(0, "a", "verbatim", 0.9), _row(1, "a", "number", 0.2, of=0)])
     s = summarise(rows, [0.9, None])
     assert s["unscored"] == 0.5 and s["number"] == 0.0
+
+
+def test_changed_rows_are_counted_apart_by_the_faithful_sentence_they_change() -> None:
+    rows = rows_from_dicts(
+        [
+            _row(0, "a", "verbatim", 0.9),
+            _row(1, "a", "number", 0.3, of=0),
+            _row(2, "a", "paraphrase", 0.8),
+            _row(3, "a", "number", 0.7, of=2),
+            _row(4, "a", "number", 0.2, of=2),
+            _row(5, "a", "unit", 0.1, of=2),
+        ]
+    )
+    table = flagged_by_source(rows, [0.9, 0.3, 0.8, 0.7, None, 0.1])  # row 4 unscored: not flagged
+    assert "| number | 1 of 1 | 0 of 2 |" in table
+    assert "| unit | – | 1 of 1 |" in table
+    assert "| date | – | – |" in table
 
 
 def _signals(lexical: float, claims: float | None, outcome: dict[str, Any]) -> dict[str, Any]:
