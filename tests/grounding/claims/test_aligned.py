@@ -251,7 +251,7 @@ FERRY = (
             "Lena Park said fares would be frozen until June.",
             "contradicted date: June: the context says March",
         ),
-        ("It runs every 20 hours.", "contradicted number: 20 hours: the context says 20 minutes"),
+        ("It runs every 20 hours.", "contradicted number: every 20 hours: the context says every 20 minutes"),
         # the end of a range whose start is the same on both sides
         (
             "It runs every 20 minutes between 6 am and 10 pm.",

@@ -149,7 +149,7 @@ AGENCY = (
         ),
         (
             "Perfect for a busy weeknight, these tasty chops are ready in just 30 hours.",
-            "contradicted number: 30 hours: the context says 30 minutes",
+            "contradicted number: just 30 hours: the context says just 30 minutes",
         ),
         (
             "Almost 25 points of the world's food is traded on international markets.",

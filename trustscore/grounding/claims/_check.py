@@ -55,6 +55,7 @@ from trustscore.grounding.claims._bounds import bound_outcome, changed_values, w
 from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._direction import direction_verdicts
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
+from trustscore.grounding.claims._frames import framed_rival
 from trustscore.grounding.claims._hours import read_as_hours
 from trustscore.grounding.claims._numeric import (
     counts_field,
@@ -125,6 +126,8 @@ class Facts:
     tokens: dict[int, tuple[str, str | None]]
     """Each word's lemma and slot in its clause (:func:`._syntax.shared_role`), by its first
     character's offset."""
+    starts: tuple[int, ...]
+    """The words' offsets in text order (the keys of ``tokens``), to read the words around a value."""
     ages: PersonAges
     """The ages it gives the persons it names (:mod:`._ages`)."""
 
@@ -162,6 +165,7 @@ def facts(doc: Doc, *, checked: bool = True) -> Facts:
         record=record,
         name_numbers=_name_numbers(found, record, doc.text),
         tokens={t.idx: (t.lemma_.casefold(), shared_role(t)) for t in doc if not t.is_space},
+        starts=tuple(t.idx for t in doc if not t.is_space),
         ages=person_ages(doc),
     )
 
@@ -315,7 +319,8 @@ def _rival(
     """What the context states in the atom's slot, if it states something else there: a comparable
     atom under the same predicate (in the aligned sentence first), else one in the aligned sentence,
     in the same role where the kind needs it (a bare answer: under the predicate the question asks
-    about, :func:`_bare`); and whether it is the first kind, a statement of the same relation."""
+    about, :func:`_bare`), else a number between the same words (:func:`._frames.framed_rival`); and
+    whether it is the first or the last kind, which state the same relation."""
     said: dict[str, set[str | None]] = {}
     for a in response.atoms:
         said.setdefault(a.text.casefold(), set()).add(a.unit)
@@ -355,7 +360,13 @@ def _rival(
             or atom.unit is not None  # "is 37 kilometres long", "is 73 kilometres long": one slot
         )
     ]
-    return (near[0] if near else None), False
+    if near:
+        return near[0], False
+    if any(age.start <= atom.start < age.end for age in response.ages.ages):
+        return None, False  # a person's age may be the same person's at another time (:mod:`._ages`)
+    stated = [a for a in context.atoms if not _restated(a, said.get(a.text.casefold()))]
+    rival = framed_rival(atom, stated, ((response.starts, response.tokens), (context.starts, context.tokens)))
+    return rival, rival is not None
 
 
 def _restated(stated: Atom, units: set[str | None] | None) -> bool:

@@ -1,0 +1,152 @@
+"""A value's frame: the words written right around it, which name its slot where the parse names none.
+
+"located at 3561 Coast Village Rd" and the record's ``"address": "1187 Coast Village Rd"``, "in
+aerospace they earn about $32 per hour or $99,450 per year on average" and "... $66,300 per year on
+average": the response's value and the context's stand between the same words, and those words say
+which slot the value fills, however differently the two sentences go on or are parsed. A number the
+context never states meets a context number of the same kind in its frame as a rival
+(:func:`framed_rival`): its slot holds another value there.
+
+A frame holds when the words touching the two values agree, on their left and on their right (their
+lemmas, punctuation included, up to :data:`REACH` words a side), and the agreeing words hold at least
+:data:`CONTENT` words that are neither function words nor years: "per year", "a total of" or "in
+fiscal 2023" name no slot, "Coast Village Rd" and "$32 per hour or" do. The same number in another
+unit of measure needs one ("simmer for 15 hours" where the context simmers "for 15 minutes"): the
+number agrees already. No frame:
+
+- one that two of the context's values share: the response's may be their sum or another's;
+- around a bound or an estimate ("at least $144 per night", "about $66,000 per year"), which may be a
+  sum or a rounding of the values it stands among;
+- around a number set off by commas: "Magnus Carlsen, 3," may give his score where "Magnus Carlsen,
+  33," gives his age (:mod:`._ages` reads a person's age).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
+
+from trustscore.grounding._text import STOPWORDS
+from trustscore.grounding.claims._atoms import Atom
+from trustscore.grounding.claims._lexicon import unit
+from trustscore.grounding.claims._numeric import same_number
+from trustscore.grounding.claims._values import DIGITS
+
+__all__ = ["Words", "framed_rival"]
+
+REACH = 4
+"""The most words read on each side of a value."""
+CONTENT = 2
+"""The fewest agreeing content words (not function words, not the value's own unit) a frame needs."""
+_FRAMED = frozenset({"number", "money", "percent"})
+"""The kinds of atom a frame gives a slot (see :func:`framed_rival`)."""
+_SET_OFF = frozenset({",", ".", ")", ";"})
+"""What closes a number set off by a comma before it ("Lu, 23, a student"; "Lu, 23.")."""
+
+_MEASURES = (
+    frozenset({"millisecond", "second", "minute", "hour", "day", "week", "month", "year"}),
+    frozenset({"millimeter", "centimeter", "meter", "kilometer", "inch", "foot", "yard", "mile"}),
+    frozenset({"milligram", "gram", "kilogram", "ounce", "pound"}),
+    frozenset({"milliliter", "liter", "teaspoon", "tablespoon", "cup", "pint", "quart", "gallon"}),
+)
+"""Units of one measure, as pint names them (:func:`._lexicon.unit`): the same number in another of
+them is another amount ("15 hours" for "15 minutes"); a unit outside them may be read from part of its
+words ("32 pounds" from "32 pounds per square inch" against "32 psi")."""
+
+Words = tuple[Sequence[int], Mapping[int, tuple[str, str | None]]]
+"""A text's word offsets in order, and each word's lemma (and slot) by offset (``Facts.tokens``)."""
+
+
+def framed_rival(atom: Atom, stated: Sequence[Atom], words: tuple[Words, Words]) -> Atom | None:
+    """The atom of ``stated`` (the context's atoms the response does not state itself) in the atom's
+    frame, if it says another value: of the same kind and unit, or the same number in another unit of
+    measure; the one whose words agree most. None where two of the context's values agree that well:
+    the frame then holds several values ("Smith spent $12 million on the campaign, while Jones spent $8.5
+    million on the campaign"), and the response's may be their sum or another's. ``words``: the
+    response's and the context's. Only numbers, amounts and percentages: a date is read by its own
+    checks, and a name's words say less of its slot ("A CNN report from Kavre District" and "Arwa Damon
+    reported from Kavre District" name the outlet and the reporter)."""
+    if atom.kind not in _FRAMED:
+        return None
+    found: dict[int, list[Atom]] = {}
+    for other in stated:
+        if other.kind != atom.kind:
+            continue
+        if not same_number(other, atom):
+            exact = atom.bound is None and not _scaled_otherwise(atom, other)
+            needed = CONTENT if exact and other.unit == atom.unit else None
+        elif _another_measure(atom.unit, other.unit):
+            needed = 1
+        else:
+            needed = None
+        if needed is None:
+            continue
+        shared = _shared((atom.start, atom.end), (other.start, other.end), words, atom.unit)
+        if shared >= needed:
+            found.setdefault(shared, []).append(other)
+    if not found:
+        return None
+    best = found[max(found)]
+    return best[0] if len({(a.number, a.unit) for a in best}) == 1 else None
+
+
+def _scaled_otherwise(one: Atom, other: Atom) -> bool:
+    """The two write the same digits, which the parse read at different scales ("an estimated 10
+    million" against the context's "an estimated 10 million" read as "10"): no sure rival."""
+    written = DIGITS.findall(one.text)
+    return bool(written) and written == DIGITS.findall(other.text)
+
+
+def _another_measure(one: str | None, other: str | None) -> bool:
+    """Two units that measure one thing, and not the same one spelled otherwise ("hour" and "minute";
+    not "min" and "minute", nor "psi" and a "pounds" read from "pounds per square inch", nor a counted
+    noun: "review", "pupil")."""
+    measures = (unit(one) if one else None), (unit(other) if other else None)
+    return measures[0] != measures[1] and any(set(measures) <= family for family in _MEASURES)
+
+
+def _shared(one: tuple[int, int], other: tuple[int, int], words: tuple[Words, Words], own: str | None) -> int:
+    """How many content words the two values have around them alike (``own``, the response value's
+    unit, is not one: "19 hours" and "24 hours" share it already); 0 for a number set off by commas."""
+    sides = [
+        (_side(span, w, before=True), _side(span, w, before=False))
+        for span, w in zip((one, other), words, strict=True)
+    ]
+    if any(_set_off(before, after) for before, after in sides):
+        return 0
+    agreeing = [*_agreeing(sides[0][0], sides[1][0]), *_agreeing(sides[0][1], sides[1][1])]
+    return sum(_content(w, own) for w in agreeing)
+
+
+def _side(span: tuple[int, int], words: Words, *, before: bool) -> list[str]:
+    """The lemmas next to the span, nearest first."""
+    starts, lemma = words
+    if before:
+        i = bisect_left(starts, span[0])
+        return [lemma[s][0] for s in reversed(starts[max(0, i - REACH) : i])]
+    j = bisect_left(starts, span[1])
+    return [lemma[s][0] for s in starts[j : j + REACH]]
+
+
+def _set_off(before: list[str], after: list[str]) -> bool:
+    return bool(before) and before[0] == "," and (not after or after[0] in _SET_OFF)
+
+
+def _agreeing(one: list[str], other: list[str]) -> list[str]:
+    """The words both sides have, nearest first, up to the first that differs."""
+    out = []
+    for a, b in zip(one, other, strict=False):
+        if a != b:
+            break
+        out.append(a)
+    return out
+
+
+def _content(word: str, own: str | None) -> bool:
+    """A word that may name a slot: not a function word, the value's own unit or a year ("in fiscal
+    2023", "in the first quarter of 2024" say when a value holds, not which value it is); a number
+    beside it may ("$32 per hour or $66,300 per year": the row of 32 an hour)."""
+    bare = word.replace(".", "").replace(",", "")
+    if not bare.isalnum() or len(bare) < 2 or word in STOPWORDS or word == own:
+        return False
+    return not (bare.isdigit() and len(bare) == 4 and 1500 <= int(bare) <= 2099)
