@@ -68,6 +68,9 @@ def framed_rival(atom: Atom, stated: Sequence[Atom], words: tuple[Words, Words])
     reported from Kavre District" name the outlet and the reporter)."""
     if atom.kind not in _FRAMED:
         return None
+    mine = _around((atom.start, atom.end), words[0])
+    if mine is None:
+        return None
     found: dict[int, list[Atom]] = {}
     for other in stated:
         if other.kind != atom.kind:
@@ -81,7 +84,8 @@ def framed_rival(atom: Atom, stated: Sequence[Atom], words: tuple[Words, Words])
             needed = None
         if needed is None:
             continue
-        shared = _shared((atom.start, atom.end), (other.start, other.end), words, atom.unit)
+        theirs = _around((other.start, other.end), words[1])
+        shared = 0 if theirs is None else _shared(mine, theirs, atom.unit)
         if shared >= needed:
             found.setdefault(shared, []).append(other)
     if not found:
@@ -105,16 +109,20 @@ def _another_measure(one: str | None, other: str | None) -> bool:
     return measures[0] != measures[1] and any(set(measures) <= family for family in _MEASURES)
 
 
-def _shared(one: tuple[int, int], other: tuple[int, int], words: tuple[Words, Words], own: str | None) -> int:
-    """How many content words the two values have around them alike (``own``, the response value's
-    unit, is not one: "19 hours" and "24 hours" share it already); 0 for a number set off by commas."""
-    sides = [
-        (_side(span, w, before=True), _side(span, w, before=False))
-        for span, w in zip((one, other), words, strict=True)
-    ]
-    if any(_set_off(before, after) for before, after in sides):
-        return 0
-    agreeing = [*_agreeing(sides[0][0], sides[1][0]), *_agreeing(sides[0][1], sides[1][1])]
+Around = tuple[list[str], list[str]]
+"""The lemmas before a value and after it, nearest first."""
+
+
+def _around(span: tuple[int, int], words: Words) -> Around | None:
+    """The words on each side of a value; None for a number set off by commas, which has no frame."""
+    before, after = _side(span, words, before=True), _side(span, words, before=False)
+    return None if _set_off(before, after) else (before, after)
+
+
+def _shared(one: Around, other: Around, own: str | None) -> int:
+    """How many content words two values have around them alike (``own``, the response value's unit,
+    is not one: "19 hours" and "24 hours" share it already)."""
+    agreeing = [*_agreeing(one[0], other[0]), *_agreeing(one[1], other[1])]
     return sum(_content(w, own) for w in agreeing)
 
 
