@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from itertools import pairwise
 
 from trustscore.grounding.claims._copies import (
     Side,
@@ -57,6 +58,15 @@ _ANCHOR_WORDS = 3
 
 _RANGE_WORDS = frozenset(["to", "-", "\u2013", "and", "or"])
 """Words that join a value to another into a range or a choice."""
+_SAYING = frozenset(
+    [
+        *("say", "says", "said", "tell", "tells", "told", "report", "reports", "reported"),
+        *("mention", "mentions", "mentioned", "state", "states", "stated", "announce", "announces"),
+        *("announced", "claim", "claims", "claimed"),
+    ]
+)
+"""Verbs of saying as written: "did not say" denies a report, not what it would have said."""
+_DENIALS = frozenset({"not", "n't", "never"})
 _ANCHOR_SPAN = 3
 """Words read on each side of a change for its anchors."""
 _CLOSE_WORDS = 2
@@ -236,6 +246,8 @@ def _anchored_change(
     if ranked is not None:
         return ranked
     if negated_word(said, stated) or negated_verb(said, stated, sides) or not said or not stated:
+        if _denies_saying(mine) or _denies_saying(theirs):
+            return None  # "did not say Acme would cut jobs" claims nothing of the jobs
         if not _run_on_alike(mine[i2:], theirs[j2:]):
             return None  # the statements part after it: "open to walkers ... but not to cars"
         return negation_verdict(*around, [] if said and stated else said or stated)
@@ -255,6 +267,13 @@ def _anchored_change(
     if sort_of(said) in ("number", "date") and not _one_value(mine, theirs, span):
         return None
     return value_change(said, stated, False, sides, known)
+
+
+def _denies_saying(sentence: list[Token]) -> bool:
+    """The sentence denies a report ("did not say", "never said"): what the report would have said is
+    no claim of it, so a negation moved into or out of it changes nothing the sentence asserts (the
+    polarity check reads "did not say" against "said" with the report's words)."""
+    return any(a.key in _DENIALS and b.key in _SAYING for a, b in pairwise(words_only(sentence)))
 
 
 def _run_on_alike(mine: list[Token], theirs: list[Token]) -> bool:

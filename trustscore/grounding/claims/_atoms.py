@@ -19,6 +19,7 @@ from trustscore.grounding.claims._syntax import (
     negates,
     noun_lemma,
     predicate_lemma,
+    ranged,
     role,
     sentence_subjects,
     subject_of,
@@ -454,6 +455,9 @@ def _relation(token: Token, sentence_subject: frozenset[str]) -> _Relation:
         for g in clause
         for c in g.children
     )
+    if negated and any(ranged(g) for g in clause):
+        # "On Saturdays it does not open until 10:00" opens on Saturdays: no polarity to compare
+        return {**where, "subject": frozenset() if is_subject else sentence_subject}
     return {
         **where,
         "subject": frozenset() if is_subject else subject_of(governor, sentence_subject),

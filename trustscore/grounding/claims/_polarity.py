@@ -3,7 +3,10 @@
 A response clause is compared with the context's clauses of the same predicate (or of an antonym:
 "open" and "closed", :func:`opposites`) whose subject may be the same (:func:`._syntax.compatible`)
 and whose arguments share at least half of the smaller set of content words ("has a swimming pool"
-and "has no swimming pool" share "swimming pool"). Then:
+and "has no swimming pool" share "swimming pool") and, where both give a count, share one ("is not
+taken twice a day" is about another amount than "is taken once a day"). A reported clause is an
+argument, so "did not say it would do repairs" is about another thing than "said it would repaint the
+gym". Then:
 
 - the same predicate stated the same way anywhere: **supported** (kind "polarity");
 - the same predicate, only ever with the negation the other way: **contradicted** (kind "negation");
@@ -94,6 +97,9 @@ def clause_index(context: list[Clause]) -> dict[str, list[Clause]]:
 
 def _about_same(a: Clause, b: Clause) -> bool:
     if not compatible(a.subject, b.subject):
+        return False
+    if a.counts and b.counts and not a.counts & b.counts:
+        # "is not taken twice a day" beside "is taken once a day": another amount, not a denial
         return False
     if not a.arguments or not b.arguments:
         # nothing said of anything but the subject: it must be named on both sides

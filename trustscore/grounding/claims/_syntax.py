@@ -21,6 +21,7 @@ __all__ = [
     "negates",
     "noun_lemma",
     "predicate_lemma",
+    "ranged",
     "role",
     "sentence_subjects",
     "shared_role",
@@ -37,8 +38,17 @@ _NAME_LINKS = frozenset({"appos", "compound", "flat", "nmod", "poss"})
 """Dependencies by which a name or value stands for the noun it hangs on ("the teacher Ruth Abara")."""
 _ARGUMENT_DEPS = frozenset(
     {"dobj", "attr", "acomp", "oprd", "prep", "agent", "dative", "npadvmod", "advmod", "pobj", "xcomp"}
+    | {"ccomp"}
 )
+"""A clause's arguments, a reported clause among them (without its subject): what "said it would
+repaint the gym" says is its content, so "did not say it would do major repairs" is about something
+else."""
 _CLAUSE_POS = frozenset({"VERB", "AUX", "ADJ"})
+_MAIN = frozenset({"ROOT", "ccomp"})
+"""The dependencies of a predicate that heads a main clause, or a reported one ("says it was made ...")."""
+_HYPOTHETICAL = frozenset({"should", "would", "could", "might", "may", "must"})
+_MULTIPLES = frozenset({"once", "twice", "thrice"})
+"""Words that say how many times, which the parse does not read as numbers ("taken twice a day")."""
 _NOUN_MODIFIERS = frozenset({"amod", "compound", "acl"})
 """What a predicate noun after "be" says of its subject besides the noun ("is a local business located
 on State Street"): its arguments, with its prepositional phrases."""
@@ -50,6 +60,10 @@ _HEDGES = frozenset({"immediately", "always", "necessarily", "entirely", "fully"
 says it happened later, "does not necessarily save money" neither says it does nor that it does not.
 Such a clause has no polarity to compare."""
 _EXCEPT = frozenset({"except", "excluding", "without", "besides"})
+_RANGE = frozenset({"until", "till", "before", "after", "outside", "beyond"})
+"""Words that bound where or when a denied predicate holds: "does not open until 10:00" and "does not
+open before 10:00" open at 10:00, "is not sold outside Europe" is sold in Europe. Such a denial has
+no polarity to compare."""
 _ARGUMENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 _NOT_CLAUSES = frozenset({"aux", "auxpass", "amod", "compound"})
 _CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "while", "until"})
@@ -262,6 +276,9 @@ class Clause:
     """The predicate as written, with its negation ("not open")."""
     offsets: frozenset[int] = frozenset()
     """Where its arguments' words begin in the text (a value checked on its own is found by it)."""
+    counts: frozenset[str] = frozenset()
+    """The numbers and multiples ("once", "twice") among its arguments, as written: a clause counting
+    otherwise is about another amount, whose value the atoms' checks compare."""
 
 
 def clauses(doc: Doc, subjects: list[frozenset[str]], keep: list[bool]) -> list[Clause]:
@@ -290,6 +307,16 @@ def hedges(token: Token) -> bool:
     return (token.dep_ == "neg" or token.lower_ in _NEGATORS) and _next_word(token) in _HEDGES
 
 
+def ranged(predicate: Token) -> bool:
+    """Whether a range word bounds ``predicate``: as a preposition ("until noon") or marking a clause
+    ("until it is cold"); not as an adverb ("had never collapsed before")."""
+    return any(
+        (c.dep_ == "prep" and c.lower_ in _RANGE)
+        or (c.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ in _RANGE for m in c.children))
+        for c in predicate.children
+    )
+
+
 def _next_word(token: Token) -> str:
     return token.nbor(1).lower_ if token.i + 1 < len(token.doc) else ""
 
@@ -305,14 +332,20 @@ def denying_determiner(token: Token) -> bool:
 
 def _negated_argument(argument: Token) -> bool:
     """Whether an object, complement or prepositional phrase carries its own negation ("but not
-    limescale damage", "not on Sunday", "buses, not trams")."""
+    limescale damage", "not on Sunday", "buses, not trams"); a report, where its own predicate is
+    denied ("said it would not raise taxes", not "said it would cut fares and did not mention taxes")."""
+    if argument.dep_ == "ccomp":
+        return any(negates(c) for c in _children(argument))
     return any(negates(t) for t in argument.subtree)
 
 
 def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -> list[Clause]:
     """The clauses ``token`` heads, if it asserts something: a predicate other than "be" (its
-    complement is the predicate) with a subject of its own, not a condition ("if it does not lock"),
-    a question, an instruction ("never rub the hair") or an infinitive ("to access"). Coordinated
+    complement is the predicate) with a subject of its own or of the predicate it is coordinated with
+    (:func:`_sharing`), not a condition ("if it does not lock"),
+    a question, an instruction ("never rub the hair"), an infinitive ("to access"), a denial bounded
+    in time or place (:func:`ranged`: "does not open until noon" opens at noon) or what a denied report
+    would have said ("did not say the budget was tight"). Coordinated
     objects make a clause each ("has 420 pupils and a swimming pool": "has 420 pupils", "has a
     swimming pool"), each with its own "no" or "not" ("has a gym and no pool")."""
     nominal = token.pos_ == "NOUN" and token.dep_ == "attr" and token.head.lemma_ == "be"
@@ -322,11 +355,14 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     if token.dep_ in ("acomp", "attr") and token.head.lemma_ == "be":
         heads.append(token.head)
     children = [c for h in heads for c in _children(h)]
+    holder = token if any(c.dep_ in _SUBJECTS or c.dep_ == "expl" for c in children) else _sharing(token)
     if (
-        not any(c.dep_ in _SUBJECTS or c.dep_ == "expl" for c in children)
-        or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in children)
+        holder is None
+        or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in children + _children(holder))
         or token.sent.text.rstrip().endswith("?")
         or any(hedges(c) for c in children)
+        or (any(negates(c) for c in children) and any(ranged(h) for h in heads))
+        or any(h.dep_ == "ccomp" and any(negates(c) for c in _children(h.head)) for h in heads)
     ):
         return []
     said = [c for c in children if (c.dep_ in _ARGUMENT_DEPS or (nominal and c.dep_ in _NOUN_MODIFIERS))]
@@ -334,18 +370,21 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     denied_verb = any(negates(c) for c in children)
     groups = [sorted([c, *c.conjuncts], key=lambda t: t.i) for c in said if c.dep_ in ("dobj", "attr")]
     span = [t for h in heads for t in h.subtree if t.dep_ != "punct"] or [token]
+    # a report's values are its own clause's, whose relation reads them: not where this clause is found
+    reported = {t.i for c in said if c.dep_ == "ccomp" for t in c.subtree}
 
     def clause(negated: bool, tokens: list[Token]) -> Clause:
         return Clause(
             predicate=predicate_lemma(token),
             negated=negated,
             arguments=_content(tokens),
-            offsets=frozenset(t.idx for t in tokens),
-            subject=subject_of(token, sentence_subject),
+            offsets=frozenset(t.idx for t in tokens if t.i not in reported),
+            subject=subject_of(holder, sentence_subject),
             sentence=sentence,
             start=min(t.idx for t in span),
             end=max(t.idx + len(t.text) for t in span),
             text=("not " if negated else "") + token.text,
+            counts=_counts(tokens),
         )
 
     if sum(len(g) for g in groups) < 2:
@@ -354,15 +393,30 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
         )
         # An argument with a negation of its own ("covers defects, but not limescale damage") is what
         # the clause denies, not what it asserts: left out, so the clause is compared on what it asserts.
-        return [clause(negated, [t for c in said if not _negated_argument(c) for t in c.subtree])]
+        return [clause(negated, [t for c in said if not _negated_argument(c) for t in _argument_words(c)])]
     objects = {g[0].i for g in groups}
-    others = [t for c in said if c.i not in objects and not _negated_argument(c) for t in c.subtree]
+    others = [t for c in said if c.i not in objects and not _negated_argument(c) for t in _argument_words(c)]
     out = []
     for group in groups:
         owns = [_own(thing, group) for thing in group]
         for own, denied in zip(owns, _denials(group, owns), strict=True):
             out.append(clause(denied_verb or denied, others + own))
     return out
+
+
+def _sharing(token: Token) -> Token | None:
+    """The predicate whose subject a coordinated predicate without one of its own shares ("gravy is made
+    from the juices and is not served hot": "served" is said of "gravy"), or None. Only in a main clause:
+    in a relative one the two describe their noun ("a door that won't shut or lock" names a problem, not
+    what the door does); and not after a modal of what may or should be, whose second predicate the
+    modal governs too ("the door should now shut and lock normally" states no lock)."""
+    head = token.head
+    if token.dep_ != "conj" or head.pos_ not in _CLAUSE_POS or head.dep_ not in _MAIN:
+        return None
+    children = _children(head)
+    if any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL for c in children):
+        return None
+    return head if any(c.dep_ in _SUBJECTS for c in children) else None
 
 
 def _framing(argument: Token) -> bool:
@@ -413,6 +467,19 @@ def _before_it(thing: Token, words: list[Token]) -> bool:
 
 def _indices(token: Token) -> set[int]:
     return {t.i for t in token.subtree}
+
+
+def _argument_words(argument: Token) -> list[Token]:
+    """An argument's words; a reported clause's without its subject, which is what it speaks of, not
+    what it says ("the council would do repairs" and "the council would repaint the gym")."""
+    if argument.dep_ != "ccomp":
+        return list(argument.subtree)
+    subject = {t.i for c in argument.children if c.dep_ in _SUBJECTS for t in c.subtree}
+    return [t for t in argument.subtree if t.i not in subject]
+
+
+def _counts(tokens: list[Token]) -> frozenset[str]:
+    return frozenset(t.lower_ for t in tokens if t.pos_ == "NUM" or t.lower_ in _MULTIPLES)
 
 
 def _content(tokens: list[Token]) -> frozenset[str]:

@@ -1,0 +1,112 @@
+"""Which clauses the polarity check reads, and what it reads them as being about: a predicate that shares
+its subject with the one it is coordinated with, a reported clause's content, a count, and "not ...
+until"."""
+
+from __future__ import annotations
+
+from tests.grounding.claims.test_precision import contradictions, count, kinds, score
+from trustscore.grounding.claims._signal import ClaimsCheck
+
+GRAVY = (
+    "Gravy is a sauce made from the juices that run from meat during cooking. It is always served hot. "
+    "Sauce is a broader word for any liquid served with food."
+)
+DRUG = (
+    "Zentra is approved for adults with type 2 diabetes. It is taken once a day with food. It is not "
+    "approved for children."
+)
+REPORT = "The district said it would repaint the gym. The mayor said the budget was tight."
+
+
+def test_a_coordinated_predicate_is_read_as_said_of_the_subject_it_shares(claims_check: ClaimsCheck) -> None:
+    """ "is not served hot" after "Gravy is made from the juices and" is said of gravy."""
+    denied = score(claims_check, "Gravy is made from the meat juices and is not served hot.", GRAVY, "")
+    assert kinds(denied) == ["negation"] and "served hot" in contradictions(denied)[0]
+    stated = score(claims_check, "Gravy is made from the meat juices and is served hot.", GRAVY, "")
+    assert count(stated, "contradicted") == 0
+
+
+def test_a_coordinated_predicate_under_a_modal_or_in_a_relative_clause_states_nothing(
+    claims_check: ClaimsCheck,
+) -> None:
+    """A modal governs both predicates ("should shut and lock"), and a relative clause describes its noun
+    ("a door that won't shut or lock" names a fault): neither says the door locks or does not."""
+    context = "The door locks automatically at night."
+    for answer in (
+        "After the repair the door should now shut and not lock at night.",
+        "Residents reported a door that sticks and won't lock at night.",
+    ):
+        assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
+
+
+def test_a_clause_counting_otherwise_is_about_another_amount(claims_check: ClaimsCheck) -> None:
+    """ "not taken twice a day" does not deny "taken once a day", nor "does not have 240 pupils" the
+    context's 420; the same count denied still contradicts."""
+    for answer in (
+        "Zentra is not taken twice a day.",
+        "Zentra is taken daily with food and is not taken twice a day.",
+    ):
+        assert count(score(claims_check, answer, DRUG, ""), "contradicted") == 0, answer
+    assert kinds(score(claims_check, "Zentra is not taken once a day.", DRUG, "")) == ["negation"]
+    school = "Westfield primary school has 420 pupils."
+    assert "negation" not in kinds(score(claims_check, "The school does not have 240 pupils.", school, ""))
+
+
+def test_a_reported_clause_is_what_the_report_is_about(claims_check: ClaimsCheck) -> None:
+    """Not saying one thing does not deny saying another; not saying what was said does."""
+    for answer in (
+        "The district did not say it would do major repairs.",
+        "The mayor called the budget tight and did not say it would grow.",
+    ):
+        assert count(score(claims_check, answer, REPORT, ""), "contradicted") == 0, answer
+    denied = score(claims_check, "The district did not say it would repaint the gym.", REPORT, "")
+    assert kinds(denied) == ["negation"]
+    # the report's values are read with the report: the denial of saying them is still read
+    principal = "The principal said classes would resume on Monday."
+    denied = score(claims_check, "The principal did not say classes would resume on Monday.", principal, "")
+    assert kinds(denied) == ["negation"]
+    lopez = "Lopez said she would cut bus fares and did not mention taxes."
+    assert kinds(score(claims_check, "Lopez did not say she would cut bus fares.", lopez, "")) == ["negation"]
+    # what a report denies saying is not asserted, nor read as a copy of the report with "not" added
+    mayor = "The mayor said the council would repaint the school gym in May."
+    for answer in (
+        "The mayor did not say the council would do major repairs.",
+        "The mayor did not say the council would raise taxes.",
+    ):
+        assert count(score(claims_check, answer, mayor, ""), "contradicted") == 0, answer
+    park = "Chief executive Lena Park said Acme would not cut jobs this year."
+    for answer in (
+        "Lena Park did not say Acme would cut jobs.",
+        "Lena Park did not say that Acme would cut jobs.",
+    ):
+        assert count(score(claims_check, answer, park, ""), "contradicted") == 0, answer
+    assert kinds(
+        score(
+            claims_check, "The mayor did not say the council would repaint the school gym in May.", mayor, ""
+        )
+    ) == ["negation"]
+
+
+def test_a_negation_bounding_when_or_where_denies_nothing_the_context_states(
+    claims_check: ClaimsCheck,
+) -> None:
+    """ "does not open until noon" and "does not open before noon" open at noon; "is not sold outside
+    Europe" is sold in Europe; "until" marking a clause bounds too. Such a denial has no polarity on
+    either side ("not sliced until it is cold" is not read as "sliced"). An adverb "before" bounds
+    nothing."""
+    context = (
+        "The museum opens to visitors at noon on weekdays. The wine is sold only in Europe. The loaf is "
+        "cooled on a rack and is not sliced until it is cold."
+    )
+    for answer in (
+        "On weekdays the museum does not open to visitors until noon.",
+        "On weekdays the museum does not open to visitors before noon.",
+        "The wine is not sold outside Europe.",
+        "The loaf is cooled on a rack and is sliced once it is cold.",
+        "The loaf is not sliced while it is hot.",
+    ):
+        assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
+    for answer in ("The museum does not open to visitors on weekdays.", "The wine is not sold in Europe."):
+        assert kinds(score(claims_check, answer, context, "")) == ["negation"], answer
+    horse = "The horse had collapsed before the race."
+    assert kinds(score(claims_check, "The horse had not collapsed before.", horse, "")) == ["negation"]
