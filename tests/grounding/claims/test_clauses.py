@@ -48,8 +48,6 @@ def test_a_clause_counting_otherwise_is_about_another_amount(claims_check: Claim
     ):
         assert count(score(claims_check, answer, DRUG, ""), "contradicted") == 0, answer
     assert kinds(score(claims_check, "Zentra is not taken once a day.", DRUG, "")) == ["negation"]
-    school = "Westfield primary school has 420 pupils."
-    assert "negation" not in kinds(score(claims_check, "The school does not have 240 pupils.", school, ""))
 
 
 def test_a_reported_clause_is_what_the_report_is_about(claims_check: ClaimsCheck) -> None:
@@ -110,3 +108,25 @@ def test_a_negation_bounding_when_or_where_denies_nothing_the_context_states(
         assert kinds(score(claims_check, answer, context, "")) == ["negation"], answer
     horse = "The horse had collapsed before the race."
     assert kinds(score(claims_check, "The horse had not collapsed before.", horse, "")) == ["negation"]
+
+
+def test_a_denied_value_other_than_the_contexts_is_no_contradiction(claims_check: ClaimsCheck) -> None:
+    """ "is not baked for 40 minutes" where the context bakes it for 25 says what the context says; the
+    value asserted, or the context's value denied, still contradicts."""
+    pie = "The pie is baked for 25 minutes at 200 degrees and is served with peas."
+    for answer, context in (
+        ("The pie is not baked for 40 minutes.", pie),
+        ("The school does not have 240 pupils.", "Westfield primary school has 420 pupils."),
+        ("Turnout was not 70%.", "Turnout was 64% in the 2023 election."),
+        ("The bridge was not completed in 1890.", "The bridge was completed in 1903."),
+    ):
+        assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
+    assert kinds(score(claims_check, "The pie is baked for 40 minutes.", pie, "")) == ["number"]
+    assert kinds(score(claims_check, "The pie is not baked for 25 minutes.", pie, "")) == ["negation"]
+    # where the context denies a value of that kind, a denied value is read against it
+    drug = (
+        "Metoprolol succinate will stay in the bloodstream for 24 complete hours. However, the tartrate "
+        "form does not appear in the blood stream for 24 hours."
+    )
+    answer = "The tartrate form does not stay in the bloodstream for 24 minutes."
+    assert kinds(score(claims_check, answer, drug, "")) == ["number"]

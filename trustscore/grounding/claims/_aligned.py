@@ -163,7 +163,8 @@ def _anchored(
     then the response's) and the response does not say the context's words too ("fold the top left
     corner", then "fold the top right corner"). A negation or an opposite counts only apart from other
     changes (:func:`_alone`): "Children over 12 do not travel free" restates "children under 12 travel
-    free" with two changes that agree."""
+    free" with two changes that agree; and a changed value only where the response adds no negation
+    ("is not baked for 40 minutes" where the context bakes it for 25 agrees)."""
     ops = SequenceMatcher(None, [t.key for t in mine], [t.key for t in theirs], autojunk=False).get_opcodes()
     for k in range(1, len(ops)):
         tag, i1, i2, j1, j2 = ops[k]
@@ -185,8 +186,12 @@ def _anchored(
         ):
             continue  # the context says this too, or the response says both
         verdict = _anchored_change(mine, theirs, (i1, i2, j1, j2), sides, known)
-        if verdict is not None and (verdict.kind not in POLARITY_KINDS or _alone(mine, theirs, ops, k)):
+        if verdict is None:
+            continue
+        if verdict.kind in POLARITY_KINDS and _alone(mine, theirs, ops, k):
             return verdict
+        if verdict.kind not in POLARITY_KINDS and _denials(mine) <= _denials(theirs):
+            return verdict  # a value the response denies ("is not baked for 40 minutes") is no rival
     return None
 
 
@@ -267,6 +272,10 @@ def _anchored_change(
     if sort_of(said) in ("number", "date") and not _one_value(mine, theirs, span):
         return None
     return value_change(said, stated, False, sides, known)
+
+
+def _denials(sentence: list[Token]) -> int:
+    return sum(t.key in _DENIALS for t in words_only(sentence))
 
 
 def _denies_saying(sentence: list[Token]) -> bool:

@@ -186,6 +186,12 @@ def _name_numbers(found: list[Atom], record: Record | None, text: str) -> dict[f
     return out
 
 
+def _denied_there(rival: Atom, context: Facts) -> bool:
+    """The context denies a value like the rival ("should not exceed 2 hours"): a denied value in the
+    response is then read against it, not taken for a denial of another value."""
+    return any(a.negated and a.kind == rival.kind and a.unit == rival.unit for a in context.atoms)
+
+
 def _slotted(atom: Atom, slot: str | None) -> Atom:
     return atom if slot is None else replace(atom, slot=slot)
 
@@ -206,6 +212,9 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
             out.append(_relation_verdict(atom, matched))
             continue
         rival, same_relation = _rival(atom, context, aligned[atom.sentence], response, question)
+        if rival is not None and atom.negated and not _denied_there(rival, context):
+            out.append(_verdict(atom, "supported"))  # "not baked for 40 minutes" where it bakes for 25
+            continue
         bounded = bound_outcome(atom, rival) if same_relation else None  # "over 200" with 212
         if bounded in ("supported", "unsupported"):
             out.append(_verdict(atom, bounded))

@@ -47,6 +47,7 @@ _CLAUSE_POS = frozenset({"VERB", "AUX", "ADJ"})
 _MAIN = frozenset({"ROOT", "ccomp"})
 """The dependencies of a predicate that heads a main clause, or a reported one ("says it was made ...")."""
 _HYPOTHETICAL = frozenset({"should", "would", "could", "might", "may", "must"})
+"""Modals of what may or should be: a predicate coordinated under one states nothing on its own."""
 _MULTIPLES = frozenset({"once", "twice", "thrice"})
 """Words that say how many times, which the parse does not read as numbers ("taken twice a day")."""
 _NOUN_MODIFIERS = frozenset({"amod", "compound", "acl"})
@@ -342,12 +343,12 @@ def _negated_argument(argument: Token) -> bool:
 def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -> list[Clause]:
     """The clauses ``token`` heads, if it asserts something: a predicate other than "be" (its
     complement is the predicate) with a subject of its own or of the predicate it is coordinated with
-    (:func:`_sharing`), not a condition ("if it does not lock"),
-    a question, an instruction ("never rub the hair"), an infinitive ("to access"), a denial bounded
-    in time or place (:func:`ranged`: "does not open until noon" opens at noon) or what a denied report
-    would have said ("did not say the budget was tight"). Coordinated
-    objects make a clause each ("has 420 pupils and a swimming pool": "has 420 pupils", "has a
-    swimming pool"), each with its own "no" or "not" ("has a gym and no pool")."""
+    (:func:`_sharing`); not a condition ("if it does not lock"), a question, an instruction ("never rub
+    the hair"), an infinitive ("to access"), a denial bounded in time or place (:func:`ranged`: "does
+    not open until noon" opens at noon) or what a denied report would have said ("did not say the
+    budget was tight"). Coordinated objects make a clause each ("has 420 pupils and a swimming pool":
+    "has 420 pupils", "has a swimming pool"), each with its own "no" or "not" ("has a gym and no
+    pool")."""
     nominal = token.pos_ == "NOUN" and token.dep_ == "attr" and token.head.lemma_ == "be"
     if (token.pos_ not in _CLAUSE_POS and not nominal) or token.lemma_ == "be" or token.dep_ in _NOT_CLAUSES:
         return []
