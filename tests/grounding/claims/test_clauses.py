@@ -63,6 +63,14 @@ def test_a_reported_clause_is_what_the_report_is_about(claims_check: ClaimsCheck
     principal = "The principal said classes would resume on Monday."
     denied = score(claims_check, "The principal did not say classes would resume on Monday.", principal, "")
     assert kinds(denied) == ["negation"]
+    # nor is a change inside the report it denies read as a copy's change
+    budget = score(
+        claims_check,
+        "The mayor did not say the budget was loose.",
+        "The mayor said the budget was tight.",
+        "",
+    )
+    assert count(budget, "contradicted") == 0
     lopez = "Lopez said she would cut bus fares and did not mention taxes."
     assert kinds(score(claims_check, "Lopez did not say she would cut bus fares.", lopez, "")) == ["negation"]
     # what a report denies saying is not asserted, nor read as a copy of the report with "not" added
@@ -106,6 +114,17 @@ def test_a_negation_bounding_when_or_where_denies_nothing_the_context_states(
         assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
     for answer in ("The museum does not open to visitors on weekdays.", "The wine is not sold in Europe."):
         assert kinds(score(claims_check, answer, context, "")) == ["negation"], answer
+    # in a sentence copied in part too: the negation's "until" says when
+    train = "The train leaves Boston at 8:15 am and arrives in New York at 12:05 pm."
+    late = "The train leaves Boston at 8:15 am and does not arrive in New York until after noon."
+    assert count(score(claims_check, late, train, ""), "contradicted") == 0
+    never = "The train leaves Boston at 8:15 am and does not arrive in New York."
+    assert kinds(score(claims_check, never, train, "")) == ["negation"]
+    # the context's "until" bounds no negation of the answer's
+    frozen = "Lena Park said hiring would be frozen until June."
+    assert kinds(score(claims_check, "Lena Park said hiring would not be frozen.", frozen, "")) == [
+        "negation"
+    ]
     horse = "The horse had collapsed before the race."
     assert kinds(score(claims_check, "The horse had not collapsed before.", horse, "")) == ["negation"]
 

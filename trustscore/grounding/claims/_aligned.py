@@ -67,6 +67,7 @@ _SAYING = frozenset(
 )
 """Verbs of saying as written: "did not say" denies a report, not what it would have said."""
 _DENIALS = frozenset({"not", "n't", "never"})
+_UNTIL = frozenset({"until", "till"})
 _ANCHOR_SPAN = 3
 """Words read on each side of a change for its anchors."""
 _CLOSE_WORDS = 2
@@ -164,7 +165,11 @@ def _anchored(
     corner", then "fold the top right corner"). A negation or an opposite counts only apart from other
     changes (:func:`_alone`): "Children over 12 do not travel free" restates "children under 12 travel
     free" with two changes that agree; and a changed value only where the response adds no negation
-    ("is not baked for 40 minutes" where the context bakes it for 25 agrees)."""
+    ("is not baked for 40 minutes" where the context bakes it for 25 agrees). Nothing is read where
+    either sentence denies a report (:func:`_denies_saying`), nor a negation with "until" after it
+    ("does not arrive until after noon" says when it arrives)."""
+    if _denies_saying(mine) or _denies_saying(theirs):
+        return None  # "did not say Acme would cut jobs" claims nothing of the jobs
     ops = SequenceMatcher(None, [t.key for t in mine], [t.key for t in theirs], autojunk=False).get_opcodes()
     for k in range(1, len(ops)):
         tag, i1, i2, j1, j2 = ops[k]
@@ -251,8 +256,8 @@ def _anchored_change(
     if ranked is not None:
         return ranked
     if negated_word(said, stated) or negated_verb(said, stated, sides) or not said or not stated:
-        if _denies_saying(mine) or _denies_saying(theirs):
-            return None  # "did not say Acme would cut jobs" claims nothing of the jobs
+        if _until(said, mine[i2:]) or _until(stated, theirs[j2:]):
+            return None  # "does not arrive in New York until after noon" says when it arrives
         if not _run_on_alike(mine[i2:], theirs[j2:]):
             return None  # the statements part after it: "open to walkers ... but not to cars"
         return negation_verdict(*around, [] if said and stated else said or stated)
@@ -274,14 +279,21 @@ def _anchored_change(
     return value_change(said, stated, False, sides, known)
 
 
+def _until(changed: list[Token], rest: list[Token]) -> bool:
+    """The negation changed on this side is bounded by "until" after it ("does not arrive ... until
+    after noon"); a context's "frozen until June" bounds no negation."""
+    return any(t.key in _DENIALS for t in changed) and any(t.key in _UNTIL for t in words_only(rest))
+
+
 def _denials(sentence: list[Token]) -> int:
     return sum(t.key in _DENIALS for t in words_only(sentence))
 
 
 def _denies_saying(sentence: list[Token]) -> bool:
     """The sentence denies a report ("did not say", "never said"): what the report would have said is
-    no claim of it, so a negation moved into or out of it changes nothing the sentence asserts (the
-    polarity check reads "did not say" against "said" with the report's words)."""
+    no claim of it, so no change inside it is one, a negation moved into or out of it neither ("did not
+    say the budget was loose" against "said the budget was tight"; the polarity check reads "did not
+    say" against "said" with the report's words)."""
     return any(a.key in _DENIALS and b.key in _SAYING for a, b in pairwise(words_only(sentence)))
 
 
