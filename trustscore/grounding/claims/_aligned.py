@@ -67,6 +67,8 @@ _SAYING = frozenset(
 )
 """Verbs of saying as written: "did not say" denies a report, not what it would have said."""
 _DENIALS = frozenset({"not", "n't", "never"})
+"""Words that deny a verb: the copy check's negations but "no", which denies a noun ("no report of
+injuries" denies no report)."""
 _UNTIL = frozenset({"until", "till"})
 _ANCHOR_SPAN = 3
 """Words read on each side of a change for its anchors."""

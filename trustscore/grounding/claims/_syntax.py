@@ -357,18 +357,19 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
         heads.append(token.head)
     children = [c for h in heads for c in _children(h)]
     holder = token if any(c.dep_ in _SUBJECTS or c.dep_ == "expl" for c in children) else _sharing(token)
+    denied_verb = any(negates(c) for c in children)
+    marked = children if holder is None or holder is token else [*children, *_children(holder)]
     if (
         holder is None
-        or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in children + _children(holder))
+        or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in marked)
         or token.sent.text.rstrip().endswith("?")
         or any(hedges(c) for c in children)
-        or (any(negates(c) for c in children) and any(ranged(h) for h in heads))
+        or (denied_verb and any(ranged(h) for h in heads))
         or any(h.dep_ == "ccomp" and any(negates(c) for c in _children(h.head)) for h in heads)
     ):
         return []
     said = [c for c in children if (c.dep_ in _ARGUMENT_DEPS or (nominal and c.dep_ in _NOUN_MODIFIERS))]
     said = [c for c in said if c.i != token.i and not _framing(c)]
-    denied_verb = any(negates(c) for c in children)
     groups = [sorted([c, *c.conjuncts], key=lambda t: t.i) for c in said if c.dep_ in ("dobj", "attr")]
     span = [t for h in heads for t in h.subtree if t.dep_ != "punct"] or [token]
     # a report's values are its own clause's, whose relation reads them: not where this clause is found
