@@ -149,3 +149,35 @@ def test_a_denied_value_other_than_the_contexts_is_no_contradiction(claims_check
     )
     answer = "The tartrate form does not stay in the bloodstream for 24 minutes."
     assert kinds(score(claims_check, answer, drug, "")) == ["number"]
+
+
+def test_a_subject_with_no_denies_its_clause(claims_check: ClaimsCheck) -> None:
+    """ "No trains run on Christmas Day" says trains do not run then, on either side."""
+    for context, answer in (
+        ("Trains do not run on Christmas Day.", "No trains run on Christmas Day."),
+        ("No trains run on Christmas Day.", "Trains do not run on Christmas Day."),
+        ("No dogs are allowed in the park after dark.", "Dogs are not allowed in the park after dark."),
+        ("No elections were held in 2020.", "Elections were not held in 2020."),  # the year's relation
+    ):
+        assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
+    for context, answer in (
+        ("No trains run on Christmas Day.", "Trains run on Christmas Day."),
+        ("Trains run on Christmas Day.", "No trains run on Christmas Day."),
+        ("No dogs are allowed in the park after dark.", "Dogs are allowed in the park after dark."),
+        ("No elections were held in 2020.", "Elections were held in 2020."),
+    ):
+        assert count(score(claims_check, answer, context, ""), "contradicted") == 1, answer
+
+
+def test_what_is_asked_for_is_not_asserted(claims_check: ClaimsCheck) -> None:
+    """ "requests that the court allow Loeb to implant the embryos" says nothing the court allows."""
+    context = "No court in California will allow the destruction of the embryos."
+    for answer in (
+        "The lawsuit requests that the court allow Loeb to implant the embryos.",
+        "Loeb asked the court to allow the destruction of the embryos.",
+    ):
+        assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
+    stated = score(
+        claims_check, "A court in California will allow the destruction of the embryos.", context, ""
+    )
+    assert count(stated, "contradicted") == 1

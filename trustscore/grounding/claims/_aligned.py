@@ -91,7 +91,8 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
     """The contradicted stretch of each response sentence that copies its aligned context sentence
     with one month, weekday, number, unit, name, antonym or negation changed, or two stretches
     exchanged. A changed capitalised stretch is a name only where the recogniser found one on either
-    side or the context names it elsewhere ("The" for "This" is not)."""
+    side or the context names it elsewhere ("The" for "This" is not). A negation that moved into or out
+    of a sentence's opening "No" is no change (:func:`_moved_to_subject`)."""
     out: list[Change] = []
     whole = key_text(tokenize(context.text, 0, len(context.text)))
     texts = whole, key_text(tokenize(response.text, 0, len(response.text)))
@@ -106,6 +107,8 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
         for i in _candidates(mine, sentences, target):
             whole_copy = changed(mine, sentences[i], sides, (known, proper))
             verdict = whole_copy or _anchored(mine, sentences[i], sides, (known, proper), texts)
+            if verdict is not None and verdict.of_polarity and _moved_to_subject(mine, sentences[i]):
+                verdict = None  # "Trains do not run" against "No trains run"
             if verdict is not None and (i == target or not _stated(mine, verdict, whole)):
                 out.append(Change(verdict, n, partial=whole_copy is None))
                 break
@@ -289,6 +292,18 @@ def _until(changed: list[Token], rest: list[Token]) -> bool:
 
 def _denials(sentence: list[Token]) -> int:
     return sum(t.key in _DENIALS for t in words_only(sentence))
+
+
+def _moved_to_subject(mine: list[Token], theirs: list[Token]) -> bool:
+    """One sentence opens with a "no" that denies its subject ("No trains run on Christmas Day"), and
+    with it both deny as often: "Trains do not run on Christmas Day" moved the denial, it added none."""
+    opens = [_opens_with_no(mine), _opens_with_no(theirs)]
+    return opens[0] != opens[1] and (_denials(mine) + opens[0]) % 2 == (_denials(theirs) + opens[1]) % 2
+
+
+def _opens_with_no(sentence: list[Token]) -> bool:
+    """ "No" opens the sentence before a word ("No trains"), not an answer's "No," or "No."."""
+    return len(sentence) > 1 and sentence[0].key == "no" and sentence[1].key[:1].isalnum()
 
 
 def _denies_saying(sentence: list[Token]) -> bool:

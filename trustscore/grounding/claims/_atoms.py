@@ -12,14 +12,12 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
+from trustscore.grounding.claims._negation import denied_subject, denying_determiner, negates, ranged
 from trustscore.grounding.claims._syntax import (
     bound_words,
-    denying_determiner,
     excluded,
-    negates,
     noun_lemma,
     predicate_lemma,
-    ranged,
     role,
     sentence_subjects,
     subject_of,
@@ -454,7 +452,7 @@ def _relation(token: Token, sentence_subject: frozenset[str]) -> _Relation:
         ((c.dep_ == "neg" or c.lower_ == "never") and negates(c)) or denying_determiner(c)
         for g in clause
         for c in g.children
-    )
+    ) != any(denied_subject(g) for g in clause)  # "No trains run on Christmas Day"
     if negated and any(ranged(g) for g in clause):
         # "On Saturdays it does not open until 10:00" opens on Saturdays: no polarity to compare
         return {**where, "subject": frozenset() if is_subject else sentence_subject}

@@ -33,7 +33,10 @@ percent") is contradicted in its direction (:mod:`._direction`). A person's age 
 the context gives that person (:mod:`._ages`). A count, amount or share written as a bound or an
 estimate ("over 200", "about 200") is supported where the context's number in its slot meets it
 (:mod:`._bounds`). A temperature is read across scales: the same number on another scale contradicts,
-the same heat converted supports (:func:`._numeric.in_scale`).
+the same heat converted supports (:func:`._numeric.in_scale`). A value worked out from the context's ("$200
+more than the base model", "2,150 in total") is unsupported, never contradicted by one of them
+(:mod:`._derived`); a duration is the context's in any unit, and a rate is no rival of another rate's value
+(:mod:`._rates`: "$9,884 per month", "$57 per hour").
 
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
@@ -53,7 +56,9 @@ from trustscore.grounding.claims._aligned import copy_changes, with_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
 from trustscore.grounding.claims._bounds import bound_outcome, changed_values, with_bound
 from trustscore.grounding.claims._copies import Side
+from trustscore.grounding.claims._derived import derived_verdicts
 from trustscore.grounding.claims._direction import direction_verdicts
+from trustscore.grounding.claims._durations import same_time
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
 from trustscore.grounding.claims._frames import framed_rival
 from trustscore.grounding.claims._hours import read_as_hours
@@ -68,6 +73,7 @@ from trustscore.grounding.claims._numeric import (
     within,
 )
 from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
+from trustscore.grounding.claims._rates import other_rates
 from trustscore.grounding.claims._records import Record, read_record
 from trustscore.grounding.claims._slots import comparable, spelling
 from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
@@ -238,6 +244,9 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
     out = age_verdicts(
         out, (response.text, response.bounds, response.ages), (context.text, context.bounds, context.ages)
     )
+    out = derived_verdicts(
+        out, (response.text, response.bounds, response.atoms), (context.text, context.bounds, context.atoms)
+    )
     out.sort(key=lambda v: v.start)
     return out
 
@@ -342,6 +351,7 @@ def _rival(
         and comparable(atom, a)
         and compatible(atom.subject, a.subject)
         and not (a.kind == "name" and any(spelling(a, n) for n in names))
+        and not other_rates(atom, response.text, a, context.text)  # "$9,884 per month", "$57 per hour"
     ]
     related = [
         a
@@ -477,4 +487,4 @@ def _same_value(a: Atom, b: Atom) -> bool:
         return a.date is not None and b.date is not None and a.date.states(b.date)
     if a.number is None or b.number is None:
         return a.kind == b.kind == "date" and bool(a.words) and a.words == b.words
-    return same(a.number, b.number) and units_agree(a, b)
+    return (same(a.number, b.number) and units_agree(a, b)) or same_time(a, b)

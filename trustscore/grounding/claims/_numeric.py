@@ -16,6 +16,7 @@ __all__ = [
     "in_dates",
     "in_scale",
     "in_units",
+    "is_range",
     "of_days",
     "same",
     "same_amount",
@@ -71,6 +72,11 @@ def in_dates(stated: Atom, atom: Atom) -> bool:
         return False
     days = [int(n) for n in DIGITS.findall(stated.text)]
     return when.day in days or (_SPAN.search(stated.text) is not None and within(stated, atom))
+
+
+def is_range(atom: Atom) -> bool:
+    """The atom writes two numbers as the ends of a span ("6 to 9 minutes", "70-80 percent")."""
+    return len(DIGITS.findall(atom.text)) > 1 and _SPAN.search(atom.text) is not None
 
 
 def within(stated: Atom, atom: Atom) -> bool:

@@ -9,6 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from trustscore.grounding.claims._negation import (
+    NEGATORS,
+    SUBJECTS,
+    denied_subject,
+    denying_determiner,
+    hedges,
+    negates,
+    ranged,
+)
+
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
@@ -17,18 +27,14 @@ __all__ = [
     "bound_words",
     "clauses",
     "compatible",
-    "denying_determiner",
-    "negates",
     "noun_lemma",
     "predicate_lemma",
-    "ranged",
     "role",
     "sentence_subjects",
     "shared_role",
     "subject_of",
 ]
 
-_SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _BOUND_DEPS = frozenset({"quantmod", "advmod", "amod", "neg"})
 """How the parse hangs a bound's or an estimate's words on a number ("over" and "than" as quantmod,
 "more" as amod, "about" as advmod); a preposition's "over 3 days" is none of them."""
@@ -53,20 +59,11 @@ _MULTIPLES = frozenset({"once", "twice", "thrice"})
 _NOUN_MODIFIERS = frozenset({"amod", "compound", "acl"})
 """What a predicate noun after "be" says of its subject besides the noun ("is a local business located
 on State Street"): its arguments, with its prepositional phrases."""
-_NEGATORS = frozenset({"never", "none", "nothing", "nobody", "neither", "nor"})
-_NOT_NEGATING = frozenset({"only", "just", "merely", "simply"})
-"""Words after "not" that make it a "not only ... but also": both halves asserted."""
-_HEDGES = frozenset({"immediately", "always", "necessarily", "entirely", "fully", "exactly"})
-"""Words after "not" that hedge the predicate rather than deny it: "did not immediately turn to it"
-says it happened later, "does not necessarily save money" neither says it does nor that it does not.
-Such a clause has no polarity to compare."""
 _EXCEPT = frozenset({"except", "excluding", "without", "besides"})
-_RANGE = frozenset({"until", "till", "before", "after", "outside", "beyond"})
-"""Words that bound where or when a denied predicate holds: "does not open until 10:00" and "does not
-open before 10:00" open at 10:00, "is not sold outside Europe" is sold in Europe. Such a denial has
-no polarity to compare."""
 _ARGUMENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 _NOT_CLAUSES = frozenset({"aux", "auxpass", "amod", "compound"})
+_WISHES = frozenset({"ask", "request", "demand", "urge", "want", "wish", "propose", "petition", "beg"})
+"""Verbs whose clause is asked for, not asserted ("requests that the court allow the transfer")."""
 _CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "while", "until"})
 """Marks of a clause that is not read on its own: a condition, a time, or a contrast ("while"), which
 sets two like things side by side ("mule deer have a black tip, while white-tailed deer do not"): the
@@ -229,7 +226,7 @@ def _subject_words(predicate: Token) -> frozenset[str]:
     if predicate.dep_ == "relcl":  # "acids that cannot be made": the noun the clause describes
         return _words([t for t in predicate.head.subtree if t.i <= predicate.head.i])
     for child in _children(predicate):
-        if child.dep_ in _SUBJECTS:
+        if child.dep_ in SUBJECTS:
             if child.lower_ in _PERSONS:
                 return frozenset({child.lower_})
             return _words(list(child.subtree))
@@ -294,43 +291,6 @@ def clauses(doc: Doc, subjects: list[frozenset[str]], keep: list[bool]) -> list[
     return out
 
 
-def negates(token: Token) -> bool:
-    """Whether ``token`` is a negation ("not", "never", "nothing"): not "not only X but also Y", which
-    asserts both, nor a hedge ("not necessarily", :func:`hedges`)."""
-    if not (token.dep_ == "neg" or token.lower_ in _NEGATORS):
-        return False
-    following = _next_word(token)
-    return following not in _NOT_NEGATING and following not in _HEDGES
-
-
-def hedges(token: Token) -> bool:
-    """Whether ``token`` is a "not" that hedges its predicate ("not necessarily", "not always")."""
-    return (token.dep_ == "neg" or token.lower_ in _NEGATORS) and _next_word(token) in _HEDGES
-
-
-def ranged(predicate: Token) -> bool:
-    """Whether a range word bounds ``predicate``: as a preposition ("until noon") or marking a clause
-    ("until it is cold"); not as an adverb ("had never collapsed before")."""
-    return any(
-        (c.dep_ == "prep" and c.lower_ in _RANGE)
-        or (c.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ in _RANGE for m in c.children))
-        for c in predicate.children
-    )
-
-
-def _next_word(token: Token) -> str:
-    return token.nbor(1).lower_ if token.i + 1 < len(token.doc) else ""
-
-
-def denying_determiner(token: Token) -> bool:
-    """Whether ``token`` is a "no" that denies its noun ("has no swimming pool"), not the abbreviation
-    of "number" ("the No. 1 cause")."""
-    if token.lower_ != "no" or token.dep_ not in ("det", "neg"):
-        return False
-    following = token.nbor(1) if token.i + 1 < len(token.doc) else None
-    return following is None or not (following.text == "." or following.like_num)
-
-
 def _negated_argument(argument: Token) -> bool:
     """Whether an object, complement or prepositional phrase carries its own negation ("but not
     limescale damage", "not on Sunday", "buses, not trams"); a report, where its own predicate is
@@ -343,7 +303,8 @@ def _negated_argument(argument: Token) -> bool:
 def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -> list[Clause]:
     """The clauses ``token`` heads, if it asserts something: a predicate other than "be" (its
     complement is the predicate) with a subject of its own or of the predicate it is coordinated with
-    (:func:`_sharing`); not a condition ("if it does not lock"), a question, an instruction ("never rub
+    (:func:`_sharing`); not a condition ("if it does not lock"), a question, a request ("asks that the
+    court allow"), an instruction ("never rub
     the hair"), an infinitive ("to access"), a denial bounded in time or place (:func:`ranged`: "does
     not open until noon" opens at noon) or what a denied report would have said ("did not say the
     budget was tight"). Coordinated objects make a clause each ("has 420 pupils and a swimming pool":
@@ -356,13 +317,14 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     if token.dep_ in ("acomp", "attr") and token.head.lemma_ == "be":
         heads.append(token.head)
     children = [c for h in heads for c in _children(h)]
-    holder = token if any(c.dep_ in _SUBJECTS or c.dep_ == "expl" for c in children) else _sharing(token)
+    holder = token if any(c.dep_ in SUBJECTS or c.dep_ == "expl" for c in children) else _sharing(token)
     denied_verb = any(negates(c) for c in children)
     marked = children if holder is None or holder is token else [*children, *_children(holder)]
     if (
         holder is None
         or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in marked)
         or token.sent.text.rstrip().endswith("?")
+        or (token.dep_ in ("ccomp", "xcomp") and token.head.lemma_ in _WISHES)
         or any(hedges(c) for c in children)
         or (denied_verb and any(ranged(h) for h in heads))
         or any(h.dep_ == "ccomp" and any(negates(c) for c in _children(h.head)) for h in heads)
@@ -393,6 +355,7 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
         negated = denied_verb or any(
             c.dep_ in ("dobj", "attr") and any(denying_determiner(d) for d in c.children) for c in children
         )
+        negated ^= any(denied_subject(h) for h in heads)  # "No trains run"; "no one did not vote": voted
         # An argument with a negation of its own ("covers defects, but not limescale damage") is what
         # the clause denies, not what it asserts: left out, so the clause is compared on what it asserts.
         return [clause(negated, [t for c in said if not _negated_argument(c) for t in _argument_words(c)])]
@@ -418,7 +381,7 @@ def _sharing(token: Token) -> Token | None:
     children = _children(head)
     if any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL for c in children):
         return None
-    return head if any(c.dep_ in _SUBJECTS for c in children) else None
+    return head if any(c.dep_ in SUBJECTS for c in children) else None
 
 
 def _framing(argument: Token) -> bool:
@@ -476,7 +439,7 @@ def _argument_words(argument: Token) -> list[Token]:
     what it says ("the council would do repairs" and "the council would repaint the gym")."""
     if argument.dep_ != "ccomp":
         return list(argument.subtree)
-    subject = {t.i for c in argument.children if c.dep_ in _SUBJECTS for t in c.subtree}
+    subject = {t.i for c in argument.children if c.dep_ in SUBJECTS for t in c.subtree}
     return [t for t in argument.subtree if t.i not in subject]
 
 
@@ -489,5 +452,5 @@ def _content(tokens: list[Token]) -> frozenset[str]:
     return frozenset(
         t.lemma_.casefold() if t.is_alpha else t.text
         for t in tokens
-        if t.pos_ in _ARGUMENT_POS and not t.is_stop and t.lower_ not in _NEGATORS
+        if t.pos_ in _ARGUMENT_POS and not t.is_stop and t.lower_ not in NEGATORS
     )

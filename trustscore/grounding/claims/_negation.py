@@ -1,0 +1,72 @@
+"""Which words deny a predicate and which only seem to: "not", "never", "nothing" and a "no" before a
+noun deny ("has no pool", "No trains run"); "not only ... but also" asserts both halves, "not
+necessarily" hedges, and a denial bounded in time or place ("does not open until 10:00") says when or
+where it holds."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from spacy.tokens import Token
+
+__all__ = ["NEGATORS", "SUBJECTS", "denied_subject", "denying_determiner", "hedges", "negates", "ranged"]
+
+SUBJECTS = frozenset({"nsubj", "nsubjpass"})
+"""The dependencies of a clause's subject."""
+NEGATORS = frozenset({"never", "none", "nothing", "nobody", "neither", "nor"})
+"""Words that deny on their own, beside the parse's "neg" ("not", "n't")."""
+_NOT_NEGATING = frozenset({"only", "just", "merely", "simply"})
+"""Words after "not" that make it a "not only ... but also": both halves asserted."""
+_HEDGES = frozenset({"immediately", "always", "necessarily", "entirely", "fully", "exactly"})
+"""Words after "not" that hedge the predicate rather than deny it: "did not immediately turn to it"
+says it happened later, "does not necessarily save money" neither says it does nor that it does not.
+Such a clause has no polarity to compare."""
+_RANGE = frozenset({"until", "till", "before", "after", "outside", "beyond"})
+"""Words that bound where or when a denied predicate holds: "does not open until 10:00" and "does not
+open before 10:00" open at 10:00, "is not sold outside Europe" is sold in Europe. Such a denial has
+no polarity to compare."""
+
+
+def negates(token: Token) -> bool:
+    """Whether ``token`` is a negation ("not", "never", "nothing"): not "not only X but also Y", which
+    asserts both, nor a hedge ("not necessarily", :func:`hedges`)."""
+    if not (token.dep_ == "neg" or token.lower_ in NEGATORS):
+        return False
+    following = _next_word(token)
+    return following not in _NOT_NEGATING and following not in _HEDGES
+
+
+def hedges(token: Token) -> bool:
+    """Whether ``token`` is a "not" that hedges its predicate ("not necessarily", "not always")."""
+    return (token.dep_ == "neg" or token.lower_ in NEGATORS) and _next_word(token) in _HEDGES
+
+
+def ranged(predicate: Token) -> bool:
+    """Whether a range word bounds ``predicate``: as a preposition ("until noon") or marking a clause
+    ("until it is cold"); not as an adverb ("had never collapsed before")."""
+    return any(
+        (c.dep_ == "prep" and c.lower_ in _RANGE)
+        or (c.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ in _RANGE for m in c.children))
+        for c in predicate.children
+    )
+
+
+def _next_word(token: Token) -> str:
+    return token.nbor(1).lower_ if token.i + 1 < len(token.doc) else ""
+
+
+def denying_determiner(token: Token) -> bool:
+    """Whether ``token`` is a "no" that denies its noun ("has no swimming pool"), not the abbreviation
+    of "number" ("the No. 1 cause")."""
+    if token.lower_ != "no" or token.dep_ not in ("det", "neg"):
+        return False
+    following = token.nbor(1) if token.i + 1 < len(token.doc) else None
+    return following is None or not (following.text == "." or following.like_num)
+
+
+def denied_subject(predicate: Token) -> bool:
+    """Whether a "no" denies the predicate's subject ("No trains run on Christmas Day")."""
+    return any(
+        c.dep_ in SUBJECTS and any(denying_determiner(d) for d in c.children) for c in predicate.children
+    )
