@@ -8,6 +8,7 @@ import re
 from itertools import pairwise
 
 from trustscore.grounding.claims._atoms import Atom
+from trustscore.grounding.claims._lexicon import unit
 
 __all__ = ["same_time", "seconds"]
 
@@ -16,7 +17,6 @@ _SECONDS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0, "week
 _PART = re.compile(
     r"(\d+(?:\.\d+)?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b", re.IGNORECASE
 )
-_SHORT = {"sec": "second", "min": "minute", "hr": "hour"}
 
 
 def seconds(atom: Atom) -> float | None:
@@ -26,7 +26,7 @@ def seconds(atom: Atom) -> float | None:
     parts = _compound(atom)
     if not parts:
         return atom.number * _SECONDS[atom.unit]
-    total = sum(float(n) * _SECONDS[_unit(u)] for n, u in parts)
+    total = sum(float(n) * _size(u) for n, u in parts)
     return total if math.isfinite(total) else None
 
 
@@ -41,11 +41,11 @@ def _compound(atom: Atom) -> list[tuple[str, str]]:
     minutes", "3 hours 25 minutes"); none for one number ("90 minutes") or a range ("6 to 9 minutes",
     "2 hours to 3 hours")."""
     parts: list[tuple[str, str]] = _PART.findall(atom.text)
-    sizes = [_SECONDS[_unit(u)] for _, u in parts]
+    sizes = [_size(u) for _, u in parts]
     descending = all(a > b for a, b in pairwise(sizes))
     return parts if len(parts) > 1 and descending else []
 
 
-def _unit(written: str) -> str:
-    name = written.casefold().rstrip("s")
-    return _SHORT.get(name, name)
+def _size(written: str) -> float:
+    """Seconds in the unit of time a word names, as pint names it ("mins", "hrs": :func:`._lexicon.unit`)."""
+    return _SECONDS[unit(written) or written]
