@@ -29,6 +29,9 @@ _SOURCE = (
     r"|sources?|articles?|information(?:\s+(?:provided|given|above|available|here))?|excerpts?|reference)\b"
 )
 _NOT = r"(?:does\s+not|doesn['’]t|do\s+not|don['’]t|did\s+not|didn['’]t)"
+_WRITING = r"(?:the\s+)?(?:provided\s+|given\s+|above\s+)?(?:context|passages?|text|excerpts?|extract|faq)\b"
+"""What can only be the text the answer was to come from: "the text does not give the price" declines,
+where "the source does not provide funding" states a fact."""
 _IS_NOT = r"(?:(?:is|are|was|were)\s+not|isn['’]t|aren['’]t|wasn['’]t|weren['’]t)"
 _ADVERB = r"(?:specifically|explicitly|directly|clearly|actually)"
 _CANNOT = r"(?:cannot|can['’]t|can\s+not)"
@@ -62,6 +65,7 @@ _PATTERNS = (
     rf"\b{_SOURCE}\s+(?:provided\s+|given\s+)?{_NOT}\s+(?:{_ADVERB}\s+)?(?:provide|include|contain|give|cover"
     rf"|offer|have)(?:\s+[\w'’-]+){{0,3}}?\s+(?:{_INFORMATION}|mention|specifics|explanation|instructions?"
     r"|guidance)\b",
+    rf"\b{_WRITING}\s+{_NOT}\s+(?:{_ADVERB}\s+)?(?:say|state|mention|specify|give|list|reveal|quote|report)\b",
     rf"\b(?:none\s+of|neither\s+of|neither|nothing\s+in)\s+{_SOURCE}\s+(?:mentions?|says?|states?|specif(?:y|ies)"
     r"|provides?|includes?|contains?|gives?|indicates?|answers?)\b",
     rf"\b{_SOURCE}\s+(?:provided\s+|given\s+)?(?:makes?\s+no\s+mention|says?\s+nothing|mentions?\s+nothing)\b",
@@ -83,6 +87,7 @@ _PATTERNS = (
     r"^\s*no\s+(?:relevant\s+)?(?:information|mention|answers?|details?)"
     rf"(?={_END}|\s+(?:about|on|regarding|concerning|in)\b|\s+(?:is|was|were|can\s+be)\s+(?:found|given"
     r"|provided|available|mentioned)\b(?!\s+by\b))",
+    rf"^\s*no\s+(?:[\w'’-]+\s+){{1,3}}?(?:is|are|was|were)\s+(?:mentioned|stated|specified|given|listed){_ENDS}",
     r"^\s*(?:not\s+(?:mentioned|specified|stated|given|provided|available|known)|unknown|n/?a|no\s+answer)"
     r"\s*[.!]?\s*$",
     # "there isn't enough information to answer", "not enough information." (but "not enough
@@ -167,6 +172,17 @@ _COURTESY = re.compile(
 source.", "Is there anything else I can help with?"), unless it holds a number or a clause of its own
 ("Please check the website, it says the museum opened in 1998")."""
 _DIGIT = re.compile(r"\d")
+_ASKED = re.compile(
+    r"\s+(?:what|who|whom|whose|when|where|why|how|whether|if|which)\b[^,;:\"“”]*", re.IGNORECASE
+)
+"""The question a declining phrase names ("does not say how many books she wrote"), up to a comma."""
+
+
+def _unasked(text: str, end: int) -> str:
+    """``text`` without the question named right after its declining words (``end``): a report's word
+    there ("wrote", "said") is the question's, not a report of what someone said."""
+    asked = _ASKED.match(text, end)
+    return text if asked is None else text[: asked.start()] + text[asked.end() :]
 
 
 def abstention(response: str) -> str | None:
@@ -181,7 +197,11 @@ def abstention(response: str) -> str | None:
         if _COURTESY.match(text) and not _DIGIT.search(text) and not _GOES_ON.search(text):
             continue
         found = list(_DECLINES.finditer(text))
-        if not found or _CONTRAST.search(_LEAD.sub("", text)) or _REPORTED.search(text):
+        if (
+            not found
+            or _CONTRAST.search(_LEAD.sub("", text))
+            or _REPORTED.search(_unasked(text, found[-1].end()))
+        ):
             return None
         end = found[-1].end()
         if _GOES_ON.search(text, end) or _GUESS_AFTER.search(text, end):

@@ -19,7 +19,7 @@ from trustscore.grounding._text import has_negation, words
 
 __all__ = ["SCREEN", "screened_out", "unchecked"]
 
-SCREEN = "screen/5"
+SCREEN = "screen/6"
 """Part of the cache identity of every signal that screens its samples here: a cached result from
 before a sample was screened (or screened differently) is not replayed."""
 

@@ -65,6 +65,15 @@ from .library import CONTEXT, GERMAN, QUESTION, VERBATIM
         "I don't know which states allow it.",
         "I'm not sure which claims are true.",
         "I don't know whether the article states it.",
+        # a report's word inside the declined question ("wrote", "said")
+        "The passage does not say how many books she wrote.",
+        "The text does not say what he told the court.",
+        # the text itself names what it lacks, whatever that is
+        "The passage does not give the reservoir's maximum depth.",
+        "The FAQ does not state the price of the Pulse 3.",
+        "The provided text does not list the ingredients.",
+        "No price is mentioned.",
+        "No date was given in the text.",
     ],
 )
 def test_declining_answers_are_abstentions(response: str) -> None:
@@ -153,6 +162,12 @@ def test_every_refusal_of_the_contrast_set_is_an_abstention() -> None:
         "The source does not provide funding for the project.",
         "Unable to determine the cause, doctors operated.",
         "No answer was given by the minister.",
+        "No injuries were reported.",
+        "The source does not give funding.",
+        "The documents do not list any assets.",
+        "The context does not say who wrote it, police said.",
+        "There is no information about the victims, police said.",
+        "The text does not give a price, but it costs $4.",
         # courtesy that carries a claim
         "I don't know. You can check the museum, which opened in 1998.",
         "I don't know. Please check the website, it says the museum opened in 1998.",
