@@ -55,7 +55,14 @@ from benchmarks.quality.multidomain import DEFAULT_SCORED, _auroc, _training, do
 from calibration.build_corpus import SHIPPABLE
 from trustscore._types import Signal
 from trustscore.fitting._calibrator import FitOptions, fit_calibrator
-from trustscore.fitting._shipped import FEATURES_CLAIMS, GROUP, INTERCEPT_BY, LABEL, NAMES_UNSTATED
+from trustscore.fitting._shipped import (
+    DATES_UNSTATED,
+    FEATURES_CLAIMS,
+    GROUP,
+    INTERCEPT_BY,
+    LABEL,
+    NAMES_UNSTATED,
+)
 from trustscore.rows._scored import ScoredRow, label_column, read_scored
 from trustscore.stats._cv import grouped_kfold
 
@@ -157,31 +164,37 @@ FORMS: dict[str, Callable[[Sequence[ScoredRow]], Predict]] = {
     "evidence + names + length x values": _linear([*EVIDENCE, *NAMES_UNSTATED, *SHAPE], (FACTS, POLARITY)),
 }
 """The forms fitted on the corpus rows, each also with the corruption fit set (``forms``)."""
+SHIPPED = [*EVIDENCE, *NAMES_UNSTATED, *DATES_UNSTATED]
+SHIPPED_EVIDENCE = (FACTS, POLARITY, *DATES_UNSTATED)
 WITH_CORRUPTIONS_ONLY: dict[str, Callable[[Sequence[ScoredRow]], Predict]] = {
-    f"evidence + names, values apart{tag}": _linear(
-        [*EVIDENCE, *NAMES_UNSTATED], (FACTS, POLARITY), l2=l2, values_apart=True
+    f"evidence + names + dates, values apart{tag}": _linear(
+        SHIPPED, SHIPPED_EVIDENCE, l2=l2, values_apart=True
     )
     for tag, l2 in (("", 1.0), (", l2 0.3", 0.3), (", l2 3", 3.0))
 } | {
+    "evidence + names, values apart": _linear(
+        [*EVIDENCE, *NAMES_UNSTATED], (FACTS, POLARITY), values_apart=True
+    ),
     "evidence + names, values apart, l2 0.3, lower quartile": _linear(
         [LOWER_QUARTILE if f == WORST_SENTENCE else f for f in [*EVIDENCE, *NAMES_UNSTATED]],
         (FACTS, POLARITY),
         l2=0.3,
         values_apart=True,
-    )
+    ),
 }
 """Forms that only differ from the others with the corruption fit set: its rows do not fit the weights of
-the signals' values (``FitOptions.values_without``), at the shipped ridge strength and a weaker and a
-stronger one; and the form shipped before, which read the embedding signal's value (the lower quartile of
-the response's sentences) where the others read its least supported sentence."""
+the signals' values (``FitOptions.values_without``), the shipped one (the count of unstated dates a
+feature and an evidence term too) at the shipped ridge strength and a weaker and a stronger one; the same
+without the dates, shipped before; and an older form, which read the embedding signal's value (the lower
+quartile of the response's sentences) where the others read its least supported sentence."""
 
 SIGNALS = ("lexical", "embedding", "claims")
 
 
 WITH_EXTRA = [
-    "evidence + names, values apart",
-    "evidence + names, values apart, l2 0.3",
-    "evidence + names, values apart, l2 3",
+    "evidence + names + dates, values apart",
+    "evidence + names + dates, values apart, l2 0.3",
+    "evidence + names + dates, values apart, l2 3",
     "evidence + names + length x values",
 ]
 """The forms also fitted with the extra fit set (and the corruption fit set): the shipped one first."""

@@ -22,16 +22,20 @@ PACKAGED_CLAIMS = REPO / "trustscore" / "calibrators" / "local_multidomain_claim
 
 
 class ClaimsReplay:
-    """A claims signal replaying fixed counts of contradicted facts and polarity and an unsupported share
-    (facts None: missing, nothing to check), with the value the signal gives such atoms."""
+    """A claims signal replaying fixed counts of contradicted facts and polarity, an unsupported share and
+    a count of unstated dates (facts None: missing, nothing to check), with the value the signal gives
+    such atoms."""
 
     name = "claims"
 
-    def __init__(self, facts: int | None, polarity: int = 0, unsupported: float = 0.0) -> None:
+    def __init__(
+        self, facts: int | None, polarity: int = 0, unsupported: float = 0.0, dates: int = 0
+    ) -> None:
         self.version = claims_version(ClaimsConfig())
         self.facts = facts
         self.polarity = polarity
         self.unsupported = unsupported
+        self.dates = dates
 
     async def run(self, sample: Sample) -> Signal:
         if self.facts is None:
@@ -43,6 +47,7 @@ class ClaimsReplay:
             "contradicted_facts": self.facts,
             "contradicted_polarity": self.polarity,
             "unsupported_share": self.unsupported,
+            "unsupported_dates": self.dates,
         }
         value = (1 - self.unsupported) * 0.15**contradicted
         return Signal(name="claims", value=value, raw=raw, version=self.version)
@@ -61,8 +66,13 @@ def test_the_claims_model_is_fitted_on_the_three_signals_at_the_code_versions() 
     assert shipped_calibrator(claims_versions()) == model
 
 
-async def score(facts: int | None, polarity: int = 0, unsupported: float = 0.0) -> float | None:
-    signals = [*local_pair(default_versions(), grounded=True), ClaimsReplay(facts, polarity, unsupported)]
+async def score(
+    facts: int | None, polarity: int = 0, unsupported: float = 0.0, dates: int = 0
+) -> float | None:
+    signals = [
+        *local_pair(default_versions(), grounded=True),
+        ClaimsReplay(facts, polarity, unsupported, dates),
+    ]
     result = await Scorer(Config(), local_signals=signals).score(
         question="q", context=CONTEXT, response=RESPONSE
     )
@@ -77,8 +87,9 @@ def test_the_claims_model_reads_the_counts_by_kind_not_the_mixed_value_and_lets_
         "claims:raw.contradicted_facts|identity",
         "claims:raw.unsupported_share|identity",
         "claims:raw.contradicted_polarity|identity",
+        "claims:raw.unsupported_dates|identity",
     ]
-    assert [t.feature for t in model.evidence] == [claims[0], claims[2]]
+    assert [t.feature for t in model.evidence] == [claims[0], claims[2], claims[3]]
     assert all(0.0 < t.precision < 1.0 for t in model.evidence)
 
 
@@ -93,6 +104,9 @@ async def test_contradicted_facts_and_unsupported_atoms_lower_it_and_a_missing_s
     # A contradicted negation or antonym is evidence too (an evidence term, docs/calibration.md).
     polarity = await score(0, polarity=1)
     assert polarity is not None and polarity < supported
+    # So is a calendar date the context never states (a summary that moves an event to another day).
+    dated = await score(0, dates=1)
+    assert dated is not None and dated < supported
     # Missing (nothing to check) is imputed with the indicator the fit learned; it still scores.
     assert 0.0 < missing < 1.0
 

@@ -6,6 +6,7 @@ how they were chosen (the rule and its nested figures are in docs/calibration.md
 from __future__ import annotations
 
 __all__ = [
+    "DATES_UNSTATED",
     "EVIDENCE_CLAIMS",
     "FEATURES",
     "FEATURES_CLAIMS",
@@ -48,22 +49,30 @@ NAMES_UNSTATED: list[str] = ["lexical:raw.names_unsupported|identity"]
 """How many of the response's names the context never states (chosen leave one domain out; their share of
 the response's names, added too, gained 0.002 macro AUROC with a weight of the wrong sign and lifted a
 bundled wrong answer over 0.5: left out)."""
+DATES_UNSTATED: list[str] = ["claims:raw.unsupported_dates|identity"]
+"""How many of the response's dates the context never states: a summary that moves an event to another
+day words its sentence anew, leaving the date no slot to be contradicted in (chosen leave one domain out
+as a feature and an evidence term: macro AUROC unchanged, dates the context never states under 0.5 in
+summaries a reviewer wrote 42% -> 92%, docs/benchmarks.md)."""
 FEATURES_EVIDENCE: list[str] = [
     *FEATURES_CLAIMS,
     "claims:raw.contradicted_polarity|identity",
     *NAMES_UNSTATED,
+    *DATES_UNSTATED,
 ]
 """The features of the shipped claims calibrator: ``FEATURES_CLAIMS``, the count of contradicted
-negations and antonyms, which the evidence terms read, and the count of unstated names
-(``NAMES_UNSTATED``, compared leave one domain out by ``benchmarks.quality.fusion_forms``)."""
+negations and antonyms, which the evidence terms read, and the counts of unstated names and dates
+(``NAMES_UNSTATED``, ``DATES_UNSTATED``, compared leave one domain out by
+``benchmarks.quality.fusion_forms``)."""
 EVIDENCE_CLAIMS: tuple[str, ...] = (
     "claims:raw.contradicted_facts|identity",
     "claims:raw.contradicted_polarity|identity",
+    *DATES_UNSTATED,
 )
 """The counts that also decide as evidence terms (``FitOptions.evidence``): where the claims signal
-contradicts a fact, or a statement's polarity, the score is multiplied by one minus that finding's
-fitted precision (``benchmarks.quality.fusion_forms`` compares this form with the others,
-docs/calibration.md)."""
+contradicts a fact, or a statement's polarity, or states a date the context never does, the score is
+multiplied by one minus that finding's fitted precision (``benchmarks.quality.fusion_forms`` compares
+this form with the others, docs/calibration.md)."""
 L2_EVIDENCE = 1.0
 """Ridge strength of the shipped claims calibrator, chosen leave one domain out
 (``benchmarks.quality.fusion_forms``): at 0.3, 1 and 3 macro AUROC is 0.786, 0.787 and 0.786 and the worst

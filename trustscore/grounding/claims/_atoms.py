@@ -17,6 +17,7 @@ from trustscore.grounding.claims._syntax import (
     bound_words,
     excluded,
     noun_lemma,
+    partitive_whole,
     predicate_lemma,
     role,
     sentence_subjects,
@@ -83,6 +84,8 @@ _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend", "weekday"}
 )
 _DECADE = re.compile(r"\d0s\b")
+_TIMES = {"twice": 2.0, "thrice": 3.0}
+"""Words that are a count of times ("inspected twice a year" is "two times a year")."""
 _PREDICATE_POS = frozenset({"VERB", "ADJ", "AUX"})
 _COPULA_SLOTS = frozenset({"acomp", "attr", "oprd"})
 
@@ -126,6 +129,12 @@ class Atom:
     """A number's words that make it a bound or an estimate ("more than", "about"), as the parse hangs
     them on it (:func:`._syntax.bound_words`)."""
 
+    @property
+    def denies(self) -> bool:
+        """Its clause says the predicate does not hold of it: negated, or stated as an exception ("open
+        except on Mondays"), not both."""
+        return self.negated != self.excluded
+
     def describe(self) -> str:
         """How the atom reads in a reason: its text as written."""
         return self.text
@@ -138,6 +147,8 @@ def atoms(doc: Doc) -> list[Atom]:
     out: list[Atom] = []
     taken: set[int] = set()
     for ent in doc.ents:
+        if len(ent) > 1 and ent[0].lower_ in _TIMES:
+            ent = ent[1:]  # "twice every 15 seconds": "twice" is its own count of times
         if all(i in taken for i in range(ent.start, ent.end)):
             continue  # a day of a date's list ("4" of "March 3, 4 and 5")
         atom = _entity_atom(ent, sentence_of[ent.start])
@@ -146,6 +157,9 @@ def atoms(doc: Doc) -> list[Atom]:
             held = doc.char_span(atom.start, atom.end, alignment_mode="expand") or ent  # a list of days too
             taken.update(range(min(held.start, ent.start), max(held.end, ent.end)))
     for token in doc:
+        if token.lower_ in _TIMES and token.i not in taken:
+            out.append(_times(token, sentence_of[token.i], subjects))
+            continue
         if token.i in taken or not token.like_num or not any(c.isdigit() for c in token.text):
             continue
         if _scale(token):
@@ -198,6 +212,21 @@ def _scale(token: Token) -> bool:
     node = token.head if token.dep_ == "nummod" else token
     head = node.head
     return node.dep_ == "pobj" and head.lower_ == "of" and head.i > 0 and head.doc[head.i - 1].lower_ == "out"
+
+
+def _times(token: Token, sentence: int, subjects: list[frozenset[str]]) -> Atom:
+    """ "twice" as the count of times it is."""
+    end = token.idx + len(token.text)
+    return Atom(
+        kind="number",
+        text=token.text,
+        start=token.idx,
+        end=end,
+        sentence=sentence,
+        number=_TIMES[token.lower_],
+        unit="time",
+        **_relation(token, subjects[sentence]),
+    )
 
 
 def _sentence_index(doc: Doc) -> list[int]:
@@ -448,12 +477,13 @@ def _relation(token: Token, sentence_subject: frozenset[str]) -> _Relation:
         or (governor.tag_ == "VBN" and any(c.lemma_ == "be" for c in governor.children))
         or len(clause) > 1
     )
+    governing = [*clause, governor.head] if governor.dep_ == "xcomp" else clause  # "not left to rise twice"
     negated = any(
         ((c.dep_ == "neg" or c.lower_ == "never") and negates(c)) or denying_determiner(c)
-        for g in clause
+        for g in governing
         for c in g.children
     ) != any(denied_subject(g) for g in clause)  # "No trains run on Christmas Day"
-    if negated and any(ranged(g) for g in clause):
+    if (negated and any(ranged(g) for g in clause)) or partitive_whole(token):
         # "On Saturdays it does not open until 10:00" opens on Saturdays: no polarity to compare
         return {**where, "subject": frozenset() if is_subject else sentence_subject}
     return {

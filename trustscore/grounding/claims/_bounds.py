@@ -34,7 +34,7 @@ from trustscore.grounding.claims._numeric import in_scale, in_units
 from trustscore.grounding.claims._values import DIGITS, parse_number
 from trustscore.grounding.claims._verdict import Outcome, Verdict
 
-__all__ = ["bound_outcome", "changed_values", "with_bound"]
+__all__ = ["bound_outcome", "bounds_apart", "changed_values", "denied_bounds", "opposite_bound", "with_bound"]
 
 _CLOSE = 0.1
 """How far an estimate may be from what it estimates, as a share of it. It restates the number within
@@ -112,6 +112,30 @@ _QUALIFIERS: dict[str, Callable[[float, float], Outcome]] = {
     "close to": _NEAR,
     "estimated": _NEAR,
 }
+_DENIED: dict[str, str] = {
+    "more than": "no more than",
+    "over": "at most",
+    "above": "at most",
+    "in excess of": "at most",
+    "less than": "no less than",
+    "fewer than": "no fewer than",
+    "under": "at least",
+    "below": "at least",
+}
+"""A comparative bound under a denied predicate, as the bound the two make together ("do not take more
+than 3": "no more than 3")."""
+_SIDE = {"above": _ABOVE, "below": _BELOW, "above+": _FROM, "below+": _TO}
+_APART = frozenset(
+    [
+        ("above", "below"),
+        ("above", "below+"),
+        ("above+", "below"),
+        ("below", "above"),
+        ("below+", "above"),
+        ("below", "above+"),
+    ]
+)
+"""Two bounds of one number that no value meets both of ("more than 3" and "no more than 3")."""
 _BARE_NUMBER = re.compile(r"[\d.,%\s]+")
 _SPACED_MARK = re.compile(r"\s*([.,])\s*")
 
@@ -120,9 +144,75 @@ def bound_outcome(atom: Atom, stated: Atom | None) -> Outcome | None:
     """What the number ``stated`` in the atom's slot says of the atom's bound or estimate; None where the
     atom is none or its predicate is negated ("has not over 5,000"), or the context's number is a date or
     a bound itself."""
-    if stated is None or stated.kind == "date" or _rule(stated.bound) is not None or atom.negated:
+    if stated is None or stated.kind == "date" or atom.negated:
         return None
+    if _rule(stated.bound) is not None:
+        return _against_bound(atom, stated)
     return _outcome(atom, in_units(stated, atom))
+
+
+def _against_bound(atom: Atom, stated: Atom) -> Outcome | None:
+    """What a context's bound says of the atom's number: a bare number on the bound's side is
+    unsupported ("250 books" where it sold "no more than 300"), one off it contradicted ("450"); a bound
+    of the same number the other way contradicts it ("more than 3" where it says "no more than 3").
+    None where the numbers are the same otherwise, or another bound's: they are compared as written."""
+    theirs = in_units(stated, atom)
+    if atom.number is None or theirs is None or not (0 < atom.number < math.inf and 0 < theirs < math.inf):
+        return None
+    if atom.number == theirs:
+        return "contradicted" if bounds_apart(atom, stated) else None
+    if _rule(atom.bound) is not None:
+        return None
+    rule = _rule(stated.bound)
+    return (
+        None
+        if rule is None
+        else "contradicted"
+        if rule(theirs, atom.number) == "contradicted"
+        else "unsupported"
+    )
+
+
+def bounds_apart(a: Atom, b: Atom) -> bool:
+    """Bounds of one number that no value meets both of ("more than 3" and "no more than 3")."""
+    return (_side(a.bound), _side(b.bound)) in _APART
+
+
+def opposite_bound(atom: Atom, stated: list[Atom]) -> str | None:
+    """How the context states the atom's number as the opposite bound ("not take more than 3" where the
+    response takes "more than 3"), if it does."""
+    for a in stated:
+        if a.kind == atom.kind and a.unit == atom.unit and a.number == atom.number and bounds_apart(atom, a):
+            return (
+                f"{a.predicate_text} {a.text}"
+                if a.predicate_text and not a.text.startswith(a.bound or "")
+                else a.text
+            )
+    return None
+
+
+def _side(bound: str | None) -> str | None:
+    """Which side of its number a bound puts the value: "above" or "below", "above+" or "below+" where
+    it may be the number itself ("at least", "up to"); None for an estimate or no bound."""
+    rule = _rule(bound)
+    return next((side for side, r in _SIDE.items() if rule is r), None)
+
+
+def denied_bounds(atoms: list[Atom]) -> list[Atom]:
+    """The atoms with each denial that bounds a number read as the bound it makes: "Do not take more than
+    3 tablets in 24 hours" says "take no more than 3 tablets in 24 hours", so its numbers (the bounded
+    one and the others of its clause) are not denied, and "no more than 3" restates it."""
+    bounding = {
+        (a.sentence, a.predicate)
+        for a in atoms
+        if a.negated and a.predicate is not None and (a.bound or "") in _DENIED
+    }
+    return [
+        replace(a, negated=False, bound=_DENIED.get(a.bound or "", a.bound))
+        if a.negated and (a.sentence, a.predicate) in bounding
+        else a
+        for a in atoms
+    ]
 
 
 def with_bound(atom: Atom, text: str) -> Atom:

@@ -54,11 +54,18 @@ from trustscore.grounding._places import place_mentions
 from trustscore.grounding.claims._ages import PersonAges, age_verdicts, person_ages
 from trustscore.grounding.claims._aligned import copy_changes, with_changes
 from trustscore.grounding.claims._atoms import Atom, atoms
-from trustscore.grounding.claims._bounds import bound_outcome, changed_values, with_bound
+from trustscore.grounding.claims._bounds import (
+    bound_outcome,
+    bounds_apart,
+    changed_values,
+    denied_bounds,
+    opposite_bound,
+    with_bound,
+)
 from trustscore.grounding.claims._copies import Side
 from trustscore.grounding.claims._derived import derived_verdicts
 from trustscore.grounding.claims._direction import direction_verdicts
-from trustscore.grounding.claims._durations import same_time
+from trustscore.grounding.claims._durations import joined, same_time
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
 from trustscore.grounding.claims._frames import framed_rival
 from trustscore.grounding.claims._hours import read_as_hours
@@ -148,7 +155,7 @@ def facts(doc: Doc, *, checked: bool = True) -> Facts:
     text is one that is checked (a response, a reply's statement), not one checked against; only such
     a text's words are read as statements of a record's fields."""
     sents = list(doc.sents)
-    found = atoms(doc)
+    found = denied_bounds(joined(atoms(doc), doc.text))
     record = read_record(doc.text)
     keep = [True] * len(sents)
     if record is not None:
@@ -212,6 +219,9 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         # The question supports a value but asserts no relation ("is it open on Sundays?"): only the
         # context's statements of the same value are compared for polarity.
         matched = [a for a in context.atoms if _same_value(a, atom)]
+        if not matched and (opposed := opposite_bound(atom, context.atoms)) is not None:
+            out.append(_verdict(with_bound(atom, response.text), "contradicted", opposed))
+            continue
         if matched or any(_supports(f, atom) for f in given):
             if _related(atom, matched):
                 related.add(atom.start)
@@ -441,7 +451,7 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
         atom.predicate is None
         or not _relational(atom)  # what is said of a name or a subject is its clause's (see _polarity)
         or not stated
-        or any(a.predicate == atom.predicate and a.negated == atom.negated for a in stated)
+        or any(a.predicate == atom.predicate and a.denies == atom.denies for a in stated)
     ):
         return _verdict(atom, "supported")
     same = [a for a in stated if a.predicate == atom.predicate]
@@ -450,7 +460,7 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
             "negation"
         )
     opposite = opposites(atom.predicate)
-    other = [a for a in stated if a.predicate in opposite and a.negated == atom.negated]
+    other = [a for a in stated if a.predicate in opposite and a.denies == atom.denies]
     if other:
         said = f"{other[0].predicate_text} {other[0].text}"
         return _verdict(atom, "contradicted", said).with_kind("predicate")
@@ -487,4 +497,4 @@ def _same_value(a: Atom, b: Atom) -> bool:
         return a.date is not None and b.date is not None and a.date.states(b.date)
     if a.number is None or b.number is None:
         return a.kind == b.kind == "date" and bool(a.words) and a.words == b.words
-    return (same(a.number, b.number) and units_agree(a, b)) or same_time(a, b)
+    return (same(a.number, b.number) and units_agree(a, b) and not bounds_apart(a, b)) or same_time(a, b)

@@ -1,19 +1,23 @@
 """A duration's time whatever its units: "60 minutes" is "1 hour", "0.75 hours" is "45 minutes", and "1
-hour and 45 minutes" (which the parse reads as one number, 1, counting minutes) is 105 minutes."""
+hour and 45 minutes" (which the parse reads as one number, 1, counting minutes) is 105 minutes; where the
+parse splits such a time in two ("1 hour" and "50 minutes"), :func:`joined` makes it one again."""
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from itertools import pairwise
 
 from trustscore.grounding.claims._atoms import Atom
 from trustscore.grounding.claims._lexicon import unit
 
-__all__ = ["same_time", "seconds"]
+__all__ = ["joined", "same_time", "seconds"]
 
 _SECONDS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0, "week": 604800.0}
 """Each unit of time the atoms name (pint's names), in seconds."""
+_BETWEEN_PARTS = re.compile(r"\s*(?:,\s*)?(?:and\s+)?", re.IGNORECASE)
+"""What may join the parts of one time: nothing but spaces, a comma or "and" ("1 hour, 50 minutes")."""
 _PART = re.compile(
     r"(\d+(?:\.\d+)?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b", re.IGNORECASE
 )
@@ -28,6 +32,30 @@ def seconds(atom: Atom) -> float | None:
         return atom.number * _SECONDS[atom.unit]
     total = sum(float(n) * _size(u) for n, u in parts)
     return total if math.isfinite(total) else None
+
+
+def joined(atoms: list[Atom], text: str) -> list[Atom]:
+    """``atoms`` (in text order) with each time the parse split into its parts ("1 hour" then "50
+    minutes") one atom again, read as the parse reads the whole ("1 hour 50 minutes": the first part's
+    number, the last part's unit), so a copied time is the same time as the context's."""
+    out: list[Atom] = []
+    for atom in atoms:
+        before = out[-1] if out else None
+        if before is not None and _continues(before, atom, text):
+            out[-1] = replace(before, text=text[before.start : atom.end], end=atom.end, unit=atom.unit)
+        else:
+            out.append(atom)
+    return out
+
+
+def _continues(before: Atom, atom: Atom, text: str) -> bool:
+    """``atom`` is the next, smaller part of the time ``before`` ends with."""
+    if before.sentence != atom.sentence or seconds(before) is None or seconds(atom) is None:
+        return False
+    if _BETWEEN_PARTS.fullmatch(text, before.end, atom.start) is None:
+        return False
+    parts = _compound(before) or _PART.findall(before.text)
+    return len(parts) > 0 and _size(parts[-1][1]) > _size(atom.unit or "")
 
 
 def same_time(a: Atom, b: Atom) -> bool:

@@ -9,7 +9,10 @@ contradictions, and splits the contradicted ones into ``contradicted_facts`` (a 
 percentage, date or name the context states otherwise) and ``contradicted_polarity`` (a negation or
 predicate it states the other way): on real answers the first is evidence of a hallucination and the
 second is not (docs/calibration.md, "How a contradicted fact enters the score"), so the shipped
-calibrator reads them apart.
+calibrator reads them apart. ``unsupported_dates`` counts the calendar dates (a day's number or a
+year: "March 21", "2019", not "this weekend" or "Saturday", which point from the day of writing) the
+context never states: a summary that moves an event to another day often words the sentence anew, so
+the date has no slot to be contradicted in, yet a date an answer adds is seldom right.
 
 A yes or no to a yes/no question is checked as the statement it makes, asserted or denied
 (:mod:`trustscore.grounding.claims._polar`).
@@ -47,7 +50,7 @@ from trustscore.grounding.claims._polar import Asked, asked, reply_verdicts
 
 __all__ = ["ClaimsCheck", "claims_version", "normalise"]
 
-_METHOD = "claims/25"
+_METHOD = "claims/26"
 _CACHE_REVISION = "aligned-slots/4"
 """In the cache identity, not the version: a change that leaves the value as it was but that cached
 results from before it must not be replayed (the question's atoms no longer count as the context's
@@ -123,6 +126,7 @@ class ClaimsCheck:
                     "supported": 0,
                     "contradicted_share": 0.0,
                     "unsupported_share": 0.0,
+                    "unsupported_dates": 0,
                 },
                 explanation=screened[1],
                 usage=Usage(seconds=time.perf_counter() - began),
@@ -191,6 +195,7 @@ class ClaimsCheck:
             "contradicted_polarity": polarity,
             "contradicted_share": round(tally["contradicted"] / len(verdicts), 6),
             "unsupported_share": round(tally["unsupported"] / len(verdicts), 6),
+            "unsupported_dates": sum(_calendar_date(v) for v in verdicts if v.outcome == "unsupported"),
             "contradictions": list[JsonValue](contradictions),
             "kinds": list[JsonValue](sorted({v.kind for v in verdicts})),
         }
@@ -231,3 +236,9 @@ class ClaimsCheck:
         return Signal.failed(
             self.name, reason, usage=Usage(seconds=time.perf_counter() - began), raw=raw, version=self.version
         )
+
+
+def _calendar_date(verdict: Verdict) -> bool:
+    """A date with a day's number or a year in it ("March 21", "in 2019"), not one that points from the
+    day of writing ("this weekend", "on Saturday")."""
+    return verdict.kind == "date" and any(c.isdigit() for c in verdict.text)

@@ -28,6 +28,7 @@ __all__ = [
     "clauses",
     "compatible",
     "noun_lemma",
+    "partitive_whole",
     "predicate_lemma",
     "role",
     "sentence_subjects",
@@ -194,10 +195,13 @@ def shared_role(token: Token) -> str | None:
 
 
 def excluded(token: Token) -> bool:
-    """Whether a value is stated as an exception ("every day except Sunday")."""
+    """Whether a value is stated as an exception ("every day except Sunday", "except on Mondays")."""
     while token.dep_ in _NAME_LINKS and token.head.i != token.i:
         token = token.head
-    return token.dep_ == "pobj" and token.head.lower_ in _EXCEPT
+    if token.dep_ != "pobj":
+        return False
+    through = token.head  # "on" of "except on Mondays"
+    return through.lower_ in _EXCEPT or (through.dep_ == "prep" and through.head.lower_ in _EXCEPT)
 
 
 def sentence_subjects(doc: Doc) -> list[frozenset[str]]:
@@ -454,3 +458,10 @@ def _content(tokens: list[Token]) -> frozenset[str]:
         for t in tokens
         if t.pos_ in _ARGUMENT_POS and not t.is_stop and t.lower_ not in NEGATORS
     )
+
+
+def partitive_whole(token: Token) -> bool:
+    """The whole of a part ("32" of "lost 3 of their 32 matches"): the predicate acts on the part, so the
+    whole's polarity is not the predicate's ("won 24 of their 32" states no win of 32)."""
+    counted = token.head if token.dep_ == "nummod" else token
+    return counted.dep_ == "pobj" and counted.head.lower_ == "of" and counted.head.head.like_num
