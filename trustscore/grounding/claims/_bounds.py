@@ -14,9 +14,13 @@ read:
   a little farther ("about 100" for 149);
 - **contradicted**: on the other side ("more than 300" for 212), or an estimate farther off, as before.
 
-Years are left out ("around 2010" says nothing a tenth wide could check), and so is a context number
-that is a bound itself ("companies with more than 250 staff" is a rule, which "more than 50" changes).
-A temperature is read on the bound's scale ("over 80°F" against 25°C, 77°F, is contradicted).
+Years are left out ("around 2010" says nothing a tenth wide could check). Where the context's number is
+a bound itself, its bound is read instead: a bare number on its side is unsupported, one off it
+contradicted, and the same number bounded the other way contradicted ("more than 3" where it says "no
+more than 3"); another bound of another number stays a change ("companies with more than 250 staff" is
+a rule, which "more than 50" changes). A denial that bounds a number is the bound it makes
+(:func:`denied_bounds`: "do not take more than 3" is "no more than 3"). A temperature is read on the
+bound's scale ("over 80°F" against 25°C, 77°F, is contradicted).
 """
 
 from __future__ import annotations
@@ -141,21 +145,23 @@ _SPACED_MARK = re.compile(r"\s*([.,])\s*")
 
 
 def bound_outcome(atom: Atom, stated: Atom | None) -> Outcome | None:
-    """What the number ``stated`` in the atom's slot says of the atom's bound or estimate; None where the
-    atom is none or its predicate is negated ("has not over 5,000"), or the context's number is a date or
-    a bound itself."""
+    """What the number ``stated`` in the atom's slot says of the atom's bound or estimate, or its bound of
+    the atom's number; None where the atom is no bound and ``stated`` none, where the atom's predicate is
+    negated ("has not over 5,000"), or where the context's number is a date."""
     if stated is None or stated.kind == "date" or atom.negated:
         return None
-    if _rule(stated.bound) is not None:
-        return _against_bound(atom, stated)
+    theirs = _rule(stated.bound)
+    if theirs is not None:
+        return _against_bound(atom, stated, theirs)
     return _outcome(atom, in_units(stated, atom))
 
 
-def _against_bound(atom: Atom, stated: Atom) -> Outcome | None:
-    """What a context's bound says of the atom's number: a bare number on the bound's side is
-    unsupported ("250 books" where it sold "no more than 300"), one off it contradicted ("450"); a bound
-    of the same number the other way contradicts it ("more than 3" where it says "no more than 3").
-    None where the numbers are the same otherwise, or another bound's: they are compared as written."""
+def _against_bound(atom: Atom, stated: Atom, rule: Callable[[float, float], Outcome]) -> Outcome | None:
+    """What the context's bound (``rule``) says of the atom's number: a bare number on the bound's side
+    is unsupported ("250 books" where it sold "no more than 300"), one off it contradicted ("450"); a
+    bound of the same number the other way contradicts it ("more than 3" where it says "no more than 3").
+    None where the numbers are the same otherwise, or the atom is another number's bound: they are
+    compared as written."""
     theirs = in_units(stated, atom)
     if atom.number is None or theirs is None or not (0 < atom.number < math.inf and 0 < theirs < math.inf):
         return None
@@ -163,14 +169,7 @@ def _against_bound(atom: Atom, stated: Atom) -> Outcome | None:
         return "contradicted" if bounds_apart(atom, stated) else None
     if _rule(atom.bound) is not None:
         return None
-    rule = _rule(stated.bound)
-    return (
-        None
-        if rule is None
-        else "contradicted"
-        if rule(theirs, atom.number) == "contradicted"
-        else "unsupported"
-    )
+    return "contradicted" if rule(theirs, atom.number) == "contradicted" else "unsupported"
 
 
 def bounds_apart(a: Atom, b: Atom) -> bool:
@@ -183,11 +182,10 @@ def opposite_bound(atom: Atom, stated: list[Atom]) -> str | None:
     response takes "more than 3"), if it does."""
     for a in stated:
         if a.kind == atom.kind and a.unit == atom.unit and a.number == atom.number and bounds_apart(atom, a):
-            return (
-                f"{a.predicate_text} {a.text}"
-                if a.predicate_text and not a.text.startswith(a.bound or "")
-                else a.text
-            )
+            # a bound a denial made ("no more than", read from "not take more than 3") is written with the
+            # denied predicate; one written out ("no more than 3") is its own text
+            made = a.predicate_text is not None and not a.text.lower().startswith(a.bound or "")
+            return f"{a.predicate_text} {a.text}" if made else a.text
     return None
 
 

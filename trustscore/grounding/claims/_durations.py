@@ -55,7 +55,7 @@ def _continues(before: Atom, atom: Atom, text: str) -> bool:
     if _BETWEEN_PARTS.fullmatch(text, before.end, atom.start) is None:
         return False
     parts = _compound(before) or _PART.findall(before.text)
-    return len(parts) > 0 and _size(parts[-1][1]) > _size(atom.unit or "")
+    return bool(parts) and atom.unit is not None and _size(parts[-1][1]) > _SECONDS[atom.unit]
 
 
 def same_time(a: Atom, b: Atom) -> bool:
