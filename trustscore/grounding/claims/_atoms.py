@@ -12,17 +12,17 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from trustscore.grounding.claims._negation import denied_subject, denying_determiner, negates, ranged
+from trustscore.grounding.claims._negation import denied, ranged
 from trustscore.grounding.claims._syntax import (
     bound_words,
     excluded,
-    noun_lemma,
     partitive_whole,
     predicate_lemma,
     role,
     sentence_subjects,
     subject_of,
 )
+from trustscore.grounding.claims._units import counted, measure, quantity_unit, temperature_scale
 from trustscore.grounding.claims._values import (
     SCALE_ABBREVIATIONS,
     DateValue,
@@ -71,12 +71,6 @@ _CURRENCIES = {
 _PERCENT_WORDS = {"%", "percent", "per", "cent", "pct"}
 _PERCENT_AFTER = frozenset({"percent", "percentage"})
 """A word after a bare number that makes it a percentage ("42 percentage chance of rain")."""
-_TEMPERATURE = frozenset({"°", "°f", "°c", "f", "c", "degree", "fahrenheit", "celsius"})
-"""The spellings of a temperature's unit ("350 F", "350°F", "325 degrees F", "150 degrees
-Fahrenheit"), all read as "degree" with the scale the value's words or the words after it name:
-"degree f", "degree c", or "degree" where they name none (:func:`_measure`)."""
-_SCALES = {"f": "f", "fahrenheit": "f", "c": "c", "celsius": "c"}
-_DEGREE_WORDS = frozenset({"°", "degree", "degrees"})
 _NUMBER_LABELS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
 _LIST_LINKS = frozenset({",", "and", "or", "&", "to", "-", "–", "through", "until"})
 """Words between days of one list or span ("3, 4 and 5", "3 to 9")."""
@@ -178,7 +172,7 @@ def atoms(doc: Doc) -> list[Atom]:
                     end=token.idx + len(token.text),
                     sentence=sentence_of[token.i],
                     number=value,
-                    unit=_measure(_counted(token), [token]),
+                    unit=measure(counted(token), [token]),
                     bound=bound_words(doc[token.i : token.i + 1]),
                     **_relation(token, subjects[sentence_of[token.i]]),
                 )
@@ -243,7 +237,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         label = "DATE"  # the recogniser sometimes calls a full date an EVENT
     if label in NAME_GROUPS:
         words = _name_words(ent)
-        if not words or _temperature_scale(ent):
+        if not words or temperature_scale(ent):
             return None
         start = next((t.idx for t in ent if t.lower_ != "the"), ent.start_char)
         return Atom(
@@ -276,7 +270,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         kind, unit = "percent", "%"
     else:
         kind = "number"
-        unit = _measure(_unit(tokens) if label == "QUANTITY" else _counted(tokens[-1]), tokens)
+        unit = measure(quantity_unit(tokens) if label == "QUANTITY" else counted(tokens[-1]), tokens)
         if (
             unit in _CURRENCIES and unit != "pound"
         ):  # "150 euros" the recogniser left a cardinal; pounds may weigh
@@ -344,7 +338,7 @@ def _time_atom(ent: Span, sentence: int) -> Atom | None:
         return _entity_span(ent, sentence, kind="date", words=days)
     span = parse_number([t.text for t in ent])
     if span is not None:  # a duration: "three weeks"
-        return _entity_span(ent, sentence, kind="number", number=span, unit=_unit(list(ent)))
+        return _entity_span(ent, sentence, kind="number", number=span, unit=quantity_unit(list(ent)))
     return None  # relative ("last year") or vague ("recently"): nothing to look up
 
 
@@ -374,23 +368,6 @@ def _currency(tokens: list[Token]) -> str | None:
     return None
 
 
-def _unit(tokens: list[Token]) -> str | None:
-    """The measure a quantity names: the lemma of its last word ("140 metres" -> "metre")."""
-    words = [t for t in tokens if t.is_alpha and parse_number([t.text]) is None]
-    return words[-1].lemma_.casefold() if words else None
-
-
-def _temperature_scale(ent: Span) -> bool:
-    """A "name" that is a temperature's scale after its value ("350 F", "150 degrees Fahrenheit"): part
-    of the value's unit (:func:`_measure`), not a name of its own."""
-    before = ent.doc[ent.start - 1] if ent.start > 0 else None
-    return (
-        before is not None
-        and (before.like_num or before.lower_ in _DEGREE_WORDS)
-        and all(_bare(t.lower_) in _SCALES for t in ent)
-    )
-
-
 def _percent_after(ent: Span) -> bool:
     """Whether "percent" or "percentage" follows the number, not as "percentage points" (another unit)."""
     after = ent.doc[ent.end : ent.end + 2]
@@ -399,46 +376,6 @@ def _percent_after(ent: Span) -> bool:
         and after[0].lower_ in _PERCENT_AFTER
         and not (len(after) > 1 and after[1].lower_ in ("point", "points"))
     )
-
-
-def _bare(word: str) -> str:
-    """A unit word without a degree sign before it or a sentence's full stop after it ("°F", "C.")."""
-    return word.removesuffix(".").lstrip("°")
-
-
-def _measure(unit: str | None, value: list[Token]) -> str | None:
-    """A unit in one spelling: a temperature's as "degree" and its scale (:data:`_TEMPERATURE`), read
-    on the value's words ("212°F", "100 degrees Celsius" as one entity) and the words after it."""
-    if unit is not None and _bare(unit) in _SCALES:
-        return f"degree {_SCALES[_bare(unit)]}"
-    last = value[-1]
-    words = [t for t in value if not t.like_num] + list(last.doc[last.i + 1 : last.i + 4])
-    if unit is None and not any(t.text.startswith("°") for t in words[:2]):
-        return None
-    if unit is not None and unit not in _TEMPERATURE and _bare(unit) not in _TEMPERATURE:
-        return unit
-    for word in words:
-        if (scale := _SCALES.get(_bare(word.lower_))) is not None:
-            return f"degree {scale}"
-        if word.lower_ not in _DEGREE_WORDS:
-            break
-    return "degree"
-
-
-def _counted(token: Token) -> str | None:
-    """The noun a number counts ("42,000 books" -> "book"; "three of the attackers" -> "attacker"),
-    when the parse attaches it so."""
-    if token.dep_ == "nummod" and token.head.pos_ in ("NOUN", "PROPN"):
-        return noun_lemma(token.head)
-    after = token.doc[token.i + 1 : token.i + 5]
-    if len(after) == 4 and after[0].lower_ == "out" and after[1].lower_ == "of" and after[3].pos_ == "NOUN":
-        return after[3].lemma_.casefold()  # "4.5 out of 5 stars": a value on a scale of stars
-    for prep in token.children:
-        if prep.dep_ == "prep" and prep.lower_ == "of":
-            counted = next((c for c in prep.children if c.dep_ == "pobj" and c.pos_ == "NOUN"), None)
-            if counted is not None and counted.tag_ in ("NNS", "NNPS"):
-                return noun_lemma(counted)
-    return None
 
 
 class _Relation(TypedDict, total=False):
@@ -478,11 +415,7 @@ def _relation(token: Token, sentence_subject: frozenset[str]) -> _Relation:
         or len(clause) > 1
     )
     governing = [*clause, governor.head] if governor.dep_ == "xcomp" else clause  # "not left to rise twice"
-    negated = any(
-        ((c.dep_ == "neg" or c.lower_ == "never") and negates(c)) or denying_determiner(c)
-        for g in governing
-        for c in g.children
-    ) != any(denied_subject(g) for g in clause)  # "No trains run on Christmas Day"
+    negated = denied(governing, clause, governor)
     if (negated and any(ranged(g) for g in clause)) or partitive_whole(token):
         # "On Saturdays it does not open until 10:00" opens on Saturdays: no polarity to compare
         return {**where, "subject": frozenset() if is_subject else sentence_subject}

@@ -233,15 +233,34 @@ def changed_values(
     not only its words: not a bound or estimate the context's number meets ("more than 4,000 people"
     copied from "5,000 people"), nor the same temperature on another scale ("425°F" for "220 degrees
     Celsius"). Where the context writes the number as a bound too ("more than 50 staff" for "more than
-    250 staff"; "over 20 years" for "over 25 years", however the parse reads "over"), it stays changed."""
+    250 staff"; "over 20 years" for "over 25 years", however the parse reads "over"), it stays changed;
+    a bare number inside the context's bound is no change of it ("350" for "more than 300")."""
     return [
         c
         for c in changes
         if not any(
-            _met(c.verdict, response[0], a, context) or _converted(c.verdict, a, context[1])
+            _met(c.verdict, response[0], a, context)
+            or _converted(c.verdict, a, context[1])
+            or _inside_bound(c.verdict, a, context[1])
             for a in response[1]
         )
     ]
+
+
+def _inside_bound(change: Verdict, atom: Atom, stated: list[Atom]) -> bool:
+    """The change overlaps a bare ``atom`` and replaces a bound of the context's that the atom's number
+    lies inside ("sold 350 bikes" copied from "sold more than 300 bikes"): the context does not state
+    it, nor another value (:func:`_against_bound`)."""
+    overlaps = atom.start < change.end and change.start < atom.end
+    if change.context is None or atom.bound is not None or not overlaps:
+        return False
+    replaced = parse_number(DIGITS.findall(_as_written(change.context))[:1])
+    return any(
+        a.number == replaced
+        and (rule := _rule(a.bound)) is not None
+        and _against_bound(atom, a, rule) == "unsupported"
+        for a in stated
+    )
 
 
 def _converted(change: Verdict, atom: Atom, stated: list[Atom]) -> bool:

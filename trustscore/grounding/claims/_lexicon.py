@@ -10,18 +10,21 @@
   is a single letter ("m" for million, "b" for billion, an initial); a plural is taken off a word of
   two letters or more only ("ms" is the millisecond, "pts" the point, never "m" or "p" plus "s").
   The table (data/units.json, NOTICE-pint.md) is built by scripts/build_claims_tables.py.
+  :func:`unit_spelling` writes a value's unit word in that one spelling, so "42 km" and "a 42-kilometre
+  route" state one length.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from importlib.resources import files
 from itertools import product
 
 from trustscore.grounding._text import STOPWORDS
 
-__all__ = ["antonyms", "base_forms", "unit"]
+__all__ = ["antonyms", "base_forms", "unit", "unit_spelling"]
 
 _DATA = files("trustscore.grounding.claims") / "data"
 _PLURAL_ENDINGS = (("s", ""), ("es", "s"), ("es", "x"), ("es", "z"), ("es", "ch"), ("es", "sh"))
@@ -71,10 +74,11 @@ def _unit_table() -> tuple[dict[str, str], dict[str, str]]:
     return data["units"], data["prefixes"]
 
 
-def unit(word: str) -> str | None:
+def unit(word: str, *, letter: bool = False) -> str | None:
     """The unit ``word`` names (its pint name, a prefix's name joined to it: "kilometre" ->
-    "kilometer"), or None when it names none."""
-    if word.casefold() in STOPWORDS or (len(word) == 1 and word.isalpha()):
+    "kilometer"), or None when it names none. ``letter``: a single letter may name one too (where
+    something else marks it as a unit: the square of "m²")."""
+    if word.casefold() in STOPWORDS or (len(word) == 1 and word.isalpha() and not letter):
         return None
     units, prefixes = _unit_table()
     found = _plain_unit(word, units)
@@ -86,6 +90,25 @@ def unit(word: str) -> str | None:
             if rest is not None and len(word) - len(prefix) > 2:
                 return name + rest
     return None
+
+
+_POWER = re.compile(r"(?<=[^\W\d_])[23²³]$")
+"""The power a square or cubic unit is written with ("km²", and "km2" as Unicode normalisation writes it)."""
+_LENGTHS = frozenset({"millimeter", "centimeter", "meter", "kilometer", "inch", "foot", "yard", "mile"})
+"""The units a power makes an area or a volume of (pint's names): "B2" is no square byte."""
+
+
+def unit_spelling(word: str) -> str:
+    """The unit word of a value as pint names it, however it is written ("km", "kilometres" and "km²"
+    are "kilometer"; a square or cubic measure is read as its length, as "3.8 square kilometres" is
+    parsed), or ``word`` itself where it names no unit ("pupil", "m." closing a sentence: a single
+    letter may be a million)."""
+    bare = word.removesuffix(".")
+    plain = _POWER.sub("", bare)
+    if plain == bare:
+        return unit(bare) or word
+    length = unit(plain, letter=True)
+    return length if length in _LENGTHS else word
 
 
 def _plain_unit(word: str, units: dict[str, str]) -> str | None:

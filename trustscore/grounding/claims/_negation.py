@@ -1,7 +1,7 @@
 """Which words deny a predicate and which only seem to: "not", "never", "nothing" and a "no" before a
-noun deny ("has no pool", "No trains run"); "not only ... but also" asserts both halves, "not
-necessarily" hedges, and a denial bounded in time or place ("does not open until 10:00") says when or
-where it holds."""
+noun deny ("has no pool", "No trains run"), and so does "fail to" ("failed to raise $5 million"); "not
+only ... but also" asserts both halves, "not necessarily" hedges, and a denial bounded in time or place
+("does not open until 10:00") says when or where it holds."""
 
 from __future__ import annotations
 
@@ -10,7 +10,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-__all__ = ["NEGATORS", "SUBJECTS", "denied_subject", "denying_determiner", "hedges", "negates", "ranged"]
+__all__ = [
+    "NEGATORS",
+    "SUBJECTS",
+    "denied",
+    "denied_subject",
+    "denying_determiner",
+    "failed",
+    "hedges",
+    "negates",
+    "ranged",
+]
 
 SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 """The dependencies of a clause's subject."""
@@ -70,3 +80,25 @@ def denied_subject(predicate: Token) -> bool:
     return any(
         c.dep_ in SUBJECTS and any(denying_determiner(d) for d in c.children) for c in predicate.children
     )
+
+
+def failed(verb: Token) -> bool:
+    """Whether ``verb`` is what a "fail to" says did not happen ("failed to raise $5 million" raised
+    nothing; "did not fail to" did)."""
+    return (
+        verb.dep_ == "xcomp"
+        and verb.head.lemma_ == "fail"
+        and any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
+    )
+
+
+def denied(governing: list[Token], clause: list[Token], predicate: Token) -> bool:
+    """Whether a value's clause is denied: a negation on its predicate's words (``governing``: the
+    clause's, and the verb above an infinitive, "not left to rise twice"), a "no" on its subject ("No
+    trains run on Christmas Day"), or a "fail to" (:func:`failed`); two of them undo each other."""
+    negation = any(
+        ((c.dep_ == "neg" or c.lower_ == "never") and negates(c)) or denying_determiner(c)
+        for g in governing
+        for c in g.children
+    )
+    return negation ^ any(denied_subject(g) for g in clause) ^ failed(predicate)

@@ -40,6 +40,8 @@ _OVEN = 250.0
 _SCALE_NAMES = {"degree c": "Celsius", "degree f": "Fahrenheit"}
 _SCALE_WRITTEN = re.compile(r"°\s*[cf]\b|celsius|fahrenheit", re.IGNORECASE)
 
+_YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
+"""A year as a date's text writes it."""
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
 
@@ -62,8 +64,11 @@ def of_days(stated: Atom, atom: Atom) -> bool:
 def in_dates(stated: Atom, atom: Atom) -> bool:
     """A day without its year that a list or span of days states: written with its month ("January 1"
     in "December 25 and January 1"), one of a month's listed days ("March 4" in "March 3, 4 and 5"),
-    or a day inside a span of one month ("June 4" in "June 3 to June 9")."""
+    or a day inside a span of one month ("June 4" in "June 3 to June 9"); or a year that a span or list
+    of dates writes ("2020" in "between 1990 and 2020", which is dated by its first)."""
     when = atom.date
+    if stated.kind == "date" and when is not None and when.month is None and when.year is not None:
+        return str(when.year) in _YEAR.findall(stated.text)
     if stated.date is not None or when is None or when.year is not None or when.day is None:
         return False
     if when.month is not None and day_named(stated.text, when.month, when.day):

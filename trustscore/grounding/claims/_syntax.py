@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Clause",
+    "bound_after",
     "bound_words",
     "clauses",
     "compatible",
@@ -41,6 +42,14 @@ _BOUND_DEPS = frozenset({"quantmod", "advmod", "amod", "neg"})
 "more" as amod, "about" as advmod); a preposition's "over 3 days" is none of them."""
 _COMPARATIVES = frozenset({"more", "fewer", "less"})
 """What the "no" of a bound comes before ("no more than 250")."""
+_BOUND_AFTER = {
+    **dict.fromkeys(
+        ("more", "over", "above", "older", "later", "newer", "higher", "greater", "up"), "at least"
+    ),
+    **dict.fromkeys(("less", "fewer", "under", "below", "younger", "earlier", "lower"), "at most"),
+}
+"""A bound written after its number, joined to it by "or" or "and" ("18 or older", "Android 10 or later",
+"orders of 50 or more", "3 or fewer"), as the bound written before it that says the same."""
 _NAME_LINKS = frozenset({"appos", "compound", "flat", "nmod", "poss"})
 """Dependencies by which a name or value stands for the noun it hangs on ("the teacher Ruth Abara")."""
 _ARGUMENT_DEPS = frozenset(
@@ -160,9 +169,20 @@ def bound_words(span: Span) -> str | None:
                 pending.append(child)
     # a negation may hang on the number or on what it counts: "not over 5,000 residents"
     denied = [c for t in numbers for c in (*t.children, *t.head.children) if c.i < numbers[0].i]
-    if not found or any(_denies(t) for t in (*found, *denied)):
+    if any(_denies(t) for t in (*found, *denied)):
         return None
+    if not found:
+        after = bound_after(numbers[-1])
+        return None if after is None else _BOUND_AFTER[after.lower_]
     return " ".join(t.lower_ for t in sorted(found, key=lambda t: t.i))
+
+
+def bound_after(number: Token) -> Token | None:
+    """The word of a bound written after the number ("older" in "18 or older"): joined to it by "or" or
+    "and" as the parse hangs them on it."""
+    joined = any(c.dep_ == "cc" and c.lower_ in ("or", "and") for c in number.children)
+    after = (c for c in number.children if c.dep_ == "conj" and c.lower_ in _BOUND_AFTER and c.i > number.i)
+    return next(after, None) if joined else None
 
 
 def _denies(token: Token) -> bool:

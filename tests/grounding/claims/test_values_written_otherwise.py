@@ -1,0 +1,161 @@
+"""Values that answers write otherwise than the context: a unit in another spelling ("42 km" for "a
+42-kilometre route", "3.8 km²" for "3.8 square kilometres"), a year of a span ("from 1990 to 2020" for
+"between 1990 and 2020"), a bound after its number ("18 or older"), a number inside a bound the answer
+copies ("sold 350" where it "sold more than 300"), and "failed to" as the denial it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.grounding.claims.test_precision import contradictions, count, score
+from trustscore.grounding.claims._lexicon import unit_spelling
+from trustscore.grounding.claims._signal import ClaimsCheck
+
+TRAIL = "The Ridgeback Trail is a 42-kilometre hiking route that climbs 1,150 metres."
+RESERVOIR = "The reservoir covers 3.8 square kilometres and holds 41 million cubic metres of water when full."
+HABITAT = (
+    "It is not listed as threatened, although its habitat shrank by about 18 percent between 1990 and 2020."
+)
+
+
+@pytest.mark.parametrize(
+    ("written", "named"),
+    [
+        ("km", "kilometer"),
+        ("kilometres", "kilometer"),
+        ("km²", "kilometer"),
+        ("km2", "kilometer"),
+        ("m³.", "meter"),
+        ("mins", "minute"),
+        ("pupils", "pupils"),
+        ("m.", "m."),
+        ("B2", "B2"),
+    ],
+)
+def test_a_unit_is_named_once_however_it_is_written(written: str, named: str) -> None:
+    """An abbreviation, a British spelling and a square or cubic length name pint's unit; a word that
+    names none stays itself, and so does a lone letter (a million as often as a metre) and a power of
+    anything but a length."""
+    assert unit_spelling(written) == named
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        ("The route covers 42 km and climbs 1,150 metres.", TRAIL),
+        ("The water spreads over 3.8 km² and can store 41 million m³.", RESERVOIR),
+    ],
+)
+def test_an_abbreviated_unit_states_the_context_s_value(
+    claims_check: ClaimsCheck, answer: str, context: str
+) -> None:
+    signal = score(claims_check, answer, context=context)
+    assert count(signal, "unsupported") == 0
+    assert contradictions(signal) == []
+
+
+def test_a_unit_a_hyphen_joins_is_one_unit(claims_check: ClaimsCheck) -> None:
+    """ "500 watt-hours" is no count of hours to set against "4 hrs"; "Second-quarter" is a quarter, and
+    "2-year-old" a child "2 years old"."""
+    battery = "Its battery holds 500 Wh and charges fully in 4 hrs."
+    signal = score(
+        claims_check, "Its battery holds 500 watt-hours and charges fully in 4 hours.", context=battery
+    )
+    assert contradictions(signal) == []
+    plant = "The plant produced 48,000 units in the first quarter and 52,800 units in the second quarter."
+    signal = score(claims_check, "Second-quarter output rose from the first quarter.", context=plant)
+    assert count(signal, "unsupported") == 0
+    child = "Mahesh Koiraba, 31, lost his only daughter in the quake. She was 2 years old."
+    signal = score(
+        claims_check, "Mahesh Koiraba, who lost his 2-year-old daughter in the quake, grieves.", context=child
+    )
+    assert count(signal, "unsupported") == 0
+
+
+def test_another_number_in_an_abbreviated_unit_is_contradicted(claims_check: ClaimsCheck) -> None:
+    signal = score(claims_check, "The trail is a 52 km route.", context=TRAIL)
+    assert contradictions(signal) == ["52 km: the context says 42-kilometre"]
+
+
+def test_each_year_of_a_span_is_stated(claims_check: ClaimsCheck) -> None:
+    signal = score(
+        claims_check, "It lost about 18 percent of its habitat from 1990 to 2020.", context=HABITAT
+    )
+    assert count(signal, "unsupported") == 0
+    assert signal.raw["unsupported_dates"] == 0  # type: ignore[index]
+
+
+def test_a_year_inside_a_span_but_not_written_is_not_stated(claims_check: ClaimsCheck) -> None:
+    signal = score(claims_check, "A survey counted the butterfly in 2005.", context=HABITAT)
+    assert signal.raw["unsupported_dates"] == 1  # type: ignore[index]
+
+
+AGE = "Runners must be at least 18 years old on race day."
+PHONES = "It works with Android phones (Android 10 or later)."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "said"),
+    [
+        ("You have to be 18 or older on the day of the race.", AGE, []),
+        ("It pairs with Android phones (Android 10 and newer).", PHONES, []),
+        ("It works with Android 9 or later.", PHONES, ["9 or later: the context says 10 or later"]),
+        ("Guests must be at least 21.", "Guests must be 21 or over.", []),
+        ("Guests must be 18 or over.", "Guests must be 21 or over.", ["18: the context says 21"]),
+        ("Guests must be 18.", "Guests must be 21 or over.", ["18: the context says 21"]),
+    ],
+)
+def test_a_bound_written_after_its_number_is_that_bound(
+    claims_check: ClaimsCheck, answer: str, context: str, said: list[str]
+) -> None:
+    """ "18 or older" is "at least 18": its unit is not the bound's word ("older", "later"), so it meets
+    the context's value however each side writes the bound, and another number is still a rival."""
+    signal = score(claims_check, answer, context=context)
+    assert contradictions(signal) == said
+    assert count(signal, "unsupported") == 0
+
+
+def test_a_bare_number_inside_a_bound_written_after_its_number_is_unsupported(
+    claims_check: ClaimsCheck,
+) -> None:
+    signal = score(claims_check, "Guests must be 25.", context="Guests must be 21 or over.")
+    assert contradictions(signal) == []
+    assert count(signal, "unsupported") == 1
+
+
+def test_a_duration_s_abbreviated_unit_states_the_context_s(claims_check: ClaimsCheck) -> None:
+    context = "Rooms are 120 euros a night, and breakfast is served for 2 hours."
+    assert count(score(claims_check, "Breakfast is served for 2 hrs.", context=context), "unsupported") == 0
+
+
+BIKES = "The shop sold more than 300 bikes last year."
+
+
+def test_a_bare_number_inside_a_copied_bound_is_unsupported(claims_check: ClaimsCheck) -> None:
+    signal = score(claims_check, "The shop sold 350 bikes last year.", context=BIKES)
+    assert contradictions(signal) == []
+    assert count(signal, "unsupported") == 1
+
+
+def test_a_bare_number_outside_a_copied_bound_is_contradicted(claims_check: ClaimsCheck) -> None:
+    signal = score(claims_check, "The shop sold 250 bikes last year.", context=BIKES)
+    assert contradictions(signal) == ["250: the context says more than 300"]
+
+
+RAISED = "The charity raised $5 million for the new hospital wing."
+FAILED = "The charity failed to raise $5 million for the new hospital wing."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "said"),
+    [
+        (FAILED, RAISED, ["$5 million: the context says raised $5 million"]),
+        (RAISED, FAILED, ["$5 million: the context says not raise $5 million"]),
+        ("The charity did not raise $5 million for the new hospital wing.", FAILED, []),
+        ("The charity did not fail to raise $5 million for the new hospital wing.", RAISED, []),
+    ],
+)
+def test_failing_to_do_something_denies_it(
+    claims_check: ClaimsCheck, answer: str, context: str, said: list[str]
+) -> None:
+    assert contradictions(score(claims_check, answer, context=context)) == said
