@@ -159,3 +159,22 @@ def test_failing_to_do_something_denies_it(
     claims_check: ClaimsCheck, answer: str, context: str, said: list[str]
 ) -> None:
     assert contradictions(score(claims_check, answer, context=context)) == said
+
+
+LANDING = "SpaceX tried to land a Falcon 9 on the drone ship in January, but the rocket exploded."
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("SpaceX failed to land a Falcon 9 on the drone ship in January.", []),
+        ("SpaceX landed a Falcon 9 on the drone ship in January.", []),
+        ("SpaceX tried to land a Falcon 9 on the drone ship in March.", ["March: the context says January"]),
+    ],
+)
+def test_what_is_tried_is_neither_done_nor_denied(
+    claims_check: ClaimsCheck, answer: str, said: list[str]
+) -> None:
+    """ "tried to land" says nothing of whether it landed: no polarity to set against "failed to land" or
+    "landed"; its values are still the context's ("in March" for "in January")."""
+    assert contradictions(score(claims_check, answer, context=LANDING)) == said

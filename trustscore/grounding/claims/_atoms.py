@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from trustscore.grounding.claims._negation import denied, ranged
+from trustscore.grounding.claims._negation import attempted, denied, ranged
 from trustscore.grounding.claims._syntax import (
     bound_words,
     excluded,
@@ -416,8 +416,9 @@ def _relation(token: Token, sentence_subject: frozenset[str]) -> _Relation:
     )
     governing = [*clause, governor.head] if governor.dep_ == "xcomp" else clause  # "not left to rise twice"
     negated = denied(governing, clause, governor)
-    if (negated and any(ranged(g) for g in clause)) or partitive_whole(token):
-        # "On Saturdays it does not open until 10:00" opens on Saturdays: no polarity to compare
+    if (negated and any(ranged(g) for g in clause)) or partitive_whole(token) or attempted(governor):
+        # "On Saturdays it does not open until 10:00" opens on Saturdays, "tried to land" may not have
+        # landed: no polarity to compare
         return {**where, "subject": frozenset() if is_subject else sentence_subject}
     return {
         **where,

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NEGATORS",
     "SUBJECTS",
+    "attempted",
     "denied",
     "denied_subject",
     "denying_determiner",
@@ -32,6 +33,9 @@ _HEDGES = frozenset({"immediately", "always", "necessarily", "entirely", "fully"
 """Words after "not" that hedge the predicate rather than deny it: "did not immediately turn to it"
 says it happened later, "does not necessarily save money" neither says it does nor that it does not.
 Such a clause has no polarity to compare."""
+_ATTEMPTS = frozenset({"try", "attempt", "seek", "strive", "aim"})
+"""Verbs whose infinitive is tried, neither done nor denied: "tried to land a Falcon 9" says nothing of
+whether it landed."""
 _RANGE = frozenset({"until", "till", "before", "after", "outside", "beyond"})
 """Words that bound where or when a denied predicate holds: "does not open until 10:00" and "does not
 open before 10:00" open at 10:00, "is not sold outside Europe" is sold in Europe. Such a denial has
@@ -90,6 +94,12 @@ def failed(verb: Token) -> bool:
         and verb.head.lemma_ == "fail"
         and any(c.dep_ == "aux" and c.lower_ == "to" for c in verb.children)
     )
+
+
+def attempted(verb: Token) -> bool:
+    """Whether ``verb`` is what an attempt is made at ("tried to land", "sought to raise"): its values
+    have no polarity to compare."""
+    return verb.dep_ == "xcomp" and verb.head.lemma_ in _ATTEMPTS
 
 
 def denied(governing: list[Token], clause: list[Token], predicate: Token) -> bool:
