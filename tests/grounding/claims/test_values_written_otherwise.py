@@ -1,7 +1,8 @@
 """Values that answers write otherwise than the context: a unit in another spelling ("42 km" for "a
 42-kilometre route", "3.8 km²" for "3.8 square kilometres"), a year of a span ("from 1990 to 2020" for
 "between 1990 and 2020"), a bound after its number ("18 or older"), a number inside a bound the answer
-copies ("sold 350" where it "sold more than 300"), and "failed to" as the denial it is."""
+copies ("sold 350" where it "sold more than 300"), a time in abbreviated parts ("2 hrs 10 mins"), and
+"failed to" as the denial it is, where "tried to" is none."""
 
 from __future__ import annotations
 
@@ -126,6 +127,27 @@ def test_a_bare_number_inside_a_bound_written_after_its_number_is_unsupported(
 def test_a_duration_s_abbreviated_unit_states_the_context_s(claims_check: ClaimsCheck) -> None:
     context = "Rooms are 120 euros a night, and breakfast is served for 2 hours."
     assert count(score(claims_check, "Breakfast is served for 2 hrs.", context=context), "unsupported") == 0
+
+
+FLIGHT = "The flight takes 2 hours and 10 minutes."
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("The flight takes 2 hrs 10 mins.", []),
+        ("The flight takes 130 minutes.", []),
+        ("The flight takes 3 hrs 10 mins.", ["3 hrs 10 mins: the context says 2 hours and 10 minutes"]),
+    ],
+)
+def test_a_time_in_abbreviated_parts_is_one_time(
+    claims_check: ClaimsCheck, answer: str, said: list[str]
+) -> None:
+    """ "2 hrs 10 mins", whose numbers the parse reads apart, is one time, and the context's "2 hours and
+    10 minutes" is no range of 2 to 10 that "3 hrs" falls in."""
+    signal = score(claims_check, answer, context=FLIGHT)
+    assert contradictions(signal) == said
+    assert count(signal, "unsupported") == 0
 
 
 BIKES = "The shop sold more than 300 bikes last year."

@@ -12,15 +12,15 @@ from itertools import pairwise
 from trustscore.grounding.claims._atoms import Atom
 from trustscore.grounding.claims._lexicon import unit
 
-__all__ = ["joined", "same_time", "seconds"]
+__all__ = ["in_parts", "joined", "same_time", "seconds"]
 
 _SECONDS = {"second": 1.0, "minute": 60.0, "hour": 3600.0, "day": 86400.0, "week": 604800.0}
 """Each unit of time the atoms name (pint's names), in seconds."""
 _BETWEEN_PARTS = re.compile(r"\s*(?:,\s*)?(?:and\s+)?", re.IGNORECASE)
 """What may join the parts of one time: nothing but spaces, a comma or "and" ("1 hour, 50 minutes")."""
-_PART = re.compile(
-    r"(\d+(?:\.\d+)?)\s*(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b", re.IGNORECASE
-)
+_TIME_UNIT = r"(seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b"
+_PART = re.compile(rf"(\d+(?:\.\d+)?)\s*{_TIME_UNIT}", re.IGNORECASE)
+_UNIT_AFTER = re.compile(rf"\s*{_TIME_UNIT}", re.IGNORECASE)
 
 
 def seconds(atom: Atom) -> float | None:
@@ -42,19 +42,28 @@ def joined(atoms: list[Atom], text: str) -> list[Atom]:
     for atom in atoms:
         before = out[-1] if out else None
         if before is not None and _continues(before, atom, text):
-            out[-1] = replace(before, text=text[before.start : atom.end], end=atom.end, unit=atom.unit)
+            end = _with_unit(atom, text)
+            out[-1] = replace(before, text=text[before.start : end], end=end, unit=atom.unit)
         else:
             out.append(atom)
     return out
+
+
+def _with_unit(atom: Atom, text: str) -> int:
+    """Where the atom ends with the unit of time written after it, where the parse left the unit word out
+    of a bare number ("2" of "2 hrs 10 mins", counting hours)."""
+    after = _UNIT_AFTER.match(text, atom.end) if not any(c.isalpha() for c in atom.text) else None
+    return atom.end if after is None else after.end()
 
 
 def _continues(before: Atom, atom: Atom, text: str) -> bool:
     """``atom`` is the next, smaller part of the time ``before`` ends with."""
     if before.sentence != atom.sentence or seconds(before) is None or seconds(atom) is None:
         return False
-    if _BETWEEN_PARTS.fullmatch(text, before.end, atom.start) is None:
+    end = _with_unit(before, text)
+    if _BETWEEN_PARTS.fullmatch(text, end, atom.start) is None:
         return False
-    parts = _compound(before) or _PART.findall(before.text)
+    parts = _compound(before) or _PART.findall(text[before.start : end])
     return bool(parts) and atom.unit is not None and _size(parts[-1][1]) > _SECONDS[atom.unit]
 
 
@@ -62,6 +71,12 @@ def same_time(a: Atom, b: Atom) -> bool:
     """Both are durations of the same time, in whatever units."""
     mine, theirs = seconds(a), seconds(b)
     return mine is not None and theirs is not None and abs(mine - theirs) <= 1e-6 * max(mine, theirs)
+
+
+def in_parts(atom: Atom) -> bool:
+    """The atom is one time written in several units ("2 hours and 10 minutes"): its numbers are its
+    parts, not the ends of a range."""
+    return bool(_compound(atom))
 
 
 def _compound(atom: Atom) -> list[tuple[str, str]]:

@@ -8,6 +8,7 @@ import re
 
 from trustscore.grounding._clock import clock_within
 from trustscore.grounding.claims._atoms import Atom
+from trustscore.grounding.claims._durations import in_parts
 from trustscore.grounding.claims._records import key_words, slot_unit
 from trustscore.grounding.claims._values import DIGITS, day_named, months_in, parse_number
 
@@ -89,6 +90,8 @@ def within(stated: Atom, atom: Atom) -> bool:
     on the clock: :func:`~trustscore.grounding._clock.clock_within`)."""
     if (on_clock := clock_within(stated.text, atom.text)) is not None:
         return on_clock
+    if in_parts(stated):  # "2 hours and 10 minutes" is no range of 2 to 10
+        return False
     found = (parse_number([n]) for n in DIGITS.findall(stated.text))
     bounds = [n for n in found if n is not None]
     return atom.number is not None and len(bounds) > 1 and min(bounds) <= atom.number <= max(bounds)
