@@ -1,8 +1,9 @@
 """Values that answers write otherwise than the context: a unit in another spelling ("42 km" for "a
 42-kilometre route", "3.8 km²" for "3.8 square kilometres"), a year of a span ("from 1990 to 2020" for
 "between 1990 and 2020"), a bound after its number ("18 or older"), a number inside a bound the answer
-copies ("sold 350" where it "sold more than 300"), a time in abbreviated parts ("2 hrs 10 mins"), and
-"failed to" as the denial it is, where "tried to" is none."""
+copies ("sold 350" where it "sold more than 300"), a time in abbreviated parts ("2 hrs 10 mins"), a count
+whose noun is left out ("23 shops in the UK and 4 in Ireland"), and "failed to" as the denial it is,
+where "tried to" is none."""
 
 from __future__ import annotations
 
@@ -148,6 +149,35 @@ def test_a_time_in_abbreviated_parts_is_one_time(
     signal = score(claims_check, answer, context=FLIGHT)
     assert contradictions(signal) == said
     assert count(signal, "unsupported") == 0
+
+
+SHOPS = "Today it operates 23 shops in the United Kingdom and 4 in Ireland, and employs about 410 people."
+
+
+@pytest.mark.parametrize(
+    ("answer", "said", "unsupported"),
+    [
+        ("It runs 23 shops in the UK and 5 in Ireland.", ["5: the context says 4"], 1),
+        ("It runs 27 shops in total.", [], 1),
+        ("It runs 27 shops: twenty-three across the United Kingdom plus four in Ireland.", [], 1),
+    ],
+)
+def test_a_count_whose_noun_is_left_out_counts_its_sibling_s(
+    claims_check: ClaimsCheck, answer: str, said: list[str], unsupported: int
+) -> None:
+    """The 4 of "23 shops ... and 4 in Ireland" counts shops: "5 in Ireland" is its rival, and a total of
+    the two ("in total", "plus") is worked out from them, unsupported, not "27: the context says 23"
+    (the "UK" the context writes out is the other unsupported atom of the first answer)."""
+    signal = score(claims_check, answer, context=SHOPS)
+    assert contradictions(signal) == said
+    assert count(signal, "unsupported") == unsupported
+
+
+def test_numbers_that_label_are_no_count(claims_check: ClaimsCheck) -> None:
+    """ "steps 7 and 10" numbers steps, it counts none: no rival in "the last two steps"."""
+    context = "7. Now just repeat the last two steps for the remainder of the braid."
+    signal = score(claims_check, "Repeat steps 7 and 10 for the rest of the braid.", context=context)
+    assert contradictions(signal) == []
 
 
 BIKES = "The shop sold more than 300 bikes last year."

@@ -84,7 +84,7 @@ _CHANGES = re.compile(
 """The words before a value that say it is a change ("up $70 million", "rose by about $2,600")."""
 _TOTALS = re.compile(
     r"\b(?:in\s+total|a\s+total\s+of|totals?|totall?ed|totall?ing|combined|together(?!\s+with)|altogether"
-    r"|in\s+all)\b",
+    r"|in\s+all|plus)\b",
     re.IGNORECASE,
 )
 _SPELL = (

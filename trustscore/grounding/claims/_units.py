@@ -80,10 +80,13 @@ def measure(unit: str | None, value: list[Token]) -> str | None:
 
 
 def counted(token: Token) -> str | None:
-    """The noun a number counts ("42,000 books" -> "book"; "three of the attackers" -> "attacker"),
-    when the parse attaches it so."""
+    """The noun a number counts ("42,000 books" -> "book"; "three of the attackers" -> "attacker"; the
+    4 of "23 shops in the UK and 4 in Ireland" -> "shop"), when the parse attaches it so."""
     if token.dep_ == "nummod" and token.head.pos_ in ("NOUN", "PROPN"):
         return noun_lemma(token.head)
+    counts = any(c.dep_ == "nummod" and c.i < token.head.i for c in token.head.children)  # not "steps 7"
+    if token.dep_ == "conj" and token.head.pos_ == "NOUN" and counts:
+        return noun_lemma(token.head)  # "23 shops in the UK and 4 in Ireland": 4 shops
     after = token.doc[token.i + 1 : token.i + 5]
     if len(after) == 4 and after[0].lower_ == "out" and after[1].lower_ == "of" and after[3].pos_ == "NOUN":
         return after[3].lemma_.casefold()  # "4.5 out of 5 stars": a value on a scale of stars
