@@ -251,25 +251,31 @@ def _inside_bound(change: Verdict, atom: Atom, stated: list[Atom]) -> bool:
     """The change overlaps a bare ``atom`` and replaces a bound of the context's that the atom's number
     lies inside ("sold 350 bikes" copied from "sold more than 300 bikes"): the context does not state
     it, nor another value (:func:`_against_bound`)."""
-    overlaps = atom.start < change.end and change.start < atom.end
-    if change.context is None or atom.bound is not None or not overlaps:
-        return False
-    replaced = parse_number(DIGITS.findall(_as_written(change.context))[:1])
-    return any(
-        a.number == replaced
-        and (rule := _rule(a.bound)) is not None
-        and _against_bound(atom, a, rule) == "unsupported"
-        for a in stated
+    replaced = _replaced(change, atom)
+    return (
+        replaced is not None
+        and atom.bound is None
+        and any(
+            a.number == replaced
+            and (rule := _rule(a.bound)) is not None
+            and _against_bound(atom, a, rule) == "unsupported"
+            for a in stated
+        )
     )
 
 
 def _converted(change: Verdict, atom: Atom, stated: list[Atom]) -> bool:
     """The change overlaps ``atom``, and the context's temperature it replaces ("180 degrees Celsius"
     where the response has "350°F"; not another of the context's) is the atom's on another scale."""
+    replaced = _replaced(change, atom)
+    return replaced is not None and any(a.number == replaced and in_scale(a, atom) for a in stated)
+
+
+def _replaced(change: Verdict, atom: Atom) -> float | None:
+    """The context's number a copy's change puts ``atom`` in the place of, where the change overlaps it."""
     if change.context is None or not (atom.start < change.end and change.start < atom.end):
-        return False
-    replaced = parse_number(DIGITS.findall(_as_written(change.context))[:1])
-    return any(a.number == replaced and in_scale(a, atom) for a in stated)
+        return None
+    return parse_number(DIGITS.findall(_as_written(change.context))[:1])
 
 
 def _outcome(atom: Atom, stated: float | None) -> Outcome | None:
