@@ -106,7 +106,7 @@ def test_words_that_name_no_slot_leave_the_number_unsupported(
         (
             "Some areas are receiving up to 400 cm of rain annually.",
             "Parts of the coast are receiving up to 400 inches of rain a year.",
-            "up to 400 cm: the context says 400 inches",
+            "up to 400 cm: the context says up to 400 inches",
         ),
     ],
 )

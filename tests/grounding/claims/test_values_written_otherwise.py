@@ -103,7 +103,11 @@ PHONES = "It works with Android phones (Android 10 or later)."
         ("It pairs with Android phones (Android 10 and newer).", PHONES, []),
         ("It works with Android 9 or later.", PHONES, ["9 or later: the context says 10 or later"]),
         ("Guests must be at least 21.", "Guests must be 21 or over.", []),
-        ("Guests must be 18 or over.", "Guests must be 21 or over.", ["18: the context says 21"]),
+        (
+            "Guests must be 18 or over.",
+            "Guests must be 21 or over.",
+            ["18 or over: the context says 21 or over"],
+        ),
         ("Guests must be 18.", "Guests must be 21 or over.", ["18: the context says 21"]),
     ],
 )
@@ -115,6 +119,34 @@ def test_a_bound_written_after_its_number_is_that_bound(
     signal = score(claims_check, answer, context=context)
     assert contradictions(signal) == said
     assert count(signal, "unsupported") == 0
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "said"),
+    [
+        (
+            "You have to be 18 or younger on the day of the race.",
+            AGE,
+            ["18 or younger: the context says at least 18 years old"],
+        ),
+        (
+            "You must take at least 3 tablets.",
+            "Take no more than 3 tablets.",
+            ["at least 3: the context says no more than 3"],
+        ),
+        ("Bags of up to 23 kg are free.", "Bags of at least 23 kg are charged.", []),
+    ],
+)
+def test_bounds_of_one_number_that_point_away_from_each_other_contradict(
+    claims_check: ClaimsCheck, answer: str, context: str, said: list[str]
+) -> None:
+    """ "18 or younger" and "at least 18" share only 18: a rule for minors is no rule for adults, so
+    the same number bounded the other way is contradicted, where the two are said of one thing; two
+    rules with their own predicates ("are free", "are charged") may agree."""
+    signal = score(claims_check, answer, context=context)
+    assert contradictions(signal) == said
+    if not said:
+        assert count(signal, "supported") >= 1
 
 
 def test_a_bare_number_inside_a_bound_written_after_its_number_is_unsupported(

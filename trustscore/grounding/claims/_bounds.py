@@ -34,7 +34,8 @@ from decimal import Decimal
 
 from trustscore.grounding.claims._aligned import Change
 from trustscore.grounding.claims._atoms import Atom
-from trustscore.grounding.claims._numeric import in_scale, in_units
+from trustscore.grounding.claims._numeric import in_scale, in_units, units_agree
+from trustscore.grounding.claims._syntax import BOUND_AFTER
 from trustscore.grounding.claims._values import DIGITS, parse_number
 from trustscore.grounding.claims._verdict import Outcome, Verdict
 
@@ -137,10 +138,18 @@ _APART = frozenset(
         ("below", "above"),
         ("below+", "above"),
         ("below", "above+"),
+        ("above+", "below+"),
+        ("below+", "above+"),
     ]
 )
-"""Two bounds of one number that no value meets both of ("more than 3" and "no more than 3")."""
+"""Two bounds of one number that point away from each other: no value meets both ("more than 3" and
+"no more than 3"), or only the number itself does ("at least 18" and "18 or younger": a rule for
+adults is no rule for minors)."""
+_LIGHT_VERBS = frozenset({"be", "have", None})
+"""Predicates that say nothing of their own: a bound under one is compared with a bound under any."""
 _BARE_NUMBER = re.compile(r"[\d.,%\s]+")
+_WRITTEN_AFTER = re.compile(rf"\s+(?:or|and)\s+(?:{'|'.join(BOUND_AFTER)})\b", re.IGNORECASE)
+"""A bound's words written after its number ("or younger")."""
 _SPACED_MARK = re.compile(r"\s*([.,])\s*")
 
 
@@ -173,7 +182,7 @@ def _against_bound(atom: Atom, stated: Atom, rule: Callable[[float, float], Outc
 
 
 def bounds_apart(a: Atom, b: Atom) -> bool:
-    """Bounds of one number that no value meets both of ("more than 3" and "no more than 3")."""
+    """Bounds of one number that point away from each other (:data:`_APART`)."""
     return (_side(a.bound), _side(b.bound)) in _APART
 
 
@@ -181,12 +190,31 @@ def opposite_bound(atom: Atom, stated: list[Atom]) -> str | None:
     """How the context states the atom's number as the opposite bound ("not take more than 3" where the
     response takes "more than 3"), if it does."""
     for a in stated:
-        if a.kind == atom.kind and a.unit == atom.unit and a.number == atom.number and bounds_apart(atom, a):
-            # a bound a denial made ("no more than", read from "not take more than 3") is written with the
-            # denied predicate; one written out ("no more than 3") is its own text
-            made = a.predicate_text is not None and not a.text.lower().startswith(a.bound or "")
-            return f"{a.predicate_text} {a.text}" if made else a.text
+        if (
+            a.kind == atom.kind
+            and units_agree(a, atom)
+            and a.number == atom.number
+            and bounds_apart(atom, a)
+            and _one_predicate(a, atom)
+        ):
+            written = a.text.lower()
+            if a.predicate_text is not None and any(
+                written.startswith(denied) and made == a.bound for denied, made in _DENIED.items()
+            ):
+                # a bound a denial made ("no more than", read from "not take more than 3") is written
+                # with the denied predicate
+                return f"{a.predicate_text} {a.text}"
+            # a bound written after its number ("21 or over") is quoted as the bound it is
+            return a.text if written.startswith(a.bound or "") else f"{a.bound} {a.text}"
     return None
+
+
+def _one_predicate(a: Atom, b: Atom) -> bool:
+    """The two bounds may be said of one thing: the same predicate, or "be" or "have" on one side
+    ("be 18 or younger" against "be at least 18 years old"); "bags of up to 23 kg are free" and "bags
+    of at least 23 kg are charged" are two rules that agree."""
+    predicates = {a.predicate, b.predicate}
+    return len(predicates) == 1 or bool(predicates & _LIGHT_VERBS)
 
 
 def _side(bound: str | None) -> str | None:
@@ -215,15 +243,18 @@ def denied_bounds(atoms: list[Atom]) -> list[Atom]:
 
 def with_bound(atom: Atom, text: str) -> Atom:
     """The atom with the bound's words the recogniser left out of it put back in its text and span
-    ("under 400", not "400", in "400: the context says 420"'s place)."""
+    ("under 400", not "400", in "400: the context says 420"'s place; "18 or younger", not "18")."""
     if atom.bound is None or atom.text.lower().startswith(atom.bound):
         return atom
     words = r"\s+".join(re.escape(w) for w in atom.bound.split())
     before = re.compile(rf"\b{words}\s*$", re.IGNORECASE)
     found = before.search(text, max(0, atom.start - 4 * len(atom.bound)), atom.start)
-    if found is None:
+    if found is not None:
+        return replace(atom, text=text[found.start() : atom.end], start=found.start())
+    after = _WRITTEN_AFTER.match(text, atom.end)
+    if after is None:
         return atom
-    return replace(atom, text=text[found.start() : atom.end], start=found.start())
+    return replace(atom, text=text[atom.start : after.end()], end=after.end())
 
 
 def changed_values(

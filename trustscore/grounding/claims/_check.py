@@ -234,12 +234,11 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         bounded = bound_outcome(atom, rival) if same_relation else None  # "over 200" with 212
         if bounded in ("supported", "unsupported"):
             out.append(_verdict(atom, bounded))
-        elif rival is not None or atom.text.casefold() != "one":
-            out.append(
-                _verdict(with_bound(atom, response.text), "contradicted", scaled(rival))
-                if rival
-                else _verdict(atom, "unsupported")
-            )
+        elif rival is not None:
+            said = scaled(with_bound(rival, context.text))
+            out.append(_verdict(with_bound(atom, response.text), "contradicted", said))
+        elif atom.text.casefold() != "one":
+            out.append(_verdict(atom, "unsupported"))
     out.extend(_sentence_polarity(response, context, related))
     if context.record is not None:
         fields, read = field_verdicts(response.text, response.mentions, response.bounds, context.record)
@@ -337,6 +336,7 @@ def _supports(f: Facts, atom: Atom) -> bool:
         and (units_agree(a, atom) or counts_field(a, atom))
         and (a.kind != "date" or atom.unit is None)  # "March 14" states no count of 14 pupils
         and (same(a.number, atom.number) or within(a, atom))
+        and not bounds_apart(a, atom)
         for a in f.atoms
     ) or any(in_scale(a, atom) for a in f.atoms)  # "180 degrees Celsius" states "356°F"
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
 __all__ = [
+    "BOUND_AFTER",
     "Clause",
     "bound_after",
     "bound_words",
@@ -42,7 +43,7 @@ _BOUND_DEPS = frozenset({"quantmod", "advmod", "amod", "neg"})
 "more" as amod, "about" as advmod); a preposition's "over 3 days" is none of them."""
 _COMPARATIVES = frozenset({"more", "fewer", "less"})
 """What the "no" of a bound comes before ("no more than 250")."""
-_BOUND_AFTER = {
+BOUND_AFTER = {
     **dict.fromkeys(
         ("more", "over", "above", "older", "later", "newer", "higher", "greater", "up"), "at least"
     ),
@@ -173,7 +174,7 @@ def bound_words(span: Span) -> str | None:
         return None
     if not found:
         after = bound_after(numbers[-1])
-        return None if after is None else _BOUND_AFTER[after.lower_]
+        return None if after is None else BOUND_AFTER[after.lower_]
     return " ".join(t.lower_ for t in sorted(found, key=lambda t: t.i))
 
 
@@ -181,7 +182,7 @@ def bound_after(number: Token) -> Token | None:
     """The word of a bound written after the number ("older" in "18 or older"): joined to it by "or" or
     "and" as the parse hangs them on it."""
     joined = any(c.dep_ == "cc" and c.lower_ in ("or", "and") for c in number.children)
-    after = (c for c in number.children if c.dep_ == "conj" and c.lower_ in _BOUND_AFTER and c.i > number.i)
+    after = (c for c in number.children if c.dep_ == "conj" and c.lower_ in BOUND_AFTER and c.i > number.i)
     return next(after, None) if joined else None
 
 
