@@ -135,6 +135,11 @@ def test_a_bound_written_after_its_number_is_that_bound(
             ["at least 3: the context says no more than 3"],
         ),
         ("Bags of up to 23 kg are free.", "Bags of at least 23 kg are charged.", []),
+        (
+            "Fewer than 5,000 visitors came on opening day.",
+            "More than 5,000 visitors passed through on opening day.",
+            ["Fewer than 5,000: the context says More than 5,000"],
+        ),
     ],
 )
 def test_bounds_of_one_number_that_point_away_from_each_other_contradict(
@@ -142,11 +147,12 @@ def test_bounds_of_one_number_that_point_away_from_each_other_contradict(
 ) -> None:
     """ "18 or younger" and "at least 18" share only 18: a rule for minors is no rule for adults, so
     the same number bounded the other way is contradicted, where the two are said of one thing; two
-    rules with their own predicates ("are free", "are charged") may agree."""
+    rules with their own predicates ("are free", "are charged") may agree. Bounds no value meets both
+    of contradict however each side words its predicate ("came", "passed through")."""
     signal = score(claims_check, answer, context=context)
     assert contradictions(signal) == said
-    if not said:
-        assert count(signal, "supported") >= 1
+    if not said:  # nor is the free bag's bound stated
+        assert count(signal, "unsupported") == 1
 
 
 def test_a_bare_number_inside_a_bound_written_after_its_number_is_unsupported(

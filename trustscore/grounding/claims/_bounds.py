@@ -138,15 +138,15 @@ _APART = frozenset(
         ("below", "above"),
         ("below+", "above"),
         ("below", "above+"),
-        ("above+", "below+"),
-        ("below+", "above+"),
     ]
 )
-"""Two bounds of one number that point away from each other: no value meets both ("more than 3" and
-"no more than 3"), or only the number itself does ("at least 18" and "18 or younger": a rule for
-adults is no rule for minors)."""
+"""Two bounds of one number that no value meets both of ("more than 3" and "no more than 3")."""
+_EDGE_SHARED = frozenset([("above+", "below+"), ("below+", "above+")])
+"""Two bounds of one number that only the number itself meets both of ("at least 18" and "18 or
+younger"): said of one thing, a rule for adults is no rule for minors; said of two, they may be two
+rules that agree ("bags of up to 23 kg are free", "bags of at least 23 kg are charged")."""
 _LIGHT_VERBS = frozenset({"be", "have", None})
-"""Predicates that say nothing of their own: a bound under one is compared with a bound under any."""
+"""Predicates that say nothing of their own: a bound under one is said of what a bound under any is."""
 _BARE_NUMBER = re.compile(r"[\d.,%\s]+")
 _WRITTEN_AFTER = re.compile(rf"\s+(?:or|and)\s+(?:{'|'.join(BOUND_AFTER)})\b", re.IGNORECASE)
 """A bound's words written after its number ("or younger")."""
@@ -182,8 +182,9 @@ def _against_bound(atom: Atom, stated: Atom, rule: Callable[[float, float], Outc
 
 
 def bounds_apart(a: Atom, b: Atom) -> bool:
-    """Bounds of one number that point away from each other (:data:`_APART`)."""
-    return (_side(a.bound), _side(b.bound)) in _APART
+    """Bounds of one number that point away from each other (:data:`_APART`, :data:`_EDGE_SHARED`)."""
+    sides = (_side(a.bound), _side(b.bound))
+    return sides in _APART or sides in _EDGE_SHARED
 
 
 def opposite_bound(atom: Atom, stated: list[Atom]) -> str | None:
@@ -195,7 +196,7 @@ def opposite_bound(atom: Atom, stated: list[Atom]) -> str | None:
             and units_agree(a, atom)
             and a.number == atom.number
             and bounds_apart(atom, a)
-            and _one_predicate(a, atom)
+            and ((_side(a.bound), _side(atom.bound)) in _APART or _one_predicate(a, atom))
         ):
             written = a.text.lower()
             if a.predicate_text is not None and any(
@@ -211,8 +212,7 @@ def opposite_bound(atom: Atom, stated: list[Atom]) -> str | None:
 
 def _one_predicate(a: Atom, b: Atom) -> bool:
     """The two bounds may be said of one thing: the same predicate, or "be" or "have" on one side
-    ("be 18 or younger" against "be at least 18 years old"); "bags of up to 23 kg are free" and "bags
-    of at least 23 kg are charged" are two rules that agree."""
+    ("be 18 or younger" against "be at least 18 years old")."""
     predicates = {a.predicate, b.predicate}
     return len(predicates) == 1 or bool(predicates & _LIGHT_VERBS)
 
