@@ -4,6 +4,8 @@ until"."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.grounding.claims.test_precision import contradictions, count, kinds, score
 from trustscore.grounding.claims._signal import ClaimsCheck
 
@@ -181,3 +183,42 @@ def test_what_is_asked_for_is_not_asserted(claims_check: ClaimsCheck) -> None:
         claims_check, "A court in California will allow the destruction of the embryos.", context, ""
     )
     assert count(stated, "contradicted") == 1
+
+
+HOUSING = "Home prices fell 3.8% in the second quarter. The median rent rose 5% to $1,890 a month."
+TUNNEL = "Tunnelling was finished in April, and track installation will take another year."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        ("Home prices fell 3.8%, and rents fell too.", HOUSING),
+        (
+            "The restoration has halved the number of nesting waterbirds.",
+            "The restoration has doubled the number of nesting waterbirds.",
+        ),
+        ("Tunnelling began in April.", TUNNEL),
+        (
+            "The flight departed from Calder International on March 2.",
+            "The flight arrived at Calder International on March 2.",
+        ),
+        ("The council rejected the plan.", "The council approved the plan."),
+    ],
+)
+def test_the_opposite_predicate_is_contradicted(claims_check: ClaimsCheck, answer: str, context: str) -> None:
+    """Which way an amount moved ("fell" against "rose 5%") holds however far or since when the other side
+    says it moved; a start is no end, an arrival no departure, a rejection no approval."""
+    assert kinds(score(claims_check, answer, context, "")) == ["predicate"], answer
+
+
+@pytest.mark.parametrize(
+    "answer",
+    ["The bridge is open.", "The median rent rose.", "Home prices fell in the second quarter."],
+)
+def test_a_predicate_said_without_its_arguments_meets_only_what_says_which_way_an_amount_moved(
+    claims_check: ClaimsCheck, answer: str
+) -> None:
+    """ "is open" says nothing of "was closed to traffic for repairs in 2019": only a change of amount is
+    read without what it is said of; and the way the context states stands."""
+    context = "The bridge was closed to traffic for repairs in 2019. " + HOUSING
+    assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer

@@ -4,7 +4,9 @@ A response clause is compared with the context's clauses of the same predicate (
 "open" and "closed", :func:`opposites`) whose subject may be the same (:func:`._syntax.compatible`)
 and whose arguments share at least half of the smaller set of content words ("has a swimming pool"
 and "has no swimming pool" share "swimming pool") and, where both give a count, share one ("is not
-taken twice a day" is about another amount than "is taken once a day"). A reported clause is an
+taken twice a day" is about another amount than "is taken once a day"); a clause with no such words
+is about what the other says of the same subject only where that says nothing else, or where both say
+which way an amount moved ("rents fell" against "the median rent rose 5%"). A reported clause is an
 argument, so "did not say it would do repairs" is about another thing than "said it would repaint the
 gym". Then:
 
@@ -35,11 +37,21 @@ _PAIRS = (
     ("win", ("lose",)),
     ("gain", ("lose",)),
     ("enter", ("exit",)),
-    ("agree", ("refuse",)),
+    ("agree", ("refuse", "reject")),
+    ("approve", ("reject",)),
+    ("grant", ("deny", "refuse", "reject")),
+    ("begin", ("end", "finish")),
+    ("start", ("end", "finish", "stop")),
+    ("arrive", ("depart",)),
+    ("raise", ("lower", "cut")),
     ("pass", ("fail",)),
     ("succeed", ("fail",)),
     ("increase", ("decrease", "fall", "drop", "decline", "shrink")),
     ("rise", ("fall", "drop", "decline")),
+    ("grow", ("shrink", "fall", "drop", "decline")),
+    ("climb", ("fall", "drop", "decline")),
+    ("double", ("halve",)),
+    ("improve", ("worsen", "deteriorate")),
     ("available", ("unavailable",)),
     ("possible", ("impossible",)),
     ("legal", ("illegal",)),
@@ -79,6 +91,15 @@ _LISTED = _antonyms()
 them ("rise" and "drop", "allow" and "ban")."""
 
 
+_CHANGES = frozenset(
+    [
+        *("rise", "fall", "increase", "decrease", "drop", "decline", "shrink", "grow", "climb"),
+        *("double", "halve", "improve", "worsen", "deteriorate"),
+    ]
+)
+"""Predicates that say which way an amount moved: how far or since when does not change the way."""
+
+
 def opposites(predicate: str) -> frozenset[str]:
     """The predicates (lemmas) that state the opposite of ``predicate``: the listed pairs and WordNet's
     direct antonyms of an adjective (:func:`._lexicon.antonyms`: "large" / "small"). WordNet's verb
@@ -102,8 +123,11 @@ def _about_same(a: Clause, b: Clause) -> bool:
         # "is not taken twice a day" beside "is taken once a day": another amount, not a denial
         return False
     if not a.arguments or not b.arguments:
-        # nothing said of anything but the subject: it must be named on both sides
-        return not a.arguments and not b.arguments and bool(a.subject & b.subject)
+        # nothing said of anything but the subject: it must be named on both sides, and said of nothing
+        # else on the other side but where it says which way an amount moved ("rents fell" against
+        # "rents rose 5%"; "is open" says nothing of "is closed on Sundays")
+        alike = (not a.arguments and not b.arguments) or {a.predicate, b.predicate} <= _CHANGES
+        return alike and bool(a.subject & b.subject)
     shared = len(a.arguments & b.arguments)
     return shared >= max(1, (min(len(a.arguments), len(b.arguments)) + 1) // 2)
 
