@@ -222,3 +222,58 @@ def test_a_predicate_said_without_its_arguments_meets_only_what_says_which_way_a
     read without what it is said of; and the way the context states stands."""
     context = "The bridge was closed to traffic for repairs in 2019. " + HOUSING
     assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "said"),
+    [
+        (
+            "The plan includes a property tax increase.",
+            "No property tax increase is included in the plan.",
+            ["negation"],
+        ),
+        (
+            "The province declared a state of emergency.",
+            "No state of emergency has been declared.",
+            ["negation"],
+        ),
+        ("The plan was not approved by the council.", "The council approved the plan.", ["negation"]),
+        ("The plan was approved by the council.", "The council approved the plan.", []),
+        ("The committee approved the budget.", "The plan was not approved by the council.", []),
+        ("The plan was not approved by the council.", "The mayor approved the plan.", []),
+    ],
+)
+def test_a_passive_clause_is_read_as_its_active(
+    claims_check: ClaimsCheck, answer: str, context: str, said: list[str]
+) -> None:
+    """ "No property tax increase is included in the plan" says the plan includes none: the passive's
+    subject is what the active acts on, its "by" phrase who acts (unknown without one)."""
+    assert kinds(score(claims_check, answer, context, "")) == said, answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("UVA has never expelled a student for sexual assault.", []),
+        ("A student at UVA was expelled for sexual assault.", ["negation"]),
+    ],
+)
+def test_not_a_single_one_denies_the_subject(claims_check: ClaimsCheck, answer: str, said: list[str]) -> None:
+    """ "not a single student ... has been expelled" denies, as "no student" does."""
+    context = "Not a single student at UVA has ever been expelled for sexual assault."
+    assert kinds(score(claims_check, answer, context, "")) == said, answer
+
+
+def test_not_all_denies_only_some(claims_check: ClaimsCheck) -> None:
+    context = "Some trains ran on the strike day."
+    assert (
+        count(score(claims_check, "Not all trains ran on the strike day.", context, ""), "contradicted") == 0
+    )
+
+
+def test_a_quoted_question_asserts_nothing(claims_check: ClaimsCheck) -> None:
+    """The prosecutor's "can you really blame it on your brother?" states no blame either way, though a
+    closing quote ends the sentence after the question mark."""
+    context = 'The prosecutor said: "If you can do that, can you really blame it on your brother?"'
+    answer = "The prosecution argued that his actions could not be blamed on his brother."
+    assert count(score(claims_check, answer, context, ""), "contradicted") == 0

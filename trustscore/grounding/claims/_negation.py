@@ -1,7 +1,7 @@
 """Which words deny a predicate and which only seem to: "not", "never", "nothing" and a "no" before a
 noun deny ("has no pool", "No trains run"), and so does "fail to" ("failed to raise $5 million"); "not
 only ... but also" asserts both halves, "not necessarily" hedges, and a denial bounded in time or place
-("does not open until 10:00") says when or where it holds."""
+("does not open until 10:00") says when or where it holds; a question asserts nothing either way."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 __all__ = [
     "NEGATORS",
     "SUBJECTS",
+    "asks",
     "attempted",
     "denied",
     "denied_subject",
@@ -66,6 +67,11 @@ def ranged(predicate: Token) -> bool:
     )
 
 
+_ALL = frozenset({"all", "every", "each", "both"})
+_CLOSING = "\"'\u201d\u2019\u00bb)]"
+_OPENING = frozenset({'"', "\u201c", "\u00ab"})
+
+
 def _next_word(token: Token) -> str:
     return token.nbor(1).lower_ if token.i + 1 < len(token.doc) else ""
 
@@ -80,10 +86,30 @@ def denying_determiner(token: Token) -> bool:
 
 
 def denied_subject(predicate: Token) -> bool:
-    """Whether a "no" denies the predicate's subject ("No trains run on Christmas Day")."""
-    return any(
-        c.dep_ in SUBJECTS and any(denying_determiner(d) for d in c.children) for c in predicate.children
-    )
+    """Whether the predicate's subject is denied: by a "no" ("No trains run on Christmas Day") or by a
+    "not" before one of it ("not a single student has been expelled", "Not one train ran"); "not all
+    trains ran" denies only some."""
+    return any(c.dep_ in SUBJECTS and _denied_noun(c) for c in predicate.children)
+
+
+def _denied_noun(noun: Token) -> bool:
+    words = list(noun.children)
+    if any(denying_determiner(d) for d in words):
+        return True
+    denied = any(d.dep_ == "neg" and d.lower_ == "not" for d in words)
+    return denied and not any(d.lower_ in _ALL for d in words)
+
+
+def asks(token: Token) -> bool:
+    """Whether ``token`` is in a question, which asserts nothing either way: its sentence ends with "?"
+    (a closing quote or bracket after it), and no opening quote before the question parts the token
+    from it (in 'He said, "Can you blame him?"' only the quoted words ask)."""
+    sentence = token.sent
+    if not sentence.text.rstrip().rstrip(_CLOSING).endswith("?"):
+        return False
+    last = max(t.i for t in sentence if "?" in t.text)
+    opening = [t.i for t in sentence if t.text in _OPENING and t.i < last]
+    return not opening or token.i > opening[-1]
 
 
 def failed(verb: Token) -> bool:

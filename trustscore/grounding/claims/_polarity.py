@@ -21,6 +21,7 @@ A clause the context states nothing about has no polarity verdict: it is not evi
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
 from trustscore.grounding.claims._lexicon import antonyms
 from trustscore.grounding.claims._syntax import Clause, compatible
@@ -116,7 +117,17 @@ def clause_index(context: list[Clause]) -> dict[str, list[Clause]]:
     return dict(index)
 
 
+def _active(clause: Clause) -> Clause:
+    """A passive clause read as its active: its agent ("by the council") the subject, unknown without
+    one, and what it was said of among its arguments ("No property tax increase is included in the
+    plan" against "The plan includes a property tax increase")."""
+    said = clause.subject | clause.arguments
+    return replace(clause, subject=clause.agent, arguments=said - clause.agent, passive=False)
+
+
 def _about_same(a: Clause, b: Clause) -> bool:
+    if a.passive != b.passive:
+        a, b = (_active(a), b) if a.passive else (a, _active(b))
     if not compatible(a.subject, b.subject):
         return False
     if a.counts and b.counts and not a.counts & b.counts:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from trustscore.grounding.claims._negation import (
     NEGATORS,
     SUBJECTS,
+    asks,
     denied_subject,
     denying_determiner,
     hedges,
@@ -302,6 +303,10 @@ class Clause:
     counts: frozenset[str] = frozenset()
     """The numbers and multiples ("once", "twice") among its arguments, as written: a clause counting
     otherwise is about another amount, whose value the atoms' checks compare."""
+    passive: bool = False
+    """In the passive voice ("was approved by the council"): its subject is what the predicate acts on."""
+    agent: frozenset[str] = frozenset()
+    """Of a passive clause, the content lemmas of its "by" phrase (among its arguments too)."""
 
 
 def clauses(doc: Doc, subjects: list[frozenset[str]], keep: list[bool]) -> list[Clause]:
@@ -348,7 +353,7 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     if (
         holder is None
         or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in marked)
-        or token.sent.text.rstrip().endswith("?")
+        or asks(token)
         or (token.dep_ in ("ccomp", "xcomp") and token.head.lemma_ in _WISHES)
         or any(hedges(c) for c in children)
         or (denied_verb and any(ranged(h) for h in heads))
@@ -374,6 +379,8 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
             end=max(t.idx + len(t.text) for t in span),
             text=("not " if negated else "") + token.text,
             counts=_counts(tokens),
+            passive=any(c.dep_ in ("nsubjpass", "auxpass") for c in children),
+            agent=_content([t for c in children if c.dep_ == "agent" for t in c.subtree]),
         )
 
     if sum(len(g) for g in groups) < 2:
