@@ -277,3 +277,17 @@ def test_a_quoted_question_asserts_nothing(claims_check: ClaimsCheck) -> None:
     context = 'The prosecutor said: "If you can do that, can you really blame it on your brother?"'
     answer = "The prosecution argued that his actions could not be blamed on his brother."
     assert count(score(claims_check, answer, context, ""), "contradicted") == 0
+
+
+def test_before_someone_is_in_front_of_them_not_earlier(claims_check: ClaimsCheck) -> None:
+    """ "never testified before Congress" is a denial to compare; "does not open before 10:00" bounds when
+    it opens, and denies nothing the context states."""
+    context = (
+        "She never held elected office but testified before Congress four times. The archive opens at 10:00."
+    )
+    denied = score(claims_check, "Whitfield, who never testified before Congress, has died.", context, "")
+    assert kinds(denied) == ["negation"]
+    assert (
+        count(score(claims_check, "The archive does not open before 10:00.", context, ""), "contradicted")
+        == 0
+    )

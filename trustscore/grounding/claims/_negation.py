@@ -59,11 +59,18 @@ def hedges(token: Token) -> bool:
 
 def ranged(predicate: Token) -> bool:
     """Whether a range word bounds ``predicate``: as a preposition ("until noon") or marking a clause
-    ("until it is cold"); not as an adverb ("had never collapsed before")."""
+    ("until it is cold"); not as an adverb ("had never collapsed before"), nor "before" someone ("never
+    testified before Congress": in front of them, not earlier)."""
     return any(
-        (c.dep_ == "prep" and c.lower_ in _RANGE)
+        (c.dep_ == "prep" and c.lower_ in _RANGE and not _in_front_of(c))
         or (c.dep_ == "advcl" and any(m.dep_ == "mark" and m.lower_ in _RANGE for m in c.children))
         for c in predicate.children
+    )
+
+
+def _in_front_of(preposition: Token) -> bool:
+    return preposition.lower_ == "before" and any(
+        o.dep_ == "pobj" and o.ent_type_ in ("PERSON", "ORG", "NORP") for o in preposition.children
     )
 
 
