@@ -291,3 +291,14 @@ def test_before_someone_is_in_front_of_them_not_earlier(claims_check: ClaimsChec
         count(score(claims_check, "The archive does not open before 10:00.", context, ""), "contradicted")
         == 0
     )
+
+
+def test_a_cause_does_not_narrow_what_a_clause_says(claims_check: ClaimsCheck) -> None:
+    """ "prohibited because of cold water" says why, not where or when: "Swimming is permitted" states
+    the opposite of it."""
+    context = (
+        "Swimming is prohibited because of cold water and strong currents. "
+        + "The road is closed due to flooding."
+    )
+    for answer in ("Swimming is permitted.", "The road is open."):
+        assert kinds(score(claims_check, answer, context, "")) == ["predicate"], answer

@@ -111,6 +111,8 @@ demanding"): they say nothing of the predicate, so their nouns are no arguments 
 _SOURCE_PREPOSITIONS = frozenset({"according", "based"})
 """Heads of a phrase naming where a clause comes from ("according to the passages", "based on the
 information provided"): the source, not what the clause says of its subject."""
+_REASON_PREPOSITIONS = frozenset({"because", "due", "owing"})
+"""Heads of a phrase giving a clause's cause ("closed due to flooding"): why, not where or when it holds."""
 
 
 _REPORTING = frozenset({"say", "tell", "report", "state", "announce", "add", "confirm", "claim", "write"})
@@ -417,11 +419,11 @@ def _sharing(token: Token) -> Token | None:
 
 
 def _framing(argument: Token) -> bool:
-    """Whether a prepositional phrase frames the clause rather than completes it: a linking phrase or
-    the clause's named source."""
+    """Whether a prepositional phrase frames the clause rather than completes it: a linking phrase,
+    the clause's named source or its cause."""
     if argument.dep_ != "prep":
         return False
-    if argument.lower_ in _SOURCE_PREPOSITIONS:
+    if argument.lower_ in _SOURCE_PREPOSITIONS | _REASON_PREPOSITIONS:
         return True
     return " ".join(t.lower_ for t in argument.subtree) in _LINKING_PHRASES
 
