@@ -264,11 +264,14 @@ def test_not_a_single_one_denies_the_subject(claims_check: ClaimsCheck, answer: 
     assert kinds(score(claims_check, answer, context, "")) == said, answer
 
 
-def test_not_all_denies_only_some(claims_check: ClaimsCheck) -> None:
-    context = "Some trains ran on the strike day."
-    assert (
-        count(score(claims_check, "Not all trains ran on the strike day.", context, ""), "contradicted") == 0
-    )
+def test_not_all_denies_only_some_and_not_only_none(claims_check: ClaimsCheck) -> None:
+    context = "Some trains ran on the strike day. The students were expelled last year."
+    for answer in (
+        "Not all trains ran on the strike day.",
+        "Not only the students were expelled last year, but also a teacher.",
+        "Not only students but teachers were expelled last year.",
+    ):
+        assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
 
 
 def test_a_quoted_question_asserts_nothing(claims_check: ClaimsCheck) -> None:

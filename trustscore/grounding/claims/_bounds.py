@@ -146,7 +146,8 @@ _EDGE_SHARED = frozenset([("above+", "below+"), ("below+", "above+")])
 younger"): said of one thing, a rule for adults is no rule for minors; said of two, they may be two
 rules that agree ("bags of up to 23 kg are free", "bags of at least 23 kg are charged")."""
 _LIGHT_VERBS = frozenset({"be", "have", None})
-"""Predicates that say nothing of their own: a bound under one is said of what a bound under any is."""
+"""Predicates that say nothing of their own, or none read: a bound under one is said of what a bound
+under any is."""
 _BARE_NUMBER = re.compile(r"[\d.,%\s]+")
 _WRITTEN_AFTER = re.compile(rf"\s+(?:or|and)\s+(?:{'|'.join(BOUND_AFTER)})\b", re.IGNORECASE)
 """A bound's words written after its number ("or younger")."""

@@ -95,7 +95,7 @@ def denying_determiner(token: Token) -> bool:
 def denied_subject(predicate: Token) -> bool:
     """Whether the predicate's subject is denied: by a "no" ("No trains run on Christmas Day") or by a
     "not" before one of it ("not a single student has been expelled", "Not one train ran"); "not all
-    trains ran" denies only some."""
+    trains ran" denies only some, and "not only the students" none."""
     return any(c.dep_ in SUBJECTS and _denied_noun(c) for c in predicate.children)
 
 
