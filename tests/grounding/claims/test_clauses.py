@@ -305,3 +305,17 @@ def test_a_cause_does_not_narrow_what_a_clause_says(claims_check: ClaimsCheck) -
     )
     for answer in ("Swimming is permitted.", "The road is open."):
         assert kinds(score(claims_check, answer, context, "")) == ["predicate"], answer
+
+
+def test_a_time_the_parse_took_for_the_root_does_not_hide_the_subject(claims_check: ClaimsCheck) -> None:
+    """ "The library is open Monday to Saturday, 9 am to 8 pm, and is closed on Sundays": a small parse
+    takes "am" for the root; the sentence is still about the library, not the items of the one before."""
+    context = (
+        "Lost items must be paid for at replacement cost. "
+        + "The library is open Monday to Saturday, 9 am to 8 pm, and is closed on Sundays."
+    )
+    assert contradictions(score(claims_check, "The library is open on Sundays.", context, "")) != []
+    assert (
+        count(score(claims_check, "The library is open Monday to Saturday.", context, ""), "contradicted")
+        == 0
+    )

@@ -229,13 +229,16 @@ def excluded(token: Token) -> bool:
 
 
 def sentence_subjects(doc: Doc) -> list[frozenset[str]]:
-    """Per sentence, the words of its main clause's subject; a pronoun or missing subject takes the
-    subject of the sentence before ("It has 420 pupils": the school of the sentence before). A report
-    ("The driver lost control, police said") is about what it reports: its subject is the driver."""
+    """Per sentence, its main clause's subject (not a time's "am", which a parse may take for the root);
+    a pronoun or missing one takes the subject of the sentence before ("It has 420 pupils": the school).
+    A report ("The driver lost control, police said") is about what it reports: its subject the driver."""
     out: list[frozenset[str]] = []
     last: frozenset[str] = frozenset()
     for sent in doc.sents:
         words = _subject_words(_reported(sent.root))
+        root = sent.root
+        if not words and root.lower_ in ("am", "pm") and root.i > sent.start and root.nbor(-1).like_num:
+            words = next((w for t in sent if t.dep_ in SUBJECTS and (w := _words(list(t.subtree)))), words)
         if words:
             last = words
         out.append(words or last)
