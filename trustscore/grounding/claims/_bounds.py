@@ -192,12 +192,12 @@ def opposite_bound(atom: Atom, stated: list[Atom]) -> str | None:
     """How the context states the atom's number as the opposite bound ("not take more than 3" where the
     response takes "more than 3"), if it does."""
     for a in stated:
+        sides = (_side(a.bound), _side(atom.bound))
         if (
             a.kind == atom.kind
             and units_agree(a, atom)
             and a.number == atom.number
-            and bounds_apart(atom, a)
-            and ((_side(a.bound), _side(atom.bound)) in _APART or _one_predicate(a, atom))
+            and (sides in _APART or (sides in _EDGE_SHARED and _one_predicate(a, atom)))
         ):
             written = a.text.lower()
             if a.predicate_text is not None and any(
