@@ -319,3 +319,40 @@ def test_a_time_the_parse_took_for_the_root_does_not_hide_the_subject(claims_che
         count(score(claims_check, "The library is open Monday to Saturday.", context, ""), "contradicted")
         == 0
     )
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("Home prices went down in the second quarter.", []),
+        ("Home prices went up in the second quarter.", ["predicate"]),
+        ("The median rent came down.", ["predicate"]),
+    ],
+)
+def test_a_phrasal_verb_says_which_way_an_amount_moved(
+    claims_check: ClaimsCheck, answer: str, said: list[str]
+) -> None:
+    """ "went down" is a fall and "went up" a rise: each meets the context's "fell" and "rose"."""
+    assert kinds(score(claims_check, answer, HOUSING, "")) == said, answer
+
+
+def test_kept_working_states_that_it_worked(claims_check: ClaimsCheck) -> None:
+    """ "kept working at the mill" and "continued to work at the mill" state what "did not work at the
+    mill" denies; a complement with its own negation ("continued not to pay") is not read as asserting."""
+    context = "Hollis did not work at the mill. The Vance family paid the rent."
+    for answer in ("Hollis kept working at the mill.", "Hollis continued to work at the mill."):
+        assert kinds(score(claims_check, answer, context, "")) == ["negation"], answer
+    held = score(claims_check, "The Vance family continued not to pay the rent.", context, "")
+    assert isinstance(held.raw, dict)
+    assert held.raw["kinds"] == ["name"]  # the family's name, and no polarity
+    assert kinds(held) == []
+
+
+def test_who_after_an_institution_describes_the_person_it_belongs_to(claims_check: ClaimsCheck) -> None:
+    """In "director of the Pacific Marine Institute who never testified" the parse hangs "who" on the
+    institute; a "who" clause describes a person, here the director, whose denial is then compared."""
+    context = "The marine biologist Tom Reyes testified before Congress four times."
+    answer = (
+        "Tom Reyes, director of the Pacific Marine Institute who never testified before Congress, has died."
+    )
+    assert kinds(score(claims_check, answer, context, "")) == ["negation"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from trustscore.grounding.claims._framing import frames
 from trustscore.grounding.claims._negation import (
     NEGATORS,
     SUBJECTS,
@@ -66,6 +67,11 @@ _MAIN = frozenset({"ROOT", "ccomp"})
 """The dependencies of a predicate that heads a main clause, or a reported one ("says it was made ...")."""
 _HYPOTHETICAL = frozenset({"should", "would", "could", "might", "may", "must"})
 """Modals of what may or should be: a predicate coordinated under one states nothing on its own."""
+_PHRASAL_CHANGES = {("go", "down"): "fall", ("come", "down"): "fall", ("go", "up"): "rise"}
+"""Phrasal verbs that say which way an amount moved, as the verb its opposite is listed by."""
+_NOT_PERSONS = frozenset({"ORG", "GPE", "LOC", "FAC"})
+_CONTINUING = frozenset({"keep", "continue"})
+"""Verbs whose complement is still the case: "kept working" states what "did not work" denies."""
 _MULTIPLES = frozenset({"once", "twice", "thrice"})
 """Words that say how many times, which the parse does not read as numbers ("taken twice a day")."""
 _NOUN_MODIFIERS = frozenset({"amod", "compound", "acl"})
@@ -81,38 +87,6 @@ _CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "while",
 sets two like things side by side ("mule deer have a black tip, while white-tailed deer do not"): the
 subject words the check keeps ("deer") would pair each half with the other's statement. A cause or a
 concession ("because", "although") is asserted and read."""
-
-
-_LINKING_PHRASES = frozenset(
-    {
-        "as a result",
-        "at the same time",
-        "by contrast",
-        "for example",
-        "for instance",
-        "in addition",
-        "in comparison",
-        "in conclusion",
-        "in contrast",
-        "in fact",
-        "in general",
-        "in other words",
-        "in particular",
-        "in short",
-        "in summary",
-        "in the end",
-        "on the contrary",
-        "on the other hand",
-        "on the whole",
-    }
-)
-"""Prepositional phrases that link a sentence to the one before ("On the other hand, ATVs are more
-demanding"): they say nothing of the predicate, so their nouns are no arguments of it."""
-_SOURCE_PREPOSITIONS = frozenset({"according", "based"})
-"""Heads of a phrase naming where a clause comes from ("according to the passages", "based on the
-information provided"): the source, not what the clause says of its subject."""
-_REASON_PREPOSITIONS = frozenset({"because", "due", "owing"})
-"""Heads of a phrase giving a clause's cause ("closed due to flooding"): why, not where or when it holds."""
 
 
 _REPORTING = frozenset({"say", "tell", "report", "state", "announce", "add", "confirm", "claim", "write"})
@@ -150,11 +124,24 @@ def predicate_lemma(token: Token) -> str:
     """The lemma a predicate is compared by, in one spelling: British "-ise" and "-yse" verbs read as
     "-ize" and "-yze" ("hospitalised" and "hospitalized" state the same thing). Both texts pass through
     it, so a verb spelled "-ise" in both ("promise") still meets itself; adjectives keep their lemma
-    (WordNet's antonyms are looked up by it: "precise")."""
+    (WordNet's antonyms are looked up by it: "precise"). A phrasal verb that says which way an amount
+    moved reads as the verb that says it ("prices went down": "fall")."""
     lemma = token.lemma_.casefold()
+    particle = next((c.lower_ for c in token.children if c.dep_ == "prt"), None)
+    if (moved := _PHRASAL_CHANGES.get((lemma, particle or ""))) is not None:
+        return moved
     if token.pos_ == "VERB" and len(lemma) > 5 and lemma.endswith(("ise", "yse")):
         return lemma[:-2] + "ze"
     return lemma
+
+
+def _clause_predicate(token: Token) -> str:
+    """The predicate a clause states: of "kept working" or "continued to operate", the complement's."""
+    if token.lemma_ in _CONTINUING:
+        going = next((c for c in token.children if c.dep_ == "xcomp" and c.pos_ == "VERB"), None)
+        if going is not None and not any(negates(c) for c in going.children):
+            return predicate_lemma(going)
+    return predicate_lemma(token)
 
 
 def bound_words(span: Span) -> str | None:
@@ -255,7 +242,8 @@ def _reported(root: Token) -> Token:
 
 def _subject_words(predicate: Token) -> frozenset[str]:
     if predicate.dep_ == "relcl":  # "acids that cannot be made": the noun the clause describes
-        return _words([t for t in predicate.head.subtree if t.i <= predicate.head.i])
+        described = _described(predicate)
+        return _words([t for t in described.subtree if t.i <= described.i])
     for child in _children(predicate):
         if child.dep_ in SUBJECTS:
             if child.lower_ in _PERSONS:
@@ -264,6 +252,20 @@ def _subject_words(predicate: Token) -> frozenset[str]:
     if predicate.dep_ in ("acomp", "attr", "xcomp") and predicate.head.i != predicate.i:
         return _subject_words(predicate.head)
     return frozenset()
+
+
+def _described(relative: Token) -> Token:
+    """The noun a relative clause describes: the one the parse hangs it on, except where "who" follows
+    an organisation or place that is another noun's ("director of the Pacific Marine Institute who never
+    testified": the director, and the person an apposition names so, not the institute)."""
+    noun = relative.head
+    of = noun.head
+    who = any(c.lower_ in ("who", "whom") for c in relative.children)
+    if who and noun.ent_type_ in _NOT_PERSONS and noun.dep_ == "pobj" and of.lower_ == "of":
+        person = of.head
+        if person.pos_ in ("NOUN", "PROPN"):  # "Tom Reyes, director of ...": Tom Reyes
+            return person.head if person.dep_ == "appos" else person
+    return noun
 
 
 def _children(token: Token) -> list[Token]:
@@ -366,7 +368,7 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     ):
         return []
     said = [c for c in children if (c.dep_ in _ARGUMENT_DEPS or (nominal and c.dep_ in _NOUN_MODIFIERS))]
-    said = [c for c in said if c.i != token.i and not _framing(c)]
+    said = [c for c in said if c.i != token.i and not frames(c)]
     groups = [sorted([c, *c.conjuncts], key=lambda t: t.i) for c in said if c.dep_ in ("dobj", "attr")]
     span = [t for h in heads for t in h.subtree if t.dep_ != "punct"] or [token]
     # a report's values are its own clause's, whose relation reads them: not where this clause is found
@@ -374,7 +376,7 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
 
     def clause(negated: bool, tokens: list[Token]) -> Clause:
         return Clause(
-            predicate=predicate_lemma(token),
+            predicate=_clause_predicate(token),
             negated=negated,
             arguments=_content(tokens),
             offsets=frozenset(t.idx for t in tokens if t.i not in reported),
@@ -419,16 +421,6 @@ def _sharing(token: Token) -> Token | None:
     if any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL for c in children):
         return None
     return head if any(c.dep_ in SUBJECTS for c in children) else None
-
-
-def _framing(argument: Token) -> bool:
-    """Whether a prepositional phrase frames the clause rather than completes it: a linking phrase,
-    the clause's named source or its cause."""
-    if argument.dep_ != "prep":
-        return False
-    if argument.lower_ in _SOURCE_PREPOSITIONS | _REASON_PREPOSITIONS:
-        return True
-    return " ".join(t.lower_ for t in argument.subtree) in _LINKING_PHRASES
 
 
 def _own(thing: Token, group: list[Token]) -> list[Token]:
