@@ -14,11 +14,10 @@ bound to, in the ways news text binds them:
 - in a clause of which the person is the subject: "Jane Doe died at the age of 81", "Jane Doe retired
   in 2010 aged 70".
 
-Two mentions name the same person when the words of one, a title included, are all words of the other
-("Richard" and "Martin Richard"; "Mr Smith" is not "Mary Smith", nor "John Smith Jr." "John Smith
-Sr."). A response's age is supported when the context gives that age to the person. It is contradicted
-when the context gives the person, named at least as fully, only other ages, one side says it is an
-age ("23-year-old", "aged 23": "LeBron James, 30," may be his points, "Carlos Alcaraz, 1," a seed),
+Two mentions name the same person by :mod:`._people` ("Richard" and "Martin Richard"). A response's
+age is supported when the context gives that age to the person. It is contradicted when the context
+gives the person, named at least as fully, only other ages, one side says it is an age
+("23-year-old", "aged 23": "LeBron James, 30," may be his points, "Carlos Alcaraz, 1," a seed),
 the two sentences name the same calendar years (a person's age at another time, "Jane Doe, 35, won
 re-election in 2017" against "Jane Doe, 31, was elected in 2013", is none), and the number stands
 nowhere else in the context but as someone else's age ("he died in 2012, aged 60"). A line with no verb
@@ -33,10 +32,11 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from trustscore.grounding.claims._people import one_of, one_person, person_words
 from trustscore.grounding.claims._verdict import Outcome, Verdict
 
 if TYPE_CHECKING:
-    from spacy.tokens import Doc, Span, Token
+    from spacy.tokens import Doc, Span
 
 __all__ = ["Age", "PersonAges", "age_verdicts", "person_ages"]
 
@@ -50,7 +50,6 @@ _CLOSERS = frozenset({",", ".", ")", "and"})
 not "8 and 10" (a list of ages, each of whose names is unclear)."""
 _AGED = frozenset({"aged", "age"})
 _ARTICLES = frozenset({"a", "an", "the"})
-_TITLES = frozenset({"mr", "mrs", "ms", "miss", "dr", "sir", "dame"})
 _BETWEEN = 4
 """How many words may stand between "N-year-old" and the name it describes."""
 _DESCRIBING = frozenset({"NOUN", "ADJ"})
@@ -96,7 +95,7 @@ def person_ages(doc: Doc) -> PersonAges:
     found: list[Age] = []
     people: set[frozenset[str]] = set()
     for ent in doc.ents:
-        if ent.label_ != "PERSON" or not (person := _person(doc, ent)):
+        if ent.label_ != "PERSON" or not (person := person_words(doc, ent)):
             continue
         people.add(person)
         beside = _after(doc, ent) or _before(doc, ent)
@@ -127,11 +126,11 @@ def age_verdicts(verdicts: list[Verdict], response: Text, context: Text) -> list
     said, stated = response[2], context[2]
     out = list(verdicts)
     for age in said.ages:
-        candidates = [p for p in stated.people if _one_of(p, age.person)]
-        same = [a for a in stated.ages if _one_of(a.person, age.person) and _same_time(age, a)]
+        candidates = [p for p in stated.people if one_of(p, age.person)]
+        same = [a for a in stated.ages if one_of(a.person, age.person) and _same_time(age, a)]
         named = [a for a in same if _rival(age, a, response, context)]
         # ages at two events of one verb ("named CEO at 40", "named chair at 50") cannot say which is which
-        if not _one_person(candidates) or (age.of_event and len({a.years for a in same}) > 1):
+        if not one_person(candidates) or (age.of_event and len({a.years for a in same}) > 1):
             out = [_not_anothers(v, age, stated) for v in out]
         elif any(a.years == age.years for a in same + _at_event(age, stated.ages)):
             out = _judged(out, age, "supported", None)
@@ -157,7 +156,7 @@ def _at_event(age: Age, stated: tuple[Age, ...]) -> list[Age]:
     return [
         a
         for a in stated
-        if _one_of(a.person, age.person) and a.of_event != age.of_event and a.event == age.event
+        if one_of(a.person, age.person) and a.of_event != age.of_event and a.event == age.event
     ]
 
 
@@ -207,33 +206,8 @@ def _not_anothers(verdict: Verdict, age: Age, stated: PersonAges) -> Verdict:
     where 8 is Martin Richard's age and 45 Bill Richard's) is no contradiction: the age is unsupported."""
     if verdict.outcome != "contradicted" or verdict.end <= age.start or verdict.start >= age.end:
         return verdict
-    others = {str(a.years) for a in stated.ages if not _one_of(a.person, age.person)}
+    others = {str(a.years) for a in stated.ages if not one_of(a.person, age.person)}
     return replace(verdict, outcome="unsupported", context=None) if verdict.context in others else verdict
-
-
-def _one_of(one: frozenset[str], other: frozenset[str]) -> bool:
-    """Two names that may be one person's: the words of one are all words of the other."""
-    return one <= other or other <= one
-
-
-def _one_person(names: list[frozenset[str]]) -> bool:
-    """The names are all one person's: each is part of the longest."""
-    if not names:
-        return False
-    longest = max(names, key=len)
-    return all(n <= longest for n in names)
-
-
-def _person(doc: Doc, ent: Span) -> frozenset[str]:
-    """The words of a person's name: its words ("Jr." and "Sr." included) and a title before it."""
-    words = {_bare(t) for t in ent if _bare(t).isalpha()}
-    if ent.start > 0 and _bare(doc[ent.start - 1]) in _TITLES:
-        words.add(_bare(doc[ent.start - 1]))
-    return frozenset(words)
-
-
-def _bare(token: Token) -> str:
-    return token.lower_.rstrip(".")
 
 
 def _after(doc: Doc, ent: Span) -> tuple[int, int, int] | None:

@@ -22,8 +22,10 @@ from trustscore.grounding.claims._syntax import (
     sentence_subjects,
     subject_of,
 )
+from trustscore.grounding.claims._titles import ROLES
 from trustscore.grounding.claims._units import counted, measure, quantity_unit, temperature_scale
 from trustscore.grounding.claims._values import (
+    DIGITS,
     SCALE_ABBREVIATIONS,
     DateValue,
     months_in,
@@ -34,7 +36,9 @@ from trustscore.grounding.claims._values import (
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["NAME_GROUPS", "Atom", "AtomKind", "atoms"]
+    from trustscore.grounding.claims._records import Record
+
+__all__ = ["NAME_GROUPS", "Atom", "AtomKind", "atoms", "name_numbers"]
 
 AtomKind = Literal["number", "money", "percent", "date", "name"]
 
@@ -78,6 +82,7 @@ _WEEKDAYS = frozenset(
     {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "weekend", "weekday"}
 )
 _DECADE = re.compile(r"\d0s\b")
+_WORDS = re.compile(r"\w+")
 _TIMES = {"twice": 2.0, "thrice": 3.0}
 """Words that are a count of times ("inspected twice a year" is "two times a year")."""
 _PREDICATE_POS = frozenset({"VERB", "ADJ", "AUX"})
@@ -236,6 +241,8 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
     if label in NAME_GROUPS and any(t.like_num for t in ent) and parse_date(ent.text) is not None:
         label = "DATE"  # the recogniser sometimes calls a full date an EVENT
     if label in NAME_GROUPS:
+        if label == "PERSON":  # "Councilmember Denise Okafor": the role is no part of the name
+            ent = ent[next((n for n, t in enumerate(ent) if t.lower_ not in ROLES), 0) :]
         words = _name_words(ent)
         if not words or temperature_scale(ent):
             return None
@@ -428,3 +435,19 @@ def _relation(token: Token, sentence_subject: frozenset[str]) -> _Relation:
         "negated": negated,
         "predicate_text": ("not " if negated else "") + governor.text,
     }
+
+
+def name_numbers(found: list[Atom], record: Record | None, text: str) -> dict[float, frozenset[str]]:
+    """The numbers written inside names, and inside a record's short values that hold words too (an
+    address the recogniser did not mark as a name: ``"address": "135 E Carrillo St"``), each with the
+    names' words."""
+    named = [a.text for a in found if a.kind == "name"]
+    if record is not None:
+        named += [text[s:e] for s, e, _ in record.fields if any(c.isalpha() for c in text[s:e])]
+    out: dict[float, frozenset[str]] = {}
+    for name in named:
+        words = frozenset(w.casefold() for w in _WORDS.findall(name) if not w.isdigit())
+        for written in DIGITS.findall(name):
+            if (number := parse_number([written])) is not None:
+                out[number] = out.get(number, frozenset()) | words
+    return out

@@ -29,14 +29,14 @@ contradicted there, whatever the parse makes of the slot (:mod:`._copies`); a se
 only in part is read so one anchored change at a time (:mod:`._aligned`).
 
 A change said to go one way between two values of the context that go the other ("fell from 22 to 38
-percent") is contradicted in its direction (:mod:`._direction`). A person's age is compared with the age
-the context gives that person (:mod:`._ages`). A count, amount or share written as a bound or an
-estimate ("over 200", "about 200") is supported where the context's number in its slot meets it
-(:mod:`._bounds`). A temperature is read across scales: the same number on another scale contradicts,
-the same heat converted supports (:func:`._numeric.in_scale`). A value worked out from the context's ("$200
-more than the base model", "2,150 in total") is unsupported, never contradicted by one of them
-(:mod:`._derived`); a duration is the context's in any unit, and a rate is no rival of another rate's value
-(:mod:`._rates`: "$9,884 per month", "$57 per hour").
+percent") is contradicted in its direction (:mod:`._direction`). A person's age and role are compared
+with the age and role the context gives that person (:mod:`._ages`, :mod:`._titles`). A count, amount
+or share written as a bound or an estimate ("over 200", "about 200") is supported where the context's
+number in its slot meets it (:mod:`._bounds`). A temperature is read across scales: the same number on
+another scale contradicts, the same heat converted supports (:func:`._numeric.in_scale`). A value worked
+out from the context's ("$200 more than the base model", "2,150 in total") is unsupported, never
+contradicted by one of them (:mod:`._derived`); a duration is the context's in any unit, and a rate is no
+rival of another rate's value (:mod:`._rates`: "$9,884 per month", "$57 per hour").
 
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
@@ -53,7 +53,7 @@ from typing import TYPE_CHECKING
 from trustscore.grounding._places import place_mentions
 from trustscore.grounding.claims._ages import PersonAges, age_verdicts, person_ages
 from trustscore.grounding.claims._aligned import copy_changes, with_changes
-from trustscore.grounding.claims._atoms import Atom, atoms
+from trustscore.grounding.claims._atoms import Atom, atoms, name_numbers
 from trustscore.grounding.claims._bounds import (
     bound_outcome,
     bounds_apart,
@@ -84,7 +84,7 @@ from trustscore.grounding.claims._rates import other_rates
 from trustscore.grounding.claims._records import Record, read_record
 from trustscore.grounding.claims._slots import comparable, spelling
 from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
-from trustscore.grounding.claims._values import DIGITS, parse_number
+from trustscore.grounding.claims._titles import PersonTitles, person_titles, title_verdicts
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
 
 if TYPE_CHECKING:
@@ -143,6 +143,8 @@ class Facts:
     """The words' offsets in text order (the keys of ``tokens``), to read the words around a value."""
     ages: PersonAges
     """The ages it gives the persons it names (:mod:`._ages`)."""
+    titles: PersonTitles
+    """The roles it binds to the persons it names (:mod:`._titles`)."""
 
     @property
     def content_all(self) -> frozenset[str]:
@@ -176,27 +178,12 @@ def facts(doc: Doc, *, checked: bool = True) -> Facts:
         place_codes=frozenset(c for place in places if not place.is_code for (c,) in place.stands_for),
         mentions=mentions(doc) if checked else {},
         record=record,
-        name_numbers=_name_numbers(found, record, doc.text),
+        name_numbers=name_numbers(found, record, doc.text),
         tokens={t.idx: (t.lemma_.casefold(), shared_role(t)) for t in doc if not t.is_space},
         starts=tuple(t.idx for t in doc if not t.is_space),
         ages=person_ages(doc),
+        titles=person_titles(doc),
     )
-
-
-def _name_numbers(found: list[Atom], record: Record | None, text: str) -> dict[float, frozenset[str]]:
-    """The numbers written inside names, and inside a record's short values that hold words too (an
-    address the recogniser did not mark as a name: ``"address": "135 E Carrillo St"``), each with the
-    names' words."""
-    named = [a.text for a in found if a.kind == "name"]
-    if record is not None:
-        named += [text[s:e] for s, e, _ in record.fields if any(c.isalpha() for c in text[s:e])]
-    out: dict[float, frozenset[str]] = {}
-    for name in named:
-        words = frozenset(w.casefold() for w in _WORD.findall(name) if not w.isdigit())
-        for written in DIGITS.findall(name):
-            if (number := parse_number([written])) is not None:
-                out[number] = out.get(number, frozenset()) | words
-    return out
 
 
 def _denied_there(rival: Atom, context: Facts) -> bool:
@@ -240,6 +227,10 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         elif atom.text.casefold() != "one":
             out.append(_verdict(atom, "unsupported"))
     out.extend(_sentence_polarity(response, context, related))
+    found = [v for v in out if v.outcome == "contradicted"]
+    out += [
+        t for t in title_verdicts(response.titles, context.titles) if not any(t.overlaps(v) for v in found)
+    ]
     if context.record is not None:
         fields, read = field_verdicts(response.text, response.mentions, response.bounds, context.record)
         out = [v for v in out if not read_as_hours(v, read)] + fields

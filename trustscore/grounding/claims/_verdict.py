@@ -33,6 +33,10 @@ class Verdict:
         """A verdict on a statement's polarity (a negation, a predicate, or a clause's "polarity")."""
         return self.kind in POLARITY_KINDS or self.kind == "polarity"
 
+    def overlaps(self, other: Verdict) -> bool:
+        """The two verdicts speak of some of the same characters of the response."""
+        return self.start < other.end and other.start < self.end
+
     def with_kind(self, kind: str) -> Verdict:
         return replace(self, kind=kind)
 
