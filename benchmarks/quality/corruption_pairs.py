@@ -2,6 +2,7 @@
 
     .venv/bin/python -m benchmarks.quality.corruption_pairs [--data ../shared/data] [--mirrors ../.mirror]
         [-o .cache-data/corruption/pairs.jsonl] [--pairs 2000] [--seed 0] [--exclude PAIRS.jsonl]
+        [--max-context-words 300]
 
 FactCC-style (Kryscinski et al., 2020), from real text: contexts of RAGTruth QA / Summary / Data2txt
 (``../shared/data/ragtruth``), FRANK CNN/DM, XSumFaith and FactCC documents (the public mirrors
@@ -50,7 +51,9 @@ PER_SENTENCE = 5
 """Corruptions of one faithful sentence at most (each of a different kind)."""
 KINDS = ("number", "date", "name", "swapped entity", "negation", "antonym", "unit")
 MAX_CONTEXT_WORDS = 300
-"""Longer contexts are skipped: scoring cost grows with the context, the kinds of error do not."""
+"""Longer contexts are skipped in the benchmark: scoring cost grows with the context, the kinds of error do
+not. A fit set may take longer ones (``--max-context-words``): past 300 words few contexts are left that
+the benchmark and the corpus do not use."""
 
 _MONTHS = (
     "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
@@ -245,12 +248,13 @@ def _contexts(data: Path, mirrors: Path) -> Iterator[Row]:
                 yield r
 
 
-def _by_context(data: Path, mirrors: Path) -> dict[str, dict[str, Any]]:
-    """source_id -> the context, its question, its domain and its faithful response sentences."""
+def _by_context(data: Path, mirrors: Path, max_words: int) -> dict[str, dict[str, Any]]:
+    """source_id -> the context, its question, its domain and its faithful response sentences, for the
+    contexts of at most ``max_words`` words."""
     out: dict[str, dict[str, Any]] = {}
     for r in _contexts(data, mirrors):
         text = "\n".join(r["context"])
-        if len(text.split()) > MAX_CONTEXT_WORDS:
+        if len(text.split()) > max_words:
             continue
         entry = out.setdefault(
             r["source_id"],
@@ -293,11 +297,16 @@ def _corrupt(sentence: str, src: Source, rng: random.Random, counts: Counter[str
 
 
 def build_pairs(
-    data: Path, mirrors: Path, n_pairs: int, seed: int = 0, exclude: frozenset[str] = frozenset()
+    data: Path,
+    mirrors: Path,
+    n_pairs: int,
+    seed: int = 0,
+    exclude: frozenset[str] = frozenset(),
+    max_words: int = MAX_CONTEXT_WORDS,
 ) -> list[Row]:
     """Rows of the benchmark, contexts in a seeded order until ``n_pairs`` corrupted rows: per context
     up to two verbatim sentences and one paraphrase, each with its corruptions; contexts whose
-    source_id is in ``exclude`` are skipped."""
+    source_id is in ``exclude``, or longer than ``max_words`` words, are skipped."""
     import spacy
 
     from trustscore.grounding.claims._config import DEFAULT_PIPELINES
@@ -305,7 +314,7 @@ def build_pairs(
     installed = set(spacy.util.get_installed_models())
     nlp = spacy.load(next(p for p in DEFAULT_PIPELINES if p in installed), disable=["parser", "lemmatizer"])
     rng = random.Random(seed)
-    contexts = _by_context(data, mirrors)
+    contexts = _by_context(data, mirrors, max_words)
     keys = sorted(k for k in contexts if k not in exclude)
     rng.shuffle(keys)
     keys = keys[:n_pairs]
@@ -364,12 +373,18 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="a pairs file whose contexts to leave out (a fit set disjoint from the benchmark's contexts)",
     )
+    parser.add_argument(
+        "--max-context-words",
+        type=int,
+        default=MAX_CONTEXT_WORDS,
+        help="skip longer contexts (a fit set may take longer ones than the benchmark's)",
+    )
     args = parser.parse_args(argv)
-    exclude = frozenset()
+    exclude: frozenset[str] = frozenset()
     if args.exclude is not None:
         exclude = frozenset(json.loads(line)["source_id"] for line in args.exclude.open(encoding="utf-8"))
     try:
-        rows = build_pairs(args.data, args.mirrors, args.pairs, args.seed, exclude)
+        rows = build_pairs(args.data, args.mirrors, args.pairs, args.seed, exclude, args.max_context_words)
     except SourceMissing as e:
         print(f"SKIP: {e}")
         return 1

@@ -4,10 +4,13 @@ benchmarks.quality.corruption's summary on generated scored rows."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from benchmarks.quality import corruption_pairs
 from benchmarks.quality.corruption import flagged_by_source, summarise
 from benchmarks.quality.corruption_losses import paraphrase_losses
 from benchmarks.quality.corruption_pairs import CORRUPTORS, Source, sentences
@@ -184,3 +187,24 @@ def test_losses_say_who_beats_a_paraphrase_and_how_each_signal_orders_its_own_se
     assert "| lexical | 1 | 1 | 0 | 0 |" in report  # c: 0.8 > 0.6; a: 0.5 == 0.5
     assert "| claims | 0 | 1 | 0 | 1 |" in report  # a's error has no claims value
     assert "| qa | 2 | 1 |" in report  # both under 0.5; only a has every checked atom supported
+
+
+def test_contexts_longer_than_the_limit_are_skipped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benchmark keeps contexts of at most 300 words; a fit set may take longer ones."""
+
+    def contexts(data: Path, mirrors: Path) -> Iterator[dict[str, Any]]:
+        for words in (10, 500):
+            yield {
+                "source_id": f"doc-{words}",
+                "context": [" ".join(["word"] * words)],
+                "question": "",
+                "dataset": "frank_cnndm",
+                "response": "",
+                "hallucinated": False,
+            }
+
+    monkeypatch.setattr(corruption_pairs, "_contexts", contexts)
+    assert list(corruption_pairs._by_context(Path(), Path(), corruption_pairs.MAX_CONTEXT_WORDS)) == [
+        "doc-10"
+    ]
+    assert list(corruption_pairs._by_context(Path(), Path(), 800)) == ["doc-10", "doc-500"]
