@@ -356,3 +356,41 @@ def test_who_after_an_institution_describes_the_person_it_belongs_to(claims_chec
         "Tom Reyes, director of the Pacific Marine Institute who never testified before Congress, has died."
     )
     assert kinds(score(claims_check, answer, context, "")) == ["negation"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("The transit authority warned the contractor about the delays.", ["exchange"]),
+        ("The contractor was warned by the transit authority.", ["exchange"]),
+        ("The transit authority was warned by the contractor.", []),
+        ("The contractor warned the transit authority.", []),
+    ],
+)
+def test_a_clause_with_its_subject_and_argument_exchanged_is_contradicted(
+    claims_check: ClaimsCheck, answer: str, said: list[str]
+) -> None:
+    """ "the authority warned the contractor" against "the contractor warned the authority", in either
+    voice; the same statement in the passive agrees."""
+    context = "The contractor warned the transit authority about the delays in March."
+    assert kinds(score(claims_check, answer, context, "")) == said, answer
+
+
+def test_a_predicate_that_says_the_same_both_ways_is_no_exchange(claims_check: ClaimsCheck) -> None:
+    context = "The mayor met the governor in the capital."
+    assert kinds(score(claims_check, "The governor met the mayor in the capital.", context, "")) == []
+
+
+def test_a_reported_clauses_pronoun_is_the_reporter(claims_check: ClaimsCheck) -> None:
+    """ "the authority says it warned Raltech" against "Raltech said it had warned the authority": each
+    "it" is its reporter, so the two exchange who warned whom, though the year they share agrees."""
+    context = "Raltech said in a statement that it had warned the authority about supply problems in 2023."
+    answer = "The authority says it warned Raltech of supply problems in 2023."
+    assert kinds(score(claims_check, answer, context, "")) == ["exchange"]
+    same = "Raltech says it warned the authority of supply problems in 2023."
+    assert kinds(score(claims_check, same, context, "")) == []
+    for quoted in (
+        '"It warned Raltech of supply problems in 2023," the authority said.',
+        'The authority said: "It warned Raltech of supply problems in 2023."',
+    ):  # in a quotation "it" is whoever the speaker speaks of
+        assert kinds(score(claims_check, quoted, context, "")) == [], quoted

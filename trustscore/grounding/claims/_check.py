@@ -79,7 +79,7 @@ from trustscore.grounding.claims._numeric import (
     units_agree,
     within,
 )
-from trustscore.grounding.claims._polarity import clause_index, opposites, polarity
+from trustscore.grounding.claims._polarity import clause_index, exchange, opposites, polarity
 from trustscore.grounding.claims._rates import other_rates
 from trustscore.grounding.claims._records import Record, read_record
 from trustscore.grounding.claims._slots import comparable, spelling
@@ -247,6 +247,11 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
     out = derived_verdicts(
         out, (response.text, response.bounds, response.atoms), (context.text, context.bounds, context.atoms)
     )
+    # who did it to whom, in every clause (a value compared in it says nothing of that), where no other
+    # check names the error ("Bob Marsh: the context says Ann Lee" for an exchange in a copied sentence)
+    found = [v for v in out if v.outcome == "contradicted"]
+    swapped = [exchange(c, context.index, response.text, context.text) for c in response.clauses]
+    out += [v for v in swapped if v is not None and not any(v.overlaps(f) for f in found)]
     out.sort(key=lambda v: v.start)
     return out
 

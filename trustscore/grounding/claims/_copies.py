@@ -45,7 +45,7 @@ from difflib import SequenceMatcher
 
 from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
 from trustscore.grounding.claims._numeric import same_amount
-from trustscore.grounding.claims._polarity import opposites
+from trustscore.grounding.claims._polarity import SYMMETRIC, opposites
 from trustscore.grounding.claims._tokens import FUNCTION_WORDS, Token, key_text, words_only, written
 from trustscore.grounding.claims._values import MONTH_NAMES, SCALE_WORDS, parse_number
 from trustscore.grounding.claims._verdict import Verdict
@@ -348,6 +348,8 @@ def _exchanged(mine: list[Token], theirs: list[Token], sides: tuple[Side, Side])
                 and keys[first:-second] == other[second:-first]
             ):
                 listed = bool(keys[first:-second]) and set(keys[first:-second]) <= _COORDINATORS
+                if any(_lemma(t, sides[0]) in SYMMETRIC for t in said[first:-second]):
+                    return None  # "the governor met the mayor" says what "the mayor met the governor" does
                 return _reversed(said[:first], said[-second:], stated[-first], stated[:second], sides, listed)
     return None
 

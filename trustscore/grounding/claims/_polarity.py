@@ -13,7 +13,10 @@ gym". Then:
 - the same predicate stated the same way anywhere: **supported** (kind "polarity");
 - the same predicate, only ever with the negation the other way: **contradicted** (kind "negation");
 - an antonym with the same negation ("open on Sundays" where the context says "closed on Sundays"):
-  **contradicted** (kind "predicate"); a negated antonym ("not open" for "closed") agrees.
+  **contradicted** (kind "predicate"); a negated antonym ("not open" for "closed") agrees;
+- the same predicate with subject and object exchanged ("the authority warned Raltech" where the
+  context says "Raltech warned the authority"; not a predicate that says the same both ways, "met"):
+  **contradicted** (kind "exchange", a fact: who did it to whom).
 
 A clause the context states nothing about has no polarity verdict: it is not evidence either way.
 """
@@ -27,7 +30,7 @@ from trustscore.grounding.claims._lexicon import antonyms
 from trustscore.grounding.claims._syntax import Clause, compatible
 from trustscore.grounding.claims._verdict import Verdict
 
-__all__ = ["clause_index", "clip", "opposites", "polarity"]
+__all__ = ["SYMMETRIC", "clause_index", "clip", "exchange", "opposites", "polarity"]
 
 _PAIRS = (
     ("open", ("close", "closed", "shut")),
@@ -92,6 +95,15 @@ _LISTED = _antonyms()
 them ("rise" and "drop", "allow" and "ban")."""
 
 
+SYMMETRIC = frozenset(
+    [
+        *("meet", "marry", "divorce", "date", "play", "face", "tie", "draw", "share", "merge", "join"),
+        *("talk", "speak", "agree", "disagree", "compete", "fight", "battle", "partner", "collaborate"),
+        *("trade", "exchange", "swap", "resemble", "match", "equal", "touch", "border", "neighbour"),
+        *("neighbor", "hug", "kiss", "chat", "negotiate", "clash", "argue", "correspond", "cooperate"),
+    ]
+)
+"""Predicates that say the same of their subject and object both ways ("A met B" is "B met A")."""
 _CHANGES = frozenset(
     [
         *("rise", "fall", "increase", "decrease", "drop", "decline", "shrink", "grow", "climb"),
@@ -122,7 +134,9 @@ def _active(clause: Clause) -> Clause:
     one, and what it was said of among its arguments ("No property tax increase is included in the
     plan" against "The plan includes a property tax increase")."""
     said = clause.subject | clause.arguments
-    return replace(clause, subject=clause.agent, arguments=said - clause.agent, passive=False)
+    return replace(
+        clause, subject=clause.agent, arguments=said - clause.agent, objects=clause.subject, passive=False
+    )
 
 
 def _about_same(a: Clause, b: Clause) -> bool:
@@ -162,6 +176,31 @@ def polarity(
     if opposite:
         return Verdict(kind="polarity", outcome="supported", text=text, start=clause.start, end=clause.end)
     return None
+
+
+def exchange(
+    clause: Clause, index: dict[str, list[Clause]], response_text: str, context_text: str
+) -> Verdict | None:
+    """The clause contradicted where the context states it with its subject and object exchanged (kind
+    "exchange": who did it to whom, a fact)."""
+    exchanged = [c for c in index.get(clause.predicate, ()) if _exchanged(clause, c)]
+    if not exchanged:
+        return None
+    said = clip(context_text[exchanged[0].start : exchanged[0].end])
+    whole = clip(response_text[clause.start : clause.end])
+    return Verdict("exchange", "contradicted", whole, clause.start, clause.end, said)
+
+
+def _exchanged(a: Clause, b: Clause) -> bool:
+    """The two clauses say one thing does it to another with the two exchanged ("the authority warned
+    Raltech" against "Raltech warned the authority"): each one's subject, different from the other's, is
+    the other's object (a passive read as its active); not a predicate that says the same both ways
+    ("met", "married")."""
+    if a.passive != b.passive:
+        a, b = (_active(a), b) if a.passive else (a, _active(b))
+    if a.predicate in SYMMETRIC or a.negated != b.negated or not a.subject or not b.subject:
+        return False
+    return not compatible(a.subject, b.subject) and a.subject <= b.objects and b.subject <= a.objects
 
 
 def clip(text: str, limit: int = 80) -> str:

@@ -20,6 +20,7 @@ from trustscore.grounding.claims._negation import (
     negates,
     ranged,
 )
+from trustscore.grounding.claims._reports import reported, reporting
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -88,9 +89,6 @@ sets two like things side by side ("mule deer have a black tip, while white-tail
 subject words the check keeps ("deer") would pair each half with the other's statement. A cause or a
 concession ("because", "although") is asserted and read."""
 
-
-_REPORTING = frozenset({"say", "tell", "report", "state", "announce", "add", "confirm", "claim", "write"})
-"""Verbs that attribute what their clause complement says: the sentence is about the complement."""
 
 _PERSONS = frozenset({"i", "we", "you"})
 """Subjects that name the speaker or the reader, never the sentence before's subject: "you can increase
@@ -222,7 +220,7 @@ def sentence_subjects(doc: Doc) -> list[frozenset[str]]:
     out: list[frozenset[str]] = []
     last: frozenset[str] = frozenset()
     for sent in doc.sents:
-        words = _subject_words(_reported(sent.root))
+        words = _subject_words(reported(sent.root))
         root = sent.root
         if not words and root.lower_ in ("am", "pm") and root.i > sent.start and root.nbor(-1).like_num:
             words = next((w for t in sent if t.dep_ in SUBJECTS and (w := _words(list(t.subtree)))), words)
@@ -230,14 +228,6 @@ def sentence_subjects(doc: Doc) -> list[frozenset[str]]:
             last = words
         out.append(words or last)
     return out
-
-
-def _reported(root: Token) -> Token:
-    """The clause a reporting verb reports ("lost" in "The driver lost control, police said"), else
-    ``root``."""
-    if root.lemma_ not in _REPORTING:
-        return root
-    return next((c for c in root.children if c.dep_ == "ccomp"), root)
 
 
 def _subject_words(predicate: Token) -> frozenset[str]:
@@ -276,9 +266,12 @@ def _children(token: Token) -> list[Token]:
 
 
 def subject_of(predicate: Token, sentence_subject: frozenset[str]) -> frozenset[str]:
-    """The subject of ``predicate``'s clause, or the sentence's (resolved) subject when it has none of
-    its own or only a pronoun."""
-    return _subject_words(predicate) or sentence_subject
+    """The subject of ``predicate``'s clause (a reported clause's pronoun the reporter's: "Raltech said it
+    had warned the authority"), or the sentence's (resolved) subject when it has none of its own or only
+    a pronoun."""
+    reporter = reporting(predicate)
+    said_by = _subject_words(reporter) if reporter is not None else frozenset()
+    return _subject_words(predicate) or said_by or sentence_subject
 
 
 def compatible(a: frozenset[str], b: frozenset[str]) -> bool:
@@ -314,6 +307,8 @@ class Clause:
     """In the passive voice ("was approved by the council"): its subject is what the predicate acts on."""
     agent: frozenset[str] = frozenset()
     """Of a passive clause, the content lemmas of its "by" phrase (among its arguments too)."""
+    objects: frozenset[str] = frozenset()
+    """Of a verb, the content lemmas of its direct object (of a passive's subject, read as its active)."""
 
 
 def clauses(doc: Doc, subjects: list[frozenset[str]], keep: list[bool]) -> list[Clause]:
@@ -388,6 +383,9 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
             counts=_counts(tokens),
             passive=any(c.dep_ in ("nsubjpass", "auxpass") for c in children),
             agent=_content([t for c in children if c.dep_ == "agent" for t in c.subtree]),
+            objects=_content([t for c in children if c.dep_ == "dobj" for t in c.subtree])
+            if token.pos_ == "VERB"
+            else frozenset(),
         )
 
     if sum(len(g) for g in groups) < 2:
