@@ -69,7 +69,7 @@ _ALIKE = (
     frozenset({"councilmember", "councillor", "councilman", "councilwoman", "alderman"}),
     frozenset({"chairman", "chairwoman", "chairperson"}),
     frozenset({"spokesman", "spokeswoman", "spokesperson"}),
-    frozenset({"congressman", "congresswoman", "representative"}),
+    frozenset({"congressman", "congresswoman"}),
     frozenset({"executive", "ceo"}),
     frozenset({"principal", "headteacher", "headmaster"}),
     frozenset({"professor", "lecturer"}),
