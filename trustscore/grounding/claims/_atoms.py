@@ -22,7 +22,7 @@ from trustscore.grounding.claims._syntax import (
     sentence_subjects,
     subject_of,
 )
-from trustscore.grounding.claims._titles import ROLES
+from trustscore.grounding.claims._titles import roles_inside
 from trustscore.grounding.claims._units import counted, measure, quantity_unit, temperature_scale
 from trustscore.grounding.claims._values import (
     DIGITS,
@@ -242,7 +242,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         label = "DATE"  # the recogniser sometimes calls a full date an EVENT
     if label in NAME_GROUPS:
         if label == "PERSON":  # "Councilmember Denise Okafor": the role is no part of the name
-            ent = ent[next((n for n, t in enumerate(ent) if t.lower_ not in ROLES), 0) :]
+            ent = ent[len(roles_inside(ent)) :]
         words = _name_words(ent)
         if not words or temperature_scale(ent):
             return None

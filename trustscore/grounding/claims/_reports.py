@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from trustscore.grounding.claims._negation import SUBJECTS
+
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
@@ -14,7 +16,6 @@ __all__ = ["REPORTING", "reported", "reporting"]
 REPORTING = frozenset({"say", "tell", "report", "state", "announce", "add", "confirm", "claim", "write"})
 """Verbs that attribute what their clause complement says: the sentence is about the complement."""
 _PRONOUNS = frozenset({"it", "he", "she", "they"})
-_SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 
 
 def reported(root: Token) -> Token:
@@ -35,5 +36,5 @@ def reporting(predicate: Token) -> Token | None:
         return None
     if any(t.is_quote for t in head.doc[head.i : predicate.i]):
         return None
-    pronoun = any(c.dep_ in _SUBJECTS and c.lower_ in _PRONOUNS for c in predicate.children)
+    pronoun = any(c.dep_ in SUBJECTS and c.lower_ in _PRONOUNS for c in predicate.children)
     return head if pronoun else None

@@ -27,7 +27,7 @@ from trustscore.grounding.claims._verdict import Verdict
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
-__all__ = ["ROLES", "PersonTitles", "Title", "person_titles", "title_verdicts"]
+__all__ = ["ROLES", "PersonTitles", "Title", "person_titles", "roles_inside", "title_verdicts"]
 
 _KINDS: dict[str, tuple[str, ...]] = {
     "position": (
@@ -119,7 +119,7 @@ def person_titles(doc: Doc) -> PersonTitles:
     for ent in doc.ents:
         if ent.label_ != "PERSON":
             continue
-        inside = _roles_inside(ent)
+        inside = roles_inside(ent)
         person = person_words(doc, ent, skip=frozenset(t.i for t in inside))
         if not person:
             continue
@@ -135,8 +135,9 @@ def person_titles(doc: Doc) -> PersonTitles:
     return PersonTitles(tuple(found), frozenset(people), tuple(naming))
 
 
-def _roles_inside(ent: Span) -> list[Token]:
-    """Role nouns the recogniser took into the name ("Councilmember Denise Okafor")."""
+def roles_inside(ent: Span) -> list[Token]:
+    """Role nouns the recogniser took into a person's name ("Councilmember Denise Okafor"): no part of
+    the name."""
     out = []
     for token in ent:
         if token.lower_ not in ROLES or token.i == ent.root.i:
