@@ -82,6 +82,12 @@ def test_stopwords_and_list_markers_are_skipped() -> None:
     assert found == ["Reasons", "food", "good", "cheap", "5", "dollars"]
 
 
+def test_connectives_prepositions_and_contracted_function_words_claim_nothing() -> None:
+    text = "Therefore, despite the rain, everyone came. Here's why it's fine: they'll stay. Ann's dog didn't."
+    found = [w.text for w in words(text)]
+    assert found == ["rain", "came", "fine", "stay", "Ann's", "dog", "didn't"]
+
+
 def test_fold_unifies_inflections() -> None:
     assert fold("reported") == fold("reports") == fold("reporting") == fold("Report")
     assert fold("studies") == fold("studied") == "study"

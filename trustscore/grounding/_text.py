@@ -16,11 +16,11 @@ from typing import Any, Literal
 
 from trustscore.compute._deadline import checkpoint
 from trustscore.grounding._clock import clock_key, clock_times, vouched_keys
+from trustscore.grounding._function_words import STOPWORDS, function_contraction
 from trustscore.grounding._numbers import normalise_number, scaled_numbers
 from trustscore.grounding._places import place_mentions
 
 __all__ = [
-    "STOPWORDS",
     "Piece",
     "Word",
     "context_units",
@@ -190,23 +190,6 @@ def _leaf(v: Any) -> str:
 
 # --- words -----------------------------------------------------------------------------------
 
-# A small function-word list: these never count as support evidence nor as unsupported claims.
-STOPWORDS = frozenset(
-    _wordlist(
-        """a about above after again against all also although am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each either else
-    ever every few for from further had has have having he her here hers herself him himself his how
-    however i if in into is it its itself just let may me might more most much must my myself
-    neither nor not now of off on once only or other ought our ours ourselves out over own per
-    rather same shall she should since so some such than that the their theirs them themselves then
-    there these they this those though through thus to too under until up upon us very was we were
-    what when where whether which while who whom whose why will with within without would yet you
-    your yours yourself yourselves overall additionally furthermore moreover including based
-    provided according mentioned stated states said says information passage passages text context
-    article summary response answer question given"""
-    )
-)
-
 _NUMBER_WORDS = {
     w: str(i)
     for i, w in enumerate(
@@ -327,7 +310,7 @@ def words(text: str, *, drop_stopwords: bool = True, kinds: bool = True) -> list
         if lower in _COUNTS:
             out.append(Word(s, e, surface, "number", _COUNTS[lower]))
             continue
-        if drop_stopwords and (lower in STOPWORDS or len(lower) < 2):
+        if drop_stopwords and (lower in STOPWORDS or len(lower) < 2 or function_contraction(lower)):
             continue
         is_acronym = len(surface) >= 2 and surface.isupper()
         is_name = kinds and (is_acronym or (surface[0].isupper() and not opens_sentence))

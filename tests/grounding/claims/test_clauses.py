@@ -394,3 +394,30 @@ def test_a_reported_clauses_pronoun_is_the_reporter(claims_check: ClaimsCheck) -
         'The authority said: "It warned Raltech of supply problems in 2023."',
     ):  # in a quotation "it" is whoever the speaker speaks of
         assert kinds(score(claims_check, quoted, context, "")) == [], quoted
+
+
+def test_a_while_clause_about_another_noun_is_read(claims_check: ClaimsCheck) -> None:
+    """ "while the driver was not hospitalised" states something of the driver, whatever the passenger
+    did; a "while" setting two like things side by side (two kinds of deer) is not read apart."""
+    context = (
+        "The passenger, Gary Terry, 36, died at the scene. The driver, Tavon Watson, 24, lost control of the"
+        " car. He was hospitalized with minor injuries."
+    )
+    denied = "The passenger died at the scene, while the driver was not hospitalized with minor injuries."
+    assert kinds(score(claims_check, denied, context, "")) == ["negation"]
+    said = "The passenger died at the scene, while the driver was hospitalized with minor injuries."
+    assert kinds(score(claims_check, said, context, "")) == []
+
+
+def test_a_not_after_the_subject_denies_the_noun_it_sets_against_it(claims_check: ClaimsCheck) -> None:
+    """ "al Qaeda -- not the Houthis -- holds sway" says al Qaeda holds sway; "not a single student"
+    before the subject still denies the clause."""
+    context = (
+        "The trouble in Yemen is that al Qaeda in the Arabian Peninsula -- not the Houthis or the government"
+        " forces -- holds sway in the east."
+    )
+    answer = "Al Qaeda in the Arabian Peninsula holds sway in the east of Yemen."
+    assert kinds(score(claims_check, answer, context, "")) == []
+    denied = "Not a single student has been expelled from the school."
+    said = "A student has been expelled from the school."
+    assert kinds(score(claims_check, said, denied, "")) == ["negation"]

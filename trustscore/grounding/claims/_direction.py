@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from trustscore.compute._deadline import checkpoint
-from trustscore.grounding._text import STOPWORDS
+from trustscore.grounding._function_words import STOPWORDS
 from trustscore.grounding.claims._values import parse_number
 from trustscore.grounding.claims._verdict import Verdict
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 
-from trustscore.grounding._text import STOPWORDS
+from trustscore.grounding._function_words import STOPWORDS
 from trustscore.grounding.claims._atoms import Atom
 from trustscore.grounding.claims._lexicon import unit
 from trustscore.grounding.claims._numeric import same_number

@@ -22,7 +22,7 @@ from functools import cache
 from importlib.resources import files
 from itertools import product
 
-from trustscore.grounding._text import STOPWORDS
+from trustscore.grounding._function_words import STOPWORDS
 
 __all__ = ["antonyms", "base_forms", "unit", "unit_spelling"]
 

@@ -95,7 +95,8 @@ def denying_determiner(token: Token) -> bool:
 def denied_subject(predicate: Token) -> bool:
     """Whether the predicate's subject is denied: by a "no" ("No trains run on Christmas Day") or by a
     "not" before one of it ("not a single student has been expelled", "Not one train ran"); "not all
-    trains ran" denies only some, and "not only the students" none."""
+    trains ran" denies only some, "not only the students" none, and a "not" after it ("al Qaeda -- not
+    the Houthis -- holds sway") the noun it sets against it, not the subject."""
     return any(c.dep_ in SUBJECTS and _denied_noun(c) for c in predicate.children)
 
 
@@ -103,7 +104,7 @@ def _denied_noun(noun: Token) -> bool:
     words = list(noun.children)
     if any(denying_determiner(d) for d in words):
         return True
-    denied = any(d.dep_ == "neg" and d.lower_ == "not" for d in words)
+    denied = any(d.dep_ == "neg" and d.lower_ == "not" and d.i < noun.i for d in words)
     return denied and not any(d.lower_ in _ALL for d in words)
 
 

@@ -83,11 +83,9 @@ _ARGUMENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 _NOT_CLAUSES = frozenset({"aux", "auxpass", "amod", "compound"})
 _WISHES = frozenset({"ask", "request", "demand", "urge", "want", "wish", "propose", "petition", "beg"})
 """Verbs whose clause is asked for, not asserted ("requests that the court allow the transfer")."""
-_CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "while", "until"})
-"""Marks of a clause that is not read on its own: a condition, a time, or a contrast ("while"), which
-sets two like things side by side ("mule deer have a black tip, while white-tailed deer do not"): the
-subject words the check keeps ("deer") would pair each half with the other's statement. A cause or a
-concession ("because", "although") is asserted and read."""
+_CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "until"})
+"""Marks of a clause that is not read on its own: a condition or a time. A cause or a concession
+("because", "although") is asserted and read; a contrast ("while") where :func:`_side_by_side`."""
 
 
 _PERSONS = frozenset({"i", "we", "you"})
@@ -355,6 +353,7 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     if (
         holder is None
         or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in marked)
+        or _side_by_side(token, marked)
         or asks(token)
         or (token.dep_ in ("ccomp", "xcomp") and token.head.lemma_ in _WISHES)
         or any(hedges(c) for c in children)
@@ -404,6 +403,17 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
         for own, denied in zip(owns, _denials(group, owns), strict=True):
             out.append(clause(denied_verb or denied, others + own))
     return out
+
+
+def _side_by_side(token: Token, marked: list[Token]) -> bool:
+    """A "while" clause that sets two like things side by side ("mule deer have a black tip, while
+    white-tailed deer do not"): the subject words the check keeps ("deer") would pair each half with the
+    other's statement, so it is not read. One whose subject is another noun ("the passenger died, while
+    the driver was hospitalised") is asserted and read."""
+    if not any(c.dep_ == "mark" and c.lower_ == "while" for c in marked):
+        return False
+    heads = [{c.lemma_.casefold() for c in _children(t) if c.dep_ in SUBJECTS} for t in (token, token.head)]
+    return not all(heads) or bool(heads[0] & heads[1])
 
 
 def _sharing(token: Token) -> Token | None:
