@@ -21,11 +21,11 @@ import re
 from collections import defaultdict
 from functools import cache, lru_cache
 from importlib.resources import files
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 from trustscore.compute._deadline import checkpoint
 
-__all__ = ["PlaceMention", "place_mentions"]
+__all__ = ["PlaceMention", "place_level", "place_mentions"]
 
 _DATA = files("trustscore.grounding") / "data"
 
@@ -92,6 +92,16 @@ def _table() -> _Table:
             raise ValueError(f"places.tsv: the spelling {spelling!r} does not open with a word")
         by_first[first.group()].append(spelling)
     return _Table(aliases, {word: "\t".join(spellings) for word, spellings in by_first.items()})
+
+
+def place_level(name: str) -> Literal["country", "region"] | None:
+    """Whether the table's place ``name`` (as it writes it: "Arizona", "New Mexico") is a country (it has
+    a three-letter code) or a state, province or territory (two-letter codes only); None for a name the
+    table does not hold, or a code."""
+    codes = _table().aliases.get(name)
+    if codes is None or name.isupper():
+        return None
+    return "country" if any(len(code) == 3 for code in codes.split("\t")) else "region"
 
 
 def _words(name: str) -> list[str]:

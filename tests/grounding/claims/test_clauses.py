@@ -407,6 +407,9 @@ def test_a_while_clause_about_another_noun_is_read(claims_check: ClaimsCheck) ->
     assert kinds(score(claims_check, denied, context, "")) == ["negation"]
     said = "The passenger died at the scene, while the driver was hospitalized with minor injuries."
     assert kinds(score(claims_check, said, context, "")) == []
+    # a "while" of time says when, not that it happens
+    storm = "The storm has not passed yet. Residents must stay indoors."
+    assert kinds(score(claims_check, "Residents must stay indoors while the storm passes.", storm, "")) == []
 
 
 def test_a_not_after_the_subject_denies_the_noun_it_sets_against_it(claims_check: ClaimsCheck) -> None:

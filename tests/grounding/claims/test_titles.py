@@ -91,3 +91,67 @@ def test_a_role_the_recogniser_takes_into_a_name_is_no_part_of_it(claims_check: 
     assert contradictions(score(claims_check, "Councilmember Ben Okafor spoke.", context, "")) == [
         "Ben Okafor: the context says Denise Okafor"
     ]
+
+
+GOVERNOR = (
+    "Lab tests without a doctor's order are spreading. And Arizona Gov. Doug Ducey signed a law allowing"
+    " them. Texas lawmakers are weighing a similar bill."
+)
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        (
+            "Texas Governor Doug Ducey signed the law.",
+            ["Texas Governor: the context says Doug Ducey, Arizona Gov."],
+        ),
+        ("Mayor Doug Ducey signed the law.", ["Mayor: the context says Doug Ducey, Arizona Gov."]),
+        # the same place, written out; no place at all
+        ("Arizona Governor Doug Ducey signed the law.", []),
+        ("Governor Doug Ducey signed the law.", []),
+        # a demonym, a nationality or a country is no rival of a state: it may be or hold it
+        ("Arizonan Governor Doug Ducey signed the law.", []),
+        ("American Governor Doug Ducey signed the law.", []),
+        ("U.S. Governor Doug Ducey signed the law.", []),
+    ],
+)
+def test_a_role_of_another_place_is_contradicted(
+    claims_check: ClaimsCheck, answer: str, said: list[str]
+) -> None:
+    """ "Gov." is a governor; "Texas Governor" names another state's than "Arizona Gov." of one person."""
+    assert contradictions(score(claims_check, answer, GOVERNOR, "")) == said
+
+
+def test_a_place_the_persons_sentence_writes_may_be_theirs(claims_check: ClaimsCheck) -> None:
+    """ "Gov. Ducey of Arizona ... in Texas": the sentence that names him writes Texas too, so "Texas
+    Governor" may be read from it."""
+    context = "Arizona Gov. Doug Ducey spoke in Texas about the law."
+    found = score(claims_check, "Texas Governor Doug Ducey spoke about the law.", context, "")
+    assert kinds(found) == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "context"),
+    [
+        # a party is no place, nor is a city written short
+        (
+            "Californian Governor Gavin Newsom signed the bill.",
+            "Democratic Gov. Gavin Newsom signed the bill.",
+        ),
+        (
+            "L.A. Mayor Eric Garcetti announced the plan.",
+            "Los Angeles Mayor Eric Garcetti announced the plan.",
+        ),
+        # a state against a country it lies in, or a city in it
+        (
+            "Canada Premier Danielle Smith spoke about the budget.",
+            "Alberta Premier Danielle Smith spoke about the budget. Canada's finance minister did not.",
+        ),
+        ("Phoenix Governor Doug Ducey signed the law.", GOVERNOR),
+        # the sentence naming her writes the role, short: it may be hers
+        ("Governor Denise Okafor spoke.", "Councilmember Denise Okafor and Gov. Tom Reinholt spoke."),
+    ],
+)
+def test_no_rival_place_or_role(claims_check: ClaimsCheck, answer: str, context: str) -> None:
+    assert [k for k in kinds(score(claims_check, answer, context, "")) if k == "role"] == [], answer

@@ -85,7 +85,7 @@ _WISHES = frozenset({"ask", "request", "demand", "urge", "want", "wish", "propos
 """Verbs whose clause is asked for, not asserted ("requests that the court allow the transfer")."""
 _CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "until"})
 """Marks of a clause that is not read on its own: a condition or a time. A cause or a concession
-("because", "although") is asserted and read; a contrast ("while") where :func:`_side_by_side`."""
+("because", "although") is asserted and read, and so is a contrast ("while"), but as :func:`_side_by_side`."""
 
 
 _PERSONS = frozenset({"i", "we", "you"})
@@ -406,14 +406,14 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
 
 
 def _side_by_side(token: Token, marked: list[Token]) -> bool:
-    """A "while" clause that sets two like things side by side ("mule deer have a black tip, while
-    white-tailed deer do not"): the subject words the check keeps ("deer") would pair each half with the
-    other's statement, so it is not read. One whose subject is another noun ("the passenger died, while
-    the driver was hospitalised") is asserted and read."""
-    if not any(c.dep_ == "mark" and c.lower_ == "while" for c in marked):
-        return False
+    """A "while" clause not read: of time ("stay indoors while the storm passes"), or a contrast (after a
+    comma, or opening the sentence) of two like things ("mule deer have a black tip, while white-tailed
+    deer do not"), whose kept subject words ("deer") would pair each half with the other's statement. A
+    contrast of another noun ("the passenger died, while the driver was hospitalised") is read."""
+    whiles = [c for c in marked if c.dep_ == "mark" and c.lower_ == "while"]
+    contrast = any(w.i == w.sent.start or w.nbor(-1).text == "," for w in whiles)
     heads = [{c.lemma_.casefold() for c in _children(t) if c.dep_ in SUBJECTS} for t in (token, token.head)]
-    return not all(heads) or bool(heads[0] & heads[1])
+    return bool(whiles) and (not contrast or not all(heads) or bool(heads[0] & heads[1]))
 
 
 def _sharing(token: Token) -> Token | None:

@@ -13,7 +13,9 @@ is the response's or that a person of the response's role is also called ("physi
 and writes the response's role in none of the sentences that name the person ("Councilmember Okafor
 and Mayor Reinholt" leaves "Mayor Okafor" unread: the sentence is about both). A former or acting role
 rivals none; a role of another kind (a lawyer who is a senator), or one the context gives no one, says
-nothing here.
+nothing here. The same role is contradicted where the two name its country or state otherwise ("Texas
+Governor Doug Ducey" against "Arizona Gov. Doug Ducey"), unless a sentence naming the person writes the
+response's.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from trustscore.grounding._places import place_level
 from trustscore.grounding.claims._people import one_of, one_person, person_words
 from trustscore.grounding.claims._verdict import Verdict
 
@@ -77,6 +80,11 @@ _ALIKE = (
     frozenset({"widow", "wife"}),
 )
 """Roles one person may be called by both: a neurologist is a doctor, a CEO a chief executive."""
+_ABBREVIATED = {
+    "gov.": "governor", "sen.": "senator", "sgt.": "sergeant", "det.": "detective", "capt.": "captain",
+    "insp.": "inspector",
+}  # fmt: skip
+"""Role nouns news text writes short before a name ("Gov. Doug Ducey")."""
 _MODIFIERS = frozenset({"compound", "amod"})
 _FORMER = frozenset({"former", "ex", "retired", "then", "late", "acting", "interim", "future"})
 """Words that make a role one the person held at another time, or holds for now: no rival of another."""
@@ -99,6 +107,9 @@ class Title:
     """Whose the role is, where a possessive says ("his" of "his son"): a kinship is relative to it."""
     current: bool
     """Not a role held at another time or for now ("former mayor", "acting director")."""
+    place: tuple[str, str] | None = None
+    """The country or state the role is of, where a modifier names one: its level and name (("region",
+    "arizona"), :func:`_place`)."""
 
 
 @dataclass(frozen=True)
@@ -124,14 +135,18 @@ def person_titles(doc: Doc) -> PersonTitles:
         if not person:
             continue
         people.add(person)
-        naming.append((person, frozenset(t.lower_ for t in ent.sent if t.is_alpha)))
+        naming.append((person, frozenset(_role(t) or t.lower_ for t in ent.sent if not t.is_punct)))
         name = doc[ent.start + len(inside) : ent.end].text
         for noun in [*inside, *_bound_roles(doc, ent)]:
-            first = min([noun.i, *(c.i for c in noun.lefts if c.dep_ in _MODIFIERS and c.i >= noun.i - 3)])
+            modifiers = [c for c in noun.lefts if c.dep_ in _MODIFIERS and c.i >= noun.i - 3]
+            first = min([noun.i, *(c.left_edge.i for c in modifiers)])
             start, end = doc[first].idx, noun.idx + len(noun)
             of = next((c.lower_ for c in noun.children if c.dep_ == "poss"), None)
             current = not any(t.lower_ in _FORMER for t in doc[max(0, first - 2) : noun.i])
-            found.append(Title(person, name, noun.lower_, doc.text[start:end], start, end, of, current))
+            role = _role(noun)
+            assert role is not None
+            text = doc.text[start:end]
+            found.append(Title(person, name, role, text, start, end, of, current, _place(noun)))
     return PersonTitles(tuple(found), frozenset(people), tuple(naming))
 
 
@@ -140,10 +155,28 @@ def roles_inside(ent: Span) -> list[Token]:
     the name."""
     out = []
     for token in ent:
-        if token.lower_ not in ROLES or token.i == ent.root.i:
+        if _role(token) is None or token.i == ent.root.i:
             break
         out.append(token)
     return out
+
+
+def _role(token: Token) -> str | None:
+    """The role noun ``token`` writes, casefolded and written out ("Gov." is "governor"), or None."""
+    return _ABBREVIATED.get(token.lower_) or (token.lower_ if token.lower_ in ROLES else None)
+
+
+def _place(noun: Token) -> tuple[str, str] | None:
+    """The country or state a role is of, where a modifier names one the place table holds ("Arizona
+    Gov.", "New Mexico Governor"): its level and name, casefolded. Not a city, a county or a
+    nationality ("Maricopa County Sheriff", "Democratic Gov."), which may lie inside another's place."""
+    for c in noun.lefts:
+        if c.dep_ not in _MODIFIERS or not c.ent_type_:
+            continue
+        place = next((e for e in noun.doc.ents if e.start <= c.i < e.end), None)
+        if place is not None and (level := place_level(place.text)) is not None:
+            return level, place.text.casefold()
+    return None
 
 
 def _bound_roles(doc: Doc, ent: Span) -> list[Token]:
@@ -153,12 +186,12 @@ def _bound_roles(doc: Doc, ent: Span) -> list[Token]:
     out = []
     if (
         ent.start > 0
-        and (before := doc[ent.start - 1]).lower_ in ROLES
+        and _role(before := doc[ent.start - 1]) is not None
         and ent.start <= before.head.i < ent.end
     ):
         out.append(before)
-    out += [c for c in root.children if c.dep_ == "appos" and c.lower_ in ROLES]
-    if root.dep_ == "appos" and root.head.lower_ in ROLES:
+    out += [c for c in root.children if c.dep_ == "appos" and _role(c) is not None]
+    if root.dep_ == "appos" and _role(root.head) is not None:
         out.append(root.head)
     return out
 
@@ -170,10 +203,15 @@ def title_verdicts(response: PersonTitles, stated: PersonTitles) -> list[Verdict
         if not one_person([p for p in stated.people if one_of(p, title.person)]):
             continue
         theirs = [t for t in stated.titles if one_of(t.person, title.person)]
-        rivals = [t for t in theirs if _rivals(title, t)]
-        if not title.current or not rivals or any(_alike(title.role, t.role) for t in theirs):
-            continue
+        rivals = (
+            []
+            if any(_alike(title.role, t.role) for t in theirs)
+            else [t for t in theirs if _rivals(title, t)]
+        )
         if any(title.role in words for p, words in stated.naming if one_of(p, title.person)):
+            rivals = []
+        rivals = rivals or _elsewhere(title, theirs, stated)
+        if not title.current or not rivals:
             continue
         said = f"{rivals[0].name}, {rivals[0].text}"
         out.append(Verdict("role", "contradicted", title.text, title.start, title.end, said))
@@ -188,6 +226,22 @@ def _rivals(mine: Title, theirs: Title) -> bool:
     if kind != _KIND[theirs.role] or not theirs.current:
         return False
     return kind != "kin" or (mine.of is not None and mine.of == theirs.of)
+
+
+def _elsewhere(title: Title, theirs: list[Title], stated: PersonTitles) -> list[Title]:
+    """The person's same role, where the context names its place otherwise: another country or
+    another state ("Arizona Gov." against "Texas Governor"), and the response's place in no sentence that
+    names the person."""
+    place = title.place
+    if place is None or not title.current:
+        return []
+    if any(set(place[1].split()) <= words for p, words in stated.naming if one_of(p, title.person)):
+        return []
+    return [
+        t
+        for t in theirs
+        if t.current and _alike(title.role, t.role) and t.place is not None and t.place[0] == place[0]
+    ]
 
 
 def _alike(one: str, other: str) -> bool:
