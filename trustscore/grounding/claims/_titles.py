@@ -144,7 +144,7 @@ def person_titles(doc: Doc) -> PersonTitles:
             of = next((c.lower_ for c in noun.children if c.dep_ == "poss"), None)
             current = not any(t.lower_ in _FORMER for t in doc[max(0, first - 2) : noun.i])
             role = _role(noun)
-            assert role is not None
+            assert role is not None  # both sources keep only role nouns
             text = doc.text[start:end]
             found.append(Title(person, name, role, text, start, end, of, current, _place(noun)))
     return PersonTitles(tuple(found), frozenset(people), tuple(naming))
@@ -233,7 +233,7 @@ def _elsewhere(title: Title, theirs: list[Title], stated: PersonTitles) -> list[
     another state ("Arizona Gov." against "Texas Governor"), and the response's place in no sentence that
     names the person."""
     place = title.place
-    if place is None or not title.current:
+    if place is None:
         return []
     if any(set(place[1].split()) <= words for p, words in stated.naming if one_of(p, title.person)):
         return []
