@@ -311,3 +311,43 @@ def test_a_polarity_change_beside_another_change_is_not_contradicted(
     claims_check: ClaimsCheck, context: str, answer: str
 ) -> None:
     assert contradicted(score(claims_check, answer, context)) == []
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "said"),
+    [
+        # the aligned sentence writes the name too: moved, not changed
+        (
+            "Since late January, their work in the Massachusetts murder trial of former NFL star Aaron"
+            " Hernandez had consumed their lives.",
+            "After 35 hours of deliberation, the jury in the Aaron Hernandez murder trial reached a verdict,"
+            " finding the former NFL star guilty.",
+            [],
+        ),
+        # the context writes the two side by side: one thing named two ways
+        (
+            "She spoke to the Egyptian television network CBC. After her interview on CBC television, the"
+            " governor offered her a kiosk.",
+            "Following an interview on Egyptian television, the governor offered her a kiosk.",
+            [],
+        ),
+        # two names that exchange places in the sentence are each another
+        (
+            "Spain's Lucia Ferrer won the title, beating top seed Anna Kovalenko of Ukraine in the final.",
+            "Ukraine's Lucia Ferrer won her first title by beating top seed Anna Kovalenko of Spain in the"
+            " final.",
+            ["contradicted name: Spain: the context says Ukraine"],
+        ),
+        # a name the context writes apart from the slot's is still another
+        (
+            "She spoke to the Egyptian press. After her interview on CBC television, the governor offered"
+            " her a kiosk.",
+            "Following an interview on Egyptian television, the governor offered her a kiosk.",
+            ["contradicted name: Egyptian: the context says CBC"],
+        ),
+    ],
+)
+def test_a_name_the_context_writes_with_the_slots_own_is_no_change(
+    claims_check: ClaimsCheck, context: str, answer: str, said: list[str]
+) -> None:
+    assert contradicted(score(claims_check, answer, context)) == said

@@ -12,12 +12,15 @@ ratio at least :data:`_CLOSEST`: a swapped name's words can draw the content-wor
   antonym, a rank before a superlative, a material, colour or season, or a one-word number or date, or
   a name, in that slot. The response's words around the change must be nowhere in the context (it may
   say both), the response must not say the context's words too ("fold the top left corner", then "fold
-  the top right corner"), and a changed name must not run on into the words around it ("Mrs Clark" for
-  "Kim Clark" changes one word of a name).
+  the top right corner"), a changed name must not run on into the words around it ("Mrs Clark" for
+  "Kim Clark" changes one word of a name), and the context's sentence must not write the response's
+  name elsewhere ("the jury in the Aaron Hernandez murder trial" against "the jury in the Massachusetts
+  murder trial of Aaron Hernandez" moves the name; it changes nothing).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
@@ -56,6 +59,9 @@ _CLOSEST = 0.6
 _ANCHOR_WORDS = 3
 """Unchanged words around a change in a partly copied sentence, together (one a side at least)."""
 
+_BESIDE = 2
+"""Words at most between two names the context writes side by side, naming one thing ("Egyptian
+television network CBC")."""
 _RANGE_WORDS = frozenset(["to", "-", "\u2013", "and", "or"])
 """Words that join a value to another into a range or a choice."""
 _SAYING = frozenset(
@@ -279,9 +285,31 @@ def _anchored_change(
         return swapped
     if sort_of(said) == "name" and any(_name_part(mine, n, known[1]) for n in (i1 - 1, i2) if n < len(mine)):
         return None  # a name that runs on into its anchors: one word of it changed ("Mrs Clark")
+    if sort_of(said) == "name" and _named_with(said, stated, (mine, theirs), sides[1].text):
+        return None
     if sort_of(said) in ("number", "date") and not _one_value(mine, theirs, span):
         return None
     return value_change(said, stated, False, sides, known)
+
+
+def _named_with(
+    said: list[Token], stated: list[Token], sentences: tuple[list[Token], list[Token]], context: str
+) -> bool:
+    """The response's name is no other than the context's: the aligned sentence writes it too, so it
+    was moved ("the Aaron Hernandez murder trial" for "the Massachusetts murder trial of ... Aaron
+    Hernandez"), or the context writes the two side by side, one thing named two ways ("Cameron Hardin",
+    "Egyptian television network CBC"). Not where the response's sentence writes the context's name
+    elsewhere: the two then exchange places ("Ukraine's Ferrer beat Kovalenko of Spain")."""
+    mine, theirs = sentences
+    one, other = (key_text(words_only(t)) for t in (said, stated))
+    if other in key_text(mine):
+        return False
+    if one in key_text(theirs):
+        return True
+    gap = rf"(?: \S+){{0,{_BESIDE}}} "
+    one, other = re.escape(one.strip()), re.escape(other.strip())
+    words = key_text(words_only(tokenize(context, 0, len(context))))
+    return bool(other) and re.search(rf" (?:{one}{gap}{other}|{other}{gap}{one}) ", words) is not None
 
 
 def _until(changed: list[Token], rest: list[Token]) -> bool:
