@@ -13,9 +13,10 @@ ratio at least :data:`_CLOSEST`: a swapped name's words can draw the content-wor
   a name, in that slot. The response's words around the change must be nowhere in the context (it may
   say both), the response must not say the context's words too ("fold the top left corner", then "fold
   the top right corner"), a changed name must not run on into the words around it ("Mrs Clark" for
-  "Kim Clark" changes one word of a name), and the context's sentence must not write the response's
-  name elsewhere ("the jury in the Aaron Hernandez murder trial" against "the jury in the Massachusetts
-  murder trial of Aaron Hernandez" moves the name; it changes nothing).
+  "Kim Clark" changes one word of a name), and a changed name must be another than the context's: not
+  one its sentence writes too ("the Aaron Hernandez murder trial" against "the Massachusetts murder
+  trial of ... Aaron Hernandez" moves the name) nor one it writes beside the other ("Cameron Hardin"),
+  unless the response writes the context's name elsewhere, exchanging the two.
 """
 
 from __future__ import annotations
@@ -60,8 +61,8 @@ _ANCHOR_WORDS = 3
 """Unchanged words around a change in a partly copied sentence, together (one a side at least)."""
 
 _BESIDE = 2
-"""Words at most between two names the context writes side by side, naming one thing ("Egyptian
-television network CBC")."""
+"""Tokens (words or marks) at most between two names the context writes side by side, naming one thing
+("Egyptian television network CBC")."""
 _RANGE_WORDS = frozenset(["to", "-", "\u2013", "and", "or"])
 """Words that join a value to another into a range or a choice."""
 _SAYING = frozenset(
@@ -201,7 +202,7 @@ def _anchored(
             or key_text(before + theirs[j1:j2] + after) in texts[1]
         ):
             continue  # the context says this too, or the response says both
-        verdict = _anchored_change(mine, theirs, (i1, i2, j1, j2), sides, known)
+        verdict = _anchored_change(mine, theirs, (i1, i2, j1, j2), sides, known, texts[0])
         if verdict is None:
             continue
         if verdict.kind in POLARITY_KINDS and _alone(mine, theirs, ops, k):
@@ -258,8 +259,10 @@ def _anchored_change(
     span: tuple[int, int, int, int],
     sides: tuple[Side, Side],
     known: tuple[set[str], set[str]],
+    context_keys: str,
 ) -> Verdict | None:
-    """What one anchored change says: a negation, a unit, an antonym or a value in the same slot."""
+    """What one anchored change says: a negation, a unit, an antonym or a value in the same slot
+    (``context_keys``: the whole context's :func:`key_text`)."""
     i1, i2, j1, j2 = span
     said, stated = mine[i1:i2], theirs[j1:j2]
     around = mine[max(0, i1 - 3) : i2 + 3], theirs[max(0, j1 - 3) : j2 + 3]
@@ -285,7 +288,7 @@ def _anchored_change(
         return swapped
     if sort_of(said) == "name" and any(_name_part(mine, n, known[1]) for n in (i1 - 1, i2) if n < len(mine)):
         return None  # a name that runs on into its anchors: one word of it changed ("Mrs Clark")
-    if sort_of(said) == "name" and _named_with(said, stated, (mine, theirs), sides[1].text):
+    if sort_of(said) == "name" and _named_with(said, stated, (mine, theirs), context_keys):
         return None
     if sort_of(said) in ("number", "date") and not _one_value(mine, theirs, span):
         return None
@@ -293,7 +296,7 @@ def _anchored_change(
 
 
 def _named_with(
-    said: list[Token], stated: list[Token], sentences: tuple[list[Token], list[Token]], context: str
+    said: list[Token], stated: list[Token], sentences: tuple[list[Token], list[Token]], context_keys: str
 ) -> bool:
     """The response's name is no other than the context's: the aligned sentence writes it too, so it
     was moved ("the Aaron Hernandez murder trial" for "the Massachusetts murder trial of ... Aaron
@@ -308,8 +311,7 @@ def _named_with(
         return True
     gap = rf"(?: \S+){{0,{_BESIDE}}} "
     one, other = re.escape(one.strip()), re.escape(other.strip())
-    words = key_text(words_only(tokenize(context, 0, len(context))))
-    return bool(other) and re.search(rf" (?:{one}{gap}{other}|{other}{gap}{one}) ", words) is not None
+    return bool(other) and re.search(rf" (?:{one}{gap}{other}|{other}{gap}{one}) ", context_keys) is not None
 
 
 def _until(changed: list[Token], rest: list[Token]) -> bool:
