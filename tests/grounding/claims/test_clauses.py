@@ -424,3 +424,82 @@ def test_a_not_after_the_subject_denies_the_noun_it_sets_against_it(claims_check
     denied = "Not a single student has been expelled from the school."
     said = "A student has been expelled from the school."
     assert kinds(score(claims_check, said, denied, "")) == ["negation"]
+
+
+def test_a_denial_of_manner_or_of_a_modifier_denies_no_predicate(claims_check: ClaimsCheck) -> None:
+    """ "not serving properly" may serve, "has no fixed composition" says nothing against "a variable
+    composition", "has no indoor pool" nothing against a pool; the same modifier denied contradicts."""
+    for answer, context in (
+        (
+            "We serve others.",
+            "If we are serving others for those reasons, we are not serving or loving properly.",
+        ),
+        ("The door shuts.", "The door won't shut properly."),
+        ("Mixtures do not have a fixed composition.", "A mixture has a variable composition."),
+        ("The school has a pool.", "The school has no indoor pool."),
+    ):
+        assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
+    fixed = score(
+        claims_check, "Mixtures do not have a fixed composition.", "A mixture has a fixed composition.", ""
+    )
+    assert kinds(fixed) == ["negation"]
+    # a modifier of another argument ("last year": when) is no modifier of what is denied
+    built = score(claims_check, "The town built a bridge.", "The town built no bridge last year.", "")
+    assert kinds(built) == ["negation"]
+
+
+def test_what_ought_to_be_is_compared_only_with_what_ought_to_be(claims_check: ClaimsCheck) -> None:
+    """ "should be paid overtime" states no payment and no failure to pay; "should not" against "should"
+    still contradicts."""
+    context = "Staff are not paid overtime. Visitors should sign in at the desk."
+    assert count(score(claims_check, "Staff should be paid overtime.", context, ""), "contradicted") == 0
+    assert kinds(score(claims_check, "Visitors should not sign in at the desk.", context, "")) == ["negation"]
+
+
+def test_a_denial_over_two_predicates_joined_by_or_denies_both(claims_check: ClaimsCheck) -> None:
+    """ "did not approve or fund the plan" denies funding; "did not win but placed" places."""
+    context = "The council did not approve or fund the plan. The team did not win but placed second."
+    assert kinds(score(claims_check, "The council funded the plan.", context, "")) == ["negation"]
+    assert count(score(claims_check, "The team placed second.", context, ""), "contradicted") == 0
+
+
+def test_a_relative_clause_with_a_subject_of_its_own_is_about_that_subject(claims_check: ClaimsCheck) -> None:
+    """ "a combination of elements where the parts of the mixture are not bonded" says the parts are not
+    bonded, not the elements."""
+    mixture = (
+        "A mixture is a physical combination of elements or compounds where the parts of the mixture are "
+        "not chemically bonded."
+    )
+    answer = "Compounds are substances made of two or more elements that are chemically bonded together."
+    assert count(score(claims_check, answer, mixture, ""), "contradicted") == 0
+
+
+def test_no_one_no_longer_and_a_for_clause_are_read_right(claims_check: ClaimsCheck) -> None:
+    """ "no one was transported" denies as "none were" does, "can no longer sit out" (it could before) is
+    not compared, and "for a statement to be defamatory, it must be false" states no defamation."""
+    hospital = "No one was transported to the hospital."
+    answer = "However, none were transported to the hospital."
+    assert count(score(claims_check, answer, hospital, ""), "contradicted") == 0
+    assert kinds(score(claims_check, "Two people were transported to the hospital.", hospital, "")) == [
+        "negation"
+    ]
+    rule = "As Jeff Probst explained before, castaways could not sit out consecutive challenges."
+    answer = "The show said that castaways can no longer sit out consecutive challenges."
+    assert count(score(claims_check, answer, rule, ""), "contradicted") == 0
+    route = "Alpenglow Expeditions has used the Nepal route for years."
+    answer = "Alpenglow Expeditions will no longer use the Nepal route."
+    assert count(score(claims_check, answer, route, ""), "contradicted") == 0
+    assert kinds(score(claims_check, "Castaways can sit out consecutive challenges.", rule, "")) == [
+        "negation"
+    ]
+    law = "True statements cannot be defamatory."
+    answer = "The court has stated that for a statement to be defamatory, it must be both false and harmful."
+    assert count(score(claims_check, answer, law, ""), "contradicted") == 0
+
+
+def test_an_exchange_is_read_on_the_words_that_name_the_object(claims_check: ClaimsCheck) -> None:
+    """ "The trap has two ends with lead-ins that angle into the trap" has ends, not a trap: no exchange
+    with "Two ends have lead-ins"."""
+    context = "Two ends have lead-ins that angle into the trap from the sides and bottom."
+    answer = "The trap has two ends with lead-ins that angle into the trap from the sides."
+    assert "exchange" not in kinds(score(claims_check, answer, context, ""))

@@ -95,8 +95,11 @@ def test_a_question_with_no_plain_statement_leaves_the_answer_as_written(claims_
 
 
 def test_an_answer_that_is_not_a_reply_is_read_as_before(claims_check: ClaimsCheck) -> None:
-    signal = score(claims_check, "No one founded it in 1935.", question=FOUNDED, context=SCHOOL)
+    signal = score(claims_check, "No doubt it was founded in 1935.", question=FOUNDED, context=SCHOOL)
     assert contradictions(signal) == ["1935: the context says 1953"]
+    # "No one" opens a statement that denies: nothing founded it in 1935, which the context does not refute
+    signal = score(claims_check, "No one founded it in 1935.", question=FOUNDED, context=SCHOOL)
+    assert count(signal, "contradicted") == 0
 
 
 QUARTER = "Orbis Labs reported revenue of $412 million. Net profit fell to $31 million."

@@ -13,14 +13,13 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from trustscore.grounding.claims._negation import attempted, denied, ranged
+from trustscore.grounding.claims._subjects import sentence_subjects, subject_of
 from trustscore.grounding.claims._syntax import (
     bound_words,
     excluded,
     partitive_whole,
     predicate_lemma,
     role,
-    sentence_subjects,
-    subject_of,
 )
 from trustscore.grounding.claims._titles import roles_inside
 from trustscore.grounding.claims._units import counted, measure, quantity_unit, temperature_scale

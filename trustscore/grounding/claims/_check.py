@@ -83,7 +83,8 @@ from trustscore.grounding.claims._polarity import clause_index, exchange, opposi
 from trustscore.grounding.claims._rates import other_rates
 from trustscore.grounding.claims._records import Record, read_record
 from trustscore.grounding.claims._slots import comparable, spelling
-from trustscore.grounding.claims._syntax import Clause, clauses, compatible, sentence_subjects, shared_role
+from trustscore.grounding.claims._subjects import compatible, sentence_subjects
+from trustscore.grounding.claims._syntax import Clause, clauses, shared_role
 from trustscore.grounding.claims._titles import PersonTitles, person_titles, title_verdicts
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
 

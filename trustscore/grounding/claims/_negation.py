@@ -18,9 +18,14 @@ __all__ = [
     "denied",
     "denied_subject",
     "denying_determiner",
+    "disjunct_denied",
     "failed",
     "hedges",
+    "manner_denied",
     "negates",
+    "no_longer",
+    "obliges",
+    "qualifiers",
     "ranged",
 ]
 
@@ -34,6 +39,18 @@ _HEDGES = frozenset({"immediately", "always", "necessarily", "entirely", "fully"
 """Words after "not" that hedge the predicate rather than deny it: "did not immediately turn to it"
 says it happened later, "does not necessarily save money" neither says it does nor that it does not.
 Such a clause has no polarity to compare."""
+_MANNER = frozenset(
+    [
+        *("properly", "correctly", "well", "normally", "right", "adequately", "sufficiently", "enough"),
+        *("completely", "effectively", "efficiently", "perfectly", "reliably", "smoothly", "safely"),
+    ]
+)
+"""Adverbs of manner that a denial may deny instead of its predicate: "we are not serving or loving
+properly" serves, not properly; "a door that won't shut properly" may shut."""
+_OBLIGING = frozenset({"should", "ought", "shall"})
+"""Modals of what ought to be: "we should serve others" states no service, and no failure to serve."""
+_EMPHATIC = frozenset({"single", "slight", "least"})
+"""Modifiers that strengthen a denial rather than narrow it ("did not win a single game")."""
 _ATTEMPTS = frozenset({"try", "attempt", "seek", "strive", "aim"})
 """Verbs whose infinitive is tried, neither done nor denied: "tried to land a Falcon 9" says nothing of
 whether it landed."""
@@ -55,6 +72,53 @@ def negates(token: Token) -> bool:
 def hedges(token: Token) -> bool:
     """Whether ``token`` is a "not" that hedges its predicate ("not necessarily", "not always")."""
     return (token.dep_ == "neg" or token.lower_ in NEGATORS) and _next_word(token) in _HEDGES
+
+
+def manner_denied(heads: list[Token], denied_verb: bool) -> bool:
+    """Whether a denied predicate (or one coordinated with it under the same "not": "not serving or
+    loving properly") carries an adverb of manner (:data:`_MANNER`): such a clause has no polarity to
+    compare, the denial may be of the manner alone."""
+    if not denied_verb:
+        return False
+    verbs = [v for h in heads for v in (h, *h.conjuncts)]
+    return any(c.dep_ == "advmod" and c.lower_ in _MANNER for v in verbs for c in v.children)
+
+
+def disjunct_denied(verb: Token) -> bool:
+    """Whether ``verb`` is the second of two predicates joined by "or" under one denial ("are not serving
+    or loving": not loving either); "did not win but placed" places."""
+    head = verb.head
+    return (
+        verb.dep_ == "conj"
+        and any(c.dep_ == "cc" and c.lower_ in ("or", "nor") for c in head.children)
+        and any(negates(c) for c in head.children if c.i < verb.i)
+    )
+
+
+def no_longer(children: list[Token]) -> bool:
+    """Whether a predicate's dependents say it held until some time ("can no longer sit out", "not any
+    longer"; the parse hangs the negation on "longer"): such a clause denies it now and states it before,
+    and without tenses read neither half can be compared."""
+    return any(
+        negates(g) for c in children if c.dep_ == "advmod" and c.lower_ == "longer" for g in c.children
+    )
+
+
+def obliges(children: list[Token]) -> bool:
+    """Whether a predicate's auxiliaries say what ought to be ("should", "ought to", "shall"): such a
+    clause is about another thing than what is or is not."""
+    return any(c.dep_ == "aux" and c.lower_ in _OBLIGING for c in children)
+
+
+def qualifiers(tokens: list[Token]) -> frozenset[str]:
+    """The adjectival modifiers of a clause's object ("fixed" of "has a fixed composition"): a denial may
+    deny the modifier alone, so "does not have a fixed composition" denies no composition. Not those of
+    its other arguments ("pleaded no contest last year": "last" is when)."""
+    return frozenset(
+        t.lemma_.casefold()
+        for t in tokens
+        if t.dep_ == "amod" and t.head.dep_ in ("dobj", "attr") and t.lower_ not in _EMPHATIC
+    )
 
 
 def ranged(predicate: Token) -> bool:
@@ -84,12 +148,14 @@ def _next_word(token: Token) -> str:
 
 
 def denying_determiner(token: Token) -> bool:
-    """Whether ``token`` is a "no" that denies its noun ("has no swimming pool"), not the abbreviation
-    of "number" ("the No. 1 cause")."""
+    """Whether ``token`` is a "no" that denies its noun ("has no swimming pool", "no one"), not the
+    abbreviation of "number" ("the No. 1 cause")."""
     if token.lower_ != "no" or token.dep_ not in ("det", "neg"):
         return False
     following = token.nbor(1) if token.i + 1 < len(token.doc) else None
-    return following is None or not (following.text == "." or following.like_num)
+    return following is None or not (
+        following.text == "." or (following.like_num and following.lower_ != "one")
+    )
 
 
 def denied_subject(predicate: Token) -> bool:

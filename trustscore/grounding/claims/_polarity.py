@@ -11,7 +11,10 @@ argument, so "did not say it would do repairs" is about another thing than "said
 gym". Then:
 
 - the same predicate stated the same way anywhere: **supported** (kind "polarity");
-- the same predicate, only ever with the negation the other way: **contradicted** (kind "negation");
+- the same predicate, only ever with the negation the other way: **contradicted** (kind "negation"),
+  where the denied clause's modifiers are the other's too ("has no fixed composition" says nothing
+  against "has a variable composition"); a clause of what ought to be ("should serve") is compared only
+  with another such;
 - an antonym with the same negation ("open on Sundays" where the context says "closed on Sundays"):
   **contradicted** (kind "predicate"); a negated antonym ("not open" for "closed") agrees;
 - the same predicate with subject and object exchanged ("the authority warned Raltech" where the
@@ -27,7 +30,8 @@ from collections import defaultdict
 from dataclasses import replace
 
 from trustscore.grounding.claims._lexicon import antonyms
-from trustscore.grounding.claims._syntax import Clause, compatible
+from trustscore.grounding.claims._subjects import compatible
+from trustscore.grounding.claims._syntax import Clause
 from trustscore.grounding.claims._verdict import Verdict
 
 __all__ = ["SYMMETRIC", "clause_index", "clip", "exchange", "opposites", "polarity"]
@@ -142,7 +146,7 @@ def _active(clause: Clause) -> Clause:
 def _about_same(a: Clause, b: Clause) -> bool:
     if a.passive != b.passive:
         a, b = (_active(a), b) if a.passive else (a, _active(b))
-    if not compatible(a.subject, b.subject):
+    if not compatible(a.subject, b.subject) or a.obliged != b.obliged:
         return False
     if a.counts and b.counts and not a.counts & b.counts:
         # "is not taken twice a day" beside "is taken once a day": another amount, not a denial
@@ -165,9 +169,12 @@ def polarity(
     same = [c for c in index.get(clause.predicate, ()) if _about_same(clause, c)]
     if any(c.negated == clause.negated for c in same):
         return Verdict(kind="polarity", outcome="supported", text=text, start=clause.start, end=clause.end)
-    if same:
-        said = clip(context_text[same[0].start : same[0].end])
+    denials = [c for c in same if _denies(clause, c)]
+    if denials:
+        said = clip(context_text[denials[0].start : denials[0].end])
         return Verdict("negation", "contradicted", text, clause.start, clause.end, said)
+    if same:
+        return None
     opposite = [c for a in opposites(clause.predicate) for c in index.get(a, ()) if _about_same(clause, c)]
     swapped = [c for c in opposite if c.negated == clause.negated]
     if swapped:
@@ -176,6 +183,14 @@ def polarity(
     if opposite:
         return Verdict(kind="polarity", outcome="supported", text=text, start=clause.start, end=clause.end)
     return None
+
+
+def _denies(a: Clause, b: Clause) -> bool:
+    """Whether the denied one of two clauses of opposite polarity denies what the other states: its
+    modifiers are the other's too ("has no fixed composition" denies no "variable composition", "has
+    no indoor pool" no pool)."""
+    negated, stated = (a, b) if a.negated else (b, a)
+    return negated.qualifiers <= stated.arguments | stated.qualifiers
 
 
 def exchange(

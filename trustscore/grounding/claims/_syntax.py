@@ -1,7 +1,6 @@
 """What a statement is about, read from the dependency parse: the slot a value fills (``founded in
-1953``: the ``in`` of ``found``), the subject of its clause with a pronoun resolved to the subject of
-the sentence before ("It has 420 pupils" after "Westfield primary school was founded..."), and the
-clauses of a text with their predicate, negation and arguments (:mod:`._polarity` compares them).
+1953``: the ``in`` of ``found``), and the clauses of a text with their predicate, negation, arguments
+and subject (:mod:`._subjects`; :mod:`._polarity` compares them).
 """
 
 from __future__ import annotations
@@ -16,11 +15,16 @@ from trustscore.grounding.claims._negation import (
     asks,
     denied_subject,
     denying_determiner,
+    disjunct_denied,
     hedges,
+    manner_denied,
     negates,
+    no_longer,
+    obliges,
+    qualifiers,
     ranged,
 )
-from trustscore.grounding.claims._reports import reported, reporting
+from trustscore.grounding.claims._subjects import dependents, subject_of
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
@@ -31,14 +35,10 @@ __all__ = [
     "bound_after",
     "bound_words",
     "clauses",
-    "compatible",
-    "noun_lemma",
     "partitive_whole",
     "predicate_lemma",
     "role",
-    "sentence_subjects",
     "shared_role",
-    "subject_of",
 ]
 
 _BOUND_DEPS = frozenset({"quantmod", "advmod", "amod", "neg"})
@@ -70,7 +70,6 @@ _HYPOTHETICAL = frozenset({"should", "would", "could", "might", "may", "must"})
 """Modals of what may or should be: a predicate coordinated under one states nothing on its own."""
 _PHRASAL_CHANGES = {("go", "down"): "fall", ("come", "down"): "fall", ("go", "up"): "rise"}
 """Phrasal verbs that say which way an amount moved, as the verb its opposite is listed by."""
-_NOT_PERSONS = frozenset({"ORG", "GPE", "LOC", "FAC"})
 _CONTINUING = frozenset({"keep", "continue"})
 """Verbs whose complement is still the case: "kept working" states what "did not work" denies."""
 _MULTIPLES = frozenset({"once", "twice", "thrice"})
@@ -83,37 +82,10 @@ _ARGUMENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 _NOT_CLAUSES = frozenset({"aux", "auxpass", "amod", "compound"})
 _WISHES = frozenset({"ask", "request", "demand", "urge", "want", "wish", "propose", "petition", "beg"})
 """Verbs whose clause is asked for, not asserted ("requests that the court allow the transfer")."""
-_CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "until"})
-"""Marks of a clause that is not read on its own: a condition or a time. A cause or a concession
+_CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "until", "for"})
+"""Marks of a clause that is not read on its own: a condition or a time ("for a statement to be
+defamatory, it must be false" states no defamation). A cause or a concession
 ("because", "although") is asserted and read, and so is a contrast ("while"), but as :func:`_side_by_side`."""
-
-
-_PERSONS = frozenset({"i", "we", "you"})
-"""Subjects that name the speaker or the reader, never the sentence before's subject: "you can increase
-your score" says nothing of the "Snapchat stories" another sentence speaks of."""
-
-
-def _words(tokens: list[Token] | Span) -> frozenset[str]:
-    return frozenset(
-        noun_lemma(t) for t in tokens if t.pos_ in ("NOUN", "PROPN") and t.is_alpha and not t.is_stop
-    )
-
-
-def noun_lemma(token: Token) -> str:
-    """A noun's lemma, in the singular where the lemmatizer keeps a plural: "people" as "person" ("one
-    person" and "two people" count the same thing), and a plural proper noun, which it keeps as written
-    ("ATVs", "Distributions"; "ATV" is the same subject), in its regular singular: "-ies" as "-y",
-    "-ches", "-shes", "-sses" and "-xes" without "-es", else without "-s"."""
-    lemma = token.lemma_.casefold()
-    if lemma == "people":
-        return "person"
-    if token.tag_ != "NNPS" or lemma != token.lower_ or not lemma.endswith("s") or lemma.endswith("ss"):
-        return lemma
-    if lemma.endswith("ies"):
-        return lemma[:-3] + "y"
-    if lemma.endswith(("ches", "shes", "sses", "xes")):
-        return lemma[:-2]
-    return lemma[:-1]
 
 
 def predicate_lemma(token: Token) -> str:
@@ -211,73 +183,6 @@ def excluded(token: Token) -> bool:
     return through.lower_ in _EXCEPT or (through.dep_ == "prep" and through.head.lower_ in _EXCEPT)
 
 
-def sentence_subjects(doc: Doc) -> list[frozenset[str]]:
-    """Per sentence, its main clause's subject (not a time's "am", which a parse may take for the root);
-    a pronoun or missing one takes the subject of the sentence before ("It has 420 pupils": the school).
-    A report ("The driver lost control, police said") is about what it reports: its subject the driver."""
-    out: list[frozenset[str]] = []
-    last: frozenset[str] = frozenset()
-    for sent in doc.sents:
-        words = _subject_words(reported(sent.root))
-        root = sent.root
-        if not words and root.lower_ in ("am", "pm") and root.i > sent.start and root.nbor(-1).like_num:
-            words = next((w for t in sent if t.dep_ in SUBJECTS and (w := _words(list(t.subtree)))), words)
-        if words:
-            last = words
-        out.append(words or last)
-    return out
-
-
-def _subject_words(predicate: Token) -> frozenset[str]:
-    if predicate.dep_ == "relcl":  # "acids that cannot be made": the noun the clause describes
-        described = _described(predicate)
-        return _words([t for t in described.subtree if t.i <= described.i])
-    for child in _children(predicate):
-        if child.dep_ in SUBJECTS:
-            if child.lower_ in _PERSONS:
-                return frozenset({child.lower_})
-            return _words(list(child.subtree))
-    if predicate.dep_ in ("acomp", "attr", "xcomp") and predicate.head.i != predicate.i:
-        return _subject_words(predicate.head)
-    return frozenset()
-
-
-def _described(relative: Token) -> Token:
-    """The noun a relative clause describes: the one the parse hangs it on, except where "who" follows
-    an organisation or place that is another noun's ("director of the Pacific Marine Institute who never
-    testified": the director, and the person an apposition names so, not the institute)."""
-    noun = relative.head
-    of = noun.head
-    who = any(c.lower_ in ("who", "whom") for c in relative.children)
-    if who and noun.ent_type_ in _NOT_PERSONS and noun.dep_ == "pobj" and of.lower_ == "of":
-        person = of.head
-        if person.pos_ in ("NOUN", "PROPN"):  # "Tom Reyes, director of ...": Tom Reyes
-            return person.head if person.dep_ == "appos" else person
-    return noun
-
-
-def _children(token: Token) -> list[Token]:
-    """``token``'s dependents, with those the parse hung on its auxiliaries ("It" on "is" in "It is
-    closed")."""
-    own = list(token.children)
-    return own + [g for c in own if c.dep_ in ("aux", "auxpass") for g in c.children]
-
-
-def subject_of(predicate: Token, sentence_subject: frozenset[str]) -> frozenset[str]:
-    """The subject of ``predicate``'s clause (a reported clause's pronoun the reporter's: "Raltech said it
-    had warned the authority"), or the sentence's (resolved) subject when it has none of its own or only
-    a pronoun."""
-    reporter = reporting(predicate)
-    said_by = _subject_words(reporter) if reporter is not None else frozenset()
-    return _subject_words(predicate) or said_by or sentence_subject
-
-
-def compatible(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Two subjects may be the same thing: one is unknown, or they share a word ("the school" and
-    "Westfield primary school"), whole or as the end of a compound ("the bridge", "the footbridge")."""
-    return not a or not b or any(x.endswith(y) or y.endswith(x) for x in a for y in b)
-
-
 @dataclass(frozen=True)
 class Clause:
     """One predicate of a text with its polarity and what it says it of."""
@@ -306,7 +211,12 @@ class Clause:
     agent: frozenset[str] = frozenset()
     """Of a passive clause, the content lemmas of its "by" phrase (among its arguments too)."""
     objects: frozenset[str] = frozenset()
-    """Of a verb, the content lemmas of its direct object (of a passive's subject, read as its active)."""
+    """Of a verb, the content lemmas of the words naming its direct object (:func:`_named`; of a passive, its
+    subject, read as its active)."""
+    qualifiers: frozenset[str] = frozenset()
+    """The adjectival modifiers among its arguments' words (:func:`._negation.qualifiers`)."""
+    obliged: bool = False
+    """Said as what ought to be ("should serve"), not as what is."""
 
 
 def clauses(doc: Doc, subjects: list[frozenset[str]], keep: list[bool]) -> list[Clause]:
@@ -326,7 +236,7 @@ def _negated_argument(argument: Token) -> bool:
     limescale damage", "not on Sunday", "buses, not trams"); a report, where its own predicate is
     denied ("said it would not raise taxes", not "said it would cut fares and did not mention taxes")."""
     if argument.dep_ == "ccomp":
-        return any(negates(c) for c in _children(argument))
+        return any(negates(c) for c in dependents(argument))
     return any(negates(t) for t in argument.subtree)
 
 
@@ -346,10 +256,10 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     heads = [token]
     if token.dep_ in ("acomp", "attr") and token.head.lemma_ == "be":
         heads.append(token.head)
-    children = [c for h in heads for c in _children(h)]
+    children = [c for h in heads for c in dependents(h)]
     holder = token if any(c.dep_ in SUBJECTS or c.dep_ == "expl" for c in children) else _sharing(token)
-    denied_verb = any(negates(c) for c in children)
-    marked = children if holder is None or holder is token else [*children, *_children(holder)]
+    denied_verb = any(negates(c) for c in children) or disjunct_denied(token)
+    marked = children if holder is None or holder is token else [*children, *dependents(holder)]
     if (
         holder is None
         or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in marked)
@@ -358,7 +268,9 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
         or (token.dep_ in ("ccomp", "xcomp") and token.head.lemma_ in _WISHES)
         or any(hedges(c) for c in children)
         or (denied_verb and any(ranged(h) for h in heads))
-        or any(h.dep_ == "ccomp" and any(negates(c) for c in _children(h.head)) for h in heads)
+        or manner_denied(heads, denied_verb)
+        or no_longer(children)
+        or any(h.dep_ == "ccomp" and any(negates(c) for c in dependents(h.head)) for h in heads)
     ):
         return []
     said = [c for c in children if (c.dep_ in _ARGUMENT_DEPS or (nominal and c.dep_ in _NOUN_MODIFIERS))]
@@ -382,9 +294,11 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
             counts=_counts(tokens),
             passive=any(c.dep_ in ("nsubjpass", "auxpass") for c in children),
             agent=_content([t for c in children if c.dep_ == "agent" for t in c.subtree]),
-            objects=_content([t for c in children if c.dep_ == "dobj" for t in c.subtree])
+            objects=_content([t for c in children if c.dep_ == "dobj" for t in _named(c)])
             if token.pos_ == "VERB"
             else frozenset(),
+            qualifiers=qualifiers(tokens),
+            obliged=obliges(children),
         )
 
     if sum(len(g) for g in groups) < 2:
@@ -412,7 +326,7 @@ def _side_by_side(token: Token, marked: list[Token]) -> bool:
     contrast of another noun ("the passenger died, while the driver was hospitalised") is read."""
     whiles = [c for c in marked if c.dep_ == "mark" and c.lower_ == "while"]
     contrast = any(w.i == w.sent.start or w.nbor(-1).text == "," for w in whiles)
-    heads = [{c.lemma_.casefold() for c in _children(t) if c.dep_ in SUBJECTS} for t in (token, token.head)]
+    heads = [{c.lemma_.casefold() for c in dependents(t) if c.dep_ in SUBJECTS} for t in (token, token.head)]
     return bool(whiles) and (not contrast or not all(heads) or bool(heads[0] & heads[1]))
 
 
@@ -425,10 +339,17 @@ def _sharing(token: Token) -> Token | None:
     head = token.head
     if token.dep_ != "conj" or head.pos_ not in _CLAUSE_POS or head.dep_ not in _MAIN:
         return None
-    children = _children(head)
+    children = dependents(head)
     if any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL for c in children):
         return None
     return head if any(c.dep_ in SUBJECTS for c in children) else None
+
+
+def _named(noun: Token) -> list[Token]:
+    """The words that name an object and those coordinated with it ("the Pacific Marine Institute"), not
+    what describes them ("two ends with lead-ins that angle into the trap" names ends, not the trap)."""
+    nouns = [noun, *noun.conjuncts]
+    return [t for n in nouns for t in (n, *n.children) if t is n or t.dep_ in ("compound", "flat")]
 
 
 def _own(thing: Token, group: list[Token]) -> list[Token]:

@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from trustscore.grounding.claims._lexicon import unit, unit_spelling
-from trustscore.grounding.claims._syntax import bound_after, noun_lemma
+from trustscore.grounding.claims._subjects import noun_lemma
+from trustscore.grounding.claims._syntax import bound_after
 from trustscore.grounding.claims._values import parse_number
 
 if TYPE_CHECKING:
