@@ -450,10 +450,14 @@ def test_a_denial_of_manner_or_of_a_modifier_denies_no_predicate(claims_check: C
 
 def test_what_ought_to_be_is_compared_only_with_what_ought_to_be(claims_check: ClaimsCheck) -> None:
     """ "should be paid overtime" states no payment and no failure to pay; "should not" against "should"
-    still contradicts."""
-    context = "Staff are not paid overtime. Visitors should sign in at the desk."
+    or "can" still contradicts."""
+    context = (
+        "Staff are not paid overtime. Visitors should sign in at the desk. Iron should not be taken with tea."
+    )
     assert count(score(claims_check, "Staff should be paid overtime.", context, ""), "contradicted") == 0
     assert kinds(score(claims_check, "Visitors should not sign in at the desk.", context, "")) == ["negation"]
+    # what may be against what ought to be: "can be taken with tea" where it should not be
+    assert kinds(score(claims_check, "Iron can be taken with tea.", context, "")) == ["negation"]
 
 
 def test_a_denial_over_two_predicates_joined_by_or_denies_both(claims_check: ClaimsCheck) -> None:

@@ -22,9 +22,9 @@ __all__ = [
     "failed",
     "hedges",
     "manner_denied",
+    "mood",
     "negates",
     "no_longer",
-    "obliges",
     "qualifiers",
     "ranged",
 ]
@@ -49,6 +49,9 @@ _MANNER = frozenset(
 properly" serves, not properly; "a door that won't shut properly" may shut."""
 _OBLIGING = frozenset({"should", "ought", "shall"})
 """Modals of what ought to be: "we should serve others" states no service, and no failure to serve."""
+_PERMITTING = frozenset({"can", "could", "may", "might", "ca"})
+"""Modals of what may be, which a rule of what ought to be does speak of ("can take it with coffee"
+against "should not be taken with coffee"); "ca" is the parse's "can" of "can't"."""
 _EMPHATIC = frozenset({"single", "slight", "least"})
 """Modifiers that strengthen a denial rather than narrow it ("did not win a single game")."""
 _ATTEMPTS = frozenset({"try", "attempt", "seek", "strive", "aim"})
@@ -104,10 +107,13 @@ def no_longer(children: list[Token]) -> bool:
     )
 
 
-def obliges(children: list[Token]) -> bool:
-    """Whether a predicate's auxiliaries say what ought to be ("should", "ought to", "shall"): such a
-    clause is about another thing than what is or is not."""
-    return any(c.dep_ == "aux" and c.lower_ in _OBLIGING for c in children)
+def mood(children: list[Token]) -> str:
+    """How a predicate's auxiliaries present it: "ought" (what ought to be: "should", "ought to",
+    "shall"), "may" (what may be: "can", "may") or "" (what is). A clause of what ought to be is about
+    another thing than one of what is (:func:`._polarity.polarity` compares them only with each other
+    or with what may be)."""
+    modals = {c.lower_ for c in children if c.dep_ == "aux"}
+    return "ought" if modals & _OBLIGING else "may" if modals & _PERMITTING else ""
 
 
 def qualifiers(tokens: list[Token]) -> frozenset[str]:

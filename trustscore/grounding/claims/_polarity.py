@@ -1,7 +1,7 @@
 """The polarity of the response's clauses against the context's clauses about the same thing.
 
 A response clause is compared with the context's clauses of the same predicate (or of an antonym:
-"open" and "closed", :func:`opposites`) whose subject may be the same (:func:`._syntax.compatible`)
+"open" and "closed", :func:`opposites`) whose subject may be the same (:func:`._subjects.compatible`)
 and whose arguments share at least half of the smaller set of content words ("has a swimming pool"
 and "has no swimming pool" share "swimming pool") and, where both give a count, share one ("is not
 taken twice a day" is about another amount than "is taken once a day"); a clause with no such words
@@ -13,8 +13,8 @@ gym". Then:
 - the same predicate stated the same way anywhere: **supported** (kind "polarity");
 - the same predicate, only ever with the negation the other way: **contradicted** (kind "negation"),
   where the denied clause's modifiers are the other's too ("has no fixed composition" says nothing
-  against "has a variable composition"); a clause of what ought to be ("should serve") is compared only
-  with another such;
+  against "has a variable composition"); a clause of what ought to be ("should serve") is compared
+  with another such or one of what may be ("can take it with coffee"), not with what is;
 - an antonym with the same negation ("open on Sundays" where the context says "closed on Sundays"):
   **contradicted** (kind "predicate"); a negated antonym ("not open" for "closed") agrees;
 - the same predicate with subject and object exchanged ("the authority warned Raltech" where the
@@ -146,7 +146,7 @@ def _active(clause: Clause) -> Clause:
 def _about_same(a: Clause, b: Clause) -> bool:
     if a.passive != b.passive:
         a, b = (_active(a), b) if a.passive else (a, _active(b))
-    if not compatible(a.subject, b.subject) or a.obliged != b.obliged:
+    if not compatible(a.subject, b.subject) or {a.mood, b.mood} == {"ought", ""}:
         return False
     if a.counts and b.counts and not a.counts & b.counts:
         # "is not taken twice a day" beside "is taken once a day": another amount, not a denial

@@ -18,9 +18,9 @@ from trustscore.grounding.claims._negation import (
     disjunct_denied,
     hedges,
     manner_denied,
+    mood,
     negates,
     no_longer,
-    obliges,
     qualifiers,
     ranged,
 )
@@ -215,8 +215,9 @@ class Clause:
     subject, read as its active)."""
     qualifiers: frozenset[str] = frozenset()
     """The adjectival modifiers among its arguments' words (:func:`._negation.qualifiers`)."""
-    obliged: bool = False
-    """Said as what ought to be ("should serve"), not as what is."""
+    mood: str = ""
+    """Said as what ought to be ("ought": "should serve"), what may be ("may": "can serve") or what is
+    ("") (:func:`._negation.mood`)."""
 
 
 def clauses(doc: Doc, subjects: list[frozenset[str]], keep: list[bool]) -> list[Clause]:
@@ -298,7 +299,7 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
             if token.pos_ == "VERB"
             else frozenset(),
             qualifiers=qualifiers(tokens),
-            obliged=obliges(children),
+            mood=mood(children),
         )
 
     if sum(len(g) for g in groups) < 2:
