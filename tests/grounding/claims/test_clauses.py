@@ -443,27 +443,41 @@ def test_a_denial_of_manner_or_of_a_modifier_denies_no_predicate(claims_check: C
         claims_check, "Mixtures do not have a fixed composition.", "A mixture has a fixed composition.", ""
     )
     assert kinds(fixed) == ["negation"]
-    # a modifier of another argument ("last year": when) is no modifier of what is denied
+    # a modifier of another argument ("last year": when) is no modifier of what is denied, nor one of a
+    # noun further down ("the school that has a big pool"), nor a manner of a predicate joined by "but"
     built = score(claims_check, "The town built a bridge.", "The town built no bridge last year.", "")
     assert kinds(built) == ["negation"]
+    visit = "Sadly the firm never visited that school, which has a big pool."
+    assert kinds(score(claims_check, visit, "The firm visited the school in May.", "")) == ["negation"]
+    won = "In the end the team did not win the final but played well."
+    assert kinds(score(claims_check, won, "The team won the final against Leeds.", "")) == ["negation"]
 
 
-def test_what_ought_to_be_is_compared_only_with_what_ought_to_be(claims_check: ClaimsCheck) -> None:
-    """ "should be paid overtime" states no payment and no failure to pay; "should not" against "should"
-    or "can" still contradicts."""
+def test_what_ought_to_be_is_not_compared_with_what_is(claims_check: ClaimsCheck) -> None:
+    """ "should be paid overtime" (or "must be") states no payment and no failure to pay; "should not"
+    against "should" or "can" still contradicts, and a modal governs the predicate coordinated with its
+    own ("can sign in and pay")."""
     context = (
         "Staff are not paid overtime. Visitors should sign in at the desk. Iron should not be taken with tea."
     )
-    assert count(score(claims_check, "Staff should be paid overtime.", context, ""), "contradicted") == 0
+    for answer in ("Staff should be paid overtime.", "Staff must be paid overtime."):
+        assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
     assert kinds(score(claims_check, "Visitors should not sign in at the desk.", context, "")) == ["negation"]
     # what may be against what ought to be: "can be taken with tea" where it should not be
     assert kinds(score(claims_check, "Iron can be taken with tea.", context, "")) == ["negation"]
+    desk = "Visitors should not pay at the desk."
+    assert kinds(score(claims_check, "Visitors can sign in and pay at the desk.", desk, "")) == ["negation"]
+    rule = "Visitors shall sign in and pay at the desk."
+    assert count(score(claims_check, rule, "Visitors do not pay at the desk.", ""), "contradicted") == 0
 
 
 def test_a_denial_over_two_predicates_joined_by_or_denies_both(claims_check: ClaimsCheck) -> None:
-    """ "did not approve or fund the plan" denies funding; "did not win but placed" places."""
+    """ "did not approve or fund the plan" denies funding, "did not approve, fund or build" building too;
+    "did not win but placed" places."""
     context = "The council did not approve or fund the plan. The team did not win but placed second."
     assert kinds(score(claims_check, "The council funded the plan.", context, "")) == ["negation"]
+    three = "The council did not approve, fund or build the bridge."
+    assert kinds(score(claims_check, three, "The council built the bridge.", "")) == ["negation"]
     assert count(score(claims_check, "The team placed second.", context, ""), "contradicted") == 0
 
 
@@ -479,17 +493,23 @@ def test_a_relative_clause_with_a_subject_of_its_own_is_about_that_subject(claim
 
 
 def test_no_one_no_longer_and_a_for_clause_are_read_right(claims_check: ClaimsCheck) -> None:
-    """ "no one was transported" denies as "none were" does, "can no longer sit out" (it could before) is
-    not compared, and "for a statement to be defamatory, it must be false" states no defamation."""
+    """ "no one was transported" denies as "none were" does, "can no longer sit out" or "cannot sit out
+    any longer" (it could before) is not compared, and "for a statement to be defamatory, it must be
+    false" states no defamation; "for the driver was tired" is a cause, and read."""
     hospital = "No one was transported to the hospital."
-    answer = "However, none were transported to the hospital."
-    assert count(score(claims_check, answer, hospital, ""), "contradicted") == 0
+    none = score(claims_check, "However, none were transported to the hospital.", hospital, "")
+    assert count(none, "contradicted") == 0 and count(none, "supported") == 1
     assert kinds(score(claims_check, "Two people were transported to the hospital.", hospital, "")) == [
         "negation"
     ]
     rule = "As Jeff Probst explained before, castaways could not sit out consecutive challenges."
     answer = "The show said that castaways can no longer sit out consecutive challenges."
     assert count(score(claims_check, answer, rule, ""), "contradicted") == 0
+    answer = "The show said that castaways cannot sit out consecutive challenges any longer."
+    assert (
+        count(score(claims_check, answer, "Castaways sit out consecutive challenges.", ""), "contradicted")
+        == 0
+    )
     route = "Alpenglow Expeditions has used the Nepal route for years."
     answer = "Alpenglow Expeditions will no longer use the Nepal route."
     assert count(score(claims_check, answer, route, ""), "contradicted") == 0
@@ -499,6 +519,8 @@ def test_no_one_no_longer_and_a_for_clause_are_read_right(claims_check: ClaimsCh
     law = "True statements cannot be defamatory."
     answer = "The court has stated that for a statement to be defamatory, it must be both false and harmful."
     assert count(score(claims_check, answer, law, ""), "contradicted") == 0
+    tired = "The driver stopped early, for the driver was tired."
+    assert kinds(score(claims_check, tired, "The driver was not tired.", "")) == ["negation"]
 
 
 def test_an_exchange_is_read_on_the_words_that_name_the_object(claims_check: ClaimsCheck) -> None:

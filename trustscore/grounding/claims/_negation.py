@@ -47,7 +47,7 @@ _MANNER = frozenset(
 )
 """Adverbs of manner that a denial may deny instead of its predicate: "we are not serving or loving
 properly" serves, not properly; "a door that won't shut properly" may shut."""
-_OBLIGING = frozenset({"should", "ought", "shall"})
+_OBLIGING = frozenset({"should", "shall", "must"})
 """Modals of what ought to be: "we should serve others" states no service, and no failure to serve."""
 _PERMITTING = frozenset({"can", "could", "may", "might", "ca"})
 """Modals of what may be, which a rule of what ought to be does speak of ("can take it with coffee"
@@ -78,52 +78,69 @@ def hedges(token: Token) -> bool:
 
 
 def manner_denied(heads: list[Token], denied_verb: bool) -> bool:
-    """Whether a denied predicate (or one coordinated with it under the same "not": "not serving or
-    loving properly") carries an adverb of manner (:data:`_MANNER`): such a clause has no polarity to
-    compare, the denial may be of the manner alone."""
+    """Whether a denied predicate (or one joined to it by "or" under the same "not": "not serving or
+    loving properly", :func:`disjunct_denied`) carries an adverb of manner (:data:`_MANNER`): such a
+    clause has no polarity to compare, the denial may be of the manner alone. A predicate joined another
+    way keeps its own manner ("did not win but played well" denies the win)."""
     if not denied_verb:
         return False
-    verbs = [v for h in heads for v in (h, *h.conjuncts)]
+    verbs = [v for h in heads for v in (h, *(c for c in h.conjuncts if disjunct_denied(c)))]
     return any(c.dep_ == "advmod" and c.lower_ in _MANNER for v in verbs for c in v.children)
 
 
 def disjunct_denied(verb: Token) -> bool:
-    """Whether ``verb`` is the second of two predicates joined by "or" under one denial ("are not serving
-    or loving": not loving either); "did not win but placed" places."""
-    head = verb.head
-    return (
-        verb.dep_ == "conj"
-        and any(c.dep_ == "cc" and c.lower_ in ("or", "nor") for c in head.children)
-        and any(negates(c) for c in head.children if c.i < verb.i)
+    """Whether ``verb`` follows the first of predicates joined by "or" or "nor" under one denial ("are
+    not serving or loving": not loving either; "did not approve, fund or build": none of the three);
+    "did not win but placed" places."""
+    if verb.dep_ != "conj":
+        return False
+    first = _first_conjunct(verb)
+    joined = [first, *first.conjuncts]
+    return any(c.dep_ == "cc" and c.lower_ in ("or", "nor") for v in joined for c in v.children) and any(
+        negates(c) for c in first.children if c.i < verb.i
     )
 
 
-def no_longer(children: list[Token]) -> bool:
-    """Whether a predicate's dependents say it held until some time ("can no longer sit out", "not any
-    longer"; the parse hangs the negation on "longer"): such a clause denies it now and states it before,
-    and without tenses read neither half can be compared."""
+def _first_conjunct(token: Token) -> Token:
+    """The first of the predicates or nouns ``token`` is coordinated with (itself if none): the parse
+    hangs "fund" on "approve" and "build" on "fund" in "approve, fund or build"."""
+    while token.dep_ == "conj" and token.head.i != token.i:
+        token = token.head
+    return token
+
+
+def no_longer(children: list[Token], denied_verb: bool) -> bool:
+    """Whether a predicate's dependents say it held until some time ("can no longer sit out", where the
+    parse hangs the negation on "longer"; "cannot sit out any longer"): such a clause denies it now and
+    states it before, and without tenses read neither half can be compared."""
     return any(
-        negates(g) for c in children if c.dep_ == "advmod" and c.lower_ == "longer" for g in c.children
+        c.dep_ == "advmod"
+        and c.lower_ == "longer"
+        and any(negates(g) or (denied_verb and g.lower_ == "any") for g in c.children)
+        for c in children
     )
 
 
-def mood(children: list[Token]) -> str:
-    """How a predicate's auxiliaries present it: "ought" (what ought to be: "should", "ought to",
-    "shall"), "may" (what may be: "can", "may") or "" (what is). A clause of what ought to be is about
-    another thing than one of what is (:func:`._polarity.polarity` compares them only with each other
-    or with what may be)."""
-    modals = {c.lower_ for c in children if c.dep_ == "aux"}
+def mood(auxiliaries: list[Token]) -> str:
+    """How a predicate's auxiliaries (with those of the predicate it is coordinated with: "can sign in and
+    pay") present it: "ought" (what ought to be: "should", "shall", "must"), "may" (what may be: "can",
+    "may") or "" (what is). A clause of what ought to be is about another thing than one of what is
+    (:func:`._polarity.polarity` compares them only with each other or with what may be). "Ought to" is
+    no auxiliary in the parse but a predicate of its own, compared only with another "ought"."""
+    modals = {c.lower_ for c in auxiliaries if c.dep_ == "aux"}
     return "ought" if modals & _OBLIGING else "may" if modals & _PERMITTING else ""
 
 
-def qualifiers(tokens: list[Token]) -> frozenset[str]:
-    """The adjectival modifiers of a clause's object ("fixed" of "has a fixed composition"): a denial may
-    deny the modifier alone, so "does not have a fixed composition" denies no composition. Not those of
-    its other arguments ("pleaded no contest last year": "last" is when)."""
+def qualifiers(tokens: list[Token], objects: set[int]) -> frozenset[str]:
+    """The adjectival modifiers of a clause's own object (``objects``: its indices; "fixed" of "has a
+    fixed composition"): a denial may deny the modifier alone, so "does not have a fixed composition"
+    denies no composition. Not those of its other arguments ("pleaded no contest last year": "last" is
+    when), nor of a noun further down ("did not visit the school that has a big pool" denies the visit),
+    nor one that strengthens a denial (:data:`_EMPHATIC`)."""
     return frozenset(
         t.lemma_.casefold()
         for t in tokens
-        if t.dep_ == "amod" and t.head.dep_ in ("dobj", "attr") and t.lower_ not in _EMPHATIC
+        if t.dep_ == "amod" and t.head.i in objects and t.lower_ not in _EMPHATIC
     )
 
 

@@ -82,10 +82,10 @@ _ARGUMENT_POS = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
 _NOT_CLAUSES = frozenset({"aux", "auxpass", "amod", "compound"})
 _WISHES = frozenset({"ask", "request", "demand", "urge", "want", "wish", "propose", "petition", "beg"})
 """Verbs whose clause is asked for, not asserted ("requests that the court allow the transfer")."""
-_CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "until", "for"})
-"""Marks of a clause that is not read on its own: a condition or a time ("for a statement to be
-defamatory, it must be false" states no defamation). A cause or a concession
-("because", "although") is asserted and read, and so is a contrast ("while"), but as :func:`_side_by_side`."""
+_CONDITIONS = frozenset({"if", "unless", "whether", "when", "whenever", "until"})
+"""Marks of a clause that is not read on its own: a condition or a time, and a "for" with an infinitive
+(:func:`_conditional`). A cause or a concession ("because", "although", "for he was tired") is asserted
+and read, and so is a contrast ("while"), but as :func:`_side_by_side`."""
 
 
 def predicate_lemma(token: Token) -> str:
@@ -214,7 +214,8 @@ class Clause:
     """Of a verb, the content lemmas of the words naming its direct object (:func:`_named`; of a passive, its
     subject, read as its active)."""
     qualifiers: frozenset[str] = frozenset()
-    """The adjectival modifiers among its arguments' words (:func:`._negation.qualifiers`)."""
+    """The adjectival modifiers of its object that a denial may deny alone ("no fixed composition":
+    :func:`._negation.qualifiers`)."""
     mood: str = ""
     """Said as what ought to be ("ought": "should serve"), what may be ("may": "can serve") or what is
     ("") (:func:`._negation.mood`)."""
@@ -247,8 +248,9 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     (:func:`_sharing`); not a condition ("if it does not lock"), a question, a request ("asks that the
     court allow"), an instruction ("never rub
     the hair"), an infinitive ("to access"), a denial bounded in time or place (:func:`ranged`: "does
-    not open until noon" opens at noon) or what a denied report would have said ("did not say the
-    budget was tight"). Coordinated objects make a clause each ("has 420 pupils and a swimming pool":
+    not open until noon" opens at noon), a denial of manner (:func:`manner_denied`: "won't shut
+    properly"), a "no longer" (:func:`no_longer`) or what a denied report would have said ("did not say
+    the budget was tight"). Coordinated objects make a clause each ("has 420 pupils and a swimming pool":
     "has 420 pupils", "has a swimming pool"), each with its own "no" or "not" ("has a gym and no
     pool")."""
     nominal = token.pos_ == "NOUN" and token.dep_ == "attr" and token.head.lemma_ == "be"
@@ -263,14 +265,14 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     marked = children if holder is None or holder is token else [*children, *dependents(holder)]
     if (
         holder is None
-        or any(c.dep_ == "mark" and c.lower_ in _CONDITIONS for c in marked)
+        or _conditional(marked)
         or _side_by_side(token, marked)
         or asks(token)
         or (token.dep_ in ("ccomp", "xcomp") and token.head.lemma_ in _WISHES)
         or any(hedges(c) for c in children)
         or (denied_verb and any(ranged(h) for h in heads))
         or manner_denied(heads, denied_verb)
-        or no_longer(children)
+        or no_longer(children, denied_verb)
         or any(h.dep_ == "ccomp" and any(negates(c) for c in dependents(h.head)) for h in heads)
     ):
         return []
@@ -281,7 +283,7 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
     # a report's values are its own clause's, whose relation reads them: not where this clause is found
     reported = {t.i for c in said if c.dep_ == "ccomp" for t in c.subtree}
 
-    def clause(negated: bool, tokens: list[Token]) -> Clause:
+    def clause(negated: bool, tokens: list[Token], objects: set[int]) -> Clause:
         return Clause(
             predicate=_clause_predicate(token),
             negated=negated,
@@ -298,8 +300,8 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
             objects=_content([t for c in children if c.dep_ == "dobj" for t in _named(c)])
             if token.pos_ == "VERB"
             else frozenset(),
-            qualifiers=qualifiers(tokens),
-            mood=mood(children),
+            qualifiers=qualifiers(tokens, objects),
+            mood=mood(marked),
         )
 
     if sum(len(g) for g in groups) < 2:
@@ -309,14 +311,15 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
         negated ^= any(denied_subject(h) for h in heads)  # "No trains run"; "no one did not vote": voted
         # An argument with a negation of its own ("covers defects, but not limescale damage") is what
         # the clause denies, not what it asserts: left out, so the clause is compared on what it asserts.
-        return [clause(negated, [t for c in said if not _negated_argument(c) for t in _argument_words(c)])]
+        words = [t for c in said if not _negated_argument(c) for t in _argument_words(c)]
+        return [clause(negated, words, {t.i for g in groups for t in g} | ({token.i} if nominal else set()))]
     objects = {g[0].i for g in groups}
     others = [t for c in said if c.i not in objects and not _negated_argument(c) for t in _argument_words(c)]
     out = []
     for group in groups:
         owns = [_own(thing, group) for thing in group]
-        for own, denied in zip(owns, _denials(group, owns), strict=True):
-            out.append(clause(denied_verb or denied, others + own))
+        for thing, own, denied in zip(group, owns, _denials(group, owns), strict=True):
+            out.append(clause(denied_verb or denied, others + own, {thing.i}))
     return out
 
 
@@ -336,14 +339,28 @@ def _sharing(token: Token) -> Token | None:
     from the juices and is not served hot": "served" is said of "gravy"), or None. Only in a main clause:
     in a relative one the two describe their noun ("a door that won't shut or lock" names a problem, not
     what the door does); and not after a modal of what may or should be, whose second predicate the
-    modal governs too ("the door should now shut and lock normally" states no lock)."""
+    modal governs too ("the door should now shut and lock normally" states no lock). Of three or more
+    ("approve, fund or build"), the parse hangs each on the one before: the first one's subject."""
+    if token.dep_ != "conj":
+        return None
     head = token.head
-    if token.dep_ != "conj" or head.pos_ not in _CLAUSE_POS or head.dep_ not in _MAIN:
+    while head.dep_ == "conj" and not any(c.dep_ in SUBJECTS for c in dependents(head)):
+        head = head.head
+    if head.pos_ not in _CLAUSE_POS or head.dep_ not in _MAIN:
         return None
     children = dependents(head)
     if any(c.dep_ == "aux" and c.lower_ in _HYPOTHETICAL for c in children):
         return None
     return head if any(c.dep_ in SUBJECTS for c in children) else None
+
+
+def _conditional(marked: list[Token]) -> bool:
+    """Whether a clause is marked as a condition or a time (:data:`_CONDITIONS`), or by a "for" with an
+    infinitive ("for a statement to be defamatory, it must be false" states no defamation; "for he was
+    tired" is a cause)."""
+    marks = {c.lower_ for c in marked if c.dep_ == "mark"}
+    infinitive = any(c.dep_ == "aux" and c.lower_ == "to" for c in marked)
+    return bool(marks & _CONDITIONS) or ("for" in marks and infinitive)
 
 
 def _named(noun: Token) -> list[Token]:
