@@ -59,6 +59,24 @@ def test_a_denial_that_bounds_a_number_is_the_bound_it_makes(
 
 
 @pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("Over 10,000 have died.", []),
+        ("By then more than 10,000 had died.", []),
+        ("Fewer than 10,000 have died.", ["Fewer than 10,000: the context says More than 10,000"]),
+    ],
+)
+def test_a_denial_said_of_the_counted_bounds_no_number(
+    claims_check: ClaimsCheck, answer: str, said: list[str]
+) -> None:
+    """ "More than 10,000 have not survived" counts those who did not survive: no "at most 10,000"."""
+    context = (
+        "Over the last year more than 25,000 people have fought Ebola. More than 10,000 have not survived."
+    )
+    assert contradictions(score(claims_check, answer, context=context, question="")) == said
+
+
+@pytest.mark.parametrize(
     ("context", "answer", "outcome"),
     [
         (

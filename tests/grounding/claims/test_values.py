@@ -17,6 +17,10 @@ from trustscore.grounding.claims._values import DateValue, parse_date, parse_num
         (["five"], 5.0),
         (["twenty", "two"], 22.0),
         (["9", "am", "to", "6", "pm"], 9.0),
+        # a range in words is its first number, as in digits; "and a half" goes on
+        (["eight", "to", "ten", "minutes"], 8.0),
+        (["two", "and", "a", "half", "million"], 2.5e6),
+        (["twenty", "-", "two"], 22.0),
         (["12", "%"], 12.0),
         (["about"], None),
     ],

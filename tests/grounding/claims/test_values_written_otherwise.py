@@ -2,8 +2,8 @@
 42-kilometre route", "3.8 km²" for "3.8 square kilometres"), a year of a span ("from 1990 to 2020" for
 "between 1990 and 2020"), a bound after its number ("18 or older"), a number inside a bound the answer
 copies ("sold 350" where it "sold more than 300"), a time in abbreviated parts ("2 hrs 10 mins"), a count
-whose noun is left out ("23 shops in the UK and 4 in Ireland"), and "failed to" as the denial it is,
-where "tried to" is none."""
+whose noun is left out ("23 shops in the UK and 4 in Ireland"), a range in words ("eight to ten
+minutes"), and "failed to" as the denial it is, where "tried to" is none."""
 
 from __future__ import annotations
 
@@ -268,3 +268,21 @@ def test_what_is_tried_is_neither_done_nor_denied(
     """ "tried to land" says nothing of whether it landed: no polarity to set against "failed to land" or
     "landed"; its values are still the context's ("in March" for "in January")."""
     assert contradictions(score(claims_check, answer, context=LANDING)) == said
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        ("Cook for eight to ten minutes, stirring often.", []),
+        (
+            "Cook for twelve to fifteen minutes, stirring often.",
+            ["twelve to fifteen minutes: the context says 8-10 minutes"],
+        ),
+    ],
+)
+def test_a_range_in_words_is_the_range_in_digits(
+    claims_check: ClaimsCheck, answer: str, said: list[str]
+) -> None:
+    """ "eight to ten minutes" is "8-10 minutes", not eighteen."""
+    context = "Add in the wine; cook for 8-10 minutes, stirring often."
+    assert contradictions(score(claims_check, answer, context=context, question="")) == said

@@ -228,11 +228,16 @@ def _side(bound: str | None) -> str | None:
 def denied_bounds(atoms: list[Atom]) -> list[Atom]:
     """The atoms with each denial that bounds a number read as the bound it makes: "Do not take more than
     3 tablets in 24 hours" says "take no more than 3 tablets in 24 hours", so its numbers (the bounded
-    one and the others of its clause) are not denied, and "no more than 3" restates it."""
+    one and the others of its clause) are not denied, and "no more than 3" restates it. Not a number of
+    the clause's subject: "More than 10,000 have not survived" counts those who did not, it bounds
+    nothing."""
     bounding = {
         (a.sentence, a.predicate)
         for a in atoms
-        if a.negated and a.predicate is not None and (a.bound or "") in _DENIED
+        if a.negated
+        and a.predicate is not None
+        and (a.bound or "") in _DENIED
+        and a.role not in ("nsubj", "nsubjpass")
     }
     return [
         replace(a, negated=False, bound=_DENIED.get(a.bound or "", a.bound))

@@ -105,6 +105,8 @@ def parse_number(tokens: list[str], money: bool = False) -> float | None:
         elif t in NUMBER_WORDS:
             pending += float(NUMBER_WORDS[t])
             value = pending
+        elif value is not None and t not in ("and", "a", "an", "-"):
+            break  # "eight to ten minutes": the first number is the one stated, as with digits
     return value
 
 
