@@ -338,6 +338,27 @@ def test_a_polarity_change_beside_another_change_is_not_contradicted(
             " final.",
             ["contradicted name: Spain: the context says Ukraine"],
         ),
+        # the answer names the context's name beside its own, and the context's sentence not the
+        # answer's: a list told otherwise, not a name changed
+        (
+            "The Pacers released a statement. The NBA and the Hawks front office said they were looking"
+            " into the incident.",
+            "The Pacers and the NBA said they were looking into the incident.",
+            [],
+        ),
+        # initials of a name the context gives, and a part of that name: one thing named two ways
+        (
+            "Coming from Arkansas State University, Leetch joined ISU in 2005 as an athletic director. In a"
+            " statement, Illinois State University President Larry Dietz remembered him.",
+            "Leetch came from Arkansas State University and joined Illinois State in 2005.",
+            [],
+        ),
+        (
+            "Coming from Arkansas State University, Leetch joined ISU in 2005 as an athletic director. In a"
+            " statement, Illinois State University President Larry Dietz remembered him.",
+            "Leetch came from Arkansas State University and joined Ohio State in 2005.",
+            ["contradicted name: Ohio State: the context says ISU"],
+        ),
         # a name the context writes apart from the slot's is still another
         (
             "She spoke to the Egyptian press. After her interview on CBC television, the governor offered"

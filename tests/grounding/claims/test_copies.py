@@ -9,7 +9,7 @@ import pytest
 from trustscore import Sample, Signal
 from trustscore.grounding.claims._copies import Side, negated_verb
 from trustscore.grounding.claims._signal import ClaimsCheck
-from trustscore.grounding.claims._tokens import tokenize
+from trustscore.grounding.claims._tokens import tokenize, unnumbered
 
 REPORT = (
     "The state trooper stopped the bus carrying Nelly and five other people on Interstate 40 in Putnam "
@@ -492,3 +492,20 @@ def test_a_sort_word_kept_or_written_as_a_form_of_itself_is_no_swap(
 def test_a_colour_word_inside_a_name_is_read_as_the_name(claims_check: ClaimsCheck) -> None:
     found = contradicted(score(claims_check, "The Boston White Sox played there in 1950.", BRIDGE))
     assert not [c for c in found if c.startswith("contradicted colour")], found
+
+
+@pytest.mark.parametrize(
+    ("sentence", "words"),
+    [
+        ("Move the dryer back against the wall. 1", "Move the dryer back against the wall ."),
+        ("Move the dryer back against the wall.\n6.", "Move the dryer back against the wall ."),
+        ("4. Move the dryer back.", "Move the dryer back ."),
+        # a number the stop belongs to, or one with more digits, is no item's
+        ("The rate rose to 2.5", "The rate rose to 2 . 5"),
+        ("It opened in the year. 1998", "It opened in the year . 1998"),
+    ],
+)
+def test_a_list_items_number_opening_or_closing_a_sentence_is_no_part_of_it(
+    sentence: str, words: str
+) -> None:
+    assert " ".join(t.text for t in unnumbered(tokenize(sentence, 0, len(sentence)))) == words

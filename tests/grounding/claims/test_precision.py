@@ -142,6 +142,39 @@ def test_a_name_is_contradicted_only_in_the_same_role(claims_check: ClaimsCheck)
     assert count(moved, "contradicted") == 0
 
 
+def test_a_name_glued_to_what_precedes_it_is_still_named_there(claims_check: ClaimsCheck) -> None:
+    context = (
+        "West of Baghdad, Iraq (CNN)Falih Essawi shouted on the phone as he described his situation. "
+        "One fleeing resident, Abu Ahmed, said the fighters were busy setting things up."
+    )
+    signal = score(claims_check, "Falih Essawi said that the situation is dire.", context, "")
+    assert count(signal, "contradicted") == 0
+
+
+def test_a_conjunct_fills_the_slot_of_the_phrase_it_is_joined_to(claims_check: ClaimsCheck) -> None:
+    context = (
+        "The suit also names as a defendant the clinic where the embryos are being held, the Art "
+        "Reproductive Center in Beverly Hills."
+    )
+    answer = 'The lawsuit, which names the couple as "Jane Doe" and "John Doe," asks the court to act.'
+    assert count(score(claims_check, answer, context, ""), "contradicted") == 0
+    founders = "The library was founded by the teacher Ann Lee and the printer Bob Marsh."
+    changed = score(claims_check, "It was founded by Ann Lee and the printer Carl Smith.", founders, "")
+    assert contradictions(changed) == ["Carl Smith: the context says Bob Marsh"]
+
+
+def test_a_name_given_as_one_example_of_several_has_no_rival(claims_check: ClaimsCheck) -> None:
+    context = "The charity works in seven countries, including Libya, Tunisia and Morocco."
+    answer = "The charity works in many countries, including Kenya, Syria and Somalia."
+    signal = score(claims_check, answer, context, "")
+    assert count(signal, "contradicted") == 0 and count(signal, "unsupported") == 3
+    # a name in the slot of one that is no example is still read against it
+    visits = "Malakooti visited Tunisia in May."
+    assert contradictions(score(claims_check, "Malakooti visited Egypt in May.", visits, "")) == [
+        "Egypt: the context says Tunisia"
+    ]
+
+
 def test_another_languages_particles_are_not_a_different_name(claims_check: ClaimsCheck) -> None:
     context = "The footbridge was designed by the engineer Tomas Reyes."
     for answer in ("It was designed by von Tomas Reyes.", "It was designed by the engineer Tomas Reyes."):

@@ -301,12 +301,15 @@ def _named_with(
     """The response's name is no other than the context's: the aligned sentence writes it too, so it
     was moved ("the Aaron Hernandez murder trial" for "the Massachusetts murder trial of ... Aaron
     Hernandez"), or the context writes the two side by side, one thing named two ways ("Cameron Hardin",
-    "Egyptian television network CBC"). Not where the response's sentence writes the context's name
-    elsewhere: the two then exchange places ("Ukraine's Ferrer beat Kovalenko of Spain")."""
+    "Egyptian television network CBC"), or the response's sentence writes the context's name elsewhere
+    and the context's sentence not the response's: a list told otherwise ("The Pacers and the NBA are
+    investigating" against "The NBA and the Hawks said they were looking into it"). Not where each
+    sentence writes both names: the two then exchange places ("Ukraine's Ferrer beat Kovalenko of
+    Spain")."""
     mine, theirs = sentences
     one, other = (key_text(words_only(t)) for t in (said, stated))
     if other in key_text(mine):
-        return False
+        return one not in key_text(theirs)
     if one in key_text(theirs):
         return True
     gap = rf"(?: \S+){{0,{_BESIDE}}} "

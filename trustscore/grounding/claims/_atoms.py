@@ -19,7 +19,7 @@ from trustscore.grounding.claims._syntax import (
     excluded,
     partitive_whole,
     predicate_lemma,
-    role,
+    shared_role,
 )
 from trustscore.grounding.claims._titles import roles_inside
 from trustscore.grounding.claims._units import counted, measure, quantity_unit, temperature_scale
@@ -116,7 +116,8 @@ class Atom:
     """The predicate as written, with its negation ("did not open" -> "not open")."""
     role: str | None = None
     """The slot it fills in its clause: "in" for "founded in 1953", "by" for "founded by Ruth Abara",
-    else its dependency ("nsubj", "dobj") (:func:`._syntax.role`)."""
+    else its dependency ("nsubj", "dobj"); a conjunct fills the slot of the phrase it is joined to
+    ("founded by Ann Lee and Bob Marsh": both "by") (:func:`._syntax.shared_role`)."""
     subject: frozenset[str] = field(default=frozenset())
     """The words of its clause's subject, a pronoun resolved to the sentence before's subject."""
     excluded: bool = False
@@ -400,7 +401,7 @@ def _relation(token: Token, sentence_subject: frozenset[str]) -> _Relation:
     governor = token.head
     while governor.pos_ not in _PREDICATE_POS and governor.head.i != governor.i:
         governor = governor.head
-    slot = role(token)
+    slot = shared_role(token)
     is_subject = slot in ("nsubj", "nsubjpass")  # it is what the clause speaks of
     where: _Relation = {"role": slot, "excluded": excluded(token)}
     if governor.pos_ not in _PREDICATE_POS:

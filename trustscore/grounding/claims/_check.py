@@ -100,7 +100,11 @@ _TIME_ROLES = frozenset({"in", "on", "npadvmod"})
 """The roles of a date that say when ("in 1977", "on 3 January 1977", a bare "January 3, 1977")."""
 _INCLUDING = frozenset({"include", "including", "with"})
 """The predicates and roles that include a value (against an exception: "Sunday included")."""
+_EXAMPLE_SLOTS = frozenset({"include", "such as", "like"})
+"""Slots of a name given as one example of several ("countries including Eritrea", "cities such as
+Beijing", "stars like Tom Hanks"): another example of the context is no rival to it."""
 _WORD = re.compile(r"\w+")
+_LETTERS = re.compile(r"[^\W\d_]+")
 _BARE_WORDS = frozenset({"in", "on", "at", "by"})
 """Words a bare answer may hold beside its value ("In 2012.")."""
 _HEDGES = frozenset({"about", "around", "approximately", "roughly", "nearly", "almost", "circa", "some"})
@@ -174,7 +178,7 @@ def facts(doc: Doc, *, checked: bool = True) -> Facts:
         clauses=said,
         index=clause_index(said),
         lemmas=frozenset(t.lemma_.casefold() for t in doc if t.is_alpha),
-        words=frozenset(t.text.casefold() for t in doc if t.is_alpha),
+        words=_words(doc),
         places=frozenset(w for place in places if place.is_code for w in place.words),
         place_codes=frozenset(c for place in places if not place.is_code for (c,) in place.stands_for),
         mentions=mentions(doc) if checked else {},
@@ -185,6 +189,12 @@ def facts(doc: Doc, *, checked: bool = True) -> Facts:
         ages=person_ages(doc),
         titles=person_titles(doc),
     )
+
+
+def _words(doc: Doc) -> frozenset[str]:
+    """Its words in lower case, each run of letters one word wherever the tokenizer splits: a name
+    glued to what precedes it ("(CNN)Falih Essawi") still names "Falih"."""
+    return frozenset(w.casefold() for t in doc if not t.is_space for w in _LETTERS.findall(t.text))
 
 
 def _denied_there(rival: Atom, context: Facts) -> bool:
@@ -345,7 +355,10 @@ def _rival(
     atom under the same predicate (in the aligned sentence first), else one in the aligned sentence,
     in the same role where the kind needs it (a bare answer: under the predicate the question asks
     about, :func:`_bare`), else a number between the same words (:func:`._frames.framed_rival`); and
-    whether it is the first or the last kind, which state the same relation."""
+    whether it is the first or the last kind, which state the same relation. A name given as one example
+    of several has none, nor is one a rival (:func:`_example`)."""
+    if _example(atom):
+        return None, False
     said: dict[str, set[str | None]] = {}
     for a in response.atoms:
         said.setdefault(a.text.casefold(), set()).add(a.unit)
@@ -358,6 +371,7 @@ def _rival(
         and comparable(atom, a)
         and compatible(atom.subject, a.subject)
         and not (a.kind == "name" and any(spelling(a, n) for n in names))
+        and not _example(a)
         and not other_rates(atom, response.text, a, context.text)  # "$9,884 per month", "$57 per hour"
     ]
     related = [
@@ -393,6 +407,11 @@ def _rival(
     stated = [a for a in context.atoms if not _restated(a, said.get(a.text.casefold()))]
     rival = framed_rival(atom, stated, ((response.starts, response.tokens), (context.starts, context.tokens)))
     return rival, rival is not None
+
+
+def _example(atom: Atom) -> bool:
+    """A name given as one example of several, which names no slot another name could fill."""
+    return atom.kind == "name" and (atom.role in _EXAMPLE_SLOTS or atom.predicate == "include")
 
 
 def _restated(stated: Atom, units: set[str | None] | None) -> bool:

@@ -280,6 +280,7 @@ def value_change(
             or len(stated) > _MAX_NAME
             or _spelling(said, stated)
             or _shared(said, stated)
+            or _abbreviated(said, stated, known[0])
         ):
             return None
         names, proper = known
@@ -483,6 +484,19 @@ def _spelling(said: list[Token], stated: list[Token]) -> bool:
     initials = {"".join(t.key[0] for t in side) for side in (said, stated) if len(side) > 1}
     squeezed = {one.replace(" ", "").replace(".", ""), two.replace(" ", "").replace(".", "")}
     return len(squeezed) == 1 or bool(initials & squeezed) or SequenceMatcher(None, one, two).ratio() >= 0.8
+
+
+def _abbreviated(said: list[Token], stated: list[Token], names: set[str]) -> bool:
+    """One name is the initials of a name the context gives, and the other is part of that name:
+    "ISU" and "Illinois State" where the context names "Illinois State University"."""
+    for short, long in ((said, stated), (stated, said)):
+        letters = "".join(c for c in _joined(short).casefold() if c.isalpha())
+        part = key_text(words_only(long))
+        if len(letters) > 1 and any(
+            part in name and "".join(w[0] for w in name.split()) == letters for name in names
+        ):
+            return True
+    return False
 
 
 def _shared(said: list[Token], stated: list[Token]) -> bool:

@@ -157,7 +157,10 @@ def role(token: Token) -> str | None:
     while token.dep_ in _NAME_LINKS and token.head.i != token.i:
         token = token.head
     if token.dep_ == "pobj":
-        return token.head.lemma_.casefold()
+        through = token.head
+        if through.lower_ == "as" and any(c.lower_ == "such" for c in through.children):
+            return "such as"  # "cities such as Beijing": an example, not a role ("served as mayor")
+        return through.lemma_.casefold()
     if token.dep_ == "agent":
         return "by"
     if token.dep_ == "nummod":

@@ -17,6 +17,7 @@ _FUNCTION_TEXT = "he she it they we i you his her its their our my your this tha
 FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 """Capitalised words at a sentence's start that are no name ("He" where the response names him)."""
 _ITEM_ENDS = frozenset([".", ")", ":"])
+_STOPS = frozenset([".", "!", "?"])
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,11 @@ def tokenize(text: str, start: int, end: int) -> list[Token]:
 
 def unnumbered(tokens: list[Token]) -> list[Token]:
     """The sentence without a list item's number opening it ("4  Cook, uncovered, ..." copied from "3
-    Cook, uncovered, ...": the steps are numbered otherwise, the step itself is the copy). An item's
-    number has one or two digits and no decimals: "2.5 million ..." and "1998 Ford ..." keep theirs."""
+    Cook, uncovered, ...": the steps are numbered otherwise, the step itself is the copy), or closing
+    it where the sentence splitter left the next item's number after the full stop ("... against the
+    wall.\n6." copied from "... against the wall. 1"). An item's number has one or two digits and no
+    decimals: "2.5 million ..." and "1998 Ford ..." keep theirs."""
+    tokens = _without_next_item(tokens)
     if len(tokens) < 3 or not (tokens[0].text.isdigit() and len(tokens[0].text) <= 2):
         return tokens
     if tokens[1].text in _ITEM_ENDS and not tokens[2].text[0].isdigit():
@@ -66,3 +70,15 @@ def written(tokens: list[Token]) -> list[str]:
         else:
             words.append(t.text)
     return words
+
+
+def _without_next_item(tokens: list[Token]) -> list[Token]:
+    """The sentence without a next item's number after its full stop ("wall. 1", "wall.\n6."); a
+    number the stop is part of ("rose to 2.5") is no item's."""
+    body = tokens[:-1] if tokens and tokens[-1].text in _ITEM_ENDS else tokens
+    if len(body) < 3:
+        return tokens
+    number, stop = body[-1], body[-2]
+    if number.text.isdigit() and len(number.text) <= 2 and stop.text in _STOPS and number.start > stop.end:
+        return body[:-1]
+    return tokens
