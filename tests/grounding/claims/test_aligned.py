@@ -359,6 +359,14 @@ def test_a_polarity_change_beside_another_change_is_not_contradicted(
             "Leetch came from Arkansas State University and joined Ohio State in 2005.",
             ["contradicted name: Ohio State: the context says ISU"],
         ),
+        # one word of the name is not the name: "Welsh coaches" are not the Welsh Rugby Union's
+        (
+            'The Welsh Rugby Union (WRU) will appoint assistant coaches for the summer tour. "2017 is a real'
+            ' summer of opportunity for Welsh coaches and should benefit the whole of Welsh rugby," he said.',
+            '"2017 is a real summer of opportunity for WRU coaches and should benefit the whole of WRU'
+            ' rugby," he said.',
+            ["contradicted name: WRU: the context says Welsh"],
+        ),
         # a name the context writes apart from the slot's is still another
         (
             "She spoke to the Egyptian press. After her interview on CBC television, the governor offered"

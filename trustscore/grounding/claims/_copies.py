@@ -487,13 +487,16 @@ def _spelling(said: list[Token], stated: list[Token]) -> bool:
 
 
 def _abbreviated(said: list[Token], stated: list[Token], names: set[str]) -> bool:
-    """One name is the initials of a name the context gives, and the other is part of that name:
-    "ISU" and "Illinois State" where the context names "Illinois State University"."""
+    """One name is the initials of a name the context gives, and the other is two or more words of
+    that name: "ISU" and "Illinois State" where the context names "Illinois State University" (one
+    word says less: "Welsh coaches" are not "WRU coaches")."""
     for short, long in ((said, stated), (stated, said)):
         letters = "".join(c for c in _joined(short).casefold() if c.isalpha())
         part = key_text(words_only(long))
-        if len(letters) > 1 and any(
-            part in name and "".join(w[0] for w in name.split()) == letters for name in names
+        if (
+            len(letters) > 1
+            and len(words_only(long)) > 1
+            and any(part in name and "".join(w[0] for w in name.split()) == letters for name in names)
         ):
             return True
     return False
