@@ -359,6 +359,19 @@ def test_a_polarity_change_beside_another_change_is_not_contradicted(
             "Leetch came from Arkansas State University and joined Ohio State in 2005.",
             ["contradicted name: Ohio State: the context says ISU"],
         ),
+        # a country or a state is not the party or office named after it
+        (
+            "The United Kingdom Independence Party won the seat. UKIP leader Nigel Farage celebrated the"
+            " result.",
+            "United Kingdom leader Nigel Farage celebrated the result.",
+            ["contradicted name: United Kingdom: the context says UKIP"],
+        ),
+        # the context's name written in another slot, not listed beside the answer's: a change
+        (
+            "The award went to Ann Lee, who was presented with it by Bob Marsh.",
+            "The award went to Carl Smith, who was presented with it by Ann Lee.",
+            ["contradicted name: Carl Smith: the context says Ann Lee"],
+        ),
         # one word of the name is not the name: "Welsh coaches" are not the Welsh Rugby Union's
         (
             'The Welsh Rugby Union (WRU) will appoint assistant coaches for the summer tour. "2017 is a real'

@@ -500,12 +500,16 @@ def test_a_colour_word_inside_a_name_is_read_as_the_name(claims_check: ClaimsChe
         ("Move the dryer back against the wall. 1", "Move the dryer back against the wall ."),
         ("Move the dryer back against the wall.\n6.", "Move the dryer back against the wall ."),
         ("4. Move the dryer back.", "Move the dryer back ."),
-        # a number the stop belongs to, or one with more digits, is no item's
+        # a number the stop belongs to, one with more digits, one after an abbreviation's stop, or one
+        # the sentence ends on in its own line, is no item's
         ("The rate rose to 2.5", "The rate rose to 2 . 5"),
         ("It opened in the year. 1998", "It opened in the year . 1998"),
+        ("She was ranked No. 2.", "She was ranked No . 2 ."),
+        ("The attacks of Sept. 11.", "The attacks of Sept . 11 ."),
+        ("It costs about 5 min. 2.", "It costs about 5 min . 2 ."),
     ],
 )
 def test_a_list_items_number_opening_or_closing_a_sentence_is_no_part_of_it(
     sentence: str, words: str
 ) -> None:
-    assert " ".join(t.text for t in unnumbered(tokenize(sentence, 0, len(sentence)))) == words
+    assert " ".join(t.text for t in unnumbered(tokenize(sentence, 0, len(sentence)), sentence)) == words

@@ -168,11 +168,35 @@ def test_a_name_given_as_one_example_of_several_has_no_rival(claims_check: Claim
     answer = "The charity works in many countries, including Kenya, Syria and Somalia."
     signal = score(claims_check, answer, context, "")
     assert count(signal, "contradicted") == 0 and count(signal, "unsupported") == 3
-    # a name in the slot of one that is no example is still read against it
+    # "such as" and the object of "include" give examples too, in part of a sentence copied or not
+    for context, answer in (
+        (
+            "The festival drew stars such as Tom Hanks.",
+            "The festival drew famous actors such as Meryl Streep.",
+        ),
+        (
+            "The charity works in countries such as Libya and Tunisia.",
+            "The charity works with groups in countries such as Kenya and Somalia.",
+        ),
+        (
+            "The touring team includes the drummer Ann Lee, who joined in 2019.",
+            "The team includes Bob Marsh.",
+        ),
+    ):
+        assert count(score(claims_check, answer, context, ""), "contradicted") == 0, answer
+    # a name in the slot of one that is no example is still read against it: a place, the subject
     visits = "Malakooti visited Tunisia in May."
     assert contradictions(score(claims_check, "Malakooti visited Egypt in May.", visits, "")) == [
         "Egypt: the context says Tunisia"
     ]
+    tour = "The tour included a stop in Paris, where the band played for 3 hours."
+    assert contradictions(score(claims_check, "The band's tour included a stop in London.", tour, "")) == [
+        "London: the context says Paris"
+    ]
+    board = "Microsoft's board includes five independent members, the filing said."
+    assert contradictions(
+        score(claims_check, "Google's board includes five independent members.", board, "")
+    ) == ["Google: the context says Microsoft"]
 
 
 def test_another_languages_particles_are_not_a_different_name(claims_check: ClaimsCheck) -> None:

@@ -41,6 +41,7 @@ from trustscore.grounding.claims._copies import (
     unit_change,
     value_change,
 )
+from trustscore.grounding.claims._syntax import EXAMPLE_SLOTS
 from trustscore.grounding.claims._tokens import (
     FUNCTION_WORDS,
     Token,
@@ -63,6 +64,9 @@ _ANCHOR_WORDS = 3
 _BESIDE = 2
 """Tokens (words or marks) at most between two names the context writes side by side, naming one thing
 ("Egyptian television network CBC")."""
+_IN_LIST = 4
+"""Words two names of one list stand apart at most ("the Pacers, the Hawks and the NBA")."""
+_LIST_WORDS = frozenset({",", "and", "or", "&"})
 _RANGE_WORDS = frozenset(["to", "-", "\u2013", "and", "or"])
 """Words that join a value to another into a range or a choice."""
 _SAYING = frozenset(
@@ -105,10 +109,10 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
     texts = whole, key_text(tokenize(response.text, 0, len(response.text)))
     known = {key_text(name_words(tokenize(context.text, *span))) for span in context.names}
     proper = _proper_words(context)
-    sentences = [unnumbered(tokenize(context.text, *bounds)) for bounds in context.bounds]
+    sentences = [unnumbered(tokenize(context.text, *bounds), context.text) for bounds in context.bounds]
     sides = (response, context)
     for n, ((start, end), target) in enumerate(zip(response.bounds, aligned, strict=True)):
-        mine = unnumbered(tokenize(response.text, start, end))
+        mine = unnumbered(tokenize(response.text, start, end), response.text)
         if key_text(mine) in whole:
             continue  # the context says it word for word somewhere (its sentences split otherwise)
         for i in _candidates(mine, sentences, target):
@@ -290,6 +294,8 @@ def _anchored_change(
         return None  # a name that runs on into its anchors: one word of it changed ("Mrs Clark")
     if sort_of(said) == "name" and _named_with(said, stated, (mine, theirs), context_keys):
         return None
+    if sort_of(said) == "name" and sides[0].tokens.get(said[0].start, ("", None))[1] in EXAMPLE_SLOTS:
+        return None  # one example of several ("countries such as Kenya"): another is no rival
     if sort_of(said) in ("number", "date") and not _one_value(mine, theirs, span):
         return None
     return value_change(said, stated, False, sides, known)
@@ -301,20 +307,33 @@ def _named_with(
     """The response's name is no other than the context's: the aligned sentence writes it too, so it
     was moved ("the Aaron Hernandez murder trial" for "the Massachusetts murder trial of ... Aaron
     Hernandez"), or the context writes the two side by side, one thing named two ways ("Cameron Hardin",
-    "Egyptian television network CBC"), or the response's sentence writes the context's name elsewhere
-    and the context's sentence not the response's: a list told otherwise ("The Pacers and the NBA are
-    investigating" against "The NBA and the Hawks said they were looking into it"). Not where each
-    sentence writes both names: the two then exchange places ("Ukraine's Ferrer beat Kovalenko of
-    Spain")."""
+    "Egyptian television network CBC"), or the response lists the context's name beside its own and
+    the context's sentence does not write the response's: a list told otherwise ("The Pacers and the
+    NBA are investigating" against "The NBA and the Hawks said they were looking into it"). Not where
+    each sentence writes both names, which then exchange places ("Ukraine's Ferrer beat Kovalenko of
+    Spain"), nor where the response writes the context's name in another slot ("went to Carl Smith,
+    who was presented with it by Ann Lee" against "went to Ann Lee")."""
     mine, theirs = sentences
     one, other = (key_text(words_only(t)) for t in (said, stated))
     if other in key_text(mine):
-        return one not in key_text(theirs)
+        return one not in key_text(theirs) and _listed(one, other, key_text(mine))
     if one in key_text(theirs):
         return True
     gap = rf"(?: \S+){{0,{_BESIDE}}} "
     one, other = re.escape(one.strip()), re.escape(other.strip())
     return bool(other) and re.search(rf" (?:{one}{gap}{other}|{other}{gap}{one}) ", context_keys) is not None
+
+
+def _listed(one: str, other: str, keys: str) -> bool:
+    """The two names stand in one list of ``keys`` (a :func:`key_text`): at most :data:`_IN_LIST`
+    words apart, joined by a comma, "and", "or" or "&" ("the Pacers and the NBA")."""
+    one, other = re.escape(one.strip()), re.escape(other.strip())
+    gap = rf" ((?:\S+ ){{1,{_IN_LIST}}})"
+    for first, second in ((one, other), (other, one)):
+        for found in re.finditer(rf" {first}{gap}{second} ", keys):
+            if _LIST_WORDS & set(found.group(1).split()):
+                return True
+    return False
 
 
 def _until(changed: list[Token], rest: list[Token]) -> bool:

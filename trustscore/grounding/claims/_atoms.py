@@ -116,8 +116,9 @@ class Atom:
     """The predicate as written, with its negation ("did not open" -> "not open")."""
     role: str | None = None
     """The slot it fills in its clause: "in" for "founded in 1953", "by" for "founded by Ruth Abara",
-    else its dependency ("nsubj", "dobj"); a conjunct fills the slot of the phrase it is joined to
-    ("founded by Ann Lee and Bob Marsh": both "by") (:func:`._syntax.shared_role`)."""
+    else its dependency ("nsubj", "dobj"); a name or value that is itself a conjunct fills the slot of
+    the phrase it is joined to ("founded by Ann Lee and Bob Marsh": both "by"), one that counts a
+    conjunct keeps "conj" ("5 stores and 200 employees") (:func:`._syntax.shared_role`)."""
     subject: frozenset[str] = field(default=frozenset())
     """The words of its clause's subject, a pronoun resolved to the sentence before's subject."""
     excluded: bool = False

@@ -84,7 +84,7 @@ from trustscore.grounding.claims._rates import other_rates
 from trustscore.grounding.claims._records import Record, read_record
 from trustscore.grounding.claims._slots import comparable, spelling
 from trustscore.grounding.claims._subjects import compatible, sentence_subjects
-from trustscore.grounding.claims._syntax import Clause, clauses, shared_role
+from trustscore.grounding.claims._syntax import EXAMPLE_SLOTS, Clause, clauses, shared_role
 from trustscore.grounding.claims._titles import PersonTitles, person_titles, title_verdicts
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
 
@@ -100,9 +100,6 @@ _TIME_ROLES = frozenset({"in", "on", "npadvmod"})
 """The roles of a date that say when ("in 1977", "on 3 January 1977", a bare "January 3, 1977")."""
 _INCLUDING = frozenset({"include", "including", "with"})
 """The predicates and roles that include a value (against an exception: "Sunday included")."""
-_EXAMPLE_SLOTS = frozenset({"include", "such as", "like"})
-"""Slots of a name given as one example of several ("countries including Eritrea", "cities such as
-Beijing", "stars like Tom Hanks"): another example of the context is no rival to it."""
 _WORD = re.compile(r"\w+")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _BARE_WORDS = frozenset({"in", "on", "at", "by"})
@@ -410,8 +407,12 @@ def _rival(
 
 
 def _example(atom: Atom) -> bool:
-    """A name given as one example of several, which names no slot another name could fill."""
-    return atom.kind == "name" and (atom.role in _EXAMPLE_SLOTS or atom.predicate == "include")
+    """A name given as one example of several, which names no slot another name could fill: after
+    "including", "such as" or "like", or the object of "include" ("the team includes Ann Lee"; not its
+    subject, nor a place it names: "the tour included a stop in Paris")."""
+    return atom.kind == "name" and (
+        atom.role in EXAMPLE_SLOTS or (atom.predicate == "include" and atom.role == "dobj")
+    )
 
 
 def _restated(stated: Atom, units: set[str | None] | None) -> bool:

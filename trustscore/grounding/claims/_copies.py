@@ -43,6 +43,7 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from trustscore.grounding._places import place_level
 from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
 from trustscore.grounding.claims._numeric import same_amount
 from trustscore.grounding.claims._polarity import SYMMETRIC, opposites
@@ -488,16 +489,16 @@ def _spelling(said: list[Token], stated: list[Token]) -> bool:
 
 def _abbreviated(said: list[Token], stated: list[Token], names: set[str]) -> bool:
     """One name is the initials of a name the context gives, and the other is two or more words of
-    that name: "ISU" and "Illinois State" where the context names "Illinois State University" (one
-    word says less: "Welsh coaches" are not "WRU coaches")."""
+    that name: "ISU" and "Illinois State" where the context names "Illinois State University". One
+    word says less ("Welsh coaches" are not "WRU coaches"), and a country or a state is another thing
+    ("United Kingdom" is not "UKIP", the United Kingdom Independence Party)."""
     for short, long in ((said, stated), (stated, said)):
         letters = "".join(c for c in _joined(short).casefold() if c.isalpha())
-        part = key_text(words_only(long))
-        if (
-            len(letters) > 1
-            and len(words_only(long)) > 1
-            and any(part in name and "".join(w[0] for w in name.split()) == letters for name in names)
-        ):
+        words = words_only(long)
+        if len(letters) < 2 or len(words) < 2 or place_level(_joined(words)) is not None:
+            continue
+        part = key_text(words)
+        if any(part in name and "".join(w[0] for w in name.split()) == letters for name in names):
             return True
     return False
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "BOUND_AFTER",
+    "EXAMPLE_SLOTS",
     "Clause",
     "bound_after",
     "bound_words",
@@ -41,6 +42,9 @@ __all__ = [
     "shared_role",
 ]
 
+EXAMPLE_SLOTS = frozenset({"include", "such as", "like"})
+"""The slots (:func:`role`) of a name given as one example of several ("countries, including Eritrea",
+"cities such as Beijing", "dishes like dumplings and Mala Tang"): another example is no rival to it."""
 _BOUND_DEPS = frozenset({"quantmod", "advmod", "amod", "neg"})
 """How the parse hangs a bound's or an estimate's words on a number ("over" and "than" as quantmod,
 "more" as amod, "about" as advmod); a preposition's "over 3 days" is none of them."""

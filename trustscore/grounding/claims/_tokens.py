@@ -36,13 +36,13 @@ def tokenize(text: str, start: int, end: int) -> list[Token]:
     return [Token(m.group(), start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
 
 
-def unnumbered(tokens: list[Token]) -> list[Token]:
-    """The sentence without a list item's number opening it ("4  Cook, uncovered, ..." copied from "3
-    Cook, uncovered, ...": the steps are numbered otherwise, the step itself is the copy), or closing
-    it where the sentence splitter left the next item's number after the full stop ("... against the
-    wall.\n6." copied from "... against the wall. 1"). An item's number has one or two digits and no
-    decimals: "2.5 million ..." and "1998 Ford ..." keep theirs."""
-    tokens = _without_next_item(tokens)
+def unnumbered(tokens: list[Token], text: str) -> list[Token]:
+    """The sentence (``tokens`` of ``text``) without a list item's number opening it ("4  Cook,
+    uncovered, ..." copied from "3 Cook, uncovered, ...": the steps are numbered otherwise, the step
+    itself is the copy), or closing it where the sentence splitter left the next item's number after
+    the full stop ("... against the wall.\n6." copied from "... against the wall. 1"). An item's
+    number has one or two digits and no decimals: "2.5 million ..." and "1998 Ford ..." keep theirs."""
+    tokens = _without_next_item(tokens, text)
     if len(tokens) < 3 or not (tokens[0].text.isdigit() and len(tokens[0].text) <= 2):
         return tokens
     if tokens[1].text in _ITEM_ENDS and not tokens[2].text[0].isdigit():
@@ -72,13 +72,24 @@ def written(tokens: list[Token]) -> list[str]:
     return words
 
 
-def _without_next_item(tokens: list[Token]) -> list[Token]:
-    """The sentence without a next item's number after its full stop ("wall. 1", "wall.\n6."); a
-    number the stop is part of ("rose to 2.5") is no item's."""
-    body = tokens[:-1] if tokens and tokens[-1].text in _ITEM_ENDS else tokens
+def _without_next_item(tokens: list[Token], text: str) -> list[Token]:
+    """The sentence without a next item's number after its full stop: the last word, after a stop
+    that ends a lower-case word, on a line of its own or with nothing after it ("against the wall.
+    1", "against the wall.\n6."). A stop that ends an abbreviation ("ranked No. 2.", "on Sept. 11.")
+    or belongs to the number ("rose to 2.5") leaves the number in the sentence."""
+    marked = bool(tokens) and tokens[-1].text in _ITEM_ENDS
+    body = tokens[:-1] if marked else tokens
     if len(body) < 3:
         return tokens
-    number, stop = body[-1], body[-2]
-    if number.text.isdigit() and len(number.text) <= 2 and stop.text in _STOPS and number.start > stop.end:
+    word, stop, number = body[-3:]
+    ends_sentence = stop.text in _STOPS and word.text.isalpha() and word.text.islower() and len(word.text) > 2
+    own_line = "\n" in text[stop.end : number.start]
+    if (
+        ends_sentence
+        and number.text.isdigit()
+        and len(number.text) <= 2
+        and number.start > stop.end
+        and (own_line or not marked)
+    ):
         return body[:-1]
     return tokens
