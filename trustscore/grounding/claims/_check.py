@@ -82,9 +82,16 @@ from trustscore.grounding.claims._numeric import (
 from trustscore.grounding.claims._polarity import clause_index, exchange, opposites, polarity
 from trustscore.grounding.claims._rates import other_rates
 from trustscore.grounding.claims._records import Record, read_record
-from trustscore.grounding.claims._slots import comparable, spelling
+from trustscore.grounding.claims._slots import (
+    comparable,
+    example_name,
+    restated,
+    same_role,
+    slot_of,
+    spelling,
+)
 from trustscore.grounding.claims._subjects import compatible, sentence_subjects
-from trustscore.grounding.claims._syntax import EXAMPLE_SLOTS, Clause, clauses, shared_role
+from trustscore.grounding.claims._syntax import Clause, clauses, shared_role
 from trustscore.grounding.claims._titles import PersonTitles, person_titles, title_verdicts
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
 
@@ -96,8 +103,6 @@ __all__ = ["POLARITY_KINDS", "Facts", "Verdict", "check", "facts"]
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
 _SUBJECT_ROLES = frozenset({"nsubj", "nsubjpass"})
-_TIME_ROLES = frozenset({"in", "on", "npadvmod"})
-"""The roles of a date that say when ("in 1977", "on 3 January 1977", a bare "January 3, 1977")."""
 _INCLUDING = frozenset({"include", "including", "with"})
 """The predicates and roles that include a value (against an exception: "Sunday included")."""
 _WORD = re.compile(r"\w+")
@@ -353,8 +358,8 @@ def _rival(
     in the same role where the kind needs it (a bare answer: under the predicate the question asks
     about, :func:`_bare`), else a number between the same words (:func:`._frames.framed_rival`); and
     whether it is the first or the last kind, which state the same relation. A name given as one example
-    of several has none, nor is one a rival (:func:`_example`)."""
-    if _example(atom):
+    of several has none, nor is one a rival (:func:`._slots.example_name`)."""
+    if example_name(atom):
         return None, False
     said: dict[str, set[str | None]] = {}
     for a in response.atoms:
@@ -363,12 +368,12 @@ def _rival(
     rivals = [
         a
         for a in context.atoms
-        if not _restated(a, said.get(a.text.casefold()))
+        if not restated(a, said.get(a.text.casefold()))
         and not same_number(a, atom)
         and comparable(atom, a)
         and compatible(atom.subject, a.subject)
         and not (a.kind == "name" and any(spelling(a, n) for n in names))
-        and not _example(a)
+        and not example_name(a)
         and not other_rates(atom, response.text, a, context.text)  # "$9,884 per month", "$57 per hour"
     ]
     related = [
@@ -378,7 +383,7 @@ def _rival(
         or (
             atom.predicate is not None
             and a.predicate == atom.predicate
-            and (atom.kind == "date" or _same_role(atom, a))
+            and (atom.kind == "date" or same_role(atom, a))
         )
     ]
     if related:
@@ -388,7 +393,7 @@ def _rival(
         a
         for a in rivals
         if a.sentence == sentence
-        and ((a.predicate is not None and a.predicate in asked) or _same_role(atom, a))
+        and ((a.predicate is not None and a.predicate in asked) or same_role(atom, a))
         and a.group == atom.group
         and (
             atom.predicate is None
@@ -401,26 +406,9 @@ def _rival(
         return near[0], False
     if any(age.start <= atom.start < age.end for age in response.ages.ages):
         return None, False  # a person's age may be the same person's at another time (:mod:`._ages`)
-    stated = [a for a in context.atoms if not _restated(a, said.get(a.text.casefold()))]
+    stated = [a for a in context.atoms if not restated(a, said.get(a.text.casefold()))]
     rival = framed_rival(atom, stated, ((response.starts, response.tokens), (context.starts, context.tokens)))
     return rival, rival is not None
-
-
-def _example(atom: Atom) -> bool:
-    """A name given as one example of several, which names no slot another name could fill: after
-    "including", "such as" or "like", or the object of "include" ("the team includes Ann Lee"; not its
-    subject, nor a place it names: "the tour included a stop in Paris")."""
-    return atom.kind == "name" and (
-        atom.role in EXAMPLE_SLOTS or (atom.predicate == "include" and atom.role == "dobj")
-    )
-
-
-def _restated(stated: Atom, units: set[str | None] | None) -> bool:
-    """The response states the context's value itself, so it is no rival: the same words (``units``:
-    the units the response gives them, None where it says them nowhere) and no other unit ("18 pupils"
-    does not restate "18 teachers": the two are exchanged in "420 teachers and 18 pupils", and each
-    then meets the other in its slot)."""
-    return units is not None and (stated.unit is None or None in units or stated.unit in units)
 
 
 def _bare(atom: Atom, response: Facts) -> bool:
@@ -431,19 +419,6 @@ def _bare(atom: Atom, response: Facts) -> bool:
     rest = response.text[start : atom.start] + " " + response.text[atom.end : end]
     hedged = any(w.casefold() in _HEDGES for w in _WORD.findall(response.text[start:end]))
     return not hedged and all(w.casefold() in _BARE_WORDS for w in _WORD.findall(rest))
-
-
-def _same_role(atom: Atom, other: Atom) -> bool:
-    """The same role in the clause; a number and a rival of the same stated unit need none."""
-    if atom.unit is not None and atom.unit == other.unit:
-        return True
-    return atom.role is not None and _slot(atom) == _slot(other)
-
-
-def _slot(atom: Atom) -> str | None:
-    """The atom's role, a date's time roles read as one ("in 1977", "on 3 January 1977" and the bare
-    "incorporated January 3, 1977" all say when)."""
-    return "when" if atom.kind == "date" and atom.role in _TIME_ROLES else atom.role
 
 
 def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
@@ -462,7 +437,7 @@ def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
     stated = [
         a
         for a in matched
-        if a.predicate is not None and _slot(a) == _slot(atom) and compatible(a.subject, atom.subject)
+        if a.predicate is not None and slot_of(a) == slot_of(atom) and compatible(a.subject, atom.subject)
     ]
     if (
         atom.predicate is None

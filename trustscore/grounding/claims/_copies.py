@@ -43,8 +43,8 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from trustscore.grounding._places import place_level
 from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
+from trustscore.grounding.claims._name_variants import one_thing
 from trustscore.grounding.claims._numeric import same_amount
 from trustscore.grounding.claims._polarity import SYMMETRIC, opposites
 from trustscore.grounding.claims._tokens import FUNCTION_WORDS, Token, key_text, words_only, written
@@ -276,13 +276,7 @@ def value_change(
         return None  # "Friday" may be "April 14": a weekday says another thing than a month
     if kind == "name":
         said, stated = name_words(said), name_words(stated)
-        if (
-            len(said) > _MAX_NAME
-            or len(stated) > _MAX_NAME
-            or _spelling(said, stated)
-            or _shared(said, stated)
-            or _abbreviated(said, stated, known[0])
-        ):
+        if len(said) > _MAX_NAME or len(stated) > _MAX_NAME or one_thing(said, stated, known[0]):
             return None
         names, proper = known
         if not (
@@ -477,35 +471,6 @@ def _calendar(tokens: list[Token]) -> tuple[bool, bool]:
     """Whether a stretch names a month, and whether it names a weekday."""
     keys = {t.key for t in tokens}
     return bool(keys & _MONTHS), bool(keys & _WEEKDAYS)
-
-
-def _spelling(said: list[Token], stated: list[Token]) -> bool:
-    """The same name written otherwise: initials ("US" for "United States") or close letters."""
-    one, two = _joined(said).casefold(), _joined(stated).casefold()
-    initials = {"".join(t.key[0] for t in side) for side in (said, stated) if len(side) > 1}
-    squeezed = {one.replace(" ", "").replace(".", ""), two.replace(" ", "").replace(".", "")}
-    return len(squeezed) == 1 or bool(initials & squeezed) or SequenceMatcher(None, one, two).ratio() >= 0.8
-
-
-def _abbreviated(said: list[Token], stated: list[Token], names: set[str]) -> bool:
-    """One name is the initials of a name the context gives, and the other is two or more words of
-    that name: "ISU" and "Illinois State" where the context names "Illinois State University". One
-    word says less ("Welsh coaches" are not "WRU coaches"), and a country or a state is another thing
-    ("United Kingdom" is not "UKIP", the United Kingdom Independence Party)."""
-    for short, long in ((said, stated), (stated, said)):
-        letters = "".join(c for c in _joined(short).casefold() if c.isalpha())
-        words = words_only(long)
-        if len(letters) < 2 or len(words) < 2 or place_level(_joined(words)) is not None:
-            continue
-        part = key_text(words)
-        if any(part in name and "".join(w[0] for w in name.split()) == letters for name in names):
-            return True
-    return False
-
-
-def _shared(said: list[Token], stated: list[Token]) -> bool:
-    """Two names that end in the same word are one entity's variants ("Kim Clark", "Mrs Clark")."""
-    return said[-1].key == stated[-1].key
 
 
 def _joined(tokens: list[Token]) -> str:

@@ -1,5 +1,6 @@
 """Whether two atoms could state one fact: the same kind of value, in units that measure one thing,
-of one name group; and whether two names are one name spelled otherwise."""
+of one name group; whether two names are one name spelled otherwise; and the slot an atom fills in
+its clause, where a name given as one example of several fills none."""
 
 from __future__ import annotations
 
@@ -8,14 +9,17 @@ from difflib import SequenceMatcher
 from trustscore.grounding.claims._atoms import Atom
 from trustscore.grounding.claims._numeric import of_days, same, same_quantity
 from trustscore.grounding.claims._records import slot_unit
+from trustscore.grounding.claims._syntax import EXAMPLE_SLOTS
 
-__all__ = ["comparable", "spelling"]
+__all__ = ["comparable", "example_name", "restated", "same_role", "slot_of", "spelling"]
 
 _AGENTS = frozenset({"person", "organisation", "place"})
 """Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
 organisation): under the same predicate and role a person's name stands in for a name of these."""
 _SAME_NAME = 0.8
 """Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
+_TIME_ROLES = frozenset({"in", "on", "npadvmod"})
+"""The roles of a date that say when ("in 1977", "on 3 January 1977", a bare "January 3, 1977")."""
 
 
 def comparable(atom: Atom, other: Atom) -> bool:
@@ -65,3 +69,33 @@ def _initials(atom: Atom) -> str:
 
 def _letters(atom: Atom) -> str:
     return "".join(c for c in atom.text.casefold() if c.isalpha())
+
+
+def example_name(atom: Atom) -> bool:
+    """A name given as one example of several, which names no slot another name could fill: after
+    "including", "such as" or "like", or the object of "include" ("the team includes Ann Lee"; not its
+    subject, nor a place it names: "the tour included a stop in Paris")."""
+    return atom.kind == "name" and (
+        atom.role in EXAMPLE_SLOTS or (atom.predicate == "include" and atom.role == "dobj")
+    )
+
+
+def restated(stated: Atom, units: set[str | None] | None) -> bool:
+    """The response states the context's value itself, so it is no rival: the same words (``units``:
+    the units the response gives them, None where it says them nowhere) and no other unit ("18 pupils"
+    does not restate "18 teachers": the two are exchanged in "420 teachers and 18 pupils", and each
+    then meets the other in its slot)."""
+    return units is not None and (stated.unit is None or None in units or stated.unit in units)
+
+
+def same_role(atom: Atom, other: Atom) -> bool:
+    """The same role in the clause; a number and a rival of the same stated unit need none."""
+    if atom.unit is not None and atom.unit == other.unit:
+        return True
+    return atom.role is not None and slot_of(atom) == slot_of(other)
+
+
+def slot_of(atom: Atom) -> str | None:
+    """The atom's role, a date's time roles read as one ("in 1977", "on 3 January 1977" and the bare
+    "incorporated January 3, 1977" all say when)."""
+    return "when" if atom.kind == "date" and atom.role in _TIME_ROLES else atom.role
