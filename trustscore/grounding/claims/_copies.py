@@ -47,7 +47,7 @@ from trustscore.grounding.claims._lexicon import antonyms, base_forms, unit
 from trustscore.grounding.claims._name_variants import one_thing
 from trustscore.grounding.claims._numeric import same_amount
 from trustscore.grounding.claims._polarity import SYMMETRIC, opposites
-from trustscore.grounding.claims._tokens import FUNCTION_WORDS, Token, key_text, words_only, written
+from trustscore.grounding.claims._tokens import FUNCTION_WORDS, Token, joined, key_text, words_only, written
 from trustscore.grounding.claims._values import MONTH_NAMES, SCALE_WORDS, parse_number
 from trustscore.grounding.claims._verdict import Verdict
 
@@ -290,7 +290,7 @@ def value_change(
         return None
     elif kind == "number" and same_amount(written(said), written(stated)):
         return None  # "£6.4bn" copied as "£6.4 billion", "$4m" as "$4 million"
-    return Verdict(kind, "contradicted", _joined(said), said[0].start, said[-1].end, _joined(stated))
+    return Verdict(kind, "contradicted", joined(said), said[0].start, said[-1].end, joined(stated))
 
 
 def unit_change(said: list[Token], stated: list[Token]) -> Verdict | None:
@@ -304,7 +304,7 @@ def unit_change(said: list[Token], stated: list[Token]) -> Verdict | None:
         return None
     if scales and one == two:
         return None
-    return Verdict("number", "contradicted", _joined(said), said[0].start, said[-1].end, _joined(stated))
+    return Verdict("number", "contradicted", joined(said), said[0].start, said[-1].end, joined(stated))
 
 
 def opposite(said: Token, stated: Token, sides: tuple[Side, Side], every_antonym: bool = True) -> bool:
@@ -366,7 +366,7 @@ def _reversed(
     if now is None or before is None or now == before or (listed and "conj" in (now, before)):
         return None
     kind = "name" if sort_of(first) == sort_of(second) == "name" else "predicate"
-    return Verdict(kind, "contradicted", _joined(first), first[0].start, first[-1].end, _joined(instead))
+    return Verdict(kind, "contradicted", joined(first), first[0].start, first[-1].end, joined(instead))
 
 
 def name_words(tokens: list[Token]) -> list[Token]:
@@ -387,7 +387,7 @@ def negation_verdict(around: list[Token], stated: list[Token], changed: list[Tok
     if not all(t.key in _NEGATIONS for t in negation) and not _contrast(changed):
         return None
     around, stated = _words(around), _words(stated)
-    text, said = _joined(around), _joined(stated)
+    text, said = joined(around), joined(stated)
     return Verdict("negation", "contradicted", text, around[0].start, around[-1].end, said)
 
 
@@ -471,8 +471,3 @@ def _calendar(tokens: list[Token]) -> tuple[bool, bool]:
     """Whether a stretch names a month, and whether it names a weekday."""
     keys = {t.key for t in tokens}
     return bool(keys & _MONTHS), bool(keys & _WEEKDAYS)
-
-
-def _joined(tokens: list[Token]) -> str:
-    """The tokens as written, a space only where the text has one ("5,000 people", "don't")."""
-    return " ".join(written(tokens))

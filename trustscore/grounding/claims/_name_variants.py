@@ -9,7 +9,7 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 
 from trustscore.grounding._places import place_level
-from trustscore.grounding.claims._tokens import Token, key_text, words_only, written
+from trustscore.grounding.claims._tokens import Token, joined, key_text, words_only
 
 __all__ = ["one_thing"]
 
@@ -21,7 +21,7 @@ def one_thing(said: list[Token], stated: list[Token], names: set[str]) -> bool:
 
 def _spelling(said: list[Token], stated: list[Token]) -> bool:
     """The same name written otherwise: initials ("US" for "United States") or close letters."""
-    one, two = _written(said).casefold(), _written(stated).casefold()
+    one, two = joined(said).casefold(), joined(stated).casefold()
     initials = {"".join(t.key[0] for t in side) for side in (said, stated) if len(side) > 1}
     squeezed = {one.replace(" ", "").replace(".", ""), two.replace(" ", "").replace(".", "")}
     return len(squeezed) == 1 or bool(initials & squeezed) or SequenceMatcher(None, one, two).ratio() >= 0.8
@@ -33,9 +33,9 @@ def _abbreviated(said: list[Token], stated: list[Token], names: set[str]) -> boo
     word says less ("Welsh coaches" are not "WRU coaches"), and a country or a state is another thing
     ("United Kingdom" is not "UKIP", the United Kingdom Independence Party)."""
     for short, long in ((said, stated), (stated, said)):
-        letters = "".join(c for c in _written(short).casefold() if c.isalpha())
+        letters = "".join(c for c in joined(short).casefold() if c.isalpha())
         words = words_only(long)
-        if len(letters) < 2 or len(words) < 2 or place_level(_written(words)) is not None:
+        if len(letters) < 2 or len(words) < 2 or place_level(joined(words)) is not None:
             continue
         part = key_text(words)
         if any(part in name and "".join(w[0] for w in name.split()) == letters for name in names):
@@ -46,7 +46,3 @@ def _abbreviated(said: list[Token], stated: list[Token], names: set[str]) -> boo
 def _shared(said: list[Token], stated: list[Token]) -> bool:
     """Two names that end in the same word are one entity's variants ("Kim Clark", "Mrs Clark")."""
     return said[-1].key == stated[-1].key
-
-
-def _written(tokens: list[Token]) -> str:
-    return " ".join(written(tokens))

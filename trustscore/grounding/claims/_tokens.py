@@ -72,6 +72,11 @@ def written(tokens: list[Token]) -> list[str]:
     return words
 
 
+def joined(tokens: list[Token]) -> str:
+    """The tokens as written, a space only where the text has one ("5,000 people", "don't")."""
+    return " ".join(written(tokens))
+
+
 def _without_next_item(tokens: list[Token], text: str) -> list[Token]:
     """The sentence without a next item's number after its full stop: the last word, after a stop
     that ends a lower-case word, on a line of its own or with nothing after it ("against the wall.
