@@ -51,7 +51,8 @@ Places. The codes text writes for a place, each with the place's name, from pyco
 the ISO 3166-2 subdivisions of the United States (states, the District of Columbia, outlying areas) and
 of Canada (provinces, territories), by their code without the country ("US-CA" -> "CA" / "California"),
 and the ISO 3166-1 countries by their alpha-2 and alpha-3 codes ("US", "USA" / "United States"), with
-the country's common name where ISO gives one ("KR" / "South Korea"). A name written in ISO's sorted
+the country's common name where ISO gives one ("KR" / "South Korea"), and "UK" / "United Kingdom" (a
+code ISO keeps reserved for it, not assigned). A name written in ISO's sorted
 form ("Korea, Republic of", "Virgin Islands, U.S.", "Holy See (Vatican City State)"), a country's or a
 subdivision's, is left out: text never writes it so. One code may name more than one place ("CA":
 California and Canada).
@@ -75,6 +76,10 @@ ANTONYMS = DATA / "antonyms.tsv"
 UNITS = DATA / "units.json"
 PLACES = DATA.parent.parent / "data" / "places.tsv"
 SUBDIVISION_COUNTRIES = ("US", "CA")
+RESERVED_FOR_A_COUNTRY = {"UK": "United Kingdom"}
+"""ISO 3166-1's exceptionally reserved alpha-2 codes that stand for a country of the table: "UK", kept for
+the United Kingdom at its request (its code is GB), the way text most often writes it. pycountry lists
+assigned codes only."""
 HEADER = "# WordNet 3.1 direct antonyms (word, antonym, pos): scripts/build_claims_tables.py\n"
 FILES = {"a": "data.adj", "v": "data.verb", "r": "data.adv", "n": "data.noun"}
 
@@ -171,6 +176,8 @@ def build_places() -> str:
         for name in (country.name, getattr(country, "common_name", None)):
             if name and _as_text_writes_it(name):
                 pairs.update({(country.alpha_2, name), (country.alpha_3, name)})
+    named = {name for _, name in pairs}
+    pairs.update((code, name) for code, name in RESERVED_FOR_A_COUNTRY.items() if name in named)
     source = f"pycountry=={version('pycountry')}"
     header = f"# ISO 3166 codes and names (code, name) of {source}: scripts/build_claims_tables.py\n"
     return header + "".join(f"{code}\t{name}\n" for code, name in sorted(pairs))

@@ -37,6 +37,8 @@ def test_a_code_written_where_the_context_names_the_place_is_supported() -> None
     context = "Javan's is a sandwich shop in Goleta, California, and in Albany, New York."
     _, unsupported, _ = lexical("Javan's has shops in Goleta, CA and Albany, NY.", context)
     assert unsupported == []
+    _, unsupported, _ = lexical("It has shops in the UK and Ireland.", "It has shops in the United Kingdom.")
+    assert unsupported == ["Ireland"]  # "UK": the code ISO keeps reserved for the United Kingdom
     _, unsupported, _ = lexical("Javan's has shops in Goleta, California and Albany, New York.", RECORD)
     assert unsupported == ["shops", "Albany", "New", "York"]  # the record gives CA, no NY
 

@@ -79,6 +79,7 @@ def test_the_place_table_keeps_us_and_canadian_codes_and_countries_as_text_write
     fake.countries = [  # type: ignore[attr-defined]
         _Place(alpha_2="CA", alpha_3="CAN", name="Canada"),
         _Place(alpha_2="KR", alpha_3="KOR", name="Korea, Republic of", common_name="South Korea"),
+        _Place(alpha_2="GB", alpha_3="GBR", name="United Kingdom"),
     ]
     monkeypatch.setitem(__import__("sys").modules, "pycountry", fake)
     builder = _script("build_claims_tables")
@@ -89,10 +90,13 @@ def test_the_place_table_keeps_us_and_canadian_codes_and_countries_as_text_write
         "CA\tCalifornia",
         "CA\tCanada",
         "CAN\tCanada",
+        "GB\tUnited Kingdom",
+        "GBR\tUnited Kingdom",
         "KOR\tSouth Korea",
         "KR\tSouth Korea",
         "NY\tNew York",
         "QC\tQuebec",
+        "UK\tUnited Kingdom",  # reserved by ISO for the United Kingdom, not assigned: pycountry lacks it
     ]
 
 
@@ -104,6 +108,7 @@ def test_the_shipped_place_table_is_sorted_and_holds_every_state() -> None:
     states = {"CA": "California", "NY": "New York", "DC": "District of Columbia", "QC": "Quebec"}
     assert all([code, name] in pairs for code, name in states.items())
     assert ["USA", "United States"] in pairs and ["US", "United States"] in pairs
+    assert ["UK", "United Kingdom"] in pairs and ["GB", "United Kingdom"] in pairs
 
 
 def test_the_place_table_matches_the_installed_pycountry() -> None:
