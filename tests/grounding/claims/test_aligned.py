@@ -393,3 +393,46 @@ def test_a_name_the_context_writes_with_the_slots_own_is_no_change(
     claims_check: ClaimsCheck, context: str, answer: str, said: list[str]
 ) -> None:
     assert contradicted(score(claims_check, answer, context)) == said
+
+
+SHOPS = "The retailer said it would close 27 shops, 23 shops in the United Kingdom and 4 in Ireland, by May."
+
+
+@pytest.mark.parametrize(
+    ("answer", "context", "said"),
+    [
+        # the code for the context's place name: still a copy, whose exchanged counts are read
+        (
+            "It will close 4 shops in the UK and 23 in Ireland.",
+            SHOPS,
+            ["contradicted number: 23: the context says 4"],
+        ),
+        ("4 in the UK and 23 in Ireland.", SHOPS, ["contradicted number: 23: the context says 4"]),
+        ("It will close 23 shops in the UK and 4 in Ireland.", SHOPS, []),
+        (
+            "The US economy grew 3 percent in 2019, officials said.",
+            "The United States economy grew 2 percent in 2019, officials said.",
+            ["contradicted percent: 3 percent: the context says 2 percent"],
+        ),
+        ("The US economy grew 2 percent in 2019.", "The United States economy grew 2 percent in 2019.", []),
+        # a code the context writes itself stays as written: the answer copies the sentence that has it
+        (
+            "Average weather Tallahassee, FL - 32310 - 1981-2010 normals.",
+            "Average weather Tallahassee, FL - 32310 - 1981-2010 normals. Tallahassee is the capital of"
+            " Florida.",
+            [],
+        ),
+        # a word in a run of capitals copied: no "Indiana: the context says in"
+        ("THE SHOP IS LOCATED IN INDIANA.", "The shop is located in Indiana.", []),
+        # a place named inside a longer name is not the place: "UK" is no copy of it
+        (
+            "the leader of the UK, spoke in Kent.",
+            "Nigel Farage, the leader of the United Kingdom Independence Party, spoke in Kent.",
+            ["contradicted name: UK: the context says United Kingdom Independence Party"],
+        ),
+    ],
+)
+def test_a_place_s_code_copies_the_name_the_context_gives_it(
+    claims_check: ClaimsCheck, answer: str, context: str, said: list[str]
+) -> None:
+    assert contradicted(score(claims_check, answer, context)) == said

@@ -46,6 +46,8 @@ from trustscore.grounding.claims._tokens import (
     FUNCTION_WORDS,
     Token,
     key_text,
+    place_spellings,
+    places_spelled_out,
     tokenize,
     unnumbered,
     words_only,
@@ -110,9 +112,11 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
     known = {key_text(name_words(tokenize(context.text, *span))) for span in context.names}
     proper = _proper_words(context)
     sentences = [unnumbered(tokenize(context.text, *bounds), context.text) for bounds in context.bounds]
+    spellings = place_spellings(context.text)
     sides = (response, context)
     for n, ((start, end), target) in enumerate(zip(response.bounds, aligned, strict=True)):
         mine = unnumbered(tokenize(response.text, start, end), response.text)
+        mine = places_spelled_out(mine, spellings)
         if key_text(mine) in whole:
             continue  # the context says it word for word somewhere (its sentences split otherwise)
         for i in _candidates(mine, sentences, target):

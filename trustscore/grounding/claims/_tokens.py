@@ -10,7 +10,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["FUNCTION_WORDS", "Token", "key_text", "tokenize", "unnumbered", "words_only", "written"]
+from trustscore.grounding._places import place_mentions
+
+__all__ = [
+    "FUNCTION_WORDS",
+    "Token",
+    "joined",
+    "key_text",
+    "place_spellings",
+    "places_spelled_out",
+    "tokenize",
+    "unnumbered",
+    "words_only",
+    "written",
+]
 
 _TOKEN = re.compile(r"\w+(?=n't)|n't|\w+|[^\w\s]")
 _FUNCTION_TEXT = "he she it they we i you his her its their our my your this that these those there the a an"
@@ -18,6 +31,10 @@ FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 """Capitalised words at a sentence's start that are no name ("He" where the response names him)."""
 _ITEM_ENDS = frozenset([".", ")", ":"])
 _STOPS = frozenset([".", "!", "?"])
+_CAPITALS = re.compile(r"\b[A-Z]{2,3}\b")
+"""A word of two or three capitals, the length of every place code."""
+_NAME_GOES_ON = re.compile(r"[ \t]+[A-Z]")
+"""A capitalised word right after a place's name: the place is part of a longer name."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +51,33 @@ class Token:
 def tokenize(text: str, start: int, end: int) -> list[Token]:
     """The tokens of ``text[start:end]``, with offsets into ``text``."""
     return [Token(m.group(), start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
+
+
+def place_spellings(context: str) -> dict[str, list[Token]]:
+    """Each place code that the ``context`` names the place of, with the name's tokens ("UK":
+    "United", "Kingdom"; :func:`places_spelled_out`). Not a code the context writes itself (the
+    response may copy the sentence that has it: "Tallahassee, FL - 32310"), nor one of a place named
+    only inside a longer name ("the United Kingdom Independence Party")."""
+    written_codes = {m.group() for m in _CAPITALS.finditer(context)}
+    names: dict[str, list[Token]] = {}
+    for place in place_mentions(context):
+        if not place.is_code and not _NAME_GOES_ON.match(context, place.end):
+            for (code,) in place.stands_for:
+                if code not in written_codes:
+                    names.setdefault(code, tokenize(context, place.start, place.end))
+    return names
+
+
+def places_spelled_out(tokens: list[Token], spellings: dict[str, list[Token]]) -> list[Token]:
+    """The tokens with each place's code, as the response writes it in capitals, spelled as the context
+    names the place (``spellings``, :func:`place_spellings`: "UK" as "United Kingdom"): a sentence that
+    copies the context's with the code for the name is still a copy. The name's words stand at the
+    code's offsets, so a change found there points at the code."""
+    out: list[Token] = []
+    for t in tokens:
+        spelled = spellings.get(t.text)
+        out.extend([Token(word.text, t.start, t.end) for word in spelled] if spelled else [t])
+    return out
 
 
 def unnumbered(tokens: list[Token], text: str) -> list[Token]:
