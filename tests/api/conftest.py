@@ -5,11 +5,27 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("prometheus_client")
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
 
 from trustscore import Sample, Signal
+
+HANG_GUARD_S = 60  # fails a test that hangs; no test expects to come near it
+
+
+async def wait_until(condition: Callable[[], bool | Awaitable[bool]]) -> None:
+    """Return once ``condition()`` holds. Polls with a short real pause, not ``sleep(0)``: a loop that
+    only yields keeps the GIL busy and starves the worker threads that score the rows it waits for."""
+    with anyio.fail_after(HANG_GUARD_S):
+        while True:
+            held = condition()
+            if not isinstance(held, bool):
+                held = await held
+            if held:
+                return
+            await anyio.sleep(0.001)
 
 
 class GatedSignal:

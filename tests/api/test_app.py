@@ -11,7 +11,7 @@ import httpx
 import pytest
 from pydantic import SecretStr
 
-from tests.api.conftest import GatedSignal
+from tests.api.conftest import GatedSignal, wait_until
 from trustscore import Config, Scorer
 from trustscore.api import ApiSettings, create_app
 from trustscore.rows import parse_row, result_row
@@ -127,9 +127,7 @@ async def test_a_full_queue_answers_429_with_retry_after() -> None:
             tg.start_soon(send)
             await gated.expect(1).wait()
             tg.start_soon(send)  # queued behind the first
-            with anyio.fail_after(10):
-                while app.state.service.admission.reserved < 2:
-                    await anyio.sleep(0)
+            await wait_until(lambda: app.state.service.admission.reserved >= 2)
             refused = await c.post("/v1/score", json=ROW)
             assert refused.status_code == 429 and refused.headers["Retry-After"] == "3"
             metrics = (await c.get("/metrics")).text
@@ -180,9 +178,7 @@ async def test_shutdown_lets_work_in_flight_finish_within_the_grace() -> None:
             tg.start_soon(one)
             await gated.expect(1).wait()
             tg.start_soon(admission.drain, 60)
-            with anyio.fail_after(10):
-                while not admission.draining:
-                    await anyio.sleep(0)
+            await wait_until(lambda: admission.draining)
             gated.gate.set()
         assert got[0].status_code == 200
 
@@ -226,9 +222,7 @@ async def test_a_batch_takes_the_room_that_is_free() -> None:
             tg.start_soon(one)
             await gated.expect(1).wait()
             tg.start_soon(many)  # one place is free of the two: the batch runs its rows one at a time
-            with anyio.fail_after(10):
-                while admission.reserved < 2:
-                    await anyio.sleep(0)
+            await wait_until(lambda: admission.reserved >= 2)
             assert (await c.post("/v1/score", json=ROW)).status_code == 429
             gated.gate.set()
         assert got["one"].status_code == 200

@@ -11,7 +11,7 @@ import anyio
 import httpx
 import pytest
 
-from tests.api.conftest import GatedSignal, Wire
+from tests.api.conftest import HANG_GUARD_S, GatedSignal, Wire, wait_until
 from trustscore import Config, Scorer
 from trustscore.api import ApiSettings, create_app
 from trustscore.api._bodies import UNCOUNTED_BYTES
@@ -28,12 +28,6 @@ def client(app: object) -> httpx.AsyncClient:
 
 def batch(n: int) -> bytes:
     return "\n".join(json.dumps({**ROW, "id": f"r{i}"}) for i in range(n)).encode()
-
-
-async def wait_until(condition: object) -> None:
-    with anyio.fail_after(10):
-        while not condition():  # type: ignore[operator]
-            await anyio.sleep(0)
 
 
 async def test_a_full_queue_is_429_before_the_body_is_read() -> None:
@@ -107,13 +101,13 @@ async def test_a_batch_client_that_stops_reading_holds_no_room_and_is_cut_off() 
             await wait_until(lambda: admission.reserved == 0)  # scored: the room is back
             async with client(app) as c:
                 assert (await c.post("/v1/score", json=ROW)).status_code == 200
-            with anyio.fail_after(10):
+            with anyio.fail_after(HANG_GUARD_S):
                 assert await admission.drain(0) is True, "the drain cuts an answer nobody reads"
         assert not wire.finished
 
         cut = create_app(scorer, ApiSettings(send_timeout_s=0.01))
         wire = Wire(batch(3), reads=False)
-        with anyio.fail_after(10):
+        with anyio.fail_after(HANG_GUARD_S):
             await wire.call(cut, "/v1/score/batch")  # returns: the client is cut off
         assert not wire.finished
 
@@ -124,7 +118,7 @@ async def test_an_abandoned_batch_stops_scoring_at_once() -> None:
         app = create_app(scorer, ApiSettings(batch_concurrency=2))
         admission = app.state.service.admission
         wire = Wire(batch(50))
-        with anyio.fail_after(10):
+        with anyio.fail_after(HANG_GUARD_S):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(wire.call, app, "/v1/score/batch")
                 await gated.expect(2).wait()
@@ -138,7 +132,7 @@ async def test_an_abandoned_single_request_stops_scoring() -> None:
     async with Scorer(OFFLINE, local_signals=[gated]) as scorer:
         app = create_app(scorer)
         wire = Wire(json.dumps(ROW).encode())
-        with anyio.fail_after(10):
+        with anyio.fail_after(HANG_GUARD_S):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(wire.call, app, "/v1/score")
                 await gated.expect(1).wait()
@@ -161,7 +155,7 @@ async def test_the_drain_stops_reading_bodies_at_once() -> None:
         async with client(app) as c, anyio.create_task_group() as tg:
             tg.start_soon(lambda: _append(got, c.post("/v1/score", content=trickle())))
             await started.wait()
-            with anyio.fail_after(10):
+            with anyio.fail_after(HANG_GUARD_S):
                 assert await app.state.service.admission.drain(3600) is False
         assert got[0].status_code == 503 and got[0].headers["Connection"] == "close"
 

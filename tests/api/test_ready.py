@@ -7,7 +7,7 @@ import anyio
 import httpx
 import pytest
 
-from tests.api.conftest import GatedSignal
+from tests.api.conftest import GatedSignal, wait_until
 from trustscore import Config, Scorer
 from trustscore.api import create_app
 
@@ -55,12 +55,12 @@ async def test_readyz_is_503_until_the_signals_are_warm_and_samples_wait_for_it(
                 answers.append((await c.post("/v1/score", json=ROW)).status_code)
 
             tg.start_soon(score)
-            with anyio.fail_after(10):
-                while not app.state.service.admission.reserved:
-                    await anyio.sleep(0)
+            await wait_until(lambda: app.state.service.admission.reserved > 0)
             assert gated.started == 1, "the request waits for the warm-up instead of loading again"
             gated.gate.set()
-            with anyio.fail_after(10):
-                while (await c.get("/readyz")).status_code != 200:
-                    await anyio.sleep(0)
+
+            async def ready() -> bool:
+                return (await c.get("/readyz")).status_code == 200
+
+            await wait_until(ready)
         assert answers == [200] and gated.started == 2
