@@ -3,7 +3,8 @@
 "between 1990 and 2020"), a bound after its number ("18 or older"), a number inside a bound the answer
 copies ("sold 350" where it "sold more than 300"), a time in abbreviated parts ("2 hrs 10 mins"), a count
 whose noun is left out ("23 shops in the UK and 4 in Ireland"), a range in words ("eight to ten
-minutes"), and "failed to" as the denial it is, where "tried to" is none."""
+minutes"), "failed to" as the denial it is, where "tried to" is none, and a "half" that names a size
+("half sheet pans"), no number."""
 
 from __future__ import annotations
 
@@ -294,3 +295,25 @@ def test_a_range_in_words_is_the_range_in_digits(
     """ "eight to ten minutes" is "8-10 minutes", not eighteen."""
     context = "Add in the wine; cook for 8-10 minutes, stirring often."
     assert contradictions(score(claims_check, answer, context=context, question="")) == said
+
+
+PANS = "Spread the crumbs evenly on 2 half sheet pans and bake until they are crisp, about 5 minutes."
+
+
+@pytest.mark.parametrize(
+    ("answer", "said", "unsupported"),
+    [
+        ("Spread the crumbs on half sheet pans and bake until crisp.", [], 0),
+        ("Bake the crumbs on 2 half sheet pans.", [], 0),
+        ("Spread the crumbs on 3 half sheet pans and bake until crisp.", ["3: the context says 2"], 0),
+        ("Bake the crumbs for half an hour.", [], 1),
+    ],
+)
+def test_a_half_that_names_a_size_is_no_number(
+    claims_check: ClaimsCheck, answer: str, said: list[str], unsupported: int
+) -> None:
+    """ "half sheet pans" are pans of a size: no number 0.5 the context never states, and "2 half sheet
+    pans" counts 2 pans, the rival of 3. Half of a unit ("half an hour") is still a number."""
+    signal = score(claims_check, answer, context=PANS)
+    assert contradictions(signal) == said
+    assert count(signal, "unsupported") == unsupported

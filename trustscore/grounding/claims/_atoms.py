@@ -22,7 +22,13 @@ from trustscore.grounding.claims._syntax import (
     shared_role,
 )
 from trustscore.grounding.claims._titles import roles_inside
-from trustscore.grounding.claims._units import counted, measure, quantity_unit, temperature_scale
+from trustscore.grounding.claims._units import (
+    counted,
+    half_in_a_name,
+    measure,
+    quantity_unit,
+    temperature_scale,
+)
 from trustscore.grounding.claims._values import (
     DIGITS,
     SCALE_ABBREVIATIONS,
@@ -263,6 +269,10 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         return None
     if label == "MONEY":
         ent = _with_abbreviated_scale(ent)
+    elif half_in_a_name(ent[-1]):  # "on 2 half sheet pans": 2 pans; "on half sheet pans": no count
+        ent = ent[:-1]
+        if not len(ent):
+            return None
     tokens = list(ent)
     value = parse_number([t.text for t in tokens], money=label == "MONEY")
     if value is None:

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 from trustscore.grounding.claims._lexicon import unit, unit_spelling
 from trustscore.grounding.claims._subjects import noun_lemma
 from trustscore.grounding.claims._syntax import bound_after
-from trustscore.grounding.claims._values import parse_number
+from trustscore.grounding.claims._values import NUMBER_WORDS, parse_number
 
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
-__all__ = ["counted", "measure", "quantity_unit", "temperature_scale"]
+__all__ = ["counted", "half_in_a_name", "measure", "quantity_unit", "temperature_scale"]
 
 _TEMPERATURE = frozenset({"°", "°f", "°c", "f", "c", "degree", "fahrenheit", "celsius"})
 """The spellings of a temperature's unit ("350 F", "350°F", "325 degrees F", "150 degrees
@@ -23,6 +23,22 @@ Fahrenheit"), all read as "degree" with the scale the value's words or the words
 "degree f", "degree c", or "degree" where they name none (:func:`measure`)."""
 _SCALES = {"f": "f", "fahrenheit": "f", "c": "c", "celsius": "c"}
 _DEGREE_WORDS = frozenset({"°", "degree", "degrees"})
+
+
+def half_in_a_name(token: Token) -> bool:
+    """Whether ``token`` is a "half" that names a kind of the thing after it, not a number of it: "half
+    sheet pans" are pans of a size, "a half marathon" is a race ("2 half sheet pans" counts 2 pans). Half
+    of a unit ("a half hour") or of a number ("a half dozen") stays a number, as does "half of them"."""
+    head = token.head
+    return (
+        token.lower_ == "half"
+        and token.dep_ in ("amod", "compound", "nummod")
+        and head.i > token.i
+        and head.pos_ in ("NOUN", "PROPN")
+        and head.lower_ not in NUMBER_WORDS
+        and unit(head.text) is None
+        and unit(head.lemma_) is None
+    )
 
 
 def quantity_unit(tokens: list[Token]) -> str | None:
