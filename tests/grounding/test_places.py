@@ -1,7 +1,7 @@
 """A place's code and its name are one name to lexical support ("CA" / "California", "USA" / "United
 States"), in either direction. A code in a context counts only where it stands as a place (a record
 field's whole value, or before a postal code); a name vouches for its code only as a response writes a
-code, in capitals."""
+code, in capitals, and the dotted "U.S." and "U.K." are places wherever they stand."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from trustscore import Sample
 from trustscore._errors import BudgetExceeded
 from trustscore.compute._deadline import Deadline, bound
 from trustscore.grounding import LexicalSupport
-from trustscore.grounding._places import place_mentions
+from trustscore.grounding._places import codes_alike, place_mentions
 from trustscore.grounding._text import pair_keys, support_keys
 
 RECORD = '{"name": "Javan\'s", "city": "Goleta", "state": "CA", "categories": "Sandwiches"}'
@@ -66,6 +66,22 @@ def test_a_code_counts_as_a_record_value_or_before_a_postal_code() -> None:
         assert "california" not in support_keys(context), context
     _, unsupported, _ = lexical("It was built in Goleta, California.", "Built ca. 1900 in Goleta.")
     assert "California" in unsupported
+
+
+def test_the_dotted_us_and_uk_are_places_wherever_they_stand() -> None:
+    """ "U.S.", "U.S.A." and "U.K." are written so in prose, not only in a record: they vouch for their
+    names, and their codes are each other's. Other dotted capitals are no place ("M.D.", "L.A.")."""
+    assert [m.words for m in place_mentions("sold in the U.S. and the U.K.")] == [
+        ("united", "states"),
+        ("united", "kingdom"),
+    ]
+    assert [(m.start, m.end) for m in place_mentions("made in the U.S.A. since")] == [(12, 18)]
+    assert place_mentions("Ann Lee, M.D., grew up in L.A. at 9 A.M.") == ()
+    assert codes_alike("U.S.") == codes_alike("USA") == {"US", "USA"}
+    assert codes_alike("U.K.") == {"UK", "GB", "GBR"}
+    assert codes_alike("California") == codes_alike("M.D.") == frozenset()
+    _, unsupported, _ = lexical("It has 40 stores in the United States.", "It has 40 stores in the U.S.")
+    assert unsupported == []
 
 
 def test_a_name_vouches_for_its_code_only_written_in_capitals() -> None:

@@ -57,7 +57,7 @@ from trustscore.textmodels._word_frequency import table_source, zipf_frequency
 
 __all__ = ["LexicalSupport", "word_weight"]
 
-_METHOD = "lexical-support/12"
+_METHOD = "lexical-support/13"
 _NORMALIZATION = "nfkc-cf-latin-lookalikes/1"
 """What :func:`normalize` does, in the cache identity. Not in the version: on text it leaves as it is
 (plain ASCII, most text) the signal is unchanged, so calibrators fitted on this version still apply."""

@@ -11,8 +11,9 @@ also with a curly apostrophe). A code counts only where it stands as a place: th
 of a record's field (``"state": "CA"``, the code between double quotes) or directly before a postal
 code (a US ZIP, "CA 93117"; a Canadian one, "ON K1A 0B1"). Elsewhere a word in capitals is more often
 an acronym than a place ("Ann Lee, MD", "the IT team", "500 BC", "SOLD AS IS"), so it is not read as
-one. A name's codes are what it stands for the other way; the signals vouch with them only for a
-response word written as a code, in capitals (:func:`~trustscore.grounding._text.support_keys`).
+one; the dotted "U.S.", "U.S.A." and "U.K." count wherever they stand (:data:`_DOTTED_CODES`). A
+name's codes are what it stands for the other way; the signals vouch with them only for a response word
+written as a code, in capitals (:func:`~trustscore.grounding._text.support_keys`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Literal, NamedTuple
 
 from trustscore.compute._deadline import checkpoint
 
-__all__ = ["PlaceMention", "place_level", "place_mentions"]
+__all__ = ["PlaceMention", "codes_alike", "place_level", "place_mentions"]
 
 _DATA = files("trustscore.grounding") / "data"
 
@@ -59,6 +60,12 @@ class _Table(NamedTuple):
     before "New")."""
 
 
+_DOTTED_CODES = ("US", "USA", "UK")
+"""The codes prose writes with a full stop after each letter, as news style guides write the United
+States and the United Kingdom ("U.S.", "U.S.A.", "U.K."): written so, they are no acronym of anything
+else and count as places wherever they stand. Other dotted capitals are more often something else ("M.D.",
+"A.M.", "L.A.")."""
+
 _WORD = re.compile(r"\w+")
 """A word as the table's spellings start with one: a run of word characters (every spelling opens
 with one, and a code is one)."""
@@ -81,6 +88,9 @@ def _table() -> _Table:
     aliases: dict[str, str] = {}
     for code, said in names.items():
         aliases[code] = "\t".join(dict.fromkeys(" ".join(_words(n)) for n in said))
+    for code in _DOTTED_CODES:
+        if code in aliases:
+            aliases[_dotted(code)] = aliases[code]
     for name, said in codes.items():
         aliases[name] = "\t".join(dict.fromkeys(said))
         if "'" in name:  # as an LLM writes it: "Côte d’Ivoire"
@@ -92,6 +102,26 @@ def _table() -> _Table:
             raise ValueError(f"places.tsv: the spelling {spelling!r} does not open with a word")
         by_first[first.group()].append(spelling)
     return _Table(aliases, {word: "\t".join(spellings) for word, spellings in by_first.items()})
+
+
+def codes_alike(code: str) -> frozenset[str]:
+    """Every code of the places that ``code`` (as written: "US", "U.S.") stands for, in capitals and
+    without full stops ("US", "USA"); empty for a spelling the table does not hold as a code."""
+    table = _table()
+    names = table.aliases.get(code, "").split("\t") if code.isupper() else ()
+    return frozenset(c for name in names for c in _codes_by_name().get(name, "").split("\t") if c)
+
+
+@cache
+def _codes_by_name() -> dict[str, str]:
+    """Each name's codes, by the name's words (:func:`_words`, joined by spaces), separated by tabs."""
+    named = (s for s in _table().aliases if not s.isupper())
+    return {" ".join(_words(name)): _table().aliases[name] for name in named}
+
+
+def _dotted(code: str) -> str:
+    """A code as prose writes it with full stops ("US" -> "U.S.")."""
+    return "".join(f"{letter}." for letter in code)
 
 
 def place_level(name: str) -> Literal["country", "region"] | None:
@@ -138,7 +168,7 @@ def place_mentions(text: str) -> tuple[PlaceMention, ...]:
             if not text.startswith(spelling, start) or _WORD.match(text, after) is not None:
                 continue
             is_code = spelling.isupper()  # every code is in capitals, no name is
-            if is_code and not _stands_as_place(text, start, after):
+            if is_code and "." not in spelling and not _stands_as_place(text, start, after):
                 continue
             said = tuple(tuple(s.split(" ")) for s in table.aliases[spelling].split("\t"))
             found.append(PlaceMention(start, after, is_code, said))

@@ -3,8 +3,8 @@
 "between 1990 and 2020"), a bound after its number ("18 or older"), a number inside a bound the answer
 copies ("sold 350" where it "sold more than 300"), a time in abbreviated parts ("2 hrs 10 mins"), a count
 whose noun is left out ("23 shops in the UK and 4 in Ireland"), a range in words ("eight to ten
-minutes"), "failed to" as the denial it is, where "tried to" is none, and a "half" that names a size
-("half sheet pans"), no number."""
+minutes"), "failed to" as the denial it is, where "tried to" is none, a "half" that names a size
+("half sheet pans"), no number, and the dotted "U.S." and "U.K." as the places they are."""
 
 from __future__ import annotations
 
@@ -218,6 +218,34 @@ def test_the_uk_is_the_united_kingdom_the_context_names(claims_check: ClaimsChec
     signal = score(claims_check, "It runs 23 shops in the UK.", context=SHOPS)
     assert contradictions(signal) == []
     assert count(signal, "unsupported") == 0
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "The company opened 40 stores in the US last year.",
+        "The company opened 40 stores in the USA last year.",
+        "The company opened 40 stores in the United States last year.",
+        "The company opened 40 stores in the U.S. last year.",
+    ],
+)
+def test_the_dotted_us_is_the_united_states_in_every_spelling(claims_check: ClaimsCheck, answer: str) -> None:
+    """A context that writes "the U.S." names the place "US", "USA" and "United States" name: none of
+    them meets Canada as its rival, in a copy of the sentence or not."""
+    context = "The company opened 40 stores in the U.S. last year and 12 in Canada."
+    signal = score(claims_check, answer, context=context)
+    assert contradictions(signal) == []
+    assert count(signal, "unsupported") == 0
+
+
+def test_the_dotted_uk_is_the_uk_and_no_other_place(claims_check: ClaimsCheck) -> None:
+    context = "The U.K. left the EU in 2020."
+    for answer in ("The UK left the EU in 2020.", "The United Kingdom left the EU in 2020."):
+        signal = score(claims_check, answer, context=context)
+        assert contradictions(signal) == [] and count(signal, "unsupported") == 0, answer
+    assert contradictions(score(claims_check, "The US left the EU in 2020.", context=context)) == [
+        "US: the context says U.K"
+    ]
 
 
 def test_numbers_that_label_are_no_count(claims_check: ClaimsCheck) -> None:

@@ -50,7 +50,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from trustscore.grounding._places import place_mentions
+from trustscore.grounding._places import PlaceMention, codes_alike, place_mentions
 from trustscore.grounding.claims._ages import PersonAges, age_verdicts, person_ages
 from trustscore.grounding.claims._aligned import copy_changes, with_changes
 from trustscore.grounding.claims._atoms import Atom, atoms, name_numbers
@@ -133,8 +133,8 @@ class Facts:
     places: frozenset[str]
     """The words of the names its place codes stand for (``"state": "CA"``: "california")."""
     place_codes: frozenset[str]
-    """The codes its place names stand for, in capitals ("California": "CA"): they vouch only for a
-    name written as the code."""
+    """The codes its place names stand for and those it writes as places, in capitals ("California":
+    "CA"; "the U.S.": "US"): they vouch only for a name written as the code."""
     mentions: dict[str, list[Mention]]
     """Each content lemma: where it stands and whether it is negated (:mod:`._fields`); empty for a text
     the response is checked against (a context, a question), where nothing reads them."""
@@ -182,7 +182,7 @@ def facts(doc: Doc, *, checked: bool = True) -> Facts:
         lemmas=frozenset(t.lemma_.casefold() for t in doc if t.is_alpha),
         words=_words(doc),
         places=frozenset(w for place in places if place.is_code for w in place.words),
-        place_codes=frozenset(c for place in places if not place.is_code for (c,) in place.stands_for),
+        place_codes=_place_codes(places, doc.text),
         mentions=mentions(doc) if checked else {},
         record=record,
         name_numbers=name_numbers(found, record, doc.text),
@@ -191,6 +191,13 @@ def facts(doc: Doc, *, checked: bool = True) -> Facts:
         ages=person_ages(doc),
         titles=person_titles(doc),
     )
+
+
+def _place_codes(places: tuple[PlaceMention, ...], text: str) -> frozenset[str]:
+    """:attr:`Facts.place_codes`; a code written ("U.S.") stands for its place's every code."""
+    codes = {c for place in places if not place.is_code for (c,) in place.stands_for}
+    codes.update(c for place in places if place.is_code for c in codes_alike(text[place.start : place.end]))
+    return frozenset(codes)
 
 
 def _words(doc: Doc) -> frozenset[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from trustscore.grounding._places import place_mentions
+from trustscore.grounding._places import codes_alike, place_mentions
 
 __all__ = [
     "FUNCTION_WORDS",
@@ -55,16 +55,23 @@ def tokenize(text: str, start: int, end: int) -> list[Token]:
 
 def place_spellings(context: str) -> dict[str, list[Token]]:
     """Each place code that the ``context`` names the place of, with the name's tokens ("UK":
-    "United", "Kingdom"; :func:`places_spelled_out`). Not a code the context writes itself (the
-    response may copy the sentence that has it: "Tallahassee, FL - 32310"), nor one of a place named
-    only inside a longer name ("the United Kingdom Independence Party")."""
+    "United", "Kingdom"; :func:`places_spelled_out`), or writes it with full stops ("USA": "U.S.").
+    Not a code the context writes itself (the response may copy the sentence that has it:
+    "Tallahassee, FL - 32310"), nor one of a place named only inside a longer name ("the United
+    Kingdom Independence Party")."""
     written_codes = {m.group() for m in _CAPITALS.finditer(context)}
     names: dict[str, list[Token]] = {}
     for place in place_mentions(context):
-        if not place.is_code and not _NAME_GOES_ON.match(context, place.end):
-            for (code,) in place.stands_for:
-                if code not in written_codes:
-                    names.setdefault(code, tokenize(context, place.start, place.end))
+        written = context[place.start : place.end]
+        if place.is_code and "." in written:
+            codes = sorted(codes_alike(written))
+        elif not place.is_code and not _NAME_GOES_ON.match(context, place.end):
+            codes = [code for (code,) in place.stands_for]
+        else:
+            continue
+        for code in codes:
+            if code not in written_codes:
+                names.setdefault(code, tokenize(context, place.start, place.end))
     return names
 
 
