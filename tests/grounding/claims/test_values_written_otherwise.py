@@ -335,13 +335,15 @@ PANS = "Spread the crumbs evenly on 2 half sheet pans and bake until they are cr
         ("Bake the crumbs on 2 half sheet pans.", [], 0),
         ("Spread the crumbs on 3 half sheet pans and bake until crisp.", ["3: the context says 2"], 0),
         ("Bake the crumbs for half an hour.", [], 1),
+        ("Spread them on pans less than half the size of a sheet.", [], 1),
     ],
 )
 def test_a_half_that_names_a_size_is_no_number(
     claims_check: ClaimsCheck, answer: str, said: list[str], unsupported: int
 ) -> None:
     """ "half sheet pans" are pans of a size: no number 0.5 the context never states, and "2 half sheet
-    pans" counts 2 pans, the rival of 3. Half of a unit ("half an hour") is still a number."""
+    pans" counts 2 pans, the rival of 3. Half of a unit ("half an hour") or of a thing ("half the size")
+    is still a number."""
     signal = score(claims_check, answer, context=PANS)
     assert contradictions(signal) == said
     assert count(signal, "unsupported") == unsupported

@@ -23,18 +23,22 @@ Fahrenheit"), all read as "degree" with the scale the value's words or the words
 "degree f", "degree c", or "degree" where they name none (:func:`measure`)."""
 _SCALES = {"f": "f", "fahrenheit": "f", "c": "c", "celsius": "c"}
 _DEGREE_WORDS = frozenset({"°", "degree", "degrees"})
+_NAME_POS = frozenset({"NOUN", "PROPN", "ADJ"})
+"""The words of a compound name between a "half" and the noun it names ("half sheet pans")."""
 
 
 def half_in_a_name(token: Token) -> bool:
     """Whether ``token`` is a "half" that names a kind of the thing after it, not a number of it: "half
     sheet pans" are pans of a size, "a half marathon" is a race ("2 half sheet pans" counts 2 pans). Half
-    of a unit ("a half hour") or of a number ("a half dozen") stays a number, as does "half of them"."""
+    of a unit ("a half hour") or of a number ("a half dozen") stays a number, as does half of a thing
+    ("half the target", "half of them")."""
     head = token.head
     return (
         token.lower_ == "half"
         and token.dep_ in ("amod", "compound", "nummod")
         and head.i > token.i
         and head.pos_ in ("NOUN", "PROPN")
+        and all(t.pos_ in _NAME_POS or t.text == "-" for t in token.doc[token.i + 1 : head.i])
         and head.lower_ not in NUMBER_WORDS
         and unit(head.text) is None
         and unit(head.lemma_) is None
