@@ -145,7 +145,9 @@ def test_embedding_spans_are_the_weakest_sentences_at_exact_offsets(embedding: E
 
 def test_embedding_aggregate_is_configurable(embedding: EmbeddingGrounding) -> None:
     smp = sample(GROUNDED + " Penguins enjoy jazz music on Tuesdays.")
-    by_min = EmbeddingGrounding(EmbeddingConfig(aggregate="min"), embedder=embedding.embedder()).score(smp)
+    by_min = EmbeddingGrounding(
+        EmbeddingConfig(aggregate="min"), embedder=embedding.embedder()
+    ).score(smp)
     by_mean = embedding.score(smp)
     assert by_min.value == pytest.approx(max(0.0, number(by_mean, "min")), abs=1e-6)
     assert by_min.value is not None and by_mean.value is not None and by_min.value < by_mean.value

@@ -114,4 +114,6 @@ def clock_within(stated: str, said: str) -> bool | None:
     if len(bounds) < 2 or len(times) != 1:
         return None
     first, last = min(bounds[0].hours), max(bounds[-1].hours)
-    return any(first <= h <= last if first <= last else (h >= first or h <= last) for h in times[0].hours)
+    return any(
+        first <= h <= last if first <= last else (h >= first or h <= last) for h in times[0].hours
+    )
