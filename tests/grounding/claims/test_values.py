@@ -63,6 +63,16 @@ def test_an_amount_reads_a_scale_written_onto_its_digits(tokens: list[str], valu
     assert parse_number(tokens, money=True) == value
 
 
+@pytest.mark.parametrize(
+    ("tokens", "value"),
+    [(["100-$300"], 100.0), (["£4m–£6m"], 4e6), (["$", "100", "to", "$", "300"], 100.0)],
+)
+def test_a_span_of_amounts_in_one_token_is_read_as_its_first_end(tokens: list[str], value: float) -> None:
+    """The tokenizer leaves "$100-$300" as "$", "100-$300": the span's first end is the amount stated,
+    as for "$100 to $300"."""
+    assert parse_number(tokens, money=True) == value
+
+
 def test_a_letter_after_digits_is_no_scale_outside_an_amount() -> None:
     """ "4m" may be four metres and "5k" five kilometres: only money reads the letter as a scale."""
     assert parse_number(["4m"]) is None

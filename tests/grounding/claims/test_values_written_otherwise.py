@@ -4,7 +4,8 @@
 copies ("sold 350" where it "sold more than 300"), a time in abbreviated parts ("2 hrs 10 mins"), a count
 whose noun is left out ("23 shops in the UK and 4 in Ireland"), a range in words ("eight to ten
 minutes"), "failed to" as the denial it is, where "tried to" is none, a "half" that names a size
-("half sheet pans"), no number, and the dotted "U.S." and "U.K." as the places they are."""
+("half sheet pans"), no number, the dotted "U.S." and "U.K." as the places they are, and a span of
+amounts the tokenizer keeps in one word ("$100-$300")."""
 
 from __future__ import annotations
 
@@ -323,6 +324,22 @@ def test_a_range_in_words_is_the_range_in_digits(
     """ "eight to ten minutes" is "8-10 minutes", not eighteen."""
     context = "Add in the wine; cook for 8-10 minutes, stirring often."
     assert contradictions(score(claims_check, answer, context=context, question="")) == said
+
+
+ADDITION = (
+    "A second floor addition can run $100-$300 a square foot. "
+    "The benchmark cost to install carpet ranges between $3.74 - $4.83 per square foot."
+)
+
+
+def test_a_span_of_amounts_written_with_a_dash_states_its_first_end(claims_check: ClaimsCheck) -> None:
+    """ "$100-$300", which the tokenizer keeps as one word after the "$", states $100 as "$100 to $300"
+    does: the answer's range is supported, not set against the carpet's price of the sentence that
+    shares its words ("cost to install", "square foot")."""
+    answer = "The cost to install a second floor ranges from $100 to $300 per square foot."
+    signal = score(claims_check, answer, context=ADDITION)
+    assert contradictions(signal) == []
+    assert count(signal, "unsupported") == 0
 
 
 PANS = "Spread the crumbs evenly on 2 half sheet pans and bake until they are crisp, about 5 minutes."

@@ -54,6 +54,9 @@ _ABBREVIATED = re.compile(
     f"({DIGITS.pattern})(" + "|".join(sorted(SCALE_ABBREVIATIONS, key=len, reverse=True)) + ")"
 )
 _CURRENCY_SIGNS = "$£€¥"
+_JOINED_SPAN = re.compile(f"([-–—])(?=[{_CURRENCY_SIGNS}]\\d)")
+"""The dash of a span of amounts that the tokenizer leaves in one token ("100-$300"): the span's ends
+are read apart, the first the amount stated, as "$100 to $300"."""
 _DAY_AFTER = re.compile(r"\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")
 _DAY_BEFORE = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?$")
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d)(?!\d)")
@@ -82,9 +85,11 @@ def parse_number(tokens: list[str], money: bool = False) -> float | None:
     """The number written by ``tokens`` ("42,000"; "3.5", "million"; "five"; "twenty", "two"), or
     None when they hold none. With ``money``, digits written with a scale's abbreviation in one token
     are scaled ("6.4bn", "40k"): in an amount of money the letter can only be the scale, elsewhere
-    "4m" may be four metres."""
+    "4m" may be four metres; and a span in one token is read as its first end ("100-$300": 100)."""
     if money:
-        tokens = [part for raw in tokens for part in _abbreviation_apart(raw)]
+        tokens = [
+            part for raw in tokens for piece in _JOINED_SPAN.split(raw) for part in _abbreviation_apart(piece)
+        ]
     value: float | None = None
     pending = 0.0
     for raw in tokens:
