@@ -86,14 +86,18 @@ async def test_a_dropped_connection_is_a_missing_signal(kit: Kit) -> None:
 async def test_server_slower_than_the_endpoint_timeout(kit: Kit) -> None:
     kit.engine.faults.add(Fault.delay(STALL_S), when=is_judge("lynx"))
     # Lynx alone on an endpoint with a short timeout, so a busy machine cannot time out the others.
-    slow = {"base_url": kit.base_url, "model": "fake-judge", "timeout_s": 0.3, "max_retries": 0}
+    slow = {"base_url": kit.base_url, "model": "fake-judge", "timeout_s": 1.0, "max_retries": 0}
     with anyio.fail_after(HANG_GUARD_S):  # the result comes back without waiting for the server
         result = await score(kit, endpoints={"impatient": slow}, judges={"lynx": {"endpoint": "impatient"}})
 
     assert_fused_from_the_rest(result, {"lynx"})
     assert "timeout" in (result.signals["lynx"].error or "").lower()
-    # The request reached the server, which was too slow: it counts as sent.
-    assert result.signals["lynx"].usage.requests == 1 and result.signals["lynx"].usage.unsent == 0
+    usage = result.signals["lynx"].usage
+    assert usage.requests + usage.unsent == 1
+    # The timeout covers the whole attempt, connecting included: on a box loaded past it, the request
+    # may never go out, and then the server never sees it. The count follows what the server saw.
+    if any(judge_kind(r) == "lynx" for r in kit.engine.completion_requests()):
+        assert usage.requests == 1, "the request reached the server, which was too slow: it counts as sent"
 
 
 async def test_a_judge_timeout_bounds_that_judge_only(kit: Kit) -> None:
