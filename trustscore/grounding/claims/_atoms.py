@@ -267,6 +267,7 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         return _time_atom(ent, sentence)
     if label not in _NUMBER_LABELS:
         return None
+    ent = _to_its_sentence_end(ent)
     if label == "MONEY":
         ent = _with_abbreviated_scale(ent)
     elif half_in_a_name(ent[-1]):  # "on 2 half sheet pans": 2 pans; "on half sheet pans": no count
@@ -304,6 +305,17 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         number=value,
         unit=unit,
     )
+
+
+def _to_its_sentence_end(ent: Span) -> Span:
+    """The entity up to a full stop inside it: the parse keeps "F." in "375 degree F. Rub the roast"
+    as an abbreviation and runs the sentence on, and the recogniser takes "375 degree F. Rub" for one
+    quantity, whose unit would be "rub". A word that ends in a full stop (its only one: "U.S." stays a
+    place) and is followed by a capitalised word ends the sentence."""
+    for token in ent[:-1]:
+        if token.text.endswith(".") and token.text[:-1].isalpha() and ent.doc[token.i + 1].is_title:
+            return ent.doc[ent.start : token.i + 1]
+    return ent
 
 
 def _with_abbreviated_scale(ent: Span) -> Span:

@@ -84,6 +84,7 @@ from trustscore.grounding.claims._rates import other_rates
 from trustscore.grounding.claims._records import Record, read_record
 from trustscore.grounding.claims._slots import (
     comparable,
+    counted_otherwise,
     example_name,
     restated,
     same_role,
@@ -393,8 +394,8 @@ def _rival(
             and (atom.kind == "date" or same_role(atom, a))
         )
     ]
-    if related:
-        return min(related, key=lambda a: a.sentence != sentence), True
+    if related or counted_otherwise(atom, context.atoms):  # the same relation gives the same count
+        return min(related, key=lambda a: a.sentence != sentence, default=None), bool(related)
     asked = question.lemmas - _AUXILIARIES if question is not None and _bare(atom, response) else frozenset()
     near = [
         a

@@ -7,11 +7,12 @@ from __future__ import annotations
 from difflib import SequenceMatcher
 
 from trustscore.grounding.claims._atoms import Atom
+from trustscore.grounding.claims._lexicon import unit
 from trustscore.grounding.claims._numeric import of_days, same, same_quantity
 from trustscore.grounding.claims._records import slot_unit
 from trustscore.grounding.claims._syntax import EXAMPLE_SLOTS
 
-__all__ = ["comparable", "example_name", "restated", "same_role", "slot_of", "spelling"]
+__all__ = ["comparable", "counted_otherwise", "example_name", "restated", "same_role", "slot_of", "spelling"]
 
 _AGENTS = frozenset({"person", "organisation", "place"})
 """Name groups the recogniser puts a person's name in ("the gardener Arthur Finch" as an
@@ -20,6 +21,8 @@ _SAME_NAME = 0.8
 """Similarity of two names' letters above which one is a spelling of the other ("Calfornia")."""
 _TIME_ROLES = frozenset({"in", "on", "npadvmod"})
 """The roles of a date that say when ("in 1977", "on 3 January 1977", a bare "January 3, 1977")."""
+_OBJECT_ROLES = frozenset({"dobj", "nsubjpass"})
+"""What a predicate acts on: an active clause's object, a passive one's subject."""
 
 
 def comparable(atom: Atom, other: Atom) -> bool:
@@ -99,3 +102,29 @@ def slot_of(atom: Atom) -> str | None:
     """The atom's role, a date's time roles read as one ("in 1977", "on 3 January 1977" and the bare
     "incorporated January 3, 1977" all say when)."""
     return "when" if atom.kind == "date" and atom.role in _TIME_ROLES else atom.role
+
+
+def counted_otherwise(atom: Atom, atoms: list[Atom]) -> bool:
+    """Whether ``atoms`` state the atom's count under its predicate, in its slot (a passive's subject
+    as the active's object), of a thing named in other words: "Three of the alleged attackers were
+    killed" for "killed three militants". A count of the atom's noun under another predicate ("strikes
+    against four militants") is then no rival: the statement of the same relation gives the same count.
+    Both count things: a measure ("30 hours", "30 minutes") is no thing named otherwise."""
+    if atom.kind != "number" or atom.number is None or atom.predicate is None or not _counted_noun(atom.unit):
+        return False
+    slot = _OBJECT_ROLES if atom.role in _OBJECT_ROLES else {atom.role}
+    return any(
+        a.kind == "number"
+        and a.number is not None
+        and same(a.number, atom.number)
+        and a.predicate == atom.predicate
+        and a.role in slot
+        and a.negated == atom.negated
+        and _counted_noun(a.unit)
+        for a in atoms
+    )
+
+
+def _counted_noun(unit_word: str | None) -> bool:
+    """A count's noun ("militant"), not a unit of measure ("hour", a temperature's "degree f")."""
+    return unit_word is not None and not unit_word.startswith("degree") and unit(unit_word) is None

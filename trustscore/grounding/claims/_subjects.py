@@ -1,6 +1,6 @@
 """Who or what a clause is about: the subject of its predicate, a relative clause's the noun it
 describes, a pronoun's the subject of the sentence before ("It has 420 pupils" after "Westfield primary
-school was founded..."), and whether two subjects may be one thing."""
+school was founded...") or of the clause it is coordinated with, and whether two subjects may be one thing."""
 
 from __future__ import annotations
 
@@ -105,7 +105,20 @@ def subject_of(predicate: Token, sentence_subject: frozenset[str]) -> frozenset[
     a pronoun."""
     reporter = reporting(predicate)
     said_by = _subject_words(reporter) if reporter is not None else frozenset()
-    return _subject_words(predicate) or said_by or sentence_subject
+    return _subject_words(predicate) or said_by or _conjunct_subject(predicate) or sentence_subject
+
+
+def _conjunct_subject(predicate: Token) -> frozenset[str]:
+    """An "it" that is the subject of a coordinated predicate stands for the nearest subject before it
+    in the sentence, not the sentence's: "One difference is that the ADA applies to all employers,
+    whereas the FEHA affects more employees, and it doesn't distinguish ..." says it of the FEHA, though
+    the parse coordinates "distinguish" with "is"."""
+    pronoun = next((c for c in dependents(predicate) if c.dep_ in SUBJECTS and c.lower_ == "it"), None)
+    if pronoun is None or predicate.dep_ != "conj":
+        return frozenset()
+    before = pronoun.doc[pronoun.sent.start : pronoun.i]
+    subject = next((t for t in reversed(before) if t.dep_ in SUBJECTS and t.pos_ != "PRON"), None)
+    return frozenset() if subject is None else _words(list(subject.subtree))
 
 
 def compatible(a: frozenset[str], b: frozenset[str]) -> bool:

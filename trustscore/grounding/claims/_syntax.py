@@ -333,12 +333,32 @@ def _clauses_of(token: Token, sentence: int, sentence_subject: frozenset[str]) -
 def _side_by_side(token: Token, marked: list[Token]) -> bool:
     """A "while" clause not read: of time ("stay indoors while the storm passes"), or a contrast (after a
     comma, or opening the sentence) of two like things ("mule deer have a black tip, while white-tailed
-    deer do not"), whose kept subject words ("deer") would pair each half with the other's statement. A
-    contrast of another noun ("the passenger died, while the driver was hospitalised") is read."""
-    whiles = [c for c in marked if c.dep_ == "mark" and c.lower_ == "while"]
-    contrast = any(w.i == w.sent.start or w.nbor(-1).text == "," for w in whiles)
-    heads = [{c.lemma_.casefold() for c in dependents(t) if c.dep_ in SUBJECTS} for t in (token, token.head)]
-    return bool(whiles) and (not contrast or not all(heads) or bool(heads[0] & heads[1]))
+    deer do not"), whose kept subject words ("deer") would pair each half with the other's statement;
+    the clause such a contrast hangs on is not read either, for the same reason ("mule deer have a
+    black tip" would deny the white-tailed deer's tip). A contrast of another noun ("the passenger died,
+    while the driver was hospitalised") is read."""
+    if whiles := _whiles(marked):
+        return not _contrast(whiles) or _alike(token, token.head, missing=True)
+    return any(
+        c.dep_ == "advcl" and _contrast(_whiles(dependents(c))) and _alike(c, token, missing=False)
+        for c in dependents(token)
+    )
+
+
+def _whiles(marked: list[Token]) -> list[Token]:
+    return [c for c in marked if c.dep_ == "mark" and c.lower_ == "while"]
+
+
+def _contrast(whiles: list[Token]) -> bool:
+    """A "while" of contrast: after a comma, or opening the sentence."""
+    return any(w.i == w.sent.start or w.nbor(-1).text == "," for w in whiles)
+
+
+def _alike(clause: Token, other: Token, *, missing: bool) -> bool:
+    """Whether two clauses' subjects share a word (a subject the parse did not find counts as ``missing``
+    says)."""
+    subjects = [{c.lemma_.casefold() for c in dependents(t) if c.dep_ in SUBJECTS} for t in (clause, other)]
+    return missing if not all(subjects) else bool(subjects[0] & subjects[1])
 
 
 def _sharing(token: Token) -> Token | None:
