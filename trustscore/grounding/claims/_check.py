@@ -394,7 +394,7 @@ def _rival(
             and (atom.kind == "date" or same_role(atom, a))
         )
     ]
-    if related or counted_otherwise(atom, context.atoms):  # the same relation gives the same count
+    if related or counted_otherwise(atom, context.atoms):  # else the same relation states its count: none
         return min(related, key=lambda a: a.sentence != sentence, default=None), bool(related)
     asked = question.lemmas - _AUXILIARIES if question is not None and _bare(atom, response) else frozenset()
     near = [
