@@ -1,8 +1,10 @@
-"""Which context sentence a response sentence copies, and what it changes there.
+"""Which context sentence a response sentence is about, which it copies, and what it changes there.
 
-Each response sentence is read against the context sentence most like it word for word (difflib's
-ratio at least :data:`_CLOSEST`: a swapped name's words can draw the content-word alignment of
-:mod:`._check` to another sentence that names it), then against its aligned sentence:
+A response sentence is *aligned* with the context sentence that shares the most of its content words
+(:func:`aligned_sentence`; an answer sharing none borrows the question's: "2001." answers "When did it
+open?"). Each response sentence is read against the context sentence most like it word for word (difflib's
+ratio at least :data:`_CLOSEST`: a swapped name's words can draw the content-word alignment to another
+sentence that names it), then against its aligned sentence:
 
 - a whole copy with one stretch changed is read by :func:`._copies.changed`;
 - a sentence that copies its context sentence only in part ("the ribs are not heated through" where
@@ -55,7 +57,7 @@ from trustscore.grounding.claims._tokens import (
 from trustscore.grounding.claims._values import parse_number
 from trustscore.grounding.claims._verdict import POLARITY_KINDS, Verdict
 
-__all__ = ["Change", "copy_changes", "with_changes"]
+__all__ = ["Change", "aligned_sentence", "copy_changes", "with_changes"]
 
 _CLOSEST = 0.6
 """Word-for-word similarity (difflib's ratio) from which a context sentence may be a copy."""
@@ -98,6 +100,29 @@ class Change:
     """Index of the response sentence."""
     partial: bool = False
     """Read on a sentence that copies its context sentence only in part (:func:`_anchored`)."""
+
+
+def aligned_sentence(
+    words: frozenset[str], context: Sequence[frozenset[str]], asked: frozenset[str] | None
+) -> int | None:
+    """The index of the context sentence (each given as its content words) sharing the most of a
+    response sentence's content ``words``; where none shares one, the most of them and the question's
+    (``asked``)."""
+    best = _best_overlap(words, context)
+    if best is None and asked is not None:
+        best = _best_overlap(words | asked, context)
+    return best
+
+
+def _best_overlap(words: frozenset[str], context: Sequence[frozenset[str]]) -> int | None:
+    """The sentence sharing the most words; on a tie, the one with the fewest words besides."""
+    best, best_key = None, (0, 0.0)
+    for i, sentence in enumerate(context):
+        overlap = len(words & sentence)
+        key = (overlap, overlap / len(words | sentence) if overlap else 0.0)
+        if overlap and key > best_key:
+            best, best_key = i, key
+    return best
 
 
 def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> list[Change]:

@@ -1,8 +1,7 @@
 """Checks a response's atoms and the polarity of its clauses against the facts of its context.
 
 A response sentence is *aligned* with the context sentence that shares the most of its content words
-(an answer sharing none borrows the question's: "2001." answers "When did it open?"). Then, for each
-atom of the response:
+(:func:`._aligned.aligned_sentence`). Then, for each atom of the response:
 
 - **supported**: the context or question states the same value (a date agreeing in every part both
   give, the same number, the capitalised words of a name: "von Tomas Reyes" is "Tomas Reyes"; a
@@ -33,7 +32,9 @@ percent") is contradicted in its direction (:mod:`._direction`). A person's age 
 with the age and role the context gives that person (:mod:`._ages`, :mod:`._titles`). A count, amount
 or share written as a bound or an estimate ("over 200", "about 200") is supported where the context's
 number in its slot meets it (:mod:`._bounds`). A temperature is read across scales: the same number on
-another scale contradicts, the same heat converted supports (:func:`._numeric.in_scale`). A value worked
+another scale contradicts, the same heat converted supports (:func:`._numeric.in_scale`); a number the
+context gives only in another unit of the same measure ("42 miles" where it says "42 kilometres") is
+contradicted by it, wherever either stands. A value worked
 out from the context's ("$200 more than the base model", "2,150 in total") is unsupported, never
 contradicted by one of them (:mod:`._derived`); a duration is the context's in any unit, and a rate is no
 rival of another rate's value (:mod:`._rates`: "$9,884 per month", "$57 per hour").
@@ -52,7 +53,7 @@ from typing import TYPE_CHECKING
 
 from trustscore.grounding._places import PlaceMention, codes_alike, place_mentions
 from trustscore.grounding.claims._ages import PersonAges, age_verdicts, person_ages
-from trustscore.grounding.claims._aligned import copy_changes, with_changes
+from trustscore.grounding.claims._aligned import aligned_sentence, copy_changes, with_changes
 from trustscore.grounding.claims._atoms import Atom, atoms, name_numbers
 from trustscore.grounding.claims._bounds import (
     bound_outcome,
@@ -71,6 +72,7 @@ from trustscore.grounding.claims._frames import framed_rival
 from trustscore.grounding.claims._hours import read_as_hours
 from trustscore.grounding.claims._numeric import (
     counts_field,
+    in_another_unit,
     in_dates,
     in_scale,
     same,
@@ -220,7 +222,8 @@ def _slotted(atom: Atom, slot: str | None) -> Atom:
 def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdict]:
     """Every atom's verdict and every checked sentence's polarity verdict, in response order."""
     given = [context] if question is None else [context, question]
-    aligned = [_align(content, context, question) for content in response.content]
+    asked = None if question is None else question.content_all
+    aligned = [aligned_sentence(content, context.content, asked) for content in response.content]
     out: list[Verdict] = []
     related: set[int] = set()
     for atom in response.atoms:
@@ -312,25 +315,6 @@ def _content(sent: Span) -> frozenset[str]:
     )
 
 
-def _align(content: frozenset[str], context: Facts, question: Facts | None) -> int | None:
-    """Index of the context sentence sharing the most content words with a response sentence."""
-    best = _best_overlap(content, context)
-    if best is None and question is not None:
-        best = _best_overlap(content | question.content_all, context)
-    return best
-
-
-def _best_overlap(words: frozenset[str], context: Facts) -> int | None:
-    """The sentence sharing the most words; on a tie, the one with the fewest words besides."""
-    best, best_key = None, (0, 0.0)
-    for i, sentence in enumerate(context.content):
-        overlap = len(words & sentence)
-        key = (overlap, overlap / len(words | sentence) if overlap else 0.0)
-        if overlap and key > best_key:
-            best, best_key = i, key
-    return best
-
-
 def _supports(f: Facts, atom: Atom) -> bool:
     if atom.kind == "name":
         codes = {w.casefold() for w in _WORD.findall(atom.text) if w in f.place_codes}  # "LA", not "La"
@@ -364,9 +348,10 @@ def _rival(
     """What the context states in the atom's slot, if it states something else there: a comparable
     atom under the same predicate (in the aligned sentence first), else one in the aligned sentence,
     in the same role where the kind needs it (a bare answer: under the predicate the question asks
-    about, :func:`_bare`), else a number between the same words (:func:`._frames.framed_rival`); and
-    whether it is the first or the last kind, which state the same relation. A name given as one example
-    of several has none, nor is one a rival (:func:`._slots.example_name`)."""
+    about, :func:`_bare`), else a number between the same words (:func:`._frames.framed_rival`), else
+    the atom's number in another unit of its measure (:func:`._numeric.in_another_unit`: "42 miles" for
+    "42 kilometres"); and whether it is the first kind or a framed number, which state the same relation.
+    A name given as one example of several has none, nor is one a rival (:func:`._slots.example_name`)."""
     if example_name(atom):
         return None, False
     said: dict[str, set[str | None]] = {}
@@ -416,7 +401,7 @@ def _rival(
         return None, False  # a person's age may be the same person's at another time (:mod:`._ages`)
     stated = [a for a in context.atoms if not restated(a, said.get(a.text.casefold()))]
     rival = framed_rival(atom, stated, ((response.starts, response.tokens), (context.starts, context.tokens)))
-    return rival, rival is not None
+    return (rival, True) if rival is not None else (in_another_unit(atom, context.atoms, sentence), False)
 
 
 def _bare(atom: Atom, response: Facts) -> bool:

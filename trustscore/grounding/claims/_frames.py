@@ -28,8 +28,7 @@ from collections.abc import Mapping, Sequence
 
 from trustscore.grounding._function_words import STOPWORDS
 from trustscore.grounding.claims._atoms import Atom
-from trustscore.grounding.claims._lexicon import unit
-from trustscore.grounding.claims._numeric import same_number
+from trustscore.grounding.claims._numeric import another_measure, one_amount, same_number
 from trustscore.grounding.claims._values import DIGITS
 
 __all__ = ["Words", "framed_rival"]
@@ -42,16 +41,6 @@ _FRAMED = frozenset({"number", "money", "percent"})
 """The kinds of atom a frame gives a slot (see :func:`framed_rival`)."""
 _SET_OFF = frozenset({",", ".", ")", ";"})
 """What closes a number set off by a comma before it ("Lu, 23, a student"; "Lu, 23.")."""
-
-_MEASURES = (
-    frozenset({"millisecond", "second", "minute", "hour", "day", "week", "month", "year"}),
-    frozenset({"millimeter", "centimeter", "meter", "kilometer", "inch", "foot", "yard", "mile"}),
-    frozenset({"milligram", "gram", "kilogram", "ounce", "pound"}),
-    frozenset({"milliliter", "liter", "teaspoon", "tablespoon", "cup", "pint", "quart", "gallon"}),
-)
-"""Units of one measure, as pint names them (:func:`._lexicon.unit`): the same number in another of
-them is another amount ("15 hours" for "15 minutes"); a unit outside them may be read from part of its
-words ("32 pounds" from "32 pounds per square inch" against "32 psi")."""
 
 Words = tuple[Sequence[int], Mapping[int, tuple[str, str | None]]]
 """A text's word offsets in order, and each word's lemma (and slot) by offset (``Facts.tokens``)."""
@@ -78,7 +67,7 @@ def framed_rival(atom: Atom, stated: Sequence[Atom], words: tuple[Words, Words])
         if not same_number(other, atom):
             exact = atom.bound is None and not _scaled_otherwise(atom, other)
             needed = CONTENT if exact and other.unit == atom.unit else None
-        elif _another_measure(atom.unit, other.unit):
+        elif another_measure(atom.unit, other.unit) and one_amount(atom) and one_amount(other):
             needed = 1
         else:
             needed = None
@@ -99,14 +88,6 @@ def _scaled_otherwise(one: Atom, other: Atom) -> bool:
     million" against the context's "an estimated 10 million" read as "10"): no sure rival."""
     written = DIGITS.findall(one.text)
     return bool(written) and written == DIGITS.findall(other.text)
-
-
-def _another_measure(one: str | None, other: str | None) -> bool:
-    """Two units that measure one thing, and not the same one spelled otherwise ("hour" and "minute";
-    not "min" and "minute", nor "psi" and a "pounds" read from "pounds per square inch", nor a counted
-    noun: "review", "pupil")."""
-    measures = (unit(one) if one else None), (unit(other) if other else None)
-    return measures[0] != measures[1] and any(set(measures) <= family for family in _MEASURES)
 
 
 Around = tuple[list[str], list[str]]

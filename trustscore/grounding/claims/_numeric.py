@@ -1,6 +1,7 @@
 """Whether one stated number holds another: the same number, a number inside a range ("1 to 2 hours"),
 a day without its year in a list or span of days ("June 4" in "June 3 to June 9"), units that agree, a
-record's count of what its key names, and the same number that is no rival."""
+record's count of what its key names, the same number that is no rival, and the same number in another
+unit of the same measure, which is one."""
 
 from __future__ import annotations
 
@@ -9,16 +10,20 @@ import re
 from trustscore.grounding._clock import clock_within
 from trustscore.grounding.claims._atoms import Atom
 from trustscore.grounding.claims._durations import in_parts
+from trustscore.grounding.claims._lexicon import unit
 from trustscore.grounding.claims._records import key_words, slot_unit
 from trustscore.grounding.claims._values import DIGITS, day_named, months_in, parse_number
 
 __all__ = [
+    "another_measure",
     "counts_field",
+    "in_another_unit",
     "in_dates",
     "in_scale",
     "in_units",
     "is_range",
     "of_days",
+    "one_amount",
     "same",
     "same_amount",
     "same_number",
@@ -38,11 +43,46 @@ _OVEN_ROUNDING = 15.0
 _OVEN = 250.0
 """The heat in °F from which a temperature is an oven's, which recipes round to 25°F."""
 
+_MEASURES = (
+    frozenset(
+        {
+            "millisecond",
+            "second",
+            "minute",
+            "hour",
+            "day",
+            "week",
+            "fortnight",
+            "month",
+            "year",
+            "decade",
+            "century",
+        }
+    ),
+    frozenset({"millimeter", "centimeter", "meter", "kilometer", "inch", "foot", "yard", "mile"}),
+    frozenset({"acre", "hectare"}),
+    frozenset({"milligram", "gram", "kilogram", "ounce", "pound", "ton", "metric_ton"}),
+    frozenset({"milliliter", "liter", "teaspoon", "tablespoon", "cup", "pint", "quart", "gallon"}),
+)
+"""Units of one everyday measure, as pint names them (:func:`._lexicon.unit`): the same number in another
+of them is another amount ("15 hours" for "15 minutes"). Only these: pint also lists units whose names
+prose uses for other things ("point", "hand", "bag", "stone", "shot", "quarter"), a unit outside them
+may be read from part of its words ("32 pounds" from "32 pounds per square inch" against "32 psi"), and
+a square or cubic length is read as its length ("3.8 square kilometres")."""
+
 _SCALE_NAMES = {"degree c": "Celsius", "degree f": "Fahrenheit"}
 _SCALE_WRITTEN = re.compile(r"°\s*[cf]\b|celsius|fahrenheit", re.IGNORECASE)
 
 _YEAR = re.compile(r"(?<!\d)\d{4}(?!\d)")
 """A year as a date's text writes it."""
+_ORDINAL = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|\d+(?:st|nd|rd|th))"
+    r"(?=\s+\w)",
+    re.IGNORECASE,
+)
+"""An ordinal before another word of a value ("third week", "the 2nd day"; not the unit of "1 second")."""
+_PER = re.compile(r"\bper\b|/")
+"""What makes the unit after it a rate's ("40 per week", "5 km/h")."""
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
 
@@ -141,6 +181,44 @@ def same_number(stated: Atom, atom: Atom) -> bool:
         and same(stated.number, atom.number)
         and not _other_scales(stated.unit, atom.unit)
     )
+
+
+def in_another_unit(atom: Atom, stated: list[Atom], sentence: int | None) -> Atom | None:
+    """A value of the context with the atom's number in another unit of the same measure or on another
+    temperature scale ("42 kilometres" for "42 miles", "3 days" for "3 weeks", "25 °C" for "25 °F"), the
+    aligned ``sentence``'s first: the context's quantity with its unit changed, wherever the parse puts
+    either. The same quantity converted is another number (but 0, and -40 degrees), so the two cannot
+    both hold; a denied value ("not 42 miles") is read by the caller. Only a value that is one amount is
+    read (:func:`one_amount`)."""
+    number = atom.number
+    if number is None or any(same(number, fixed) for fixed in (0.0, -40.0)) or not one_amount(atom):
+        return None
+    found = [
+        a
+        for a in stated
+        if (another_measure(atom.unit, a.unit) or _other_scales(atom.unit, a.unit))
+        and same(number, a.number)
+        and one_amount(a)
+    ]
+    return min(found, key=lambda a: a.sentence != sentence, default=None)
+
+
+def one_amount(atom: Atom) -> bool:
+    """The value is one amount of its unit: not a rank ("its third week" is not "three days" changed), a
+    span after its number, whose ends may be in two units ("45 minutes to an hour", read with the unit
+    "hour"; the "to" of "up to 3 weeks" is before it), nor a rate ("40 per week", read with the unit
+    "week", counts hours)."""
+    number = DIGITS.search(atom.text)
+    after = atom.text[number.end() :] if number is not None else ""
+    return _ORDINAL.search(atom.text) is None and _SPAN.search(after) is None and _PER.search(after) is None
+
+
+def another_measure(one: str | None, other: str | None) -> bool:
+    """Two units that measure one thing, and not the same one spelled otherwise ("hour" and "minute";
+    not "min" and "minute", nor "psi" and a "pounds" read from "pounds per square inch", nor a counted
+    noun: "review", "pupil")."""
+    measures = (unit(one) if one else None), (unit(other) if other else None)
+    return measures[0] != measures[1] and any(set(measures) <= family for family in _MEASURES)
 
 
 def _other_scales(a: str | None, b: str | None) -> bool:

@@ -1,0 +1,95 @@
+"""A number the context gives only in another unit of the same measure is contradicted by it, wherever
+either stands: the answer's own words give the value no slot to compare in, and the same quantity
+converted would be another number. A rank, zero, another measure or a word prose uses otherwise is no
+rival."""
+
+from __future__ import annotations
+
+import pytest
+
+from trustscore import Sample, Signal
+from trustscore.grounding.claims._signal import ClaimsCheck
+
+
+def findings(signal: Signal, outcome: str) -> list[str]:
+    raw = signal.raw if isinstance(signal.raw, dict) else {}
+    return list(raw.get(outcome, []))  # type: ignore[arg-type]
+
+
+def score(check: ClaimsCheck, context: str, answer: str, question: str = "Tell me about it.") -> Signal:
+    return check.score(Sample(question=question, context=[context], response=answer))
+
+
+@pytest.mark.parametrize(
+    ("context", "question", "answer", "said"),
+    [
+        (
+            "The Ridgeback Trail is a 42-kilometre route through the hills; most walkers need three days.",
+            "How long is the Ridgeback Trail?",
+            "It is 42 miles long, and most hikers take three days.",
+            "42 miles: the context says 42-kilometre",
+        ),
+        (
+            "Line 2 runs for 14.6 kilometres and serves 12 stations.",
+            "How long is Line 2?",
+            "It is 14.6 miles long with 12 stations.",
+            "14.6 miles: the context says 14.6 kilometres",
+        ),
+        (
+            "Once cooked, the curry keeps in the fridge for up to 3 days.",
+            "How long does it keep?",
+            "Stored in the fridge, it lasts for up to 3 weeks.",
+            "up to 3 weeks: the context says up to 3 days",
+        ),
+        (
+            "Take a missed dose when you remember. Keep below 25 °C and out of the reach of children.",
+            "How should it be stored?",
+            "Keep it below 25 °F and out of children's reach.",
+            "25: the context says 25°C",
+        ),
+        (
+            "Checked bags heavier than 32 kg are refused at the desk.",
+            "What if my bag is heavy?",
+            "The desk refuses bags heavier than 32 lb.",
+            "32 lb: the context says 32 kg",
+        ),
+    ],
+)
+def test_a_number_the_context_gives_in_another_unit_of_its_measure_is_contradicted(
+    claims_check: ClaimsCheck, context: str, question: str, answer: str, said: str
+) -> None:
+    assert findings(score(claims_check, context, answer, question), "contradictions") == [said]
+
+
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        # another measure: a length is no time, so the distance is only unsupported
+        ("The hotel is 25 minutes by car from the airport.", "The hotel is 25 kilometres from the airport."),
+        # a word pint lists as a unit that prose uses for something else
+        ("The high jump bar was set at 12 feet.", "She scored 12 points in the final."),
+        # a rank is no amount of its unit
+        ("The officer was killed three days after the bombings.", "The trial has entered its third week."),
+        # a span's ends may be in two units: "45 minutes to an hour" is read with the unit "hour"
+        ("Roast the chicken for up to 45 minutes.", "Roast the chicken for 45 minutes to an hour."),
+        # a rate's unit is what it is per: "40 per week" counts hours
+        ("Most of them work more than 40 hours.", "Most of them work 40 per week."),
+        # zero is zero in any unit
+        ("The train's delay was 0 hours on every day of the trial.", "The delay was 0 minutes every day."),
+    ],
+)
+def test_another_measure_a_prose_unit_or_zero_is_no_rival(
+    claims_check: ClaimsCheck, context: str, answer: str
+) -> None:
+    assert findings(score(claims_check, context, answer), "contradictions") == []
+
+
+def test_the_same_quantity_converted_and_a_denied_value_are_not_contradicted(
+    claims_check: ClaimsCheck,
+) -> None:
+    """A conversion is another number; "not 42 miles" where the context says 42 kilometres is true."""
+    context = "The Ridgeback Trail is 42 kilometres long, and the ferry crossing takes 1 hour."
+    signal = score(claims_check, context, "The ferry crossing takes 60 minutes.")
+    assert findings(signal, "contradictions") == []
+    signal = score(claims_check, context, "The Ridgeback Trail is not 42 miles long.")
+    assert findings(signal, "contradictions") == []
