@@ -41,6 +41,13 @@ def score(check: ClaimsCheck, context: str, answer: str, question: str = "Tell m
             "Stored in the fridge, it lasts for up to 3 weeks.",
             "up to 3 weeks: the context says up to 3 days",
         ),
+        # the unit a number word leaves out of its value is named on both sides
+        (
+            "The recipe needs two cups of stock, added at the end.",
+            "How much stock goes in?",
+            "Add two tablespoons of stock at the end.",
+            "two tablespoons: the context says two cups",
+        ),
         (
             "Take a missed dose when you remember. Keep below 25 °C and out of the reach of children.",
             "How should it be stored?",

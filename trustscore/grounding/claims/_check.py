@@ -79,6 +79,7 @@ from trustscore.grounding.claims._numeric import (
     same_number,
     scaled,
     units_agree,
+    with_unit,
     within,
 )
 from trustscore.grounding.claims._polarity import clause_index, exchange, opposites, polarity
@@ -246,8 +247,10 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         if bounded in ("supported", "unsupported"):
             out.append(_verdict(atom, bounded))
         elif rival is not None:
-            said = scaled(with_bound(rival, context.text))
-            out.append(_verdict(with_bound(atom, response.text), "contradicted", said))
+            said = scaled(with_unit(with_bound(rival, context.text), context.text))
+            out.append(
+                _verdict(with_unit(with_bound(atom, response.text), response.text), "contradicted", said)
+            )
         elif atom.text.casefold() != "one":
             out.append(_verdict(atom, "unsupported"))
     out.extend(_sentence_polarity(response, context, related))

@@ -6,11 +6,12 @@ unit of the same measure, which is one."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from trustscore.grounding._clock import clock_within
 from trustscore.grounding.claims._atoms import Atom
 from trustscore.grounding.claims._durations import in_parts
-from trustscore.grounding.claims._lexicon import unit
+from trustscore.grounding.claims._lexicon import unit, unit_spelling
 from trustscore.grounding.claims._records import key_words, slot_unit
 from trustscore.grounding.claims._values import DIGITS, day_named, months_in, parse_number
 
@@ -30,6 +31,7 @@ __all__ = [
     "same_quantity",
     "scaled",
     "units_agree",
+    "with_unit",
     "within",
 ]
 
@@ -83,6 +85,7 @@ _ORDINAL = re.compile(
 """An ordinal before another word of a value ("third week", "the 2nd day"; not the unit of "1 second")."""
 _PER = re.compile(r"\bper\b|/")
 """What makes the unit after it a rate's ("40 per week", "5 km/h")."""
+_NEXT_WORD = re.compile(r"\s+([^\W\d_]+\.?)")
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
 
@@ -263,3 +266,15 @@ def scaled(atom: Atom) -> str:
     if atom.text[-1].isalpha():
         return f"{atom.text} {scale}"
     return f"{atom.text.removesuffix('°')}°{scale[0]}"
+
+
+def with_unit(atom: Atom, text: str) -> Atom:
+    """The atom with its unit's word put back in its text and span where the recogniser left it out
+    ("two tablespoons", not "two", in "two tablespoons: the context says two cups"); a counted noun
+    ("three militants") stays out, as the reason names the number."""
+    if atom.unit is None or unit(atom.unit) is None:
+        return atom
+    after = _NEXT_WORD.match(text, atom.end)
+    if after is None or unit_spelling(after.group(1)) != atom.unit:
+        return atom
+    return replace(atom, text=text[atom.start : after.end()], end=after.end())
