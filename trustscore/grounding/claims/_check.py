@@ -403,8 +403,13 @@ def _rival(
     if any(age.start <= atom.start < age.end for age in response.ages.ages):
         return None, False  # a person's age may be the same person's at another time (:mod:`._ages`)
     stated = [a for a in context.atoms if not restated(a, said.get(a.text.casefold()))]
-    rival = framed_rival(atom, stated, ((response.starts, response.tokens), (context.starts, context.tokens)))
-    return (rival, True) if rival is not None else (in_another_unit(atom, context.atoms, sentence), False)
+    texts = (response.text, context.text)
+    rival = framed_rival(
+        atom, stated, ((response.starts, response.tokens), (context.starts, context.tokens)), texts
+    )
+    if rival is not None:
+        return rival, True
+    return in_another_unit(atom, context.atoms, sentence, texts), False
 
 
 def _bare(atom: Atom, response: Facts) -> bool:

@@ -46,15 +46,17 @@ Words = tuple[Sequence[int], Mapping[int, tuple[str, str | None]]]
 """A text's word offsets in order, and each word's lemma (and slot) by offset (``Facts.tokens``)."""
 
 
-def framed_rival(atom: Atom, stated: Sequence[Atom], words: tuple[Words, Words]) -> Atom | None:
+def framed_rival(
+    atom: Atom, stated: Sequence[Atom], words: tuple[Words, Words], texts: tuple[str, str]
+) -> Atom | None:
     """The atom of ``stated`` (the context's atoms the response does not state itself) in the atom's
     frame, if it says another value: of the same kind and unit, or the same number in another unit of
     measure; the one whose words agree most. None where two of the context's values agree that well:
     the frame then holds several values ("Smith spent $12 million on the campaign, while Jones spent $8.5
-    million on the campaign"), and the response's may be their sum or another's. ``words``: the
-    response's and the context's. Only numbers, amounts and percentages: a date is read by its own
-    checks, and a name's words say less of its slot ("A CNN report from Kavre District" and "Arwa Damon
-    reported from Kavre District" name the outlet and the reporter)."""
+    million on the campaign"), and the response's may be their sum or another's. ``words`` and
+    ``texts``: the response's and the context's. Only numbers, amounts and percentages: a date is read
+    by its own checks, and a name's words say less of its slot ("A CNN report from Kavre District" and
+    "Arwa Damon reported from Kavre District" name the outlet and the reporter)."""
     if atom.kind not in _FRAMED:
         return None
     mine = _around((atom.start, atom.end), words[0])
@@ -67,7 +69,11 @@ def framed_rival(atom: Atom, stated: Sequence[Atom], words: tuple[Words, Words])
         if not same_number(other, atom):
             exact = atom.bound is None and not _scaled_otherwise(atom, other)
             needed = CONTENT if exact and other.unit == atom.unit else None
-        elif another_measure(atom.unit, other.unit) and one_amount(atom) and one_amount(other):
+        elif (
+            another_measure(atom.unit, other.unit)
+            and one_amount(atom, texts[0])
+            and one_amount(other, texts[1])
+        ):
             needed = 1
         else:
             needed = None

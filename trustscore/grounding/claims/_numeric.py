@@ -12,6 +12,7 @@ from trustscore.grounding._clock import clock_within
 from trustscore.grounding.claims._atoms import Atom
 from trustscore.grounding.claims._durations import in_parts
 from trustscore.grounding.claims._lexicon import unit, unit_spelling
+from trustscore.grounding.claims._rates import rate
 from trustscore.grounding.claims._records import key_words, slot_unit
 from trustscore.grounding.claims._values import DIGITS, day_named, months_in, parse_number
 
@@ -83,8 +84,6 @@ _ORDINAL = re.compile(
     re.IGNORECASE,
 )
 """An ordinal before another word of a value ("third week", "the 2nd day"; not the unit of "1 second")."""
-_PER = re.compile(r"\bper\b|/")
-"""What makes the unit after it a rate's ("40 per week", "5 km/h")."""
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+\.?)")
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
@@ -186,34 +185,38 @@ def same_number(stated: Atom, atom: Atom) -> bool:
     )
 
 
-def in_another_unit(atom: Atom, stated: list[Atom], sentence: int | None) -> Atom | None:
+def in_another_unit(
+    atom: Atom, stated: list[Atom], sentence: int | None, texts: tuple[str, str]
+) -> Atom | None:
     """A value of the context with the atom's number in another unit of the same measure or on another
     temperature scale ("42 kilometres" for "42 miles", "3 days" for "3 weeks", "25 °C" for "25 °F"), the
     aligned ``sentence``'s first: the context's quantity with its unit changed, wherever the parse puts
     either. The same quantity converted is another number (but 0, and -40 degrees), so the two cannot
     both hold; a denied value ("not 42 miles") is read by the caller. Only a value that is one amount is
-    read (:func:`one_amount`)."""
+    read (:func:`one_amount`). ``texts``: the atom's text and the context's."""
     number = atom.number
-    if number is None or any(same(number, fixed) for fixed in (0.0, -40.0)) or not one_amount(atom):
+    if number is None or any(same(number, fixed) for fixed in (0.0, -40.0)):
         return None
     found = [
         a
         for a in stated
-        if (another_measure(atom.unit, a.unit) or _other_scales(atom.unit, a.unit))
-        and same(number, a.number)
-        and one_amount(a)
+        if same(number, a.number)
+        and (another_measure(atom.unit, a.unit) or _other_scales(atom.unit, a.unit))
+        and one_amount(a, texts[1])
     ]
+    if not found or not one_amount(atom, texts[0]):
+        return None
     return min(found, key=lambda a: a.sentence != sentence, default=None)
 
 
-def one_amount(atom: Atom) -> bool:
+def one_amount(atom: Atom, text: str) -> bool:
     """The value is one amount of its unit: not a rank ("its third week" is not "three days" changed), a
     span after its number, whose ends may be in two units ("45 minutes to an hour", read with the unit
-    "hour"; the "to" of "up to 3 weeks" is before it), nor a rate ("40 per week", read with the unit
-    "week", counts hours)."""
+    "hour"; the "to" of "up to 3 weeks" is before it), nor a rate (:func:`._rates.rate`: "40 per week",
+    read with the unit "week", counts hours). ``text``: the text the atom is in."""
     number = DIGITS.search(atom.text)
     after = atom.text[number.end() :] if number is not None else ""
-    return _ORDINAL.search(atom.text) is None and _SPAN.search(after) is None and _PER.search(after) is None
+    return _ORDINAL.search(atom.text) is None and _SPAN.search(after) is None and rate(text, atom) is None
 
 
 def another_measure(one: str | None, other: str | None) -> bool:
