@@ -22,7 +22,9 @@ the context but never near each other there (``pairs_unsupported_share``; ``orde
 reversed order, as in swapped roles).
 
 A number that cites one of the context's passages ("According to Passage 2") is not looked up
-(:mod:`trustscore.grounding._citations`).
+(:mod:`trustscore.grounding._citations`). A name and its initials in capitals vouch for each other:
+"New York" where the context writes "NY", "UN" where it writes "United Nations"
+(:mod:`trustscore.grounding._initials`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from trustscore.compute._deadline import checkpoint
 from trustscore.core._hashing import canonical_json, short_hash
 from trustscore.grounding._citations import PassageCitations
 from trustscore.grounding._config import LexicalConfig
+from trustscore.grounding._initials import initialled_runs
 from trustscore.grounding._normalize import Normalized, normalize
 from trustscore.grounding._polar import PolarReply, polar_reply
 from trustscore.grounding._screen import SCREEN, screened_out
@@ -57,7 +60,7 @@ from trustscore.textmodels._word_frequency import table_source, zipf_frequency
 
 __all__ = ["LexicalSupport", "word_weight"]
 
-_METHOD = "lexical-support/13"
+_METHOD = "lexical-support/14"
 _NORMALIZATION = "nfkc-cf-latin-lookalikes/1"
 """What :func:`normalize` does, in the cache identity. Not in the version: on text it leaves as it is
 (plain ASCII, most text) the signal is unchanged, so calibrators fitted on this version still apply."""
@@ -128,6 +131,9 @@ class LexicalSupport:
         supported = support_keys(context)
         if self.config.question_support:
             supported = supported | support_keys(question)
+        initialled = initialled_runs(claimed, response.text, supported)
+        if initialled:  # "New York" where the context writes "NY": its words, and their pairs
+            supported = supported | {key for run in initialled for key in run}
 
         totals = dict.fromkeys(_KINDS, 0)
         misses = dict.fromkeys(_KINDS, 0)
@@ -145,7 +151,7 @@ class LexicalSupport:
                 spans.append(_span(w, weight, response, reply, sample.response))
 
         sentence_max = _sentence_max_share(response.text, claimed, supported, self.config.prior_weight)
-        near = [pair_keys(context)]
+        near = [pair_keys(context), frozenset(pair for run in initialled for pair in pairwise(run))]
         if self.config.question_support:
             near.append(pair_keys(question))  # looked up beside the context's: no copy of a huge set
         pairs = _unsupported_pairs(claimed, supported, near)

@@ -17,6 +17,7 @@ from typing import Any, Literal
 from trustscore.compute._deadline import checkpoint
 from trustscore.grounding._clock import clock_key, clock_times, vouched_keys
 from trustscore.grounding._function_words import STOPWORDS, function_contraction
+from trustscore.grounding._initials import capitals_keys, run_initials
 from trustscore.grounding._numbers import normalise_number, scaled_numbers
 from trustscore.grounding._places import place_mentions
 
@@ -360,7 +361,9 @@ def support_keys(text: str) -> frozenset[str]:
     place's name for its code and its code for its name (``"state": "CA"`` -> "california"; "California"
     -> "CA": :mod:`._places`): the ways a writer rephrases a record. A name vouches for its codes as
     written, in capitals, keys no folded word has: only a response word written as a code looks them up
-    (:func:`is_supported`), so "Jamaica" vouches for "JAM" and not for "jam".
+    (:func:`is_supported`), so "Jamaica" vouches for "JAM" and not for "jam"; so do a run of capitalised
+    words for its initials ("United Nations": "UN") and a word written in capitals for itself ("NY"),
+    which a run of response words can be the initials of (:mod:`._initials`).
     Memoised: the responses that share a context look it up once.
     """
     keys: set[str] = set()
@@ -405,6 +408,7 @@ def support_keys(text: str) -> frozenset[str]:
             keys.update(fold(w) for w in place.words)
         else:
             keys.update(code for codes in place.stands_for for code in codes)
+    keys.update(capitals_keys(text) | run_initials(text))
     checkpoint()
     return frozenset(keys)
 
