@@ -81,11 +81,16 @@ def test_a_number_the_context_gives_in_another_unit_of_its_measure_is_contradict
         ("Roast the chicken for up to 45 minutes.", "Roast the chicken for 45 minutes to an hour."),
         # a rate's unit is what it is per: "40 per week" counts hours
         ("Most of them work more than 40 hours.", "Most of them work 40 per week."),
+        # an amount of another thing: the context gives no amount of salt to compare
+        (
+            "Pour two cups of hot water into a bowl, then soak the jewelry.",
+            "Pour in the water and add two tablespoons of salt.",
+        ),
         # zero is zero in any unit
         ("The train's delay was 0 hours on every day of the trial.", "The delay was 0 minutes every day."),
     ],
 )
-def test_another_measure_a_prose_unit_or_zero_is_no_rival(
+def test_another_measure_a_prose_unit_another_thing_or_zero_is_no_rival(
     claims_check: ClaimsCheck, context: str, answer: str
 ) -> None:
     assert findings(score(claims_check, context, answer), "contradictions") == []

@@ -34,10 +34,11 @@ or share written as a bound or an estimate ("over 200", "about 200") is supporte
 number in its slot meets it (:mod:`._bounds`). A temperature is read across scales: the same number on
 another scale contradicts, the same heat converted supports (:func:`._numeric.in_scale`); a number the
 context gives only in another unit of the same measure ("42 miles" where it says "42 kilometres") is
-contradicted by it, wherever either stands. A value worked
-out from the context's ("$200 more than the base model", "2,150 in total") is unsupported, never
-contradicted by one of them (:mod:`._derived`); a duration is the context's in any unit, and a rate is no
-rival of another rate's value (:mod:`._rates`: "$9,884 per month", "$57 per hour").
+contradicted by it, wherever either stands, unless the two are of other things ("of salt", "of
+water"). A value worked out from the context's ("$200 more than the base model", "2,150 in total") is
+unsupported, never contradicted by one of them (:mod:`._derived`); a duration is the context's in any
+unit, and a rate is no rival of another rate's value (:mod:`._rates`: "$9,884 per month", "$57 per
+hour").
 
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
@@ -51,6 +52,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from trustscore.grounding._initials import capital_words
 from trustscore.grounding._places import PlaceMention, codes_alike, place_mentions
 from trustscore.grounding.claims._ages import PersonAges, age_verdicts, person_ages
 from trustscore.grounding.claims._aligned import aligned_sentence, copy_changes, with_changes
@@ -70,6 +72,7 @@ from trustscore.grounding.claims._durations import joined, same_time
 from trustscore.grounding.claims._fields import Mention, field_verdicts, mentions
 from trustscore.grounding.claims._frames import framed_rival
 from trustscore.grounding.claims._hours import read_as_hours
+from trustscore.grounding.claims._initials import stated_by_initials
 from trustscore.grounding.claims._numeric import (
     counts_field,
     in_another_unit,
@@ -139,6 +142,8 @@ class Facts:
     place_codes: frozenset[str]
     """The codes its place names stand for and those it writes as places, in capitals ("California":
     "CA"; "the U.S.": "US"): they vouch only for a name written as the code."""
+    capitals: frozenset[str]
+    """Its words of two to five capitals, the initials of names it may state (:mod:`._initials`)."""
     mentions: dict[str, list[Mention]]
     """Each content lemma: where it stands and whether it is negated (:mod:`._fields`); empty for a text
     the response is checked against (a context, a question), where nothing reads them."""
@@ -187,6 +192,7 @@ def facts(doc: Doc, *, checked: bool = True) -> Facts:
         words=_words(doc),
         places=frozenset(w for place in places if place.is_code for w in place.words),
         place_codes=_place_codes(places, doc.text),
+        capitals=capital_words(doc.text),
         mentions=mentions(doc) if checked else {},
         record=record,
         name_numbers=name_numbers(found, record, doc.text),
@@ -321,7 +327,8 @@ def _content(sent: Span) -> frozenset[str]:
 def _supports(f: Facts, atom: Atom) -> bool:
     if atom.kind == "name":
         codes = {w.casefold() for w in _WORD.findall(atom.text) if w in f.place_codes}  # "LA", not "La"
-        return all(w in f.words or w in f.places or w in codes for w in atom.words)
+        stated = all(w in f.words or w in f.places or w in codes for w in atom.words)
+        return stated or stated_by_initials(atom, f.capitals, f.atoms)
     if atom.kind == "date" and atom.date is None:
         return all(w in f.lemmas for w in atom.words)
     if atom.kind == "date":

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 
 from trustscore.grounding._function_words import STOPWORDS
 from trustscore.grounding.claims._atoms import Atom
-from trustscore.grounding.claims._numeric import another_measure, one_amount, same_number
+from trustscore.grounding.claims._numeric import another_measure, of_other_things, one_amount, same_number
 from trustscore.grounding.claims._values import DIGITS
 
 __all__ = ["Words", "framed_rival"]
@@ -51,12 +51,13 @@ def framed_rival(
 ) -> Atom | None:
     """The atom of ``stated`` (the context's atoms the response does not state itself) in the atom's
     frame, if it says another value: of the same kind and unit, or the same number in another unit of
-    measure; the one whose words agree most. None where two of the context's values agree that well:
-    the frame then holds several values ("Smith spent $12 million on the campaign, while Jones spent $8.5
-    million on the campaign"), and the response's may be their sum or another's. ``words`` and
-    ``texts``: the response's and the context's. Only numbers, amounts and percentages: a date is read
-    by its own checks, and a name's words say less of its slot ("A CNN report from Kavre District" and
-    "Arwa Damon reported from Kavre District" name the outlet and the reporter)."""
+    measure, not of another thing (:func:`._numeric.of_other_things`); the one whose words agree most.
+    None where two of the context's values agree that well: the frame then holds several values ("Smith
+    spent $12 million on the campaign, while Jones spent $8.5 million on the campaign"), and the
+    response's may be their sum or another's. ``words`` and ``texts``: the response's and the context's.
+    Only numbers, amounts and percentages: a date is read by its own checks, and a name's words say less
+    of its slot ("A CNN report from Kavre District" and "Arwa Damon reported from Kavre District" name the
+    outlet and the reporter)."""
     if atom.kind not in _FRAMED:
         return None
     mine = _around((atom.start, atom.end), words[0])
@@ -73,6 +74,7 @@ def framed_rival(
             another_measure(atom.unit, other.unit)
             and one_amount(atom, texts[0])
             and one_amount(other, texts[1])
+            and not of_other_things(atom, other, texts)
         ):
             needed = 1
         else:

@@ -9,6 +9,7 @@ import re
 from dataclasses import replace
 
 from trustscore.grounding._clock import clock_within
+from trustscore.grounding._function_words import STOPWORDS
 from trustscore.grounding.claims._atoms import Atom
 from trustscore.grounding.claims._durations import in_parts
 from trustscore.grounding.claims._lexicon import unit, unit_spelling
@@ -25,6 +26,7 @@ __all__ = [
     "in_units",
     "is_range",
     "of_days",
+    "of_other_things",
     "one_amount",
     "same",
     "same_amount",
@@ -85,6 +87,8 @@ _ORDINAL = re.compile(
 )
 """An ordinal before another word of a value ("third week", "the 2nd day"; not the unit of "1 second")."""
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+\.?)")
+_OF = re.compile(r"\s+of\s+((?:[^\W\d_]+[ \t]*){1,3})")
+"""What an amount is of: up to three words after its unit's "of" ("two cups of hot water")."""
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
 
@@ -193,7 +197,8 @@ def in_another_unit(
     aligned ``sentence``'s first: the context's quantity with its unit changed, wherever the parse puts
     either. The same quantity converted is another number (but 0, and -40 degrees), so the two cannot
     both hold; a denied value ("not 42 miles") is read by the caller. Only a value that is one amount is
-    read (:func:`one_amount`). ``texts``: the atom's text and the context's."""
+    read (:func:`one_amount`), and never one of another thing ("two tablespoons of salt" is no rival of
+    "two cups of hot water"). ``texts``: the atom's text and the context's."""
     number = atom.number
     if number is None or any(same(number, fixed) for fixed in (0.0, -40.0)):
         return None
@@ -206,7 +211,23 @@ def in_another_unit(
     ]
     if not found or not one_amount(atom, texts[0]):
         return None
+    found = [a for a in found if not of_other_things(atom, a, texts)]
     return min(found, key=lambda a: a.sentence != sentence, default=None)
+
+
+def _of_what(atom: Atom, text: str) -> frozenset[str]:
+    """The content words of what an amount is of ("two cups of hot water": hot, water); none where no
+    "of" follows its unit."""
+    found = _OF.match(text, with_unit(atom, text).end)
+    words = found.group(1).casefold().split() if found is not None else []
+    return frozenset(words) - STOPWORDS
+
+
+def of_other_things(atom: Atom, other: Atom, texts: tuple[str, str]) -> bool:
+    """Two amounts are of other things: both say what they are of, and share no word of it ("two
+    tablespoons of salt", "two cups of hot water"). ``texts``: the texts the two are in."""
+    one, two = _of_what(atom, texts[0]), _of_what(other, texts[1])
+    return bool(one) and bool(two) and not one & two
 
 
 def one_amount(atom: Atom, text: str) -> bool:
