@@ -42,8 +42,9 @@ hour").
 
 Polarity: an atom the context states under the same predicate with the negation the other way, or
 under an antonym ("open on Sundays" where it says "closed on Sundays"), or as an exception ("every day,
-Sunday included" where it says "except Sunday") contradicts; each other sentence's clauses are compared
-with the context's clauses about the same thing (:mod:`._polarity`), one verdict a sentence.
+Sunday included" where it says "except Sunday") contradicts (:mod:`._relation`); each other sentence's
+clauses are compared with the context's clauses about the same thing (:mod:`._polarity`), one verdict a
+sentence.
 """
 
 from __future__ import annotations
@@ -85,22 +86,22 @@ from trustscore.grounding.claims._numeric import (
     with_unit,
     within,
 )
-from trustscore.grounding.claims._polarity import clause_index, exchange, opposites, polarity
+from trustscore.grounding.claims._polarity import clause_index, exchange, polarity
 from trustscore.grounding.claims._rates import other_rates
 from trustscore.grounding.claims._records import Record, read_record
+from trustscore.grounding.claims._relation import related_there, relation_verdict
 from trustscore.grounding.claims._slots import (
     comparable,
     counted_otherwise,
     example_name,
     restated,
     same_role,
-    slot_of,
     spelling,
 )
 from trustscore.grounding.claims._subjects import compatible, sentence_subjects
 from trustscore.grounding.claims._syntax import Clause, clauses, shared_role
 from trustscore.grounding.claims._titles import PersonTitles, person_titles, title_verdicts
-from trustscore.grounding.claims._verdict import POLARITY_KINDS, Outcome, Verdict
+from trustscore.grounding.claims._verdict import POLARITY_KINDS, Verdict, atom_verdict
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span
@@ -109,9 +110,6 @@ __all__ = ["POLARITY_KINDS", "Facts", "Verdict", "check", "facts"]
 
 _CONTENT_POS = frozenset({"NOUN", "PROPN", "VERB", "ADJ", "ADV", "NUM"})
 _ANSWER_WORDS = frozenset({"yes", "no", "yeah", "nope"})
-_SUBJECT_ROLES = frozenset({"nsubj", "nsubjpass"})
-_INCLUDING = frozenset({"include", "including", "with"})
-"""The predicates and roles that include a value (against an exception: "Sunday included")."""
 _WORD = re.compile(r"\w+")
 _LETTERS = re.compile(r"[^\W\d_]+")
 _BARE_WORDS = frozenset({"in", "on", "at", "by"})
@@ -238,27 +236,27 @@ def check(response: Facts, context: Facts, question: Facts | None) -> list[Verdi
         # context's statements of the same value are compared for polarity.
         matched = [a for a in context.atoms if _same_value(a, atom)]
         if not matched and (opposed := opposite_bound(atom, context.atoms)) is not None:
-            out.append(_verdict(with_bound(atom, response.text), "contradicted", opposed))
+            out.append(atom_verdict(with_bound(atom, response.text), "contradicted", opposed))
             continue
         if matched or any(_supports(f, atom) for f in given):
-            if _related(atom, matched):
+            if related_there(atom, matched):
                 related.add(atom.start)
-            out.append(_relation_verdict(atom, matched))
+            out.append(relation_verdict(atom, matched))
             continue
         rival, same_relation = _rival(atom, context, aligned[atom.sentence], response, question)
         if rival is not None and atom.negated and not _denied_there(rival, context):
-            out.append(_verdict(atom, "supported"))  # "not baked for 40 minutes" where it bakes for 25
+            out.append(atom_verdict(atom, "supported"))  # "not baked for 40 minutes" where it bakes for 25
             continue
         bounded = bound_outcome(atom, rival) if same_relation else None  # "over 200" with 212
         if bounded in ("supported", "unsupported"):
-            out.append(_verdict(atom, bounded))
+            out.append(atom_verdict(atom, bounded))
         elif rival is not None:
             said = scaled(with_unit(with_bound(rival, context.text), context.text))
             out.append(
-                _verdict(with_unit(with_bound(atom, response.text), response.text), "contradicted", said)
+                atom_verdict(with_unit(with_bound(atom, response.text), response.text), "contradicted", said)
             )
         elif atom.text.casefold() != "one":
-            out.append(_verdict(atom, "unsupported"))
+            out.append(atom_verdict(atom, "unsupported"))
     out.extend(_sentence_polarity(response, context, related))
     found = [v for v in out if v.outcome == "contradicted"]
     out += [
@@ -308,12 +306,6 @@ def _sentence_polarity(response: Facts, context: Facts, skip: set[int]) -> list[
         if verdict is not None and (held is None or held.outcome == "supported"):
             best[clause.sentence] = verdict
     return list(best.values())
-
-
-def _verdict(atom: Atom, outcome: Outcome, context: str | None = None) -> Verdict:
-    return Verdict(
-        kind=atom.kind, outcome=outcome, text=atom.text, start=atom.start, end=atom.end, context=context
-    )
 
 
 def _content(sent: Span) -> frozenset[str]:
@@ -427,67 +419,6 @@ def _bare(atom: Atom, response: Facts) -> bool:
     rest = response.text[start : atom.start] + " " + response.text[atom.end : end]
     hedged = any(w.casefold() in _HEDGES for w in _WORD.findall(response.text[start:end]))
     return not hedged and all(w.casefold() in _BARE_WORDS for w in _WORD.findall(rest))
-
-
-def _relation_verdict(atom: Atom, matched: list[Atom]) -> Verdict:
-    """A supported atom, unless every place the context states it says the opposite of the response:
-    the same predicate with the negation flipped ("did not open in May 1998"), an antonym with the
-    same negation ("open on Sundays" where the context says "closed on Sundays"), or the value as an
-    exception where the response includes it ("Sunday included" where it says "except Sunday")."""
-    if (
-        matched
-        and all(a.excluded != atom.excluded for a in matched)
-        and not atom.negated
-        and any(_same_exception(atom, a) for a in matched)
-    ):
-        said = f"except {matched[0].text}" if matched[0].excluded else matched[0].text
-        return _verdict(atom, "contradicted", said).with_kind("negation")
-    stated = [
-        a
-        for a in matched
-        if a.predicate is not None and slot_of(a) == slot_of(atom) and compatible(a.subject, atom.subject)
-    ]
-    if (
-        atom.predicate is None
-        or not _relational(atom)  # what is said of a name or a subject is its clause's (see _polarity)
-        or not stated
-        or any(a.predicate == atom.predicate and a.denies == atom.denies for a in stated)
-    ):
-        return _verdict(atom, "supported")
-    same = [a for a in stated if a.predicate == atom.predicate]
-    if same:
-        return _verdict(atom, "contradicted", f"{same[0].predicate_text} {same[0].text}").with_kind(
-            "negation"
-        )
-    opposite = opposites(atom.predicate)
-    other = [a for a in stated if a.predicate in opposite and a.denies == atom.denies]
-    if other:
-        said = f"{other[0].predicate_text} {other[0].text}"
-        return _verdict(atom, "contradicted", said).with_kind("predicate")
-    return _verdict(atom, "supported")
-
-
-def _same_exception(atom: Atom, other: Atom) -> bool:
-    """Whether one atom includes the value the other excepts in the same statement: under the same
-    predicate ("open on Sunday" against "open every day except Sunday"), or said to be included ("Sunday
-    included", "with Wayne"). A name the context excepts from one thing may do another ("incorporated
-    without Wayne, who sold his share": "Wayne sold his share" is no inclusion)."""
-    return atom.predicate == other.predicate or bool(_INCLUDING & {atom.predicate, atom.role})
-
-
-def _related(atom: Atom, matched: list[Atom]) -> bool:
-    """Whether the context states the atom under its predicate or an antonym (its polarity is then
-    read on the atom, not on its sentence)."""
-    if atom.predicate is None or not _relational(atom):
-        return False
-    relations = opposites(atom.predicate) | {atom.predicate}
-    return any(a.predicate in relations for a in matched)
-
-
-def _relational(atom: Atom) -> bool:
-    """A value whose predicate's polarity is read on the atom itself: a date, number or amount in a
-    slot of its clause other than the subject ("did not open in May 1998")."""
-    return atom.kind != "name" and atom.role not in _SUBJECT_ROLES
 
 
 def _same_value(a: Atom, b: Atom) -> bool:
