@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from trustscore.grounding._text import Word
+from typing import Protocol
 
 __all__ = ["capital_words", "capitals_keys", "initialled_runs", "initials", "run_initials"]
 
@@ -26,6 +23,22 @@ _TOKEN = re.compile(r"\S+")
 _EDGE_PUNCTUATION = ".,;:!?\"'()[]"
 _CAPITALS_KEY = "capitals:"
 """What sets a word written in capitals apart among match keys (which are folded words, in lower case)."""
+
+
+class _Word(Protocol):
+    """A response word as lexical support reads it (:class:`~trustscore.grounding._text.Word`, which
+    imports this module)."""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def key(self) -> str: ...
 
 
 def initials(words: Sequence[str]) -> str:
@@ -84,11 +97,11 @@ def run_initials(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def initialled_runs(claimed: Sequence[Word], text: str, keys: frozenset[str]) -> list[tuple[str, ...]]:
+def initialled_runs(claimed: Sequence[_Word], text: str, keys: frozenset[str]) -> list[tuple[str, ...]]:
     """The match keys of each whole run of two to five capitalised words of ``claimed`` written side by
     side in ``text`` whose initials ``keys`` hold as a word written in capitals (``keys``: the context's
     :func:`~trustscore.grounding._text.support_keys`, which hold its :func:`capitals_keys`)."""
-    runs: list[list[Word]] = []
+    runs: list[list[_Word]] = []
     for word in claimed:
         if word.kind == "number" or not word.text[:1].isupper() or word.text.isupper():
             continue

@@ -37,13 +37,14 @@ from trustscore.grounding.claims._values import (
     parse_date,
     parse_number,
 )
+from trustscore.grounding.claims._verdict import Outcome, Verdict
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span, Token
 
     from trustscore.grounding.claims._records import Record
 
-__all__ = ["NAME_GROUPS", "Atom", "AtomKind", "atoms", "name_numbers"]
+__all__ = ["NAME_GROUPS", "Atom", "AtomKind", "atom_verdict", "atoms", "name_numbers"]
 
 AtomKind = Literal["number", "money", "percent", "date", "name"]
 
@@ -474,3 +475,11 @@ def name_numbers(found: list[Atom], record: Record | None, text: str) -> dict[fl
             if (number := parse_number([written])) is not None:
                 out[number] = out.get(number, frozenset()) | words
     return out
+
+
+def atom_verdict(atom: Atom, outcome: Outcome, context: str | None = None) -> Verdict:
+    """The verdict on one atom, of its kind and where it stands (``context``: what the context says
+    instead, for a contradicted one)."""
+    return Verdict(
+        kind=atom.kind, outcome=outcome, text=atom.text, start=atom.start, end=atom.end, context=context
+    )

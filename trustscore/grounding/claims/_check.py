@@ -57,7 +57,7 @@ from trustscore.grounding._initials import capital_words
 from trustscore.grounding._places import PlaceMention, codes_alike, place_mentions
 from trustscore.grounding.claims._ages import PersonAges, age_verdicts, person_ages
 from trustscore.grounding.claims._aligned import aligned_sentence, copy_changes, with_changes
-from trustscore.grounding.claims._atoms import Atom, atoms, name_numbers
+from trustscore.grounding.claims._atoms import Atom, atom_verdict, atoms, name_numbers
 from trustscore.grounding.claims._bounds import (
     bound_outcome,
     bounds_apart,
@@ -101,7 +101,7 @@ from trustscore.grounding.claims._slots import (
 from trustscore.grounding.claims._subjects import compatible, sentence_subjects
 from trustscore.grounding.claims._syntax import Clause, clauses, shared_role
 from trustscore.grounding.claims._titles import PersonTitles, person_titles, title_verdicts
-from trustscore.grounding.claims._verdict import POLARITY_KINDS, Verdict, atom_verdict
+from trustscore.grounding.claims._verdict import POLARITY_KINDS, Verdict
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc, Span

@@ -6,11 +6,11 @@ other than the subject); a name's or a subject's is its clause's (:mod:`._polari
 
 from __future__ import annotations
 
-from trustscore.grounding.claims._atoms import Atom
+from trustscore.grounding.claims._atoms import Atom, atom_verdict
 from trustscore.grounding.claims._polarity import opposites
 from trustscore.grounding.claims._slots import slot_of
 from trustscore.grounding.claims._subjects import compatible
-from trustscore.grounding.claims._verdict import Verdict, atom_verdict
+from trustscore.grounding.claims._verdict import Verdict
 
 __all__ = ["related_there", "relation_verdict"]
 

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-if TYPE_CHECKING:
-    from trustscore.grounding.claims._atoms import Atom
-
-__all__ = ["POLARITY_KINDS", "Outcome", "Verdict", "atom_verdict"]
+__all__ = ["POLARITY_KINDS", "Outcome", "Verdict"]
 
 Outcome = Literal["supported", "contradicted", "unsupported"]
 
@@ -50,11 +47,3 @@ class Verdict:
         if self.outcome == "unsupported":
             return f"{self.text}: the context never states this {self.kind}"
         return f"{self.text}: stated in the context"
-
-
-def atom_verdict(atom: Atom, outcome: Outcome, context: str | None = None) -> Verdict:
-    """The verdict on one atom, of its kind and where it stands (``context``: what the context says
-    instead, for a contradicted one)."""
-    return Verdict(
-        kind=atom.kind, outcome=outcome, text=atom.text, start=atom.start, end=atom.end, context=context
-    )
