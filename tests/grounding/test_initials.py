@@ -63,11 +63,26 @@ def test_capital_words_and_run_initials() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["Founded in 500 BC.", "Open from 9 AM to 5 PM.", "SOLD AS IS. NO RETURNS.", "READ THE LABEL ON LA"],
+    [
+        "Founded in 500 BC.",
+        "Open from 9 AM to 5 PM.",
+        "SOLD AS IS. NO RETURNS.",
+        "READ THE LABEL ON LA",
+        "BUY A CAR TODAY",
+        "World War II began.",
+        "Shares in AT&T rose.",
+    ],
 )
 def test_capitals_after_a_number_or_in_a_shouted_stretch_are_no_initials(text: str) -> None:
     assert capital_words(text) == frozenset()
 
 
-def test_two_initials_side_by_side_stay_initials() -> None:
+def test_initials_side_by_side_or_in_a_list_stay_initials() -> None:
     assert capital_words("the US FDA and NY / SF / LA") == {"US", "FDA", "NY", "SF", "LA"}
+    assert capital_words("Offices in NY, SF, LA; the EU, UK") == {"NY", "SF", "LA", "EU", "UK"}
+    assert capital_words("Washington DC") == {"DC"}
+
+
+def test_a_middle_initial_is_one_of_a_names_initials() -> None:
+    signal = lexical("JFK was elected president in 1960.", "John F. Kennedy was elected president in 1960.")
+    assert unsupported(signal) == []

@@ -85,7 +85,7 @@ def test_pair_keys_are_ordered_and_windowed(
 
 
 def test_the_new_parts_are_in_the_version() -> None:
-    assert LexicalSupport().version.startswith("lexical-support/14+")
+    assert LexicalSupport().version.startswith("lexical-support/15+")
 
 
 @pytest.mark.parametrize(

@@ -120,6 +120,30 @@ def test_a_name_swapped_for_one_the_context_names_elsewhere_is_contradicted(
     assert contradicted(signal) == ["contradicted name: Berriedale in Caithness: the context says Scotland"]
 
 
+@pytest.mark.parametrize(
+    ("context", "answer", "label"),
+    [
+        (
+            "Hope says that Deacon Sharpe is in love with Sheila Carter. B&B spoilers say that Ridge isn't "
+            "surprised by the revelation.",
+            "Deacon Sharpe spoilers say that Ridge isn't surprised by the revelation.",
+            "contradicted name: Deacon Sharpe: the context says B&B",
+        ),
+        (
+            "This is not the first time the U.S. has complained about an incident involving a RC-135U.",
+            "This is not the first time Poland has complained about an incident involving a RC-135U.",
+            "contradicted name: Poland: the context says U.S",
+        ),
+    ],
+)
+def test_a_name_written_with_marks_is_its_own_initials_not_the_others(
+    claims_check: ClaimsCheck, context: str, answer: str, label: str
+) -> None:
+    """Initials are read across the two names ("US" for "United States"), never of one name against
+    itself: "B&B" and "U.S." spell their own initials, which makes no other name the same thing."""
+    assert contradicted(score(claims_check, answer, context)) == [label]
+
+
 def test_the_copied_sentence_is_found_when_a_swapped_name_draws_the_alignment_elsewhere(
     claims_check: ClaimsCheck,
 ) -> None:

@@ -54,6 +54,25 @@ def score(check: ClaimsCheck, context: str, answer: str, question: str = "Tell m
             "Keep it below 25 °F and out of children's reach.",
             "25: the context says 25°C",
         ),
+        # an amount of the same thing, however its words are inflected or how many come before it
+        (
+            "The crate holds 2 kg of apples, which the baker buys on Fridays.",
+            "How much fruit is needed?",
+            "You need 2 lb of apple.",
+            "2 lb: the context says 2 kg",
+        ),
+        (
+            "The crew paved 42 kilometres of roads near the coast.",
+            "How much road was resurfaced?",
+            "About 42 miles of road were resurfaced.",
+            "About 42 miles: the context says 42 kilometres",
+        ),
+        (
+            "The crew paved 42 kilometres of the new coastal road last year.",
+            "How much road was resurfaced?",
+            "About 42 miles of road were resurfaced.",
+            "About 42 miles: the context says 42 kilometres",
+        ),
         (
             "Checked bags heavier than 32 kg are refused at the desk.",
             "What if my bag is heavy?",

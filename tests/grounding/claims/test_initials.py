@@ -48,3 +48,22 @@ def test_lower_case_letters_are_no_initials(claims_check: ClaimsCheck) -> None:
     """A word in lower case ("la") is not a name's initials."""
     signal = score(claims_check, "The la menu changes daily.", "The Los Angeles menu changes daily.")
     assert outcomes(signal)["unsupported"] == 1
+
+
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        ("Sales rose 5% in the US last year.", "Sales rose 5% last year, according to Ulrich Schmidt."),
+        ("The IT team fixed the bug in 2020.", "Isaac Taylor fixed the bug in 2020."),
+    ],
+)
+def test_two_capitals_are_no_persons_initials(claims_check: ClaimsCheck, context: str, answer: str) -> None:
+    """Two capitals most often stand for something else ("US", "IT"): a person made up with those
+    initials stays unsupported."""
+    assert outcomes(score(claims_check, context, answer))["unsupported"] == 1
+
+
+def test_a_person_goes_by_three_initials_a_middle_one_among_them(claims_check: ClaimsCheck) -> None:
+    context, answer = "JFK was elected president in 1960.", "John F. Kennedy was elected president in 1960."
+    signal = score(claims_check, context, answer)
+    assert outcomes(signal) == {"supported": 2, "unsupported": 0, "contradicted": 0}

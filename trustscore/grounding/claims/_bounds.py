@@ -34,7 +34,7 @@ from decimal import Decimal
 
 from trustscore.grounding.claims._aligned import Change
 from trustscore.grounding.claims._atoms import Atom
-from trustscore.grounding.claims._numeric import in_scale, in_units, units_agree
+from trustscore.grounding.claims._numeric import in_scale, in_units, same_quantity, units_agree
 from trustscore.grounding.claims._syntax import BOUND_AFTER
 from trustscore.grounding.claims._values import DIGITS, parse_number
 from trustscore.grounding.claims._verdict import Outcome, Verdict
@@ -157,8 +157,11 @@ _SPACED_MARK = re.compile(r"\s*([.,])\s*")
 def bound_outcome(atom: Atom, stated: Atom | None) -> Outcome | None:
     """What the number ``stated`` in the atom's slot says of the atom's bound or estimate, or its bound of
     the atom's number; None where the atom is no bound and ``stated`` none, where the atom's predicate is
-    negated ("has not over 5,000"), or where the context's number is a date."""
+    negated ("has not over 5,000"), where the context's number is a date, or where the two are in units
+    of no one quantity ("about 42 miles" against "42 kilometres": the number compared, not the bound)."""
     if stated is None or stated.kind == "date" or atom.negated:
+        return None
+    if not units_agree(atom, stated) and not same_quantity(atom.unit, stated.unit):
         return None
     theirs = _rule(stated.bound)
     if theirs is not None:

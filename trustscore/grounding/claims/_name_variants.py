@@ -20,11 +20,23 @@ def one_thing(said: list[Token], stated: list[Token], names: set[str]) -> bool:
 
 
 def _spelling(said: list[Token], stated: list[Token]) -> bool:
-    """The same name written otherwise: initials ("US" for "United States") or close letters."""
+    """The same name written otherwise: initials ("US" for "United States", "JFK" for "John F. Kennedy":
+    of its words, not its dots) or close letters."""
     one, two = joined(said).casefold(), joined(stated).casefold()
-    initials = {"".join(t.key[0] for t in side) for side in (said, stated) if len(side) > 1}
-    squeezed = {one.replace(" ", "").replace(".", ""), two.replace(" ", "").replace(".", "")}
-    return len(squeezed) == 1 or bool(initials & squeezed) or SequenceMatcher(None, one, two).ratio() >= 0.8
+    squeezed = [one.replace(" ", "").replace(".", ""), two.replace(" ", "").replace(".", "")]
+    initials = [_initials(said), _initials(stated)]
+    return (
+        squeezed[0] == squeezed[1]
+        or initials[0] == squeezed[1]
+        or initials[1] == squeezed[0]
+        or SequenceMatcher(None, one, two).ratio() >= 0.8
+    )
+
+
+def _initials(side: list[Token]) -> str | None:
+    """A name's initials, of its words and not its dots; None for a name of one word."""
+    words = [t.key for t in side if t.key[:1].isalpha()]
+    return "".join(w[0] for w in words) if len(words) > 1 else None
 
 
 def _abbreviated(said: list[Token], stated: list[Token], names: set[str]) -> bool:

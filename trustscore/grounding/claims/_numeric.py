@@ -87,8 +87,8 @@ _ORDINAL = re.compile(
 )
 """An ordinal before another word of a value ("third week", "the 2nd day"; not the unit of "1 second")."""
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+\.?)")
-_OF = re.compile(r"\s+of\s+((?:[^\W\d_]+[ \t]*){1,3})")
-"""What an amount is of: up to three words after its unit's "of" ("two cups of hot water")."""
+_OF = re.compile(r"\s+of\s+((?:[^\W\d_]+[ \t]*){1,6})")
+"""The words after an amount's "of", up to six and up to punctuation ("two cups of hot water, ...")."""
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
 
@@ -216,16 +216,30 @@ def in_another_unit(
 
 
 def _of_what(atom: Atom, text: str) -> frozenset[str]:
-    """The content words of what an amount is of ("two cups of hot water": hot, water); none where no
-    "of" follows its unit."""
+    """The content words of what an amount is of, up to the first function word after them ("two
+    cups of hot water for the tea": hot, water), each also without a plural ending it may have
+    ("roads": road); none where no "of" follows its unit."""
     found = _OF.match(text, with_unit(atom, text).end)
-    words = found.group(1).casefold().split() if found is not None else []
-    return frozenset(words) - STOPWORDS
+    content: list[str] = []
+    for word in found.group(1).casefold().split() if found is not None else []:
+        if word not in STOPWORDS:
+            content.append(word)
+        elif content:
+            break
+    return frozenset(form for word in content for form in _singulars(word))
+
+
+def _singulars(word: str) -> tuple[str, ...]:
+    """The word as written and without the plural ending it may have ("boxes": boxe, box)."""
+    if word.endswith("ss") or not word.endswith("s"):
+        return (word,)
+    return (word, word[:-1], word[:-2]) if word.endswith("es") else (word, word[:-1])
 
 
 def of_other_things(atom: Atom, other: Atom, texts: tuple[str, str]) -> bool:
     """Two amounts are of other things: both say what they are of, and share no word of it ("two
-    tablespoons of salt", "two cups of hot water"). ``texts``: the texts the two are in."""
+    tablespoons of salt", "two cups of hot water"; "of apples" and "of apple" share one). ``texts``:
+    the texts the two are in."""
     one, two = _of_what(atom, texts[0]), _of_what(other, texts[1])
     return bool(one) and bool(two) and not one & two
 
