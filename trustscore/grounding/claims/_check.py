@@ -408,7 +408,7 @@ def _rival(
     )
     if rival is not None:
         return rival, True
-    return in_another_unit(atom, context.atoms, sentence, texts), False
+    return in_another_unit(atom, context.atoms, sentence, texts, (response.tokens, context.tokens)), False
 
 
 def _bare(atom: Atom, response: Facts) -> bool:

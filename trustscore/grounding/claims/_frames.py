@@ -74,7 +74,7 @@ def framed_rival(
             another_measure(atom.unit, other.unit)
             and one_amount(atom, texts[0])
             and one_amount(other, texts[1])
-            and not of_other_things(atom, other, texts)
+            and not of_other_things(atom, other, texts, (words[0][1], words[1][1]))
         ):
             needed = 1
         else:

@@ -6,6 +6,7 @@ unit of the same measure, which is one."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 
 from trustscore.grounding._clock import clock_within
@@ -18,6 +19,7 @@ from trustscore.grounding.claims._records import key_words, slot_unit
 from trustscore.grounding.claims._values import DIGITS, day_named, months_in, parse_number
 
 __all__ = [
+    "Lemmas",
     "another_measure",
     "counts_field",
     "in_another_unit",
@@ -89,6 +91,9 @@ _ORDINAL = re.compile(
 _NEXT_WORD = re.compile(r"\s+([^\W\d_]+\.?)")
 _OF = re.compile(r"\s+of\s+((?:[^\W\d_]+[ \t]*){1,6})")
 """The words after an amount's "of", up to six and up to punctuation ("two cups of hot water, ...")."""
+_LETTER_RUN = re.compile(r"[^\W\d_]+")
+Lemmas = Mapping[int, tuple[str, str | None]]
+"""A text's words' lemmas (and slots) by offset, as ``Facts.tokens`` holds them."""
 _SPAN = re.compile(r"\b(?:to|until|till|through|thru)\b|\d\s*[-–—]\s*\d", re.IGNORECASE)
 """What makes two numbers the ends of a span ("3 to 9", "3-9"), not two items of a list."""
 
@@ -190,7 +195,11 @@ def same_number(stated: Atom, atom: Atom) -> bool:
 
 
 def in_another_unit(
-    atom: Atom, stated: list[Atom], sentence: int | None, texts: tuple[str, str]
+    atom: Atom,
+    stated: list[Atom],
+    sentence: int | None,
+    texts: tuple[str, str],
+    lemmas: tuple[Lemmas, Lemmas],
 ) -> Atom | None:
     """A value of the context with the atom's number in another unit of the same measure or on another
     temperature scale ("42 kilometres" for "42 miles", "3 days" for "3 weeks", "25 °C" for "25 °F"), the
@@ -198,7 +207,8 @@ def in_another_unit(
     either. The same quantity converted is another number (but 0, and -40 degrees), so the two cannot
     both hold; a denied value ("not 42 miles") is read by the caller. Only a value that is one amount is
     read (:func:`one_amount`), and never one of another thing ("two tablespoons of salt" is no rival of
-    "two cups of hot water"). ``texts``: the atom's text and the context's."""
+    "two cups of hot water"). ``texts`` and ``lemmas``: the atom's text and the context's, and their
+    words' lemmas."""
     number = atom.number
     if number is None or any(same(number, fixed) for fixed in (0.0, -40.0)):
         return None
@@ -211,36 +221,30 @@ def in_another_unit(
     ]
     if not found or not one_amount(atom, texts[0]):
         return None
-    found = [a for a in found if not of_other_things(atom, a, texts)]
+    found = [a for a in found if not of_other_things(atom, a, texts, lemmas)]
     return min(found, key=lambda a: a.sentence != sentence, default=None)
 
 
-def _of_what(atom: Atom, text: str) -> frozenset[str]:
-    """The content words of what an amount is of, up to the first function word after them ("two
-    cups of hot water for the tea": hot, water), each also without a plural ending it may have
-    ("roads": road); none where no "of" follows its unit."""
+def _of_what(atom: Atom, text: str, lemmas: Lemmas) -> frozenset[str]:
+    """The lemmas of the content words of what an amount is of, up to the first function word after them
+    ("two cups of hot water for the tea": hot, water; "of apples": apple); none where no "of" follows
+    its unit. ``lemmas``: each word's lemma by offset (``Facts.tokens``)."""
     found = _OF.match(text, with_unit(atom, text).end)
     content: list[str] = []
-    for word in found.group(1).casefold().split() if found is not None else []:
-        if word not in STOPWORDS:
-            content.append(word)
+    for word in _LETTER_RUN.finditer(text, *found.span(1)) if found is not None else []:
+        written = word.group().casefold()
+        if written not in STOPWORDS:
+            content.append(lemmas.get(word.start(), (written,))[0])
         elif content:
             break
-    return frozenset(form for word in content for form in _singulars(word))
+    return frozenset(content)
 
 
-def _singulars(word: str) -> tuple[str, ...]:
-    """The word as written and without the plural ending it may have ("boxes": boxe, box)."""
-    if word.endswith("ss") or not word.endswith("s"):
-        return (word,)
-    return (word, word[:-1], word[:-2]) if word.endswith("es") else (word, word[:-1])
-
-
-def of_other_things(atom: Atom, other: Atom, texts: tuple[str, str]) -> bool:
+def of_other_things(atom: Atom, other: Atom, texts: tuple[str, str], lemmas: tuple[Lemmas, Lemmas]) -> bool:
     """Two amounts are of other things: both say what they are of, and share no word of it ("two
-    tablespoons of salt", "two cups of hot water"; "of apples" and "of apple" share one). ``texts``:
-    the texts the two are in."""
-    one, two = _of_what(atom, texts[0]), _of_what(other, texts[1])
+    tablespoons of salt", "two cups of hot water"; "of apples" and "of apple" share one). ``texts`` and
+    ``lemmas``: the texts the two are in, and their words' lemmas."""
+    one, two = _of_what(atom, texts[0], lemmas[0]), _of_what(other, texts[1], lemmas[1])
     return bool(one) and bool(two) and not one & two
 
 
