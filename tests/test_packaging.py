@@ -83,6 +83,8 @@ def test_the_grounding_tables_ship_with_their_notices(wheel: zipfile.ZipFile) ->
     for path in (
         "trustscore/grounding/data/places.tsv",
         "trustscore/grounding/data/NOTICE-pycountry.md",
+        "trustscore/grounding/data/spellings.tsv",
+        "trustscore/grounding/data/NOTICE-breame.md",
         "trustscore/grounding/claims/data/antonyms.tsv",
         "trustscore/grounding/claims/data/units.json",
     ):

@@ -85,7 +85,7 @@ def test_pair_keys_are_ordered_and_windowed(
 
 
 def test_the_new_parts_are_in_the_version() -> None:
-    assert LexicalSupport().version.startswith("lexical-support/15+")
+    assert LexicalSupport().version.startswith("lexical-support/16+")
 
 
 @pytest.mark.parametrize(
@@ -143,3 +143,53 @@ def test_opening_hours_vouch_for_the_words_that_state_them() -> None:
         raw("Finch is closed on Mondays.", [record.replace('"Monday"', '"Friday"')])["unsupported_share"]
         > 0.0
     )
+
+
+HOURS_ALL_WEEK = (
+    '{"name": "Finch", "hours": {"Monday": "8:0-17:0", "Tuesday": "8:0-17:0", "Wednesday": "8:0-17:0", '
+    '"Thursday": "8:0-17:0", "Friday": "8:0-17:0", "Saturday": "13:0-18:0", "Sunday": "13:0-18:0"}}'
+)
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        HOURS_ALL_WEEK,
+        "The office opens Monday, Tuesday, Wednesday, Thursday and Friday, and on Saturday and Sunday.",
+        "The office opens Mon-Fri, and Saturdays and Sundays too.",
+        "The office opens Monday through Friday, and on Saturday and Sunday afternoons.",
+    ],
+)
+def test_the_days_a_context_names_vouch_for_weekdays_and_weekends(context: str) -> None:
+    answer = "It opens from 8:00 to 17:00 on weekdays and from 13:00 to 18:00 on weekends."
+    assert raw(answer, [context])["words_unsupported"] == 0
+
+
+@pytest.mark.parametrize(
+    ("context", "unsupported"),
+    [
+        (HOURS_ALL_WEEK.replace('"Thursday"', '"Thursdays"').replace('"Friday": "8:0-17:0", ', ""), 1),
+        ("The office opens Monday to Thursday, and on Saturday.", 2),
+        ("The office opens on Sunday.", 2),
+    ],
+)
+def test_days_short_of_the_whole_span_vouch_for_neither(context: str, unsupported: int) -> None:
+    assert raw("It opens on weekdays and weekends.", [context])["words_unsupported"] == unsupported
+
+
+@pytest.mark.parametrize(
+    ("context", "response"),
+    [
+        ("The colour of the organisation's logo changed.", "The organization changed its logo color."),
+        ("The organization changed its logo color.", "The colour of the organisation's logo changed."),
+        ("He was hospitalised with anaemia.", "He was hospitalized with anemia."),
+        ("The study tracked customer behavior.", "The study tracked customer behaviours."),
+    ],
+)
+def test_a_word_in_its_other_spelling_is_the_same_word(context: str, response: str) -> None:
+    assert raw(response, [context])["words_unsupported"] == 0
+
+
+def test_a_spelling_is_no_other_word() -> None:
+    assert raw("The colourful logo changed.", ["The organisation's logo changed."])["words_unsupported"] == 1
+

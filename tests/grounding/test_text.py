@@ -125,3 +125,10 @@ def test_a_year_opening_an_answer_is_a_number_not_a_list_marker() -> None:
 
     assert digits("1997. That is when the river was mapped.") == ["1997"]
     assert digits("1. That is when the river was mapped.") == []
+
+
+def test_fold_reads_a_british_spelling_as_the_american_one() -> None:
+    assert fold("colours") == fold("Colors") == fold("colour")
+    assert fold("organisation's") == fold("organization")
+    assert fold("licence") == fold("license")
+    assert fold("colourless") != fold("color")  # a word the table does not list keeps its own key

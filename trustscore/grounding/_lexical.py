@@ -60,7 +60,7 @@ from trustscore.textmodels._word_frequency import table_source, zipf_frequency
 
 __all__ = ["LexicalSupport", "word_weight"]
 
-_METHOD = "lexical-support/15"
+_METHOD = "lexical-support/16"
 _NORMALIZATION = "nfkc-cf-latin-lookalikes/1"
 """What :func:`normalize` does, in the cache identity. Not in the version: on text it leaves as it is
 (plain ASCII, most text) the signal is unchanged, so calibrators fitted on this version still apply."""

@@ -15,11 +15,13 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from trustscore.compute._deadline import checkpoint
+from trustscore.grounding._calendar import calendar_words
 from trustscore.grounding._clock import clock_key, clock_times, vouched_keys
 from trustscore.grounding._function_words import STOPWORDS, function_contraction
 from trustscore.grounding._initials import capitals_keys, run_initials
 from trustscore.grounding._numbers import normalise_number, scaled_numbers
 from trustscore.grounding._places import place_mentions
+from trustscore.grounding._spellings import american
 
 __all__ = [
     "Piece",
@@ -256,11 +258,12 @@ samples (~6 MB) and cost no speed (docs/benchmarks.md)."""
 
 @lru_cache(maxsize=WORD_CACHE_SIZE)
 def fold(word: str) -> str:
-    """Casefold, drop a possessive and fold common English suffixes (a crude, consistent stem)."""
+    """Casefold, drop a possessive, read a British spelling as the American one ("colours" as
+    "colors") and fold common English suffixes (a crude, consistent stem)."""
     w = word.casefold().replace("’", "'")
     if w.endswith("'s"):
         w = w[:-2]
-    w = w.replace("'", "")
+    w = american(w.replace("'", ""))
     for suf in _SUFFIXES:
         if w.endswith(suf) and len(w) - len(suf) >= 3 and not (suf == "s" and w.endswith("ss")):
             w = w[: -len(suf)]
@@ -337,14 +340,6 @@ _CAMEL_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _CLOCK_TIME = re.compile(r"\b(\d{1,2}):(\d{1,2})\b")
 _MONTHS = _wordlist("january february march april may june july august september october november december")
-_HOURS_RANGE = re.compile(r"\b\d{1,2}:\d{1,2}\s?[-\u2013]\s?\d{1,2}:\d{1,2}\b")
-"""A record's opening hours ("11:0-21:0")."""
-_HOURS_WORDS = "open opens opened opening day days daily week weekly hours operate operates"
-"""The words that state opening hours; not "closed" ("closes", "closing" share its key), which a record
-that leaves a day out never states."""
-
-
-_HOURS_KEYS = frozenset(fold(w) for w in _HOURS_WORDS.split())
 
 
 @lru_cache(maxsize=256)
@@ -356,7 +351,8 @@ def support_keys(text: str) -> frozenset[str]:
     an ISO date (2022-01-09 -> "january"), a clock time however it is written (17:30 -> "5:30 pm", and
     "5", "pm" apart: :func:`~trustscore.grounding._clock.vouched_keys`), the words that state opening
     hours where it gives them as clock-time ranges under ``"hours"`` ("Monday": "11:0-21:0" -> "open",
-    "daily", "week"; not "closed": a day the record leaves out is no closed day it states), a number
+    "daily", "week"; not "closed": a day the record leaves out is no closed day it states), "weekdays"
+    where it names Monday to Friday and "weekends" where it names Saturday and Sunday, a number
     written with a scale word as its digits ("12 million" -> "12000000", :func:`scaled_numbers`), and a
     place's name for its code and its code for its name (``"state": "CA"`` -> "california"; "California"
     -> "CA": :mod:`._places`): the ways a writer rephrases a record. A name vouches for its codes as
@@ -388,8 +384,7 @@ def support_keys(text: str) -> frozenset[str]:
         month = int(m.group(2))
         if 1 <= month <= 12:
             keys.add(fold(_MONTHS[month - 1]))
-    if '"hours"' in text and _HOURS_RANGE.search(text):
-        keys.update(_HOURS_KEYS)
+    keys.update(fold(w) for w in calendar_words(text))
     for time in clock_times(text):
         keys.update(vouched_keys(time.hours))
     for n, m in enumerate(_CLOCK_TIME.finditer(text)):

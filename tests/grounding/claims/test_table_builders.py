@@ -115,3 +115,19 @@ def test_the_place_table_matches_the_installed_pycountry() -> None:
     pytest.importorskip("pycountry", reason="the place table is built from pycountry")
     builder = _script("build_claims_tables")
     assert builder.PLACES.read_text(encoding="utf-8") == builder.build_places(), "rerun the places builder"
+
+
+def test_the_shipped_spelling_table_is_sorted_and_one_word_each_side() -> None:
+    lines = (REPO / "trustscore/grounding/data/spellings.tsv").read_text(encoding="utf-8").splitlines()
+    pairs = [line.split("\t") for line in lines[1:]]
+    assert lines[0].startswith("# British and American spellings") and pairs == sorted(pairs)
+    assert all(len(p) == 2 and p[0].isalpha() and p[0].islower() and p[1].isalpha() for p in pairs)
+    assert {("colour", "color"), ("organisation", "organization"), ("licence", "license")} <= {
+        (b, a) for b, a in pairs
+    }
+
+
+def test_the_spelling_table_matches_the_installed_breame() -> None:
+    pytest.importorskip("breame", reason="the spelling table is built from breame")
+    builder = _script("build_claims_tables")
+    assert builder.SPELLINGS.read_text(encoding="utf-8") == builder.build_spellings(), "rerun the builder"
