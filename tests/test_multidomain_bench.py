@@ -113,7 +113,7 @@ def test_the_shipped_recipe_in_the_product_is_the_candidate_the_benchmark_chose(
     from trustscore.fitting import _shipped as shipped
 
     assert bench.CANDIDATES["+amount, worst sentence"] == shipped.FEATURES
-    claims_set = "+amount+contradicted facts+unsupported, worst sentence"
+    claims_set = "+amount+contradicted facts+unsupported, worst sentence, shrunk share"
     assert bench.CANDIDATES[claims_set] == shipped.FEATURES_CLAIMS
     assert bench.FITS["intercept per dataset"] == shipped.INTERCEPT_BY
 

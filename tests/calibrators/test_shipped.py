@@ -16,6 +16,7 @@ from trustscore.calibrators import shipped_calibrator, shipped_calibrators
 from trustscore.cli import main as cli_main
 from trustscore.fusion import load_model
 from trustscore.grounding import EmbeddingGrounding, LexicalSupport
+from trustscore.grounding._lexical import SHARE_PRIOR_WORDS
 
 pytestmark = pytest.mark.anyio
 
@@ -60,6 +61,7 @@ def lexical_raw(unsupported: float) -> dict[str, float | int]:
     return {
         "weighted_unsupported_share": unsupported,
         "unsupported_share": unsupported,
+        "shrunk_unsupported_share": unsupported * 15 / (15 + SHARE_PRIOR_WORDS),
         "words": 12,
         "numbers": 1,
         "names": 2,

@@ -193,3 +193,16 @@ def test_a_word_in_its_other_spelling_is_the_same_word(context: str, response: s
 def test_a_spelling_is_no_other_word() -> None:
     assert raw("The colourful logo changed.", ["The organisation's logo changed."])["words_unsupported"] == 1
 
+
+def test_the_shrunk_share_reads_a_short_answer_by_the_words_it_leaves_unsupported() -> None:
+    """Two reworded words of five and twenty invented words of fifty are both a plain share of 0.4;
+    shrunk by the prior of supported words, the short answer's share is far below the long one's."""
+    from trustscore.grounding._lexical import SHARE_PRIOR_WORDS
+
+    context = ["Smith beat Jones in the final at Wembley in 1998."]
+    short = raw("Smith defeated Jones at Wembley, winning.", context)
+    invented = " ".join(f"zorblax{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(20))
+    long = raw("Smith beat Jones in the final at Wembley in 1998. " * 5 + invented + ".", context)
+    assert short["unsupported_share"] == long["unsupported_share"] == 0.4
+    assert short["shrunk_unsupported_share"] == round(2 / (5 + SHARE_PRIOR_WORDS), 6)
+    assert long["shrunk_unsupported_share"] == round(20 / (50 + SHARE_PRIOR_WORDS), 6)

@@ -13,7 +13,9 @@ every other signal is compared with.
 The share is taken after adding ``prior_weight`` of supported evidence to every response:
 a plain share puts a short exact answer with one unmatched word ("approximately 1998") at 50%
 unsupported, as low as a long answer that invents half of what it says. ``raw`` keeps the plain share
-(``weighted_unsupported_share``) and the response and context lengths in words.
+(``weighted_unsupported_share``) and the response and context lengths in words, and the unweighted
+share both plain (``unsupported_share``) and shrunk toward zero by :data:`SHARE_PRIOR_WORDS` supported
+words (``shrunk_unsupported_share``), which the fused model with the claims signal reads.
 
 ``raw`` also carries parts that catch what a whole-response bag of words misses, for a fused model to
 weigh: the worst sentence's share (``sentence_max_unsupported_share``: one invented sentence in a long
@@ -66,6 +68,12 @@ _NORMALIZATION = "nfkc-cf-latin-lookalikes/1"
 (plain ASCII, most text) the signal is unchanged, so calibrators fitted on this version still apply."""
 _KINDS = ("number", "name", "word")
 _NAME_WEIGHT_FLOOR = 0.5
+SHARE_PRIOR_WORDS = 48
+"""Supported words added to every response before ``raw["shrunk_unsupported_share"]`` is taken. Over the
+five checked words of a one-sentence answer the plain share is mostly noise (two reworded words make it
+0.4, as high as a long answer that invents two words in five); shrunk by this prior, a short answer reads
+as the number of words it leaves unsupported, a long one as its share. Chosen leave one domain out on
+the calibration corpus among 8 to 128 (docs/benchmarks.md)."""
 
 
 @lru_cache(maxsize=WORD_CACHE_SIZE)
@@ -163,6 +171,7 @@ class LexicalSupport:
             "response_words": len(checked.response.split()),
             "context_words": len(sample.context_text.split()),
             "unsupported_share": round(sum(misses.values()) / len(claimed), 6),
+            "shrunk_unsupported_share": round(sum(misses.values()) / (len(claimed) + SHARE_PRIOR_WORDS), 6),
             # How much is invented, not what share: a long answer that adds three unsupported claims
             # is worse than a short one adding one, at the same share. ln(1 + rarity-weighted count).
             "log_unsupported_weight": round(math.log1p(missing_weight), 6),
