@@ -124,3 +124,39 @@ def test_the_same_quantity_converted_and_a_denied_value_are_not_contradicted(
     assert findings(signal, "contradictions") == []
     signal = score(claims_check, context, "The Ridgeback Trail is not 42 miles long.")
     assert findings(signal, "contradictions") == []
+
+
+FORECAST = "Hourly forecast. There is 36 percentage chance of rain and 10 mph winds from the South."
+
+
+@pytest.mark.parametrize(
+    ("answer", "said"),
+    [
+        # the parse splits "km/h" into three words; read as "10 km" it was a distance the context never states
+        (
+            "There is 36 percentage chance of rain and 10 km/h winds from the South.",
+            "10 km/h: the context says 10 mph",
+        ),
+        ("The winds are 10 km/h.", "10 km/h.: the context says 10 mph"),
+    ],
+)
+def test_a_speed_in_another_unit_is_contradicted(claims_check: ClaimsCheck, answer: str, said: str) -> None:
+    assert findings(score(claims_check, FORECAST, answer), "contradictions") == [said]
+
+
+@pytest.mark.parametrize(
+    ("context", "answer"),
+    [
+        (FORECAST, "The winds blow at 10 miles per hour."),  # "per" opens a rate: no percentage of 36
+        (FORECAST, "The winds are 10 mi/h."),
+        ("The train reaches 120 kph on the new line.", "On the new line the train reaches 120 km/h."),
+        # a count "per year" is no speed: it counts what "a year" counts
+        ("There are 256 sunny days per year in Sausalito.", "Sausalito has 256 sunny days a year."),
+    ],
+)
+def test_a_speed_in_its_own_unit_however_written_is_supported(
+    claims_check: ClaimsCheck, context: str, answer: str
+) -> None:
+    signal = score(claims_check, context, answer)
+    assert isinstance(signal.raw, dict)
+    assert findings(signal, "contradictions") == [] and signal.raw["unsupported"] == 0

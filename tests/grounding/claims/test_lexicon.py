@@ -74,3 +74,10 @@ def test_a_comparative_or_superlative_is_read_as_its_adjective() -> None:
     assert base_forms("later") == {"late"} and base_forms("longest") == {"long"}
     assert base_forms("closer") >= {"close"}
     assert not base_forms("late") and not base_forms("river")
+
+
+def test_a_unit_per_unit_is_a_rate_as_pint_names_it() -> None:
+    assert unit("km/h") == unit("kph") == unit("kilometer_per_hour") == "kilometer_per_hour"
+    assert unit("mi/h") == unit("mph") == unit("miles/hour") == "mile_per_hour"
+    assert unit("m/s") == "meter_per_second"  # a letter is a unit where the slash marks it as one
+    assert unit("and/or") is None and unit("w/o") is None and unit("24/7") is None

@@ -27,6 +27,7 @@ from trustscore.grounding.claims._units import (
     half_in_a_name,
     measure,
     quantity_unit,
+    rate_after,
     temperature_scale,
 )
 from trustscore.grounding.claims._values import (
@@ -78,7 +79,9 @@ _CURRENCIES = {
     "¥": "jpy",
     "yen": "jpy",
 }
-_PERCENT_WORDS = {"%", "percent", "per", "cent", "pct"}
+_PERCENT_WORDS = {"%", "percent", "cent", "pct"}
+"""Words that make a number a percentage ("per cent" by its "cent": "per" alone opens a rate, "miles per
+hour")."""
 _PERCENT_AFTER = frozenset({"percent", "percentage"})
 """A word after a bare number that makes it a percentage ("42 percentage chance of rain")."""
 _NUMBER_LABELS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
@@ -275,6 +278,8 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
         ent = ent[:-1]
         if not len(ent):
             return None
+    if label == "QUANTITY" and rate_after(ent[-1]) is not None:  # "10 km" of "10 km/h", its second unit too
+        ent = ent.doc[ent.start : ent.end + 2]
     tokens = list(ent)
     value = parse_number([t.text for t in tokens], money=label == "MONEY")
     if value is None:

@@ -24,7 +24,7 @@ from itertools import product
 
 from trustscore.grounding._function_words import STOPWORDS
 
-__all__ = ["antonyms", "base_forms", "unit", "unit_spelling"]
+__all__ = ["SPEEDS", "antonyms", "base_forms", "unit", "unit_spelling"]
 
 _DATA = files("trustscore.grounding.claims") / "data"
 _PLURAL_ENDINGS = (("s", ""), ("es", "s"), ("es", "x"), ("es", "z"), ("es", "ch"), ("es", "sh"))
@@ -77,7 +77,11 @@ def _unit_table() -> tuple[dict[str, str], dict[str, str]]:
 def unit(word: str, *, letter: bool = False) -> str | None:
     """The unit ``word`` names (its pint name, a prefix's name joined to it: "kilometre" ->
     "kilometer"), or None when it names none. ``letter``: a single letter may name one too (where
-    something else marks it as a unit: the square of "m²")."""
+    something else marks it as a unit: the square of "m²"). A unit per unit is a rate: "km/h" is
+    "kilometer_per_hour", as pint names "kph" (and that name reads as itself)."""
+    if (rate := _RATE.match(word)) is not None:
+        per = unit(rate.group(1), letter=True), unit(rate.group(2), letter=True)
+        return f"{per[0]}_per_{per[1]}" if all(per) else None
     if word.casefold() in STOPWORDS or (len(word) == 1 and word.isalpha() and not letter):
         return None
     units, prefixes = _unit_table()
@@ -92,6 +96,11 @@ def unit(word: str, *, letter: bool = False) -> str | None:
     return None
 
 
+SPEEDS = frozenset({"kilometer_per_hour", "mile_per_hour", "meter_per_second", "foot_per_second"})
+"""The rates a quantity's words may name as a unit per unit ("10 km/h", "10 miles per hour"), as pint
+names them. Only speeds: "256 sunny days per year" counts days, as "256 sunny days a year" does."""
+_RATE = re.compile(r"^([^\W\d_]+)(?:/|_per_)([^\W\d_]+)\.?$")
+"""A unit per unit, written with a slash ("km/h", "m/s") or as pint names it ("mile_per_hour")."""
 _POWER = re.compile(r"(?<=[^\W\d_])[23²³]$")
 """The power a square or cubic unit is written with ("km²", and "km2" as Unicode normalisation writes it)."""
 _LENGTHS = frozenset({"millimeter", "centimeter", "meter", "kilometer", "inch", "foot", "yard", "mile"})

@@ -13,7 +13,7 @@ from trustscore.grounding._clock import clock_within
 from trustscore.grounding._function_words import STOPWORDS
 from trustscore.grounding.claims._atoms import Atom
 from trustscore.grounding.claims._durations import in_parts
-from trustscore.grounding.claims._lexicon import unit, unit_spelling
+from trustscore.grounding.claims._lexicon import SPEEDS, unit, unit_spelling
 from trustscore.grounding.claims._rates import rate
 from trustscore.grounding.claims._records import key_words, slot_unit
 from trustscore.grounding.claims._values import DIGITS, day_named, months_in, parse_number
@@ -70,6 +70,7 @@ _MEASURES = (
     frozenset({"acre", "hectare"}),
     frozenset({"milligram", "gram", "kilogram", "ounce", "pound", "ton", "metric_ton"}),
     frozenset({"milliliter", "liter", "teaspoon", "tablespoon", "cup", "pint", "quart", "gallon"}),
+    SPEEDS | {"knot"},
 )
 """Units of one everyday measure, as pint names them (:func:`._lexicon.unit`): the same number in another
 of them is another amount ("15 hours" for "15 minutes"). Only these: pint also lists units whose names

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from trustscore.grounding.claims._lexicon import unit, unit_spelling
+from trustscore.grounding.claims._lexicon import SPEEDS, unit, unit_spelling
 from trustscore.grounding.claims._subjects import noun_lemma
 from trustscore.grounding.claims._syntax import bound_after
 from trustscore.grounding.claims._values import NUMBER_WORDS, parse_number
@@ -15,7 +15,7 @@ from trustscore.grounding.claims._values import NUMBER_WORDS, parse_number
 if TYPE_CHECKING:
     from spacy.tokens import Span, Token
 
-__all__ = ["counted", "half_in_a_name", "measure", "quantity_unit", "temperature_scale"]
+__all__ = ["counted", "half_in_a_name", "measure", "quantity_unit", "rate_after", "temperature_scale"]
 
 _TEMPERATURE = frozenset({"°", "°f", "°c", "f", "c", "degree", "fahrenheit", "celsius"})
 """The spellings of a temperature's unit ("350 F", "350°F", "325 degrees F", "150 degrees
@@ -45,9 +45,28 @@ def half_in_a_name(token: Token) -> bool:
     )
 
 
+def rate_after(token: Token) -> str | None:
+    """The speed ``token`` opens with the unit after it, written with a slash ("km" of "10 km/h", which
+    the parse splits into three words) or "per" ("miles per hour"), as "km/h" and "miles/hour"; None
+    where the two name no speed (:data:`._lexicon.SPEEDS`: "days per year" stays a count of days)."""
+    doc = token.doc
+    if token.i + 2 >= len(doc):
+        return None
+    link = doc[token.i + 1]
+    slash = link.text == "/" and not token.whitespace_ and not link.whitespace_
+    if not slash and link.lower_ != "per":
+        return None
+    written = f"{token.text}/{doc[token.i + 2].text}".casefold()
+    return written if unit(written) in SPEEDS else None
+
+
 def quantity_unit(tokens: list[Token]) -> str | None:
     """A quantity's last word's lemma, before a bound after it ("140 metres": "metre"; "18 or older"), with
-    the unit a hyphen joins it to ("500 watt-hours": "watt-hour", no count of hours)."""
+    the unit a hyphen joins it to ("500 watt-hours": "watt-hour", no count of hours); a speed with its
+    second unit ("10 km/h": "km/h"; "10 miles per hour": "miles/hour")."""
+    rates = [r for t in tokens if (r := rate_after(t)) is not None]
+    if rates:
+        return rates[0].removesuffix(".")
     bound = next((i for i, t in enumerate(tokens) if t.like_num and bound_after(t) is not None), len(tokens))
     words = [t for t in tokens[: bound + 1] if t.is_alpha and parse_number([t.text]) is None]
     if not words:
