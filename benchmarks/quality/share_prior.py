@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -51,11 +51,15 @@ def with_priors(row: ScoredRow) -> ScoredRow:
         derived = Signal.failed("share_prior", "lexical support is missing")
     else:
         raw = lexical.raw
-        checked = sum(float(raw[f"{k}s"]) for k in _KINDS)  # type: ignore[arg-type]
-        missing = sum(float(raw[f"{k}s_unsupported"]) for k in _KINDS)  # type: ignore[arg-type]
+        checked = sum(_count(raw[f"{k}s"]) for k in _KINDS)
+        missing = sum(_count(raw[f"{k}s_unsupported"]) for k in _KINDS)
         shares: dict[str, JsonValue] = {f"k{k}": missing / (checked + k) for k in PRIORS if k}
         derived = Signal(name="share_prior", value=1.0, raw=shares, version="share_prior/bench")
     return row.model_copy(update={"signals": {**row.signals, "share_prior": derived}})
+
+
+def _count(value: JsonValue) -> int:
+    return value if isinstance(value, int) else 0
 
 
 def features_for(prior: int) -> list[str]:
@@ -65,7 +69,11 @@ def features_for(prior: int) -> list[str]:
 
 
 def held_out(
-    rows: Sequence[ScoredRow], corruptions: Sequence[ScoredRow], prior: int, domain: str, pool: Sequence[str]
+    rows: Sequence[ScoredRow],
+    corruptions: Sequence[ScoredRow],
+    prior: int,
+    domain: str,
+    pool: Collection[str],
 ) -> float | None:
     """AUROC on ``domain``, fitted on the ``pool`` domains minus it and the corruptions of other contexts."""
     test = [i for i, r in enumerate(rows) if r.fields["dataset"] == domain]
@@ -73,6 +81,10 @@ def held_out(
     fit = forms._linear(features_for(prior), forms.SHIPPED_EVIDENCE, values_apart=True)
     predict = fit([*train, *forms.corruptions_for(corruptions, domain)])
     return _auroc(label_column(rows, forms.LABEL)[test], 1.0 - predict([rows[i] for i in test]))
+
+
+def _percent(share: float | None) -> str:
+    return "-" if share is None else f"{100 * share:.0f}%"
 
 
 def _mean(values: Sequence[float | None]) -> float:
@@ -106,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         fit = forms._linear(features_for(k), forms.SHIPPED_EVIDENCE, values_apart=True)
         shares = summarise(pairs, fit([*train, *corruptions])(pairs).tolist())
         cells = [forms._f(table[k][d]) for d in domains] + [f"{_mean(list(table[k].values())):.4f}"]
-        cells += [f"{100 * shares[s]:.0f}%" if shares[s] is not None else "-" for s in _REPORTED]
+        cells += [_percent(shares[s]) for s in _REPORTED]
         print(f"| {k or 'none'} | " + " | ".join(cells) + " |")
     best = max(PRIORS, key=lambda k: _mean(list(table[k].values())))
     print(f"\nThe rule (best macro held out over every domain) chooses the prior {best}.")
