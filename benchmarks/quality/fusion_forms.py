@@ -329,9 +329,11 @@ def lodo_report(table: dict[str, dict[str, float | None]]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
+def scored_files_parser(description: str | None) -> argparse.ArgumentParser:
+    """A parser with the scored files the forms are fitted and measured on: the corpus, the corruption
+    benchmark and its fit set (each a default path under .cache-data/)."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        description=description, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--scored", type=Path, default=DEFAULT_SCORED)
     parser.add_argument("--corruption", type=Path, default=CORRUPTION_SCORED)
@@ -341,6 +343,11 @@ def main(argv: list[str] | None = None) -> int:
         default=CORRUPTION_SCORED.with_name("fit_scored.jsonl"),
         help="scored corruption pairs from contexts the benchmark does not use, added to the training rows",
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = scored_files_parser(__doc__)
     parser.add_argument(
         "--fit-extra",
         type=Path,

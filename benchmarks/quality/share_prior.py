@@ -19,18 +19,15 @@ too. The corruption benchmark is measured, never chosen on.
 
 from __future__ import annotations
 
-import argparse
 import sys
 from collections.abc import Collection, Sequence
-from pathlib import Path
 
 import numpy as np
 from pydantic import JsonValue
 
 from benchmarks.quality import fusion_forms as forms
-from benchmarks.quality.corruption import DEFAULT_SCORED as CORRUPTION_SCORED
 from benchmarks.quality.corruption import summarise
-from benchmarks.quality.multidomain import DEFAULT_SCORED, _auroc, domains_of
+from benchmarks.quality.multidomain import _auroc, domains_of
 from calibration.build_corpus import SHIPPABLE
 from trustscore._types import Signal
 from trustscore.fitting._shipped import SHRUNK_SHARE
@@ -92,15 +89,7 @@ def _mean(values: Sequence[float | None]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--scored", type=Path, default=DEFAULT_SCORED)
-    parser.add_argument("--corruption", type=Path, default=CORRUPTION_SCORED)
-    parser.add_argument(
-        "--fit-corruptions", type=Path, default=CORRUPTION_SCORED.with_name("fit_scored.jsonl")
-    )
-    args = parser.parse_args(argv)
+    args = forms.scored_files_parser(__doc__).parse_args(argv)
     for path in (args.scored, args.corruption, args.fit_corruptions):
         if not path.exists():
             print(f"SKIP: {path} not found; build and score the corpus and the corruption pairs first")
