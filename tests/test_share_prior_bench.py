@@ -3,6 +3,8 @@ and each prior's features are the shipped claims form's with that share in place
 
 from __future__ import annotations
 
+import pytest
+
 import benchmarks.quality.share_prior as bench
 from trustscore.fitting._shipped import SHRUNK_SHARE
 from trustscore.grounding._lexical import SHARE_PRIOR_WORDS
@@ -29,3 +31,9 @@ def test_each_prior_swaps_the_shipped_share_and_the_shipped_prior_is_among_them(
     shipped = bench.features_for(SHARE_PRIOR_WORDS)
     assert SHRUNK_SHARE not in shipped and f"share_prior:raw.k{SHARE_PRIOR_WORDS}|identity" in shipped
     assert len(shipped) == len(bench.forms.SHIPPED)
+
+
+def test_a_row_without_the_counts_is_refused_not_read_as_zero() -> None:
+    row = rows_from_dicts([{"id": "old", "score": None, "signals": {"lexical": {"value": 0.7, "raw": {}}}}])
+    with pytest.raises(ValueError, match=r"row old: lexical raw\.numbers is None"):
+        bench.with_priors(row[0])

@@ -48,15 +48,21 @@ def with_priors(row: ScoredRow) -> ScoredRow:
         derived = Signal.failed("share_prior", "lexical support is missing")
     else:
         raw = lexical.raw
-        checked = sum(_count(raw[f"{k}s"]) for k in _KINDS)
-        missing = sum(_count(raw[f"{k}s_unsupported"]) for k in _KINDS)
+        checked = sum(_count(raw, f"{k}s", row) for k in _KINDS)
+        missing = sum(_count(raw, f"{k}s_unsupported", row) for k in _KINDS)
         shares: dict[str, JsonValue] = {f"k{k}": missing / (checked + k) for k in PRIORS if k}
         derived = Signal(name="share_prior", value=1.0, raw=shares, version="share_prior/bench")
     return row.model_copy(update={"signals": {**row.signals, "share_prior": derived}})
 
 
-def _count(value: JsonValue) -> int:
-    return value if isinstance(value, int) else 0
+def _count(raw: dict[str, JsonValue], key: str, row: ScoredRow) -> int:
+    value = raw.get(key)
+    if not isinstance(value, int):
+        raise ValueError(
+            f"row {row.id}: lexical raw.{key} is {value!r}, not a count: score the rows again with "
+            "lexical support at lexical-support/16 or later"
+        )
+    return value
 
 
 def features_for(prior: int) -> list[str]:
