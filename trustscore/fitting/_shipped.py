@@ -46,13 +46,12 @@ FEATURES_CLAIMS: list[str] = [
 ]
 """The features of the calibrator shipped for Scorers that run the claims signal (the ``claims`` extra,
 ``trustscore/calibrators/local_multidomain_claims.json``): the shipped set with the lexical share shrunk
-(``SHRUNK_SHARE``; leave one domain out macro AUROC 0.791 -> 0.794, and in the plain set it costs
-RAGTruth Data2txt 0.744 -> 0.731 held out, under lexical support alone, where the claims signal carries
-that domain here), the count of the response's
-numbers, amounts, dates and names the context states otherwise, and the share of its checked atoms the
-context never states. Not the signal's value, which folds those two with contradicted polarity (no more
-often hallucinated than the base rate on the corpus) into one number the fit cannot weigh apart
-(docs/calibration.md, "How a contradicted fact enters the score")."""
+(``SHRUNK_SHARE``, chosen leave one domain out by ``benchmarks.quality.share_prior``; the plain set keeps
+the plain share, where the swap costs RAGTruth Data2txt held out and the claims signal does not carry
+it), the count of the response's numbers, amounts, dates and names the context states otherwise, and
+the share of its checked atoms the context never states. Not the signal's value, which folds those two
+with contradicted polarity (no more often hallucinated than the base rate on the corpus) into one number
+the fit cannot weigh apart (docs/calibration.md, "How a contradicted fact enters the score")."""
 NAMES_UNSTATED: list[str] = ["lexical:raw.names_unsupported|identity"]
 """How many of the response's names the context never states (chosen leave one domain out; their share of
 the response's names, added too, gained 0.002 macro AUROC with a weight of the wrong sign and lifted a

@@ -73,7 +73,7 @@ SHARE_PRIOR_WORDS = 48
 five checked words of a one-sentence answer the plain share is mostly noise (two reworded words make it
 0.4, as high as a long answer that invents two words in five); shrunk by this prior, a short answer reads
 as the number of words it leaves unsupported, a long one as its share. Chosen leave one domain out on
-the calibration corpus among 8 to 128 (docs/benchmarks.md)."""
+the calibration corpus (``python -m benchmarks.quality.share_prior``)."""
 
 
 @lru_cache(maxsize=WORD_CACHE_SIZE)

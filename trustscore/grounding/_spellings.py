@@ -8,8 +8,8 @@ ones, each inflected form a line, built by scripts/build_claims_tables.py. Both 
 through it (:func:`~trustscore.grounding._text.fold`), so either spelling matches either.
 
 Some pairs join two words of American English ("tyre" is "tire", "draught" is "draft", "metre" is
-"meter"): a British word then finds the American homograph's support, never the other way round in
-a way that contradicts, since the table only widens what counts as the same word.
+"meter"): a British word then takes the support of the American homograph. The table only widens what
+counts as the same word, so it can lend support, never take it away.
 """
 
 from __future__ import annotations
