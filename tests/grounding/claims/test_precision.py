@@ -783,6 +783,53 @@ def test_a_date_without_its_year_is_compared_as_a_date(
     assert (count(signal, "contradicted"), count(signal, "unsupported")) == (contradicted, unsupported)
 
 
+@pytest.mark.parametrize(
+    ("answer", "finding"),
+    [
+        ("Unemployment rose by $6 last year.", "unsupported money: $6"),
+        ("Unemployment rose by 8 percent last year.", "contradicted percent: 8 percent"),
+        ("Unemployment rose by 6% last year.", None),
+        ("A stamp now costs 60 cents.", "contradicted money: 60 cents"),
+    ],
+)
+def test_per_cent_is_a_percentage_and_cents_are_money(
+    claims_check: ClaimsCheck, answer: str, finding: str | None
+) -> None:
+    """The recogniser calls "6 per cent" money, by its "cent": read as $6 it would vouch for "$6"."""
+    context = "Unemployment rose by 6 per cent last year, the office said. A stamp costs 50 cents."
+    findings = [
+        ": ".join(span.label.split(": ")[:2]) for span in score(claims_check, answer, context, "").spans
+    ]
+    assert findings == ([] if finding is None else [finding])
+
+
+@pytest.mark.parametrize(
+    ("answer", "finding"),
+    [
+        ("Five per cent of the students had worked in the sex industry.", None),
+        ("Nearly 5% of the students had worked in the sex industry.", None),
+        (
+            "Eight per cent of the students had worked in the sex industry.",
+            "contradicted percent: Eight per cent",
+        ),
+        ("15 per cent had thought about it.", "contradicted percent: 15 per cent"),
+    ],
+)
+def test_a_percentage_the_recogniser_left_out_is_still_read(
+    claims_check: ClaimsCheck, answer: str, finding: str | None
+) -> None:
+    """The recogniser tags the context's "nearly five per cent of them" as no entity, and an answer's
+    "five per cent" as an amount of money: the context's is read as the percentage it is."""
+    context = (
+        "The survey by the University of Swansea revealed that nearly five per cent of them had actually "
+        "worked in the sex industry, and 12 % had thought about it."
+    )
+    findings = [
+        ": ".join(span.label.split(": ")[:2]) for span in score(claims_check, answer, context, "").spans
+    ]
+    assert findings == ([] if finding is None else [finding])
+
+
 def test_percentage_points_are_not_a_percentage(claims_check: ClaimsCheck) -> None:
     context = "Support rose 3% in a month."
     signal = score(claims_check, "Support rose 3 percentage points in a month.", context, "")

@@ -3,7 +3,8 @@ dates, and names of people, places and organisations, each with its character of
 in a normal form (:mod:`trustscore.grounding.claims._values`), and the sentence it stands in.
 
 Entities come from the spaCy pipeline's named-entity recogniser; a number written in digits that the
-recogniser left out is still an atom (a count with the noun it counts as its unit).
+recogniser left out is still an atom (a count with the noun it counts as its unit), and so is a
+percentage it left out, in digits or words ("nearly five per cent of them", :mod:`._percent`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
 from trustscore.grounding.claims._negation import attempted, denied, ranged
+from trustscore.grounding.claims._percent import PERCENT_WORDS, missed_percent, names_percent, percent_after
 from trustscore.grounding.claims._subjects import sentence_subjects, subject_of
 from trustscore.grounding.claims._syntax import (
     bound_words,
@@ -79,11 +81,6 @@ _CURRENCIES = {
     "¥": "jpy",
     "yen": "jpy",
 }
-_PERCENT_WORDS = {"%", "percent", "cent", "pct"}
-"""Words that make a number a percentage ("per cent" by its "cent": "per" alone opens a rate, "miles per
-hour")."""
-_PERCENT_AFTER = frozenset({"percent", "percentage"})
-"""A word after a bare number that makes it a percentage ("42 percentage chance of rain")."""
 _NUMBER_LABELS = {"CARDINAL", "QUANTITY", "MONEY", "PERCENT"}
 _LIST_LINKS = frozenset({",", "and", "or", "&", "to", "-", "–", "through", "until"})
 """Words between days of one list or span ("3, 4 and 5", "3 to 9")."""
@@ -170,7 +167,15 @@ def atoms(doc: Doc) -> list[Atom]:
         if token.lower_ in _TIMES and token.i not in taken:
             out.append(_times(token, sentence_of[token.i], subjects))
             continue
-        if token.i in taken or not token.like_num or not any(c.isdigit() for c in token.text):
+        if token.i in taken or not token.like_num:
+            continue
+        percent = missed_percent(token)
+        if percent is not None and (value := parse_number([token.text])) is not None:
+            atom = _entity_span(percent, sentence_of[token.i], kind="percent", number=value, unit="%")
+            relation = _relation(token, subjects[atom.sentence])
+            out.append(replace(atom, **relation, bound=bound_words(percent)))
+            continue
+        if not any(c.isdigit() for c in token.text):
             continue
         if _scale(token):
             continue
@@ -285,13 +290,16 @@ def _entity_atom(ent: Span, sentence: int) -> Atom | None:
     if value is None:
         return None
     start = ent.start_char
-    if label == "MONEY":
-        before = ent.doc[ent.start - 1] if ent.start > 0 else None
-        unit = _currency(tokens)
-        if unit is None and before is not None and before.text.casefold() in _CURRENCIES:
+    unit = _currency(tokens)
+    if label == "MONEY" and unit is None and ent.start > 0:
+        before = ent.doc[ent.start - 1]
+        if before.text.casefold() in _CURRENCIES:
             unit, start = _CURRENCIES[before.text.casefold()], before.idx
+    if label == "MONEY" and (unit is not None or not names_percent(tokens)):
         kind: AtomKind = "money"
-    elif label == "PERCENT" or any(t.lower_ in _PERCENT_WORDS for t in tokens) or _percent_after(ent):
+    elif (
+        label in ("PERCENT", "MONEY") or percent_after(ent) or any(t.lower_ in PERCENT_WORDS for t in tokens)
+    ):
         kind, unit = "percent", "%"
     else:
         kind = "number"
@@ -402,16 +410,6 @@ def _currency(tokens: list[Token]) -> str | None:
         if code is not None:
             return code
     return None
-
-
-def _percent_after(ent: Span) -> bool:
-    """Whether "percent" or "percentage" follows the number, not as "percentage points" (another unit)."""
-    after = ent.doc[ent.end : ent.end + 2]
-    return (
-        len(after) > 0
-        and after[0].lower_ in _PERCENT_AFTER
-        and not (len(after) > 1 and after[1].lower_ in ("point", "points"))
-    )
 
 
 class _Relation(TypedDict, total=False):
