@@ -301,6 +301,54 @@ def test_a_partly_copied_sentence_is_contradicted_where_its_slot_or_polarity_cha
 
 
 @pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        (
+            "It lives in cloud forests of Costa Rica and eastern Panama, between 800 and 2,200 metres up.",
+            "contradicted predicate: eastern: the context says western",
+        ),
+        # the negation beside the opposite agrees with it
+        ("It is found in the cloud forests of Costa Rica but not eastern Panama.", None),
+    ],
+)
+def test_an_opposite_beside_a_rewording_that_turns_nothing_is_contradicted(
+    claims_check: ClaimsCheck, answer: str, label: str | None
+) -> None:
+    """Rewording beside an opposite ("eastern Panama, between" for "western Panama at altitudes
+    between") leaves it standing; only a change that may itself turn the statement cancels it."""
+    context = (
+        "The pale glasswing is a butterfly found in the cloud forests of Costa Rica and western Panama at "
+        "altitudes between 800 and 2,200 metres."
+    )
+    assert contradicted(score(claims_check, answer, context)) == ([] if label is None else [label])
+
+
+FINES = "A municipality that fails an inspection can be fined up to 150,000 velars."
+BANS = "A vessel that fails an inspection cannot be fined, and one that passes won't be fined either."
+
+
+@pytest.mark.parametrize(
+    ("context", "answer", "said"),
+    [
+        (FINES, "A municipality that fails an inspection cannot be fined.", "cannot"),
+        (FINES, "A municipality that fails an inspection can't be fined.", "can't"),
+        (FINES, "A municipality that fails an inspection can not be fined.", "can not"),
+        (BANS, "A vessel that fails an inspection can be fined.", "can"),
+        (BANS, "A vessel that fails an inspection will be fined.", "will"),
+    ],
+)
+def test_a_modal_negated_in_one_word_is_a_negation(
+    claims_check: ClaimsCheck, context: str, answer: str, said: str
+) -> None:
+    """ "cannot" and "can't" are "can" negated: a partly copied sentence that turns "can be fined" into
+    "cannot be fined", or back, says the opposite of its context."""
+    found = contradicted(score(claims_check, answer, context))
+    assert (
+        len(found) == 1 and found[0].startswith("contradicted negation:") and f" {said} be fined:" in found[0]
+    )
+
+
+@pytest.mark.parametrize(
     "answer",
     [
         "Children under 12 do travel free.",  # "do" without a negation stresses, it does not negate
@@ -326,6 +374,12 @@ def test_what_ends_a_partly_copied_sentence_otherwise_is_not_contradicted(
         ),
         ("Members get free entry on Sundays.", "Non-members do not get free entry on Sundays."),
         (
+            "Eventually he was able to rig a makeshift mast and sail, but he could make little headway "
+            "against the currents.",
+            "He was able to rig a makeshift mast and sail, but he was unable to make much headway against "
+            "the currents.",
+        ),
+        (
             "Guests under 18 need a parent's consent to enter.",
             "Guests over 18 do not need a parent's consent.",
         ),
@@ -335,6 +389,10 @@ def test_a_polarity_change_beside_another_change_is_not_contradicted(
     claims_check: ClaimsCheck, context: str, answer: str
 ) -> None:
     assert contradicted(score(claims_check, answer, context)) == []
+
+
+FINES = "A municipality that fails an inspection can be fined up to 150,000 velars."
+BANS = "A vessel that fails an inspection cannot be fined, and one that passes won't be fined either."
 
 
 @pytest.mark.parametrize(

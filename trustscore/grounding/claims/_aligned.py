@@ -88,7 +88,16 @@ _UNTIL = frozenset({"until", "till"})
 _ANCHOR_SPAN = 3
 """Words read on each side of a change for its anchors."""
 _CLOSE_WORDS = 2
-"""Copied words that must part a negation or an opposite from any other change of a content word."""
+"""Copied words that must part a negation or an opposite from any other change that may turn it."""
+_Op = tuple[str, int, int, int, int]
+"""One of difflib's opcodes: a tag and the two stretches it spans."""
+_TURNS = frozenset(
+    {"not", "n't", "no", "never", "non", "without", "nor", "neither", "none", "nothing"}
+    | {"unable", "fail", "fails", "failed", "lack", "lacks", "lacked", "refuse", "refused"}
+    | {"hardly", "barely", "rarely", "seldom"}
+)
+"""Words a change turns a statement with (:func:`_alone`): "was unable to make much headway" is "could
+make little headway"."""
 
 
 @dataclass(frozen=True)
@@ -238,7 +247,7 @@ def _anchored(
         verdict = _anchored_change(mine, theirs, (i1, i2, j1, j2), sides, known, texts[0])
         if verdict is None:
             continue
-        if verdict.kind in POLARITY_KINDS and _alone(mine, theirs, ops, k):
+        if verdict.kind in POLARITY_KINDS and _alone(mine, theirs, ops, k, sides):
             return verdict
         if verdict.kind not in POLARITY_KINDS and _denials(mine) <= _denials(theirs):
             return verdict  # a value the response denies ("is not baked for 40 minutes") is no rival
@@ -246,22 +255,25 @@ def _anchored(
 
 
 def _alone(
-    mine: list[Token], theirs: list[Token], ops: Sequence[tuple[str, int, int, int, int]], k: int
+    mine: list[Token], theirs: list[Token], ops: Sequence[_Op], k: int, sides: tuple[Side, Side]
 ) -> bool:
-    """No other change of a content word lies within :data:`_CLOSE_WORDS` words of change ``k``: "Non-members
-    do not get free entry" changes "Members get free entry" twice, and the two changes agree."""
+    """No other change that may turn the statement (a word of :data:`_TURNS` added or dropped, a word
+    for its opposite) lies within :data:`_CLOSE_WORDS` words of change ``k``: "Non-members do not get
+    free entry" changes "Members get free entry" twice, and the two agree; "eastern Panama, between"
+    for "western Panama at altitudes between" rewords beside the opposite and leaves it standing."""
 
-    def of_content(op: tuple[str, int, int, int, int]) -> bool:
+    def turns(op: _Op) -> bool:
         tag, i1, i2, j1, j2 = op
-        if i1 == i2 and not (words_only(mine[:i1]) and words_only(mine[i1:])):
+        if tag == "equal" or (i1 == i2 and not (words_only(mine[:i1]) and words_only(mine[i1:]))):
             return False  # the context's sentence goes on before or after what the response copies
-        changed = mine[i1:i2] + theirs[j1:j2]
-        return tag != "equal" and any(t.text[0].isalnum() and t.key not in FUNCTION_WORDS for t in changed)
+        if any(t.key in _TURNS for t in mine[i1:i2] + theirs[j1:j2]):
+            return True
+        return i2 - i1 == j2 - j1 == 1 and opposite(mine[i1], theirs[j1], sides, every_antonym=False)
 
     _, i1, i2, _, _ = ops[k]
     for n, op in enumerate(ops):
         between = mine[op[2] : i1] if n < k else mine[i2 : op[1]]
-        if n != k and of_content(op) and len(words_only(between)) < _CLOSE_WORDS:
+        if n != k and turns(op) and len(words_only(between)) < _CLOSE_WORDS:
             return False
     return True
 

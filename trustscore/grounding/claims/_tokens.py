@@ -1,5 +1,6 @@
 """The words the copy checks compare: a sentence cut into words and punctuation marks with their
-character offsets (``"don't"`` into ``"do"`` and ``"n't"``), compared case-folded.
+character offsets (``"don't"`` into ``"do"`` and ``"n't"``, ``"cannot"`` into ``"can"`` and ``"not"``),
+compared case-folded, a contracted modal as its full word (the "ca" of "can't" as "can").
 
 :mod:`._copies` reads a sentence that copies a context sentence with one stretch changed and
 :mod:`._aligned` finds which sentence it copies; both read the words as these tokens.
@@ -25,7 +26,9 @@ __all__ = [
     "written",
 ]
 
-_TOKEN = re.compile(r"\w+(?=n't)|n't|\w+|[^\w\s]")
+_TOKEN = re.compile(r"\w+(?=n't)|n't|(?i:can)(?=not\b)|\w+|[^\w\s]")
+_CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
+"""The modals whose "n't" form changes the word ("can't", "won't", "shan't"), by the part before it."""
 _FUNCTION_TEXT = "he she it they we i you his her its their our my your this that these those there the a an"
 FUNCTION_WORDS = frozenset(_FUNCTION_TEXT.split())
 """Capitalised words at a sentence's start that are no name ("He" where the response names him)."""
@@ -42,15 +45,23 @@ class Token:
     text: str
     start: int
     end: int
+    full: str = ""
+    """The word the text is a contraction of, where it is one ("can" for the "ca" of "can't")."""
 
     @property
     def key(self) -> str:
-        return self.text.casefold()
+        return (self.full or self.text).casefold()
 
 
 def tokenize(text: str, start: int, end: int) -> list[Token]:
     """The tokens of ``text[start:end]``, with offsets into ``text``."""
-    return [Token(m.group(), start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
+    tokens = [Token(m.group(), start + m.start(), start + m.end()) for m in _TOKEN.finditer(text[start:end])]
+    return [
+        Token(t.text, t.start, t.end, _CONTRACTED[t.key])
+        if t.key in _CONTRACTED and n + 1 < len(tokens) and tokens[n + 1].key == "n't"
+        else t
+        for n, t in enumerate(tokens)
+    ]
 
 
 def place_spellings(context: str) -> dict[str, list[Token]]:
