@@ -201,6 +201,10 @@ def test_an_amount_in_a_copied_name_slot_is_contradicted(claims_check: ClaimsChe
             "The bridge is not open to cars. It is open to walkers and cyclists.",
             "The bridge is open to walkers and cyclists but not to cars.",
         ),
+        (
+            "Glass is accepted in blue bins, but plastic bags, textiles and batteries are not.",
+            "Glass can go in, but not plastic bags, textiles or batteries.",
+        ),
         # a paraphrase around the copied phrase, nothing changed in a slot
         (GRILL, "Keep cooking until the sauce has thickened and the ribs are heated through."),
         (SCHOOL, "Westfield has 420 pupils and 18 teachers, and no swimming pool."),

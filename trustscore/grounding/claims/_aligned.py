@@ -18,7 +18,8 @@ sentence that names it), then against its aligned sentence:
   "Kim Clark" changes one word of a name), and a changed name must be another than the context's: not
   one its sentence writes too ("the Aaron Hernandez murder trial" against "the Massachusetts murder
   trial of ... Aaron Hernandez" moves the name) nor one it writes beside the other ("Cameron Hardin"),
-  unless the response writes the context's name elsewhere, exchanging the two.
+  unless the response writes the context's name elsewhere, exchanging the two. A negation counts
+  where it is added or dropped, not where it only moved (:mod:`._denials`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
-from itertools import pairwise
 
 from trustscore.grounding.claims._copies import (
     Side,
@@ -42,6 +42,14 @@ from trustscore.grounding.claims._copies import (
     sort_of,
     unit_change,
     value_change,
+)
+from trustscore.grounding.claims._denials import (
+    TURNS,
+    denials,
+    denies_saying,
+    moved_denial,
+    moved_to_subject,
+    until_bounded,
 )
 from trustscore.grounding.claims._syntax import EXAMPLE_SLOTS
 from trustscore.grounding.claims._tokens import (
@@ -73,31 +81,12 @@ _IN_LIST = 4
 _LIST_WORDS = frozenset({",", "and", "or", "&"})
 _RANGE_WORDS = frozenset(["to", "-", "\u2013", "and", "or"])
 """Words that join a value to another into a range or a choice."""
-_SAYING = frozenset(
-    [
-        *("say", "says", "said", "tell", "tells", "told", "report", "reports", "reported"),
-        *("mention", "mentions", "mentioned", "state", "states", "stated", "announce", "announces"),
-        *("announced", "claim", "claims", "claimed"),
-    ]
-)
-"""Verbs of saying as written: "did not say" denies a report, not what it would have said."""
-_DENIALS = frozenset({"not", "n't", "never"})
-"""Words that deny a verb: the copy check's negations but "no", which denies a noun ("no report of
-injuries" denies no report)."""
-_UNTIL = frozenset({"until", "till"})
 _ANCHOR_SPAN = 3
 """Words read on each side of a change for its anchors."""
 _CLOSE_WORDS = 2
 """Copied words that must part a negation or an opposite from any other change that may turn it."""
 _Op = tuple[str, int, int, int, int]
 """One of difflib's opcodes: a tag and the two stretches it spans."""
-_TURNS = frozenset(
-    {"not", "n't", "no", "never", "non", "without", "nor", "neither", "none", "nothing"}
-    | {"unable", "fail", "fails", "failed", "lack", "lacks", "lacked", "refuse", "refused"}
-    | {"hardly", "barely", "rarely", "seldom"}
-)
-"""Words a change turns a statement with (:func:`_alone`): "was unable to make much headway" is "could
-make little headway"."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +145,7 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
         for i in _candidates(mine, sentences, target):
             whole_copy = changed(mine, sentences[i], sides, (known, proper))
             verdict = whole_copy or _anchored(mine, sentences[i], sides, (known, proper), texts)
-            if verdict is not None and verdict.of_polarity and _moved_to_subject(mine, sentences[i]):
+            if verdict is not None and verdict.of_polarity and moved_to_subject(mine, sentences[i]):
                 verdict = None  # "Trains do not run" against "No trains run"
             if verdict is not None and (i == target or not _stated(mine, verdict, whole)):
                 out.append(Change(verdict, n, partial=whole_copy is None))
@@ -222,7 +211,7 @@ def _anchored(
     ("is not baked for 40 minutes" where the context bakes it for 25 agrees). Nothing is read where
     either sentence denies a report (:func:`_denies_saying`), nor a negation with "until" after it
     ("does not arrive until after noon" says when it arrives)."""
-    if _denies_saying(mine) or _denies_saying(theirs):
+    if denies_saying(mine) or denies_saying(theirs):
         return None  # "did not say Acme would cut jobs" claims nothing of the jobs
     ops = SequenceMatcher(None, [t.key for t in mine], [t.key for t in theirs], autojunk=False).get_opcodes()
     for k in range(1, len(ops)):
@@ -247,9 +236,13 @@ def _anchored(
         verdict = _anchored_change(mine, theirs, (i1, i2, j1, j2), sides, known, texts[0])
         if verdict is None:
             continue
-        if verdict.kind in POLARITY_KINDS and _alone(mine, theirs, ops, k, sides):
+        if (
+            verdict.kind in POLARITY_KINDS
+            and _alone(mine, theirs, ops, k, sides)
+            and not moved_denial(mine, theirs, (i1, i2, j1, j2))
+        ):
             return verdict
-        if verdict.kind not in POLARITY_KINDS and _denials(mine) <= _denials(theirs):
+        if verdict.kind not in POLARITY_KINDS and denials(mine) <= denials(theirs):
             return verdict  # a value the response denies ("is not baked for 40 minutes") is no rival
     return None
 
@@ -257,7 +250,7 @@ def _anchored(
 def _alone(
     mine: list[Token], theirs: list[Token], ops: Sequence[_Op], k: int, sides: tuple[Side, Side]
 ) -> bool:
-    """No other change that may turn the statement (a word of :data:`_TURNS` added or dropped, a word
+    """No other change that may turn the statement (a word of :data:`TURNS` added or dropped, a word
     for its opposite) lies within :data:`_CLOSE_WORDS` words of change ``k``: "Non-members do not get
     free entry" changes "Members get free entry" twice, and the two agree; "eastern Panama, between"
     for "western Panama at altitudes between" rewords beside the opposite and leaves it standing."""
@@ -266,7 +259,7 @@ def _alone(
         tag, i1, i2, j1, j2 = op
         if tag == "equal" or (i1 == i2 and not (words_only(mine[:i1]) and words_only(mine[i1:]))):
             return False  # the context's sentence goes on before or after what the response copies
-        if any(t.key in _TURNS for t in mine[i1:i2] + theirs[j1:j2]):
+        if any(t.key in TURNS for t in mine[i1:i2] + theirs[j1:j2]):
             return True
         return i2 - i1 == j2 - j1 == 1 and opposite(mine[i1], theirs[j1], sides, every_antonym=False)
 
@@ -315,7 +308,7 @@ def _anchored_change(
     if ranked is not None:
         return ranked
     if negated_word(said, stated) or negated_verb(said, stated, sides) or not said or not stated:
-        if _until(said, mine[i2:]) or _until(stated, theirs[j2:]):
+        if until_bounded(said, mine[i2:]) or until_bounded(stated, theirs[j2:]):
             return None  # "does not arrive in New York until after noon" says when it arrives
         if not _run_on_alike(mine[i2:], theirs[j2:]):
             return None  # the statements part after it: "open to walkers ... but not to cars"
@@ -375,36 +368,6 @@ def _listed(one: str, other: str, keys: str) -> bool:
             if _LIST_WORDS & set(found.group(1).split()):
                 return True
     return False
-
-
-def _until(changed: list[Token], rest: list[Token]) -> bool:
-    """The negation changed on this side is bounded by "until" after it ("does not arrive ... until
-    after noon"); a context's "frozen until June" bounds no negation."""
-    return any(t.key in _DENIALS for t in changed) and any(t.key in _UNTIL for t in words_only(rest))
-
-
-def _denials(sentence: list[Token]) -> int:
-    return sum(t.key in _DENIALS for t in words_only(sentence))
-
-
-def _moved_to_subject(mine: list[Token], theirs: list[Token]) -> bool:
-    """One sentence opens with a "no" that denies its subject ("No trains run on Christmas Day"), and
-    with it both deny as often: "Trains do not run on Christmas Day" moved the denial, it added none."""
-    opens = [_opens_with_no(mine), _opens_with_no(theirs)]
-    return opens[0] != opens[1] and (_denials(mine) + opens[0]) % 2 == (_denials(theirs) + opens[1]) % 2
-
-
-def _opens_with_no(sentence: list[Token]) -> bool:
-    """ "No" opens the sentence before a word ("No trains"), not an answer's "No," or "No."."""
-    return len(sentence) > 1 and sentence[0].key == "no" and sentence[1].key[:1].isalnum()
-
-
-def _denies_saying(sentence: list[Token]) -> bool:
-    """The sentence denies a report ("did not say", "never said"): what the report would have said is
-    no claim of it, so no change inside it is one, a negation moved into or out of it neither ("did not
-    say the budget was loose" against "said the budget was tight"; the polarity check reads "did not
-    say" against "said" with the report's words)."""
-    return any(a.key in _DENIALS and b.key in _SAYING for a, b in pairwise(words_only(sentence)))
 
 
 def _run_on_alike(mine: list[Token], theirs: list[Token]) -> bool:
