@@ -327,6 +327,28 @@ def test_an_opposite_beside_a_rewording_that_turns_nothing_is_contradicted(
     assert contradicted(score(claims_check, answer, context)) == ([] if label is None else [label])
 
 
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        (
+            "Revenue was £31 million, down 12 percent from 2021, and it does not sell tea bags with plastic.",
+            "contradicted predicate: down: the context says up",
+        ),
+        ("It does not sell tea bags with plastic; revenue was £31 million, up 12 percent from 2021.", None),
+    ],
+)
+def test_a_sentence_that_merges_two_of_the_context_s_is_read_against_each(
+    claims_check: ClaimsCheck, answer: str, label: str | None
+) -> None:
+    """Each clause a sentence joins with ", and", ", but" or ";" brings the context sentence most like it:
+    the merged sentence is most like neither of the two it copies."""
+    context = (
+        "The company buys tea directly from 38 farms in Kenya, India and Sri Lanka, and it does not sell "
+        "tea bags with plastic. In 2022 its revenue was £31 million, up 12 percent from 2021."
+    )
+    assert contradicted(score(claims_check, answer, context)) == ([] if label is None else [label])
+
+
 FINES = "A municipality that fails an inspection can be fined up to 150,000 velars."
 BANS = "A vessel that fails an inspection cannot be fined, and one that passes won't be fined either."
 

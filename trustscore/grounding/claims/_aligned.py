@@ -4,7 +4,8 @@ A response sentence is *aligned* with the context sentence that shares the most 
 (:func:`aligned_sentence`; an answer sharing none borrows the question's: "2001." answers "When did it
 open?"). Each response sentence is read against the context sentence most like it word for word (difflib's
 ratio at least :data:`_CLOSEST`: a swapped name's words can draw the content-word alignment to another
-sentence that names it), then against its aligned sentence:
+sentence that names it), then against the one most like each clause it joins with ", and", ", but" or
+";" (a sentence may merge two of the context's), then against its aligned sentence:
 
 - a whole copy with one stretch changed is read by :func:`._copies.changed`;
 - a sentence that copies its context sentence only in part ("the ribs are not heated through" where
@@ -28,6 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from itertools import pairwise
 
 from trustscore.grounding.claims._copies import (
     Side,
@@ -165,11 +167,17 @@ def _stated(mine: list[Token], verdict: Verdict, whole: str) -> bool:
 
 def _candidates(mine: list[Token], sentences: list[list[Token]], target: int | None) -> list[int]:
     """The context sentences a response sentence may copy: the one most like it word for word (a
-    swapped name's words can draw the content-word alignment to another sentence that names it), then
-    the aligned one."""
-    keys = [t.key for t in mine]
+    swapped name's words can draw the content-word alignment to another sentence that names it), the
+    one most like each clause it joins with ", and", ", but" or ";" (a sentence may merge two of the
+    context's), then the aligned one."""
+    parts = _clauses(mine)
+    best = [_most_like(part, sentences) for part in ([mine, *parts] if len(parts) > 1 else [mine])]
+    return list(dict.fromkeys(i for i in (*best, target) if i is not None))
+
+
+def _most_like(mine: list[Token], sentences: list[list[Token]]) -> int | None:
     matcher = SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(keys)
+    matcher.set_seq2([t.key for t in mine])
     best, best_ratio = None, _CLOSEST
     for i, sentence in enumerate(sentences):
         matcher.set_seq1([t.key for t in sentence])
@@ -177,7 +185,17 @@ def _candidates(mine: list[Token], sentences: list[list[Token]], target: int | N
             ratio = matcher.ratio()
             if ratio >= best_ratio:
                 best, best_ratio = i, ratio
-    return list(dict.fromkeys(i for i in (best, target) if i is not None))
+    return best
+
+
+def _clauses(mine: list[Token]) -> list[list[Token]]:
+    """The stretches of a sentence between ";" and a comma before "and" or "but"."""
+    cuts = [
+        k
+        for k, t in enumerate(mine)
+        if t.key == ";" or (t.key == "," and k + 1 < len(mine) and mine[k + 1].key in ("and", "but"))
+    ]
+    return [mine[a:b] for a, b in pairwise([0, *cuts, len(mine)]) if words_only(mine[a:b])]
 
 
 def _proper_words(context: Side) -> set[str]:
