@@ -50,7 +50,7 @@ from trustscore.grounding.claims._polar import Asked, asked, reply_verdicts
 
 __all__ = ["ClaimsCheck", "claims_version", "normalise"]
 
-_METHOD = "claims/44"
+_METHOD = "claims/45"
 _CACHE_REVISION = "aligned-slots/4"
 """In the cache identity, not the version: a change that leaves the value as it was but that cached
 results from before it must not be replayed (the question's atoms no longer count as the context's
