@@ -130,7 +130,7 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
     with one month, weekday, number, unit, name, antonym or negation changed, or two stretches
     exchanged. A changed capitalised stretch is a name only where the recogniser found one on either
     side or the context names it elsewhere ("The" for "This" is not). A negation that moved into or out
-    of a sentence's opening "No" is no change (:func:`_moved_to_subject`)."""
+    of a sentence's opening "No" is no change (:func:`._denials.moved_to_subject`)."""
     out: list[Change] = []
     whole = key_text(tokenize(context.text, 0, len(context.text)))
     texts = whole, key_text(tokenize(response.text, 0, len(response.text)))
@@ -227,7 +227,7 @@ def _anchored(
     changes (:func:`_alone`): "Children over 12 do not travel free" restates "children under 12 travel
     free" with two changes that agree; and a changed value only where the response adds no negation
     ("is not baked for 40 minutes" where the context bakes it for 25 agrees). Nothing is read where
-    either sentence denies a report (:func:`_denies_saying`), nor a negation with "until" after it
+    either sentence denies a report (:func:`._denials.denies_saying`), nor a negation with "until" after it
     ("does not arrive until after noon" says when it arrives)."""
     if denies_saying(mine) or denies_saying(theirs):
         return None  # "did not say Acme would cut jobs" claims nothing of the jobs
@@ -268,10 +268,10 @@ def _anchored(
 def _alone(
     mine: list[Token], theirs: list[Token], ops: Sequence[_Op], k: int, sides: tuple[Side, Side]
 ) -> bool:
-    """No other change that may turn the statement (a word of :data:`TURNS` added or dropped, a word
-    for its opposite) lies within :data:`_CLOSE_WORDS` words of change ``k``: "Non-members do not get
-    free entry" changes "Members get free entry" twice, and the two agree; "eastern Panama, between"
-    for "western Panama at altitudes between" rewords beside the opposite and leaves it standing."""
+    """No other change that may turn the statement (a word of :data:`._denials.TURNS` added or dropped,
+    a word for its opposite) lies within :data:`_CLOSE_WORDS` words of change ``k``: "Non-members do
+    not get free entry" changes "Members get free entry" twice, and the two agree; "eastern Panama,
+    between" for "western Panama at altitudes between" rewords beside the opposite and leaves it."""
 
     def turns(op: _Op) -> bool:
         tag, i1, i2, j1, j2 = op
