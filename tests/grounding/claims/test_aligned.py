@@ -417,10 +417,6 @@ def test_a_polarity_change_beside_another_change_is_not_contradicted(
     assert contradicted(score(claims_check, answer, context)) == []
 
 
-FINES = "A municipality that fails an inspection can be fined up to 150,000 velars."
-BANS = "A vessel that fails an inspection cannot be fined, and one that passes won't be fined either."
-
-
 @pytest.mark.parametrize(
     ("context", "answer", "said"),
     [
