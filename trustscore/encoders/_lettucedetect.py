@@ -199,11 +199,11 @@ class LettuceDetectSignal:
         from transformers import AutoModelForTokenClassification, AutoTokenizer
 
         source = describe_source(self.config.model)
-        opts = {"local_files_only": self.config.local_files_only}
+        offline = self.config.local_files_only
         try:
-            tokenizer = AutoTokenizer.from_pretrained(self.config.model, **opts)
+            tokenizer = AutoTokenizer.from_pretrained(self.config.model, local_files_only=offline)
             model = AutoModelForTokenClassification.from_pretrained(
-                self.config.model, dtype=torch.float32, **opts
+                self.config.model, dtype=torch.float32, local_files_only=offline
             )
         except OSError as e:
             raise EncoderLoadError(
