@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from itertools import pairwise
 
+from trustscore.grounding.claims._context_words import context_words
 from trustscore.grounding.claims._copies import (
+    Known,
     Side,
     attribute_swap,
     changed,
-    name_words,
     negated_verb,
     negated_word,
     negation_verdict,
@@ -58,7 +59,6 @@ from trustscore.grounding.claims._tokens import (
     FUNCTION_WORDS,
     Token,
     key_text,
-    place_spellings,
     places_spelled_out,
     tokenize,
     unnumbered,
@@ -132,24 +132,22 @@ def copy_changes(response: Side, context: Side, aligned: list[int | None]) -> li
     side or the context names it elsewhere ("The" for "This" is not). A negation that moved into or out
     of a sentence's opening "No" is no change (:func:`._denials.moved_to_subject`)."""
     out: list[Change] = []
-    whole = key_text(tokenize(context.text, 0, len(context.text)))
-    texts = whole, key_text(tokenize(response.text, 0, len(response.text)))
-    known = {key_text(name_words(tokenize(context.text, *span))) for span in context.names}
-    proper = _proper_words(context)
-    sentences = [unnumbered(tokenize(context.text, *bounds), context.text) for bounds in context.bounds]
-    spellings = place_spellings(context.text)
+    words = context_words(context)
+    known = (words.known, words.proper)
+    sentences = words.sentences
+    texts = words.whole, key_text(tokenize(response.text, 0, len(response.text)))
     sides = (response, context)
     for n, ((start, end), target) in enumerate(zip(response.bounds, aligned, strict=True)):
         mine = unnumbered(tokenize(response.text, start, end), response.text)
-        mine = places_spelled_out(mine, spellings)
-        if key_text(mine) in whole:
+        mine = places_spelled_out(mine, words.spellings)
+        if key_text(mine) in words.whole:
             continue  # the context says it word for word somewhere (its sentences split otherwise)
-        for i in _candidates(mine, sentences, target):
-            whole_copy = changed(mine, sentences[i], sides, (known, proper))
-            verdict = whole_copy or _anchored(mine, sentences[i], sides, (known, proper), texts)
+        for i in _candidates(mine, words.keys, target):
+            whole_copy = changed(mine, sentences[i], sides, known)
+            verdict = whole_copy or _anchored(mine, sentences[i], sides, known, texts)
             if verdict is not None and verdict.of_polarity and moved_to_subject(mine, sentences[i]):
                 verdict = None  # "Trains do not run" against "No trains run"
-            if verdict is not None and (i == target or not _stated(mine, verdict, whole)):
+            if verdict is not None and (i == target or not _stated(mine, verdict, words.whole)):
                 out.append(Change(verdict, n, partial=whole_copy is None))
                 break
     return out
@@ -165,7 +163,7 @@ def _stated(mine: list[Token], verdict: Verdict, whole: str) -> bool:
     return any(len(words_only(part)) > last - first and key_text(part) in whole for part in (before, after))
 
 
-def _candidates(mine: list[Token], sentences: list[list[Token]], target: int | None) -> list[int]:
+def _candidates(mine: list[Token], sentences: list[list[str]], target: int | None) -> list[int]:
     """The context sentences a response sentence may copy: the one most like it word for word (a
     swapped name's words can draw the content-word alignment to another sentence that names it), the
     one most like each clause it joins with ", and", ", but" or ";" (a sentence may merge two of the
@@ -175,12 +173,14 @@ def _candidates(mine: list[Token], sentences: list[list[Token]], target: int | N
     return list(dict.fromkeys(i for i in (*best, target) if i is not None))
 
 
-def _most_like(mine: list[Token], sentences: list[list[Token]]) -> int | None:
+def _most_like(mine: list[Token], sentences: list[list[str]]) -> int | None:
+    """The context sentence (given as its words' keys) most like ``mine`` word for word, if any is
+    at least :data:`_CLOSEST` like it."""
     matcher = SequenceMatcher(None, autojunk=False)
     matcher.set_seq2([t.key for t in mine])
     best, best_ratio = None, _CLOSEST
     for i, sentence in enumerate(sentences):
-        matcher.set_seq1([t.key for t in sentence])
+        matcher.set_seq1(sentence)
         if matcher.real_quick_ratio() >= best_ratio and matcher.quick_ratio() >= best_ratio:
             ratio = matcher.ratio()
             if ratio >= best_ratio:
@@ -198,24 +198,11 @@ def _clauses(mine: list[Token]) -> list[list[Token]]:
     return [mine[a:b] for a, b in pairwise([0, *cuts, len(mine)]) if words_only(mine[a:b])]
 
 
-def _proper_words(context: Side) -> set[str]:
-    """The words the context writes capitalised inside a sentence and never in lower case: its names'
-    words, whether or not the recogniser found the name ("Put" after "350 F." or "Place" after "2." is
-    written "put" and "place" elsewhere: no name). A changed stretch is a name by them only where both
-    its words and the context's are such words."""
-    capitalised: set[str] = set()
-    for start, end in context.bounds:
-        words = [t for t in tokenize(context.text, start, end) if t.text[0].isalpha()]
-        capitalised.update(t.key for t in words[1:] if t.text[0].isupper() and t.key not in FUNCTION_WORDS)
-    lower = {t.key for t in tokenize(context.text, 0, len(context.text)) if t.text[0].islower()}
-    return capitalised - lower
-
-
 def _anchored(
     mine: list[Token],
     theirs: list[Token],
     sides: tuple[Side, Side],
-    known: tuple[set[str], set[str]],
+    known: Known,
     texts: tuple[str, str],
 ) -> Verdict | None:
     """The first changed stretch of a partly copied sentence that says the opposite of the context's
@@ -314,7 +301,7 @@ def _anchored_change(
     theirs: list[Token],
     span: tuple[int, int, int, int],
     sides: tuple[Side, Side],
-    known: tuple[set[str], set[str]],
+    known: Known,
     context_keys: str,
 ) -> Verdict | None:
     """What one anchored change says: a negation, a unit, an antonym or a value in the same slot
@@ -428,7 +415,7 @@ def _other_end_kept(mine: list[Token], theirs: list[Token], span: tuple[int, int
     return True
 
 
-def _name_part(tokens: list[Token], n: int, proper: set[str]) -> bool:
+def _name_part(tokens: list[Token], n: int, proper: frozenset[str]) -> bool:
     """The word may be part of a name: capitalised, and a word the context writes capitalised only
     where it opens the sentence ("Elevated PSA levels" is no name "Elevated PSA")."""
     token = tokens[n]

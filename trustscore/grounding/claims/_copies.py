@@ -52,6 +52,7 @@ from trustscore.grounding.claims._values import MONTH_NAMES, SCALE_WORDS, parse_
 from trustscore.grounding.claims._verdict import Verdict
 
 __all__ = [
+    "Known",
     "Side",
     "attribute_swap",
     "changed",
@@ -138,6 +139,11 @@ _NEGATED = {"no": frozenset(["a", "an", "any", "some"]), "never": frozenset(["al
 swimming pool", "had never collapsed" against "had always collapsed")."""
 
 
+Known = tuple[frozenset[str], frozenset[str]]
+"""What the copy check knows for names of the context: its names' words, and the words it writes
+capitalised and never in lower case (:mod:`._context_words`)."""
+
+
 @dataclass(frozen=True)
 class Side:
     """What the copy check reads of one parsed text."""
@@ -151,9 +157,7 @@ class Side:
     """Each word's lemma and slot, by its first character's offset."""
 
 
-def changed(
-    mine: list[Token], theirs: list[Token], sides: tuple[Side, Side], known: tuple[set[str], set[str]]
-) -> Verdict | None:
+def changed(mine: list[Token], theirs: list[Token], sides: tuple[Side, Side], known: Known) -> Verdict | None:
     exchanged = _exchanged(mine, theirs, sides)
     if exchanged is not None:
         return exchanged
@@ -193,7 +197,7 @@ def changed(
 
 
 def _sort_swap(
-    said: list[Token], stated: list[Token], sides: tuple[Side, Side], known: tuple[set[str], set[str]]
+    said: list[Token], stated: list[Token], sides: tuple[Side, Side], known: Known
 ) -> Verdict | None:
     """A name where the copied sentence has an amount or the reverse ("because £6.40bn makes them sign"
     for "because McDonald's makes them sign"); the slot's kind is the context's."""
@@ -211,7 +215,7 @@ def _sort_swap(
     return Verdict(kind, "contradicted", text, said[0].start, said[-1].end, context)
 
 
-def _named(words: list[Token], side: int, sides: tuple[Side, Side], known: tuple[set[str], set[str]]) -> bool:
+def _named(words: list[Token], side: int, sides: tuple[Side, Side], known: Known) -> bool:
     """The stretch is a name: the recogniser found it, the context names it, or its words are the
     context's proper words."""
     names, proper = known
@@ -266,7 +270,7 @@ def value_change(
     stated: list[Token],
     opening: bool,
     sides: tuple[Side, Side],
-    known: tuple[set[str], set[str]],
+    known: Known,
 ) -> Verdict | None:
     """A changed month, weekday, number or name."""
     kind = sort_of(said)

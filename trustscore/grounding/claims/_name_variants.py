@@ -14,7 +14,7 @@ from trustscore.grounding.claims._tokens import Token, joined, key_text, words_o
 __all__ = ["one_thing"]
 
 
-def one_thing(said: list[Token], stated: list[Token], names: set[str]) -> bool:
+def one_thing(said: list[Token], stated: list[Token], names: frozenset[str]) -> bool:
     """``said`` and ``stated`` name one thing (``names``: the context's names, as :func:`key_text`)."""
     return _spelling(said, stated) or _shared(said, stated) or _abbreviated(said, stated, names)
 
@@ -39,7 +39,7 @@ def _initials(side: list[Token]) -> str | None:
     return "".join(w[0] for w in words) if len(words) > 1 else None
 
 
-def _abbreviated(said: list[Token], stated: list[Token], names: set[str]) -> bool:
+def _abbreviated(said: list[Token], stated: list[Token], names: frozenset[str]) -> bool:
     """One name is the initials of a name the context gives, and the other is two or more words of
     that name: "ISU" and "Illinois State" where the context names "Illinois State University". One
     word says less ("Welsh coaches" are not "WRU coaches"), and a country or a state is another thing
