@@ -1,9 +1,10 @@
 """The copy check cuts a context into its words once for all the answers to it, keeps only the last
-few contexts, and cuts a context anew where another parse split it otherwise."""
+few contexts (and few characters of them), and cuts a context anew where another parse split it
+otherwise."""
 
 from __future__ import annotations
 
-from trustscore.grounding.claims._context_words import _KEPT, context_words
+from trustscore.grounding.claims._context_words import _KEPT, _KEPT_CHARS, context_words
 from trustscore.grounding.claims._copies import Side
 
 TEXT = "Put the tray in at 350 F. Put the lid on after Dana Reyes checks it. The Oven Club meets at noon."
@@ -43,3 +44,11 @@ def test_only_the_last_few_contexts_are_kept() -> None:
     for n in range(_KEPT):
         context_words(side(f"{TEXT} Batch {n} is baked.", [(0, len(TEXT))]))
     assert context_words(side()) is not first
+
+
+def test_a_huge_context_pushes_the_others_out() -> None:
+    first = context_words(side())
+    huge = "Word after word. " * (_KEPT_CHARS // 17 + 1)
+    kept = context_words(side(f"{TEXT} {huge}", [(0, len(TEXT))]))
+    assert context_words(side()) is not first
+    assert context_words(side(f"{TEXT} {huge}", [(0, len(TEXT))])) is not kept  # pushed out in turn

@@ -1,10 +1,9 @@
 """The context's words as the copy check reads them (:mod:`._aligned`), cut once per context.
 
-RAGTruth has six answers a context, and a batch hands the answers of one context over together: each
-answer's copy check read the whole context again (its words, its names' words, the words it writes
-capitalised, its sentences' words and their keys), about a tenth of the claims signal's time on those
-rows. The last few contexts' words are kept, keyed by the context's text and the parse's sentences and
-names, so another pipeline's parse of the same text is cut anew.
+Answers to one context come together (RAGTruth has six a context), and each answer's copy check
+would read the whole context again: its words, its names' words, the words it writes capitalised, its
+sentences' words and their keys. The last few contexts' cuts are kept, keyed by the context's text and
+the parse's sentences and names, so another pipeline's parse of the same text is cut anew.
 """
 
 from __future__ import annotations
@@ -27,6 +26,8 @@ __all__ = ["ContextWords", "context_words"]
 
 _KEPT = 8
 """Contexts kept: the answers of one context arrive together, and a few contexts are in flight at once."""
+_KEPT_CHARS = 1_000_000
+"""Characters of context kept at most, whatever their count: a cut holds a few objects a word."""
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def context_words(context: Side) -> ContextWords:
     found = _cut(context)
     with _LOCK:
         _kept[key] = found
-        while len(_kept) > _KEPT:
+        while len(_kept) > _KEPT or (len(_kept) > 1 and sum(len(k[0]) for k in _kept) > _KEPT_CHARS):
             _kept.popitem(last=False)
     return found
 
