@@ -1,10 +1,10 @@
 """The copy check cuts a context into its words once for all the answers to it, keeps only the last
-few contexts (and few characters of them), and cuts a context anew where another parse split it
+contexts (bounded by their characters), and cuts a context anew where another parse split it
 otherwise."""
 
 from __future__ import annotations
 
-from trustscore.grounding.claims._context_words import _KEPT, _KEPT_CHARS, context_words
+from trustscore.grounding.claims._context_words import _KEPT_CHARS, context_words
 from trustscore.grounding.claims._copies import Side
 
 TEXT = "Put the tray in at 350 F. Put the lid on after Dana Reyes checks it. The Oven Club meets at noon."
@@ -39,16 +39,17 @@ def test_a_context_split_otherwise_is_cut_anew() -> None:
     assert len(whole.sentences) == 1 and len(one.sentences) == 2
 
 
-def test_only_the_last_few_contexts_are_kept() -> None:
+def test_only_the_last_contexts_are_kept() -> None:
     first = context_words(side())
-    for n in range(_KEPT):
-        context_words(side(f"{TEXT} Batch {n} is baked.", [(0, len(TEXT))]))
+    filler = "Word after word. " * (_KEPT_CHARS // 4 // 17)
+    for n in range(4):
+        context_words(side(f"{TEXT} Batch {n}. {filler}", [(0, len(TEXT))]))
     assert context_words(side()) is not first
 
 
-def test_a_huge_context_pushes_the_others_out() -> None:
+def test_a_context_longer_than_the_bound_is_cut_for_each_answer_and_pushes_none_out() -> None:
     first = context_words(side())
-    huge = "Word after word. " * (_KEPT_CHARS // 17 + 1)
-    kept = context_words(side(f"{TEXT} {huge}", [(0, len(TEXT))]))
-    assert context_words(side()) is not first
-    assert context_words(side(f"{TEXT} {huge}", [(0, len(TEXT))])) is not kept  # pushed out in turn
+    huge = f"{TEXT} " + "Word after word. " * (_KEPT_CHARS // 17 + 1)
+    cut = context_words(side(huge, [(0, len(TEXT))]))
+    assert context_words(side(huge, [(0, len(TEXT))])) is not cut
+    assert context_words(side()) is first
