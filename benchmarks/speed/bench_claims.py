@@ -5,10 +5,12 @@
 
 ``--cold-run``: the first ``--rows`` / 3 rows of each RAGTruth task of ``--data`` (default
 ``../shared/data/ragtruth/test.jsonl``; six answers a context) scored by ``trustscore score`` with the
-default config, with and without ``[signals.claims]``, each time in a fresh process with an empty cache
-directory, the two alternating ``--repeats`` times: wall seconds and peak RSS (``wait4``) min / median /
-max, the ratio of the medians, and the AUROC per task (the score ranking faithful rows above
-hallucinated ones) of each configuration.
+default config, with and without ``[signals.claims]``, and with a claims signal that only parses
+(``benchmarks.speed.claims_parse_only``: the floor no change to the checks goes below), each time in a
+fresh process with an empty cache directory, the three alternating ``--repeats`` times: wall seconds,
+CPU seconds (user and system, ``wait4``: above the wall time, the process kept more than one core busy)
+and peak RSS min / median / max, the ratios of the medians to the run without claims, and the AUROC per
+task (the score ranking faithful rows above hallucinated ones) of each configuration.
 
 Without ``--cold-run``: loads the signal (the spaCy pipeline) and reports the load time and the
 process's resident memory before and after; then scores, one sample at a time in this thread, the
@@ -30,6 +32,7 @@ import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
 from benchmarks.quality.contrast import read_set
 from trustscore._types import Sample
@@ -37,7 +40,14 @@ from trustscore._types import Sample
 REPO = Path(__file__).resolve().parents[2]
 DEFAULT_CORPUS = REPO / ".cache-data" / "corpus" / "corpus.jsonl"
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "ragtruth" / "test.jsonl"
-CONFIGS = {"with claims": "", "without claims": "[signals.claims]\nenabled = false\n"}
+CLI = "trustscore.cli"
+CONFIGS = {
+    "with claims": ("", CLI),
+    "without claims": ("[signals.claims]\nenabled = false\n", CLI),
+    "claims, parse only": ("", "benchmarks.speed.claims_parse_only"),
+}
+"""Each cold-run configuration: its ``trustscore.toml`` and the module that runs ``trustscore``."""
+BASELINE = "without claims"
 
 
 def rss_mib() -> float:
@@ -72,12 +82,21 @@ def task_rows(data: Path, rows: int) -> list[str]:
     return [line for lines in by_task.values() for line in lines[: rows // len(by_task)]]
 
 
-def cold_run(rows_file: Path, config: str) -> tuple[float, float, dict[str, float]]:
-    """Wall seconds, peak RSS (MB) and AUROC per task of one fresh ``trustscore score`` run."""
+class ColdRun(NamedTuple):
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    aurocs: dict[str, float]
+
+
+def cold_run(rows_file: Path, config: str, module: str = CLI) -> ColdRun:
+    """Wall and CPU seconds, peak RSS (MB) and AUROC per task of one fresh ``trustscore score`` run."""
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "trustscore.toml").write_text(config)
         env = {**os.environ, "TRUSTSCORE_CACHE_DIR": str(Path(tmp) / "cache")}
-        command = [sys.executable, "-m", "trustscore.cli", "score", str(rows_file), "-o", "out.jsonl"]
+        if module != CLI:  # the benchmark's own module: importable from the repository root
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
+        command = [sys.executable, "-m", module, "score", str(rows_file), "-o", "out.jsonl"]
         command += ["--config", "trustscore.toml", "--no-progress"]
         began = time.perf_counter()
         child = subprocess.Popen(command, cwd=tmp, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -86,7 +105,7 @@ def cold_run(rows_file: Path, config: str) -> tuple[float, float, dict[str, floa
         if os.waitstatus_to_exitcode(status) != 0:
             raise SystemExit(f"trustscore score failed: {child.stderr.read().decode()[-3000:]}")  # type: ignore[union-attr]
         out = [json.loads(line) for line in (Path(tmp) / "out.jsonl").read_text().splitlines()]
-    return wall, usage.ru_maxrss / 1024, aurocs(out)
+    return ColdRun(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, aurocs(out))
 
 
 def aurocs(rows: list[dict[str, object]]) -> dict[str, float]:
@@ -108,32 +127,41 @@ def spread(values: list[float]) -> str:
 def cold_runs(data: Path, rows: int, repeats: int) -> None:
     lines = task_rows(data, rows)
     print(f"{len(lines)} rows of {data}; load before: {os.getloadavg()}")
-    results: dict[str, list[tuple[float, float, dict[str, float]]]] = {name: [] for name in CONFIGS}
+    results: dict[str, list[ColdRun]] = {name: [] for name in CONFIGS}
     with tempfile.TemporaryDirectory() as tmp:
         rows_file = Path(tmp) / "rows.jsonl"
         rows_file.write_text("\n".join(lines) + "\n")
         for _ in range(repeats):
-            for name, config in CONFIGS.items():
-                results[name].append(cold_run(rows_file, config))
-                print(f"  {name}: {results[name][-1][0]:.1f} s", file=sys.stderr)
+            for name, (config, module) in CONFIGS.items():
+                results[name].append(cold_run(rows_file, config, module))
+                print(f"  {name}: {results[name][-1].wall_s:.1f} s", file=sys.stderr)
     print(f"load after: {os.getloadavg()}\n")
-    tasks = sorted(results["with claims"][0][2])
+    tasks = sorted(results["with claims"][0].aurocs)
     print(
-        "| configuration | wall s min / median / max | peak RSS MB | "
+        "| configuration | wall s min / median / max | CPU s min / median / max | peak RSS MB | "
         + " | ".join(f"AUROC {t}" for t in tasks)
         + " |"
     )
-    print("|---|---|---|" + "---|" * len(tasks))
+    print("|---|---|---|---|" + "---|" * len(tasks))
     for name, runs in results.items():
-        cells = [f"{runs[0][2][t]:.3f}" for t in tasks]
+        cells = [f"{runs[0].aurocs[t]:.3f}" for t in tasks]
         print(
-            f"| {name} | {spread([r[0] for r in runs])} | {spread([r[1] for r in runs])} | "
-            + " | ".join(cells)
-            + " |"
+            f"| {name} | {spread([r.wall_s for r in runs])} | {spread([r.cpu_s for r in runs])} | "
+            f"{spread([r.peak_rss_mb for r in runs])} | " + " | ".join(cells) + " |"
         )
-    wall = [statistics.median(r[0] for r in results[n]) for n in CONFIGS]
-    rss = [statistics.median(r[1] for r in results[n]) for n in CONFIGS]
-    print(f"\nwith / without claims, medians: wall {wall[0] / wall[1]:.2f}x, peak RSS {rss[0] / rss[1]:.2f}x")
+    print()
+    base = results[BASELINE]
+    for name, runs in results.items():
+        if name != BASELINE:
+            ratios = [
+                statistics.median(getattr(r, m) for r in runs)
+                / statistics.median(getattr(r, m) for r in base)
+                for m in ("wall_s", "cpu_s", "peak_rss_mb")
+            ]
+            print(
+                f"{name} / {BASELINE}, medians: wall {ratios[0]:.2f}x, CPU {ratios[1]:.2f}x, "
+                f"peak RSS {ratios[2]:.2f}x"
+            )
 
 
 def main(argv: list[str] | None = None) -> int:
